@@ -1,0 +1,222 @@
+//! The intermediate form every front-end lowers into and every engine runs.
+//!
+//! A [`Program`] is a list of basic [`Block`]s. A block is a straight run of guarded per-lane
+//! [`Inst`]s (each an [`Op`] from the op table in [`ops`]) ending in exactly one [`Terminator`],
+//! which is the only place control flow happens. Instructions keep their source location and their
+//! guest `pc` (byte address for SASS), so faults and diagnostics point back at the text.
+
+pub mod operand;
+pub mod ops;
+
+pub use operand::*;
+pub use ops::*;
+
+use std::fmt;
+
+/// Index of a block in [`Program::blocks`].
+pub type BlockId = u32;
+
+/// A location in source text: 1-based line and column.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SrcLoc {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+}
+
+/// The per-lane guard of an instruction: `@P0`, `@!P0`, or none (`@PT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guard(pub PredSrc);
+
+impl Guard {
+    /// No guard.
+    pub const ALWAYS: Guard = Guard(PredSrc::TRUE);
+    /// True when the guard is `@PT` (no guard written).
+    pub fn is_always(self) -> bool {
+        self.0 == PredSrc::TRUE
+    }
+}
+
+impl fmt::Display for Guard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_always() {
+            Ok(())
+        } else {
+            write!(f, "@{} ", self.0)
+        }
+    }
+}
+
+/// One guarded per-lane instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inst {
+    /// Lanes for which the guard is false do nothing.
+    pub guard: Guard,
+    /// The operation.
+    pub op: Op,
+    /// Guest program counter (SASS: byte address; DXBC: instruction index).
+    pub pc: u32,
+    /// Where the instruction's text starts.
+    pub loc: SrcLoc,
+}
+
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.guard, self.op)
+    }
+}
+
+/// A lane condition of a control instruction: the guard and an optional `CC.EQ`/`CC.NE` test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cond {
+    /// The `@P` guard.
+    pub guard: Guard,
+    /// The condition-code test, ANDed with the guard.
+    pub cc: Option<CcTest>,
+}
+
+impl Cond {
+    /// Always true.
+    pub const ALWAYS: Cond = Cond { guard: Guard::ALWAYS, cc: None };
+    /// True when the condition holds for every lane.
+    pub fn is_always(self) -> bool {
+        self.guard.is_always() && self.cc.is_none()
+    }
+}
+
+/// How a block ends. Each variant documents which lanes go where.
+///
+/// Warp-level control follows Maxwell's reconvergence stack (semantics.md §1): when the active
+/// mask becomes empty (every lane exited or waits at SYNC), the warp pops the stack; an empty
+/// stack ends the warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Terminator {
+    /// Fall through or `BRA` unconditionally to a block.
+    Jump {
+        /// The next block.
+        target: BlockId,
+        /// pc of the written `BRA`, or `None` for an implicit fall-through (not an instruction).
+        pc: Option<u32>,
+    },
+    /// A conditional `BRA`: lanes where `cond` holds go to `taken`, the others to `fallthrough`.
+    /// If both sets are non-empty the warp diverges: the taken lanes run first and the
+    /// fall-through lanes are pushed on the stack.
+    Branch {
+        /// Which lanes take the branch.
+        cond: Cond,
+        /// Branch target.
+        taken: BlockId,
+        /// Next block in program order.
+        fallthrough: BlockId,
+        /// pc of the BRA.
+        pc: u32,
+    },
+    /// `SSY target`: push a reconvergence point at `reconverge` with the current active mask, then
+    /// continue at `next`.
+    Ssy {
+        /// Where the warp reconverges.
+        reconverge: BlockId,
+        /// Next block in program order.
+        next: BlockId,
+        /// pc of the SSY.
+        pc: u32,
+    },
+    /// `SYNC`: lanes where `cond` holds wait at the innermost reconvergence point; the others
+    /// continue at `next`. With no SSY pending, SYNC does nothing.
+    Sync {
+        /// Which lanes sync.
+        cond: Cond,
+        /// Next block in program order (for lanes that do not sync).
+        next: BlockId,
+        /// pc of the SYNC.
+        pc: u32,
+    },
+    /// `EXIT`: lanes where `cond` holds end; the others continue at `next` (if there is no next
+    /// block, they end too).
+    Exit {
+        /// Which lanes exit.
+        cond: Cond,
+        /// Next block in program order.
+        next: Option<BlockId>,
+        /// pc of the EXIT, or `None` for the implicit exit at the end of the text (not an
+        /// instruction: a program that runs off its end exits there).
+        pc: Option<u32>,
+    },
+    /// `BAR.SYNC id`: if any active lane's guard holds, the warp arrives at barrier `id` and
+    /// waits until every warp of its CTA with live threads has arrived; then continues at `next`.
+    Barrier {
+        /// Barrier index (0..=15).
+        id: u8,
+        /// Guard of the BAR.
+        cond: Cond,
+        /// Next block.
+        next: BlockId,
+        /// pc of the BAR.
+        pc: u32,
+    },
+}
+
+impl Terminator {
+    /// The pc of the control instruction, if the terminator is one (counts as an instruction).
+    pub fn pc(&self) -> Option<u32> {
+        match *self {
+            Terminator::Jump { pc, .. } | Terminator::Exit { pc, .. } => pc,
+            Terminator::Branch { pc, .. }
+            | Terminator::Ssy { pc, .. }
+            | Terminator::Sync { pc, .. }
+            | Terminator::Barrier { pc, .. } => Some(pc),
+        }
+    }
+
+    /// Blocks control may go to from here.
+    pub fn successors(&self) -> Vec<BlockId> {
+        match *self {
+            Terminator::Jump { target, .. } => vec![target],
+            Terminator::Branch { taken, fallthrough, .. } => vec![taken, fallthrough],
+            Terminator::Ssy { reconverge, next, .. } => vec![next, reconverge],
+            Terminator::Sync { next, .. } | Terminator::Barrier { next, .. } => vec![next],
+            Terminator::Exit { next, .. } => next.into_iter().collect(),
+        }
+    }
+}
+
+/// A basic block: straight-line instructions and one terminator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// The instructions, in order.
+    pub insts: Vec<Inst>,
+    /// How the block ends.
+    pub term: Terminator,
+    /// pc of the block's first instruction (or of its terminator when empty).
+    pub pc: u32,
+    /// Label names that point at this block (for printing).
+    pub labels: Vec<String>,
+}
+
+/// The source language of a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// Maxwell SASS.
+    Sass,
+    /// Direct3D shader bytecode assembly.
+    Dxbc,
+}
+
+/// A whole program in IR form. Block 0 is the entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// Source language.
+    pub isa: Isa,
+    /// Basic blocks; execution starts at block 0.
+    pub blocks: Vec<Block>,
+    /// Number of general registers the launch gives the program.
+    pub registers: u32,
+}
+
+impl Program {
+    /// Total number of instructions (terminators excluded).
+    pub fn inst_count(&self) -> usize {
+        self.blocks.iter().map(|b| b.insts.len()).sum()
+    }
+}

@@ -1,0 +1,311 @@
+//! Operand types shared by every op: registers, predicates, sources, addresses.
+
+use std::fmt;
+
+/// A 32-bit general register `R0..R254`; `RZ` is register 255 (reads 0, writes ignored).
+///
+/// A DXBC front-end scalarises its 4-component registers into this same file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg(pub u8);
+
+impl Reg {
+    /// The zero register.
+    pub const RZ: Reg = Reg(255);
+    /// True for `RZ`.
+    pub fn is_rz(self) -> bool {
+        self.0 == 255
+    }
+    /// Index into the register-major register file.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+    /// The register `n` places after this one (for pairs and quads); `RZ` stays `RZ`.
+    pub fn offset(self, n: u8) -> Reg {
+        if self.is_rz() {
+            self
+        } else {
+            Reg(self.0.saturating_add(n).min(255))
+        }
+    }
+}
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_rz() {
+            f.write_str("RZ")
+        } else {
+            write!(f, "R{}", self.0)
+        }
+    }
+}
+
+/// A predicate register `P0..P6`; `PT` is index 7 (always true, writes ignored).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pred(pub u8);
+
+impl Pred {
+    /// The always-true predicate.
+    pub const PT: Pred = Pred(7);
+    /// True for `PT`.
+    pub fn is_pt(self) -> bool {
+        self.0 == 7
+    }
+}
+
+impl fmt::Display for Pred {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_pt() {
+            f.write_str("PT")
+        } else {
+            write!(f, "P{}", self.0)
+        }
+    }
+}
+
+/// A predicate operand, possibly inverted: `P0`, `!P3`, `PT`, `!PT`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PredSrc {
+    /// The predicate register read.
+    pub pred: Pred,
+    /// Whether the value is inverted (`!P0`).
+    pub neg: bool,
+}
+
+impl PredSrc {
+    /// `PT`, the always-true operand.
+    pub const TRUE: PredSrc = PredSrc { pred: Pred::PT, neg: false };
+}
+
+impl fmt::Display for PredSrc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.neg {
+            f.write_str("!")?;
+        }
+        write!(f, "{}", self.pred)
+    }
+}
+
+/// A constant-bank operand `c[bank][offset]` with an immediate, unsigned 16-bit offset.
+///
+/// It reads as `LDC.32` in IA mode with `Ra = RZ` would (semantics.md §2): banks outside the
+/// launch's mode read 0, a misaligned offset faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConstRef {
+    /// Bank index, 0..=31.
+    pub bank: u8,
+    /// Byte offset inside the bank.
+    pub offset: u16,
+}
+
+impl fmt::Display for ConstRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "c[{:#x}][{:#x}]", self.bank, self.offset)
+    }
+}
+
+/// The second source slot (`Sb`) of most ALU ops: a register, a constant or an immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Src {
+    /// A general register.
+    Reg(Reg),
+    /// A constant-bank operand.
+    Const(ConstRef),
+    /// An immediate, already sign- or zero-extended to 32 bits as the op's field defines.
+    Imm(u32),
+}
+
+impl Src {
+    /// The register read, if this is a register operand.
+    pub fn reg(self) -> Option<Reg> {
+        match self {
+            Src::Reg(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Src {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Src::Reg(r) => write!(f, "{r}"),
+            Src::Const(c) => write!(f, "{c}"),
+            Src::Imm(v) => fmt_imm(f, *v),
+        }
+    }
+}
+
+/// Prints an immediate as nvdisasm does: hex, negative values (as signed 32-bit) with a minus.
+pub fn fmt_imm(f: &mut fmt::Formatter<'_>, v: u32) -> fmt::Result {
+    let s = v as i32;
+    if s < 0 {
+        write!(f, "-{:#x}", (s as i64).unsigned_abs())
+    } else {
+        write!(f, "{v:#x}")
+    }
+}
+
+/// A 16-bit half select on an operand (`.H0` / `.H1`, XMAD and IADD3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Half {
+    /// No half select: the whole 32-bit value.
+    #[default]
+    None,
+    /// The low half, zero-extended.
+    H0,
+    /// The high half, zero-extended.
+    H1,
+}
+
+impl fmt::Display for Half {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Half::None => Ok(()),
+            Half::H0 => f.write_str(".H0"),
+            Half::H1 => f.write_str(".H1"),
+        }
+    }
+}
+
+/// A memory address operand `[Ra + imm]` / `[imm]`.
+///
+/// `base == None` is absolute addressing: `Ra` omitted, `RZ`, or (LDG/LD) a register at or past the
+/// launch's register count; `offset` is then the zero-extended unsigned immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Addr {
+    /// The base register (the low register of a pair with `.E`).
+    pub base: Option<Reg>,
+    /// Byte offset: sign-extended with a base register, zero-extended when absolute.
+    pub offset: i32,
+}
+
+impl fmt::Display for Addr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.base {
+            None => write!(f, "[{:#x}]", self.offset as u32),
+            Some(r) if self.offset == 0 => write!(f, "[{r}]"),
+            Some(r) if self.offset < 0 => {
+                write!(f, "[{r}-{:#x}]", (self.offset as i64).unsigned_abs())
+            }
+            Some(r) => write!(f, "[{r}+{:#x}]", self.offset),
+        }
+    }
+}
+
+/// A condition-code test usable by BRA, SYNC and EXIT (`CC.EQ` / `CC.NE` test ZF).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CcTest {
+    /// ZF set.
+    Eq,
+    /// ZF clear.
+    Ne,
+}
+
+impl fmt::Display for CcTest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CcTest::Eq => "CC.EQ",
+            CcTest::Ne => "CC.NE",
+        })
+    }
+}
+
+/// Memory access size and extension (`.U8 .S8 .U16 .S16 .32 .64 .128 .U.128`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum MemSize {
+    /// 8 bits, zero-extended.
+    U8,
+    /// 8 bits, sign-extended.
+    S8,
+    /// 16 bits, zero-extended.
+    U16,
+    /// 16 bits, sign-extended.
+    S16,
+    /// 32 bits (the default).
+    #[default]
+    B32,
+    /// 64 bits into a register pair.
+    B64,
+    /// 128 bits into a register quad.
+    B128,
+    /// 128 bits with the uniform-address hint (behaves as `.128`).
+    U128,
+}
+
+impl MemSize {
+    /// Bytes accessed.
+    pub fn bytes(self) -> u32 {
+        match self {
+            MemSize::U8 | MemSize::S8 => 1,
+            MemSize::U16 | MemSize::S16 => 2,
+            MemSize::B32 => 4,
+            MemSize::B64 => 8,
+            MemSize::B128 | MemSize::U128 => 16,
+        }
+    }
+    /// Registers written or read (1, 2 or 4).
+    pub fn regs(self) -> u8 {
+        match self {
+            MemSize::B64 => 2,
+            MemSize::B128 | MemSize::U128 => 4,
+            _ => 1,
+        }
+    }
+    /// Whether a sub-word load sign-extends.
+    pub fn signed(self) -> bool {
+        matches!(self, MemSize::S8 | MemSize::S16)
+    }
+    /// The modifier text, empty for the default `.32`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            MemSize::U8 => ".U8",
+            MemSize::S8 => ".S8",
+            MemSize::U16 => ".U16",
+            MemSize::S16 => ".S16",
+            MemSize::B32 => "",
+            MemSize::B64 => ".64",
+            MemSize::B128 => ".128",
+            MemSize::U128 => ".U.128",
+        }
+    }
+}
+
+/// Cache operator of a global/generic access. No functional effect; kept for traces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum CacheOp {
+    /// No operator written (the default, `.CA` for loads, `.WB` for stores).
+    #[default]
+    Default,
+    /// Cache at all levels.
+    Ca,
+    /// Cache at global level.
+    Cg,
+    /// Streaming (maps to `.CA`).
+    Cs,
+    /// Last use (maps to `.CG`).
+    Lu,
+    /// Volatile.
+    Cv,
+    /// Inconsistent (invariant data).
+    Ci,
+    /// Write-back (stores).
+    Wb,
+    /// Write-through (stores).
+    Wt,
+}
+
+impl CacheOp {
+    /// The modifier text.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            CacheOp::Default => "",
+            CacheOp::Ca => ".CA",
+            CacheOp::Cg => ".CG",
+            CacheOp::Cs => ".CS",
+            CacheOp::Lu => ".LU",
+            CacheOp::Cv => ".CV",
+            CacheOp::Ci => ".CI",
+            CacheOp::Wb => ".WB",
+            CacheOp::Wt => ".WT",
+        }
+    }
+}

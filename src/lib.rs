@@ -1,0 +1,5 @@
+//! warpjit: run GPU shader programs (Maxwell SASS, DXBC) on the CPU.
+#![warn(missing_docs)]
+
+pub mod ir;
+pub mod sass;
