@@ -1,1 +1,29 @@
-pub fn x(){}
+//! warpjit-runtime: the machine state that warpjit's interpreter and JIT both run against.
+//!
+//! - [`memory::GlobalMemory`]: mapped global-memory segments (memmap2) with the 64 KiB sparse-tile
+//!   map.
+//! - [`consts::ConstBanks`]: 32 constant banks of 64 KiB.
+//! - [`warp::WarpState`]: the `#[repr(C)]`, register-major state of one warp that JIT code
+//!   addresses by offset.
+//! - [`fault::Fault`]: guest errors as values.
+//! - [`helpers`]: the `extern "C"` helpers (sparse-tile and shared-window predicates, fault
+//!   recording) that the interpreter calls directly and JIT code calls by symbol, so both engines
+//!   run the very same code.
+#![warn(missing_docs)]
+
+pub mod consts;
+pub mod fault;
+pub mod helpers;
+pub mod memory;
+pub mod warp;
+
+pub use consts::{BankMode, ConstBanks};
+pub use fault::{Fault, FaultKind};
+pub use memory::{GlobalMemory, MemError, Segment, TILE_SIZE};
+pub use warp::{WarpState, LANES};
+
+/// Size of the generic shared-memory window (16 MiB).
+pub const SHARED_WINDOW_SIZE: u64 = 0x100_0000;
+
+/// Default base of the shared window.
+pub const DEFAULT_SHARED_WINDOW: u64 = 0x0100_0000;

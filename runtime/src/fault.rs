@@ -1,0 +1,105 @@
+//! Guest faults: errors a guest program causes. They stop a launch and are reported; they are
+//! values, never panics.
+
+use std::fmt;
+
+/// What went wrong. Every variant is a guest (user program) error, never a warpjit bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FaultKind {
+    /// A global access outside every mapped segment (CUDA error 700).
+    IllegalAddress {
+        /// The (aligned) address accessed.
+        addr: u64,
+        /// Access size in bytes.
+        size: u32,
+    },
+    /// An LDC (or `c[][]` operand) address not a multiple of its size.
+    MisalignedConstant {
+        /// The bank.
+        bank: u32,
+        /// The byte address inside the bank.
+        addr: u32,
+        /// Access size in bytes.
+        size: u32,
+    },
+    /// A shared-memory access outside the CTA's shared memory.
+    SharedOutOfRange {
+        /// The offset into shared memory (64-bit, may be "negative" as two's complement).
+        offset: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// The CTA's shared memory size.
+        shared_bytes: u32,
+    },
+    /// The per-warp instruction budget ran out (a guard against endless loops).
+    BudgetExhausted {
+        /// The budget, in warp instructions.
+        budget: u64,
+    },
+    /// Every live warp of a CTA waits at a barrier that can never complete.
+    BarrierDeadlock {
+        /// The barrier the reporting warp waits at.
+        barrier: u32,
+    },
+    /// The reconvergence stack grew past its limit (SSY without SYNC in a loop).
+    StackOverflow {
+        /// The limit.
+        depth: u32,
+    },
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FaultKind::IllegalAddress { addr, size } => {
+                write!(f, "illegal address: {size}-byte global access at {addr:#x} outside every mapped segment")
+            }
+            FaultKind::MisalignedConstant { bank, addr, size } => {
+                write!(f, "misaligned constant load: {size}-byte read of c[{bank:#x}][{addr:#x}]")
+            }
+            FaultKind::SharedOutOfRange { offset, size, shared_bytes } => write!(
+                f,
+                "shared memory out of range: {size}-byte access at offset {:#x} (shared_bytes = {shared_bytes:#x})",
+                offset as i64
+            ),
+            FaultKind::BudgetExhausted { budget } => {
+                write!(f, "instruction budget exhausted: {budget} warp instructions")
+            }
+            FaultKind::BarrierDeadlock { barrier } => {
+                write!(f, "barrier deadlock: BAR.SYNC {barrier} can never complete")
+            }
+            FaultKind::StackOverflow { depth } => {
+                write!(f, "reconvergence stack overflow: more than {depth} entries")
+            }
+        }
+    }
+}
+
+/// A fault with its location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fault {
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// Launch index (0-based, file order).
+    pub launch: u32,
+    /// CTA coordinates.
+    pub cta: [u32; 3],
+    /// Warp index within the CTA.
+    pub warp: u32,
+    /// Lane within the warp.
+    pub lane: u32,
+    /// Guest pc of the faulting instruction.
+    pub pc: u32,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "fault: {} (launch {}, CTA ({}, {}, {}), warp {}, lane {}, pc {:#06x})",
+            self.kind, self.launch, self.cta[0], self.cta[1], self.cta[2], self.warp, self.lane, self.pc
+        )
+    }
+}
+
+impl std::error::Error for Fault {}
