@@ -3,3 +3,5 @@
 
 pub mod ir;
 pub mod sass;
+pub mod exec;
+pub mod interp;

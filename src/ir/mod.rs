@@ -7,9 +7,11 @@
 
 pub mod operand;
 pub mod ops;
+pub mod regs;
 
 pub use operand::*;
 pub use ops::*;
+pub use regs::RegUse;
 
 use std::fmt;
 

@@ -24,7 +24,7 @@ impl Reg {
         if self.is_rz() {
             self
         } else {
-            Reg(self.0.saturating_add(n).min(255))
+            Reg(self.0.saturating_add(n))
         }
     }
 }

@@ -1,0 +1,162 @@
+//! What every engine runs: the machine, a launch, run options and statistics.
+//!
+//! Engines (the interpreter in [`crate::interp`], later the JIT) implement [`Engine`]; the trace
+//! runner builds a [`Machine`] and [`Launch`]es from a trace file and hands them to one.
+
+use crate::ir::Program;
+use std::sync::{Arc, Mutex};
+use warpjit_runtime::{BankMode, ConstBanks, Fault, GlobalMemory, DEFAULT_SHARED_WINDOW};
+
+/// The state launches share: global memory and the generic shared window.
+pub struct Machine {
+    /// Global memory segments and sparse tiles.
+    pub global: GlobalMemory,
+    /// Base of the 16 MiB shared window (below 4 GiB, 16 MiB aligned).
+    pub shared_window: u64,
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Machine { global: GlobalMemory::new(), shared_window: DEFAULT_SHARED_WINDOW }
+    }
+}
+
+/// Default per-warp instruction budget (warp instructions issued by one warp in one launch).
+pub const DEFAULT_BUDGET: u64 = 100_000_000;
+
+/// One kernel launch, ready to run.
+#[derive(Clone)]
+pub struct Launch {
+    /// 0-based index in the trace (file order), reported in faults.
+    pub index: u32,
+    /// The program.
+    pub program: Arc<Program>,
+    /// CTAs per grid (x, y, z).
+    pub grid: [u32; 3],
+    /// Threads per CTA (x, y, z).
+    pub block: [u32; 3],
+    /// Constant-bank mode.
+    pub mode: BankMode,
+    /// Shared memory bytes per CTA.
+    pub shared_bytes: u32,
+    /// The constant banks as this launch sees them (launch constants already filled in).
+    pub consts: Arc<ConstBanks>,
+    /// Per-warp instruction budget.
+    pub budget: u64,
+}
+
+impl Launch {
+    /// Threads per CTA.
+    pub fn threads_per_cta(&self) -> u64 {
+        self.block.iter().map(|&v| v as u64).product()
+    }
+    /// Warps per CTA.
+    pub fn warps_per_cta(&self) -> u64 {
+        self.threads_per_cta().div_ceil(32)
+    }
+    /// CTAs in the grid.
+    pub fn ctas(&self) -> u64 {
+        self.grid.iter().map(|&v| v as u64).product()
+    }
+}
+
+/// A `--check` diagnostic: undefined or suspicious behaviour that got a defined result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Launch index.
+    pub launch: u32,
+    /// CTA coordinates.
+    pub cta: [u32; 3],
+    /// Warp within the CTA.
+    pub warp: u32,
+    /// Lane.
+    pub lane: u32,
+    /// Guest pc.
+    pub pc: u32,
+    /// What happened.
+    pub message: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "check: {} (launch {}, CTA ({}, {}, {}), warp {}, lane {}, pc {:#06x})",
+            self.message, self.launch, self.cta[0], self.cta[1], self.cta[2], self.warp, self.lane, self.pc
+        )
+    }
+}
+
+/// Collected diagnostics (shared across host threads; capped).
+#[derive(Default)]
+pub struct Diagnostics {
+    list: Mutex<Vec<Diagnostic>>,
+}
+
+/// Most diagnostics kept per run.
+pub const MAX_DIAGNOSTICS: usize = 1000;
+
+impl Diagnostics {
+    /// Records one (dropped past [`MAX_DIAGNOSTICS`]).
+    pub fn push(&self, d: Diagnostic) {
+        if let Ok(mut l) = self.list.lock() {
+            if l.len() < MAX_DIAGNOSTICS {
+                l.push(d);
+            }
+        }
+    }
+    /// Takes the collected diagnostics, sorted by (launch, CTA, warp, pc, lane) so the output does
+    /// not depend on host thread timing.
+    pub fn take(&self) -> Vec<Diagnostic> {
+        let mut v = self.list.lock().map(|mut l| std::mem::take(&mut *l)).unwrap_or_default();
+        v.sort_by_key(|d| (d.launch, d.cta[2], d.cta[1], d.cta[0], d.warp, d.pc, d.lane));
+        v
+    }
+}
+
+/// How to run.
+pub struct RunOptions {
+    /// Host threads for CTAs (0 = all cores).
+    pub threads: usize,
+    /// Report undefined behaviour as diagnostics.
+    pub check: bool,
+    /// Where diagnostics go.
+    pub diagnostics: Arc<Diagnostics>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { threads: 0, check: false, diagnostics: Arc::new(Diagnostics::default()) }
+    }
+}
+
+/// Work counted while running.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Warps run.
+    pub warps: u64,
+    /// Warp instructions issued (each executed instruction of a warp, whatever its mask).
+    pub warp_insts: u64,
+    /// Lane instructions: for each issued instruction, the number of active lanes.
+    pub lane_insts: u64,
+    /// Blocks run by the interpreter where a JIT engine fell back to it.
+    pub interp_blocks: u64,
+}
+
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        self.warps += o.warps;
+        self.warp_insts += o.warp_insts;
+        self.lane_insts += o.lane_insts;
+        self.interp_blocks += o.interp_blocks;
+    }
+}
+
+/// An execution engine.
+pub trait Engine: Sync {
+    /// Short name (`interp`, `jit`).
+    fn name(&self) -> &'static str;
+    /// Runs every CTA of a launch over the machine. On a fault, the fault of the lowest-numbered
+    /// CTA (x fastest) that faulted is returned, whatever the thread count.
+    fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault>;
+}

@@ -1,0 +1,187 @@
+//! Running a grid: CTAs on a rayon pool, the warps of one CTA in turn, barriers between them.
+//!
+//! Scheduling inside a CTA is deterministic: warp 0 runs until it exits or waits at a barrier,
+//! then warp 1, and so on; when every live warp waits at the same barrier, all are released and
+//! the round starts again. If live warps wait at different barriers, none can complete: a
+//! barrier-deadlock fault. CTAs are independent; with several host threads the reported fault is
+//! the one of the lowest-numbered faulting CTA, as with one thread.
+
+use super::ops::Cx;
+use super::warp::{run_warp, BlockRunner, Stop, WarpCtl, WarpFault};
+use crate::exec::{Diagnostic, Launch, Machine, RunOptions, Stats};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
+
+/// Host-thread scratch reused across CTAs: warp states and shared memory.
+#[derive(Default)]
+pub struct Scratch {
+    warps: Vec<Box<WarpState>>,
+    ctls: Vec<WarpCtl>,
+    shared: Vec<u8>,
+}
+
+/// Runs every CTA of `launch`. `_runner` selects how blocks run (the interpreter runs all).
+pub fn run_grid(
+    machine: &Machine,
+    launch: &Launch,
+    opts: &RunOptions,
+    _runner: &mut dyn FnMut(u32) -> BlockRunner,
+) -> Result<Stats, Fault> {
+    let n = launch.ctas();
+    if opts.threads == 1 || n == 1 {
+        let mut scratch = Scratch::default();
+        let mut total = Stats::default();
+        for i in 0..n {
+            total += run_cta(machine, launch, opts, i, &mut scratch)?;
+        }
+        return Ok(total);
+    }
+    let first_fault = AtomicU64::new(u64::MAX);
+    let fault: Mutex<Option<(u64, Fault)>> = Mutex::new(None);
+    let work = || {
+        (0..n as usize)
+            .into_par_iter()
+            .with_min_len(4)
+            .map_init(Scratch::default, |scratch, i| {
+                let i = i as u64;
+                if i > first_fault.load(Ordering::Relaxed) {
+                    return Stats::default();
+                }
+                match run_cta(machine, launch, opts, i, scratch) {
+                    Ok(s) => s,
+                    Err(f) => {
+                        first_fault.fetch_min(i, Ordering::Relaxed);
+                        if let Ok(mut slot) = fault.lock() {
+                            if slot.as_ref().is_none_or(|(j, _)| i < *j) {
+                                *slot = Some((i, f));
+                            }
+                        }
+                        Stats::default()
+                    }
+                }
+            })
+            .reduce(Stats::default, |mut a, b| {
+                a += b;
+                a
+            })
+    };
+    let stats = if opts.threads == 0 {
+        work()
+    } else {
+        match rayon::ThreadPoolBuilder::new().num_threads(opts.threads).build() {
+            Ok(pool) => pool.install(work),
+            Err(_) => work(),
+        }
+    };
+    match fault.into_inner().ok().flatten() {
+        Some((_, f)) => Err(f),
+        None => Ok(stats),
+    }
+}
+
+/// CTA coordinates of linear CTA index `i` (x fastest).
+pub fn cta_coords(grid: [u32; 3], i: u64) -> [u32; 3] {
+    let (gx, gy) = (grid[0] as u64, grid[1] as u64);
+    [(i % gx) as u32, (i / gx % gy) as u32, (i / (gx * gy)) as u32]
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Ready,
+    Waiting { id: u8, pc: u32 },
+    Done,
+}
+
+/// Runs one CTA to completion.
+pub fn run_cta(machine: &Machine, launch: &Launch, opts: &RunOptions, i: u64, s: &mut Scratch) -> Result<Stats, Fault> {
+    let prog = &*launch.program;
+    let cta = cta_coords(launch.grid, i);
+    let threads = launch.threads_per_cta();
+    let nw = launch.warps_per_cta() as usize;
+    let used = prog.regs_used();
+    while s.warps.len() < nw {
+        s.warps.push(WarpState::new_boxed(0));
+        s.ctls.push(WarpCtl::default());
+    }
+    let [bx, by, _] = launch.block.map(|v| v as u64);
+    for (wi, (w, ctl)) in s.warps.iter_mut().zip(s.ctls.iter_mut()).take(nw).enumerate() {
+        let base = wi as u64 * LANES as u64;
+        let live = if base + 32 <= threads { u32::MAX } else { (1u32 << (threads - base)) - 1 };
+        for r in &mut w.regs[..used] {
+            *r = [0; LANES];
+        }
+        w.lea_lo = [0; LANES];
+        w.preds = [0, 0, 0, 0, 0, 0, 0, u32::MAX];
+        w.cc = [0; 4];
+        w.active = live;
+        w.exited = !live;
+        w.ctaid = cta;
+        w.warp_id = wi as u32;
+        for l in 0..LANES {
+            let t = base + l as u64;
+            w.tid[0][l] = (t % bx) as u32;
+            w.tid[1][l] = (t / bx % by) as u32;
+            w.tid[2][l] = (t / (bx * by)) as u32;
+        }
+        ctl.block = 0;
+        ctl.stack.clear();
+        ctl.issued = 0;
+    }
+    s.shared.clear();
+    s.shared.resize(launch.shared_bytes as usize, 0);
+    let mut cx = Cx {
+        mem: &machine.global,
+        consts: &launch.consts,
+        nbanks: launch.mode.banks(),
+        shared: &mut s.shared,
+        shared_window: machine.shared_window,
+        hint: 0,
+        check: opts.check,
+        diags: Vec::new(),
+    };
+    let mut stats = Stats { warps: nw as u64, ..Stats::default() };
+    let mut status = vec![Status::Ready; nw];
+    let fault = |wi: usize, f: WarpFault| Fault {
+        kind: f.kind,
+        launch: launch.index,
+        cta,
+        warp: wi as u32,
+        lane: f.lane,
+        pc: f.pc,
+    };
+    loop {
+        for wi in 0..nw {
+            if status[wi] != Status::Ready {
+                continue;
+            }
+            let mut diag = |lane: u32, pc: u32, message: String| {
+                opts.diagnostics.push(Diagnostic { launch: launch.index, cta, warp: wi as u32, lane, pc, message })
+            };
+            let stop = run_warp(prog, &mut s.warps[wi], &mut s.ctls[wi], &mut cx, launch.budget, &mut stats, &mut diag)
+                .map_err(|f| fault(wi, f))?;
+            status[wi] = match stop {
+                Stop::Exited => Status::Done,
+                Stop::Barrier { id, pc } => Status::Waiting { id, pc },
+            };
+        }
+        let mut waiting = status.iter().enumerate().filter_map(|(wi, st)| match *st {
+            Status::Waiting { id, pc } => Some((wi, id, pc)),
+            _ => None,
+        });
+        let Some((w0, id0, pc0)) = waiting.next() else { break };
+        if waiting.all(|(_, id, _)| id == id0) {
+            for st in status.iter_mut().filter(|st| **st != Status::Done) {
+                *st = Status::Ready;
+            }
+        } else {
+            let w = &s.warps[w0];
+            return Err(fault(
+                w0,
+                WarpFault { kind: FaultKind::BarrierDeadlock { barrier: id0 as u32 }, lane: w.active.trailing_zeros() % 32, pc: pc0 },
+            ));
+        }
+    }
+    Ok(stats)
+}

@@ -1,0 +1,237 @@
+//! Running one warp: blocks, terminators and the reconvergence stack (semantics.md §1).
+//!
+//! Model: the warp has an active mask, an exited mask and a stack of pending entries.
+//! - A divergent `BRA` pushes the fall-through lanes as a `Div` entry and runs the taken lanes.
+//! - `SSY` pushes a `Sync` entry: the reconvergence block and the current active mask.
+//! - `SYNC` takes its lanes out of the active mask (they wait at the innermost `Sync` entry);
+//!   with no `Sync` entry pending it does nothing.
+//! - `EXIT` marks its lanes exited and takes them out of the active mask.
+//! - Whenever the active mask is empty, the warp pops entries until one still has live lanes
+//!   (its mask minus exited lanes) and continues there; an empty stack ends the warp.
+//!
+//! The instruction budget counts issued warp instructions (terminators that are written
+//! instructions included); the instruction that would exceed it faults instead of executing.
+
+use super::lanes::lanes;
+use super::ops::{exec_op, Cx, LaneFault};
+use crate::exec::Stats;
+use crate::ir::*;
+use warpjit_runtime::warp::ZF;
+use warpjit_runtime::{FaultKind, WarpState};
+
+/// Most entries the reconvergence stack may hold.
+pub const MAX_STACK: usize = 1024;
+
+/// Kind of a reconvergence-stack entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// Pushed by SSY: where the warp reconverges.
+    Sync,
+    /// Pushed by a divergent branch: the fall-through lanes, still to run.
+    Div,
+}
+
+/// One reconvergence-stack entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// What pushed it.
+    pub kind: EntryKind,
+    /// Where its lanes continue.
+    pub block: BlockId,
+    /// Its lanes.
+    pub mask: u32,
+}
+
+/// The control state of one warp between blocks.
+#[derive(Clone, Debug, Default)]
+pub struct WarpCtl {
+    /// Next block to run.
+    pub block: BlockId,
+    /// Reconvergence stack.
+    pub stack: Vec<Entry>,
+    /// Warp instructions issued so far (against the budget).
+    pub issued: u64,
+}
+
+/// Why a warp stopped running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Every lane exited.
+    Exited,
+    /// Waiting at barrier `id` (control continues at `WarpCtl::block` once released).
+    Barrier {
+        /// Barrier index.
+        id: u8,
+        /// pc of the BAR.
+        pc: u32,
+    },
+}
+
+/// A fault inside a warp, before the engine adds launch/CTA/warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpFault {
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// Lane.
+    pub lane: u32,
+    /// pc.
+    pub pc: u32,
+}
+
+/// How a block's body is run. The JIT engine supplies compiled bodies; the interpreter runs
+/// every block itself.
+pub enum BlockRunner {
+    /// Interpret every block.
+    Interp,
+}
+
+/// The lanes for which a control condition holds.
+#[inline]
+pub fn cond_mask(w: &WarpState, c: Cond) -> u32 {
+    let g = c.guard.0;
+    let mut m = w.pred(g.pred.0) ^ if g.neg { u32::MAX } else { 0 };
+    match c.cc {
+        None => {}
+        Some(CcTest::Eq) => m &= w.cc[ZF],
+        Some(CcTest::Ne) => m &= !w.cc[ZF],
+    }
+    m
+}
+
+/// Runs one block's instructions for the current active mask. Counts lane and warp
+/// instructions into `stats`; `diag` receives (lane, pc, message) diagnostics.
+#[inline]
+pub fn run_body(
+    block: &Block,
+    w: &mut WarpState,
+    cx: &mut Cx<'_>,
+    stats: &mut Stats,
+    diag: &mut dyn FnMut(u32, u32, String),
+) -> Result<(), WarpFault> {
+    let active_lanes = w.active.count_ones() as u64;
+    for inst in &block.insts {
+        let mask = w.active & cond_mask(w, Cond { guard: inst.guard, cc: None });
+        if mask != 0 {
+            exec_op(&inst.op, w, mask, cx)
+                .map_err(|LaneFault { kind, lane }| WarpFault { kind, lane, pc: inst.pc })?;
+            if !cx.diags.is_empty() {
+                for (lane, msg) in cx.diags.drain(..) {
+                    diag(lane, inst.pc, msg);
+                }
+            }
+        }
+    }
+    stats.warp_insts += block.insts.len() as u64;
+    stats.lane_insts += block.insts.len() as u64 * active_lanes;
+    Ok(())
+}
+
+fn first_active(w: &WarpState) -> u32 {
+    if w.active != 0 {
+        w.active.trailing_zeros()
+    } else {
+        0
+    }
+}
+
+/// Runs a warp from `ctl.block` until it exits, waits at a barrier, or faults.
+pub fn run_warp(
+    prog: &Program,
+    w: &mut WarpState,
+    ctl: &mut WarpCtl,
+    cx: &mut Cx<'_>,
+    budget: u64,
+    stats: &mut Stats,
+    diag: &mut dyn FnMut(u32, u32, String),
+) -> Result<Stop, WarpFault> {
+    loop {
+        if w.active == 0 {
+            loop {
+                match ctl.stack.pop() {
+                    None => return Ok(Stop::Exited),
+                    Some(e) => {
+                        let m = e.mask & !w.exited;
+                        if m != 0 {
+                            w.active = m;
+                            ctl.block = e.block;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let block = &prog.blocks[ctl.block as usize];
+        let term_pc = block.term.pc();
+        let n = block.insts.len() as u64;
+        let total = n + term_pc.is_some() as u64;
+        if ctl.issued + total > budget {
+            // Step to the exact instruction that exceeds the budget.
+            let left = (budget - ctl.issued) as usize;
+            let pc = block.insts.get(left).map(|i| i.pc).or(term_pc).unwrap_or(block.pc);
+            let partial = Block { insts: block.insts[..left.min(block.insts.len())].to_vec(), ..block.clone() };
+            run_body(&partial, w, cx, stats, diag)?;
+            return Err(WarpFault { kind: FaultKind::BudgetExhausted { budget }, lane: first_active(w), pc });
+        }
+        ctl.issued += total;
+        run_body(block, w, cx, stats, diag)?;
+        if term_pc.is_some() {
+            stats.warp_insts += 1;
+            stats.lane_insts += w.active.count_ones() as u64;
+        }
+        match block.term {
+            Terminator::Jump { target, .. } => ctl.block = target,
+            Terminator::Branch { cond, taken, fallthrough, pc } => {
+                let t = w.active & cond_mask(w, cond);
+                if t == w.active {
+                    ctl.block = taken;
+                } else if t == 0 {
+                    ctl.block = fallthrough;
+                } else {
+                    push(ctl, w, Entry { kind: EntryKind::Div, block: fallthrough, mask: w.active & !t }, pc)?;
+                    w.active = t;
+                    ctl.block = taken;
+                }
+            }
+            Terminator::Ssy { reconverge, next, pc } => {
+                push(ctl, w, Entry { kind: EntryKind::Sync, block: reconverge, mask: w.active }, pc)?;
+                ctl.block = next;
+            }
+            Terminator::Sync { cond, next, .. } => {
+                if ctl.stack.iter().any(|e| e.kind == EntryKind::Sync) {
+                    w.active &= !cond_mask(w, cond);
+                }
+                ctl.block = next;
+            }
+            Terminator::Exit { cond, next, .. } => {
+                let e = match next {
+                    Some(_) => w.active & cond_mask(w, cond),
+                    None => w.active,
+                };
+                w.exited |= e;
+                w.active &= !e;
+                if let Some(next) = next {
+                    ctl.block = next;
+                }
+            }
+            Terminator::Barrier { id, cond, next, pc } => {
+                ctl.block = next;
+                if w.active & cond_mask(w, cond) != 0 {
+                    if w.active != (!w.exited) && cx.check {
+                        for l in lanes(!w.exited & !w.active).take(1) {
+                            diag(l as u32, pc, format!("BAR.SYNC {id} reached by a partial warp (lane {l} is not active)"));
+                        }
+                    }
+                    return Ok(Stop::Barrier { id, pc });
+                }
+            }
+        }
+    }
+}
+
+fn push(ctl: &mut WarpCtl, w: &WarpState, e: Entry, pc: u32) -> Result<(), WarpFault> {
+    if ctl.stack.len() >= MAX_STACK {
+        return Err(WarpFault { kind: FaultKind::StackOverflow { depth: MAX_STACK as u32 }, lane: first_active(w), pc });
+    }
+    ctl.stack.push(e);
+    Ok(())
+}
