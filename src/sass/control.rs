@@ -1,0 +1,190 @@
+//! Control instructions: BRA, SSY, SYNC, EXIT, BAR.SYNC. They end blocks (see
+//! [`Terminator`](crate::ir::Terminator)); here they are parsed and printed as written, with
+//! symbolic or absolute targets that [`program`](super::program) resolves.
+
+use std::fmt;
+
+use super::parser::RawKind;
+use super::validate::Args;
+use super::AsmError;
+use crate::ir::{CcTest, Guard, SrcLoc};
+
+/// A branch target as written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// A label: `.L_1`, `` `(.L_1) ``, `loop`.
+    Label(String),
+    /// An absolute byte address (`BRA 0x60`).
+    Addr(u32),
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Label(l) => write!(f, "`({l})"),
+            Target::Addr(a) => write!(f, "{a:#x}"),
+        }
+    }
+}
+
+/// Which control instruction, with its operands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ControlKind {
+    /// `BRA [CC.EQ|CC.NE,] target` (`.U` accepted and dropped).
+    Bra {
+        /// Condition-code test.
+        cc: Option<CcTest>,
+        /// Where to go.
+        target: Target,
+    },
+    /// `SSY target` (never guarded).
+    Ssy {
+        /// The reconvergence point.
+        target: Target,
+    },
+    /// `SYNC [CC.EQ|CC.NE]`.
+    Sync {
+        /// Condition-code test.
+        cc: Option<CcTest>,
+    },
+    /// `EXIT [CC.EQ|CC.NE]`.
+    Exit {
+        /// Condition-code test.
+        cc: Option<CcTest>,
+    },
+    /// `BAR.SYNC [id]` (id 0..=15, default 0).
+    Bar {
+        /// Barrier index.
+        id: u8,
+    },
+}
+
+/// A parsed control instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Control {
+    /// The `@P` guard.
+    pub guard: Guard,
+    /// The instruction.
+    pub kind: ControlKind,
+    /// Guest pc (byte address).
+    pub pc: u32,
+    /// Where the instruction's text starts.
+    pub loc: SrcLoc,
+}
+
+impl Control {
+    /// The branch target, if the instruction has one.
+    pub fn target(&self) -> Option<&Target> {
+        match &self.kind {
+            ControlKind::Bra { target, .. } | ControlKind::Ssy { target } => Some(target),
+            _ => None,
+        }
+    }
+}
+
+/// ` CC.EQ` / ` CC.NE` / nothing, with a separator after it when `sep`.
+fn cc_text(cc: Option<CcTest>, sep: &str) -> String {
+    cc.map(|c| format!("{c}{sep}")).unwrap_or_default()
+}
+
+impl fmt::Display for Control {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.guard)?;
+        match &self.kind {
+            ControlKind::Bra { cc, target } => write!(f, "BRA {}{target}", cc_text(*cc, ", ")),
+            ControlKind::Ssy { target } => write!(f, "SSY {target}"),
+            ControlKind::Sync { cc } => {
+                write!(f, "SYNC{}", cc.map(|c| format!(" {c}")).unwrap_or_default())
+            }
+            ControlKind::Exit { cc } => {
+                write!(f, "EXIT{}", cc.map(|c| format!(" {c}")).unwrap_or_default())
+            }
+            ControlKind::Bar { id } => write!(f, "BAR.SYNC {id:#x}"),
+        }
+    }
+}
+
+/// An optional leading `CC.EQ` / `CC.NE` operand.
+fn cc_test(a: &mut Args<'_>) -> Result<Option<CcTest>, AsmError> {
+    if !matches!(a.peek().map(|o| &o.kind), Some(RawKind::Name(n)) if n == "CC") {
+        return Ok(None);
+    }
+    let (name, loc) = a.name("a condition")?;
+    match name.as_str() {
+        "CC.EQ" => Ok(Some(CcTest::Eq)),
+        "CC.NE" => Ok(Some(CcTest::Ne)),
+        _ => a.err(
+            loc,
+            format!("unsupported condition `{name}` (CC.EQ or CC.NE)"),
+        ),
+    }
+}
+
+/// A branch target and where it is written.
+fn target(a: &mut Args<'_>) -> Result<(Target, SrcLoc), AsmError> {
+    let o = a.next("a branch target")?;
+    let joined = |s: &str| {
+        let mut s = s.to_string();
+        for (x, _) in &o.sfx {
+            s.push('.');
+            s.push_str(x);
+        }
+        s
+    };
+    let plain = o.neg.is_none() && o.not.is_none() && o.bang.is_none();
+    let t = match &o.kind {
+        RawKind::Label(s) | RawKind::Name(s) if plain => Target::Label(joined(s)),
+        RawKind::Imm(v) if plain && o.sfx.is_empty() && (0..=0xffff_ffff).contains(v) => {
+            Target::Addr(*v as u32)
+        }
+        RawKind::Imm(v) if plain && o.sfx.is_empty() => {
+            return a.err(
+                o.atom_loc,
+                format!("branch address {} out of range", super::validate::hex(*v)),
+            )
+        }
+        _ => return a.err(o.loc, "expected a branch target (a label or an address)"),
+    };
+    Ok((t, o.loc))
+}
+
+/// Parses a control instruction by mnemonic; `None` if the mnemonic is not one. Returns the
+/// instruction and, for branches, where the target is written.
+pub fn parse_control(a: &mut Args<'_>) -> Option<Result<(ControlKind, Option<SrcLoc>), AsmError>> {
+    let raw = a.raw();
+    let r = (|| {
+        let mut tloc = None;
+        let kind = match raw.mnemonic.as_str() {
+            "BRA" => {
+                a.flag("U")?;
+                let cc = cc_test(a)?;
+                let (target, l) = target(a)?;
+                tloc = Some(l);
+                ControlKind::Bra { cc, target }
+            }
+            "SSY" => {
+                if let Some(l) = raw.guard_loc {
+                    return a.err(l, "SSY cannot be guarded");
+                }
+                let (target, l) = target(a)?;
+                tloc = Some(l);
+                ControlKind::Ssy { target }
+            }
+            "SYNC" => ControlKind::Sync { cc: cc_test(a)? },
+            "EXIT" => ControlKind::Exit { cc: cc_test(a)? },
+            "BAR" => {
+                a.require(&[("SYNC", ())])?;
+                let id = if a.peek().is_some() {
+                    a.imm(0, 15, "barrier id")? as u8
+                } else {
+                    0
+                };
+                ControlKind::Bar { id }
+            }
+            _ => return Ok(None),
+        };
+        a.done()?;
+        Ok(Some((kind, tloc)))
+    })();
+    r.transpose()
+}

@@ -1,0 +1,310 @@
+//! A whole listing: instruction pcs, labels, branch targets and basic blocks (semantics.md §7).
+//!
+//! pcs come from `/*addr*/` comments when the listing has them (then every instruction must), else
+//! from Maxwell's layout: a scheduling word before every three instructions, so instructions sit at
+//! 0x08, 0x10, 0x18, 0x28, 0x30, 0x38, 0x48, ...
+//!
+//! Blocks start at the first instruction, at every label, at every branch target and after every
+//! control instruction. A block that does not end in a control instruction falls through
+//! (`Jump { pc: None }`), or, at the end of the text, exits (`Exit { pc: None }`). When the last
+//! instruction needs a following block (a conditional BRA, SSY, SYNC, BAR.SYNC) or labels follow
+//! it, an empty final block holds that implicit exit.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::control::{parse_control, Control, ControlKind, Target};
+use super::lexer::lex;
+use super::parser::{statements, RawInst, Stmt};
+use super::syntax::parse_op;
+use super::validate::Args;
+use super::{AsmError, AsmOptions, ParsedInst};
+use crate::ir::{Block, BlockId, Cond, Inst, Isa, Program, SrcLoc, Terminator};
+
+/// The pc of the first instruction in Maxwell's layout.
+pub const FIRST_PC: u32 = 0x8;
+
+/// The next instruction slot after `pc` in Maxwell's layout (skipping the scheduling word at
+/// every multiple of 0x20).
+pub fn next_slot(pc: u32) -> u32 {
+    let n = pc.wrapping_add(8);
+    if n % 0x20 == 0 {
+        n.wrapping_add(8)
+    } else {
+        n
+    }
+}
+
+/// Parses one instruction statement (pc 0, set by the caller); returns it and where its branch
+/// target is written.
+fn inst(raw: &RawInst, opts: &AsmOptions) -> Result<(ParsedInst, Option<SrcLoc>), AsmError> {
+    let mut a = Args::new(raw, opts.registers);
+    if let Some(op) = parse_op(&mut a) {
+        let inst = Inst {
+            guard: raw.guard,
+            op: op?,
+            pc: 0,
+            loc: raw.loc,
+        };
+        return Ok((ParsedInst::Op(inst), None));
+    }
+    if let Some(c) = parse_control(&mut a) {
+        let (kind, tloc) = c?;
+        return Ok((
+            ParsedInst::Control(Control {
+                guard: raw.guard,
+                kind,
+                pc: 0,
+                loc: raw.loc,
+            }),
+            tloc,
+        ));
+    }
+    Err(AsmError::at(
+        raw.mn_loc,
+        format!("unknown opcode `{}`", raw.mnemonic),
+    ))
+}
+
+fn set_pc(p: &mut ParsedInst, pc: u32) {
+    match p {
+        ParsedInst::Op(i) => i.pc = pc,
+        ParsedInst::Control(c) => c.pc = pc,
+    }
+}
+
+/// Parses text holding exactly one instruction.
+pub fn single(text: &str, opts: &AsmOptions) -> Result<ParsedInst, AsmError> {
+    let stmts = statements(&lex(text)?)?;
+    match stmts.as_slice() {
+        [Stmt::Inst(raw, addr)] => {
+            let (mut p, _) = inst(raw, opts)?;
+            set_pc(&mut p, addr.unwrap_or(FIRST_PC));
+            Ok(p)
+        }
+        [] => Err(AsmError::at(
+            SrcLoc { line: 1, col: 1 },
+            "expected an instruction",
+        )),
+        [Stmt::Label((_, l)), ..] => {
+            Err(AsmError::at(*l, "expected an instruction, found a label"))
+        }
+        [_, Stmt::Label((_, l)), ..] => Err(AsmError::at(*l, "expected exactly one instruction")),
+        [_, Stmt::Inst(raw, _), ..] => {
+            Err(AsmError::at(raw.loc, "expected exactly one instruction"))
+        }
+    }
+}
+
+/// One instruction of the listing.
+struct Item {
+    p: ParsedInst,
+    addr: Option<u32>,
+    tloc: Option<SrcLoc>,
+}
+
+/// Whether a control instruction lets some lanes continue to the next block.
+fn needs_next(c: &Control) -> bool {
+    let always = c.guard.is_always();
+    match &c.kind {
+        ControlKind::Bra { cc, .. } => !(always && cc.is_none()),
+        ControlKind::Exit { .. } => false,
+        ControlKind::Ssy { .. } | ControlKind::Sync { .. } | ControlKind::Bar { .. } => true,
+    }
+}
+
+/// Assembles a listing into a [`Program`].
+pub fn build(text: &str, opts: &AsmOptions) -> Result<Program, AsmError> {
+    let mut items: Vec<Item> = Vec::new();
+    let mut labels: Vec<(String, SrcLoc, usize)> = Vec::new();
+    for s in statements(&lex(text)?)? {
+        match s {
+            Stmt::Label((name, loc)) => {
+                if let Some((_, first, _)) = labels.iter().find(|l| l.0 == name) {
+                    return Err(AsmError::at(
+                        loc,
+                        format!(
+                            "duplicate label `{name}` (first defined on line {})",
+                            first.line
+                        ),
+                    ));
+                }
+                labels.push((name, loc, items.len()));
+            }
+            Stmt::Inst(raw, addr) => {
+                let (p, tloc) = inst(&raw, opts)?;
+                items.push(Item { p, addr, tloc });
+            }
+        }
+    }
+    let n = items.len();
+
+    // pcs.
+    let commented = items.iter().filter(|i| i.addr.is_some()).count();
+    if commented > 0 {
+        if let Some(i) = items.iter().find(|i| i.addr.is_none()) {
+            return Err(AsmError::at(
+                i.p.loc(),
+                "instruction without an address comment `/*addr*/`, but others in this listing have one",
+            ));
+        }
+    }
+    let mut pc = FIRST_PC;
+    for it in &mut items {
+        let this = it.addr.unwrap_or(pc);
+        set_pc(&mut it.p, this);
+        pc = next_slot(this);
+    }
+    let tail_pc = pc;
+    let mut at_pc: HashMap<u32, usize> = HashMap::new();
+    for (i, it) in items.iter().enumerate() {
+        if let Some(prev) = at_pc.insert(it.p.pc(), i) {
+            let first = items.get(prev).map(|p| p.p.loc().line).unwrap_or(0);
+            return Err(AsmError::at(
+                it.p.loc(),
+                format!(
+                    "two instructions at address {:#x} (the other is on line {first})",
+                    it.p.pc()
+                ),
+            ));
+        }
+    }
+
+    // Targets, as instruction indices (n = the end of the text).
+    let mut targets: Vec<Option<usize>> = Vec::with_capacity(n);
+    for it in &items {
+        let t = match &it.p {
+            ParsedInst::Control(c) => c.target(),
+            ParsedInst::Op(_) => None,
+        };
+        let loc = it.tloc.unwrap_or(it.p.loc());
+        targets.push(match t {
+            None => None,
+            Some(Target::Label(l)) => match labels.iter().find(|x| &x.0 == l) {
+                Some(x) => Some(x.2),
+                None => return Err(AsmError::at(loc, format!("undefined label `{l}`"))),
+            },
+            Some(Target::Addr(a)) => match at_pc.get(a) {
+                Some(&i) => Some(i),
+                None => {
+                    return Err(AsmError::at(
+                        loc,
+                        format!("no instruction at address {a:#x}"),
+                    ))
+                }
+            },
+        });
+    }
+
+    // Block starts.
+    let mut starts: BTreeSet<usize> = BTreeSet::from([0]);
+    starts.extend(labels.iter().map(|l| l.2));
+    starts.extend(targets.iter().flatten().copied());
+    for (i, it) in items.iter().enumerate() {
+        if let ParsedInst::Control(c) = &it.p {
+            if i + 1 < n || needs_next(c) {
+                starts.insert(i + 1);
+            }
+        }
+    }
+    let starts: Vec<usize> = starts.into_iter().collect();
+    let block_of = |i: usize| -> BlockId { starts.binary_search(&i).unwrap_or(0) as BlockId };
+
+    let mut blocks = Vec::with_capacity(starts.len());
+    for (b, &s) in starts.iter().enumerate() {
+        let e = starts.get(b + 1).copied().unwrap_or(n);
+        let next = (b + 1 < starts.len()).then(|| (b + 1) as BlockId);
+        let mut insts = Vec::new();
+        let mut term = None;
+        for (i, it) in items.iter().enumerate().take(e).skip(s) {
+            match &it.p {
+                ParsedInst::Op(inst) => insts.push(inst.clone()),
+                ParsedInst::Control(c) => {
+                    let target = targets.get(i).copied().flatten().map(block_of);
+                    term = Some(terminator(c, target, next).ok_or_else(|| {
+                        AsmError::at(
+                            c.loc,
+                            "internal error: control instruction without a successor",
+                        )
+                    })?);
+                }
+            }
+        }
+        let term = term.unwrap_or(match next {
+            Some(target) => Terminator::Jump { target, pc: None },
+            None => Terminator::Exit {
+                cond: Cond::ALWAYS,
+                next: None,
+                pc: None,
+            },
+        });
+        let pc = items
+            .get(s)
+            .filter(|_| s < e)
+            .map(|it| it.p.pc())
+            .unwrap_or(tail_pc);
+        let labels = labels
+            .iter()
+            .filter(|l| l.2 == s)
+            .map(|l| l.0.clone())
+            .collect();
+        blocks.push(Block {
+            insts,
+            term,
+            pc,
+            labels,
+        });
+    }
+    Ok(Program {
+        isa: Isa::Sass,
+        blocks,
+        registers: opts.registers,
+    })
+}
+
+/// The terminator of a control instruction; `None` if it needs a block that is missing.
+fn terminator(c: &Control, target: Option<BlockId>, next: Option<BlockId>) -> Option<Terminator> {
+    let pc = c.pc;
+    let cond = |cc| Cond { guard: c.guard, cc };
+    Some(match c.kind {
+        ControlKind::Bra { cc, .. } => {
+            let cond = cond(cc);
+            if cond.is_always() {
+                Terminator::Jump {
+                    target: target?,
+                    pc: Some(pc),
+                }
+            } else {
+                Terminator::Branch {
+                    cond,
+                    taken: target?,
+                    fallthrough: next?,
+                    pc,
+                }
+            }
+        }
+        ControlKind::Ssy { .. } => Terminator::Ssy {
+            reconverge: target?,
+            next: next?,
+            pc,
+        },
+        ControlKind::Sync { cc } => Terminator::Sync {
+            cond: cond(cc),
+            next: next?,
+            pc,
+        },
+        ControlKind::Exit { cc } => {
+            let cond = cond(cc);
+            Terminator::Exit {
+                cond,
+                next: if cond.is_always() { None } else { next },
+                pc: Some(pc),
+            }
+        }
+        ControlKind::Bar { id } => Terminator::Barrier {
+            id,
+            cond: cond(None),
+            next: next?,
+            pc,
+        },
+    })
+}
