@@ -7,31 +7,37 @@
 //! the one of the lowest-numbered faulting CTA, as with one thread.
 
 use super::ops::Cx;
-use super::warp::{run_warp, BlockRunner, Stop, WarpCtl, WarpFault};
+use super::warp::{run_warp, BodyRunner, Stop, WarpCtl, WarpFault};
 use crate::exec::{Diagnostic, Launch, Machine, RunOptions, Stats};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 
-/// Host-thread scratch reused across CTAs: warp states and shared memory.
-#[derive(Default)]
+/// Host-thread scratch reused across CTAs: warp states, shared memory and the body runner.
 pub struct Scratch {
     warps: Vec<Box<WarpState>>,
     ctls: Vec<WarpCtl>,
     shared: Vec<u8>,
+    runner: Box<dyn BodyRunner>,
 }
 
-/// Runs every CTA of `launch`. `_runner` selects how blocks run (the interpreter runs all).
-pub fn run_grid(
-    machine: &Machine,
-    launch: &Launch,
-    opts: &RunOptions,
-    _runner: &mut dyn FnMut(u32) -> BlockRunner,
-) -> Result<Stats, Fault> {
+impl Scratch {
+    /// Empty scratch using `runner`.
+    pub fn new(runner: Box<dyn BodyRunner>) -> Self {
+        Scratch { warps: Vec::new(), ctls: Vec::new(), shared: Vec::new(), runner }
+    }
+}
+
+/// Makes a body runner for one host thread.
+pub type RunnerFactory<'a> = dyn Fn() -> Box<dyn BodyRunner> + Sync + 'a;
+
+/// Runs every CTA of `launch`; each host thread runs block bodies with a runner from
+/// `make_runner`.
+pub fn run_grid(machine: &Machine, launch: &Launch, opts: &RunOptions, make_runner: &RunnerFactory<'_>) -> Result<Stats, Fault> {
     let n = launch.ctas();
     if opts.threads == 1 || n == 1 {
-        let mut scratch = Scratch::default();
+        let mut scratch = Scratch::new(make_runner());
         let mut total = Stats::default();
         for i in 0..n {
             total += run_cta(machine, launch, opts, i, &mut scratch)?;
@@ -44,7 +50,7 @@ pub fn run_grid(
         (0..n as usize)
             .into_par_iter()
             .with_min_len(4)
-            .map_init(Scratch::default, |scratch, i| {
+            .map_init(|| Scratch::new(make_runner()), |scratch, i| {
                 let i = i as u64;
                 if i > first_fault.load(Ordering::Relaxed) {
                     return Stats::default();
@@ -159,7 +165,7 @@ pub fn run_cta(machine: &Machine, launch: &Launch, opts: &RunOptions, i: u64, s:
             let mut diag = |lane: u32, pc: u32, message: String| {
                 opts.diagnostics.push(Diagnostic { launch: launch.index, cta, warp: wi as u32, lane, pc, message })
             };
-            let stop = run_warp(prog, &mut s.warps[wi], &mut s.ctls[wi], &mut cx, launch.budget, &mut stats, &mut diag)
+            let stop = run_warp(prog, &mut *s.runner, &mut s.warps[wi], &mut s.ctls[wi], &mut cx, launch.budget, &mut stats, &mut diag)
                 .map_err(|f| fault(wi, f))?;
             status[wi] = match stop {
                 Stop::Exited => Status::Done,

@@ -25,6 +25,6 @@ impl Engine for Interpreter {
     }
 
     fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault> {
-        cta::run_grid(machine, launch, opts, &mut |_| warp::BlockRunner::Interp)
+        cta::run_grid(machine, launch, opts, &|| Box::new(warp::Interp))
     }
 }

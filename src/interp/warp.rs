@@ -78,11 +78,38 @@ pub struct WarpFault {
     pub pc: u32,
 }
 
-/// How a block's body is run. The JIT engine supplies compiled bodies; the interpreter runs
-/// every block itself.
-pub enum BlockRunner {
-    /// Interpret every block.
-    Interp,
+/// Runs the instructions of a block (not its terminator) for the warp's active mask. The
+/// interpreter runs every block itself ([`Interp`]); the JIT runs compiled code where it has some.
+/// Either way the caller counts the block's instructions into [`Stats`].
+pub trait BodyRunner {
+    /// Runs block `id` (which is `block`) once.
+    fn run_body(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        cx: &mut Cx<'_>,
+        stats: &mut Stats,
+        diag: &mut dyn FnMut(u32, u32, String),
+    ) -> Result<(), WarpFault>;
+}
+
+/// The interpreter's body runner.
+pub struct Interp;
+
+impl BodyRunner for Interp {
+    #[inline]
+    fn run_body(
+        &mut self,
+        _: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        cx: &mut Cx<'_>,
+        _: &mut Stats,
+        diag: &mut dyn FnMut(u32, u32, String),
+    ) -> Result<(), WarpFault> {
+        run_body(block, w, cx, diag)
+    }
 }
 
 /// The lanes for which a control condition holds.
@@ -98,18 +125,27 @@ pub fn cond_mask(w: &WarpState, c: Cond) -> u32 {
     m
 }
 
-/// Runs one block's instructions for the current active mask. Counts lane and warp
-/// instructions into `stats`; `diag` receives (lane, pc, message) diagnostics.
+/// Interprets one block's instructions for the current active mask; `diag` receives
+/// (lane, pc, message) diagnostics.
 #[inline]
 pub fn run_body(
     block: &Block,
     w: &mut WarpState,
     cx: &mut Cx<'_>,
-    stats: &mut Stats,
     diag: &mut dyn FnMut(u32, u32, String),
 ) -> Result<(), WarpFault> {
-    let active_lanes = w.active.count_ones() as u64;
-    for inst in &block.insts {
+    run_insts(&block.insts, w, cx, diag)
+}
+
+/// Interprets a run of instructions for the current active mask.
+#[inline]
+pub fn run_insts(
+    insts: &[Inst],
+    w: &mut WarpState,
+    cx: &mut Cx<'_>,
+    diag: &mut dyn FnMut(u32, u32, String),
+) -> Result<(), WarpFault> {
+    for inst in insts {
         let mask = w.active & cond_mask(w, Cond { guard: inst.guard, cc: None });
         if mask != 0 {
             exec_op(&inst.op, w, mask, cx)
@@ -121,8 +157,6 @@ pub fn run_body(
             }
         }
     }
-    stats.warp_insts += block.insts.len() as u64;
-    stats.lane_insts += block.insts.len() as u64 * active_lanes;
     Ok(())
 }
 
@@ -135,8 +169,10 @@ fn first_active(w: &WarpState) -> u32 {
 }
 
 /// Runs a warp from `ctl.block` until it exits, waits at a barrier, or faults.
+#[allow(clippy::too_many_arguments)]
 pub fn run_warp(
     prog: &Program,
+    runner: &mut dyn BodyRunner,
     w: &mut WarpState,
     ctl: &mut WarpCtl,
     cx: &mut Cx<'_>,
@@ -168,16 +204,14 @@ pub fn run_warp(
             // Step to the exact instruction that exceeds the budget.
             let left = (budget - ctl.issued) as usize;
             let pc = block.insts.get(left).map(|i| i.pc).or(term_pc).unwrap_or(block.pc);
-            let partial = Block { insts: block.insts[..left.min(block.insts.len())].to_vec(), ..block.clone() };
-            run_body(&partial, w, cx, stats, diag)?;
+            let done = left.min(block.insts.len());
+            count(stats, done as u64, w.active);
+            run_insts(&block.insts[..done], w, cx, diag)?;
             return Err(WarpFault { kind: FaultKind::BudgetExhausted { budget }, lane: first_active(w), pc });
         }
         ctl.issued += total;
-        run_body(block, w, cx, stats, diag)?;
-        if term_pc.is_some() {
-            stats.warp_insts += 1;
-            stats.lane_insts += w.active.count_ones() as u64;
-        }
+        count(stats, total, w.active);
+        runner.run_body(ctl.block, block, w, cx, stats, diag)?;
         match block.term {
             Terminator::Jump { target, .. } => ctl.block = target,
             Terminator::Branch { cond, taken, fallthrough, pc } => {
@@ -226,6 +260,13 @@ pub fn run_warp(
             }
         }
     }
+}
+
+/// Counts `n` issued instructions with the active mask `active`.
+#[inline]
+fn count(stats: &mut Stats, n: u64, active: u32) {
+    stats.warp_insts += n;
+    stats.lane_insts += n * active.count_ones() as u64;
 }
 
 fn push(ctl: &mut WarpCtl, w: &WarpState, e: Entry, pc: u32) -> Result<(), WarpFault> {
