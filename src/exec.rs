@@ -17,7 +17,10 @@ pub struct Machine {
 
 impl Default for Machine {
     fn default() -> Self {
-        Machine { global: GlobalMemory::new(), shared_window: DEFAULT_SHARED_WINDOW }
+        Machine {
+            global: GlobalMemory::new(),
+            shared_window: DEFAULT_SHARED_WINDOW,
+        }
     }
 }
 
@@ -82,7 +85,14 @@ impl std::fmt::Display for Diagnostic {
         write!(
             f,
             "check: {} (launch {}, CTA ({}, {}, {}), warp {}, lane {}, pc {:#06x})",
-            self.message, self.launch, self.cta[0], self.cta[1], self.cta[2], self.warp, self.lane, self.pc
+            self.message,
+            self.launch,
+            self.cta[0],
+            self.cta[1],
+            self.cta[2],
+            self.warp,
+            self.lane,
+            self.pc
         )
     }
 }
@@ -108,7 +118,11 @@ impl Diagnostics {
     /// Takes the collected diagnostics, sorted by (launch, CTA, warp, pc, lane) so the output does
     /// not depend on host thread timing.
     pub fn take(&self) -> Vec<Diagnostic> {
-        let mut v = self.list.lock().map(|mut l| std::mem::take(&mut *l)).unwrap_or_default();
+        let mut v = self
+            .list
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default();
         v.sort_by_key(|d| (d.launch, d.cta[2], d.cta[1], d.cta[0], d.warp, d.pc, d.lane));
         v
     }
@@ -126,7 +140,11 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { threads: 0, check: false, diagnostics: Arc::new(Diagnostics::default()) }
+        RunOptions {
+            threads: 0,
+            check: false,
+            diagnostics: Arc::new(Diagnostics::default()),
+        }
     }
 }
 
@@ -141,6 +159,9 @@ pub struct Stats {
     pub lane_insts: u64,
     /// Blocks run by the interpreter where a JIT engine fell back to it.
     pub interp_blocks: u64,
+    /// Instruction executions inside compiled blocks that were delegated to the interpreter's
+    /// code (instructions without an inline lowering).
+    pub delegated: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -149,6 +170,7 @@ impl std::ops::AddAssign for Stats {
         self.warp_insts += o.warp_insts;
         self.lane_insts += o.lane_insts;
         self.interp_blocks += o.interp_blocks;
+        self.delegated += o.delegated;
     }
 }
 

@@ -15,26 +15,36 @@ use std::sync::Mutex;
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 
 /// Host-thread scratch reused across CTAs: warp states, shared memory and the body runner.
-pub struct Scratch {
+pub struct Scratch<'r> {
     warps: Vec<Box<WarpState>>,
     ctls: Vec<WarpCtl>,
     shared: Vec<u8>,
-    runner: Box<dyn BodyRunner>,
+    runner: Box<dyn BodyRunner + 'r>,
 }
 
-impl Scratch {
+impl<'r> Scratch<'r> {
     /// Empty scratch using `runner`.
-    pub fn new(runner: Box<dyn BodyRunner>) -> Self {
-        Scratch { warps: Vec::new(), ctls: Vec::new(), shared: Vec::new(), runner }
+    pub fn new(runner: Box<dyn BodyRunner + 'r>) -> Self {
+        Scratch {
+            warps: Vec::new(),
+            ctls: Vec::new(),
+            shared: Vec::new(),
+            runner,
+        }
     }
 }
 
 /// Makes a body runner for one host thread.
-pub type RunnerFactory<'a> = dyn Fn() -> Box<dyn BodyRunner> + Sync + 'a;
+pub type RunnerFactory<'a> = dyn Fn() -> Box<dyn BodyRunner + 'a> + Sync + 'a;
 
 /// Runs every CTA of `launch`; each host thread runs block bodies with a runner from
 /// `make_runner`.
-pub fn run_grid(machine: &Machine, launch: &Launch, opts: &RunOptions, make_runner: &RunnerFactory<'_>) -> Result<Stats, Fault> {
+pub fn run_grid(
+    machine: &Machine,
+    launch: &Launch,
+    opts: &RunOptions,
+    make_runner: &RunnerFactory<'_>,
+) -> Result<Stats, Fault> {
     let n = launch.ctas();
     if opts.threads == 1 || n == 1 {
         let mut scratch = Scratch::new(make_runner());
@@ -50,24 +60,27 @@ pub fn run_grid(machine: &Machine, launch: &Launch, opts: &RunOptions, make_runn
         (0..n as usize)
             .into_par_iter()
             .with_min_len(4)
-            .map_init(|| Scratch::new(make_runner()), |scratch, i| {
-                let i = i as u64;
-                if i > first_fault.load(Ordering::Relaxed) {
-                    return Stats::default();
-                }
-                match run_cta(machine, launch, opts, i, scratch) {
-                    Ok(s) => s,
-                    Err(f) => {
-                        first_fault.fetch_min(i, Ordering::Relaxed);
-                        if let Ok(mut slot) = fault.lock() {
-                            if slot.as_ref().is_none_or(|(j, _)| i < *j) {
-                                *slot = Some((i, f));
-                            }
-                        }
-                        Stats::default()
+            .map_init(
+                || Scratch::new(make_runner()),
+                |scratch, i| {
+                    let i = i as u64;
+                    if i > first_fault.load(Ordering::Relaxed) {
+                        return Stats::default();
                     }
-                }
-            })
+                    match run_cta(machine, launch, opts, i, scratch) {
+                        Ok(s) => s,
+                        Err(f) => {
+                            first_fault.fetch_min(i, Ordering::Relaxed);
+                            if let Ok(mut slot) = fault.lock() {
+                                if slot.as_ref().is_none_or(|(j, _)| i < *j) {
+                                    *slot = Some((i, f));
+                                }
+                            }
+                            Stats::default()
+                        }
+                    }
+                },
+            )
             .reduce(Stats::default, |mut a, b| {
                 a += b;
                 a
@@ -76,7 +89,10 @@ pub fn run_grid(machine: &Machine, launch: &Launch, opts: &RunOptions, make_runn
     let stats = if opts.threads == 0 {
         work()
     } else {
-        match rayon::ThreadPoolBuilder::new().num_threads(opts.threads).build() {
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.threads)
+            .build()
+        {
             Ok(pool) => pool.install(work),
             Err(_) => work(),
         }
@@ -90,7 +106,11 @@ pub fn run_grid(machine: &Machine, launch: &Launch, opts: &RunOptions, make_runn
 /// CTA coordinates of linear CTA index `i` (x fastest).
 pub fn cta_coords(grid: [u32; 3], i: u64) -> [u32; 3] {
     let (gx, gy) = (grid[0] as u64, grid[1] as u64);
-    [(i % gx) as u32, (i / gx % gy) as u32, (i / (gx * gy)) as u32]
+    [
+        (i % gx) as u32,
+        (i / gx % gy) as u32,
+        (i / (gx * gy)) as u32,
+    ]
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -101,7 +121,13 @@ enum Status {
 }
 
 /// Runs one CTA to completion.
-pub fn run_cta(machine: &Machine, launch: &Launch, opts: &RunOptions, i: u64, s: &mut Scratch) -> Result<Stats, Fault> {
+pub fn run_cta(
+    machine: &Machine,
+    launch: &Launch,
+    opts: &RunOptions,
+    i: u64,
+    s: &mut Scratch<'_>,
+) -> Result<Stats, Fault> {
     let prog = &*launch.program;
     let cta = cta_coords(launch.grid, i);
     let threads = launch.threads_per_cta();
@@ -112,9 +138,19 @@ pub fn run_cta(machine: &Machine, launch: &Launch, opts: &RunOptions, i: u64, s:
         s.ctls.push(WarpCtl::default());
     }
     let [bx, by, _] = launch.block.map(|v| v as u64);
-    for (wi, (w, ctl)) in s.warps.iter_mut().zip(s.ctls.iter_mut()).take(nw).enumerate() {
+    for (wi, (w, ctl)) in s
+        .warps
+        .iter_mut()
+        .zip(s.ctls.iter_mut())
+        .take(nw)
+        .enumerate()
+    {
         let base = wi as u64 * LANES as u64;
-        let live = if base + 32 <= threads { u32::MAX } else { (1u32 << (threads - base)) - 1 };
+        let live = if base + 32 <= threads {
+            u32::MAX
+        } else {
+            (1u32 << (threads - base)) - 1
+        };
         for r in &mut w.regs[..used] {
             *r = [0; LANES];
         }
@@ -147,7 +183,10 @@ pub fn run_cta(machine: &Machine, launch: &Launch, opts: &RunOptions, i: u64, s:
         check: opts.check,
         diags: Vec::new(),
     };
-    let mut stats = Stats { warps: nw as u64, ..Stats::default() };
+    let mut stats = Stats {
+        warps: nw as u64,
+        ..Stats::default()
+    };
     let mut status = vec![Status::Ready; nw];
     let fault = |wi: usize, f: WarpFault| Fault {
         kind: f.kind,
@@ -163,10 +202,26 @@ pub fn run_cta(machine: &Machine, launch: &Launch, opts: &RunOptions, i: u64, s:
                 continue;
             }
             let mut diag = |lane: u32, pc: u32, message: String| {
-                opts.diagnostics.push(Diagnostic { launch: launch.index, cta, warp: wi as u32, lane, pc, message })
+                opts.diagnostics.push(Diagnostic {
+                    launch: launch.index,
+                    cta,
+                    warp: wi as u32,
+                    lane,
+                    pc,
+                    message,
+                })
             };
-            let stop = run_warp(prog, &mut *s.runner, &mut s.warps[wi], &mut s.ctls[wi], &mut cx, launch.budget, &mut stats, &mut diag)
-                .map_err(|f| fault(wi, f))?;
+            let stop = run_warp(
+                prog,
+                &mut *s.runner,
+                &mut s.warps[wi],
+                &mut s.ctls[wi],
+                &mut cx,
+                launch.budget,
+                &mut stats,
+                &mut diag,
+            )
+            .map_err(|f| fault(wi, f))?;
             status[wi] = match stop {
                 Stop::Exited => Status::Done,
                 Stop::Barrier { id, pc } => Status::Waiting { id, pc },
@@ -176,7 +231,9 @@ pub fn run_cta(machine: &Machine, launch: &Launch, opts: &RunOptions, i: u64, s:
             Status::Waiting { id, pc } => Some((wi, id, pc)),
             _ => None,
         });
-        let Some((w0, id0, pc0)) = waiting.next() else { break };
+        let Some((w0, id0, pc0)) = waiting.next() else {
+            break;
+        };
         if waiting.all(|(_, id, _)| id == id0) {
             for st in status.iter_mut().filter(|st| **st != Status::Done) {
                 *st = Status::Ready;
@@ -185,7 +242,13 @@ pub fn run_cta(machine: &Machine, launch: &Launch, opts: &RunOptions, i: u64, s:
             let w = &s.warps[w0];
             return Err(fault(
                 w0,
-                WarpFault { kind: FaultKind::BarrierDeadlock { barrier: id0 as u32 }, lane: w.active.trailing_zeros() % 32, pc: pc0 },
+                WarpFault {
+                    kind: FaultKind::BarrierDeadlock {
+                        barrier: id0 as u32,
+                    },
+                    lane: w.active.trailing_zeros() % 32,
+                    pc: pc0,
+                },
             ));
         }
     }

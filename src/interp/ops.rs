@@ -72,9 +72,19 @@ fn first_lane(mask: u32) -> u32 {
 }
 
 /// Reads a constant as `LDC` in IA mode with `Ra = RZ` (semantics.md §2–3), one lane's view.
-fn read_const(cx: &Cx<'_>, bank: u32, addr: i64, size: u32, signed: bool) -> Result<[u32; 4], FaultKind> {
+fn read_const(
+    cx: &Cx<'_>,
+    bank: u32,
+    addr: i64,
+    size: u32,
+    signed: bool,
+) -> Result<[u32; 4], FaultKind> {
     if addr as u64 & (size as u64 - 1) != 0 {
-        return Err(FaultKind::MisalignedConstant { bank, addr: addr as u32, size });
+        return Err(FaultKind::MisalignedConstant {
+            bank,
+            addr: addr as u32,
+            size,
+        });
     }
     if !(0..0x1_0000).contains(&addr) || bank >= 32 || bank >= cx.nbanks {
         return Ok([0; 4]);
@@ -95,9 +105,17 @@ fn src(w: &WarpState, s: Src, mask: u32, cx: &mut Cx<'_>) -> Result<Row, LaneFau
 fn const_operand(c: ConstRef, mask: u32, cx: &mut Cx<'_>) -> Result<u32, LaneFault> {
     let lane = first_lane(mask);
     if cx.check && c.bank as u32 >= cx.nbanks && (c.bank as u32) < 18 {
-        cx.diag(lane as usize, format!("constant bank {} is not available in this launch's mode (reads 0)", c.bank));
+        cx.diag(
+            lane as usize,
+            format!(
+                "constant bank {} is not available in this launch's mode (reads 0)",
+                c.bank
+            ),
+        );
     }
-    read_const(cx, c.bank as u32, c.offset as i64, 4, false).map(|v| v[0]).map_err(|kind| LaneFault { kind, lane })
+    read_const(cx, c.bank as u32, c.offset as i64, 4, false)
+        .map(|v| v[0])
+        .map_err(|kind| LaneFault { kind, lane })
 }
 
 #[inline(always)]
@@ -306,7 +324,11 @@ impl Exec for Xmad {
         let mut res = [0u32; LANES];
         let mut cf = 0u32;
         for l in 0..LANES {
-            let mut p = sel(ra[l], self.a_h1, self.a_signed).wrapping_mul(sel(rb[l], self.b_h1, self.b_signed));
+            let mut p = sel(ra[l], self.a_h1, self.a_signed).wrapping_mul(sel(
+                rb[l],
+                self.b_h1,
+                self.b_signed,
+            ));
             if self.psl {
                 p <<= 16;
             }
@@ -318,7 +340,11 @@ impl Exec for Xmad {
             };
             let r = p as u64 + addend as u64;
             cf |= ((r >> 32 != 0) as u32) << l;
-            res[l] = if self.mrg { (r as u32 & 0xffff) | (rb[l] << 16) } else { r as u32 };
+            res[l] = if self.mrg {
+                (r as u32 & 0xffff) | (rb[l] << 16)
+            } else {
+                r as u32
+            };
         }
         put(w, self.d.0, &res, mask);
         if self.cc {
@@ -429,7 +455,9 @@ impl Exec for Lop3 {
     fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut Cx<'_>) -> OpResult {
         let b = src(w, self.b, mask, cx)?;
         let lut = self.lut;
-        let r = map3(&reg(w, self.a), &b, &reg(w, self.c), |a, b, c| lut3(lut, a, b, c));
+        let r = map3(&reg(w, self.a), &b, &reg(w, self.c), |a, b, c| {
+            lut3(lut, a, b, c)
+        });
         put(w, self.d.0, &r, mask);
         pred_out(w, self.p, self.pout, &r, mask);
         Ok(())
@@ -517,7 +545,11 @@ impl Exec for Sel {
 
 /// One lane of ISETP's comparison.
 fn icmp(cmp: Cmp, unsigned: bool, x: bool, a: u32, b: u32, cf: bool, zf: bool) -> bool {
-    let (a, b) = if unsigned { (a as i64, b as i64) } else { (a as i32 as i64, b as i32 as i64) };
+    let (a, b) = if unsigned {
+        (a as i64, b as i64)
+    } else {
+        (a as i32 as i64, b as i32 as i64)
+    };
     if x {
         let d = a - b - (1 - cf as i64);
         match cmp {
@@ -558,7 +590,15 @@ impl Exec for Isetp {
         let a = reg(w, self.a);
         let (cf, zf) = (w.cc[CF], w.cc[ZF]);
         let r = mask_of(|l| {
-            icmp(self.cmp, self.unsigned, self.x, a[l], b[l], lane_on(cf, l), lane_on(zf, l))
+            icmp(
+                self.cmp,
+                self.unsigned,
+                self.x,
+                a[l],
+                b[l],
+                lane_on(cf, l),
+                lane_on(zf, l),
+            )
         });
         let c = pred_mask(w, self.c);
         w.set_pred(self.p.0, mask, bop_mask(self.bop, r, c));
@@ -569,7 +609,11 @@ impl Exec for Isetp {
 
 impl Exec for Psetp {
     fn exec(&self, w: &mut WarpState, mask: u32, _: &mut Cx<'_>) -> OpResult {
-        let (a, b, c) = (pred_mask(w, self.a), pred_mask(w, self.b), pred_mask(w, self.c));
+        let (a, b, c) = (
+            pred_mask(w, self.a),
+            pred_mask(w, self.b),
+            pred_mask(w, self.c),
+        );
         let p = bop_mask(self.bop2, bop_mask(self.bop1, a, b), c);
         let q = bop_mask(self.bop2, bop_mask(self.bop1, !a, b), c);
         w.set_pred(self.p.0, mask, p);
@@ -585,7 +629,10 @@ impl Exec for P2r {
         let bits: Row = match self.src {
             P2rSrc::Pr => std::array::from_fn(|l| (0..7).map(|p| (w.preds[p] >> l & 1) << p).sum()),
             P2rSrc::Cc => std::array::from_fn(|l| {
-                (w.cc[ZF] >> l & 1) | (w.cc[SF] >> l & 1) << 1 | (w.cc[CF] >> l & 1) << 2 | (w.cc[OF] >> l & 1) << 3
+                (w.cc[ZF] >> l & 1)
+                    | (w.cc[SF] >> l & 1) << 1
+                    | (w.cc[CF] >> l & 1) << 2
+                    | (w.cc[OF] >> l & 1) << 3
             }),
         };
         let r = map3(&reg(w, self.a), &bits, &m, |a, bits, m| {
@@ -625,7 +672,11 @@ pub fn prmt(a: u32, sel: u32, c: u32) -> u32 {
     for i in 0..4 {
         let n = sel >> (4 * i) & 0xf;
         let byte = (src >> (8 * (n & 7))) as u8;
-        let out = if n & 8 != 0 { ((byte as i8) >> 7) as u8 } else { byte };
+        let out = if n & 8 != 0 {
+            ((byte as i8) >> 7) as u8
+        } else {
+            byte
+        };
         r |= (out as u32) << (8 * i);
     }
     r
@@ -657,11 +708,19 @@ impl Exec for Lea {
             if self.neg_a {
                 off = off.wrapping_neg();
             }
-            let v = if self.hi { (off >> (32 - s)) as u32 } else { (off << s) as u32 };
+            let v = if self.hi {
+                (off >> (32 - s)) as u32
+            } else {
+                (off << s) as u32
+            };
             let sum = b[l] as u64 + v as u64 + (cfin >> l & 1) as u64;
             res[l] = sum as u32;
             cf |= ((sum >> 32) as u32 & 1) << l;
-            let ea = if self.hi { (res[l] as u64) << 32 | w.lea_lo[l] as u64 } else { res[l] as u64 };
+            let ea = if self.hi {
+                (res[l] as u64) << 32 | w.lea_lo[l] as u64
+            } else {
+                res[l] as u64
+            };
             outside |= (warpjit_window_detect(cx.shared_window, ea) ^ 1) << l;
         }
         if !self.hi {
@@ -714,15 +773,21 @@ impl Exec for Ldc {
                 match self.mode {
                     LdcMode::Ia => (imm5, t as i64),
                     LdcMode::Il => (imm5 + (t >> 16), (t & 0xffff) as i64),
-                    LdcMode::Is | LdcMode::Isl => (imm5 + (ra[l] >> 16), self.imm as i64 + (ra[l] & 0xffff) as i64),
+                    LdcMode::Is | LdcMode::Isl => (
+                        imm5 + (ra[l] >> 16),
+                        self.imm as i64 + (ra[l] & 0xffff) as i64,
+                    ),
                 }
             };
             let isl_reserved = self.mode == LdcMode::Isl && bank > 13;
             if cx.check && !isl_reserved && (cx.nbanks..18).contains(&bank) {
                 cx.diag(l, format!("LDC from constant bank {bank}, not available in this launch's mode (reads 0)"));
             }
-            let v = read_const(cx, bank, addr, size, self.size.signed())
-                .map_err(|kind| LaneFault { kind, lane: l as u32 })?;
+            let v =
+                read_const(cx, bank, addr, size, self.size.signed()).map_err(|kind| LaneFault {
+                    kind,
+                    lane: l as u32,
+                })?;
             words[l] = if isl_reserved { [0; 4] } else { v };
         }
         put_words(w, self.d, self.size.regs(), &words, mask);
@@ -750,14 +815,22 @@ fn effective(w: &WarpState, addr: Addr, e: bool, l: usize) -> u64 {
 fn align_down(cx: &mut Cx<'_>, ea: u64, size: u32, l: usize, what: &str) -> u64 {
     let a = ea & !(size as u64 - 1);
     if a != ea && cx.check {
-        cx.diag(l, format!("misaligned {size}-byte {what} access at {ea:#x} aligned down to {a:#x}"));
+        cx.diag(
+            l,
+            format!("misaligned {size}-byte {what} access at {ea:#x} aligned down to {a:#x}"),
+        );
     }
     a
 }
 
 /// Loads from global memory: `Ok(None)` for a non-resident tile (data 0).
 #[inline(always)]
-fn global_load(cx: &mut Cx<'_>, ea: u64, size: MemSize, l: usize) -> Result<Option<[u32; 4]>, LaneFault> {
+fn global_load(
+    cx: &mut Cx<'_>,
+    ea: u64,
+    size: MemSize,
+    l: usize,
+) -> Result<Option<[u32; 4]>, LaneFault> {
     let bytes = size.bytes();
     match cx.mem.locate(ea, bytes, &mut cx.hint) {
         Access::Host(p) => {
@@ -767,7 +840,13 @@ fn global_load(cx: &mut Cx<'_>, ea: u64, size: MemSize, l: usize) -> Result<Opti
             Ok(Some(v))
         }
         Access::Sparse => Ok(None),
-        Access::Unmapped => Err(LaneFault { kind: FaultKind::IllegalAddress { addr: ea, size: bytes }, lane: l as u32 }),
+        Access::Unmapped => Err(LaneFault {
+            kind: FaultKind::IllegalAddress {
+                addr: ea,
+                size: bytes,
+            },
+            lane: l as u32,
+        }),
     }
 }
 
@@ -779,7 +858,11 @@ fn shared_range(cx: &Cx<'_>, offset: u64, bytes: u32, l: usize) -> Result<usize,
         Ok(offset as usize)
     } else {
         Err(LaneFault {
-            kind: FaultKind::SharedOutOfRange { offset, size: bytes, shared_bytes: len as u32 },
+            kind: FaultKind::SharedOutOfRange {
+                offset,
+                size: bytes,
+                shared_bytes: len as u32,
+            },
             lane: l as u32,
         })
     }
@@ -789,10 +872,20 @@ fn shared_load(cx: &Cx<'_>, at: usize, size: MemSize) -> [u32; 4] {
     let b = &cx.shared[at..at + size.bytes() as usize];
     let mut v = [0u32; 4];
     match size.bytes() {
-        1 => v[0] = if size.signed() { b[0] as i8 as i32 as u32 } else { b[0] as u32 },
+        1 => {
+            v[0] = if size.signed() {
+                b[0] as i8 as i32 as u32
+            } else {
+                b[0] as u32
+            }
+        }
         2 => {
             let h = u16::from_le_bytes([b[0], b[1]]);
-            v[0] = if size.signed() { h as i16 as i32 as u32 } else { h as u32 };
+            v[0] = if size.signed() {
+                h as i16 as i32 as u32
+            } else {
+                h as u32
+            };
         }
         _ => {
             for (w, c) in v.iter_mut().zip(b.chunks_exact(4)) {
@@ -843,12 +936,25 @@ fn locate_store(cx: &mut Cx<'_>, ea: u64, bytes: u32, l: usize) -> Result<StoreT
     match cx.mem.locate(ea, bytes, &mut cx.hint) {
         Access::Host(p) => Ok(StoreTo::Host(p)),
         Access::Sparse => Ok(StoreTo::Nowhere),
-        Access::Unmapped => Err(LaneFault { kind: FaultKind::IllegalAddress { addr: ea, size: bytes }, lane: l as u32 }),
+        Access::Unmapped => Err(LaneFault {
+            kind: FaultKind::IllegalAddress {
+                addr: ea,
+                size: bytes,
+            },
+            lane: l as u32,
+        }),
     }
 }
 
 /// Performs checked stores in lane order (a later lane wins when two lanes store to one address).
-fn commit_stores(w: &WarpState, cx: &mut Cx<'_>, to: &[StoreTo; LANES], v: Reg, size: MemSize, mask: u32) {
+fn commit_stores(
+    w: &WarpState,
+    cx: &mut Cx<'_>,
+    to: &[StoreTo; LANES],
+    v: Reg,
+    size: MemSize,
+    mask: u32,
+) {
     let bytes = size.bytes();
     for l in lanes(mask) {
         let data = get_words(w, v, size.regs(), l);
@@ -903,7 +1009,12 @@ impl Exec for St {
             to[l] = if lane_on(global, l) {
                 locate_store(cx, ea, bytes, l)?
             } else {
-                StoreTo::Shared(shared_range(cx, ea.wrapping_sub(cx.shared_window), bytes, l)?)
+                StoreTo::Shared(shared_range(
+                    cx,
+                    ea.wrapping_sub(cx.shared_window),
+                    bytes,
+                    l,
+                )?)
             };
         }
         commit_stores(w, cx, &to, self.v, self.size, mask);
@@ -965,15 +1076,27 @@ mod tests {
         assert_eq!(bfe(0x8000_0000, 0x11f, true, false), u32::MAX);
         assert_eq!(bfe(0x7fff_ffff, 0x11f, true, false), 0);
         assert_eq!(bfe(0xabcd_1234, 0x0808, false, false), 0x12);
-        assert_eq!(bfe(0xabcd_1234, 0x0800 | 28, false, false), 0xa, "bits past 31 read 0");
-        assert_eq!(bfe(0xabcd_1234, 0x0800 | 28, true, false), 0xffff_fffa, "bits past 31 read bit 31");
+        assert_eq!(
+            bfe(0xabcd_1234, 0x0800 | 28, false, false),
+            0xa,
+            "bits past 31 read 0"
+        );
+        assert_eq!(
+            bfe(0xabcd_1234, 0x0800 | 28, true, false),
+            0xffff_fffa,
+            "bits past 31 read bit 31"
+        );
         assert_eq!(bfe(0x1234, 0x0000, false, false), 0, "length 0");
     }
 
     #[test]
     fn bfi_clamps_length() {
         assert_eq!(bfi(0xff, 0x0804, 0), 0xff0);
-        assert_eq!(bfi(0xffff_ffff, 0x201e, 0), 0xc000_0000, "length clamps below bit 32");
+        assert_eq!(
+            bfi(0xffff_ffff, 0x201e, 0),
+            0xc000_0000,
+            "length clamps below bit 32"
+        );
         assert_eq!(bfi(0xff, 0x0820, 7), 7, "position 32 leaves Rc");
     }
 

@@ -146,10 +146,20 @@ pub fn run_insts(
     diag: &mut dyn FnMut(u32, u32, String),
 ) -> Result<(), WarpFault> {
     for inst in insts {
-        let mask = w.active & cond_mask(w, Cond { guard: inst.guard, cc: None });
+        let mask = w.active
+            & cond_mask(
+                w,
+                Cond {
+                    guard: inst.guard,
+                    cc: None,
+                },
+            );
         if mask != 0 {
-            exec_op(&inst.op, w, mask, cx)
-                .map_err(|LaneFault { kind, lane }| WarpFault { kind, lane, pc: inst.pc })?;
+            exec_op(&inst.op, w, mask, cx).map_err(|LaneFault { kind, lane }| WarpFault {
+                kind,
+                lane,
+                pc: inst.pc,
+            })?;
             if !cx.diags.is_empty() {
                 for (lane, msg) in cx.diags.drain(..) {
                     diag(lane, inst.pc, msg);
@@ -203,31 +213,67 @@ pub fn run_warp(
         if ctl.issued + total > budget {
             // Step to the exact instruction that exceeds the budget.
             let left = (budget - ctl.issued) as usize;
-            let pc = block.insts.get(left).map(|i| i.pc).or(term_pc).unwrap_or(block.pc);
+            let pc = block
+                .insts
+                .get(left)
+                .map(|i| i.pc)
+                .or(term_pc)
+                .unwrap_or(block.pc);
             let done = left.min(block.insts.len());
             count(stats, done as u64, w.active);
             run_insts(&block.insts[..done], w, cx, diag)?;
-            return Err(WarpFault { kind: FaultKind::BudgetExhausted { budget }, lane: first_active(w), pc });
+            return Err(WarpFault {
+                kind: FaultKind::BudgetExhausted { budget },
+                lane: first_active(w),
+                pc,
+            });
         }
         ctl.issued += total;
         count(stats, total, w.active);
         runner.run_body(ctl.block, block, w, cx, stats, diag)?;
         match block.term {
             Terminator::Jump { target, .. } => ctl.block = target,
-            Terminator::Branch { cond, taken, fallthrough, pc } => {
+            Terminator::Branch {
+                cond,
+                taken,
+                fallthrough,
+                pc,
+            } => {
                 let t = w.active & cond_mask(w, cond);
                 if t == w.active {
                     ctl.block = taken;
                 } else if t == 0 {
                     ctl.block = fallthrough;
                 } else {
-                    push(ctl, w, Entry { kind: EntryKind::Div, block: fallthrough, mask: w.active & !t }, pc)?;
+                    push(
+                        ctl,
+                        w,
+                        Entry {
+                            kind: EntryKind::Div,
+                            block: fallthrough,
+                            mask: w.active & !t,
+                        },
+                        pc,
+                    )?;
                     w.active = t;
                     ctl.block = taken;
                 }
             }
-            Terminator::Ssy { reconverge, next, pc } => {
-                push(ctl, w, Entry { kind: EntryKind::Sync, block: reconverge, mask: w.active }, pc)?;
+            Terminator::Ssy {
+                reconverge,
+                next,
+                pc,
+            } => {
+                push(
+                    ctl,
+                    w,
+                    Entry {
+                        kind: EntryKind::Sync,
+                        block: reconverge,
+                        mask: w.active,
+                    },
+                    pc,
+                )?;
                 ctl.block = next;
             }
             Terminator::Sync { cond, next, .. } => {
@@ -271,7 +317,13 @@ fn count(stats: &mut Stats, n: u64, active: u32) {
 
 fn push(ctl: &mut WarpCtl, w: &WarpState, e: Entry, pc: u32) -> Result<(), WarpFault> {
     if ctl.stack.len() >= MAX_STACK {
-        return Err(WarpFault { kind: FaultKind::StackOverflow { depth: MAX_STACK as u32 }, lane: first_active(w), pc });
+        return Err(WarpFault {
+            kind: FaultKind::StackOverflow {
+                depth: MAX_STACK as u32,
+            },
+            lane: first_active(w),
+            pc,
+        });
     }
     ctl.stack.push(e);
     Ok(())

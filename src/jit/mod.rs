@@ -1,0 +1,404 @@
+//! The Cranelift JIT engine.
+//!
+//! Each IR block of a program is translated, for a whole warp, into one native function
+//! ([`codegen`]). Compiled blocks are cached per program and block and run by the same dispatcher
+//! as the interpreter ([`crate::interp::warp::run_warp`]): terminators, divergence, barriers and
+//! the instruction budget are shared code, so both engines agree by construction there.
+//!
+//! Tiering: a block is interpreted until it has run [`Jit::threshold`] times (default
+//! [`DEFAULT_THRESHOLD`]) on any warp, then compiled on the thread that hit the threshold and run
+//! natively from then on. Blocks longer than [`MAX_BLOCK_INSTS`] instructions stay interpreted
+//! (counted in `--stats` as interpreted blocks).
+//! With `--check`, every block is interpreted (diagnostics need the per-lane interpreter).
+//!
+//! One JIT module and one Cranelift context are reused for every function, behind a mutex.
+//! Runtime helpers are registered with `JITBuilder::symbol`; the warp state and the [`abi::JitCx`]
+//! are addressed with `offset_of!`. With `WARPJIT_DUMP_CLIF=DIR` each compiled block's CLIF is
+//! written to `DIR`, each guest instruction as a comment above the code it produced.
+
+pub mod abi;
+pub mod codegen;
+
+use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
+use crate::interp::cta::run_grid;
+use crate::interp::ops::Cx;
+use crate::interp::warp::{run_body, BodyRunner, Interp, WarpFault};
+use crate::ir::{Block, BlockId, Program};
+use abi::{BlockFn, JitCx};
+use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use warpjit_runtime::helpers::FaultSlot;
+use warpjit_runtime::{Fault, FaultKind, WarpState};
+
+/// Executions of a block (by any warp) before it is compiled.
+pub const DEFAULT_THRESHOLD: u32 = 2;
+/// Longest block compiled (longer ones are interpreted).
+pub const MAX_BLOCK_INSTS: usize = 512;
+
+/// Why the JIT could not be set up or could not compile. A bug or an unsupported host, never a
+/// user error.
+#[derive(Debug, thiserror::Error)]
+pub enum JitError {
+    /// Cranelift does not support this host.
+    #[error("this host is not supported by Cranelift: {0}")]
+    Host(String),
+    /// Cranelift rejected a function (a warpjit bug).
+    #[error("compiling block {block} failed: {msg}")]
+    Compile {
+        /// The block.
+        block: u32,
+        /// Cranelift's message.
+        msg: String,
+    },
+}
+
+/// Per-program code: one slot per block.
+struct ProgCode {
+    /// Keeps the program (and so the `Inst` addresses baked into code) alive.
+    prog: Arc<Program>,
+    /// Compiled function addresses (0 = not compiled; usize::MAX = will not compile).
+    fns: Vec<AtomicUsize>,
+    /// Executions so far, for tiering.
+    runs: Vec<AtomicU32>,
+}
+
+struct Inner {
+    module: JITModule,
+    ctx: Context,
+    fctx: FunctionBuilderContext,
+    exec_inst: FuncId,
+    progs: HashMap<usize, Arc<ProgCode>>,
+    next_name: u32,
+    dump: Option<std::path::PathBuf>,
+    compiled: u64,
+    compile_nanos: u64,
+}
+
+// SAFETY: `JITModule` holds `RefCell`s and raw code pointers but no thread-bound state; it is
+// only ever used under the `Mutex` below.
+unsafe impl Send for Inner {}
+
+/// The JIT engine (`--engine jit`).
+pub struct Jit {
+    inner: Mutex<Inner>,
+    /// Executions before a block is compiled.
+    pub threshold: u32,
+}
+
+/// Compile statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompileStats {
+    /// Blocks compiled.
+    pub blocks: u64,
+    /// Time spent compiling, in nanoseconds.
+    pub nanos: u64,
+}
+
+impl Jit {
+    /// Sets up Cranelift for the host.
+    pub fn new() -> Result<Jit, JitError> {
+        let mut flags = settings::builder();
+        let host = |e: &dyn std::fmt::Display| JitError::Host(e.to_string());
+        for (k, v) in [
+            ("use_colocated_libcalls", "false"),
+            ("is_pic", "false"),
+            ("opt_level", "none"),
+            (
+                "enable_verifier",
+                if cfg!(debug_assertions) {
+                    "true"
+                } else {
+                    "false"
+                },
+            ),
+        ] {
+            flags.set(k, v).map_err(|e| host(&e))?;
+        }
+        let isa = cranelift_native::builder()
+            .map_err(|e| host(&e))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| host(&e))?;
+        let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        builder.symbol(
+            "warpjit_jit_exec_inst",
+            abi::warpjit_jit_exec_inst as *const u8,
+        );
+        let mut module = JITModule::new(builder);
+        let mut sig = module.make_signature();
+        let ptr = module.target_config().pointer_type();
+        sig.params.extend([
+            AbiParam::new(ptr),
+            AbiParam::new(ptr),
+            AbiParam::new(ptr),
+            AbiParam::new(types::I32),
+        ]);
+        sig.returns.push(AbiParam::new(types::I32));
+        let exec_inst = module
+            .declare_function("warpjit_jit_exec_inst", Linkage::Import, &sig)
+            .map_err(|e| host(&e))?;
+        let ctx = module.make_context();
+        let dump = std::env::var_os("WARPJIT_DUMP_CLIF").map(std::path::PathBuf::from);
+        Ok(Jit {
+            inner: Mutex::new(Inner {
+                module,
+                ctx,
+                fctx: FunctionBuilderContext::new(),
+                exec_inst,
+                progs: HashMap::new(),
+                next_name: 0,
+                dump,
+                compiled: 0,
+                compile_nanos: 0,
+            }),
+            threshold: DEFAULT_THRESHOLD,
+        })
+    }
+
+    /// Blocks compiled so far and the time it took.
+    pub fn compile_stats(&self) -> CompileStats {
+        self.inner
+            .lock()
+            .map(|i| CompileStats {
+                blocks: i.compiled,
+                nanos: i.compile_nanos,
+            })
+            .unwrap_or_default()
+    }
+
+    fn code_for(&self, prog: &Arc<Program>) -> Arc<ProgCode> {
+        let key = Arc::as_ptr(prog) as usize;
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner
+            .progs
+            .entry(key)
+            .or_insert_with(|| {
+                let n = prog.blocks.len();
+                Arc::new(ProgCode {
+                    prog: prog.clone(),
+                    fns: (0..n).map(|_| AtomicUsize::new(0)).collect(),
+                    runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
+                })
+            })
+            .clone()
+    }
+
+    /// Compiles block `id` of `code` now (if not already compiled) and returns its address
+    /// (0 if it cannot be compiled).
+    fn compile(&self, code: &ProgCode, id: BlockId) -> usize {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = &code.fns[id as usize];
+        let cur = slot.load(Ordering::Acquire);
+        if cur != 0 {
+            return if cur == usize::MAX { 0 } else { cur };
+        }
+        let addr = match inner.compile_block(&code.prog, id) {
+            Ok(a) => a,
+            Err(_) => usize::MAX,
+        };
+        slot.store(addr, Ordering::Release);
+        if addr == usize::MAX {
+            0
+        } else {
+            addr
+        }
+    }
+
+    /// Compiles every block of a program (for tests, benchmarks and compile-latency measurement).
+    /// Returns how many blocks were compiled.
+    pub fn compile_all(&self, prog: &Arc<Program>) -> Result<usize, JitError> {
+        let code = self.code_for(prog);
+        let mut n = 0;
+        for id in 0..prog.blocks.len() as u32 {
+            if self.compile(&code, id) == 0
+                && prog.blocks[id as usize].insts.len() <= MAX_BLOCK_INSTS
+            {
+                return Err(JitError::Compile {
+                    block: id,
+                    msg: "compilation failed".into(),
+                });
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+impl Inner {
+    fn compile_block(&mut self, prog: &Program, id: BlockId) -> Result<usize, JitError> {
+        let block = &prog.blocks[id as usize];
+        if block.insts.len() > MAX_BLOCK_INSTS {
+            return Err(JitError::Compile {
+                block: id,
+                msg: "block too long".into(),
+            });
+        }
+        let t0 = std::time::Instant::now();
+        let err = |msg: String| JitError::Compile { block: id, msg };
+        let name = format!("block{}_{}", self.next_name, id);
+        self.next_name += 1;
+        self.module.clear_context(&mut self.ctx);
+        let ptr = self.module.target_config().pointer_type();
+        let comments;
+        {
+            let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            let exec_inst = self.module.declare_func_in_func(self.exec_inst, fb.func);
+            let env = codegen::Env {
+                exec_inst,
+                ptr,
+                live_out: &codegen::AllLive,
+            };
+            let mut tx = codegen::Tx::new(&mut fb, env);
+            for inst in &block.insts {
+                tx.inst(inst);
+            }
+            comments = std::mem::take(&mut tx.comments);
+            tx.finish();
+            fb.finalize(self.module.target_config());
+        }
+        let fid = self
+            .module
+            .declare_function(&name, Linkage::Local, &self.ctx.func.signature)
+            .map_err(|e| err(e.to_string()))?;
+        self.ctx.func.name = UserFuncName::user(0, fid.as_u32());
+        if let Some(dir) = &self.dump {
+            let text = dump_clif(&self.ctx.func, &comments);
+            let _ = std::fs::create_dir_all(dir);
+            let _ = std::fs::write(dir.join(format!("{name}.clif")), text);
+        }
+        self.module
+            .define_function(fid, &mut self.ctx)
+            .map_err(|e| err(format!("{e:?}")))?;
+        self.module
+            .finalize_definitions()
+            .map_err(|e| err(e.to_string()))?;
+        let addr = self.module.get_finalized_function(fid) as usize;
+        self.compiled += 1;
+        self.compile_nanos += t0.elapsed().as_nanos() as u64;
+        Ok(addr)
+    }
+}
+
+/// CLIF text with each guest instruction as a comment above the code it produced.
+fn dump_clif(
+    func: &cranelift_codegen::ir::Function,
+    comments: &[(cranelift_codegen::ir::Inst, String)],
+) -> String {
+    use cranelift_codegen::write::{decorate_function, FuncWriter, PlainWriter};
+    struct W<'c>(HashMap<cranelift_codegen::ir::Inst, &'c str>);
+    impl FuncWriter for W<'_> {
+        fn write_instruction(
+            &mut self,
+            w: &mut dyn std::fmt::Write,
+            func: &cranelift_codegen::ir::Function,
+            aliases: &cranelift_codegen::entity::SecondaryMap<
+                cranelift_codegen::ir::Value,
+                Vec<cranelift_codegen::ir::Value>,
+            >,
+            inst: cranelift_codegen::ir::Inst,
+            indent: usize,
+        ) -> std::fmt::Result {
+            if let Some(c) = self.0.get(&inst) {
+                writeln!(w, "{:indent$}; {c}", "")?;
+            }
+            PlainWriter.write_instruction(w, func, aliases, inst, indent)
+        }
+        fn write_block_header(
+            &mut self,
+            w: &mut dyn std::fmt::Write,
+            func: &cranelift_codegen::ir::Function,
+            block: cranelift_codegen::ir::Block,
+            indent: usize,
+        ) -> std::fmt::Result {
+            PlainWriter.write_block_header(w, func, block, indent)
+        }
+    }
+    let mut s = String::new();
+    let map = comments.iter().map(|(i, c)| (*i, c.as_str())).collect();
+    let _ = decorate_function(&mut W(map), &mut s, func);
+    s
+}
+
+/// The JIT's body runner for one host thread.
+struct JitRunner<'j> {
+    jit: &'j Jit,
+    code: Arc<ProgCode>,
+}
+
+impl BodyRunner for JitRunner<'_> {
+    fn run_body(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        cx: &mut Cx<'_>,
+        stats: &mut Stats,
+        diag: &mut dyn FnMut(u32, u32, String),
+    ) -> Result<(), WarpFault> {
+        let slot = &self.code.fns[id as usize];
+        let mut f = slot.load(Ordering::Acquire);
+        if f == 0 {
+            let runs = self.code.runs[id as usize].fetch_add(1, Ordering::Relaxed) + 1;
+            if runs >= self.jit.threshold && block.insts.len() <= MAX_BLOCK_INSTS {
+                f = self.jit.compile(&self.code, id);
+            }
+        }
+        if f == 0 || f == usize::MAX {
+            stats.interp_blocks += 1;
+            return run_body(block, w, cx, diag);
+        }
+        // SAFETY: `f` is a finalized function of our module with the `BlockFn` signature; the
+        // module lives as long as `self.jit`.
+        let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
+        let mut jcx = JitCx {
+            fault: FaultSlot::default(),
+            consts: cx.consts.as_bytes().as_ptr(),
+            nbanks: cx.nbanks,
+            _pad: 0,
+            shared_window: cx.shared_window,
+            cx: cx as *mut Cx<'_> as *mut std::ffi::c_void,
+            delegated: 0,
+        };
+        // SAFETY: `w` and `jcx` are live for the call; compiled code only touches the warp
+        // state, the constant banks and (through helpers) the interpreter context.
+        let r = unsafe { func(w, &mut jcx) };
+        stats.delegated += jcx.delegated;
+        if r != 0 {
+            let kind = jcx
+                .fault
+                .kind()
+                .unwrap_or(FaultKind::BudgetExhausted { budget: 0 });
+            return Err(WarpFault {
+                kind,
+                lane: jcx.fault.lane,
+                pc: jcx.fault.pc,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Engine for Jit {
+    fn name(&self) -> &'static str {
+        "jit"
+    }
+
+    fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault> {
+        if opts.check {
+            return run_grid(machine, launch, opts, &|| Box::new(Interp));
+        }
+        let code = self.code_for(&launch.program);
+        run_grid(machine, launch, opts, &|| {
+            Box::new(JitRunner {
+                jit: self,
+                code: code.clone(),
+            })
+        })
+    }
+}
