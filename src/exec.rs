@@ -162,6 +162,9 @@ pub struct Stats {
     /// Instruction executions inside compiled blocks that were delegated to the interpreter's
     /// code (instructions without an inline lowering).
     pub delegated: u64,
+    /// Slow-path runs of inline memory instructions in compiled blocks (an address outside the
+    /// instruction's cached segment, a sparse tile, or a fault).
+    pub slow_paths: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -171,6 +174,7 @@ impl std::ops::AddAssign for Stats {
         self.lane_insts += o.lane_insts;
         self.interp_blocks += o.interp_blocks;
         self.delegated += o.delegated;
+        self.slow_paths += o.slow_paths;
     }
 }
 

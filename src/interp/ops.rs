@@ -798,7 +798,7 @@ impl Exec for Ldc {
 /// The effective global/generic address of one lane: 32-bit zero-extended, or the 64-bit pair
 /// with `.E`; absolute when the address has no base register.
 #[inline(always)]
-fn effective(w: &WarpState, addr: Addr, e: bool, l: usize) -> u64 {
+pub fn effective(w: &WarpState, addr: Addr, e: bool, l: usize) -> u64 {
     match addr.base {
         None => addr.offset as u32 as u64,
         Some(r) if e => {

@@ -9,7 +9,33 @@ use crate::interp::ops::{exec_op, Cx, LaneFault};
 use crate::ir::Inst;
 use std::ffi::c_void;
 use warpjit_runtime::helpers::FaultSlot;
-use warpjit_runtime::WarpState;
+use warpjit_runtime::{GlobalMemory, WarpState};
+
+/// Segment hints per compiled block (the k-th memory instruction of a block uses hint
+/// `k % HINTS`).
+pub const HINTS: usize = 16;
+
+/// A global-memory fast-path hint: accesses with `lo <= ea <= hi` are inside one resident
+/// segment, at host address `host + (ea - lo)`. The empty hint has `lo > hi`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegHint {
+    /// Lowest address of the range.
+    pub lo: u64,
+    /// Highest access address (segment end minus the access size).
+    pub hi: u64,
+    /// Host address of guest byte `lo`.
+    pub host: u64,
+}
+
+impl SegHint {
+    /// Matches nothing.
+    pub const EMPTY: SegHint = SegHint {
+        lo: 1,
+        hi: 0,
+        host: 0,
+    };
+}
 
 /// The per-warp-run context compiled code addresses with `offset_of!`.
 #[repr(C)]
@@ -28,6 +54,16 @@ pub struct JitCx {
     pub cx: *mut c_void,
     /// Instruction executions delegated to the interpreter's code (counted for `--stats`).
     pub delegated: u64,
+    /// Global memory, for the slow path of memory instructions.
+    pub mem: *const GlobalMemory,
+    /// Fast-path segment hints, filled by [`warpjit_jit_mem_slow`].
+    pub hints: [SegHint; HINTS],
+    /// Where masked-off lanes of inline stores write (16 bytes, never read).
+    pub sink: [u64; 2],
+    /// Where out-of-range lanes of inline loads read (16 zero bytes, never written).
+    pub zero: [u64; 2],
+    /// Slow-path runs of inline memory instructions (counted for `--stats`).
+    pub slow: u64,
 }
 
 /// The signature of a compiled block.
@@ -59,4 +95,48 @@ pub unsafe extern "C" fn warpjit_jit_exec_inst(
             1
         }
     }
+}
+
+/// The slow path of an inline global access (LDG/STG): runs the instruction with the
+/// interpreter's code (sparse tiles, other segments and faults behave exactly as there), then
+/// points hint `slot` at the segment the first executing lane used, when it has no sparse tiles.
+///
+/// # Safety
+/// As [`warpjit_jit_exec_inst`]; `slot < HINTS`.
+pub unsafe extern "C" fn warpjit_jit_mem_slow(
+    w: *mut WarpState,
+    jcx: *mut JitCx,
+    inst: *const Inst,
+    mask: u32,
+    slot: u32,
+) -> u32 {
+    // SAFETY: forwarded from the caller.
+    let r = unsafe { warpjit_jit_exec_inst(w, jcx, inst, mask) };
+    // SAFETY: live for the call, as above.
+    let (w, jcx, inst) = unsafe { (&*w, &mut *jcx, &*inst) };
+    jcx.delegated -= 1;
+    jcx.slow += 1;
+    if r != 0 || mask == 0 {
+        return r;
+    }
+    let (addr, e, bytes) = match &inst.op {
+        crate::ir::Op::Ldg(o) => (o.addr, o.e, o.size.bytes()),
+        crate::ir::Op::Stg(o) => (o.addr, o.e, o.size.bytes()),
+        _ => return r,
+    };
+    let ea = crate::interp::ops::effective(w, addr, e, mask.trailing_zeros() as usize)
+        & !(bytes as u64 - 1);
+    // SAFETY: the dispatcher sets `mem` to the launch's memory.
+    let mem = unsafe { &*jcx.mem };
+    let mut h = 0;
+    if let Some(seg) = mem.find(ea, bytes as u64, &mut h) {
+        if !seg.has_sparse() && seg.size() >= bytes as u64 {
+            jcx.hints[slot as usize % HINTS] = SegHint {
+                lo: seg.base(),
+                hi: seg.end() - bytes as u64,
+                host: seg.host_base() as u64,
+            };
+        }
+    }
+    r
 }

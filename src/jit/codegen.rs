@@ -64,6 +64,8 @@ impl LiveOut for AllLive {
 pub struct Env<'p> {
     /// The exec-inst helper, imported into the function.
     pub exec_inst: FuncRef,
+    /// The memory slow-path helper, imported into the function.
+    pub mem_slow: FuncRef,
     /// Pointer type.
     pub ptr: Type,
     /// Live-out state of the block (what must be stored at the end).
@@ -72,27 +74,32 @@ pub struct Env<'p> {
 
 /// Translation state of one block.
 pub struct Tx<'a, 'b, 'p> {
-    b: &'a mut FunctionBuilder<'b>,
-    env: Env<'p>,
-    w: Value,
-    jcx: Value,
-    active: Value,
-    regs: HashMap<u8, (Row, bool)>,
-    preds: [Option<(Value, bool)>; 7],
-    cc: [Option<(Value, bool)>; 4],
-    lea: Option<(Row, bool)>,
-    lane_bits: Option<Row>,
-    mask_vecs: HashMap<Value, Row>,
-    fault_block: cranelift_codegen::ir::Block,
+    pub(super) b: &'a mut FunctionBuilder<'b>,
+    pub(super) env: Env<'p>,
+    pub(super) w: Value,
+    pub(super) jcx: Value,
+    pub(super) active: Value,
+    /// Compiled for a full warp: `active` is all ones and unguarded writes need no blend.
+    pub(super) full: bool,
+    pub(super) regs: HashMap<u8, (Row, bool)>,
+    pub(super) preds: [Option<(Value, bool)>; 7],
+    pub(super) cc: [Option<(Value, bool)>; 4],
+    pub(super) lea: Option<(Row, bool)>,
+    pub(super) lane_bits: Option<Row>,
+    pub(super) mask_vecs: HashMap<Value, Row>,
+    pub(super) fault_block: cranelift_codegen::ir::Block,
     /// Instructions lowered by a call to the interpreter's code.
     pub delegated: u32,
+    /// Inline memory instructions so far (each gets its own segment hint).
+    mem_ops: usize,
     /// Comments (guest instruction text) to attach per CLIF instruction index, for dumps.
     pub comments: Vec<(cranelift_codegen::ir::Inst, String)>,
 }
 
 impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
-    /// Starts a block function: entry block with (w, jcx) params, a cold fault exit.
-    pub fn new(b: &'a mut FunctionBuilder<'b>, env: Env<'p>) -> Self {
+    /// Starts a block function: entry block with (w, jcx) params, a cold fault exit. With
+    /// `full`, the function may only be called when all 32 lanes are active.
+    pub fn new(b: &'a mut FunctionBuilder<'b>, env: Env<'p>, full: bool) -> Self {
         let ptr = env.ptr;
         b.func.signature.params.push(AbiParam::new(ptr));
         b.func.signature.params.push(AbiParam::new(ptr));
@@ -113,6 +120,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             w,
             jcx,
             active,
+            full,
             regs: HashMap::new(),
             preds: [None; 7],
             cc: [None; 4],
@@ -121,26 +129,27 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             mask_vecs: HashMap::new(),
             fault_block,
             delegated: 0,
+            mem_ops: 0,
             comments: Vec::new(),
         }
     }
 
-    fn iconst(&mut self, v: u32) -> Value {
+    pub(super) fn iconst(&mut self, v: u32) -> Value {
         self.b.ins().iconst(types::I32, v as i32 as i64)
     }
 
-    fn splat(&mut self, v: u32) -> Row {
+    pub(super) fn splat(&mut self, v: u32) -> Row {
         let s = self.iconst(v);
         let x = self.b.ins().splat(V, s);
         [x; 8]
     }
 
-    fn splat_val(&mut self, s: Value) -> Row {
+    pub(super) fn splat_val(&mut self, s: Value) -> Row {
         let x = self.b.ins().splat(V, s);
         [x; 8]
     }
 
-    fn vconst(&mut self, lanes: [u32; 4]) -> Value {
+    pub(super) fn vconst(&mut self, lanes: [u32; 4]) -> Value {
         let bytes: Vec<u8> = lanes.iter().flat_map(|v| v.to_le_bytes()).collect();
         let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
         self.b.ins().vconst(V, c)
@@ -148,7 +157,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     // ---- state access ----------------------------------------------------------------------
 
-    fn reg(&mut self, r: Reg) -> Row {
+    pub(super) fn reg(&mut self, r: Reg) -> Row {
         if r.is_rz() {
             return self.splat(0);
         }
@@ -162,7 +171,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         row
     }
 
-    fn set_reg(&mut self, r: Reg, v: Row, mask: Value) {
+    pub(super) fn set_reg(&mut self, r: Reg, v: Row, mask: Value) {
         if r.is_rz() {
             return;
         }
@@ -171,12 +180,15 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.regs.insert(r.0, (new, true));
     }
 
-    fn blend(&mut self, mask: Value, v: &Row, old: &Row) -> Row {
+    pub(super) fn blend(&mut self, mask: Value, v: &Row, old: &Row) -> Row {
+        if self.full && mask == self.active {
+            return *v;
+        }
         let mv = self.mask_vec(mask);
         std::array::from_fn(|k| self.b.ins().bitselect(mv[k], v[k], old[k]))
     }
 
-    fn pred(&mut self, p: Pred) -> Value {
+    pub(super) fn pred(&mut self, p: Pred) -> Value {
         if p.is_pt() {
             return self.iconst(u32::MAX);
         }
@@ -189,7 +201,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         v
     }
 
-    fn pred_src(&mut self, p: PredSrc) -> Value {
+    pub(super) fn pred_src(&mut self, p: PredSrc) -> Value {
         let v = self.pred(p.pred);
         if p.neg {
             self.b.ins().bnot(v)
@@ -198,7 +210,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    fn set_pred(&mut self, p: Pred, mask: Value, v: Value) {
+    pub(super) fn set_pred(&mut self, p: Pred, mask: Value, v: Value) {
         if p.is_pt() {
             return;
         }
@@ -208,13 +220,16 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// (v & mask) | (old & !mask) on scalars.
-    fn merge(&mut self, mask: Value, v: Value, old: Value) -> Value {
+    pub(super) fn merge(&mut self, mask: Value, v: Value, old: Value) -> Value {
+        if self.full && mask == self.active {
+            return v;
+        }
         let a = self.b.ins().band(v, mask);
         let o = self.b.ins().band_not(old, mask);
         self.b.ins().bor(a, o)
     }
 
-    fn flag(&mut self, f: usize) -> Value {
+    pub(super) fn flag(&mut self, f: usize) -> Value {
         if let Some((v, _)) = self.cc[f] {
             return v;
         }
@@ -224,13 +239,13 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         v
     }
 
-    fn set_flag(&mut self, f: usize, mask: Value, v: Value) {
+    pub(super) fn set_flag(&mut self, f: usize, mask: Value, v: Value) {
         let old = self.flag(f);
         let new = self.merge(mask, v, old);
         self.cc[f] = Some((new, true));
     }
 
-    fn lea_lo(&mut self) -> Row {
+    pub(super) fn lea_lo(&mut self) -> Row {
         if let Some((row, _)) = self.lea {
             return row;
         }
@@ -242,7 +257,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// Stores every written value (all of them when `all`, else those live out).
-    fn flush(&mut self, all: bool) {
+    pub(super) fn flush(&mut self, all: bool) {
         let live = self.env.live_out;
         let mut regs: Vec<_> = self
             .regs
@@ -298,7 +313,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// Forgets every cached value (after a helper changed the warp state in memory).
-    fn invalidate(&mut self) {
+    pub(super) fn invalidate(&mut self) {
         self.regs.clear();
         self.preds = [None; 7];
         self.cc = [None; 4];
@@ -307,7 +322,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     // ---- masks -------------------------------------------------------------------------------
 
-    fn mask_vec(&mut self, m: Value) -> Row {
+    pub(super) fn mask_vec(&mut self, m: Value) -> Row {
         if let Some(r) = self.mask_vecs.get(&m) {
             return *r;
         }
@@ -337,7 +352,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// Packs per-lane booleans (all-ones / zero lanes, or any value by its sign bit) into a mask.
-    fn to_mask(&mut self, v: &Row) -> Value {
+    pub(super) fn to_mask(&mut self, v: &Row) -> Value {
         let mut acc = None;
         for (k, x) in v.iter().enumerate() {
             let bits = self.b.ins().vhigh_bits(types::I32, *x);
@@ -354,11 +369,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         acc.unwrap_or_else(|| self.iconst(0))
     }
 
-    fn cmp(&mut self, cc: IntCC, a: &Row, b: &Row) -> Row {
+    pub(super) fn cmp(&mut self, cc: IntCC, a: &Row, b: &Row) -> Row {
         std::array::from_fn(|k| self.b.ins().icmp(cc, a[k], b[k]))
     }
 
-    fn bin(
+    pub(super) fn bin(
         &mut self,
         a: &Row,
         b: &Row,
@@ -367,11 +382,15 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         std::array::from_fn(|k| f(self.b, a[k], b[k]))
     }
 
-    fn un(&mut self, a: &Row, f: impl Fn(&mut FunctionBuilder<'b>, Value) -> Value) -> Row {
+    pub(super) fn un(
+        &mut self,
+        a: &Row,
+        f: impl Fn(&mut FunctionBuilder<'b>, Value) -> Value,
+    ) -> Row {
         std::array::from_fn(|k| f(self.b, a[k]))
     }
 
-    fn not_if(&mut self, a: Row, neg: bool) -> Row {
+    pub(super) fn not_if(&mut self, a: Row, neg: bool) -> Row {
         if neg {
             self.un(&a, |b, x| b.ins().bnot(x))
         } else {
@@ -379,19 +398,23 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    fn guard_mask(&mut self, g: Guard) -> Value {
+    pub(super) fn guard_mask(&mut self, g: Guard) -> Value {
         if g.is_always() {
             return self.active;
         }
         let p = self.pred_src(g.0);
-        self.b.ins().band(self.active, p)
+        if self.full {
+            p
+        } else {
+            self.b.ins().band(self.active, p)
+        }
     }
 
     // ---- operands ----------------------------------------------------------------------------
 
     /// A constant operand as a scalar (0 when the bank is not available in the launch's mode).
     /// The offset is known aligned (misaligned ones are delegated, so the interpreter faults).
-    fn const_scalar(&mut self, c: ConstRef) -> Value {
+    pub(super) fn const_scalar(&mut self, c: ConstRef) -> Value {
         let base = self.b.ins().load(
             self.env.ptr,
             flags(),
@@ -417,7 +440,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.b.ins().select(ok, v, zero)
     }
 
-    fn src(&mut self, s: Src) -> Row {
+    pub(super) fn src(&mut self, s: Src) -> Row {
         match s {
             Src::Reg(r) => self.reg(r),
             Src::Imm(v) => self.splat(v),
@@ -494,7 +517,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.set_flag(OF, mask, of);
     }
 
-    fn shl_c(&mut self, a: &Row, s: u32) -> Row {
+    pub(super) fn shl_c(&mut self, a: &Row, s: u32) -> Row {
         if s == 0 {
             *a
         } else if s >= 32 {
@@ -504,7 +527,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    fn ushr_c(&mut self, a: &Row, s: u32) -> Row {
+    pub(super) fn ushr_c(&mut self, a: &Row, s: u32) -> Row {
         if s == 0 {
             *a
         } else if s >= 32 {
@@ -514,7 +537,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    fn sshr_c(&mut self, a: &Row, s: u32) -> Row {
+    pub(super) fn sshr_c(&mut self, a: &Row, s: u32) -> Row {
         let s = s.min(31);
         if s == 0 {
             *a
@@ -544,7 +567,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// Runs an instruction with the interpreter's code: flush everything, call, reload lazily.
-    fn delegate(&mut self, inst: &Inst) {
+    pub(super) fn delegate(&mut self, inst: &Inst) {
         self.delegated += 1;
         let mask = self.guard_mask(inst.guard);
         self.flush(true);
@@ -888,6 +911,20 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 };
                 let r = self.splat_val(v);
                 self.set_reg(o.d, r, m);
+            }
+            Op::Ldc(o) if !o.a.is_rz() => {
+                let h = self.env.mem_slow;
+                self.ldc_indexed(inst, o, h);
+            }
+            Op::Ldg(o) => {
+                let (h, slot) = (self.env.mem_slow, self.mem_ops);
+                self.mem_ops += 1;
+                self.ldg(inst, o, slot, h);
+            }
+            Op::Stg(o) => {
+                let (h, slot) = (self.env.mem_slow, self.mem_ops);
+                self.mem_ops += 1;
+                self.stg(inst, o, slot, h);
             }
             Op::Membar(_) | Op::Nop(_) | Op::Depbar(_) => {}
             _ => return false,

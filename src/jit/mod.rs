@@ -18,6 +18,7 @@
 
 pub mod abi;
 pub mod codegen;
+pub mod memory;
 
 use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
 use crate::interp::cta::run_grid;
@@ -63,7 +64,8 @@ pub enum JitError {
 struct ProgCode {
     /// Keeps the program (and so the `Inst` addresses baked into code) alive.
     prog: Arc<Program>,
-    /// Compiled function addresses (0 = not compiled; usize::MAX = will not compile).
+    /// Compiled function addresses, two per block: `[2 * id]` for any active mask, `[2 * id + 1]`
+    /// for a full warp (0 = not compiled; usize::MAX = will not compile).
     fns: Vec<AtomicUsize>,
     /// Executions so far, for tiering.
     runs: Vec<AtomicU32>,
@@ -74,6 +76,7 @@ struct Inner {
     ctx: Context,
     fctx: FunctionBuilderContext,
     exec_inst: FuncId,
+    mem_slow: FuncId,
     progs: HashMap<usize, Arc<ProgCode>>,
     next_name: u32,
     dump: Option<std::path::PathBuf>,
@@ -130,6 +133,10 @@ impl Jit {
             "warpjit_jit_exec_inst",
             abi::warpjit_jit_exec_inst as *const u8,
         );
+        builder.symbol(
+            "warpjit_jit_mem_slow",
+            abi::warpjit_jit_mem_slow as *const u8,
+        );
         let mut module = JITModule::new(builder);
         let mut sig = module.make_signature();
         let ptr = module.target_config().pointer_type();
@@ -143,6 +150,11 @@ impl Jit {
         let exec_inst = module
             .declare_function("warpjit_jit_exec_inst", Linkage::Import, &sig)
             .map_err(|e| host(&e))?;
+        let mut sig5 = sig.clone();
+        sig5.params.push(AbiParam::new(types::I32));
+        let mem_slow = module
+            .declare_function("warpjit_jit_mem_slow", Linkage::Import, &sig5)
+            .map_err(|e| host(&e))?;
         let ctx = module.make_context();
         let dump = std::env::var_os("WARPJIT_DUMP_CLIF").map(std::path::PathBuf::from);
         Ok(Jit {
@@ -151,6 +163,7 @@ impl Jit {
                 ctx,
                 fctx: FunctionBuilderContext::new(),
                 exec_inst,
+                mem_slow,
                 progs: HashMap::new(),
                 next_name: 0,
                 dump,
@@ -182,23 +195,23 @@ impl Jit {
                 let n = prog.blocks.len();
                 Arc::new(ProgCode {
                     prog: prog.clone(),
-                    fns: (0..n).map(|_| AtomicUsize::new(0)).collect(),
+                    fns: (0..2 * n).map(|_| AtomicUsize::new(0)).collect(),
                     runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
                 })
             })
             .clone()
     }
 
-    /// Compiles block `id` of `code` now (if not already compiled) and returns its address
-    /// (0 if it cannot be compiled).
-    fn compile(&self, code: &ProgCode, id: BlockId) -> usize {
+    /// Compiles block `id` of `code` (the full-warp variant with `full`) now, if not already
+    /// compiled, and returns its address (0 if it cannot be compiled).
+    fn compile(&self, code: &ProgCode, id: BlockId, full: bool) -> usize {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let slot = &code.fns[id as usize];
+        let slot = &code.fns[2 * id as usize + full as usize];
         let cur = slot.load(Ordering::Acquire);
         if cur != 0 {
             return if cur == usize::MAX { 0 } else { cur };
         }
-        let addr = match inner.compile_block(&code.prog, id) {
+        let addr = match inner.compile_block(&code.prog, id, full) {
             Ok(a) => a,
             Err(_) => usize::MAX,
         };
@@ -216,22 +229,30 @@ impl Jit {
         let code = self.code_for(prog);
         let mut n = 0;
         for id in 0..prog.blocks.len() as u32 {
-            if self.compile(&code, id) == 0
-                && prog.blocks[id as usize].insts.len() <= MAX_BLOCK_INSTS
-            {
-                return Err(JitError::Compile {
-                    block: id,
-                    msg: "compilation failed".into(),
-                });
+            if prog.blocks[id as usize].insts.len() > MAX_BLOCK_INSTS {
+                continue;
             }
-            n += 1;
+            for full in [false, true] {
+                if self.compile(&code, id, full) == 0 {
+                    return Err(JitError::Compile {
+                        block: id,
+                        msg: "compilation failed".into(),
+                    });
+                }
+                n += 1;
+            }
         }
         Ok(n)
     }
 }
 
 impl Inner {
-    fn compile_block(&mut self, prog: &Program, id: BlockId) -> Result<usize, JitError> {
+    fn compile_block(
+        &mut self,
+        prog: &Program,
+        id: BlockId,
+        full: bool,
+    ) -> Result<usize, JitError> {
         let block = &prog.blocks[id as usize];
         if block.insts.len() > MAX_BLOCK_INSTS {
             return Err(JitError::Compile {
@@ -241,7 +262,12 @@ impl Inner {
         }
         let t0 = std::time::Instant::now();
         let err = |msg: String| JitError::Compile { block: id, msg };
-        let name = format!("block{}_{}", self.next_name, id);
+        let name = format!(
+            "block{}_{}{}",
+            self.next_name,
+            id,
+            if full { "_full" } else { "" }
+        );
         self.next_name += 1;
         self.module.clear_context(&mut self.ctx);
         let ptr = self.module.target_config().pointer_type();
@@ -249,12 +275,14 @@ impl Inner {
         {
             let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let exec_inst = self.module.declare_func_in_func(self.exec_inst, fb.func);
+            let mem_slow = self.module.declare_func_in_func(self.mem_slow, fb.func);
             let env = codegen::Env {
                 exec_inst,
+                mem_slow,
                 ptr,
                 live_out: &codegen::AllLive,
             };
-            let mut tx = codegen::Tx::new(&mut fb, env);
+            let mut tx = codegen::Tx::new(&mut fb, env, full);
             for inst in &block.insts {
                 tx.inst(inst);
             }
@@ -329,6 +357,28 @@ fn dump_clif(
 struct JitRunner<'j> {
     jit: &'j Jit,
     code: Arc<ProgCode>,
+    /// Kept across block calls so segment hints persist.
+    jcx: Box<JitCx>,
+}
+
+impl<'j> JitRunner<'j> {
+    fn new(jit: &'j Jit, code: Arc<ProgCode>, machine: &Machine) -> Self {
+        let jcx = Box::new(JitCx {
+            fault: FaultSlot::default(),
+            consts: std::ptr::null(),
+            nbanks: 0,
+            _pad: 0,
+            shared_window: machine.shared_window,
+            cx: std::ptr::null_mut(),
+            delegated: 0,
+            mem: &machine.global,
+            hints: [abi::SegHint::EMPTY; abi::HINTS],
+            sink: [0; 2],
+            zero: [0; 2],
+            slow: 0,
+        });
+        JitRunner { jit, code, jcx }
+    }
 }
 
 impl BodyRunner for JitRunner<'_> {
@@ -341,12 +391,13 @@ impl BodyRunner for JitRunner<'_> {
         stats: &mut Stats,
         diag: &mut dyn FnMut(u32, u32, String),
     ) -> Result<(), WarpFault> {
-        let slot = &self.code.fns[id as usize];
+        let full = w.active == u32::MAX;
+        let slot = &self.code.fns[2 * id as usize + full as usize];
         let mut f = slot.load(Ordering::Acquire);
         if f == 0 {
             let runs = self.code.runs[id as usize].fetch_add(1, Ordering::Relaxed) + 1;
             if runs >= self.jit.threshold && block.insts.len() <= MAX_BLOCK_INSTS {
-                f = self.jit.compile(&self.code, id);
+                f = self.jit.compile(&self.code, id, full);
             }
         }
         if f == 0 || f == usize::MAX {
@@ -356,19 +407,19 @@ impl BodyRunner for JitRunner<'_> {
         // SAFETY: `f` is a finalized function of our module with the `BlockFn` signature; the
         // module lives as long as `self.jit`.
         let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
-        let mut jcx = JitCx {
-            fault: FaultSlot::default(),
-            consts: cx.consts.as_bytes().as_ptr(),
-            nbanks: cx.nbanks,
-            _pad: 0,
-            shared_window: cx.shared_window,
-            cx: cx as *mut Cx<'_> as *mut std::ffi::c_void,
-            delegated: 0,
-        };
+        let jcx = &mut *self.jcx;
+        jcx.fault = FaultSlot::default();
+        jcx.consts = cx.consts.as_bytes().as_ptr();
+        jcx.nbanks = cx.nbanks;
+        jcx.cx = cx as *mut Cx<'_> as *mut std::ffi::c_void;
+        jcx.delegated = 0;
+        jcx.slow = 0;
         // SAFETY: `w` and `jcx` are live for the call; compiled code only touches the warp
-        // state, the constant banks and (through helpers) the interpreter context.
-        let r = unsafe { func(w, &mut jcx) };
+        // state, the constant banks, global memory inside hinted segments and (through helpers)
+        // the interpreter context.
+        let r = unsafe { func(w, jcx) };
         stats.delegated += jcx.delegated;
+        stats.slow_paths += jcx.slow;
         if r != 0 {
             let kind = jcx
                 .fault
@@ -395,10 +446,7 @@ impl Engine for Jit {
         }
         let code = self.code_for(&launch.program);
         run_grid(machine, launch, opts, &|| {
-            Box::new(JitRunner {
-                jit: self,
-                code: code.clone(),
-            })
+            Box::new(JitRunner::new(self, code.clone(), machine))
         })
     }
 }

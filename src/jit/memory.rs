@@ -1,0 +1,410 @@
+//! Inline lowering of LDG, STG and indexed LDC.
+//!
+//! Per lane, without branches: compute the (aligned) address, test it against the instruction's
+//! segment hint, and load from or store to the host address (lanes that are masked off or miss
+//! the hint point at a sink). One test per instruction sends the warp to a cold slow path when any
+//! executing lane missed: the slow path runs the instruction with the interpreter's code, which
+//! handles sparse tiles, other segments and faults exactly, and refreshes the hint.
+
+use super::abi::{JitCx, HINTS};
+use super::codegen::{Row, Tx};
+use crate::ir::*;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, BlockArg, FuncRef, InstBuilder, MemFlagsData, Value};
+use std::mem::offset_of;
+use warpjit_runtime::WarpState;
+
+fn guest() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+impl Tx<'_, '_, '_> {
+    /// Per-lane 64-bit effective addresses, aligned down to `bytes` (as `interp::ops::effective`).
+    fn lane_addrs(&mut self, addr: Addr, e: bool, bytes: u32) -> [Value; 32] {
+        let align = !(bytes as i64 - 1);
+        match addr.base {
+            None => {
+                let v = self
+                    .b
+                    .ins()
+                    .iconst(types::I64, (addr.offset as u32 as i64) & align);
+                [v; 32]
+            }
+            Some(r) => {
+                let lo = self.reg(r);
+                let hi = if e { Some(self.reg(r.offset(1))) } else { None };
+                std::array::from_fn(|l| {
+                    let x = self.b.ins().extractlane(lo[l / 4], (l % 4) as u8);
+                    let x = self.b.ins().uextend(types::I64, x);
+                    let a = match hi {
+                        Some(h) => {
+                            let y = self.b.ins().extractlane(h[l / 4], (l % 4) as u8);
+                            let y = self.b.ins().uextend(types::I64, y);
+                            let y = self.b.ins().ishl_imm_u(y, 32);
+                            let full = self.b.ins().bor(x, y);
+                            self.b.ins().iadd_imm_s(full, addr.offset as i64)
+                        }
+                        None => {
+                            let s = self.b.ins().iadd_imm_s(x, addr.offset as i64);
+                            self.b.ins().band_imm_s(s, 0xffff_ffff)
+                        }
+                    };
+                    self.b.ins().band_imm_s(a, align)
+                })
+            }
+        }
+    }
+
+    /// Host pointers for each lane against hint `slot`, and the mask of lanes that missed.
+    fn hint_ptrs(
+        &mut self,
+        addrs: &[Value; 32],
+        slot: usize,
+        live: Option<Value>,
+    ) -> ([Value; 32], Value) {
+        let off = offset_of!(JitCx, hints) as i32 + 24 * (slot % HINTS) as i32;
+        let f = MemFlagsData::trusted();
+        let lo = self.b.ins().load(types::I64, f, self.jcx, off);
+        let hi = self.b.ins().load(types::I64, f, self.jcx, off + 8);
+        let host = self.b.ins().load(types::I64, f, self.jcx, off + 16);
+        let sink_off = if live.is_some() {
+            offset_of!(JitCx, sink)
+        } else {
+            offset_of!(JitCx, zero)
+        };
+        let sink = self.b.ins().iadd_imm_s(self.jcx, sink_off as i64);
+        let mut missed = self.iconst(0);
+        let ptrs = std::array::from_fn(|l| {
+            let a = addrs[l];
+            let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
+            let le = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, hi);
+            let mut ok = self.b.ins().band(ge, le);
+            let bit = self.iconst(1 << l);
+            let zero = self.iconst(0);
+            let miss = self.b.ins().select(ok, zero, bit);
+            missed = self.b.ins().bor(missed, miss);
+            if let Some(m) = live {
+                let on = self.b.ins().band_imm_s(m, 1i64 << l);
+                let on = self.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
+                ok = self.b.ins().band(ok, on);
+            }
+            let rel = self.b.ins().isub(a, lo);
+            let p = self.b.ins().iadd(host, rel);
+            self.b.ins().select(ok, p, sink)
+        });
+        (ptrs, missed)
+    }
+
+    /// Loads `size` at each pointer into `n` rows.
+    fn gather(&mut self, ptrs: &[Value; 32], size: MemSize) -> Vec<Row> {
+        let n = size.regs() as usize;
+        let zero = self.splat(0);
+        let mut rows = vec![zero; n];
+        for (l, p) in ptrs.iter().enumerate() {
+            for (k, row) in rows.iter_mut().enumerate() {
+                let v = match size {
+                    MemSize::U8 => self.b.ins().uload8(types::I32, guest(), *p, 0),
+                    MemSize::S8 => self.b.ins().sload8(types::I32, guest(), *p, 0),
+                    MemSize::U16 => self.b.ins().uload16(types::I32, guest(), *p, 0),
+                    MemSize::S16 => self.b.ins().sload16(types::I32, guest(), *p, 0),
+                    _ => self.b.ins().load(types::I32, guest(), *p, 4 * k as i32),
+                };
+                row[l / 4] = self.b.ins().insertlane(row[l / 4], v, (l % 4) as u8);
+            }
+        }
+        rows
+    }
+
+    /// Emits `if missed & mask != 0 { slow } else { fast }` around `fast` and the slow call;
+    /// `dests` are the register rows (and `pred` the predicate) the instruction writes, which are
+    /// joined from both paths. Returns false if nothing was emitted.
+    #[allow(clippy::too_many_arguments)]
+    fn split_slow(
+        &mut self,
+        inst: &Inst,
+        mask: Value,
+        missed: Value,
+        slot: usize,
+        helper: FuncRef,
+        flush_regs: &[RegUse],
+        dests: &[Reg],
+        pred: Option<Pred>,
+        fast: &mut dyn FnMut(&mut Self) -> (Vec<Row>, Option<Value>),
+    ) {
+        let any = self.b.ins().band(missed, mask);
+        let fast_b = self.b.create_block();
+        let slow_b = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.set_cold_block(slow_b);
+        for _ in dests {
+            for _ in 0..8 {
+                self.b.append_block_param(join, types::I32X4);
+            }
+        }
+        if pred.is_some() {
+            self.b.append_block_param(join, types::I32);
+        }
+        self.b.ins().brif(any, slow_b, &[], fast_b, &[]);
+
+        // Fast path.
+        self.b.switch_to_block(fast_b);
+        let (rows, pv) = fast(self);
+        let mut args: Vec<BlockArg> = Vec::new();
+        for (d, row) in dests.iter().zip(&rows) {
+            let old = self.reg(*d);
+            let new = self.blend(mask, row, &old);
+            args.extend(new.iter().map(|v| BlockArg::Value(*v)));
+        }
+        if let (Some(p), Some(v)) = (pred, pv) {
+            let old = self.pred(p);
+            let new = self.merge(mask, v, old);
+            args.push(BlockArg::Value(new));
+        }
+        self.b.ins().jump(join, &args);
+
+        // Slow path: make what the interpreter reads current in memory, call, reload results.
+        self.b.switch_to_block(slow_b);
+        for u in flush_regs {
+            for k in 0..u.count {
+                self.store_reg(u.reg.offset(k));
+            }
+        }
+        if let Some(p) = pred {
+            self.store_pred(p);
+        }
+        let ip = self
+            .b
+            .ins()
+            .iconst(self.env.ptr, inst as *const Inst as i64);
+        let slot_v = self.iconst(slot as u32);
+        let call = self
+            .b
+            .ins()
+            .call(helper, &[self.w, self.jcx, ip, mask, slot_v]);
+        let r = self.b.inst_results(call)[0];
+        let cont = self.b.create_block();
+        self.b.set_cold_block(cont);
+        self.b.ins().brif(r, self.fault_block, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+        let mut args: Vec<BlockArg> = Vec::new();
+        for d in dests {
+            let base = offset_of!(WarpState, regs) as i32 + d.0 as i32 * 128;
+            for k in 0..8 {
+                let v =
+                    self.b
+                        .ins()
+                        .load(types::I32X4, MemFlagsData::trusted(), self.w, base + 16 * k);
+                args.push(BlockArg::Value(v));
+            }
+        }
+        if let Some(p) = pred {
+            let off = offset_of!(WarpState, preds) as i32 + 4 * p.0 as i32;
+            let v = self
+                .b
+                .ins()
+                .load(types::I32, MemFlagsData::trusted(), self.w, off);
+            args.push(BlockArg::Value(v));
+        }
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(join);
+        let params = self.b.block_params(join).to_vec();
+        for (i, d) in dests.iter().enumerate() {
+            let row: Row = std::array::from_fn(|k| params[8 * i + k]);
+            self.regs.insert(d.0, (row, true));
+        }
+        if let Some(p) = pred {
+            self.preds[p.0 as usize] = Some((params[8 * dests.len()], true));
+        }
+    }
+
+    /// Stores one cached register row to the warp state if it is dirty.
+    pub(super) fn store_reg(&mut self, r: Reg) {
+        if let Some((row, true)) = self.regs.get(&r.0).copied() {
+            let base = offset_of!(WarpState, regs) as i32 + r.0 as i32 * 128;
+            for (k, v) in row.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(MemFlagsData::trusted(), *v, self.w, base + 16 * k as i32);
+            }
+        }
+    }
+
+    fn store_pred(&mut self, p: Pred) {
+        if p.is_pt() {
+            return;
+        }
+        if let Some((v, true)) = self.preds[p.0 as usize] {
+            let off = offset_of!(WarpState, preds) as i32 + 4 * p.0 as i32;
+            self.b.ins().store(MemFlagsData::trusted(), v, self.w, off);
+        }
+    }
+
+    /// `LDG` inline.
+    pub(super) fn ldg(&mut self, inst: &Inst, o: &Ldg, slot: usize, helper: FuncRef) {
+        let mask = self.guard_mask(inst.guard);
+        let bytes = o.size.bytes();
+        let addrs = self.lane_addrs(o.addr, o.e, bytes);
+        let (ptrs, missed) = self.hint_ptrs(&addrs, slot, None);
+        let mut reads = Vec::new();
+        inst.op.for_each_reg(&mut |u| reads.push(u));
+        let dests: Vec<Reg> = (0..o.size.regs())
+            .map(|k| o.d.offset(k))
+            .filter(|r| !r.is_rz())
+            .collect();
+        let size = o.size;
+        let has_ps = o.ps.filter(|p| !p.is_pt());
+        self.split_slow(
+            inst,
+            mask,
+            missed,
+            slot,
+            helper,
+            &reads,
+            &dests,
+            has_ps,
+            &mut |t| {
+                let rows = t.gather(&ptrs, size);
+                let ps = has_ps.map(|_| t.iconst(0));
+                (rows, ps)
+            },
+        );
+    }
+
+    /// `STG` inline.
+    pub(super) fn stg(&mut self, inst: &Inst, o: &Stg, slot: usize, helper: FuncRef) {
+        let mask = self.guard_mask(inst.guard);
+        let bytes = o.size.bytes();
+        let addrs = self.lane_addrs(o.addr, o.e, bytes);
+        let (ptrs, missed) = self.hint_ptrs(&addrs, slot, Some(mask));
+        let mut reads = Vec::new();
+        inst.op.for_each_reg(&mut |u| reads.push(u));
+        let vals: Vec<Row> = (0..o.size.regs())
+            .map(|k| self.reg(o.v.offset(k)))
+            .collect();
+        let size = o.size;
+        self.split_slow(
+            inst,
+            mask,
+            missed,
+            slot,
+            helper,
+            &reads,
+            &[],
+            None,
+            &mut |t| {
+                for (l, p) in ptrs.iter().enumerate() {
+                    for (k, row) in vals.iter().enumerate() {
+                        let v = t.b.ins().extractlane(row[l / 4], (l % 4) as u8);
+                        match size {
+                            MemSize::U8 | MemSize::S8 => {
+                                t.b.ins().istore8(guest(), v, *p, 0);
+                            }
+                            MemSize::U16 | MemSize::S16 => {
+                                t.b.ins().istore16(guest(), v, *p, 0);
+                            }
+                            _ => {
+                                t.b.ins().store(guest(), v, *p, 4 * k as i32);
+                            }
+                        }
+                    }
+                }
+                (Vec::new(), None)
+            },
+        );
+    }
+
+    /// Indexed `LDC` inline (semantics.md §3): misaligned lanes take the slow path (a fault).
+    pub(super) fn ldc_indexed(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef) {
+        let mask = self.guard_mask(inst.guard);
+        let size = o.size.bytes();
+        let a = self.reg(o.a);
+        let imm = self.splat(o.imm as u32);
+        let imm5 = self.splat(o.bank as u32);
+        let (bank, addr) = match o.mode {
+            LdcMode::Ia => {
+                let t = self.bin(&a, &imm, |b, x, y| b.ins().iadd(x, y));
+                (imm5, t)
+            }
+            LdcMode::Il => {
+                let t = self.bin(&a, &imm, |b, x, y| b.ins().iadd(x, y));
+                let hi = self.ushr_c(&t, 16);
+                let bank = self.bin(&imm5, &hi, |b, x, y| b.ins().iadd(x, y));
+                let mk = self.splat(0xffff);
+                (bank, self.bin(&t, &mk, |b, x, y| b.ins().band(x, y)))
+            }
+            LdcMode::Is | LdcMode::Isl => {
+                let hi = self.ushr_c(&a, 16);
+                let bank = self.bin(&imm5, &hi, |b, x, y| b.ins().iadd(x, y));
+                let mk = self.splat(0xffff);
+                let lo = self.bin(&a, &mk, |b, x, y| b.ins().band(x, y));
+                (bank, self.bin(&lo, &imm, |b, x, y| b.ins().iadd(x, y)))
+            }
+        };
+        // Misaligned lanes (fault) go to the slow path.
+        let am = self.splat(size - 1);
+        let mis = self.bin(&addr, &am, |b, x, y| b.ins().band(x, y));
+        let z = self.splat(0);
+        let misv = self.cmp(IntCC::NotEqual, &mis, &z);
+        let missed = self.to_mask(&misv);
+        // In range: addr in [0, 0x10000 - size] (unsigned: negative IS addresses are huge),
+        // bank < nbanks (which is <= 32), and for ISL bank <= 13.
+        let lim = self.splat(0x1_0000 - size);
+        let in_addr = self.cmp(IntCC::UnsignedLessThanOrEqual, &addr, &lim);
+        let nb = self.b.ins().load(
+            types::I32,
+            MemFlagsData::trusted(),
+            self.jcx,
+            offset_of!(JitCx, nbanks) as i32,
+        );
+        let nbv = self.splat_val(nb);
+        let mut ok = self.cmp(IntCC::UnsignedLessThan, &bank, &nbv);
+        ok = self.bin(&ok, &in_addr, |b, x, y| b.ins().band(x, y));
+        if o.mode == LdcMode::Isl {
+            let thirteen = self.splat(13);
+            let le = self.cmp(IntCC::UnsignedLessThanOrEqual, &bank, &thirteen);
+            ok = self.bin(&ok, &le, |b, x, y| b.ins().band(x, y));
+        }
+        let sixteen = self.bin(&bank, &bank, |b, x, _| b.ins().ishl_imm_u(x, 16));
+        let off = self.bin(&sixteen, &addr, |b, x, y| b.ins().iadd(x, y));
+        let consts = self.b.ins().load(
+            self.env.ptr,
+            MemFlagsData::trusted(),
+            self.jcx,
+            offset_of!(JitCx, consts) as i32,
+        );
+        let sink = self
+            .b
+            .ins()
+            .iadd_imm_s(self.jcx, offset_of!(JitCx, zero) as i64);
+        let ptrs: [Value; 32] = std::array::from_fn(|l| {
+            let okl = self.b.ins().extractlane(ok[l / 4], (l % 4) as u8);
+            let ol = self.b.ins().extractlane(off[l / 4], (l % 4) as u8);
+            let ol = self.b.ins().uextend(types::I64, ol);
+            let p = self.b.ins().iadd(consts, ol);
+            self.b.ins().select(okl, p, sink)
+        });
+        let mut reads = Vec::new();
+        inst.op.for_each_reg(&mut |u| reads.push(u));
+        let dests: Vec<Reg> = (0..o.size.regs())
+            .map(|k| o.d.offset(k))
+            .filter(|r| !r.is_rz())
+            .collect();
+        let msize = o.size;
+        self.split_slow(
+            inst,
+            mask,
+            missed,
+            0,
+            helper,
+            &reads,
+            &dests,
+            None,
+            &mut |t| {
+                let rows = t.gather(&ptrs, msize);
+                // Out-of-range lanes read the zeroed sink: 0, as the interpreter.
+                (rows, None)
+            },
+        );
+    }
+}
