@@ -33,7 +33,9 @@ pub struct ConstBanks {
 
 impl Default for ConstBanks {
     fn default() -> Self {
-        ConstBanks { data: vec![0u8; BANKS * BANK_SIZE].into_boxed_slice() }
+        ConstBanks {
+            data: vec![0u8; BANKS * BANK_SIZE].into_boxed_slice(),
+        }
     }
 }
 
@@ -77,10 +79,20 @@ impl ConstBanks {
         let at = bank as usize * BANK_SIZE + addr as usize;
         let b = &self.data[at..at + size as usize];
         match size {
-            1 => out[0] = if signed { b[0] as i8 as i32 as u32 } else { b[0] as u32 },
+            1 => {
+                out[0] = if signed {
+                    b[0] as i8 as i32 as u32
+                } else {
+                    b[0] as u32
+                }
+            }
             2 => {
                 let v = u16::from_le_bytes([b[0], b[1]]);
-                out[0] = if signed { v as i16 as i32 as u32 } else { v as u32 };
+                out[0] = if signed {
+                    v as i16 as i32 as u32
+                } else {
+                    v as u32
+                };
             }
             _ => {
                 for (w, c) in out.iter_mut().zip(b.chunks_exact(4)) {

@@ -97,7 +97,14 @@ impl fmt::Display for Fault {
         write!(
             f,
             "fault: {} (launch {}, CTA ({}, {}, {}), warp {}, lane {}, pc {:#06x})",
-            self.kind, self.launch, self.cta[0], self.cta[1], self.cta[2], self.warp, self.lane, self.pc
+            self.kind,
+            self.launch,
+            self.cta[0],
+            self.cta[1],
+            self.cta[2],
+            self.warp,
+            self.lane,
+            self.pc
         )
     }
 }

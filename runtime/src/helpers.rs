@@ -72,7 +72,10 @@ impl FaultSlot {
             return None;
         }
         Some(match self.code {
-            code::ILLEGAL_ADDRESS => FaultKind::IllegalAddress { addr: self.a, size: self.b as u32 },
+            code::ILLEGAL_ADDRESS => FaultKind::IllegalAddress {
+                addr: self.a,
+                size: self.b as u32,
+            },
             code::MISALIGNED_CONSTANT => FaultKind::MisalignedConstant {
                 bank: self.c as u32,
                 addr: self.a as u32,
@@ -84,8 +87,12 @@ impl FaultSlot {
                 shared_bytes: self.c as u32,
             },
             code::BUDGET => FaultKind::BudgetExhausted { budget: self.a },
-            code::STACK_OVERFLOW => FaultKind::StackOverflow { depth: self.a as u32 },
-            code::BARRIER_DEADLOCK => FaultKind::BarrierDeadlock { barrier: self.a as u32 },
+            code::STACK_OVERFLOW => FaultKind::StackOverflow {
+                depth: self.a as u32,
+            },
+            code::BARRIER_DEADLOCK => FaultKind::BarrierDeadlock {
+                barrier: self.a as u32,
+            },
             _ => return None,
         })
     }
@@ -93,18 +100,40 @@ impl FaultSlot {
     /// Encodes a fault kind.
     pub fn encode(kind: FaultKind, lane: u32, pc: u32) -> FaultSlot {
         let (code, a, b, c) = match kind {
-            FaultKind::IllegalAddress { addr, size } => (code::ILLEGAL_ADDRESS, addr, size as u64, 0),
-            FaultKind::MisalignedConstant { bank, addr, size } => {
-                (code::MISALIGNED_CONSTANT, addr as u64, size as u64, bank as u64)
+            FaultKind::IllegalAddress { addr, size } => {
+                (code::ILLEGAL_ADDRESS, addr, size as u64, 0)
             }
-            FaultKind::SharedOutOfRange { offset, size, shared_bytes } => {
-                (code::SHARED_OUT_OF_RANGE, offset, size as u64, shared_bytes as u64)
-            }
+            FaultKind::MisalignedConstant { bank, addr, size } => (
+                code::MISALIGNED_CONSTANT,
+                addr as u64,
+                size as u64,
+                bank as u64,
+            ),
+            FaultKind::SharedOutOfRange {
+                offset,
+                size,
+                shared_bytes,
+            } => (
+                code::SHARED_OUT_OF_RANGE,
+                offset,
+                size as u64,
+                shared_bytes as u64,
+            ),
             FaultKind::BudgetExhausted { budget } => (code::BUDGET, budget, 0, 0),
             FaultKind::StackOverflow { depth } => (code::STACK_OVERFLOW, depth as u64, 0, 0),
-            FaultKind::BarrierDeadlock { barrier } => (code::BARRIER_DEADLOCK, barrier as u64, 0, 0),
+            FaultKind::BarrierDeadlock { barrier } => {
+                (code::BARRIER_DEADLOCK, barrier as u64, 0, 0)
+            }
         };
-        FaultSlot { raised: 1, code, lane, pc, a, b, c }
+        FaultSlot {
+            raised: 1,
+            code,
+            lane,
+            pc,
+            a,
+            b,
+            c,
+        }
     }
 }
 
@@ -125,7 +154,15 @@ pub unsafe extern "C" fn warpjit_raise_fault(
     // SAFETY: the caller passes a live slot.
     let s = unsafe { &mut *slot };
     if s.raised == 0 {
-        *s = FaultSlot { raised: 1, code, lane, pc, a, b, c };
+        *s = FaultSlot {
+            raised: 1,
+            code,
+            lane,
+            pc,
+            a,
+            b,
+            c,
+        };
     }
 }
 
@@ -145,9 +182,20 @@ mod tests {
     #[test]
     fn fault_slot_round_trip() {
         for k in [
-            FaultKind::IllegalAddress { addr: 0xdead_0000_0000, size: 8 },
-            FaultKind::MisalignedConstant { bank: 3, addr: 0x402, size: 4 },
-            FaultKind::SharedOutOfRange { offset: u64::MAX, size: 4, shared_bytes: 256 },
+            FaultKind::IllegalAddress {
+                addr: 0xdead_0000_0000,
+                size: 8,
+            },
+            FaultKind::MisalignedConstant {
+                bank: 3,
+                addr: 0x402,
+                size: 4,
+            },
+            FaultKind::SharedOutOfRange {
+                offset: u64::MAX,
+                size: 4,
+                shared_bytes: 256,
+            },
             FaultKind::BudgetExhausted { budget: 1000 },
             FaultKind::StackOverflow { depth: 64 },
             FaultKind::BarrierDeadlock { barrier: 2 },

@@ -113,7 +113,9 @@ impl Segment {
             return false;
         }
         let t = (addr / TILE_SIZE - self.base / TILE_SIZE) as usize;
-        self.sparse.get(t / 64).is_some_and(|w| w >> (t % 64) & 1 != 0)
+        self.sparse
+            .get(t / 64)
+            .is_some_and(|w| w >> (t % 64) & 1 != 0)
     }
 }
 
@@ -161,8 +163,17 @@ impl GlobalMemory {
         if size == 0 || base.checked_add(size).is_none() {
             return Err(MemError::BadRange { base, size });
         }
-        if let Some(o) = self.segs.iter().find(|s| base < s.end() && s.base < base + size) {
-            return Err(MemError::Overlap { base, size, other: o.base, other_size: o.size });
+        if let Some(o) = self
+            .segs
+            .iter()
+            .find(|s| base < s.end() && s.base < base + size)
+        {
+            return Err(MemError::Overlap {
+                base,
+                size,
+                other: o.base,
+                other_size: o.size,
+            });
         }
         let io = |e: std::io::Error| MemError::Io(e.to_string());
         let skew = (base % 4096) as usize;
@@ -180,13 +191,17 @@ impl GlobalMemory {
                 } else {
                     let mut m = MmapOptions::new().len(len + skew).map_anon().map_err(io)?;
                     let mut r = std::io::BufReader::new(f);
-                    std::io::Read::read_exact(&mut r, &mut m[skew..skew + flen as usize]).map_err(io)?;
+                    std::io::Read::read_exact(&mut r, &mut m[skew..skew + flen as usize])
+                        .map_err(io)?;
                     m
                 }
             }
             Init::Bytes(b) => {
                 if b.len() as u64 > size {
-                    return Err(MemError::DataTooLong { len: b.len() as u64, size });
+                    return Err(MemError::DataTooLong {
+                        len: b.len() as u64,
+                        size,
+                    });
                 }
                 let mut m = MmapOptions::new().len(len + skew).map_anon().map_err(io)?;
                 m[skew..skew + b.len()].copy_from_slice(b);
@@ -197,7 +212,13 @@ impl GlobalMemory {
         let mut map = map;
         // SAFETY: skew < map length (len >= 1).
         let host = unsafe { map.as_mut_ptr().add(skew) };
-        let seg = Segment { base, size, _map: map, host, sparse: Vec::new() };
+        let seg = Segment {
+            base,
+            size,
+            _map: map,
+            host,
+            sparse: Vec::new(),
+        };
         let at = self.segs.partition_point(|s| s.base < base);
         self.segs.insert(at, seg);
         Ok(())
@@ -208,13 +229,21 @@ impl GlobalMemory {
     pub fn mark_sparse(&mut self, addr: u64, size: u64) -> Result<(), MemError> {
         let bad = |why| MemError::BadSparse { addr, size, why };
         if addr % TILE_SIZE != 0 || size % TILE_SIZE != 0 || size == 0 {
-            return Err(bad("must be 64 KiB aligned with a non-zero size a multiple of 64 KiB"));
+            return Err(bad(
+                "must be 64 KiB aligned with a non-zero size a multiple of 64 KiB",
+            ));
         }
-        let end = addr.checked_add(size).ok_or(bad("wraps the address space"))?;
+        let end = addr
+            .checked_add(size)
+            .ok_or(bad("wraps the address space"))?;
         let mut tile = addr;
         while tile < end {
             let mut hit = false;
-            for s in self.segs.iter_mut().filter(|s| s.base < tile + TILE_SIZE && tile < s.end()) {
+            for s in self
+                .segs
+                .iter_mut()
+                .filter(|s| s.base < tile + TILE_SIZE && tile < s.end())
+            {
                 let first = s.base / TILE_SIZE;
                 let ntiles = ((s.end() - 1) / TILE_SIZE - first + 1) as usize;
                 if s.sparse.is_empty() {
@@ -240,7 +269,10 @@ impl GlobalMemory {
                 return Some(s);
             }
         }
-        let i = self.segs.partition_point(|s| s.base <= addr).checked_sub(1)?;
+        let i = self
+            .segs
+            .partition_point(|s| s.base <= addr)
+            .checked_sub(1)?;
         let s = &self.segs[i];
         if addr - s.base + len <= s.size {
             *hint = i;
@@ -264,7 +296,8 @@ impl GlobalMemory {
     /// Whether the tile holding `addr` is mapped and non-resident.
     pub fn is_sparse(&self, addr: u64) -> bool {
         let mut h = 0;
-        self.find(addr, 1, &mut h).is_some_and(|s| s.tile_is_sparse(addr))
+        self.find(addr, 1, &mut h)
+            .is_some_and(|s| s.tile_is_sparse(addr))
     }
 
     /// Reads `len` bytes as loads would (non-resident tiles read 0); the range may span adjacent
@@ -273,7 +306,9 @@ impl GlobalMemory {
         let mut out = Vec::with_capacity(len as usize);
         let mut hint = 0;
         for i in 0..len {
-            let a = addr.checked_add(i).ok_or(MemError::Unmapped { addr, len })?;
+            let a = addr
+                .checked_add(i)
+                .ok_or(MemError::Unmapped { addr, len })?;
             match self.locate(a, 1, &mut hint) {
                 // SAFETY: locate returned a host address of a mapped byte.
                 Access::Host(p) => out.push(unsafe { load_u8(p) }),
@@ -357,8 +392,20 @@ pub unsafe fn store_u64(p: *mut u8, v: u64) {
 #[inline]
 pub unsafe fn load_sized(p: *mut u8, bytes: u32, signed: bool, out: &mut [u32; 4]) {
     match bytes {
-        1 => out[0] = if signed { load_u8(p) as i8 as i32 as u32 } else { load_u8(p) as u32 },
-        2 => out[0] = if signed { load_u16(p) as i16 as i32 as u32 } else { load_u16(p) as u32 },
+        1 => {
+            out[0] = if signed {
+                load_u8(p) as i8 as i32 as u32
+            } else {
+                load_u8(p) as u32
+            }
+        }
+        2 => {
+            out[0] = if signed {
+                load_u16(p) as i16 as i32 as u32
+            } else {
+                load_u16(p) as u32
+            }
+        }
         4 => out[0] = load_u32(p),
         8 => {
             let v = load_u64(p);
@@ -398,12 +445,19 @@ mod tests {
     #[test]
     fn map_read_write_and_alignment_skew() {
         let mut m = GlobalMemory::new();
-        m.map(0x1_0004, 16, Init::Bytes(&[1, 2, 3, 4, 5, 6, 7, 8])).unwrap();
+        m.map(0x1_0004, 16, Init::Bytes(&[1, 2, 3, 4, 5, 6, 7, 8]))
+            .unwrap();
         let mut h = 0;
-        let Access::Host(p) = m.locate(0x1_0008, 4, &mut h) else { panic!("unmapped") };
+        let Access::Host(p) = m.locate(0x1_0008, 4, &mut h) else {
+            panic!("unmapped")
+        };
         assert_eq!(p as usize % 4, 0, "host alignment follows guest alignment");
         assert_eq!(unsafe { load_u32(p) }, 0x0807_0605);
-        assert_eq!(m.locate(0x1_0010, 8, &mut h), Access::Unmapped, "straddles the end");
+        assert_eq!(
+            m.locate(0x1_0010, 8, &mut h),
+            Access::Unmapped,
+            "straddles the end"
+        );
         assert_eq!(m.locate(0x1_0000, 4, &mut h), Access::Unmapped);
         assert_eq!(m.read_bytes(0x1_0004, 3).unwrap(), vec![1, 2, 3]);
     }
@@ -412,7 +466,10 @@ mod tests {
     fn overlap_and_sparse_rules() {
         let mut m = GlobalMemory::new();
         m.map(0x20000, 0x30000, Init::Zero).unwrap();
-        assert!(matches!(m.map(0x2ffff, 2, Init::Zero), Err(MemError::Overlap { .. })));
+        assert!(matches!(
+            m.map(0x2ffff, 2, Init::Zero),
+            Err(MemError::Overlap { .. })
+        ));
         assert!(m.mark_sparse(0x30000, 0x8000).is_err());
         assert!(m.mark_sparse(0x90000, 0x10000).is_err());
         m.mark_sparse(0x30000, 0x10000).unwrap();

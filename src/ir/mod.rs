@@ -80,7 +80,10 @@ pub struct Cond {
 
 impl Cond {
     /// Always true.
-    pub const ALWAYS: Cond = Cond { guard: Guard::ALWAYS, cc: None };
+    pub const ALWAYS: Cond = Cond {
+        guard: Guard::ALWAYS,
+        cc: None,
+    };
     /// True when the condition holds for every lane.
     pub fn is_always(self) -> bool {
         self.guard.is_always() && self.cc.is_none()
@@ -175,8 +178,12 @@ impl Terminator {
     pub fn successors(&self) -> Vec<BlockId> {
         match *self {
             Terminator::Jump { target, .. } => vec![target],
-            Terminator::Branch { taken, fallthrough, .. } => vec![taken, fallthrough],
-            Terminator::Ssy { reconverge, next, .. } => vec![next, reconverge],
+            Terminator::Branch {
+                taken, fallthrough, ..
+            } => vec![taken, fallthrough],
+            Terminator::Ssy {
+                reconverge, next, ..
+            } => vec![next, reconverge],
             Terminator::Sync { next, .. } | Terminator::Barrier { next, .. } => vec![next],
             Terminator::Exit { next, .. } => next.into_iter().collect(),
         }

@@ -73,7 +73,10 @@ pub struct PredSrc {
 
 impl PredSrc {
     /// `PT`, the always-true operand.
-    pub const TRUE: PredSrc = PredSrc { pred: Pred::PT, neg: false };
+    pub const TRUE: PredSrc = PredSrc {
+        pred: Pred::PT,
+        neg: false,
+    };
 }
 
 impl fmt::Display for PredSrc {

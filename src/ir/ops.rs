@@ -135,7 +135,11 @@ impl SpecialReg {
     ];
     /// The text name (`SR_TID.X`).
     pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(s, _)| *s == self).map(|(_, n)| *n).unwrap_or("SR_?")
+        Self::ALL
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("SR_?")
     }
 }
 
@@ -515,7 +519,11 @@ impl Cmp {
     ];
     /// The modifier text without its dot.
     pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(c, _)| *c == self).map(|(_, n)| *n).unwrap_or("?")
+        Self::ALL
+            .iter()
+            .find(|(c, _)| *c == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
     }
 }
 

@@ -16,18 +16,34 @@ pub struct RegUse {
 
 fn src(f: &mut dyn FnMut(RegUse), s: Src) {
     if let Src::Reg(r) = s {
-        f(RegUse { reg: r, count: 1, def: false });
+        f(RegUse {
+            reg: r,
+            count: 1,
+            def: false,
+        });
     }
 }
 fn rd(f: &mut dyn FnMut(RegUse), r: Reg) {
-    f(RegUse { reg: r, count: 1, def: false });
+    f(RegUse {
+        reg: r,
+        count: 1,
+        def: false,
+    });
 }
 fn wr(f: &mut dyn FnMut(RegUse), r: Reg, count: u8) {
-    f(RegUse { reg: r, count, def: true });
+    f(RegUse {
+        reg: r,
+        count,
+        def: true,
+    });
 }
 fn addr(f: &mut dyn FnMut(RegUse), a: Addr, e: bool) {
     if let Some(r) = a.base {
-        f(RegUse { reg: r, count: if e { 2 } else { 1 }, def: false });
+        f(RegUse {
+            reg: r,
+            count: if e { 2 } else { 1 },
+            def: false,
+        });
     }
 }
 
@@ -145,7 +161,11 @@ impl Op {
             }
             Op::Stg(o) => {
                 addr(f, o.addr, o.e);
-                f(RegUse { reg: o.v, count: o.size.regs(), def: false });
+                f(RegUse {
+                    reg: o.v,
+                    count: o.size.regs(),
+                    def: false,
+                });
             }
             Op::Ld(o) => {
                 addr(f, o.addr, o.e);
@@ -153,7 +173,11 @@ impl Op {
             }
             Op::St(o) => {
                 addr(f, o.addr, o.e);
-                f(RegUse { reg: o.v, count: o.size.regs(), def: false });
+                f(RegUse {
+                    reg: o.v,
+                    count: o.size.regs(),
+                    def: false,
+                });
             }
             Op::Lds(o) => {
                 addr(f, o.addr, false);
@@ -161,7 +185,11 @@ impl Op {
             }
             Op::Sts(o) => {
                 addr(f, o.addr, false);
-                f(RegUse { reg: o.v, count: o.size.regs(), def: false });
+                f(RegUse {
+                    reg: o.v,
+                    count: o.size.regs(),
+                    def: false,
+                });
             }
         }
     }
