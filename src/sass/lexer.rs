@@ -161,6 +161,12 @@ pub fn lex(text: &str) -> Result<Vec<Token>, AsmError> {
         i += len;
         col += len as u32;
     }
+    // The text always ends a line, so the last statement ends where the text does.
+    out.push(Token {
+        tok: Tok::Newline,
+        loc: SrcLoc { line, col },
+        space_before: space,
+    });
     Ok(out)
 }
 
@@ -195,6 +201,7 @@ mod tests {
                 Tok::Addr(8),
                 Tok::Ident("NOP".into()),
                 Tok::Punct(';'),
+                Tok::Newline,
                 Tok::Newline
             ]
         );

@@ -463,8 +463,7 @@ fn label_name(c: &mut Cur) -> Result<String, AsmError> {
 fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
     let loc = c.here();
     let (mut neg, mut not, mut bang) = (None, None, None);
-    loop {
-        let Some(t) = c.peek() else { break };
+    while let Some(t) = c.peek() {
         let slot = match t.tok {
             Tok::Punct('-') if !matches!(c.peek_at(1).map(|t| &t.tok), Some(Tok::Num(_))) => {
                 &mut neg

@@ -308,3 +308,33 @@ fn terminator(c: &Control, target: Option<BlockId>, next: Option<BlockId>) -> Op
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maxwell_slots_skip_scheduling_words() {
+        let mut pc = FIRST_PC;
+        let mut v = vec![pc];
+        for _ in 0..7 {
+            pc = next_slot(pc);
+            v.push(pc);
+        }
+        assert_eq!(v, [0x08, 0x10, 0x18, 0x28, 0x30, 0x38, 0x48, 0x50]);
+    }
+
+    #[test]
+    fn control_instructions_that_continue() {
+        let c = |t: &str| match single(t, &AsmOptions::default()) {
+            Ok(ParsedInst::Control(c)) => c,
+            r => panic!("{r:?}"),
+        };
+        assert!(!needs_next(&c("BRA 0x8")));
+        assert!(needs_next(&c("@P0 BRA 0x8")));
+        assert!(needs_next(&c("BRA CC.EQ, 0x8")));
+        assert!(!needs_next(&c("@P0 EXIT")));
+        assert!(needs_next(&c("SYNC")));
+        assert!(needs_next(&c("BAR.SYNC")));
+    }
+}

@@ -617,3 +617,40 @@ impl<'a> Args<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const L: SrcLoc = SrcLoc { line: 1, col: 1 };
+
+    #[test]
+    fn imm20_sign_extends_twenty_bits() {
+        assert_eq!(imm_rule(0xfff82, ImmRule::S20, L), Ok(-0x7e_i32 as u32));
+        assert_eq!(imm_rule(0x7ffff, ImmRule::S20, L), Ok(0x7ffff));
+        assert_eq!(imm_rule(0x80000, ImmRule::S20, L), Ok(0xfff8_0000));
+        assert_eq!(imm_rule(-0x80000, ImmRule::S20, L), Ok(0xfff8_0000));
+        assert_eq!(imm_rule(0xffff_ffff, ImmRule::S20, L), Ok(0xffff_ffff));
+        assert!(imm_rule(0x10_0000, ImmRule::S20, L).is_err());
+        assert!(imm_rule(0xfff7_ffff, ImmRule::S20, L).is_err());
+        assert!(imm_rule(-0x80001, ImmRule::S20, L).is_err());
+    }
+
+    #[test]
+    fn other_rules() {
+        assert_eq!(imm_rule(-1, ImmRule::Any32, L), Ok(0xffff_ffff));
+        assert_eq!(imm_rule(-0x8000_0000, ImmRule::Any32, L), Ok(0x8000_0000));
+        assert!(imm_rule(0x1_0000_0000, ImmRule::Any32, L).is_err());
+        assert_eq!(imm_rule(0xffff, ImmRule::U16, L), Ok(0xffff));
+        assert!(imm_rule(-1, ImmRule::U16, L).is_err());
+        let e = imm_rule(1, ImmRule::None, L).unwrap_err();
+        assert_eq!(e.message, "an immediate is not allowed here");
+    }
+
+    #[test]
+    fn hex_rendering() {
+        assert_eq!(hex(-16), "-0x10");
+        assert_eq!(hex(0x7fff), "0x7fff");
+        assert_eq!(hex(i64::MIN), "-0x8000000000000000");
+    }
+}

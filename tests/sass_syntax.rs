@@ -1,0 +1,2079 @@
+//! The SASS front-end's contract: the accepted syntax (semantics.md §7, seeds 000/001/004), the
+//! errors and where they point, block construction, and printing that parses back.
+
+use proptest::prelude::*;
+use proptest::sample::select;
+use warpjit::ir::*;
+use warpjit::sass::*;
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+fn opts() -> AsmOptions {
+    AsmOptions::default()
+}
+
+fn op(text: &str) -> Op {
+    match parse_inst(text, &opts()) {
+        Ok(ParsedInst::Op(i)) => i.op,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+fn inst(text: &str) -> Inst {
+    match parse_inst(text, &opts()) {
+        Ok(ParsedInst::Op(i)) => i,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+fn control(text: &str) -> Control {
+    match parse_inst(text, &opts()) {
+        Ok(ParsedInst::Control(c)) => c,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+fn program(text: &str) -> Program {
+    parse_program(text, &opts()).unwrap_or_else(|e| panic!("{}", e.render("test", 0)))
+}
+
+/// The 1-based line and column where `at` first occurs in `text`.
+fn pos(text: &str, at: &str) -> (u32, u32) {
+    for (i, line) in text.split('\n').enumerate() {
+        if let Some(b) = line.find(at) {
+            return (i as u32 + 1, line[..b].chars().count() as u32 + 1);
+        }
+    }
+    panic!("`{at}` not in `{text}`")
+}
+
+/// Asserts that `text` fails with a message containing `msg`, located where `at` starts.
+fn fails_with(o: &AsmOptions, text: &str, at: &str, msg: &str) {
+    let e = match parse_program(text, o) {
+        Err(e) => e,
+        Ok(p) => panic!("`{text}` parsed: {p:?}"),
+    };
+    assert!(
+        e.message.contains(msg),
+        "`{text}`: message `{}` lacks `{msg}`",
+        e.message
+    );
+    assert_eq!((e.line, e.col), pos(text, at), "`{text}`: {e}");
+    let line = text.split('\n').nth(e.line as usize - 1).unwrap_or("");
+    assert_eq!(e.line_text, line.trim_end_matches('\r'));
+}
+
+fn fails(text: &str, at: &str, msg: &str) {
+    fails_with(&opts(), text, at, msg)
+}
+
+fn strip_inst(p: ParsedInst) -> ParsedInst {
+    match p {
+        ParsedInst::Op(i) => ParsedInst::Op(Inst {
+            loc: SrcLoc::default(),
+            ..i
+        }),
+        ParsedInst::Control(c) => ParsedInst::Control(Control {
+            loc: SrcLoc::default(),
+            ..c
+        }),
+    }
+}
+
+fn strip_program(mut p: Program) -> Program {
+    for b in &mut p.blocks {
+        for i in &mut b.insts {
+            i.loc = SrcLoc::default();
+        }
+    }
+    p
+}
+
+const R: fn(u8) -> Reg = Reg;
+const fn c(bank: u8, offset: u16) -> Src {
+    Src::Const(ConstRef { bank, offset })
+}
+
+// ---- seeds -----------------------------------------------------------------------------------
+
+#[test]
+fn seed_000_ldc_examples() {
+    assert_eq!(
+        op("LDC.32.IA  R2,c[0][R1 + 0x404];"),
+        Op::Ldc(Ldc {
+            d: R(2),
+            size: MemSize::B32,
+            mode: LdcMode::Ia,
+            bank: 0,
+            a: R(1),
+            imm: 0x404
+        })
+    );
+    assert_eq!(
+        op("LDC.64     R4,c[7][0x400];"),
+        Op::Ldc(Ldc {
+            d: R(4),
+            size: MemSize::B64,
+            mode: LdcMode::Ia,
+            bank: 7,
+            a: Reg::RZ,
+            imm: 0x400
+        })
+    );
+    assert_eq!(
+        op("LDC.64     R6,c[7][0x408];"),
+        Op::Ldc(Ldc {
+            d: R(6),
+            size: MemSize::B64,
+            mode: LdcMode::Ia,
+            bank: 7,
+            a: Reg::RZ,
+            imm: 0x408
+        })
+    );
+}
+
+#[test]
+fn seed_001_ldg_examples() {
+    let ldg = |d, e, base| {
+        Op::Ldg(Ldg {
+            d: R(d),
+            e,
+            cop: CacheOp::Default,
+            size: MemSize::B32,
+            ps: None,
+            addr: Addr {
+                base: Some(R(base)),
+                offset: 0,
+            },
+        })
+    };
+    assert_eq!(
+        op("    LDG.32      R3, [R1];      // load 32 bits into R3"),
+        ldg(3, false, 1)
+    );
+    assert_eq!(
+        op("    LDG.E       R0, [R2];      // load 32 bits into R0 from {R2, R3}"),
+        ldg(0, true, 2)
+    );
+}
+
+/// Every instruction line of the LEA page's examples (`Rd` substituted), as one listing.
+const SEED_004: &str = r#"
+LEA.LO        R0.CC, R2, R4, 3            ?WAIT6  ; // R0 = ( R2 << 3 )     + R4
+LEA.HI.X  P0, R1,    R2, R5, R3, 3        ?WAIT13 ; // R1 = ({R3,R2} >> 29) + R5 + CC.CF
+LD.64         R6, [R0 + 80], P0     &wr0  ?WAIT1  ;
+BFE.S32       R3,     R2, 0x011f           ?WAIT1  ; // sign extend R2 into R3
+LEA.LO        R0.CC, -R2, R4, 3            ?WAIT6  ; // R0 = ( -R2 << 3 )     + R4
+LEA.HI.X  P0, R1,    -R2, R5, R3, 3        ?WAIT13 ; // R1 = (-{R3,R2} >> 29) + R5 + CC.CF
+LD.64         R6, [R0 + 800], P0     &wr0  ?WAIT1  ;
+LEA.LO        R0.CC, R2, c[0][0], 7            ?WAIT6  ; // R0 = ( R2 << 7 )     + c[0][0]
+LEA.HI.X  P0, R1,    R2, c[0][4], 7            ?WAIT13 ; // R1 = ({RZ,R2} >> 25) + c[0][4] + CC.CF
+LD.32         R7, [R0 + 20], P0          &wr0  ?WAIT1  ;
+LEA.LO  P1, R10, R12, R2             ?WAIT13 ;  // R10 = ( R12 << 0 ) + R2 - 2
+LD.U8       R7, [R10 - 2], P1  &wr0  ?WAIT1  ;
+LEA.LO    R12.CC, R8, R0,      17 ?WAIT6 ;
+LEA.HI.X  R13.CC, R8, R1, R9,  17 ?WAIT6 ;
+LEA.HI.X  R14.CC, R9, R2, R10, 17 ?WAIT6 ;
+LEA.HI.X  R15,   R10, R3, R11, 17        ;
+"#;
+
+#[test]
+fn seed_004_lea_examples() {
+    let p = program(SEED_004);
+    assert_eq!(p.blocks.len(), 1);
+    let ops: Vec<Op> = p.blocks[0].insts.iter().map(|i| i.op.clone()).collect();
+    assert_eq!(ops.len(), 16);
+    let lea = |hi, x, cc, p: Option<u8>, d, neg_a, a, b, c: Reg, shift| {
+        Op::Lea(Lea {
+            hi,
+            x,
+            cc,
+            p: p.map(Pred),
+            d: R(d),
+            neg_a,
+            a: R(a),
+            b,
+            c,
+            shift,
+        })
+    };
+    let ld = |d, size, base, offset, p| {
+        Op::Ld(Ld {
+            d: R(d),
+            e: false,
+            cop: CacheOp::Default,
+            size,
+            addr: Addr {
+                base: Some(R(base)),
+                offset,
+            },
+            steer: PredSrc {
+                pred: Pred(p),
+                neg: false,
+            },
+        })
+    };
+    let r = |n| Src::Reg(R(n));
+    assert_eq!(
+        ops[0],
+        lea(false, false, true, None, 0, false, 2, r(4), Reg::RZ, 3)
+    );
+    assert_eq!(
+        ops[1],
+        lea(true, true, false, Some(0), 1, false, 2, r(5), R(3), 3)
+    );
+    assert_eq!(ops[2], ld(6, MemSize::B64, 0, 80, 0));
+    assert_eq!(
+        ops[3],
+        Op::Bfe(Bfe {
+            d: R(3),
+            cc: false,
+            signed: true,
+            brev: false,
+            a: R(2),
+            b: Src::Imm(0x11f)
+        })
+    );
+    assert_eq!(
+        ops[4],
+        lea(false, false, true, None, 0, true, 2, r(4), Reg::RZ, 3)
+    );
+    assert_eq!(
+        ops[5],
+        lea(true, true, false, Some(0), 1, true, 2, r(5), R(3), 3)
+    );
+    assert_eq!(ops[6], ld(6, MemSize::B64, 0, 800, 0));
+    assert_eq!(
+        ops[7],
+        lea(false, false, true, None, 0, false, 2, c(0, 0), Reg::RZ, 7)
+    );
+    assert_eq!(
+        ops[8],
+        lea(true, true, false, Some(0), 1, false, 2, c(0, 4), Reg::RZ, 7)
+    );
+    assert_eq!(ops[9], ld(7, MemSize::B32, 0, 20, 0));
+    assert_eq!(
+        ops[10],
+        lea(
+            false,
+            false,
+            false,
+            Some(1),
+            10,
+            false,
+            12,
+            r(2),
+            Reg::RZ,
+            0
+        )
+    );
+    assert_eq!(ops[11], ld(7, MemSize::U8, 10, -2, 1));
+    assert_eq!(
+        ops[12],
+        lea(false, false, true, None, 12, false, 8, r(0), Reg::RZ, 17)
+    );
+    assert_eq!(
+        ops[13],
+        lea(true, true, true, None, 13, false, 8, r(1), R(9), 17)
+    );
+    assert_eq!(
+        ops[14],
+        lea(true, true, true, None, 14, false, 9, r(2), R(10), 17)
+    );
+    assert_eq!(
+        ops[15],
+        lea(true, true, false, None, 15, false, 10, r(3), R(11), 17)
+    );
+}
+
+// ---- accepted syntax -------------------------------------------------------------------------
+
+#[test]
+fn lea_prints_canonically() {
+    let t = "LEA.HI.X P0, R1, R2, R5, R3, 0x3";
+    assert_eq!(op(t).to_string(), t);
+    assert_eq!(
+        op("LEA.LO R0.CC, -R2, c[0][0], 7").to_string(),
+        "LEA R0.CC, -R2, c[0x0][0x0], 0x7"
+    );
+}
+
+#[test]
+fn cc_on_destination_or_opcode_is_the_same() {
+    assert_eq!(op("IADD R4.CC, R1, R2"), op("IADD.CC R4, R1, R2"));
+    assert!(matches!(
+        op("IADD R4.CC, R1, R2"),
+        Op::Iadd(Iadd { cc: true, .. })
+    ));
+    assert_eq!(op("LEA R0.CC, R2, R4"), op("LEA.CC R0, R2, R4"));
+    assert_eq!(op("IADD RZ.CC, -R2, R3").to_string(), "IADD RZ.CC, -R2, R3");
+}
+
+#[test]
+fn modifiers_in_any_order() {
+    assert_eq!(op("LDG.E.CG.64 R4, [R2]"), op("LDG.64.CG.E R4, [R2]"));
+    assert_eq!(
+        op("ISETP.GE.U32.X.AND P0, PT, R1, R2, PT"),
+        op("ISETP.X.AND.U32.GE P0, PT, R1, R2, PT")
+    );
+    assert_eq!(
+        op("LEA.X.HI R1, R2, R5, R3, 0x3"),
+        op("LEA.HI.X R1, R2, R5, R3, 0x3")
+    );
+    // Order is meaning for XMAD's sign modifiers: Ra's, then Sb's.
+    let Op::Xmad(x) = op("XMAD.S16.U16.PSL R0, R1, R2, R3") else {
+        panic!()
+    };
+    assert!(x.a_signed && !x.b_signed && x.psl);
+    let Op::Xmad(x) = op("XMAD.U16.PSL.S16 R0, R1, R2, R3") else {
+        panic!()
+    };
+    assert!(!x.a_signed && x.b_signed);
+    let Op::Psetp(p) = op("PSETP.OR.AND P0, PT, P1, !P2, PT") else {
+        panic!()
+    };
+    assert_eq!((p.bop1, p.bop2), (BoolOp::Or, BoolOp::And));
+}
+
+#[test]
+fn explicit_defaults_equal_omitted_ones() {
+    assert_eq!(op("LDG.32 R0, [R2]"), op("LDG R0, [R2]"));
+    assert_eq!(op("LDC.32.IA R0, c[0x1][0x4]"), op("LDC R0, c[0x1][0x4]"));
+    assert_eq!(op("LEA.LO R0, R2, R4, 0x0"), op("LEA R0, R2, R4"));
+    assert_eq!(op("SHR.S32 R0, R1, 0x2"), op("SHR R0, R1, 0x2"));
+    assert_eq!(op("BFE.U32 R0, R1, 0x808"), op("BFE R0, R1, 0x808"));
+    assert_eq!(op("P2R.B0 R0, PR, RZ, 0x7f"), op("P2R R0, PR, RZ, 0x7f"));
+    assert_eq!(op("XMAD R0, R1.H0, R2.H0, R3"), op("XMAD R0, R1, R2, R3"));
+    // ISETP without a boolean operator combines with AND.
+    assert_eq!(
+        op("ISETP.NE P0, PT, R1, R2, PT"),
+        op("ISETP.NE.AND P0, PT, R1, R2, PT")
+    );
+}
+
+#[test]
+fn sizes_and_cache_ops() {
+    let Op::Ldg(l) = op("LDG.E.U.128 R4, [R2]") else {
+        panic!()
+    };
+    assert_eq!(l.size, MemSize::U128);
+    let Op::Lds(l) = op("LDS.U.128 R4, [R2]") else {
+        panic!()
+    };
+    assert!(l.u && l.size == MemSize::B128);
+    for (m, cop) in [
+        ("CA", CacheOp::Ca),
+        ("CG", CacheOp::Cg),
+        ("CS", CacheOp::Cs),
+        ("LU", CacheOp::Lu),
+        ("CV", CacheOp::Cv),
+        ("CI", CacheOp::Ci),
+    ] {
+        let Op::Ldg(l) = op(&format!("LDG.E.{m} R0, [R2]")) else {
+            panic!()
+        };
+        assert_eq!(l.cop, cop);
+        let Op::Ld(l) = op(&format!("LD.{m} R0, [R2]")) else {
+            panic!()
+        };
+        assert_eq!(l.cop, cop);
+    }
+    for (m, cop) in [
+        ("WB", CacheOp::Wb),
+        ("CG", CacheOp::Cg),
+        ("CS", CacheOp::Cs),
+        ("WT", CacheOp::Wt),
+    ] {
+        let Op::Stg(s) = op(&format!("STG.E.{m} [R2], R0")) else {
+            panic!()
+        };
+        assert_eq!(s.cop, cop);
+        let Op::St(s) = op(&format!("ST.{m} [R2], R0")) else {
+            panic!()
+        };
+        assert_eq!(s.cop, cop);
+    }
+    fails("STG.E.CA [R2], R0", ".CA", "unknown modifier `.CA` for STG");
+    fails("LDG.E.WB R0, [R2]", ".WB", "unknown modifier `.WB` for LDG");
+    let Op::Ldc(l) = op("LDC.128 R4, c[0x0][0x10]") else {
+        panic!()
+    };
+    assert_eq!(l.size, MemSize::B128);
+}
+
+#[test]
+fn memory_and_constant_address_forms() {
+    let a = |t: &str| match op(t) {
+        Op::Ldg(l) => l.addr,
+        o => panic!("{o:?}"),
+    };
+    let want = Addr {
+        base: Some(R(2)),
+        offset: -0x10,
+    };
+    for t in [
+        "[R2-0x10]",
+        "[R2+-0x10]",
+        "[ R2 + -16 ]",
+        "[R2 - 16]",
+        "[R2+-0X10]",
+    ] {
+        assert_eq!(a(&format!("LDG R0, {t}")), want, "{t}");
+    }
+    assert_eq!(
+        a("LDG R0, [R2]"),
+        Addr {
+            base: Some(R(2)),
+            offset: 0
+        }
+    );
+    assert_eq!(
+        a("LDG R0, [0x100]"),
+        Addr {
+            base: None,
+            offset: 0x100
+        }
+    );
+    assert_eq!(
+        a("LDG R0, [RZ+0x100]"),
+        Addr {
+            base: None,
+            offset: 0x100
+        }
+    );
+    let l = |t: &str| match op(t) {
+        Op::Ldc(l) => (l.a, l.imm),
+        o => panic!("{o:?}"),
+    };
+    for t in ["c[0x0][R1-0x4]", "c[0x0][R1+-0x4]", "c[0][ R1 - 4 ]"] {
+        assert_eq!(l(&format!("LDC R0, {t}")), (R(1), -4), "{t}");
+    }
+    // Without an index register the 16-bit address is unsigned.
+    assert_eq!(l("LDC R0, c[0x3][-0x4]"), (Reg::RZ, 0xfffc));
+    assert_eq!(l("LDC R0, c[0x3][RZ+-0x4]"), (Reg::RZ, 0xfffc));
+    assert_eq!(l("LDC R0, c[0x3][0xffff]"), (Reg::RZ, 0xffff));
+    assert_eq!(l("LDC R0, c[0x3][R1-0x8000]"), (R(1), -0x8000));
+}
+
+#[test]
+fn immediates_hex_decimal_negative_and_imm20() {
+    let b = |t: &str| match op(t) {
+        Op::Iadd(i) => i.b,
+        o => panic!("{o:?}"),
+    };
+    assert_eq!(b("IADD R0, R1, 0xfF"), Src::Imm(0xff));
+    assert_eq!(b("IADD R0, R1, 255"), Src::Imm(0xff));
+    assert_eq!(b("IADD R0, R1, -1"), Src::Imm(0xffff_ffff));
+    assert_eq!(b("IADD R0, R1, 0xfff82"), Src::Imm(-0x7e_i32 as u32));
+    assert_eq!(b("IADD R0, R1, -0x80000"), Src::Imm(0xfff8_0000));
+    assert_eq!(b("IADD R0, R1, 0xfff80000"), Src::Imm(0xfff8_0000));
+    assert_eq!(b("IADD R0, R1, 0xffffffff"), Src::Imm(0xffff_ffff));
+    let Op::Iadd3(i) = op("IADD3 R0, R1, 0xfff82, RZ") else {
+        panic!()
+    };
+    assert_eq!(i.b.src, Src::Imm(-0x7e_i32 as u32));
+    assert_eq!(
+        op("MOV R0, -0x1"),
+        Op::Mov(Mov {
+            d: R(0),
+            b: Src::Imm(0xffff_ffff)
+        })
+    );
+    assert_eq!(
+        op("MOV32I R0, 0x3f800000"),
+        Op::Mov32i(Mov32i {
+            d: R(0),
+            imm: 0x3f80_0000
+        })
+    );
+    assert_eq!(
+        op("MOV32I R0, -2"),
+        Op::Mov32i(Mov32i {
+            d: R(0),
+            imm: 0xffff_fffe
+        })
+    );
+    let Op::Iadd32i(i) = op("IADD32I R1, R1, -0x8") else {
+        panic!()
+    };
+    assert_eq!(i.imm, 0xffff_fff8);
+    let Op::Lop32i(l) = op("LOP32I.AND R0, R1, ~0xff") else {
+        panic!()
+    };
+    assert!(l.not_b && l.imm == 0xff);
+    let Op::Xmad(x) = op("XMAD R0, R1, 0xffff, R2") else {
+        panic!()
+    };
+    assert_eq!(x.b, Src::Imm(0xffff));
+}
+
+#[test]
+fn operand_prefixes_and_suffixes() {
+    let Op::Lop(l) = op("LOP.AND.NZ P1, R0, ~R1.reuse, ~c[0x2][0x8]") else {
+        panic!()
+    };
+    assert_eq!(
+        (l.p, l.not_a, l.not_b, l.b, l.pout),
+        (Some(Pred(1)), true, true, c(2, 8), PredOut::Nz)
+    );
+    let Op::Iadd3(i) = op("IADD3.RS R0, -R1.H1, R2.H0.reuse, -R3") else {
+        panic!()
+    };
+    assert_eq!(
+        (i.a.neg, i.a.half, i.b.half, i.c.neg),
+        (true, Half::H1, Half::H0, true)
+    );
+    assert_eq!(op("IADD R0, R1.reuse, R2.reuse"), op("IADD R0, R1, R2"));
+    let Op::Sel(s) = op("SEL R0, R1, R2, !P3") else {
+        panic!()
+    };
+    assert_eq!(
+        s.p,
+        PredSrc {
+            pred: Pred(3),
+            neg: true
+        }
+    );
+    let Op::S2r(s) = op("S2R R0, SR_CTAID.Z") else {
+        panic!()
+    };
+    assert_eq!(s.sr, SpecialReg::CtaidZ);
+    let Op::P2r(p) = op("P2R.B2 R0, CC, R0, 0xf") else {
+        panic!()
+    };
+    assert_eq!((p.byte, p.src), (2, P2rSrc::Cc));
+}
+
+#[test]
+fn guards() {
+    assert_eq!(inst("@PT NOP").guard, Guard::ALWAYS);
+    assert_eq!(
+        inst("@!P2 NOP").guard,
+        Guard(PredSrc {
+            pred: Pred(2),
+            neg: true
+        })
+    );
+    assert_eq!(
+        inst("@!PT NOP").guard,
+        Guard(PredSrc {
+            pred: Pred::PT,
+            neg: true
+        })
+    );
+    assert_eq!(inst("@P0 MOV R1, R2").to_string(), "@P0 MOV R1, R2");
+}
+
+#[test]
+fn ld_st_steering_predicate_is_the_optional_last_operand() {
+    let Op::Ld(l) = op("LD.64 R4, [R0+0x50], P0") else {
+        panic!()
+    };
+    assert_eq!(
+        l.steer,
+        PredSrc {
+            pred: Pred(0),
+            neg: false
+        }
+    );
+    let Op::Ld(l) = op("LD.E R4, [R0]") else {
+        panic!()
+    };
+    assert_eq!(l.steer, PredSrc::TRUE);
+    let Op::St(s) = op("ST.E [R0+0x50], R4, !P1") else {
+        panic!()
+    };
+    assert_eq!(
+        (s.v, s.steer),
+        (
+            R(4),
+            PredSrc {
+                pred: Pred(1),
+                neg: true
+            }
+        )
+    );
+}
+
+#[test]
+fn ldg_sparse_predicate_and_absolute_register() {
+    let Op::Ldg(l) = op("LDG.E P0, R2, [R4]") else {
+        panic!()
+    };
+    assert_eq!((l.ps, l.d), (Some(Pred(0)), R(2)));
+    // A base register at or past the register count is absolute addressing (LDG and LD only).
+    let o = AsmOptions { registers: 32 };
+    let get = |t: &str| match parse_inst(t, &o) {
+        Ok(ParsedInst::Op(Inst { op: Op::Ldg(l), .. })) => l.addr,
+        Ok(ParsedInst::Op(Inst { op: Op::Ld(l), .. })) => l.addr,
+        r => panic!("{r:?}"),
+    };
+    assert_eq!(
+        get("LDG R0, [R40+0x10]"),
+        Addr {
+            base: None,
+            offset: 0x10
+        }
+    );
+    assert_eq!(
+        get("LDG.E R0, [R33+0xffffff]"),
+        Addr {
+            base: None,
+            offset: 0xff_ffff
+        }
+    );
+    assert_eq!(
+        get("LD R0, [R100]"),
+        Addr {
+            base: None,
+            offset: 0
+        }
+    );
+    assert_eq!(
+        get("LDG R0, [R31]"),
+        Addr {
+            base: Some(R(31)),
+            offset: 0
+        }
+    );
+    fails_with(
+        &o,
+        "LDG R0, [R40-0x10]",
+        "-0x10",
+        "negative absolute address",
+    );
+    fails_with(
+        &o,
+        "STG [R40], R0",
+        "R40",
+        "register R40 is out of range: the program has 32 registers",
+    );
+    fails_with(&o, "LDS R0, [R40]", "R40", "out of range");
+}
+
+#[test]
+fn depbar_membar_nop() {
+    assert_eq!(
+        op("DEPBAR.LE SB0, 0x0, {1,0};"),
+        Op::Depbar(Depbar {
+            text: "SB0, 0x0, {1, 0}".into(),
+            le: true
+        })
+    );
+    assert_eq!(
+        op("DEPBAR.LE SB0, 0x0, {1,0};").to_string(),
+        "DEPBAR.LE SB0, 0x0, {1, 0}"
+    );
+    assert_eq!(
+        op("MEMBAR.CTA"),
+        Op::Membar(Membar {
+            scope: MembarScope::Cta
+        })
+    );
+    assert_eq!(op("NOP;"), Op::Nop(Nop));
+}
+
+#[test]
+fn control_instructions() {
+    let c = control("@!P1 BRA.U CC.NE, `(.L_3);");
+    assert_eq!(
+        c.guard,
+        Guard(PredSrc {
+            pred: Pred(1),
+            neg: true
+        })
+    );
+    assert_eq!(
+        c.kind,
+        ControlKind::Bra {
+            cc: Some(CcTest::Ne),
+            target: Target::Label(".L_3".into())
+        }
+    );
+    assert_eq!(control("BRA .L_3").kind, control("BRA `(.L_3)").kind);
+    assert_eq!(
+        control("BRA loop").kind,
+        ControlKind::Bra {
+            cc: None,
+            target: Target::Label("loop".into())
+        }
+    );
+    assert_eq!(
+        control("BRA 0x60").kind,
+        ControlKind::Bra {
+            cc: None,
+            target: Target::Addr(0x60)
+        }
+    );
+    assert_eq!(
+        control("SSY `(.L_1)").kind,
+        ControlKind::Ssy {
+            target: Target::Label(".L_1".into())
+        }
+    );
+    assert_eq!(control("SYNC").kind, ControlKind::Sync { cc: None });
+    assert_eq!(
+        control("EXIT CC.EQ").kind,
+        ControlKind::Exit {
+            cc: Some(CcTest::Eq)
+        }
+    );
+    assert_eq!(control("BAR.SYNC").kind, ControlKind::Bar { id: 0 });
+    assert_eq!(control("BAR.SYNC 0xf").kind, ControlKind::Bar { id: 15 });
+    assert_eq!(
+        control("@P0 BRA CC.EQ, .L_1").to_string(),
+        "@P0 BRA CC.EQ, `(.L_1)"
+    );
+}
+
+#[test]
+fn scheduling_text_and_comments_are_ignored() {
+    let a = program(
+        "        /*0008*/                   MOV R1, c[0x0][0x20] ;          /* 0x4c98078000870001 */\n\
+         \x20                                                                /* 0x001c7c00e22007f6 */\n\
+         /*0010*/   { IADD R0, R0, R5 &req_6 &wr0 &rd1 ?WAIT6 ;  // dual issue\n\
+         /*0018*/     SYNC ; }\n",
+    );
+    let b = program("MOV R1, c[0x0][0x20]\nIADD R0, R0, R5\nSYNC\n");
+    assert_eq!(strip_program(a), strip_program(b));
+}
+
+#[test]
+fn maxwell_layout_pcs() {
+    let p = program("NOP\nNOP\nNOP\nNOP\nNOP\nNOP\nNOP\n");
+    let pcs: Vec<u32> = p.blocks[0].insts.iter().map(|i| i.pc).collect();
+    assert_eq!(pcs, [0x08, 0x10, 0x18, 0x28, 0x30, 0x38, 0x48]);
+    assert_eq!(parse_inst("NOP", &opts()).map(|i| i.pc()), Ok(0x8));
+    assert_eq!(
+        parse_inst("/*01a8*/ NOP", &opts()).map(|i| i.pc()),
+        Ok(0x1a8)
+    );
+}
+
+#[test]
+fn absolute_branch_targets() {
+    // Maxwell layout: the 4th instruction is at 0x28.
+    let p = program("BRA 0x28;\nNOP;\nNOP;\nEXIT;\n");
+    assert_eq!(
+        p.blocks[0].term,
+        Terminator::Jump {
+            target: 2,
+            pc: Some(0x8)
+        }
+    );
+    assert_eq!(p.blocks[2].pc, 0x28);
+    // With address comments, those are the addresses.
+    let p = program("/*0000*/ BRA 0x10;\n/*0008*/ NOP;\n/*0010*/ EXIT;\n");
+    assert_eq!(
+        p.blocks[0].term,
+        Terminator::Jump {
+            target: 2,
+            pc: Some(0x0)
+        }
+    );
+    assert_eq!(p.blocks[2].pc, 0x10);
+}
+
+#[test]
+fn blocks_and_terminators() {
+    let src = "\
+        S2R R0, SR_TID.X;
+        ISETP.GE.AND P0, PT, R0, 0x10, PT;
+    @P0 BRA .L_1;
+        SSY .L_2;
+        BAR.SYNC 0x1;
+        IADD R0, R0, 1;
+    .L_2:
+        SYNC;
+    @P1 EXIT;
+        BRA `(.L_2);
+    .L_1:
+        MOV R1, R0;
+";
+    let p = program(src);
+    let t: Vec<Terminator> = p.blocks.iter().map(|b| b.term).collect();
+    let p0 = Cond {
+        guard: Guard(PredSrc {
+            pred: Pred(0),
+            neg: false,
+        }),
+        cc: None,
+    };
+    let p1 = Cond {
+        guard: Guard(PredSrc {
+            pred: Pred(1),
+            neg: false,
+        }),
+        cc: None,
+    };
+    assert_eq!(
+        t,
+        [
+            Terminator::Branch {
+                cond: p0,
+                taken: 7,
+                fallthrough: 1,
+                pc: 0x18
+            },
+            Terminator::Ssy {
+                reconverge: 4,
+                next: 2,
+                pc: 0x28
+            },
+            Terminator::Barrier {
+                id: 1,
+                cond: Cond::ALWAYS,
+                next: 3,
+                pc: 0x30
+            },
+            Terminator::Jump {
+                target: 4,
+                pc: None
+            },
+            Terminator::Sync {
+                cond: Cond::ALWAYS,
+                next: 5,
+                pc: 0x48
+            },
+            Terminator::Exit {
+                cond: p1,
+                next: Some(6),
+                pc: Some(0x50)
+            },
+            Terminator::Jump {
+                target: 4,
+                pc: Some(0x58)
+            },
+            Terminator::Exit {
+                cond: Cond::ALWAYS,
+                next: None,
+                pc: None
+            },
+        ]
+    );
+    assert_eq!(p.blocks[0].insts.len(), 2);
+    assert_eq!(p.blocks[4].labels, [".L_2"]);
+    assert_eq!(p.blocks[7].labels, [".L_1"]);
+    assert_eq!(p.blocks[7].pc, 0x68);
+    assert_eq!(p.blocks[3].pc, 0x38);
+    assert_eq!(p.registers, 255);
+}
+
+#[test]
+fn final_blocks() {
+    // Unconditional EXIT at the end: no extra block.
+    let p = program("NOP;\nEXIT;\n");
+    assert_eq!(p.blocks.len(), 1);
+    assert_eq!(
+        p.blocks[0].term,
+        Terminator::Exit {
+            cond: Cond::ALWAYS,
+            next: None,
+            pc: Some(0x10)
+        }
+    );
+    // A guarded EXIT at the end: the other lanes end too.
+    let p = program("@P0 EXIT;");
+    assert!(matches!(
+        p.blocks[0].term,
+        Terminator::Exit {
+            next: None,
+            pc: Some(0x8),
+            ..
+        }
+    ));
+    // A conditional branch at the end falls through to an implicit exit block.
+    let p = program("loop:\n@P0 BRA loop;");
+    assert_eq!(p.blocks.len(), 2);
+    assert!(matches!(
+        p.blocks[0].term,
+        Terminator::Branch {
+            taken: 0,
+            fallthrough: 1,
+            ..
+        }
+    ));
+    assert_eq!(
+        p.blocks[1].term,
+        Terminator::Exit {
+            cond: Cond::ALWAYS,
+            next: None,
+            pc: None
+        }
+    );
+    assert_eq!(p.blocks[1].pc, 0x10);
+    // A label at the end names an empty exit block.
+    let p = program("BRA .L_end;\nNOP\nNOP\n.L_end:\n");
+    assert_eq!(p.blocks.len(), 3);
+    assert_eq!(p.blocks[2].labels, [".L_end"]);
+    assert_eq!(p.blocks[2].pc, 0x28);
+    assert_eq!(
+        p.blocks[1].term,
+        Terminator::Jump {
+            target: 2,
+            pc: None
+        }
+    );
+    // An empty text is one empty block that exits.
+    let p = program("// nothing\n");
+    assert_eq!(p.blocks.len(), 1);
+    assert_eq!(
+        p.blocks[0].term,
+        Terminator::Exit {
+            cond: Cond::ALWAYS,
+            next: None,
+            pc: None
+        }
+    );
+}
+
+#[test]
+fn instructions_without_semicolons_and_labels_on_their_own_line() {
+    let a = program("  MOV R1, R2\n.L_1:\n  @P0 BRA .L_1\n  EXIT");
+    let b = program("  MOV R1, R2;\n.L_1:\n  @P0 BRA .L_1;\n  EXIT;");
+    assert_eq!(strip_program(a), strip_program(b));
+}
+
+#[test]
+fn print_program_round_trips_a_kernel() {
+    let src = "\
+        /*0008*/ MOV R1, c[0x0][0x20];
+        /*0010*/ S2R R0, SR_TID.X;
+        /*0018*/ ISETP.GE.AND P0, PT, R0, c[0x0][0x148], PT;
+        /*0028*/ @P0 EXIT;
+        /*0030*/ SSY `(.L_1);
+        /*0038*/ @P1 BRA 0x58;
+        /*0048*/ LEA R2.CC, R0, c[0x0][0x140], 0x2;
+        /*0050*/ LEA.HI.X R3, R0, c[0x0][0x144], RZ, 0x2;
+        /*0058*/ LDG.E R4, [R2];
+        /*0068*/ IADD32I R4, R4, 0x1;
+        /*0070*/ STG.E [R2], R4;
+        /*0078*/ SYNC;
+.L_1:
+        /*0088*/ BAR.SYNC 0x0;
+        /*0090*/ EXIT;
+.L_2:
+        /*0098*/ BRA `(.L_2);
+";
+    let p1 = program(src);
+    let t2 = print_program(&p1);
+    let p2 = program(&t2);
+    assert_eq!(strip_program(p1.clone()), strip_program(p2.clone()));
+    assert_eq!(print_program(&p2), t2);
+    // The absolute branch prints as the target block's address.
+    assert!(t2.contains("@P1 BRA 0x58;"), "{t2}");
+    // And the same program without address comments (Maxwell layout) prints identically.
+    let p3 = parse_program(&strip_addr_comments(src), &opts()).unwrap();
+    assert_eq!(print_program(&p3), t2);
+}
+
+fn strip_addr_comments(s: &str) -> String {
+    s.lines()
+        .map(|l| match (l.find("/*"), l.find("*/")) {
+            (Some(a), Some(b)) => format!("{}{}", &l[..a], &l[b + 2..]),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// ---- errors ----------------------------------------------------------------------------------
+
+#[test]
+fn error_display_and_render() {
+    let e = parse_program("NOP;\n  IADD.FOO R1, R2, R3;\n", &opts()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "2:7: error: unknown modifier `.FOO` for IADD"
+    );
+    assert_eq!(
+        e.render("k.toml", 10),
+        "k.toml:12:7: error: unknown modifier `.FOO` for IADD\n  |   IADD.FOO R1, R2, R3;\n  |       ^"
+    );
+    // Tabs in the line are kept under the caret so it lines up.
+    let e = parse_program("\tFOO;", &opts()).unwrap_err();
+    assert_eq!(
+        e.render("p", 0),
+        "p:1:2: error: unknown opcode `FOO`\n  | \tFOO;\n  | \t^"
+    );
+}
+
+#[test]
+fn err_unknown_opcode() {
+    fails("NOP;\n  FOO R1, R2;", "FOO", "unknown opcode `FOO`");
+    fails("@P0 iadd R1, R2, R3", "iadd", "unknown opcode `iadd`");
+}
+
+#[test]
+fn err_unknown_duplicate_conflicting_missing_modifier() {
+    fails(
+        "IADD.FOO R1, R2, R3",
+        ".FOO",
+        "unknown modifier `.FOO` for IADD",
+    );
+    fails("IADD.X.X R1, R2, R3", ".X R1", "duplicate modifier `.X`");
+    fails(
+        "LEA.HI.LO R0, R2, R4",
+        ".LO",
+        "conflicting modifiers `.HI` and `.LO`",
+    );
+    fails(
+        "SHR.U32.S32 R0, R1, R2",
+        ".S32",
+        "conflicting modifiers `.U32` and `.S32`",
+    );
+    fails(
+        "LDG.64.128 R4, [R2]",
+        ".128",
+        "conflicting modifiers `.64` and `.128`",
+    );
+    fails(
+        "LOP R0, R1, R2",
+        "LOP",
+        "LOP needs one of the modifiers .AND .OR .XOR .PASS_B",
+    );
+    fails(
+        "ISETP.AND P0, PT, R1, R2, PT",
+        "ISETP",
+        "needs one of the modifiers .F .LT",
+    );
+    fails(
+        "PSETP.AND P0, PT, P1, P2, PT",
+        "PSETP",
+        "PSETP needs two boolean operators",
+    );
+    fails("BAR R0", "BAR", "BAR needs one of the modifiers .SYNC");
+    fails(
+        "MEMBAR",
+        "MEMBAR",
+        "MEMBAR needs one of the modifiers .CTA .GL .SYS",
+    );
+    fails("IADD.CC R4.CC, R1, R2", ".CC, R1", "duplicate `.CC`");
+    fails("MOV.CC R1, R2", ".CC", "unknown modifier `.CC` for MOV");
+}
+
+#[test]
+fn err_operand_count() {
+    fails(
+        "IADD R1, R2;",
+        ";",
+        "missing operand: IADD expects a register, a constant or an immediate here",
+    );
+    // At the end of the text the error points just past the last token.
+    let e = parse_program("IADD R1, R2", &opts()).unwrap_err();
+    assert_eq!((e.line, e.col), (1, 12));
+    assert!(e.message.contains("missing operand"));
+    fails("MOV R1, R2, R3", "R3", "too many operands for MOV");
+    fails("EXIT R1", "R1", "too many operands for EXIT");
+    fails(
+        "LEA R0, R2, R4, R3, 0x3",
+        "R3",
+        "Rc cannot be specified with LEA.LO",
+    );
+}
+
+#[test]
+fn err_operand_form() {
+    fails(
+        "IADD R1, 0x5, R2",
+        "0x5",
+        "expected a register, found an immediate",
+    );
+    fails(
+        "XMAD R0, R1, R2, 0x3",
+        "0x3",
+        "expected a register or a constant, found an immediate",
+    );
+    fails(
+        "LEA.HI R1, R2, 0x10, R3",
+        "0x10",
+        "LEA.HI takes no immediate Sb",
+    );
+    fails(
+        "LEA.HI.X P0, R1.CC, R2, R5, R3, 0x3",
+        ".CC",
+        "LEA writes at most one of CC and Plg",
+    );
+    fails(
+        "LEA.CC P0, R1, R2, R4",
+        ".CC",
+        "LEA writes at most one of CC and Plg",
+    );
+    fails("MOV R0, c[0x0][R2+0x4]", "R2", "only allowed in LDC");
+    fails("IADD R1, ~R2, R3", "~", "inversion `~` is not allowed");
+    fails("MOV R1, -R2", "-R2", "negation `-` is not allowed");
+    fails("MOV R1, R2.H1", ".H1", "unexpected suffix `.H1`");
+    fails("IADD3 R0, R1, 0x1.H1, R2", ".H1", "unexpected suffix `.H1`");
+    fails(
+        "SEL R0, R1, R2, R3",
+        "R3",
+        "expected a predicate, found a register",
+    );
+    fails(
+        "LDG !P0, R0, [R2]",
+        "!",
+        "a destination predicate cannot be inverted",
+    );
+    fails("LD R0, [R2], R3", "R3", "expected a predicate");
+    fails(
+        "S2R R0, SR_CLOCKLO",
+        "SR_CLOCKLO",
+        "unknown special register `SR_CLOCKLO`",
+    );
+    fails("P2R R0, PX, R1, 0x1", "PX", "expected `PR` or `CC`");
+    fails("LDG R0, R2", "R2", "expected a memory address");
+    fails("LDG R0, [R2+R3]", "R3", "at most one register");
+    fails("LDG R0, [-R2]", "-R2", "cannot be negated");
+    fails("BRA R1", "R1", "expected a branch target");
+    fails(
+        "BRA CC.GT, .L_1\n.L_1:",
+        "CC.GT",
+        "unsupported condition `CC.GT`",
+    );
+}
+
+#[test]
+fn err_ldc_invalid_size() {
+    fails(
+        "LDC.INVALID R0, c[0x0][0x0]",
+        ".INVALID",
+        "`.INVALID` is not a valid LDC size",
+    );
+}
+
+#[test]
+fn err_ldc_immediate_ranges() {
+    fails(
+        "LDC R0, c[0x0][R1+0x8000]",
+        "0x8000",
+        "ImmS16 [-0x8000, 0x7fff]",
+    );
+    fails("LDC R0, c[0x0][R1-0x8001]", "-0x8001", "ImmS16");
+    fails(
+        "LDC R0, c[0x0][0x10000]",
+        "0x10000",
+        "out of range [-0x8000, 0xffff]",
+    );
+    fails(
+        "LDC R0, c[0x0][-0x8001]",
+        "-0x8001",
+        "out of range [-0x8000, 0xffff]",
+    );
+    fails(
+        "LDC R0, c[0x20][0x0]",
+        "0x20",
+        "constant bank 0x20 out of range [0, 31]",
+    );
+}
+
+#[test]
+fn err_memory_offset_ranges() {
+    fails(
+        "LDG R0, [R2+0x800000]",
+        "0x800000",
+        "ImmS24 [-0x800000, 0x7fffff]",
+    );
+    fails("LDG R0, [R2-0x800001]", "-0x800001", "ImmS24");
+    fails("LDG R0, [0x1000000]", "0x1000000", "ImmU24 [0, 0xffffff]");
+    fails("LDG R0, [-0x4]", "-0x4", "negative absolute address");
+    fails("LDG R0, [RZ-0x4]", "-0x4", "negative absolute address");
+    fails(
+        "LDG P0, R0, [R2+0x80000]",
+        "0x80000",
+        "ImmS20 [-0x80000, 0x7ffff]",
+    );
+    fails("LDG P0, R0, [0x100000]", "0x100000", "ImmU20 [0, 0xfffff]");
+    fails("STG [R2+0x800000], R0", "0x800000", "ImmS24");
+    fails("ST [-0x1], R0", "-0x1", "negative absolute address");
+    fails("LD R0, [R2+0x800000], P0", "0x800000", "ImmS24");
+    fails("LDS R0, [R2+0x800000]", "0x800000", "ImmS24");
+    // The limits themselves are fine.
+    for t in [
+        "LDG R0, [R2-0x800000]",
+        "LDG R0, [R2+0x7fffff]",
+        "LDG R0, [0xffffff]",
+        "LDG P0, R0, [R2+0x7ffff]",
+        "LDG P0, R0, [0xfffff]",
+    ] {
+        assert!(parse_inst(t, &opts()).is_ok(), "{t}");
+    }
+}
+
+#[test]
+fn err_lea_immediates() {
+    fails("LEA R0, R2, 0x100000", "0x100000", "signed 20-bit");
+    assert_eq!(
+        op("LEA R0, R2, -0x80000").to_string(),
+        "LEA R0, R2, -0x80000, 0x0"
+    );
+    fails(
+        "LEA R0, R2, R4, 32",
+        "32",
+        "scale 0x20 out of range [0x0, 0x1f]",
+    );
+    fails(
+        "ISCADD R0, R1, R2, 0x20",
+        "0x20",
+        "shift amount 0x20 out of range [0x0, 0x1f]",
+    );
+    fails("ISCADD R0, R1, R2, -1", "-1", "shift amount");
+}
+
+#[test]
+fn err_alu_immediate_ranges() {
+    fails(
+        "IADD R0, R1, 0x100000",
+        "0x100000",
+        "out of range for a signed 20-bit field",
+    );
+    fails("IADD R0, R1, -0x80001", "-0x80001", "signed 20-bit");
+    fails("SHL R0, R1, 0xfff7ffff", "0xfff7ffff", "signed 20-bit");
+    fails("IADD3 R0, R1, 0x100000, R2", "0x100000", "signed 20-bit");
+    fails(
+        "XMAD R0, R1, 0x10000, R2",
+        "0x10000",
+        "unsigned 16-bit field [0, 0xffff]",
+    );
+    fails("XMAD R0, R1, -0x1, R2", "-0x1", "unsigned 16-bit");
+    fails("MOV R0, 0x100000000", "0x100000000", "32-bit field");
+    fails("MOV32I R0, -0x80000001", "-0x80000001", "32-bit field");
+    fails(
+        "LOP3.LUT R0, R1, R2, R3, 0x100",
+        "0x100",
+        "LUT 0x100 out of range [0x0, 0xff]",
+    );
+    fails(
+        "BAR.SYNC 0x10",
+        "0x10",
+        "barrier id 0x10 out of range [0x0, 0xf]",
+    );
+    fails(
+        "MOV R0, c[0x0][0x10000]",
+        "0x10000",
+        "constant offset 0x10000 out of range [0, 0xffff]",
+    );
+    fails(
+        "MOV R0, c[0x0][-0x4]",
+        "-0x4",
+        "constant offset -0x4 out of range",
+    );
+    fails("MOV R0, 0x1ffffffffffffffff", "0x1ff", "too large");
+    fails("MOV R0, 0xg", "0xg", "malformed number");
+}
+
+#[test]
+fn err_misaligned_registers() {
+    fails("LDG.64 R3, [R2]", "R3", "misaligned register pair R3");
+    fails("LDG.128 R6, [R2]", "R6", "misaligned register quad R6");
+    fails("LDG.E R0, [R3]", "R3", "misaligned register pair R3");
+    fails("STG.E.64 [R2], R5", "R5", "misaligned register pair R5");
+    fails("LDC.64 R1, c[0x0][0x0]", "R1", "misaligned register pair");
+    fails("LDS.U.128 R2, [R0]", "R2", "misaligned register quad");
+}
+
+#[test]
+fn err_register_range() {
+    let o = AsmOptions { registers: 32 };
+    fails_with(
+        &o,
+        "MOV R32, R1",
+        "R32",
+        "register R32 is out of range: the program has 32 registers",
+    );
+    fails_with(
+        &o,
+        "IADD R0, R1, R40",
+        "R40",
+        "register R40 is out of range",
+    );
+    fails_with(&o, "LDC R0, c[0x0][R33+0x4]", "R33", "out of range");
+    fails_with(
+        &AsmOptions { registers: 31 },
+        "LDG.64 R30, [R2]",
+        "R30",
+        "R30..R31 is out of range",
+    );
+    fails(
+        "LDG.64 R254, [R2]",
+        "R254",
+        "register pair R254..R255 runs past R254",
+    );
+    fails("LDG.128 R252, [R2]", "R252", "runs past R254");
+    fails("LDG.E R0, [R254]", "R254", "runs past R254");
+    fails("MOV R255, R1", "R255", "no register `R255`");
+    fails("ISETP.EQ.AND P7, PT, R1, R2, PT", "P7", "no predicate `P7`");
+    // RZ is always allowed, whatever the register count.
+    assert!(parse_inst("MOV RZ, RZ", &AsmOptions { registers: 0 }).is_ok());
+}
+
+#[test]
+fn err_labels() {
+    fails("BRA .L_9;\nEXIT;", ".L_9", "undefined label `.L_9`");
+    let e = parse_program(".L_1:\nNOP;\n  .L_1:\nEXIT;", &opts()).unwrap_err();
+    assert_eq!((e.line, e.col), (3, 3));
+    assert_eq!(
+        e.message,
+        "duplicate label `.L_1` (first defined on line 1)"
+    );
+    let e = parse_inst(".L_1:", &opts()).unwrap_err();
+    assert!(e.message.contains("found a label"));
+    let e = parse_inst("NOP; NOP", &opts()).unwrap_err();
+    assert_eq!(
+        (e.col, e.message.as_str()),
+        (6, "expected exactly one instruction")
+    );
+}
+
+#[test]
+fn err_address_comment_missing_on_second_line() {
+    let e = parse_program("/*0008*/ NOP;\n  NOP;", &opts()).unwrap_err();
+    assert_eq!((e.line, e.col), (2, 3));
+    assert!(e.message.contains("without an address comment"));
+    fails(
+        "/*0008*/ NOP;\n/*0008*/ EXIT;",
+        "EXIT",
+        "two instructions at address 0x8",
+    );
+    // 0x20 is a scheduling word in Maxwell layout.
+    fails(
+        "BRA 0x20;\nNOP;\nNOP;\nNOP;",
+        "0x20",
+        "no instruction at address 0x20",
+    );
+    fails(
+        "/*0000*/ BRA 0x8;\n/*0010*/ EXIT;",
+        "0x8;",
+        "no instruction at address 0x8",
+    );
+}
+
+#[test]
+fn err_guarded_ssy() {
+    fails(
+        "@P0 SSY .L_1;\n.L_1:\nSYNC;",
+        "@P0",
+        "SSY cannot be guarded",
+    );
+}
+
+#[test]
+fn err_lexical() {
+    fails("MOV R1, R2 # x", "#", "unexpected character `#`");
+    fails("NOP /* x", "/*", "unterminated `/*` comment");
+    fails(
+        "MOV R1 R2",
+        "R2",
+        "expected `,` or the end of the instruction",
+    );
+    fails("@X NOP", "X", "expected a predicate after `@`");
+    fails("IADD R1,, R2", ", R2", "expected an operand, found `,`");
+}
+
+// ---- the round trip --------------------------------------------------------------------------
+
+type S = BoxedStrategy<String>;
+
+fn num(v: i64, style: u8) -> String {
+    let (s, a) = (if v < 0 { "-" } else { "" }, v.unsigned_abs());
+    match style {
+        0 => format!("{s}{a:#x}"),
+        1 => format!("{s}0x{a:X}"),
+        _ => format!("{s}{a}"),
+    }
+}
+
+fn imm(lo: i64, hi: i64) -> S {
+    (lo..=hi, 0u8..3).prop_map(|(v, k)| num(v, k)).boxed()
+}
+
+fn imm20() -> S {
+    prop_oneof![4 => imm(-0x80000, 0xfffff), 1 => imm(0xfff8_0000, 0xffff_ffff)].boxed()
+}
+
+fn any32() -> S {
+    imm(-0x8000_0000, 0xffff_ffff)
+}
+
+fn reuse(s: S) -> S {
+    (s, any::<bool>())
+        .prop_map(|(s, r)| {
+            if r && s != "RZ" {
+                format!("{s}.reuse")
+            } else {
+                s
+            }
+        })
+        .boxed()
+}
+
+/// A register group start aligned to `n` (1, 2, 4), or RZ.
+fn wreg(n: u32) -> S {
+    prop_oneof![10 => (0..=(255 - n) / n).prop_map(move |i| format!("R{}", i * n)), 1 => Just("RZ".to_string())]
+        .boxed()
+}
+
+fn reg() -> S {
+    wreg(1)
+}
+
+fn rreg() -> S {
+    reuse(reg())
+}
+
+fn pred() -> S {
+    (0u8..=7)
+        .prop_map(|p| if p == 7 { "PT".into() } else { format!("P{p}") })
+        .boxed()
+}
+
+fn psrc() -> S {
+    pre("!", pred())
+}
+
+fn cref() -> S {
+    (0i64..=31, 0i64..=0xffff, 0u8..3, 0u8..3)
+        .prop_map(|(b, o, k1, k2)| format!("c[{}][{}]", num(b, k1), num(o, k2)))
+        .boxed()
+}
+
+fn src(i: S) -> S {
+    prop_oneof![rreg(), cref(), i].boxed()
+}
+
+fn regc() -> S {
+    prop_oneof![rreg(), cref()].boxed()
+}
+
+/// `p` prefixed half of the time.
+fn pre(p: &'static str, s: S) -> S {
+    (any::<bool>(), s)
+        .prop_map(move |(b, s)| if b { format!("{p}{s}") } else { s })
+        .boxed()
+}
+
+/// `s` half of the time, else nothing.
+fn maybe(s: S) -> S {
+    prop_oneof![Just(String::new()), s].boxed()
+}
+
+fn half(s: S) -> S {
+    (s, select(vec!["", ".H0", ".H1"]))
+        .prop_map(|(s, h)| format!("{s}{h}"))
+        .boxed()
+}
+
+/// One choice from each group (empty = none), shuffled, as `.A.B`.
+fn mods(groups: Vec<Vec<&'static str>>) -> S {
+    let v: Vec<_> = groups.into_iter().map(select).collect();
+    v.prop_shuffle()
+        .prop_map(|v| {
+            v.into_iter()
+                .filter(|s| !s.is_empty())
+                .map(|s| format!(".{s}"))
+                .collect()
+        })
+        .boxed()
+}
+
+fn guard() -> S {
+    prop_oneof![3 => Just(String::new()), 1 => psrc().prop_map(|p| format!("@{p} "))].boxed()
+}
+
+/// Mnemonic with modifiers and `.CC` either on the opcode or on the destination.
+fn with_cc(mn: &'static str, groups: Vec<Vec<&'static str>>, d: S) -> S {
+    (mods(groups), 0u8..3, d)
+        .prop_map(move |(m, cc, d)| match cc {
+            0 => format!("{mn}{m} {d}"),
+            1 => format!("{mn}{m}.CC {d}"),
+            _ => format!("{mn}{m} {d}.CC"),
+        })
+        .boxed()
+}
+
+fn inner_addr(b: &str, off: i64, style: u8, k: u8) -> String {
+    let a = num(off.abs(), k);
+    match (off < 0, style) {
+        (false, 0) if off == 0 => b.to_string(),
+        (false, s) if s % 2 == 0 => format!("{b}+{a}"),
+        (false, _) => format!(" {b} + {a} "),
+        (true, s) if s % 2 == 0 => format!("{b}-{a}"),
+        (true, _) => format!("{b} + -{a}"),
+    }
+}
+
+/// `[Ra+off]` with a signed `bits`-bit offset, or `[off]` / `[RZ+off]` with an unsigned one.
+fn mem(base: S, bits: u32) -> S {
+    let (lo, hi, max) = (
+        -(1i64 << (bits - 1)),
+        (1i64 << (bits - 1)) - 1,
+        (1i64 << bits) - 1,
+    );
+    prop_oneof![
+        3 => (base, lo..=hi, 0u8..4, 0u8..3).prop_map(|(b, o, s, k)| format!("[{}]", inner_addr(&b, o, s, k))),
+        1 => (0..=max, 0u8..3, any::<bool>()).prop_map(|(o, k, rz)| if rz {
+            format!("[RZ+{}]", num(o, k))
+        } else {
+            format!("[{}]", num(o, k))
+        }),
+    ]
+    .boxed()
+}
+
+/// A non-RZ base register, a pair start when `e`.
+fn base(e: bool) -> S {
+    let n = if e { 2 } else { 1 };
+    (0..=(254 - n) / n)
+        .prop_map(move |i| format!("R{}", i * n))
+        .boxed()
+}
+
+const SIZES: [(&str, u32); 9] = [
+    ("", 1),
+    ("U8", 1),
+    ("S8", 1),
+    ("U16", 1),
+    ("S16", 1),
+    ("32", 1),
+    ("64", 2),
+    ("128", 4),
+    ("U.128", 4),
+];
+const LOAD_COPS: [&str; 7] = ["", "CA", "CG", "CS", "LU", "CV", "CI"];
+const STORE_COPS: [&str; 5] = ["", "WB", "CG", "CS", "WT"];
+
+/// A memory op: (mnemonic with modifiers, register group start, address) for `sizes`.
+fn memop(
+    mn: &'static str,
+    sizes: &[(&'static str, u32)],
+    extra: Vec<Vec<&'static str>>,
+    can_e: bool,
+    bits: u32,
+) -> BoxedStrategy<(String, String, String)> {
+    (select(sizes.to_vec()), any::<bool>())
+        .prop_flat_map(move |((sz, n), e)| {
+            let e = e && can_e;
+            let mut groups = extra.clone();
+            groups.push(vec![sz]);
+            groups.push(vec![if e { "E" } else { "" }]);
+            (mods(groups), wreg(n), mem(base(e), bits))
+                .prop_map(move |(m, r, a)| (format!("{mn}{m}"), r, a))
+        })
+        .boxed()
+}
+
+fn templates() -> Vec<(&'static str, S)> {
+    let sel = |v: &[&'static str]| select(v.to_vec()).prop_map(|s| s.to_string()).boxed();
+    vec![
+        (
+            "MOV",
+            (reg(), src(any32()))
+                .prop_map(|(d, b)| format!("MOV {d}, {b}"))
+                .boxed(),
+        ),
+        (
+            "MOV32I",
+            (reg(), any32())
+                .prop_map(|(d, i)| format!("MOV32I {d}, {i}"))
+                .boxed(),
+        ),
+        (
+            "S2R",
+            (
+                reg(),
+                sel(&[
+                    "SR_TID.X",
+                    "SR_TID.Y",
+                    "SR_TID.Z",
+                    "SR_CTAID.X",
+                    "SR_CTAID.Y",
+                    "SR_CTAID.Z",
+                    "SR_LANEID",
+                ]),
+            )
+                .prop_map(|(d, s)| format!("S2R {d}, {s}"))
+                .boxed(),
+        ),
+        (
+            "IADD",
+            (
+                with_cc("IADD", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                pre("-", rreg()),
+                prop_oneof![pre("-", regc()), imm20()],
+            )
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "IADD32I",
+            (
+                with_cc("IADD32I", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                pre("-", rreg()),
+                any32(),
+            )
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "IADD3",
+            (
+                with_cc("IADD3", vec![vec!["", "RS", "LS"], vec!["", "X"]], reg()),
+                pre("-", half(rreg())),
+                prop_oneof![pre("-", half(regc())), imm20()],
+                pre("-", half(rreg())),
+            )
+                .prop_map(|(h, a, b, c)| format!("{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "ISCADD",
+            (
+                with_cc("ISCADD", vec![vec!["", "PO"]], reg()),
+                pre("-", rreg()),
+                prop_oneof![pre("-", regc()), imm20()],
+                imm(0, 31),
+            )
+                .prop_map(|(h, a, b, s)| format!("{h}, {a}, {b}, {s}"))
+                .boxed(),
+        ),
+        (
+            "XMAD",
+            (
+                sel(&[
+                    "", ".S16", ".U16", ".S16.U16", ".U16.S16", ".S16.S16", ".U16.U16",
+                ]),
+                with_cc(
+                    "",
+                    vec![
+                        vec!["", "PSL"],
+                        vec!["", "MRG"],
+                        vec!["", "CLO", "CHI", "CBCC"],
+                    ],
+                    reg(),
+                ),
+                half(rreg()),
+                prop_oneof![half(regc()), imm(0, 0xffff)],
+                regc(),
+            )
+                .prop_map(|(s, h, a, b, c)| format!("XMAD{s}{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "SHL",
+            (mods(vec![vec!["", "W"]]), reg(), rreg(), src(imm20()))
+                .prop_map(|(m, d, a, b)| format!("SHL{m} {d}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "SHR",
+            (
+                mods(vec![
+                    vec!["", "U32", "S32"],
+                    vec!["", "W"],
+                    vec!["", "BREV"],
+                ]),
+                reg(),
+                rreg(),
+                src(imm20()),
+            )
+                .prop_map(|(m, d, a, b)| format!("SHR{m} {d}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "LOP",
+            (
+                mods(vec![
+                    vec!["AND", "OR", "XOR", "PASS_B"],
+                    vec!["", "Z", "NZ", "T", "F"],
+                ]),
+                maybe(pred().prop_map(|p| format!("{p}, ")).boxed()),
+                reg(),
+                pre("~", rreg()),
+                pre("~", src(imm20())),
+            )
+                .prop_map(|(m, p, d, a, b)| format!("LOP{m} {p}{d}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "LOP32I",
+            (
+                mods(vec![vec!["AND", "OR", "XOR", "PASS_B"]]),
+                reg(),
+                pre("~", rreg()),
+                pre("~", any32()),
+            )
+                .prop_map(|(m, d, a, b)| format!("LOP32I{m} {d}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "LOP3",
+            (
+                mods(vec![vec!["LUT"], vec!["", "Z", "NZ", "T", "F"]]),
+                maybe(pred().prop_map(|p| format!("{p}, ")).boxed()),
+                reg(),
+                rreg(),
+                src(any32()),
+                rreg(),
+                imm(0, 255),
+            )
+                .prop_map(|(m, p, d, a, b, c, l)| format!("LOP3{m} {p}{d}, {a}, {b}, {c}, {l}"))
+                .boxed(),
+        ),
+        (
+            "BFE",
+            (
+                with_cc("BFE", vec![vec!["", "U32", "S32"], vec!["", "BREV"]], reg()),
+                rreg(),
+                src(imm20()),
+            )
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "BFI",
+            (with_cc("BFI", vec![], reg()), rreg(), src(imm20()), regc())
+                .prop_map(|(h, a, b, c)| format!("{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "SEL",
+            (reg(), rreg(), src(imm20()), psrc())
+                .prop_map(|(d, a, b, p)| format!("SEL {d}, {a}, {b}, {p}"))
+                .boxed(),
+        ),
+        (
+            "ISETP",
+            (
+                mods(vec![
+                    vec!["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"],
+                    vec!["", "U32", "S32"],
+                    vec!["", "X"],
+                    vec!["", "AND", "OR", "XOR"],
+                ]),
+                pred(),
+                pred(),
+                rreg(),
+                src(imm20()),
+                psrc(),
+            )
+                .prop_map(|(m, p, q, a, b, c)| format!("ISETP{m} {p}, {q}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "PSETP",
+            (
+                sel(&["AND", "OR", "XOR"]),
+                sel(&["AND", "OR", "XOR"]),
+                pred(),
+                pred(),
+                psrc(),
+                psrc(),
+                psrc(),
+            )
+                .prop_map(|(b1, b2, p, q, a, b, c)| {
+                    format!("PSETP.{b1}.{b2} {p}, {q}, {a}, {b}, {c}")
+                })
+                .boxed(),
+        ),
+        (
+            "P2R",
+            (
+                mods(vec![vec!["", "B0", "B1", "B2", "B3"]]),
+                reg(),
+                sel(&["PR", "CC"]),
+                rreg(),
+                src(imm20()),
+            )
+                .prop_map(|(m, d, s, a, b)| format!("P2R{m} {d}, {s}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "IMNMX",
+            (
+                mods(vec![vec!["", "U32", "S32"]]),
+                reg(),
+                rreg(),
+                src(imm20()),
+                psrc(),
+            )
+                .prop_map(|(m, d, a, b, p)| format!("IMNMX{m} {d}, {a}, {b}, {p}"))
+                .boxed(),
+        ),
+        (
+            "PRMT",
+            (reg(), rreg(), src(imm20()), regc())
+                .prop_map(|(d, a, b, c)| format!("PRMT {d}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "LEA",
+            prop_oneof![
+                // LEA.LO: Plg or .CC (or neither), Sb register/constant/imm20, optional scale.
+                (
+                    mods(vec![vec!["", "LO"], vec!["", "X"]]),
+                    0u8..4,
+                    pred(),
+                    reg(),
+                    pre("-", rreg()),
+                    src(imm20()),
+                    maybe(imm(0, 31).prop_map(|s| format!(", {s}")).boxed())
+                )
+                    .prop_map(|(m, k, p, d, a, b, s)| match k {
+                        0 => format!("LEA{m} {p}, {d}, {a}, {b}{s}"),
+                        1 => format!("LEA{m}.CC {d}, {a}, {b}{s}"),
+                        2 => format!("LEA{m} {d}.CC, {a}, {b}{s}"),
+                        _ => format!("LEA{m} {d}, {a}, {b}{s}"),
+                    }),
+                // LEA.HI: Sb register/constant, optional Rc, optional scale.
+                (
+                    mods(vec![vec!["HI"], vec!["", "X"]]),
+                    0u8..4,
+                    pred(),
+                    reg(),
+                    pre("-", rreg()),
+                    regc(),
+                    maybe(rreg().prop_map(|c| format!(", {c}")).boxed()),
+                    maybe(imm(0, 31).prop_map(|s| format!(", {s}")).boxed())
+                )
+                    .prop_map(|(m, k, p, d, a, b, c, s)| match k {
+                        0 => format!("LEA{m} {p}, {d}, {a}, {b}{c}{s}"),
+                        1 => format!("LEA{m}.CC {d}, {a}, {b}{c}{s}"),
+                        2 => format!("LEA{m} {d}.CC, {a}, {b}{c}{s}"),
+                        _ => format!("LEA{m} {d}, {a}, {b}{c}{s}"),
+                    }),
+            ]
+            .boxed(),
+        ),
+        (
+            "LDC",
+            select(vec![
+                ("", 1u32),
+                ("U8", 1),
+                ("S8", 1),
+                ("U16", 1),
+                ("S16", 1),
+                ("32", 1),
+                ("64", 2),
+                ("128", 4),
+            ])
+            .prop_flat_map(|(sz, n)| {
+                (
+                    mods(vec![vec![sz], vec!["", "IA", "IL", "IS", "ISL"]]),
+                    wreg(n),
+                    0i64..=31,
+                    prop_oneof![
+                        (base(false), -0x8000i64..=0x7fff, 0u8..4, 0u8..3)
+                            .prop_map(|(b, o, s, k)| inner_addr(&b, o, s, k)),
+                        (-0x8000i64..=0xffff, 0u8..3).prop_map(|(o, k)| num(o, k)),
+                        (-0x8000i64..=0xffff, 0u8..3)
+                            .prop_map(|(o, k)| format!("RZ+{}", num(o, k))),
+                    ],
+                )
+                    .prop_map(|(m, d, b, a)| format!("LDC{m} {d}, c[{b}][{a}]"))
+            })
+            .boxed(),
+        ),
+        (
+            "LDG",
+            prop_oneof![
+                memop("LDG", &SIZES, vec![LOAD_COPS.to_vec()], true, 24)
+                    .prop_map(|(h, d, a)| format!("{h} {d}, {a}")),
+                (
+                    memop("LDG", &SIZES, vec![LOAD_COPS.to_vec()], true, 20),
+                    pred()
+                )
+                    .prop_map(|((h, d, a), p)| format!("{h} {p}, {d}, {a}")),
+            ]
+            .boxed(),
+        ),
+        (
+            "STG",
+            memop("STG", &SIZES, vec![STORE_COPS.to_vec()], true, 24)
+                .prop_map(|(h, v, a)| format!("{h} {a}, {v}"))
+                .boxed(),
+        ),
+        (
+            "LD",
+            (
+                memop("LD", &SIZES, vec![LOAD_COPS.to_vec()], true, 24),
+                maybe(psrc().prop_map(|p| format!(", {p}")).boxed()),
+            )
+                .prop_map(|((h, d, a), p)| format!("{h} {d}, {a}{p}"))
+                .boxed(),
+        ),
+        (
+            "ST",
+            (
+                memop("ST", &SIZES, vec![STORE_COPS.to_vec()], true, 24),
+                maybe(psrc().prop_map(|p| format!(", {p}")).boxed()),
+            )
+                .prop_map(|((h, v, a), p)| format!("{h} {a}, {v}{p}"))
+                .boxed(),
+        ),
+        (
+            "LDS",
+            memop("LDS", &SIZES[..8], vec![vec!["", "U"]], false, 24)
+                .prop_map(|(h, d, a)| format!("{h} {d}, {a}"))
+                .boxed(),
+        ),
+        (
+            "STS",
+            memop("STS", &SIZES[..8], vec![], false, 24)
+                .prop_map(|(h, v, a)| format!("{h} {a}, {v}"))
+                .boxed(),
+        ),
+        (
+            "MEMBAR",
+            sel(&["CTA", "GL", "SYS"])
+                .prop_map(|s| format!("MEMBAR.{s}"))
+                .boxed(),
+        ),
+        ("NOP", Just("NOP".to_string()).boxed()),
+        (
+            "DEPBAR",
+            (
+                mods(vec![vec!["", "LE"]]),
+                0u8..6,
+                imm(0, 7),
+                maybe(Just(", {1,0}".to_string()).boxed()),
+            )
+                .prop_map(|(m, sb, n, l)| format!("DEPBAR{m} SB{sb}, {n}{l}"))
+                .boxed(),
+        ),
+        (
+            "BRA",
+            (
+                mods(vec![vec!["", "U"]]),
+                maybe(sel(&["CC.EQ, ", "CC.NE, "])),
+                prop_oneof![
+                    (0u32..100).prop_map(|n| format!(".L_{n}")),
+                    (0u32..100).prop_map(|n| format!("`(.L_x_{n})")),
+                    Just("loop".to_string()),
+                    (0u32..0x1000).prop_map(|a| format!("{:#x}", a * 8)),
+                ],
+            )
+                .prop_map(|(m, cc, t)| format!("BRA{m} {cc}{t}"))
+                .boxed(),
+        ),
+        (
+            "SSY",
+            (0u32..100).prop_map(|n| format!("SSY `(.L_{n})")).boxed(),
+        ),
+        (
+            "SYNC",
+            maybe(sel(&[" CC.EQ", " CC.NE"]))
+                .prop_map(|c| format!("SYNC{c}"))
+                .boxed(),
+        ),
+        (
+            "EXIT",
+            maybe(sel(&[" CC.EQ", " CC.NE"]))
+                .prop_map(|c| format!("EXIT{c}"))
+                .boxed(),
+        ),
+        (
+            "BAR",
+            maybe(imm(0, 15).prop_map(|i| format!(" {i}")).boxed())
+                .prop_map(|i| format!("BAR.SYNC{i}"))
+                .boxed(),
+        ),
+    ]
+}
+
+/// Any instruction text a template generates, guarded (SSY never is) and terminated variously.
+fn any_inst() -> S {
+    let arms: Vec<S> = templates()
+        .into_iter()
+        .map(|(name, s)| {
+            let g = if name == "SSY" {
+                Just(String::new()).boxed()
+            } else {
+                guard()
+            };
+            (
+                g,
+                s,
+                select(vec![";", "", " ;", " ?WAIT6 ;", " &wr0 ?WAIT1;"]),
+            )
+                .prop_map(|(g, s, e)| format!("{g}{s}{e}"))
+                .boxed()
+        })
+        .collect();
+    proptest::strategy::Union::new(arms).boxed()
+}
+
+#[test]
+fn every_op_and_control_instruction_has_a_template() {
+    let names: Vec<&str> = templates().iter().map(|t| t.0).collect();
+    for m in Op::MNEMONICS
+        .iter()
+        .chain(&["BRA", "SSY", "SYNC", "EXIT", "BAR"])
+    {
+        assert!(names.contains(m), "no template for {m}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+    /// parse(print(parse(t))) == parse(t), and printing is a fixpoint.
+    #[test]
+    fn instruction_round_trip(t in any_inst()) {
+        let p1 = parse_inst(&t, &opts()).map_err(|e| TestCaseError::fail(format!("{t}: {e}")))?;
+        let s1 = p1.to_string();
+        let p2 = parse_inst(&s1, &opts()).map_err(|e| TestCaseError::fail(format!("{t} -> {s1}: {e}")))?;
+        prop_assert_eq!(strip_inst(p1), strip_inst(p2.clone()), "{} -> {}", t, s1);
+        prop_assert_eq!(p2.to_string(), s1);
+    }
+
+    /// Whole listings with labels and branches (symbolic and absolute) print and parse back.
+    #[test]
+    fn program_round_trip(lines in proptest::collection::vec((any_inst(), 0u8..8), 1..40), labels in proptest::collection::vec(0usize..40, 1..4)) {
+        // Labels .L_0.. are defined before random lines; branches go to defined labels or to
+        // the Maxwell-layout address of some instruction.
+        let n = lines.len();
+        let pcs: Vec<u32> = (0..n as u32).map(|i| 8 * (i + i / 3 + 1)).collect();
+        let mut text = String::new();
+        for (i, (l, k)) in lines.iter().enumerate() {
+            for (j, &at) in labels.iter().enumerate() {
+                if at % n == i {
+                    text.push_str(&format!(".L_{j}:\n"));
+                }
+            }
+            let line = match k {
+                0 => format!("@P0 BRA .L_{};", i % labels.len()),
+                1 => format!("BRA {:#x};", pcs[(i * 7) % n]),
+                2 => format!("SSY `(.L_{});", i % labels.len()),
+                _ if l.contains("BRA") || l.contains("SSY") => "NOP;".to_string(),
+                _ => l.clone(),
+            };
+            text.push_str(&line);
+            text.push('\n');
+        }
+        let p1 = parse_program(&text, &opts()).map_err(|e| TestCaseError::fail(format!("{text}\n{}", e.render("t", 0))))?;
+        let t2 = print_program(&p1);
+        let p2 = parse_program(&t2, &opts()).map_err(|e| TestCaseError::fail(format!("{t2}\n{}", e.render("t", 0))))?;
+        prop_assert_eq!(strip_program(p1), strip_program(p2.clone()), "{}\n--\n{}", text, t2);
+        prop_assert_eq!(print_program(&p2), t2);
+    }
+
+    /// No input makes the assembler panic.
+    #[test]
+    fn arbitrary_text_never_panics(s in "\\PC{0,80}") {
+        let _ = parse_program(&s, &opts());
+        let _ = parse_inst(&s, &opts());
+    }
+
+    /// Nor does a soup of SASS-like tokens.
+    #[test]
+    fn token_soup_never_panics(toks in proptest::collection::vec(select(vec![
+        "R1", "RZ", "R254", "P0", "!", "@", "PT", "c", "[", "]", "+", "-", "~", ",", ";", "\n", ".", "CC", ":",
+        ".L_1", "`(", ")", "{", "}", "0x10", "-0x8", "LDG", "LDC", "LEA", "BRA", "SSY", "EXIT", "IADD3", "XMAD",
+        ".E", ".64", ".U", ".128", ".HI", ".X", "/*0008*/", "/* 0x1 */", "//", "?WAIT1", "&wr0", "é", " ",
+    ]), 0..30)) {
+        let s: String = toks.concat();
+        let _ = parse_program(&s, &opts());
+        let _ = parse_inst(&s, &opts());
+        let _ = parse_program(&s, &AsmOptions { registers: 3 });
+    }
+}
