@@ -2077,3 +2077,56 @@ proptest! {
         let _ = parse_program(&s, &AsmOptions { registers: 3 });
     }
 }
+
+#[test]
+fn nvdisasm_style_listing() {
+    let src = r#"
+        .text._Z6kernelPi:
+        /*0008*/                   MOV R1, c[0x0][0x20] ;
+        /*0010*/         {         S2R R0, SR_TID.X ;
+        /*0018*/                   S2R R2, SR_CTAID.X         }
+        /*0028*/                   XMAD.MRG R3, R2.reuse, c[0x0] [0x8].H1, RZ ;
+        /*0030*/                   XMAD R0, R2.reuse, c[0x0] [0x8], R0 ;
+        /*0038*/                   XMAD.PSL.CBCC R0, R2.H1, R3.H1, R0 ;
+        /*0048*/                   ISETP.GE.AND P0, PT, R0, c[0x0][0x148], PT ;
+        /*0050*/               @P0 EXIT ;
+        /*0058*/                   SHL R2, R0.reuse, 0x2 ;
+        /*0068*/                   SHR R0, R0, 0x1e ;
+        /*0070*/                   IADD R2.CC, R2, c[0x0][0x140] ;
+        /*0078*/                   IADD.X R3, R0, c[0x0][0x144] ;
+        /*0088*/                   LDG.E R0, [R2] ;
+        /*0090*/                   IADD32I R0, R0, 0x1 ;
+        /*0098*/                   STG.E [R2], R0 ;
+        /*00a8*/                   EXIT ;
+        .L_x_0:
+        /*00b0*/                   BRA `(.L_x_0) ;
+        /*00b8*/                   NOP;
+"#;
+    let p = program(src);
+    assert_eq!(p.blocks.len(), 4);
+    assert_eq!(p.blocks[0].labels, [".text._Z6kernelPi"]);
+    assert_eq!(p.blocks[0].insts.len(), 7);
+    let Op::Xmad(x) = &p.blocks[0].insts[3].op else {
+        panic!()
+    };
+    assert_eq!((x.b, x.b_h1, x.mrg), (c(0, 8), true, true));
+    assert!(matches!(
+        p.blocks[0].term,
+        Terminator::Exit {
+            next: Some(1),
+            pc: Some(0x50),
+            ..
+        }
+    ));
+    assert_eq!(p.blocks[1].insts.len(), 7);
+    assert_eq!(
+        p.blocks[2].term,
+        Terminator::Jump {
+            target: 2,
+            pc: Some(0xb0)
+        }
+    );
+    assert_eq!(p.blocks[3].pc, 0xb8);
+    let t = print_program(&p);
+    assert_eq!(strip_program(program(&t)), strip_program(p));
+}

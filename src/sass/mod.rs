@@ -4,7 +4,7 @@
 //! comments kept) → [`parser`] (one generic [`parser::RawInst`] per statement) → per-op syntax in
 //! [`syntax`] (one [`syntax::SassSyntax`] impl per op struct, dispatched through
 //! [`for_each_op!`](crate::for_each_op)) and [`control`] (BRA, SSY, SYNC, EXIT, BAR.SYNC) →
-//! [`program`] (pcs, labels, blocks). [`print`] is the inverse: `Display` for [`ir::Op`] and
+//! [`program`] (pcs, labels, blocks). [`print`](mod@print) is the inverse: `Display` for [`ir::Op`] and
 //! [`print_program`].
 //!
 //! Every error is an [`AsmError`] pointing at the offending token; no input panics.
