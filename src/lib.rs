@@ -5,3 +5,5 @@ pub mod ir;
 pub mod sass;
 pub mod exec;
 pub mod interp;
+pub mod runner;
+pub mod trace;
