@@ -49,3 +49,67 @@ fn smoke() {
     assert_eq!(i, j);
     assert!(jit.compile_stats().blocks > 0);
 }
+
+/// Every register R0..R23 of every thread, after `body`, under one engine.
+fn regs_after(engine: &dyn Engine, body: &str, shared: u32) -> Vec<u8> {
+    let mut text = String::from(
+        "S2R R0, SR_TID.X;\nS2R R1, SR_CTAID.X;\nISCADD R20, R1, R0, 0x6;\nIADD32I R2, R20, 0x1234567;\nXMAD R3, R2, 0x9e37, R0;\nLOP32I.XOR R4, R3, 0x5a5a5a5a;\n",
+    );
+    text.push_str(body);
+    text.push_str("LEA R22.CC, R20, c[0x0][0x140], 0x7;\nLEA.HI.X R23, R20, RZ, RZ, 0x7;\n");
+    for r in 0..20 {
+        text.push_str(&format!("STG.E [R22+{:#x}], R{r};\n", 4 * r));
+    }
+    text.push_str("P2R R21, PR, RZ, 0x7f;\nSTG.E [R22+0x50], R21;\nP2R R21, CC, RZ, 0xf;\nSTG.E [R22+0x54], R21;\nEXIT;\n");
+    let prog = Arc::new(parse_program(&text, &AsmOptions::default()).unwrap());
+    let mut m = Machine::default();
+    m.global.map(0x10000, 256 * 128, Init::Zero).unwrap();
+    m.global
+        .map(
+            0x100000,
+            0x1000,
+            Init::Bytes(&(0..0x1000u32).map(|i| (i * 7) as u8).collect::<Vec<u8>>()),
+        )
+        .unwrap();
+    let mut consts = ConstBanks::new();
+    consts.write(0, 0x140, &0x10000u32.to_le_bytes()).unwrap();
+    let launch = Launch {
+        index: 0,
+        program: prog,
+        grid: [4, 1, 1],
+        block: [50, 1, 1],
+        mode: BankMode::Compute,
+        shared_bytes: shared,
+        consts: Arc::new(consts),
+        budget: 1_000_000,
+    };
+    for _ in 0..2 {
+        engine.run(&m, &launch, &RunOptions::default()).unwrap();
+    }
+    m.global.read_bytes(0x10000, 256 * 128).unwrap()
+}
+
+#[test]
+fn per_lane_and_memory_lowerings_agree() {
+    let bodies = [
+        "SHL R5, R3, R0;\nSHR R6, R4, R0;\nSHR.U32 R7, R4, R2;\nSHR.BREV R8, R3, 0x3;\nSHL.W R9, R3, R2;\n",
+        "BFE R5, R3, R2;\nBFE.S32 R6, R4, R3;\nBFE.BREV R7, R3, 0x808;\nBFI R8, R4, R3, R2;\nBFE.S32.BREV R9, R4, 0x1003;\n",
+        "PRMT R5, R3, 0x8a51, R4;\nPRMT R6, R3, R2, R4;\nPRMT R7, R4, 0x3210, R3;\n",
+        "ISETP.GT.AND P0, PT, R3, R4, PT;\nIADD RZ.CC, -R4, R3;\nISETP.LT.X.AND P1, P2, R2, R0, PT;\nISETP.GE.U32.X.OR P3, PT, R3, R2, P0;\nISETP.EQ.X.AND P4, P5, R0, R0, PT;\nSEL R5, R3, R4, P1;\nP2R R6, PR, R2, 0x3c;\nP2R.B2 R7, CC, R3, 0xff;\n",
+        "LOP.AND R5, R20, 0xff;\nSHL R5, R5, 0x2;\nSTS [R5], R3;\nBAR.SYNC 0x0;\nLDS R6, [R5];\nLDS.U8 R7, [R5+0x1];\nLOP32I.OR R8, R5, 0x100000;\nLEA P0, R9, R8, RZ;\nLD R10, [R8], P0;\nLD.S16 R11, [R8+0x2];\nST [R8+0x100], R4;\nLD R12, [R8+0x100];\n",
+    ];
+    let jit = warpjit::jit::Jit::new().unwrap();
+    for body in bodies {
+        let i = regs_after(&warpjit::interp::Interpreter, body, 1024);
+        let j = regs_after(&jit, body, 1024);
+        for (k, (a, b)) in i.chunks(4).zip(j.chunks(4)).enumerate() {
+            assert_eq!(
+                a,
+                b,
+                "word {k} (thread {}, slot {}) differs for:\n{body}",
+                k / 32,
+                k % 32
+            );
+        }
+    }
+}

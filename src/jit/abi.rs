@@ -64,6 +64,10 @@ pub struct JitCx {
     pub zero: [u64; 2],
     /// Slow-path runs of inline memory instructions (counted for `--stats`).
     pub slow: u64,
+    /// The CTA's shared memory.
+    pub shared: *mut u8,
+    /// Its size in bytes.
+    pub shared_len: u64,
 }
 
 /// The signature of a compiled block.
@@ -122,6 +126,8 @@ pub unsafe extern "C" fn warpjit_jit_mem_slow(
     let (addr, e, bytes) = match &inst.op {
         crate::ir::Op::Ldg(o) => (o.addr, o.e, o.size.bytes()),
         crate::ir::Op::Stg(o) => (o.addr, o.e, o.size.bytes()),
+        crate::ir::Op::Ld(o) => (o.addr, o.e, o.size.bytes()),
+        crate::ir::Op::St(o) => (o.addr, o.e, o.size.bytes()),
         _ => return r,
     };
     let ea = crate::interp::ops::effective(w, addr, e, mask.trailing_zeros() as usize)

@@ -704,6 +704,30 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             }
             Op::Iadd3(o) => return self.iadd3(g, o),
             Op::Xmad(o) => self.xmad(g, o),
+            Op::Shl(o) if !matches!(o.b, Src::Imm(_)) => self.shift_lanes(g, inst),
+            Op::Shr(o) if o.brev || !matches!(o.b, Src::Imm(_)) => self.shift_lanes(g, inst),
+            Op::Bfe(o) if o.brev || !matches!(o.b, Src::Imm(_)) => self.bitfield_lanes(g, inst),
+            Op::Bfi(o) if !matches!(o.b, Src::Imm(_)) => self.bitfield_lanes(g, inst),
+            Op::Prmt(o) => self.prmt(g, o),
+            Op::P2r(o) => self.p2r(g, o),
+            Op::Ld(o) => {
+                let (h, slot) = (self.env.mem_slow, self.mem_ops);
+                self.mem_ops += 1;
+                self.ld(inst, o, slot, h);
+            }
+            Op::St(o) => {
+                let (h, slot) = (self.env.mem_slow, self.mem_ops);
+                self.mem_ops += 1;
+                self.st(inst, o, slot, h);
+            }
+            Op::Lds(o) => {
+                let h = self.env.mem_slow;
+                self.lds(inst, o, h);
+            }
+            Op::Sts(o) => {
+                let h = self.env.mem_slow;
+                self.sts(inst, o, h);
+            }
             Op::Shl(o) => {
                 let Src::Imm(s) = o.b else { return false };
                 let m = self.guard_mask(g);
@@ -831,10 +855,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 let r = std::array::from_fn(|k| self.b.ins().bitselect(pv[k], a[k], b[k]));
                 self.set_reg(o.d, r, m);
             }
+            Op::Isetp(o) if o.x => self.isetp_x(g, o),
             Op::Isetp(o) => {
-                if o.x {
-                    return false;
-                }
                 let m = self.guard_mask(g);
                 let a = self.reg(o.a);
                 let b = self.src(o.b);
@@ -932,7 +954,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         true
     }
 
-    fn bop(&mut self, op: BoolOp, a: Value, b: Value) -> Value {
+    pub(super) fn bop(&mut self, op: BoolOp, a: Value, b: Value) -> Value {
         match op {
             BoolOp::And => self.b.ins().band(a, b),
             BoolOp::Or => self.b.ins().bor(a, b),

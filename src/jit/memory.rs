@@ -1,4 +1,4 @@
-//! Inline lowering of LDG, STG and indexed LDC.
+//! Inline lowering of LDG, STG, LD, ST, LDS, STS and indexed LDC.
 //!
 //! Per lane, without branches: compute the (aligned) address, test it against the instruction's
 //! segment hint, and load from or store to the host address (lanes that are masked off or miss
@@ -126,7 +126,6 @@ impl Tx<'_, '_, '_> {
         missed: Value,
         slot: usize,
         helper: FuncRef,
-        flush_regs: &[RegUse],
         dests: &[Reg],
         pred: Option<Pred>,
         fast: &mut dyn FnMut(&mut Self) -> (Vec<Row>, Option<Value>),
@@ -162,16 +161,10 @@ impl Tx<'_, '_, '_> {
         }
         self.b.ins().jump(join, &args);
 
-        // Slow path: make what the interpreter reads current in memory, call, reload results.
+        // Slow path: make the warp state in memory current (the interpreter reads registers and
+        // predicates from it), call, then reload what the instruction wrote.
         self.b.switch_to_block(slow_b);
-        for u in flush_regs {
-            for k in 0..u.count {
-                self.store_reg(u.reg.offset(k));
-            }
-        }
-        if let Some(p) = pred {
-            self.store_pred(p);
-        }
+        self.flush(true);
         let ip = self
             .b
             .ins()
@@ -218,100 +211,204 @@ impl Tx<'_, '_, '_> {
         }
     }
 
-    /// Stores one cached register row to the warp state if it is dirty.
-    pub(super) fn store_reg(&mut self, r: Reg) {
-        if let Some((row, true)) = self.regs.get(&r.0).copied() {
-            let base = offset_of!(WarpState, regs) as i32 + r.0 as i32 * 128;
-            for (k, v) in row.iter().enumerate() {
-                self.b
-                    .ins()
-                    .store(MemFlagsData::trusted(), *v, self.w, base + 16 * k as i32);
-            }
+    /// A global load (LDG, or LD with `steer`): lanes steered to shared memory take the slow path.
+    #[allow(clippy::too_many_arguments)]
+    fn global_load(
+        &mut self,
+        inst: &Inst,
+        addr: Addr,
+        e: bool,
+        size: MemSize,
+        d: Reg,
+        ps: Option<Pred>,
+        steer: Option<PredSrc>,
+        slot: usize,
+        helper: FuncRef,
+    ) {
+        let mask = self.guard_mask(inst.guard);
+        let addrs = self.lane_addrs(addr, e, size.bytes());
+        let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, None);
+        if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
+            let g = self.pred_src(st);
+            let shared = self.b.ins().band_not(mask, g);
+            missed = self.b.ins().bor(missed, shared);
         }
+        let dests: Vec<Reg> = (0..size.regs())
+            .map(|k| d.offset(k))
+            .filter(|r| !r.is_rz())
+            .collect();
+        let has_ps = ps.filter(|p| !p.is_pt());
+        self.split_slow(inst, mask, missed, slot, helper, &dests, has_ps, &mut |t| {
+            let rows = t.gather(&ptrs, size);
+            let ps = has_ps.map(|_| t.iconst(0));
+            (rows, ps)
+        });
     }
 
-    fn store_pred(&mut self, p: Pred) {
-        if p.is_pt() {
-            return;
+    /// A global store (STG, or ST with `steer`).
+    #[allow(clippy::too_many_arguments)]
+    fn global_store(
+        &mut self,
+        inst: &Inst,
+        addr: Addr,
+        e: bool,
+        size: MemSize,
+        v: Reg,
+        steer: Option<PredSrc>,
+        slot: usize,
+        helper: FuncRef,
+    ) {
+        let mask = self.guard_mask(inst.guard);
+        let addrs = self.lane_addrs(addr, e, size.bytes());
+        let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, Some(mask));
+        if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
+            let g = self.pred_src(st);
+            let shared = self.b.ins().band_not(mask, g);
+            missed = self.b.ins().bor(missed, shared);
         }
-        if let Some((v, true)) = self.preds[p.0 as usize] {
-            let off = offset_of!(WarpState, preds) as i32 + 4 * p.0 as i32;
-            self.b.ins().store(MemFlagsData::trusted(), v, self.w, off);
+        let vals: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();
+        self.split_slow(inst, mask, missed, slot, helper, &[], None, &mut |t| {
+            t.scatter(&ptrs, size, &vals);
+            (Vec::new(), None)
+        });
+    }
+
+    /// Stores each lane's value(s) at its pointer, in lane order.
+    fn scatter(&mut self, ptrs: &[Value; 32], size: MemSize, vals: &[Row]) {
+        for (l, p) in ptrs.iter().enumerate() {
+            for (k, row) in vals.iter().enumerate() {
+                let v = self.b.ins().extractlane(row[l / 4], (l % 4) as u8);
+                match size {
+                    MemSize::U8 | MemSize::S8 => {
+                        self.b.ins().istore8(guest(), v, *p, 0);
+                    }
+                    MemSize::U16 | MemSize::S16 => {
+                        self.b.ins().istore16(guest(), v, *p, 0);
+                    }
+                    _ => {
+                        self.b.ins().store(guest(), v, *p, 4 * k as i32);
+                    }
+                }
+            }
         }
     }
 
     /// `LDG` inline.
     pub(super) fn ldg(&mut self, inst: &Inst, o: &Ldg, slot: usize, helper: FuncRef) {
+        self.global_load(inst, o.addr, o.e, o.size, o.d, o.ps, None, slot, helper);
+    }
+
+    /// `STG` inline.
+    pub(super) fn stg(&mut self, inst: &Inst, o: &Stg, slot: usize, helper: FuncRef) {
+        self.global_store(inst, o.addr, o.e, o.size, o.v, None, slot, helper);
+    }
+
+    /// Generic `LD` inline when every executing lane is steered global.
+    pub(super) fn ld(&mut self, inst: &Inst, o: &Ld, slot: usize, helper: FuncRef) {
+        self.global_load(
+            inst,
+            o.addr,
+            o.e,
+            o.size,
+            o.d,
+            None,
+            Some(o.steer),
+            slot,
+            helper,
+        );
+    }
+
+    /// Generic `ST` inline when every executing lane is steered global.
+    pub(super) fn st(&mut self, inst: &Inst, o: &St, slot: usize, helper: FuncRef) {
+        self.global_store(inst, o.addr, o.e, o.size, o.v, Some(o.steer), slot, helper);
+    }
+
+    /// Shared-memory pointers per lane for `[Ra+imm]` offsets, and the lanes out of range.
+    fn shared_ptrs(
+        &mut self,
+        addr: Addr,
+        bytes: u32,
+        store_mask: Option<Value>,
+    ) -> ([Value; 32], Value) {
+        let off: Row = match addr.base {
+            None => self.splat((addr.offset as u32) & !(bytes - 1)),
+            Some(r) => {
+                let a = self.reg(r);
+                let imm = self.splat(addr.offset as u32);
+                let s = self.bin(&a, &imm, |b, x, y| b.ins().iadd(x, y));
+                let al = self.splat(!(bytes - 1));
+                self.bin(&s, &al, |b, x, y| b.ins().band(x, y))
+            }
+        };
+        let f = MemFlagsData::trusted();
+        let len = self.b.ins().load(
+            types::I64,
+            f,
+            self.jcx,
+            offset_of!(JitCx, shared_len) as i32,
+        );
+        let len32 = self.b.ins().ireduce(types::I32, len);
+        let lim = self.b.ins().iadd_imm_s(len32, -(bytes as i64));
+        let limv = self.splat_val(lim);
+        let ok = self.cmp(IntCC::UnsignedLessThanOrEqual, &off, &limv);
+        let okm = self.to_mask(&ok);
+        let small = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, len32, bytes as i64);
+        let zero = self.iconst(0);
+        let okm = self.b.ins().select(small, zero, okm);
+        let missed = self.b.ins().bnot(okm);
+        let base = self
+            .b
+            .ins()
+            .load(self.env.ptr, f, self.jcx, offset_of!(JitCx, shared) as i32);
+        let sink_off = if store_mask.is_some() {
+            offset_of!(JitCx, sink)
+        } else {
+            offset_of!(JitCx, zero)
+        };
+        let sink = self.b.ins().iadd_imm_s(self.jcx, sink_off as i64);
+        let live = match store_mask {
+            Some(m) => self.b.ins().band(okm, m),
+            None => okm,
+        };
+        let ptrs = std::array::from_fn(|l| {
+            let o = self.b.ins().extractlane(off[l / 4], (l % 4) as u8);
+            let o = self.b.ins().uextend(types::I64, o);
+            let p = self.b.ins().iadd(base, o);
+            let on = self.b.ins().band_imm_s(live, 1i64 << l);
+            self.b.ins().select(on, p, sink)
+        });
+        (ptrs, missed)
+    }
+
+    /// `LDS` inline; lanes out of range take the slow path (a fault).
+    pub(super) fn lds(&mut self, inst: &Inst, o: &Lds, helper: FuncRef) {
         let mask = self.guard_mask(inst.guard);
-        let bytes = o.size.bytes();
-        let addrs = self.lane_addrs(o.addr, o.e, bytes);
-        let (ptrs, missed) = self.hint_ptrs(&addrs, slot, None);
-        let mut reads = Vec::new();
-        inst.op.for_each_reg(&mut |u| reads.push(u));
+        let (ptrs, missed) = self.shared_ptrs(o.addr, o.size.bytes(), None);
         let dests: Vec<Reg> = (0..o.size.regs())
             .map(|k| o.d.offset(k))
             .filter(|r| !r.is_rz())
             .collect();
         let size = o.size;
-        let has_ps = o.ps.filter(|p| !p.is_pt());
-        self.split_slow(
-            inst,
-            mask,
-            missed,
-            slot,
-            helper,
-            &reads,
-            &dests,
-            has_ps,
-            &mut |t| {
-                let rows = t.gather(&ptrs, size);
-                let ps = has_ps.map(|_| t.iconst(0));
-                (rows, ps)
-            },
-        );
+        self.split_slow(inst, mask, missed, 0, helper, &dests, None, &mut |t| {
+            (t.gather(&ptrs, size), None)
+        });
     }
 
-    /// `STG` inline.
-    pub(super) fn stg(&mut self, inst: &Inst, o: &Stg, slot: usize, helper: FuncRef) {
+    /// `STS` inline; lanes out of range take the slow path (a fault).
+    pub(super) fn sts(&mut self, inst: &Inst, o: &Sts, helper: FuncRef) {
         let mask = self.guard_mask(inst.guard);
-        let bytes = o.size.bytes();
-        let addrs = self.lane_addrs(o.addr, o.e, bytes);
-        let (ptrs, missed) = self.hint_ptrs(&addrs, slot, Some(mask));
-        let mut reads = Vec::new();
-        inst.op.for_each_reg(&mut |u| reads.push(u));
+        let (ptrs, missed) = self.shared_ptrs(o.addr, o.size.bytes(), Some(mask));
         let vals: Vec<Row> = (0..o.size.regs())
             .map(|k| self.reg(o.v.offset(k)))
             .collect();
         let size = o.size;
-        self.split_slow(
-            inst,
-            mask,
-            missed,
-            slot,
-            helper,
-            &reads,
-            &[],
-            None,
-            &mut |t| {
-                for (l, p) in ptrs.iter().enumerate() {
-                    for (k, row) in vals.iter().enumerate() {
-                        let v = t.b.ins().extractlane(row[l / 4], (l % 4) as u8);
-                        match size {
-                            MemSize::U8 | MemSize::S8 => {
-                                t.b.ins().istore8(guest(), v, *p, 0);
-                            }
-                            MemSize::U16 | MemSize::S16 => {
-                                t.b.ins().istore16(guest(), v, *p, 0);
-                            }
-                            _ => {
-                                t.b.ins().store(guest(), v, *p, 4 * k as i32);
-                            }
-                        }
-                    }
-                }
-                (Vec::new(), None)
-            },
-        );
+        self.split_slow(inst, mask, missed, 0, helper, &[], None, &mut |t| {
+            t.scatter(&ptrs, size, &vals);
+            (Vec::new(), None)
+        });
     }
 
     /// Indexed `LDC` inline (semantics.md §3): misaligned lanes take the slow path (a fault).
@@ -384,27 +481,15 @@ impl Tx<'_, '_, '_> {
             let p = self.b.ins().iadd(consts, ol);
             self.b.ins().select(okl, p, sink)
         });
-        let mut reads = Vec::new();
-        inst.op.for_each_reg(&mut |u| reads.push(u));
         let dests: Vec<Reg> = (0..o.size.regs())
             .map(|k| o.d.offset(k))
             .filter(|r| !r.is_rz())
             .collect();
         let msize = o.size;
-        self.split_slow(
-            inst,
-            mask,
-            missed,
-            0,
-            helper,
-            &reads,
-            &dests,
-            None,
-            &mut |t| {
-                let rows = t.gather(&ptrs, msize);
-                // Out-of-range lanes read the zeroed sink: 0, as the interpreter.
-                (rows, None)
-            },
-        );
+        self.split_slow(inst, mask, missed, 0, helper, &dests, None, &mut |t| {
+            let rows = t.gather(&ptrs, msize);
+            // Out-of-range lanes read the zeroed sink: 0, as the interpreter.
+            (rows, None)
+        });
     }
 }

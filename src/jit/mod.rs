@@ -19,6 +19,7 @@
 pub mod abi;
 pub mod codegen;
 pub mod memory;
+pub mod scalar;
 
 use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
 use crate::interp::cta::run_grid;
@@ -376,6 +377,8 @@ impl<'j> JitRunner<'j> {
             sink: [0; 2],
             zero: [0; 2],
             slow: 0,
+            shared: std::ptr::null_mut(),
+            shared_len: 0,
         });
         JitRunner { jit, code, jcx }
     }
@@ -414,6 +417,8 @@ impl BodyRunner for JitRunner<'_> {
         jcx.cx = cx as *mut Cx<'_> as *mut std::ffi::c_void;
         jcx.delegated = 0;
         jcx.slow = 0;
+        jcx.shared = cx.shared.as_mut_ptr();
+        jcx.shared_len = cx.shared.len() as u64;
         // SAFETY: `w` and `jcx` are live for the call; compiled code only touches the warp
         // state, the constant banks, global memory inside hinted segments and (through helpers)
         // the interpreter context.
