@@ -51,7 +51,7 @@ pub fn load(path: &Path) -> Result<Trace, TraceError> {
     };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
+        _ => PathBuf::new(),
     };
     let cx = Cx { src: &src, dir };
     let trace = cx.build(raw)?;

@@ -21,6 +21,8 @@ mod error;
 mod formats;
 mod load;
 mod schema;
+#[cfg(test)]
+mod tests;
 
 pub use error::{Located, TraceError};
 pub use load::load;

@@ -1,0 +1,604 @@
+//! Loader tests: every validation error, where it points, and the model of valid traces.
+
+use super::*;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A scratch directory for this test process.
+fn scratch_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("warpjit-trace-tests-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&d);
+    d
+}
+
+/// Writes `text` to a fresh `t<N>.toml` in the scratch directory and loads it.
+fn load_text(text: &str) -> Result<Trace, TraceError> {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let path = scratch_dir().join(format!("t{}.toml", N.fetch_add(1, Ordering::Relaxed)));
+    std::fs::write(&path, text).expect("scratch file");
+    load(&path)
+}
+
+const HEAD: &str = "format = \"warpjit-trace/1\"\n";
+
+/// The error for `HEAD + body`, as `LINE:COL: MESSAGE` (path dropped), checking the rendering.
+fn err(body: &str) -> String {
+    let text = format!("{HEAD}{body}");
+    let e = match load_text(&text) {
+        Ok(_) => panic!("loaded:\n{text}"),
+        Err(e) => e,
+    };
+    let shown = e.to_string();
+    let first = shown.lines().next().unwrap_or("");
+    let (_, rest) = first.split_once(".toml:").unwrap_or(("", first));
+    let rest = rest.replacen(": error: ", ": ", 1);
+    // The offending line follows, as the text of that line of the trace.
+    if let Some(l) = e.located() {
+        assert_eq!(
+            l.line_text,
+            text.lines().nth(l.line as usize - 1).unwrap_or(""),
+            "{shown}"
+        );
+        assert_eq!(
+            shown.lines().nth(1),
+            Some(format!("  | {}", l.line_text).as_str())
+        );
+    }
+    rest
+}
+
+fn ok(body: &str) -> Trace {
+    match load_text(&format!("{HEAD}{body}")) {
+        Ok(t) => t,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+const EXIT: &str = "[[launch]]\ncode = \"EXIT;\"\n";
+
+#[test]
+fn format_and_machine() {
+    assert!(ok("").launches.is_empty());
+    let e = match load_text("format = \"warpjit-trace/2\"\n") {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("loaded"),
+    };
+    assert!(
+        e.contains(":1:10: error: unsupported trace format \"warpjit-trace/2\""),
+        "{e}"
+    );
+    assert_eq!(
+        err("[machine]\nshared_window = 0x1234\n"),
+        "3:17: shared_window 0x1234 is not 16 MiB aligned (a multiple of 0x1000000)"
+    );
+    assert_eq!(
+        err("[machine]\nshared_window = 0x1_0000_0000\n"),
+        "3:17: shared_window 0x100000000: the 16 MiB window must lie below 4 GiB (0x100000000)"
+    );
+    assert_eq!(
+        err("[machine]\nwindow = 0\n"),
+        "3:1: unknown field `window`, expected `shared_window`"
+    );
+    assert_eq!(
+        ok("[machine]\nshared_window = 0xff00_0000\n").shared_window,
+        0xff00_0000
+    );
+    assert_eq!(ok("[machine]\nshared_window = 0\n").shared_window, 0);
+    assert_eq!(ok("").shared_window, warpjit_runtime::DEFAULT_SHARED_WINDOW);
+    assert!(err("bogus = 1\n").starts_with("2:1: unknown field `bogus`"));
+    assert!(
+        err("format = \"x\"\n").starts_with("2:1: duplicate key"),
+        "{}",
+        err("format = \"x\"\n")
+    );
+}
+
+#[test]
+fn global_segments() {
+    assert!(err("[[global]]\naddr = 0x10\nu32 = [1]\nu8 = [1]\n")
+        .starts_with("5:6: `u8` conflicts with `u32`"));
+    assert_eq!(
+        err("[[global]]\naddr = 0x10\nsize = 3\nu32 = [1]\n"),
+        "4:8: size 0x3 is smaller than the data (0x4 bytes)"
+    );
+    assert_eq!(
+        err("[[global]]\naddr = 0x10\n"),
+        "2:1: [[global]] needs a `size` or one of the data keys u32, i32, f32, u8, file"
+    );
+    assert_eq!(
+        err("[[global]]\naddr = 0x10\nu32 = []\n"),
+        "4:7: the data is empty: give the segment a `size`"
+    );
+    assert_eq!(
+        err("[[global]]\naddr = 0x10\nsize = 0\n"),
+        "4:8: size must be at least 1"
+    );
+    assert_eq!(
+        err("[[global]]\naddr = -1\nsize = 4\n"),
+        "3:8: invalid value: integer `-1`, expected u64"
+    );
+    assert_eq!(
+        err("[[global]]\naddr = 0x10\nu8 = [256]\n"),
+        "4:7: invalid value: integer `256`, expected u8"
+    );
+    assert_eq!(
+        err("[[global]]\naddr = 0x10\nsize = 8\n[[global]]\naddr = 0x14\nsize = 8\n"),
+        "6:8: segment [0x14, +0x8) overlaps segment [0x10, +0x8)"
+    );
+    assert!(
+        err("[[global]]\naddr = 0x10\nfile = \"no_such.bin\"\n").starts_with("4:8: cannot read ")
+    );
+    let t = ok("[[global]]\naddr = 0x10\nsize = 16\ni32 = [-1, 2]\n[[global]]\naddr = 0x20\nu8 = [1, 2, 3]\n");
+    assert_eq!(t.globals.len(), 2);
+    assert_eq!(t.globals[0].data, Some(Data::I32(vec![-1, 2])));
+    assert_eq!(t.globals[1].size, 3);
+    assert_eq!(t.globals[1].line, 6);
+    assert_eq!(
+        t.machine.global.read_bytes(0x10, 8).ok(),
+        Some(vec![0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0])
+    );
+    assert_eq!(
+        t.machine.global.read_bytes(0x20, 3).ok(),
+        Some(vec![1, 2, 3])
+    );
+}
+
+#[test]
+fn side_files_are_relative_to_the_trace() {
+    let dir = scratch_dir().join("side");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("data.bin"), [1u8, 2, 3, 4, 5]).expect("file");
+    std::fs::write(dir.join("k.sass"), "EXIT;\n").expect("file");
+    let trace = dir.join("t.toml");
+    std::fs::write(
+        &trace,
+        format!(
+            "{HEAD}[[global]]\naddr = 0x100\nsize = 8\nfile = \"data.bin\"\n[[expect]]\naddr = 0x100\nfile = \"data.bin\"\n\
+             [[launch]]\ncode_file = \"k.sass\"\n"
+        ),
+    )
+    .expect("trace");
+    let t = load(&trace).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        t.machine.global.read_bytes(0x100, 8).ok(),
+        Some(vec![1, 2, 3, 4, 5, 0, 0, 0])
+    );
+    assert_eq!(
+        t.expects[0].data,
+        Data::File {
+            path: dir.join("data.bin"),
+            len: 5
+        }
+    );
+    assert_eq!(t.launches[0].program_path, dir.join("k.sass"));
+    // A side file that is a directory.
+    std::fs::write(
+        &trace,
+        format!("{HEAD}[[global]]\naddr = 0x100\nfile = \".\"\n"),
+    )
+    .expect("trace");
+    let e = load(&trace)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        e.contains(":4:8: error: ") && e.contains("is not a regular file"),
+        "{e}"
+    );
+    // A code file that is missing.
+    std::fs::write(
+        &trace,
+        format!("{HEAD}[[launch]]\ncode_file = \"nope.sass\"\n"),
+    )
+    .expect("trace");
+    let e = load(&trace)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        e.contains(":3:13: error: cannot read ") && e.contains("nope.sass"),
+        "{e}"
+    );
+}
+
+#[test]
+fn sparse_regions() {
+    let seg = "[[global]]\naddr = 0x20000\nsize = 0x20000\n";
+    assert_eq!(
+        err(&format!("{seg}[[sparse]]\naddr = 0x28000\nsize = 0x10000\n")),
+        "6:8: sparse region [0x28000, +0x10000) must be 64 KiB aligned with a non-zero size a multiple of 64 KiB"
+    );
+    assert_eq!(
+        err(&format!(
+            "{seg}[[sparse]]\naddr = 0x40000\nsize = 0x10000\n"
+        )),
+        "6:8: sparse region [0x40000, +0x10000) is not inside mapped global memory"
+    );
+    assert!(
+        err(&format!("{seg}[[sparse]]\naddr = 0x20000\n")).starts_with("5:1: missing field `size`")
+    );
+    let t = ok(&format!(
+        "{seg}[[sparse]]\naddr = 0x30000\nsize = 0x10000\n"
+    ));
+    assert_eq!(
+        t.sparse,
+        vec![SparseRegion {
+            addr: 0x30000,
+            size: 0x10000
+        }]
+    );
+    assert!(t.machine.global.is_sparse(0x30000));
+    assert!(!t.machine.global.is_sparse(0x2ffff));
+}
+
+#[test]
+fn constant_banks() {
+    assert_eq!(
+        err("[[const]]\nbank = 32\nu32 = [1]\n"),
+        "3:8: bank 32 does not exist: there are 32 constant banks (0 to 31)"
+    );
+    assert_eq!(
+        err("[[const]]\nbank = 1\noffset = 0xfffc\nu32 = [1, 2]\n"),
+        "4:10: 0x8 bytes at offset 0xfffc run past the end of the 64 KiB bank (0x10000)"
+    );
+    assert_eq!(
+        err("[[const]]\nbank = 1\n"),
+        "2:1: [[const]] needs one of the data keys u32, i32, f32, u8, file"
+    );
+    assert_eq!(
+        err("[[const]]\nbank = 1\noffset = 8\nu32 = [1, 2]\n[[const]]\nbank = 1\noffset = 12\nu8 = [1]\n"),
+        "8:10: c[0x1][0xc..0xd] overlaps the [[const]] at line 2 (c[0x1][0x8..0x10])"
+    );
+    let t =
+        ok("[[const]]\nbank = 31\noffset = 0xfffc\nf32 = [1.5]\n[[const]]\nbank = 0\nu8 = [7]\n");
+    assert_eq!(t.base_consts().read(31, 0xfffc, 4, false)[0], 0x3fc0_0000);
+    assert_eq!(
+        t.consts[1],
+        ConstData {
+            bank: 0,
+            offset: 0,
+            bytes: vec![7],
+            line: 6
+        }
+    );
+}
+
+#[test]
+fn launch_constants_are_filled_byte_by_byte() {
+    let t = ok("[[const]]\nbank = 0\noffset = 0x9\nu8 = [0xaa]\n[[const]]\nbank = 0\noffset = 0xfc\nu8 = [0xbb]\n\
+                [[launch]]\ngrid = [7, 8]\nblock = [0x234, 1, 1]\nshared_bytes = 0x345678\ncode = \"EXIT;\"\n");
+    let c = t.launch_consts(&t.launches[0]);
+    let w = |a| c.read(0, a, 4, false)[0];
+    assert_eq!(w(0x0), 0x0100_0000);
+    assert_eq!(w(0x4), 0);
+    assert_eq!(w(0x8), 0x0000_aa34, "byte 0x9 is the trace's");
+    assert_eq!((w(0xc), w(0x10)), (1, 1));
+    assert_eq!((w(0x14), w(0x18), w(0x1c)), (7, 8, 1));
+    assert_eq!(w(0x20), 0);
+    assert_eq!(w(0xfc), 0x0034_56bb, "byte 0xfc is the trace's");
+    assert_eq!(w(0x24), 0, "nothing past 0x24");
+    let l = t.launch(&t.launches[0]);
+    assert_eq!(l.consts.read(0, 0x14, 4, false)[0], 7);
+    assert_eq!(
+        (l.grid, l.block, l.index, l.shared_bytes),
+        ([7, 8, 1], [0x234, 1, 1], 0, 0x345678)
+    );
+}
+
+#[test]
+fn launch_keys() {
+    let t = ok(EXIT);
+    let l = &t.launches[0];
+    assert_eq!(
+        (l.grid, l.block, l.registers, l.shared_bytes),
+        ([1, 1, 1], [32, 1, 1], 255, 0)
+    );
+    assert_eq!(
+        (l.mode, l.budget, l.line),
+        (BankMode::Compute, exec::DEFAULT_BUDGET, 2)
+    );
+    let t = ok("[[launch]]\nisa = \"sass\"\nmode = \"graphics\"\nregisters = 16\nbudget = 5\ncode = \"EXIT;\"\n");
+    assert_eq!(
+        (
+            t.launches[0].mode,
+            t.launches[0].registers,
+            t.launches[0].budget
+        ),
+        (BankMode::Graphics, 16, 5)
+    );
+    assert_eq!(t.launches[0].program.registers, 16);
+
+    assert_eq!(
+        err("[[launch]]\nisa = \"ptx\"\n"),
+        "3:7: unknown isa \"ptx\": expected \"sass\" or \"dxbc\""
+    );
+    assert_eq!(
+        err("[[launch]]\nisa = \"dxbc\"\ncode = \"ret\"\n"),
+        "3:7: DXBC programs are not supported yet (only isa = \"sass\" runs)"
+    );
+    assert!(matches!(
+        load_text(&format!("{HEAD}[[launch]]\nisa = \"dxbc\"\n")),
+        Err(TraceError::Unsupported(_))
+    ));
+    assert_eq!(
+        err("[[launch]]\n"),
+        "2:1: [[launch]] needs `code` (the program text) or `code_file`"
+    );
+    assert_eq!(
+        err("[[launch]]\ncode = \"EXIT;\"\ncode_file = \"k.sass\"\n"),
+        "4:13: `code_file` conflicts with `code`: a launch takes exactly one of them"
+    );
+    assert_eq!(
+        err("[[launch]]\ngrid = [1, 0]\ncode = \"EXIT;\"\n"),
+        "3:12: grid y must be at least 1"
+    );
+    assert_eq!(
+        err("[[launch]]\ngrid = []\ncode = \"EXIT;\"\n"),
+        "3:8: grid takes 1 to 3 components [x, y, z]"
+    );
+    assert_eq!(
+        err("[[launch]]\nblock = [1, 1, 1, 1]\n"),
+        "3:9: block takes 1 to 3 components [x, y, z]"
+    );
+    assert_eq!(
+        err("[[launch]]\nblock = [1, 1, 65]\n"),
+        "3:16: block z = 65 is more than 64 (Maxwell's limit)"
+    );
+    assert_eq!(
+        err("[[launch]]\nblock = [64, 32]\ncode = \"EXIT;\"\n"),
+        "3:9: block has 2048 threads: a CTA has at most 1024"
+    );
+    assert_eq!(
+        err("[[launch]]\ngrid = [1, 65536]\n"),
+        "3:12: grid y = 65536 is more than 65535 (Maxwell's limit)"
+    );
+    assert_eq!(
+        err("[[launch]]\nregisters = 0\n"),
+        "3:13: registers = 0: expected 1 to 255"
+    );
+    assert_eq!(
+        err("[[launch]]\nregisters = 256\n"),
+        "3:13: registers = 256: expected 1 to 255"
+    );
+    assert_eq!(
+        err("[[launch]]\nshared_bytes = 0x1000001\n"),
+        "3:16: shared_bytes = 0x1000001 is larger than the 16 MiB shared window (0x1000000)"
+    );
+    assert_eq!(
+        err("[[launch]]\nbudget = 0\n"),
+        "3:10: budget must be at least 1 warp instruction"
+    );
+    assert_eq!(
+        err("[[launch]]\nmode = \"pixel\"\n"),
+        "3:8: unknown mode \"pixel\": expected \"compute\" or \"graphics\""
+    );
+    assert_eq!(
+        err("[[launch]]\ninvocations = 4\ncode = \"EXIT;\"\n"),
+        "3:15: `invocations` counts DXBC vs/gs/ps invocations; a SASS launch runs grid × block threads"
+    );
+    assert!(
+        err("[[launch]]\ncode = \"EXIT;\"\n[[launch.input]]\nreg = 0\nu32 = [1]\n")
+            .starts_with("4:1: DXBC inputs are not supported yet")
+    );
+    assert!(
+        err("[[launch]]\ncode = \"EXIT;\"\n[[launch.expect_output]]\nreg = 0\nu32 = [1]\n")
+            .starts_with("4:1: DXBC outputs are not supported yet")
+    );
+    assert_eq!(
+        err("[[launch]]\ncode = \"EXIT;\"\n[[launch.input]]\nreg = 32\nu32 = [1]\n"),
+        "5:7: reg 32 is out of range 0 to 31"
+    );
+    assert!(
+        err("[[launch]]\ncode = \"EXIT;\"\n[[launch.input]]\nreg = 0\nvalue = 1\n")
+            .starts_with("6:1: unknown field `value`")
+    );
+    assert!(err("[[launch]]\ncde = \"EXIT;\"\n").starts_with("3:1: unknown field `cde`"));
+}
+
+#[test]
+fn expectations() {
+    let seg = "[[global]]\naddr = 0x100\nsize = 8\n[[global]]\naddr = 0x108\nsize = 8\n";
+    let t = ok(&format!("{seg}[[expect]]\naddr = 0x104\nu32 = [0, 0, 0]\n"));
+    assert_eq!(
+        t.expects[0].line, 8,
+        "an expectation may span adjacent segments"
+    );
+    assert_eq!(t.expects[0].index, 0);
+    assert_eq!(
+        err(&format!("{seg}[[expect]]\naddr = 0x10c\nu32 = [0, 0]\n")),
+        "9:8: range [0x10c, +0x8) is not inside mapped global memory"
+    );
+    assert_eq!(
+        err(&format!("{seg}[[expect]]\naddr = 0x100\n")),
+        "8:1: [[expect]] needs one of the data keys u32, i32, f32, u8, file"
+    );
+    assert!(err(&format!("{seg}[[expect]]\naddr = 0x100\nsize = 4\n"))
+        .starts_with("10:1: unknown field `size`"));
+    assert!(err("[[expect_buffer]]\nslot = 0\nu32 = [1]\n")
+        .starts_with("2:1: DXBC outputs are not supported yet"));
+    assert_eq!(
+        err("[[expect_buffer]]\nslot = 64\nu32 = [1]\n"),
+        "3:8: slot 64 is out of range: u# slots are 0 to 63"
+    );
+    assert_eq!(
+        err("[[expect_buffer]]\nslot = 0\nview = \"rtv\"\nu32 = [1]\n"),
+        "4:8: unknown view \"rtv\": expected \"uav\" or \"srv\""
+    );
+}
+
+#[test]
+fn textures_and_buffers_are_validated_and_kept() {
+    let tex = "[[texture]]\nslot = 3\ndim = \"2dmsarray\"\nformat = \"DXGI_FORMAT_R8G8B8A8_UNORM\"\nwidth = 2\nheight = 2\n\
+               samples = 4\narray_size = 2\nu8 = [1, 2, 3]\n";
+    let buf = "[[buffer]]\nslot = 3\nview = \"srv\"\nstride = 16\nu32 = [1, 2, 3, 4]\n[[buffer]]\nslot = 3\nstride = 8\nsize = 64\n";
+    let t = ok(&format!(
+        "{tex}[[buffer]]\nslot = 4\nview = \"srv\"\nstride = 4\nsize = 4\n{}",
+        &buf[buf.find("[[buffer]]\nslot = 3\nstride").unwrap_or(0)..]
+    ));
+    assert_eq!(t.textures.len(), 1);
+    let x = &t.textures[0];
+    assert_eq!(
+        (x.slot, x.dim, x.format.as_str(), x.element_bytes),
+        (3, TextureDim::Ms2dArray, "R8G8B8A8_UNORM", 4)
+    );
+    assert_eq!((x.width, x.height, x.samples, x.array_size), (2, 2, 4, 2));
+    assert_eq!(t.buffers.len(), 2);
+    assert_eq!(
+        (t.buffers[1].view, t.buffers[1].slot, t.buffers[1].size),
+        (View::Uav, 3, 64)
+    );
+    let t = ok(buf);
+    assert_eq!((t.buffers[0].view, t.buffers[0].size), (View::Srv, 16));
+
+    let base = "[[texture]]\nslot = 0\ndim = \"2dms\"\nformat = \"R32_UINT\"\nwidth = 2\nheight = 2\nsamples = 2\n";
+    assert_eq!(
+        err(&base.replace("\"2dms\"", "\"3d\"")),
+        "4:7: unknown dim \"3d\": expected \"2dms\" or \"2dmsarray\""
+    );
+    assert!(err(&base.replace("R32_UINT", "BC1_UNORM"))
+        .starts_with("5:10: unknown format \"BC1_UNORM\""));
+    assert_eq!(
+        err(&base.replace("samples = 2", "samples = 3")),
+        "8:11: samples 3: expected 1, 2, 4, 8, 16 or 32"
+    );
+    assert_eq!(
+        err(&base.replace("width = 2", "width = 0")),
+        "6:9: width 0 is out of range 1 to 16384"
+    );
+    assert_eq!(
+        err(&format!("{base}array_size = 2\n")),
+        "9:14: a \"2dms\" texture has array_size 1; use dim = \"2dmsarray\""
+    );
+    assert_eq!(
+        err(&format!("{base}u32 = [1, 2, 3, 4, 5, 6, 7, 8, 9]\n")),
+        "9:7: the data (36 bytes) is larger than the texture (32 bytes)"
+    );
+    assert_eq!(
+        err(&format!("{base}{base}")),
+        "10:8: t0 is already bound by the [[texture]] at line 2"
+    );
+    assert_eq!(
+        err(&base.replace("slot = 0", "slot = 128")),
+        "3:8: slot 128 is out of range: t# slots are 0 to 127"
+    );
+
+    let b = "[[buffer]]\nslot = 0\nstride = 12\nsize = 24\n";
+    assert_eq!(
+        err(&b.replace("12", "6")),
+        "4:10: stride 6: expected a multiple of 4 from 4 to 2048"
+    );
+    assert_eq!(
+        err(&b.replace("24", "20")),
+        "5:8: buffer size 20 is not a non-zero multiple of the stride (12)"
+    );
+    assert_eq!(
+        err(&format!("{b}u32 = [1, 2, 3, 4, 5, 6, 7]\n")),
+        "5:8: size 24 is smaller than the data (28 bytes)"
+    );
+    assert_eq!(
+        err("[[buffer]]\nslot = 0\nstride = 4\n"),
+        "2:1: [[buffer]] needs a `size` or one of the data keys u32, i32, f32, u8, file"
+    );
+    assert_eq!(
+        err(&format!("{b}{b}")),
+        "7:8: u0 is already bound at line 2"
+    );
+    assert_eq!(
+        err(&format!(
+            "{base}[[buffer]]\nslot = 0\nview = \"srv\"\nstride = 4\nsize = 4\n"
+        )),
+        "10:8: t0 is already bound at line 2"
+    );
+}
+
+#[test]
+fn f32_data_is_the_nearest_float_to_its_text() {
+    let t = ok("[[global]]\naddr = 0\nf32 = [0.1, 2, -0.0, 1e3, nan, -nan, +inf, 0x10, 1_000.5, 3.4028235e38, \
+                1.000000178813934326171874999]\n");
+    let Some(Data::F32(v)) = &t.globals[0].data else {
+        panic!("f32 data")
+    };
+    let bits: Vec<u32> = v.iter().map(|f| f.to_bits()).collect();
+    assert_eq!(
+        bits,
+        [
+            0x3dcc_cccd,
+            0x4000_0000,
+            0x8000_0000,
+            0x447a_0000,
+            0x7fc0_0000,
+            0xffc0_0000,
+            0x7f80_0000,
+            0x4180_0000,
+            0x447a_2000,
+            0x7f7f_ffff,
+            // Just below the midpoint of 1 + 2^-23 and 1 + 2^-22: via f64 it would round to the
+            // midpoint and then to even (0x3f800002).
+            0x3f80_0001,
+        ]
+    );
+}
+
+#[test]
+fn inline_program_errors_point_into_the_trace() {
+    // The usual form: a line break after the opening quotes.
+    assert_eq!(
+        err("[[launch]]\ncode = \"\"\"\n    EXIT;\n    BOGUS R1;\n\"\"\"\n"),
+        "5:5: unknown opcode `BOGUS`"
+    );
+    // The program starting on the line of the quotes.
+    assert_eq!(
+        err("[[launch]]\ncode = \"\"\"EXIT; BOGUS;\n\"\"\"\n"),
+        "3:17: unknown opcode `BOGUS`"
+    );
+    // A one-line basic string with an escaped line break: the second line of the program is
+    // on the trace's line 3 too.
+    assert_eq!(
+        err("[[launch]]\ncode = \"EXIT;\\n  BOGUS;\"\n"),
+        "3:18: unknown opcode `BOGUS`"
+    );
+    // A literal string.
+    assert_eq!(
+        err("[[launch]]\ncode = '''\nEXIT;\n\tBOGUS;\n'''\n"),
+        "5:2: unknown opcode `BOGUS`"
+    );
+    // A line-ending backslash joins lines.
+    assert_eq!(
+        err("[[launch]]\ncode = \"\"\"\nMOV R1, \\\n   R2;\n BOGUS;\n\"\"\"\n"),
+        "6:2: unknown opcode `BOGUS`"
+    );
+    let e = load_text(&format!(
+        "{HEAD}[[launch]]\ncode = \"\"\"\n  BOGUS;\n\"\"\"\n"
+    ))
+    .err()
+    .expect("an error");
+    assert!(
+        matches!(e, TraceError::Program { line_offset: 0, .. }),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .ends_with(":4:3: error: unknown opcode `BOGUS`\n  |   BOGUS;\n  |   ^"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unreadable_and_non_utf8_traces() {
+    let e = load(Path::new("/no/such/trace.toml"))
+        .err()
+        .expect("an error");
+    assert!(matches!(e, TraceError::Unreadable { .. }));
+    assert!(
+        e.to_string()
+            .starts_with("/no/such/trace.toml: error: cannot read the trace: "),
+        "{e}"
+    );
+    let path = scratch_dir().join("latin1.toml");
+    std::fs::write(&path, b"format = \"warpjit-trace/1\"\n# caf\xe9\n").expect("file");
+    let e = load(&path).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        e.contains("latin1.toml:2:6: error: the trace is not UTF-8 text"),
+        "{e}"
+    );
+}

@@ -1,0 +1,304 @@
+//! The `warpjit run` command line: exit statuses and what it prints, per trace-format.md's table.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the binary from the crate root with these arguments.
+fn warpjit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpjit"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the warpjit binary runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally, not by a signal")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch file in the target directory, named after the test.
+fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("scratch file");
+    p
+}
+
+#[test]
+fn a_passing_trace_prints_one_summary_line() {
+    let o = warpjit(&["run", "examples/gather.toml"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    // 3 CTAs of 16 threads: 20 instructions for the 32 threads with i < 40 and 8 of them for
+    // CTA 2's 8 others, before their EXIT: 20 * 16 * 2 + 20 * 8 + 10 * 8 = 880.
+    assert!(
+        out.starts_with("1 launch, 3 warps, 880 lane-instructions, "),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with(" lane-instructions/s"), "{out}");
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+#[test]
+fn stats_adds_a_line_per_launch() {
+    let o = warpjit(&["run", "examples/gather.toml", "--stats", "--threads", "2"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(
+            "launch 0: 3 CTAs of 1 warp, 3 warps, 60 warp instructions, 880 lane-instructions, "
+        ),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("1 launch, 3 warps, ")),
+        "{out}"
+    );
+
+    let o = warpjit(&["run", "examples/const_table.toml", "--stats"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "launch 0: 1 CTA of 1 warp, 1 warp, 33 warp instructions, 132 lane-instructions"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "launch 1: 1 CTA of 1 warp, 1 warp, 20 warp instructions, 80 lane-instructions"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("2 launches, 2 warps, 212 lane-instructions, "),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_reports_diagnostics_on_stderr() {
+    let o = warpjit(&["run", "examples/const_table.toml", "--check"]);
+    assert_eq!(code(&o), 0);
+    let err = stderr(&o);
+    assert!(err.lines().count() >= 1, "no diagnostics");
+    assert!(err.lines().all(|l| l.starts_with("check: ")), "{err}");
+    assert!(
+        err.contains("(launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x00b8)"),
+        "{err}"
+    );
+
+    let o = warpjit(&["run", "examples/const_table.toml"]);
+    assert!(
+        stderr(&o).is_empty(),
+        "diagnostics without --check: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn failing_traces_exit_and_print_as_their_headers_say() {
+    let dir = root().join("tests/traces/fail");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/traces/fail")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 10);
+    for path in paths {
+        let text = std::fs::read_to_string(&path).expect("trace");
+        let mut exit = None;
+        let mut want = Vec::new();
+        for line in text.lines().take_while(|l| l.starts_with('#')) {
+            if let Some(v) = line.strip_prefix("# expect-exit:") {
+                exit = v.trim().parse::<i32>().ok();
+            } else if let Some(v) = line.strip_prefix("# expect-stderr: ") {
+                want.push(v.to_string());
+            }
+        }
+        let rel = path
+            .strip_prefix(root())
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        let o = warpjit(&["run", &rel]);
+        let err = stderr(&o);
+        assert_eq!(Some(code(&o)), exit, "{rel}:\n{err}");
+        for s in &want {
+            assert!(err.contains(s.as_str()), "{rel}: {s:?} not in:\n{err}");
+        }
+        match code(&o) {
+            // It ran: the summary is on stdout.
+            1 => assert!(
+                stdout(&o).contains(" lane-instructions/s"),
+                "{rel}: {}",
+                stdout(&o)
+            ),
+            // Invalid: `PATH:LINE:COL: error: MESSAGE` then the offending line.
+            2 => {
+                let first = err.lines().next().unwrap_or("");
+                let located = first.split(": error: ").next().unwrap_or("");
+                let mut parts = located.rsplitn(3, ':');
+                let col = parts.next().and_then(|c| c.parse::<u32>().ok());
+                let line = parts.next().and_then(|l| l.parse::<u32>().ok());
+                assert!(
+                    col.is_some() && line.is_some(),
+                    "{rel}: not PATH:LINE:COL: {first}"
+                );
+                assert!(
+                    err.lines().nth(1).is_some_and(|l| l.starts_with("  | ")),
+                    "{rel}: {err}"
+                );
+                assert!(stdout(&o).is_empty(), "{rel}: {}", stdout(&o));
+            }
+            // A fault: one line with its kind, launch, CTA, warp, lane and pc.
+            3 => {
+                assert!(err.starts_with("fault: "), "{rel}: {err}");
+                for part in ["(launch ", ", CTA (", "), warp ", ", lane ", ", pc 0x"] {
+                    assert!(err.contains(part), "{rel}: {part:?} not in {err}");
+                }
+            }
+            other => panic!("{rel}: exit {other}"),
+        }
+    }
+}
+
+#[test]
+fn errors_in_a_code_file_point_into_that_file() {
+    let o = warpjit(&["run", "tests/traces/fail/bad_program_file.toml"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("tests/traces/fail/kernels/bad.sass:2:49: error: "),
+        "the path is the code file's, relative to the trace: {err}"
+    );
+}
+
+#[test]
+fn errors_in_inline_code_point_into_the_trace() {
+    let o = warpjit(&["run", "tests/traces/fail/bad_program_inline.toml"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("tests/traces/fail/bad_program_inline.toml:15:9: error: "),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().nth(1),
+        Some("  |         BOGUS R1, R2;"),
+        "{err}"
+    );
+    assert_eq!(err.lines().nth(2), Some("  |         ^"), "{err}");
+}
+
+#[test]
+fn the_jit_engine_is_refused_for_now() {
+    let o = warpjit(&["run", "examples/gather.toml", "--engine", "jit"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("not implemented yet"), "{}", stderr(&o));
+    let o = warpjit(&["run", "examples/gather.toml", "--engine", "interp"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &[][..],
+        &["run"],
+        &["frobnicate"],
+        &["run", "examples/gather.toml", "--engine", "gpu"],
+        &["run", "examples/gather.toml", "--threads", "many"],
+        &["run", "examples/gather.toml", "--threads", "-1"],
+        &["run", "examples/gather.toml", "--bogus"],
+        &["run", "examples/gather.toml", "examples/addr64.toml"],
+    ] {
+        let o = warpjit(args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).is_empty(), "{args:?}");
+    }
+    assert_eq!(code(&warpjit(&["--help"])), 0);
+    assert_eq!(code(&warpjit(&["run", "--help"])), 0);
+}
+
+#[test]
+fn unreadable_and_garbage_traces_exit_2_without_panicking() {
+    let o = warpjit(&["run", "tests/traces/no_such_trace.toml"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("cannot read the trace"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = warpjit(&["run", "tests/traces"]);
+    assert_eq!(code(&o), 2, "a directory: {}", stderr(&o));
+
+    let cases: [(&str, &[u8]); 7] = [
+        ("empty.toml", b""),
+        ("binary.toml", &[0xff, 0xfe, 0x00, 0x81, 0x0a]),
+        ("not_toml.toml", b"this is not = = toml\n"),
+        ("wrong_types.toml", b"format = 1\n"),
+        ("huge_numbers.toml", b"format = \"warpjit-trace/1\"\n[[global]]\naddr = 0x7fff_ffff_ffff_ffff\nsize = 0x7fff_ffff_ffff_ffff\n"),
+        ("launch_no_code.toml", b"format = \"warpjit-trace/1\"\n[[launch]]\nblock = [0]\n"),
+        ("deep.toml", b"format = \"warpjit-trace/1\"\n[machine]\nshared_window = [[[[[[1]]]]]]\n"),
+    ];
+    for (name, bytes) in cases {
+        let p = scratch(name, bytes);
+        let o = warpjit(&["run", &p.to_string_lossy()]);
+        assert_eq!(code(&o), 2, "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(": error: "), "{name}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn thread_counts_do_not_change_the_outcome() {
+    for t in ["1", "2", "0"] {
+        let o = warpjit(&["run", "tests/traces/barrier_shared.toml", "--threads", t]);
+        assert_eq!(code(&o), 0, "--threads {t}: {}", stderr(&o));
+        let o = warpjit(&[
+            "run",
+            "tests/traces/fail/fault_illegal_address.toml",
+            "--threads",
+            t,
+        ]);
+        assert_eq!(code(&o), 3);
+        assert!(
+            stderr(&o).contains("(launch 1, CTA (1, 0, 0), warp 0, lane 3, pc 0x0028)"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn a_trace_path_with_a_directory_finds_its_side_files() {
+    // Run from another directory: side files are relative to the trace, not to the cwd.
+    let o = Command::new(env!("CARGO_BIN_EXE_warpjit"))
+        .args([
+            "run",
+            &root()
+                .join("tests/traces/two_launches.toml")
+                .to_string_lossy(),
+        ])
+        .current_dir(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}

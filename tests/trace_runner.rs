@@ -1,0 +1,222 @@
+//! Runs every trace under `tests/traces/` and `examples/` on every engine and checks its outcome.
+//!
+//! Traces directly under `tests/traces/` and `examples/` must pass (exit status 0). Traces under
+//! `tests/traces/fail/` carry their expected outcome in a comment header:
+//!
+//! ```toml
+//! # expect-exit: 3
+//! # expect-stderr: illegal address
+//! ```
+//!
+//! `expect-exit` is the `warpjit run` exit status (1 mismatch, 2 invalid trace or program, 3 fault)
+//! and each `expect-stderr` a piece of text that must appear in what `warpjit run` prints on
+//! stderr. `tests/cli.rs` checks the same headers through the binary.
+
+use std::path::{Path, PathBuf};
+use warpjit::exec::{Engine, RunOptions};
+use warpjit::interp::Interpreter;
+use warpjit::runner::{self, TraceReport};
+
+/// The engines every trace runs on.
+// TODO(jit issue): add the JIT engine here once `--engine jit` runs it.
+fn engines() -> Vec<Box<dyn Engine>> {
+    vec![Box::new(Interpreter)]
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `.toml` files directly in `dir`, sorted.
+fn traces_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A failing trace's expected outcome, from its comment header.
+struct Expected {
+    exit: i32,
+    stderr: Vec<String>,
+}
+
+fn header(path: &Path) -> Expected {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut exit = None;
+    let mut stderr = Vec::new();
+    for line in text.lines().take_while(|l| l.starts_with('#')) {
+        if let Some(v) = line.strip_prefix("# expect-exit:") {
+            exit = Some(
+                v.trim()
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{}: bad expect-exit", path.display())),
+            );
+        } else if let Some(v) = line.strip_prefix("# expect-stderr: ") {
+            stderr.push(v.to_string());
+        }
+    }
+    let exit = exit.unwrap_or_else(|| panic!("{}: no `# expect-exit:` header", path.display()));
+    Expected { exit, stderr }
+}
+
+/// The exit status and stderr text `warpjit run` would give, from the library.
+fn outcome(path: &Path, engine: &dyn Engine, threads: usize) -> (i32, String, Option<TraceReport>) {
+    let opts = RunOptions {
+        threads,
+        ..RunOptions::default()
+    };
+    match runner::run_trace(path, engine, &opts) {
+        Err(e) => (2, format!("{e}\n"), None),
+        Ok(r) => (r.exit_code(), r.failure_text(20), Some(r)),
+    }
+}
+
+#[test]
+fn passing_traces_pass_on_every_engine() {
+    let mut paths = traces_in(&root().join("examples"));
+    paths.extend(traces_in(&root().join("tests/traces")));
+    assert!(
+        paths.len() >= 12,
+        "expected the examples and test traces, found {paths:?}"
+    );
+    for engine in engines() {
+        for path in &paths {
+            for threads in [1, 3] {
+                let (exit, text, report) = outcome(path, engine.as_ref(), threads);
+                assert_eq!(
+                    exit,
+                    0,
+                    "{} on {} with {threads} threads:\n{text}",
+                    path.display(),
+                    engine.name()
+                );
+                let report = report.expect("a passing trace has a report");
+                assert!(
+                    report.total.lane_insts > 0,
+                    "{}: no work counted",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn failing_traces_fail_as_their_headers_say() {
+    let paths = traces_in(&root().join("tests/traces/fail"));
+    assert!(
+        paths.len() >= 10,
+        "expected the failing traces, found {paths:?}"
+    );
+    for engine in engines() {
+        for path in &paths {
+            let want = header(path);
+            let (exit, text, _) = outcome(path, engine.as_ref(), 0);
+            assert_eq!(
+                exit,
+                want.exit,
+                "{} on {}:\n{text}",
+                path.display(),
+                engine.name()
+            );
+            for s in &want.stderr {
+                assert!(
+                    text.contains(s.as_str()),
+                    "{}: {s:?} not in:\n{text}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn failing_traces_cover_every_outcome_class() {
+    let headers: Vec<Expected> = traces_in(&root().join("tests/traces/fail"))
+        .iter()
+        .map(|p| header(p))
+        .collect();
+    for exit in [1, 2, 3] {
+        assert!(
+            headers.iter().any(|h| h.exit == exit),
+            "no failing trace exits with {exit}"
+        );
+    }
+    let all: String = headers
+        .iter()
+        .flat_map(|h| h.stderr.iter())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("\n");
+    for fault in [
+        "illegal address",
+        "misaligned constant load",
+        "shared memory out of range",
+        "instruction budget exhausted",
+        "barrier deadlock",
+    ] {
+        assert!(
+            all.contains(fault),
+            "no failing trace expects the fault {fault:?}"
+        );
+    }
+}
+
+#[test]
+fn side_files_are_mapped_copy_on_write() {
+    let input = root().join("tests/traces/data/two_launches_in.bin");
+    let before = std::fs::read(&input).expect("input file");
+    let (exit, text, _) = outcome(
+        &root().join("tests/traces/two_launches.toml"),
+        &Interpreter,
+        0,
+    );
+    assert_eq!(exit, 0, "{text}");
+    assert_eq!(
+        std::fs::read(&input).expect("input file"),
+        before,
+        "the launches wrote into the side file"
+    );
+}
+
+#[test]
+fn load_trace_gives_the_model_and_the_launch_constants() {
+    let trace =
+        runner::load_trace(&root().join("tests/traces/launch_consts.toml")).expect("valid trace");
+    assert_eq!(trace.shared_window, 0x0200_0000);
+    assert_eq!(trace.launches.len(), 1);
+    let l = &trace.launches[0];
+    assert_eq!(
+        (l.grid, l.block, l.shared_bytes, l.registers),
+        ([2, 3, 1], [5, 3, 2], 0x40, 255)
+    );
+    assert_eq!(l.budget, warpjit::exec::DEFAULT_BUDGET);
+    let c = trace.launch_consts(l);
+    let words: Vec<u32> = [0x0, 0x4, 0x8, 0xc, 0x10, 0x14, 0x18, 0x1c, 0x20, 0xfc]
+        .iter()
+        .map(|&a| c.read(0, a, 4, false)[0])
+        .collect();
+    assert_eq!(
+        words,
+        [
+            0x0200_0000,
+            0x1234_5678,
+            5,
+            3,
+            2,
+            2,
+            3,
+            1,
+            0x9900,
+            0x0001_0040
+        ]
+    );
+    // The trace's own data, without launch constants.
+    assert_eq!(trace.base_consts().read(0, 0x8, 4, false)[0], 0);
+    assert_eq!(trace.expects.len(), 2);
+    assert_eq!(trace.expects[1].addr, 0x10100);
+}
