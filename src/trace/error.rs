@@ -36,10 +36,31 @@ impl fmt::Display for Located {
     }
 }
 
-/// Writes the offending line and a caret under `col` (tabs kept so the caret lines up).
+/// Longest excerpt of the offending line shown; a longer line is cut around the column.
+const EXCERPT_CHARS: usize = 160;
+
+/// Writes the offending line and a caret under `col` (tabs kept so the caret lines up). A line
+/// longer than [`EXCERPT_CHARS`] is shown as a window around the column, with `...` for the rest.
 fn write_excerpt(f: &mut fmt::Formatter<'_>, line_text: &str, col: u32) -> fmt::Result {
-    write!(f, "\n  | {line_text}\n  | ")?;
-    for c in line_text.chars().take(col.saturating_sub(1) as usize) {
+    let chars: Vec<char> = line_text.chars().collect();
+    let at = (col.saturating_sub(1) as usize).min(chars.len());
+    let (start, end) = if chars.len() <= EXCERPT_CHARS {
+        (0, chars.len())
+    } else {
+        let start = at.saturating_sub(EXCERPT_CHARS / 2);
+        (start, (start + EXCERPT_CHARS).min(chars.len()))
+    };
+    let window: String = chars[start..end].iter().collect();
+    let (pre, post) = (
+        if start > 0 { "..." } else { "" },
+        if end < chars.len() { "..." } else { "" },
+    );
+    write!(
+        f,
+        "\n  | {pre}{window}{post}\n  | {}",
+        if start > 0 { "   " } else { "" }
+    )?;
+    for &c in &chars[start..at] {
         f.write_str(if c == '\t' { "\t" } else { " " })?;
     }
     f.write_str("^")

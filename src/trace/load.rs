@@ -2,7 +2,7 @@
 
 use super::code::{value_offset, StringMap};
 use super::error::Source;
-use super::schema::{HasData, RawData, RawLaunch, RawRegData, RawTrace};
+use super::schema::{HasData, RawData, RawGlobal, RawLaunch, RawRegData, RawTrace};
 use super::{
     formats, Buffer, ConstData, Data, DataKind, Expect, GlobalSegment, LaunchSpec, SparseRegion,
     Texture, TextureDim, Trace, TraceError, View, FORMAT, MAX_BLOCK, MAX_GRID, MAX_SHARED_BYTES,
@@ -53,17 +53,12 @@ pub fn load(path: &Path) -> Result<Trace, TraceError> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::new(),
     };
-    let cx = Cx { src: &src, dir };
-    let trace = cx.build(raw)?;
-    Ok(Trace {
-        source: src,
-        ..trace
-    })
+    Cx { src, dir }.build(raw)
 }
 
 /// What validation needs: the text (for errors) and the directory side files are relative to.
-struct Cx<'a> {
-    src: &'a Source,
+struct Cx {
+    src: Source,
     dir: PathBuf,
 }
 
@@ -72,7 +67,7 @@ fn sp<T: Copy>(s: &Spanned<T>) -> (T, Range<usize>) {
     (*s.get_ref(), s.span())
 }
 
-impl Cx<'_> {
+impl Cx {
     fn invalid(&self, span: &Range<usize>, message: impl Into<String>) -> TraceError {
         self.src.invalid(span, message)
     }
@@ -81,7 +76,8 @@ impl Cx<'_> {
         self.src.line_col(span.start).0
     }
 
-    fn build(&self, raw: RawTrace) -> Result<Trace, TraceError> {
+    /// Validates everything, then hands the text over to the trace (for errors found later).
+    fn build(self, raw: RawTrace) -> Result<Trace, TraceError> {
         if raw.format.get_ref() != FORMAT {
             return Err(self.invalid(
                 &raw.format.span(),
@@ -101,7 +97,7 @@ impl Cx<'_> {
                     format!("shared_window {w:#x} is not 16 MiB aligned (a multiple of {SHARED_WINDOW_SIZE:#x})"),
                 ));
             }
-            if w + SHARED_WINDOW_SIZE > 1 << 32 {
+            if w.saturating_add(SHARED_WINDOW_SIZE) > 1 << 32 {
                 return Err(self.invalid(
                     &span,
                     format!("shared_window {w:#x}: the 16 MiB window must lie below 4 GiB (0x100000000)"),
@@ -110,41 +106,48 @@ impl Cx<'_> {
             shared_window = w;
         }
 
+        let (mut global, globals) = self.globals(&raw)?;
+        let sparse = self.sparse(&raw, &mut global)?;
+        let (consts, base_consts, bank0_covered) = self.consts(&raw)?;
+        let textures = self.textures(&raw)?;
+        let buffers = self.buffers(&raw, &textures)?;
+
+        let mut launches = Vec::new();
+        for (i, l) in raw.launch.iter().enumerate() {
+            launches.push(self.launch(i as u32, l)?);
+        }
+
+        let expects = self.expects(&raw, &global)?;
+        self.expect_buffers(&raw)?;
+
+        Ok(Trace {
+            path: self.src.path.clone(),
+            shared_window,
+            globals,
+            sparse,
+            consts,
+            textures,
+            buffers,
+            launches,
+            expects,
+            machine: Machine {
+                global,
+                shared_window,
+            },
+            base_consts,
+            bank0_covered,
+            source: self.src,
+        })
+    }
+
+    /// `[[global]]`: maps every segment.
+    fn globals(&self, raw: &RawTrace) -> Result<(GlobalMemory, Vec<GlobalSegment>), TraceError> {
         let mut global = GlobalMemory::new();
         let mut globals = Vec::new();
         for g in &raw.global {
             let (addr, addr_span) = sp(&g.get_ref().addr);
             let data = self.data(g.get_ref().data())?;
-            let len = data.as_ref().map(|(d, _)| d.byte_len());
-            let size =
-                match (&g.get_ref().size, len) {
-                    (Some(s), len) => {
-                        let (size, span) = sp(s);
-                        if let Some(len) = len.filter(|&l| l > size) {
-                            return Err(self.invalid(
-                                &span,
-                                format!("size {size:#x} is smaller than the data ({len:#x} bytes)"),
-                            ));
-                        }
-                        if size == 0 {
-                            return Err(self.invalid(&span, "size must be at least 1"));
-                        }
-                        size
-                    }
-                    (None, Some(len)) => {
-                        if len == 0 {
-                            let span = data.as_ref().map_or(g.span(), |(_, s)| s.clone());
-                            return Err(
-                                self.invalid(&span, "the data is empty: give the segment a `size`")
-                            );
-                        }
-                        len
-                    }
-                    (None, None) => return Err(self.invalid(
-                        &g.span(),
-                        "[[global]] needs a `size` or one of the data keys u32, i32, f32, u8, file",
-                    )),
-                };
+            let size = self.segment_size(g, &data)?;
             let mapped = match &data {
                 None => global.map(addr, size, Init::Zero),
                 Some((Data::File { path, .. }, span)) => {
@@ -166,7 +169,45 @@ impl Cx<'_> {
                 line: self.line(&g.span()),
             });
         }
+        Ok((global, globals))
+    }
 
+    /// A segment's size: `size` (at least the data's length), else the data's length.
+    fn segment_size(
+        &self,
+        g: &Spanned<RawGlobal>,
+        data: &Option<(Data, Range<usize>)>,
+    ) -> Result<u64, TraceError> {
+        let len = data.as_ref().map(|(d, _)| d.byte_len());
+        let Some(s) = &g.get_ref().size else {
+            return match (len, data) {
+                (Some(len), _) if len > 0 => Ok(len),
+                (_, Some((_, span))) => {
+                    Err(self.invalid(span, "the data is empty: give the segment a `size`"))
+                }
+                _ => Err(self.invalid(
+                    &g.span(),
+                    "[[global]] needs a `size` or one of the data keys u32, i32, f32, u8, file",
+                )),
+            };
+        };
+        let (size, span) = sp(s);
+        if let Some(len) = len.filter(|&l| l > size) {
+            let message = format!("size {size:#x} is smaller than the data ({len:#x} bytes)");
+            return Err(self.invalid(&span, message));
+        }
+        if size == 0 {
+            return Err(self.invalid(&span, "size must be at least 1"));
+        }
+        Ok(size)
+    }
+
+    /// `[[sparse]]`: marks the regions non-resident.
+    fn sparse(
+        &self,
+        raw: &RawTrace,
+        global: &mut GlobalMemory,
+    ) -> Result<Vec<SparseRegion>, TraceError> {
         let mut sparse = Vec::new();
         for s in &raw.sparse {
             let (addr, span) = sp(&s.get_ref().addr);
@@ -176,16 +217,11 @@ impl Cx<'_> {
                 .map_err(|e| self.invalid(&span, e.to_string()))?;
             sparse.push(SparseRegion { addr, size });
         }
+        Ok(sparse)
+    }
 
-        let (consts, base_consts, bank0_covered) = self.consts(&raw)?;
-        let textures = self.textures(&raw)?;
-        let buffers = self.buffers(&raw, &textures)?;
-
-        let mut launches = Vec::new();
-        for (i, l) in raw.launch.iter().enumerate() {
-            launches.push(self.launch(i as u32, l)?);
-        }
-
+    /// `[[expect]]`: each needs a data key and must lie in mapped memory.
+    fn expects(&self, raw: &RawTrace, global: &GlobalMemory) -> Result<Vec<Expect>, TraceError> {
         let mut expects = Vec::new();
         for (index, e) in raw.expect.iter().enumerate() {
             let (addr, span) = sp(&e.get_ref().addr);
@@ -196,7 +232,7 @@ impl Cx<'_> {
                 ));
             };
             let len = data.byte_len();
-            if !covered(&global, addr, len) {
+            if !covered(global, addr, len) {
                 return Err(self.invalid(&span, MemError::Unmapped { addr, len }.to_string()));
             }
             expects.push(Expect {
@@ -207,7 +243,11 @@ impl Cx<'_> {
                 span,
             });
         }
+        Ok(expects)
+    }
 
+    /// `[[expect_buffer]]`: checked structurally, then refused (DXBC outputs do not exist yet).
+    fn expect_buffers(&self, raw: &RawTrace) -> Result<(), TraceError> {
         for b in &raw.expect_buffer {
             let b = b.get_ref();
             let view = self.view(&b.view)?;
@@ -226,25 +266,7 @@ impl Cx<'_> {
                  programs write",
             ));
         }
-
-        Ok(Trace {
-            path: self.src.path.clone(),
-            shared_window,
-            globals,
-            sparse,
-            consts,
-            textures,
-            buffers,
-            launches,
-            expects,
-            machine: Machine {
-                global,
-                shared_window,
-            },
-            base_consts,
-            bank0_covered,
-            source: Source::new(Path::new(""), String::new()),
-        })
+        Ok(())
     }
 
     fn side_file_error(&self, span: &Range<usize>, path: &Path, e: &std::io::Error) -> TraceError {
