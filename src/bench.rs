@@ -67,6 +67,35 @@ impl Inputs {
 pub fn kernels() -> Vec<Kernel> {
     vec![
         Kernel {
+            name: "stream",
+            about: "out[i] = a[i] * table[i & 3] + b[i]: straight-line LEA/LDG/LDC/STG, sequential",
+            sass: "
+                S2R R0, SR_TID.X;
+                S2R R1, SR_CTAID.X;
+                ISCADD R0, R1, R0, 0x8;
+                LEA R2.CC, R0, c[0x0][0x140], 0x2;
+                LEA.HI.X R3, R0, c[0x0][0x144], RZ, 0x2;
+                LDG.E R4, [R2];
+                LEA R6.CC, R0, c[0x0][0x148], 0x2;
+                LEA.HI.X R7, R0, c[0x0][0x14c], RZ, 0x2;
+                LDG.E R5, [R6];
+                LOP.AND R10, R0, 0x3;
+                SHL R10, R10, 0x2;
+                LDC R11, c[0x2][R10];
+                XMAD R12, R4, R11, R5;
+                LEA R8.CC, R0, c[0x0][0x150], 0x2;
+                LEA.HI.X R9, R0, c[0x0][0x154], RZ, 0x2;
+                STG.E [R8], R12;
+                EXIT;
+            ",
+            out_bytes: 4,
+            native: |inp, i| {
+                let a = inp.src[i as usize] & 0xffff;
+                let t = inp.bank2[(i & 3) as usize] & 0xffff;
+                [a.wrapping_mul(t).wrapping_add(inp.idx[i as usize]), 0, 0, 0]
+            },
+        },
+        Kernel {
             name: "gather",
             about: "out[i] = src[idx[i]]: LEA.LO/LEA.HI.X 64-bit addressing, two LDG.E, STG.E",
             sass: "

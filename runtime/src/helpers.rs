@@ -9,10 +9,17 @@ use crate::memory::GlobalMemory;
 use crate::SHARED_WINDOW_SIZE;
 
 /// The shared-window detect of LEA and generic LD/ST: whether `ea` lies in
-/// `[window, window + 16 MiB)`. Returns 1 or 0.
+/// `[window, window + 16 MiB)`. Inlined by the interpreter; JIT code computes the same test
+/// inline (and can call [`warpjit_window_detect`]).
+#[inline(always)]
+pub fn window_detect(window: u64, ea: u64) -> bool {
+    ea.wrapping_sub(window) < SHARED_WINDOW_SIZE
+}
+
+/// [`window_detect`] as a C helper. Returns 1 or 0.
 #[no_mangle]
 pub extern "C" fn warpjit_window_detect(window: u64, ea: u64) -> u32 {
-    (ea.wrapping_sub(window) < SHARED_WINDOW_SIZE) as u32
+    window_detect(window, ea) as u32
 }
 
 /// Whether a global access at `addr` touches a non-resident tile. Returns 1 or 0 (0 when the

@@ -161,11 +161,25 @@ pub fn run_cta(
         w.exited = !live;
         w.ctaid = cta;
         w.warp_id = wi as u32;
+        // Thread ids of lane 0, then counted up (no division per lane).
+        let (mut x, mut y, mut z) = (
+            (base % bx) as u32,
+            (base / bx % by) as u32,
+            (base / (bx * by)) as u32,
+        );
         for l in 0..LANES {
-            let t = base + l as u64;
-            w.tid[0][l] = (t % bx) as u32;
-            w.tid[1][l] = (t / bx % by) as u32;
-            w.tid[2][l] = (t / (bx * by)) as u32;
+            w.tid[0][l] = x;
+            w.tid[1][l] = y;
+            w.tid[2][l] = z;
+            x += 1;
+            if x as u64 == bx {
+                x = 0;
+                y += 1;
+                if y as u64 == by {
+                    y = 0;
+                    z += 1;
+                }
+            }
         }
         ctl.block = 0;
         ctl.stack.clear();

@@ -3,8 +3,8 @@
 
 use super::lanes::*;
 use crate::ir::*;
-use warpjit_runtime::helpers::warpjit_window_detect;
-use warpjit_runtime::memory::{load_sized, store_sized, Access};
+use warpjit_runtime::helpers::window_detect;
+use warpjit_runtime::memory::{load_sized, load_u32, store_sized, store_u32, Access};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{ConstBanks, FaultKind, GlobalMemory, WarpState, LANES};
 
@@ -135,7 +135,20 @@ fn set_cc(w: &mut WarpState, mask: u32, res: &Row, cf: u32, of: u32) {
 }
 
 /// The shared integer add of IADD, IADD32I and ISCADD (semantics.md §5a): `a + b + plus` where
-/// `plus` collects the +1 of negated operands, the carry in and `.PO`. Returns (sum, cf, of).
+/// `plus` collects the +1 of negated operands, the carry in and `.PO`; with `cc`, also the CC.
+#[inline(always)]
+fn add(w: &mut WarpState, d: Reg, mask: u32, cc: bool, a: &Row, b: &Row, plus: &Row) {
+    if cc {
+        let (sum, cf, of) = add_row(a, b, plus);
+        put(w, d.0, &sum, mask);
+        set_cc(w, mask, &sum, cf, of);
+    } else {
+        let sum = map3(a, b, plus, |a, b, p| a.wrapping_add(b).wrapping_add(p));
+        put(w, d.0, &sum, mask);
+    }
+}
+
+/// `a + b + plus` with carry and signed-overflow lane masks. Returns (sum, cf, of).
 #[inline(always)]
 fn add_row(a: &Row, b: &Row, plus: &Row) -> (Row, u32, u32) {
     let mut sum = [0u32; LANES];
@@ -212,11 +225,7 @@ impl Exec for Iadd {
         let a = not_if(reg(w, self.a), self.neg_a);
         let b = not_if(src(w, self.b, mask, cx)?, self.neg_b);
         let plus = plus_row(w, self.neg_a as u32 + self.neg_b as u32, self.x, self.po);
-        let (sum, cf, of) = add_row(&a, &b, &plus);
-        put(w, self.d.0, &sum, mask);
-        if self.cc {
-            set_cc(w, mask, &sum, cf, of);
-        }
+        add(w, self.d, mask, self.cc, &a, &b, &plus);
         Ok(())
     }
 }
@@ -225,11 +234,7 @@ impl Exec for Iadd32i {
     fn exec(&self, w: &mut WarpState, mask: u32, _: &mut Cx<'_>) -> OpResult {
         let a = not_if(reg(w, self.a), self.neg_a);
         let plus = plus_row(w, self.neg_a as u32, self.x, self.po);
-        let (sum, cf, of) = add_row(&a, &splat(self.imm), &plus);
-        put(w, self.d.0, &sum, mask);
-        if self.cc {
-            set_cc(w, mask, &sum, cf, of);
-        }
+        add(w, self.d, mask, self.cc, &a, &splat(self.imm), &plus);
         Ok(())
     }
 }
@@ -240,11 +245,7 @@ impl Exec for Iscadd {
         let a = not_if(map(&reg(w, self.a), |v| v << s), self.neg_a);
         let b = not_if(src(w, self.b, mask, cx)?, self.neg_b);
         let plus = plus_row(w, self.neg_a as u32 + self.neg_b as u32, false, self.po);
-        let (sum, cf, of) = add_row(&a, &b, &plus);
-        put(w, self.d.0, &sum, mask);
-        if self.cc {
-            set_cc(w, mask, &sum, cf, of);
-        }
+        add(w, self.d, mask, self.cc, &a, &b, &plus);
         Ok(())
     }
 }
@@ -695,48 +696,48 @@ impl Exec for Prmt {
 impl Exec for Lea {
     fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut Cx<'_>) -> OpResult {
         let a = reg(w, self.a);
-        let c = reg(w, self.c);
         let b = src(w, self.b, mask, cx)?;
         let s = self.shift as u32;
-        let cfin = if self.x { w.cc[CF] } else { 0 };
-        let mut res = [0u32; LANES];
-        let mut cf = 0u32;
-        let mut outside = 0u32;
-        for l in 0..LANES {
-            let hi_word = if self.hi { c[l] } else { 0 };
-            let mut off = (hi_word as u64) << 32 | a[l] as u64;
-            if self.neg_a {
-                off = off.wrapping_neg();
+        // The scaled offset: low32(±{Rc, Ra} << s) for LO, low32(±{Rc, Ra} >> (32 - s)) for HI.
+        let v: Row = match (self.hi, self.neg_a) {
+            (false, false) => map(&a, |x| x << s),
+            (false, true) => map(&a, |x| x.wrapping_neg() << s),
+            (true, neg) => {
+                let c = reg(w, self.c);
+                map2(&a, &c, |lo, hi| {
+                    let off = (hi as u64) << 32 | lo as u64;
+                    let off = if neg { off.wrapping_neg() } else { off };
+                    (off >> (32 - s)) as u32
+                })
             }
-            let v = if self.hi {
-                (off >> (32 - s)) as u32
+        };
+        let cfin = if self.x { w.cc[CF] } else { 0 };
+        let mut wide = [0u64; LANES];
+        for l in 0..LANES {
+            wide[l] = b[l] as u64 + v[l] as u64 + (cfin >> l & 1) as u64;
+        }
+        let res: Row = std::array::from_fn(|l| wide[l] as u32);
+        if self.cc || self.p.is_some() {
+            // Plg = CC.OF = NOT window_detect(EA); EA = zext(Rd) (LO) or {Rd, lea_lo} (HI).
+            let win = cx.shared_window;
+            let outside = if self.hi {
+                mask_of(|l| !window_detect(win, (res[l] as u64) << 32 | w.lea_lo[l] as u64))
             } else {
-                (off << s) as u32
+                mask_of(|l| !window_detect(win, res[l] as u64))
             };
-            let sum = b[l] as u64 + v as u64 + (cfin >> l & 1) as u64;
-            res[l] = sum as u32;
-            cf |= ((sum >> 32) as u32 & 1) << l;
-            let ea = if self.hi {
-                (res[l] as u64) << 32 | w.lea_lo[l] as u64
-            } else {
-                res[l] as u64
-            };
-            outside |= (warpjit_window_detect(cx.shared_window, ea) ^ 1) << l;
+            if self.cc {
+                let cf = mask_of(|l| wide[l] >> 32 != 0);
+                set_cc(w, mask, &res, cf, outside);
+            }
+            if let Some(p) = self.p {
+                w.set_pred(p.0, mask, outside);
+            }
         }
         if !self.hi {
-            for l in 0..LANES {
-                if lane_on(mask, l) {
-                    w.lea_lo[l] = res[l];
-                }
-            }
+            let lo = w.lea_lo;
+            w.lea_lo = std::array::from_fn(|l| if lane_on(mask, l) { res[l] } else { lo[l] });
         }
         put(w, self.d.0, &res, mask);
-        if self.cc {
-            set_cc(w, mask, &res, cf, outside);
-        }
-        if let Some(p) = self.p {
-            w.set_pred(p.0, mask, outside);
-        }
         Ok(())
     }
 }
@@ -762,35 +763,79 @@ fn get_words(w: &WarpState, v: Reg, n: u8, l: usize) -> [u32; 4] {
 impl Exec for Ldc {
     fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut Cx<'_>) -> OpResult {
         let size = self.size.bytes();
-        let ra = reg(w, self.a);
-        let mut words = [[0u32; 4]; LANES];
-        for l in lanes(mask) {
-            let imm5 = self.bank as u32;
-            let (bank, addr) = if self.a.is_rz() {
-                (imm5, self.imm as i64)
-            } else {
-                let t = ra[l].wrapping_add(self.imm as u32);
-                match self.mode {
-                    LdcMode::Ia => (imm5, t as i64),
-                    LdcMode::Il => (imm5 + (t >> 16), (t & 0xffff) as i64),
-                    LdcMode::Is | LdcMode::Isl => (
-                        imm5 + (ra[l] >> 16),
-                        self.imm as i64 + (ra[l] & 0xffff) as i64,
-                    ),
+        let imm5 = self.bank as u32;
+        // Bank and (signed) address per lane (semantics.md §3); with RZ the immediate is the
+        // unsigned 16-bit address and every mode agrees.
+        let (bank, addr): (Row, [i64; LANES]) = if self.a.is_rz() {
+            (splat(imm5), [self.imm as i64; LANES])
+        } else {
+            let ra = reg(w, self.a);
+            let imm = self.imm;
+            match self.mode {
+                LdcMode::Ia => (
+                    splat(imm5),
+                    std::array::from_fn(|l| ra[l].wrapping_add(imm as u32) as i64),
+                ),
+                LdcMode::Il => {
+                    let t = map(&ra, |x| x.wrapping_add(imm as u32));
+                    (
+                        map(&t, |t| imm5 + (t >> 16)),
+                        std::array::from_fn(|l| (t[l] & 0xffff) as i64),
+                    )
                 }
-            };
-            let isl_reserved = self.mode == LdcMode::Isl && bank > 13;
-            if cx.check && !isl_reserved && (cx.nbanks..18).contains(&bank) {
-                cx.diag(l, format!("LDC from constant bank {bank}, not available in this launch's mode (reads 0)"));
+                LdcMode::Is | LdcMode::Isl => (
+                    map(&ra, |x| imm5 + (x >> 16)),
+                    std::array::from_fn(|l| imm as i64 + (ra[l] & 0xffff) as i64),
+                ),
             }
-            let v =
-                read_const(cx, bank, addr, size, self.size.signed()).map_err(|kind| LaneFault {
-                    kind,
-                    lane: l as u32,
-                })?;
-            words[l] = if isl_reserved { [0; 4] } else { v };
+        };
+        let isl = self.mode == LdcMode::Isl;
+        let nbanks = cx.nbanks.min(32);
+        let readable = move |bank: u32, addr: i64| {
+            (0..0x1_0000 - size as i64 + 1).contains(&addr) && bank < nbanks && !(isl && bank > 13)
+        };
+        // Misaligned addresses fault (checked before the range); the lowest lane reports.
+        let misaligned = mask_of(|l| addr[l] as u64 & (size as u64 - 1) != 0) & mask;
+        if misaligned != 0 {
+            let l = misaligned.trailing_zeros() as usize;
+            let kind = FaultKind::MisalignedConstant {
+                bank: bank[l],
+                addr: addr[l] as u32,
+                size,
+            };
+            return Err(LaneFault {
+                kind,
+                lane: l as u32,
+            });
         }
-        put_words(w, self.d, self.size.regs(), &words, mask);
+        if cx.check {
+            for l in lanes(mask) {
+                if !(isl && bank[l] > 13) && (cx.nbanks..18).contains(&bank[l]) {
+                    let b = bank[l];
+                    cx.diag(l, format!("LDC from constant bank {b}, not available in this launch's mode (reads 0)"));
+                }
+            }
+        }
+        if size == 4 {
+            let row: Row = std::array::from_fn(|l| {
+                if lane_on(mask, l) && readable(bank[l], addr[l]) {
+                    cx.consts.word(bank[l], addr[l] as u32)
+                } else {
+                    0
+                }
+            });
+            put(w, self.d.0, &row, mask);
+        } else {
+            let mut words = [[0u32; 4]; LANES];
+            for l in lanes(mask) {
+                if readable(bank[l], addr[l]) {
+                    words[l] = cx
+                        .consts
+                        .read(bank[l], addr[l] as u32, size, self.size.signed());
+                }
+            }
+            put_words(w, self.d, self.size.regs(), &words, mask);
+        }
         Ok(())
     }
 }
@@ -904,9 +949,85 @@ fn shared_store(cx: &mut Cx<'_>, at: usize, bytes: u32, v: &[u32; 4]) {
     cx.shared[at..at + bytes as usize].copy_from_slice(&raw[..bytes as usize]);
 }
 
+/// Aligned effective addresses of all 32 lanes (a branch-free loop).
+#[inline(always)]
+fn lane_addrs(w: &WarpState, addr: Addr, e: bool, bytes: u32) -> [u64; LANES] {
+    let al = !(bytes as u64 - 1);
+    match addr.base {
+        None => [(addr.offset as u32 as u64) & al; LANES],
+        Some(r) if e => {
+            let (lo, hi) = (&w.regs[r.index()], &w.regs[r.offset(1).index()]);
+            let off = addr.offset as i64 as u64;
+            std::array::from_fn(|l| ((hi[l] as u64) << 32 | lo[l] as u64).wrapping_add(off) & al)
+        }
+        Some(r) => {
+            let lo = &w.regs[r.index()];
+            std::array::from_fn(|l| lo[l].wrapping_add(addr.offset as u32) as u64 & al)
+        }
+    }
+}
+
+/// The fast path of a global access: when every executing lane's access lies in one segment
+/// without sparse tiles, its (base, host base). Checking mode always takes the per-lane path,
+/// which reports misaligned addresses.
+#[inline(always)]
+fn one_segment(
+    cx: &mut Cx<'_>,
+    ea: &[u64; LANES],
+    mask: u32,
+    bytes: u32,
+) -> Option<(u64, *mut u8)> {
+    if cx.check {
+        return None;
+    }
+    let seg = cx.mem.find(
+        ea[mask.trailing_zeros() as usize],
+        bytes as u64,
+        &mut cx.hint,
+    )?;
+    if seg.has_sparse() {
+        return None;
+    }
+    let (base, lim) = (seg.base(), seg.size() - bytes as u64);
+    let mut outside = 0u32;
+    for l in 0..LANES {
+        outside |= ((ea[l].wrapping_sub(base) > lim) as u32) << l;
+    }
+    (outside & mask == 0).then(|| (base, seg.host_base()))
+}
+
 impl Exec for Ldg {
     fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut Cx<'_>) -> OpResult {
         let bytes = self.size.bytes();
+        let ea = lane_addrs(w, self.addr, self.e, bytes);
+        if let Some((base, host)) = one_segment(cx, &ea, mask, bytes) {
+            if self.size == MemSize::B32 {
+                let mut row = [0u32; LANES];
+                for l in lanes(mask) {
+                    // SAFETY: `one_segment` checked this lane's access lies inside the segment.
+                    row[l] = unsafe { load_u32(host.add((ea[l] - base) as usize)) };
+                }
+                put(w, self.d.0, &row, mask);
+            } else {
+                let mut words = [[0u32; 4]; LANES];
+                for l in lanes(mask) {
+                    // SAFETY: as above.
+                    unsafe {
+                        load_sized(
+                            host.add((ea[l] - base) as usize),
+                            bytes,
+                            self.size.signed(),
+                            &mut words[l],
+                        )
+                    };
+                }
+                put_words(w, self.d, self.size.regs(), &words, mask);
+            }
+            if let Some(p) = self.ps {
+                w.set_pred(p.0, mask, 0);
+            }
+            return Ok(());
+        }
         let mut words = [[0u32; 4]; LANES];
         let mut sparse = 0u32;
         for l in lanes(mask) {
@@ -970,6 +1091,23 @@ fn commit_stores(
 impl Exec for Stg {
     fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut Cx<'_>) -> OpResult {
         let bytes = self.size.bytes();
+        let ea = lane_addrs(w, self.addr, self.e, bytes);
+        if let Some((base, host)) = one_segment(cx, &ea, mask, bytes) {
+            if self.size == MemSize::B32 {
+                let v = &w.regs[self.v.index()];
+                for l in lanes(mask) {
+                    // SAFETY: `one_segment` checked this lane's access lies inside the segment.
+                    unsafe { store_u32(host.add((ea[l] - base) as usize), v[l]) };
+                }
+            } else {
+                for l in lanes(mask) {
+                    let data = get_words(w, self.v, self.size.regs(), l);
+                    // SAFETY: as above.
+                    unsafe { store_sized(host.add((ea[l] - base) as usize), bytes, &data) };
+                }
+            }
+            return Ok(());
+        }
         let mut to = [StoreTo::Nowhere; LANES];
         for l in lanes(mask) {
             let ea = align_down(cx, effective(w, self.addr, self.e, l), bytes, l, "global");
