@@ -1,0 +1,651 @@
+//! Per-thread liveness of registers, predicates, CC flags and the LEA.LO word.
+//!
+//! Each thread follows one path through the CFG, so liveness is the classic backward may-analysis
+//! over the *thread* CFG ([`thread_successors`]):
+//!
+//! - a read makes an item live (RZ and PT never are; a pair or quad operand reads 2 or 4
+//!   registers); a guard predicate, the predicate of a control instruction's condition and the
+//!   ZF of its `CC.EQ`/`CC.NE` test are reads;
+//! - a write kills an item only when the instruction is unguarded: a thread whose guard is false
+//!   keeps its old value, so a guarded write does not kill;
+//! - an instruction guarded by `!PT` never executes: it neither reads nor writes.
+//!
+//! [`Liveness::live_out`] of a block is what its *body* must leave in the warp state: the reads of
+//! its terminator plus what its successors need.
+
+use super::effects::never;
+use super::StateSet;
+use crate::ir::*;
+
+/// A set of live per-thread state items (see [`StateSet`] for the layout and queries).
+pub type LiveSet = StateSet;
+
+/// Liveness per block of a program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Liveness {
+    /// Live at the start of each block (before its first instruction).
+    pub live_in: Vec<LiveSet>,
+    /// Live at the end of each block's body (after its last instruction, before its
+    /// terminator): the terminator's reads and the live-in of every thread successor.
+    pub live_out: Vec<LiveSet>,
+}
+
+/// Where a thread may go after block `b`: [`Terminator::successors`] plus, for a `SYNC`, the
+/// reconvergence block of every `SSY` in the program (a thread that syncs resumes at the
+/// reconvergence point of whichever SSY entry is innermost when it syncs). A thread that exits
+/// goes nowhere. Ids outside the program are dropped; the list has no duplicates.
+pub fn thread_successors(p: &Program, b: BlockId) -> Vec<BlockId> {
+    let term = &p.blocks[b as usize].term;
+    let mut s = term.successors();
+    if let Terminator::Sync { .. } = term {
+        s.extend(ssy_targets(p));
+    }
+    s.retain(|&t| (t as usize) < p.blocks.len());
+    s.sort_unstable();
+    s.dedup();
+    s
+}
+
+/// The reconvergence blocks of every `SSY` in the program, sorted, without duplicates.
+pub fn ssy_targets(p: &Program) -> Vec<BlockId> {
+    let mut t: Vec<BlockId> = p
+        .blocks
+        .iter()
+        .filter_map(|b| match b.term {
+            Terminator::Ssy { reconverge, .. } => Some(reconverge),
+            _ => None,
+        })
+        .collect();
+    t.sort_unstable();
+    t.dedup();
+    t
+}
+
+/// What a terminator reads (its condition's predicate and ZF).
+pub fn term_uses(t: &Terminator) -> LiveSet {
+    let e = t.effects();
+    LiveSet {
+        preds: e.pred_reads,
+        cc: e.cc_reads,
+        ..LiveSet::EMPTY
+    }
+}
+
+/// The items an instruction reads and the items it surely writes (empty when guarded), as
+/// `(uses, kills)`.
+pub fn inst_uses_kills(i: &Inst) -> (LiveSet, LiveSet) {
+    let mut uses = LiveSet::EMPTY;
+    let mut kills = LiveSet::EMPTY;
+    if never(i.guard) {
+        return (uses, kills);
+    }
+    let e = i.effects();
+    let kill = i.guard.is_always();
+    i.op.for_each_reg(&mut |u| {
+        if !u.def {
+            uses.insert_regs(u.reg, u.count);
+        } else if kill {
+            kills.insert_regs(u.reg, u.count);
+        }
+    });
+    uses.preds = e.pred_reads;
+    uses.cc = e.cc_reads;
+    uses.lea_lo = e.lea_lo_read;
+    if kill {
+        kills.preds = e.pred_writes;
+        kills.cc = e.cc_writes;
+        kills.lea_lo = e.lea_lo_write;
+    }
+    (uses, kills)
+}
+
+/// Steps backward over one instruction: `live` (live after `i`) becomes what is live before it.
+pub fn step_back(i: &Inst, live: &mut LiveSet) {
+    let (uses, kills) = inst_uses_kills(i);
+    live.subtract(&kills);
+    live.union_with(&uses);
+}
+
+/// Computes per-thread liveness for every block of `p`.
+pub fn liveness(p: &Program) -> Liveness {
+    let n = p.blocks.len();
+    let succs: Vec<Vec<BlockId>> = (0..n as BlockId).map(|b| thread_successors(p, b)).collect();
+    let mut preds: Vec<Vec<BlockId>> = vec![Vec::new(); n];
+    for (b, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            preds[s as usize].push(b as BlockId);
+        }
+    }
+    let mut live_in = vec![LiveSet::EMPTY; n];
+    let mut live_out = vec![LiveSet::EMPTY; n];
+    // Every block once, last first (a good order for a backward problem), then whatever changes.
+    let mut work: Vec<BlockId> = (0..n as BlockId).collect();
+    let mut queued = vec![true; n];
+    while let Some(b) = work.pop() {
+        let bi = b as usize;
+        queued[bi] = false;
+        let block = &p.blocks[bi];
+        let mut out = term_uses(&block.term);
+        for &s in &succs[bi] {
+            out.union_with(&live_in[s as usize]);
+        }
+        live_out[bi] = out;
+        let mut live = out;
+        for i in block.insts.iter().rev() {
+            step_back(i, &mut live);
+        }
+        if live != live_in[bi] {
+            live_in[bi] = live;
+            for &q in &preds[bi] {
+                if !queued[q as usize] {
+                    queued[q as usize] = true;
+                    work.push(q);
+                }
+            }
+        }
+    }
+    Liveness { live_in, live_out }
+}
+
+impl Liveness {
+    /// What is live right after instruction `inst` of block `block` (before the next instruction,
+    /// or before the terminator for the last one). The JIT can skip computing any flag, predicate
+    /// or register an instruction writes that is not in this set.
+    pub fn live_after(&self, p: &Program, block: BlockId, inst: usize) -> LiveSet {
+        let insts = &p.blocks[block as usize].insts;
+        let mut live = self.live_out[block as usize];
+        for i in insts[inst + 1..].iter().rev() {
+            step_back(i, &mut live);
+        }
+        live
+    }
+
+    /// [`live_after`](Self::live_after) for every instruction of `block`, in order (one backward
+    /// walk).
+    pub fn live_after_each(&self, p: &Program, block: BlockId) -> Vec<LiveSet> {
+        let insts = &p.blocks[block as usize].insts;
+        let mut out = vec![LiveSet::EMPTY; insts.len()];
+        let mut live = self.live_out[block as usize];
+        for (k, i) in insts.iter().enumerate().rev() {
+            out[k] = live;
+            step_back(i, &mut live);
+        }
+        out
+    }
+
+    /// What is live right before instruction `inst` of block `block`.
+    pub fn live_before(&self, p: &Program, block: BlockId, inst: usize) -> LiveSet {
+        let mut live = self.live_after(p, block, inst);
+        step_back(&p.blocks[block as usize].insts[inst], &mut live);
+        live
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::super::{FLAGS_ALL, FLAG_CF, FLAG_ZF};
+    use super::*;
+    use warpjit_runtime::warp::{CF, OF, SF, ZF};
+
+    fn regs(s: &LiveSet) -> Vec<u8> {
+        s.iter_regs().map(|r| r.0).collect()
+    }
+
+    #[test]
+    fn straight_line_kill() {
+        // R1 = R2 + R3; R1 = R1 + 1; R6 = R1; STG.E [R4], R6 (the address is the pair R4, R5)
+        let p = prog(vec![blk(
+            vec![
+                inst(iadd(1, 2, sr(3))),
+                inst(iadd(1, 1, Src::Imm(1))),
+                inst(mov(6, sr(1))),
+                inst(stg(4, 6)),
+            ],
+            exit(),
+        )]);
+        let l = liveness(&p);
+        assert_eq!(
+            regs(&l.live_in[0]),
+            vec![2, 3, 4, 5],
+            "R1 and R6 are written before read"
+        );
+        assert!(l.live_out[0].is_empty());
+        let after = l.live_after_each(&p, 0);
+        assert_eq!(regs(&after[0]), vec![1, 4, 5]);
+        assert_eq!(regs(&after[1]), vec![1, 4, 5]);
+        assert_eq!(regs(&after[2]), vec![4, 5, 6]);
+        assert!(after[3].is_empty());
+        assert_eq!(l.live_after(&p, 0, 1), after[1]);
+        assert_eq!(regs(&l.live_before(&p, 0, 1)), vec![1, 4, 5]);
+        assert_eq!(regs(&l.live_before(&p, 0, 0)), vec![2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn guarded_write_does_not_kill() {
+        // @P0 MOV R1, 7; STG [R2], R1: a thread with P0 false stores its old R1.
+        let p = prog(vec![blk(
+            vec![
+                guarded(Pred(0), false, mov(1, Src::Imm(7))),
+                inst(stg(2, 1)),
+            ],
+            exit(),
+        )]);
+        let l = liveness(&p);
+        assert_eq!(regs(&l.live_in[0]), vec![1, 2, 3]);
+        assert_eq!(l.live_in[0].preds, 1, "the guard is a read");
+        // Unguarded: killed.
+        let p = prog(vec![blk(
+            vec![inst(mov(1, Src::Imm(7))), inst(stg(2, 1))],
+            exit(),
+        )]);
+        assert_eq!(regs(&liveness(&p).live_in[0]), vec![2, 3]);
+        // @!PT never runs: it neither kills R1 nor reads P0's... anything.
+        let p = prog(vec![blk(
+            vec![guarded(Pred::PT, true, iadd(1, 6, sr(7))), inst(stg(2, 1))],
+            exit(),
+        )]);
+        assert_eq!(regs(&liveness(&p).live_in[0]), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn guarded_predicate_and_flag_writes_do_not_kill() {
+        // @P1 ISETP P0 ...; @P1 IADD.CC R1 ...; branch on P0; IADD.X reads CF.
+        let p = prog(vec![
+            blk(
+                vec![
+                    guarded(Pred(1), false, isetp(0, Cmp::Lt, 2, Src::Imm(3))),
+                    guarded(Pred(1), false, iadd_cc(3, 3, Src::Imm(1), true, false)),
+                ],
+                br(pcond(0, false), 1, 1),
+            ),
+            blk(
+                vec![inst(iadd_cc(4, 4, sr(5), false, true)), inst(stg(6, 4))],
+                exit(),
+            ),
+        ]);
+        let l = liveness(&p);
+        assert_eq!(
+            l.live_in[0].preds, 0b11,
+            "P0 survives the guarded ISETP; P1 is the guard"
+        );
+        assert_eq!(l.live_in[0].cc, FLAG_CF);
+        assert_eq!(l.live_out[0].preds, 0b1, "the branch reads P0");
+        assert_eq!(l.live_in[1].cc, FLAG_CF);
+    }
+
+    #[test]
+    fn loop_carried_liveness() {
+        // B0: R1 = 0 -> B1
+        // B1: R2 = R2 + R1; R1 = R1 + 1; P0 = R1 < R3; @P0 BRA B1 -> B2
+        // B2: STG [R4], R2; EXIT
+        let p = prog(vec![
+            blk(vec![inst(mov(1, Src::Imm(0)))], jump(1)),
+            blk(
+                vec![
+                    inst(iadd(2, 2, sr(1))),
+                    inst(iadd(1, 1, Src::Imm(1))),
+                    inst(isetp(0, Cmp::Lt, 1, sr(3))),
+                ],
+                br(pcond(0, false), 1, 2),
+            ),
+            blk(vec![inst(stg(4, 2))], exit()),
+        ]);
+        let l = liveness(&p);
+        assert_eq!(regs(&l.live_in[1]), vec![1, 2, 3, 4, 5]);
+        assert_eq!(
+            regs(&l.live_out[1]),
+            vec![1, 2, 3, 4, 5],
+            "R1, R3 carried around the loop"
+        );
+        assert_eq!(l.live_out[1].preds, 1);
+        assert_eq!(
+            l.live_in[1].preds, 0,
+            "P0 is written before the branch reads it"
+        );
+        assert_eq!(regs(&l.live_in[0]), vec![2, 3, 4, 5]);
+        assert_eq!(regs(&l.live_in[2]), vec![2, 4, 5]);
+    }
+
+    #[test]
+    fn divergent_branch() {
+        // B0: @P0 BRA B2
+        // B1: R1 = R5; BRA B3
+        // B2: R1 = R6
+        // B3: STG [R2], R1
+        let p = prog(vec![
+            blk(vec![], br(pcond(0, false), 2, 1)),
+            blk(vec![inst(mov(1, sr(5)))], jump(3)),
+            blk(vec![inst(mov(1, sr(6)))], jump(3)),
+            blk(vec![inst(stg(2, 1))], exit()),
+        ]);
+        let l = liveness(&p);
+        assert_eq!(
+            regs(&l.live_in[0]),
+            vec![2, 3, 5, 6],
+            "each path kills R1, reads one of R5/R6"
+        );
+        assert_eq!(l.live_in[0].preds, 1);
+        assert_eq!(regs(&l.live_in[1]), vec![2, 3, 5]);
+        assert_eq!(regs(&l.live_in[2]), vec![2, 3, 6]);
+        // One path without the write: R1 is live at the top.
+        let mut q = p.clone();
+        q.blocks[2].insts.clear();
+        assert_eq!(regs(&liveness(&q).live_in[0]), vec![1, 2, 3, 5]);
+    }
+
+    #[test]
+    fn ssy_sync_reconvergence() {
+        // B0: SSY B4 -> B1
+        // B1: @P0 BRA B3 -> B2
+        // B2: R1 = 1; SYNC -> B3
+        // B3: R1 = 2; SYNC -> B4
+        // B4: STG [R2], R1; R7 = R9; STG [R2], R7
+        // A thread that syncs in B2 resumes at B4, not B3: its R1 = 1 reaches the store, so R1
+        // is live out of B2 although B3 (the program-order successor) overwrites it.
+        let p = prog(vec![
+            blk(vec![], ssy(4, 1)),
+            blk(vec![], br(pcond(0, false), 3, 2)),
+            blk(vec![inst(mov(1, Src::Imm(1)))], sync(3)),
+            blk(vec![inst(mov(1, Src::Imm(2)))], sync(4)),
+            blk(
+                vec![inst(stg(2, 1)), inst(mov(7, sr(9))), inst(stg(2, 7))],
+                exit(),
+            ),
+        ]);
+        assert_eq!(thread_successors(&p, 2), vec![3, 4]);
+        assert_eq!(thread_successors(&p, 0), vec![1, 4]);
+        let l = liveness(&p);
+        assert_eq!(regs(&l.live_in[4]), vec![1, 2, 3, 9]);
+        assert_eq!(
+            regs(&l.live_out[2]),
+            vec![1, 2, 3, 9],
+            "B2 -> B4 by the reconvergence edge"
+        );
+        assert_eq!(regs(&l.live_in[3]), vec![2, 3, 9]);
+        assert_eq!(regs(&l.live_in[2]), vec![2, 3, 9]);
+        assert_eq!(regs(&l.live_in[1]), vec![2, 3, 9]);
+        assert_eq!(l.live_in[1].preds, 1);
+        // The SSY -> reconvergence edge of `Terminator::successors` is kept (conservative).
+        assert_eq!(regs(&l.live_in[0]), vec![1, 2, 3, 9]);
+        // A SYNC reaches the reconvergence block of every SSY in the program.
+        let mut q = p.clone();
+        q.blocks[4].term = ssy(5, 5);
+        q.blocks.push(blk(vec![inst(stg(10, 12))], exit()));
+        assert_eq!(thread_successors(&q, 2), vec![3, 4, 5]);
+        assert!(liveness(&q).live_out[2].has_reg(Reg(12)));
+        // Without an SSY anywhere, a SYNC only falls through.
+        let mut q = p.clone();
+        q.blocks[0].term = jump(1);
+        assert_eq!(thread_successors(&q, 2), vec![3]);
+        assert!(!liveness(&q).live_out[2].has_reg(Reg(1)));
+    }
+
+    #[test]
+    fn pairs_and_quads_expand() {
+        // LDG.E.128 R4, [R2]; STG.E.64 [R8], R6 ; R4, R5 dead, R6, R7 used; address pair R2, R3.
+        let st64 = Stg {
+            e: true,
+            cop: CacheOp::Default,
+            size: MemSize::B64,
+            addr: Addr {
+                base: Some(Reg(8)),
+                offset: 0,
+            },
+            v: Reg(6),
+        };
+        let p = prog(vec![blk(
+            vec![inst(ldg(4, 2, MemSize::B128)), inst(st64)],
+            exit(),
+        )]);
+        let l = liveness(&p);
+        assert_eq!(regs(&l.live_in[0]), vec![2, 3, 8, 9]);
+        let after = l.live_after_each(&p, 0);
+        assert_eq!(regs(&after[0]), vec![6, 7, 8, 9]);
+        // A quad write kills all four.
+        let mut live = LiveSet::EMPTY;
+        live.insert_regs(Reg(4), 4);
+        live.insert_reg(Reg(8));
+        step_back(&p.blocks[0].insts[0], &mut live);
+        assert_eq!(regs(&live), vec![2, 3, 8]);
+        // RZ never lives; a non-.E address reads one register.
+        let p = prog(vec![blk(
+            vec![
+                inst(iadd(1, 255, sr(255))),
+                inst(Stg {
+                    e: false,
+                    cop: CacheOp::Default,
+                    size: MemSize::B32,
+                    addr: Addr {
+                        base: Some(Reg(8)),
+                        offset: 0,
+                    },
+                    v: Reg::RZ,
+                }),
+            ],
+            exit(),
+        )]);
+        assert_eq!(regs(&liveness(&p).live_in[0]), vec![8]);
+    }
+
+    #[test]
+    fn cc_chain_liveness() {
+        // 64-bit add: IADD R0.CC, R0, R2; IADD.X R1, R1, R3; then ISETP.LT.X reading CF only.
+        // B0: IADD R4.CC, R0, R2 ; IADD.X R5, R1, R3 ; IADD RZ.CC, -R6, R7 ; ISETP.LT.X P0, R8, R9
+        //     @P0 BRA B1 ; B1: STG [R4] R5 (with CC.EQ exit test)
+        let isetp_x = Isetp {
+            cmp: Cmp::Lt,
+            unsigned: false,
+            x: true,
+            bop: BoolOp::And,
+            p: Pred(0),
+            q: Pred::PT,
+            a: Reg(8),
+            b: sr(9),
+            c: PredSrc::TRUE,
+        };
+        let sub = Iadd {
+            d: Reg::RZ,
+            cc: true,
+            x: false,
+            po: false,
+            neg_a: true,
+            a: Reg(6),
+            neg_b: false,
+            b: sr(7),
+        };
+        let p = prog(vec![
+            blk(
+                vec![
+                    inst(iadd_cc(4, 0, sr(2), true, false)),
+                    inst(iadd_cc(5, 1, sr(3), false, true)),
+                    inst(sub),
+                    inst(isetp_x),
+                ],
+                br(pcond(0, false), 1, 1),
+            ),
+            blk(
+                vec![inst(stg(4, 5))],
+                Terminator::Exit {
+                    cond: Cond {
+                        guard: Guard::ALWAYS,
+                        cc: Some(CcTest::Eq),
+                    },
+                    next: Some(2),
+                    pc: Some(0),
+                },
+            ),
+            blk(vec![], exit()),
+        ]);
+        let l = liveness(&p);
+        let after = l.live_after_each(&p, 0);
+        assert_eq!(
+            after[0].cc, FLAG_CF,
+            "only the carry of the low add is needed"
+        );
+        assert_eq!(
+            after[1].cc, 0,
+            "the .X add consumes CF; the next .CC rewrites all flags"
+        );
+        assert_eq!(
+            after[2].cc,
+            FLAG_CF | FLAG_ZF,
+            "ZF survives ISETP.LT.X to the EXIT CC.EQ test"
+        );
+        assert_eq!(after[3].cc, FLAG_ZF);
+        assert_eq!(l.live_out[0].cc, FLAG_ZF);
+        assert_eq!(l.live_in[1].cc, FLAG_ZF);
+        assert_eq!(l.live_in[0].cc, 0, "the first .CC write kills every flag");
+        assert!(!after[0].has_flag(ZF) && !after[0].has_flag(SF) && !after[0].has_flag(OF));
+        assert!(after[0].has_flag(CF));
+        // P2R CC reads all four flags (mask 0xf).
+        let p2r = P2r {
+            d: Reg(1),
+            byte: 0,
+            src: P2rSrc::Cc,
+            a: Reg::RZ,
+            mask: Src::Imm(0xf),
+        };
+        let p = prog(vec![blk(
+            vec![
+                inst(iadd_cc(4, 0, sr(2), true, false)),
+                inst(p2r),
+                inst(stg(2, 1)),
+            ],
+            exit(),
+        )]);
+        assert_eq!(liveness(&p).live_after(&p, 0, 0).cc, FLAGS_ALL);
+    }
+
+    #[test]
+    fn predicate_liveness() {
+        // ISETP P0; ISETP P1; PSETP P2 = P0 & P1; @P2 STG; SEL reads P3; P0 redefined, P1 not.
+        let psetp = Psetp {
+            bop1: BoolOp::And,
+            bop2: BoolOp::And,
+            p: Pred(2),
+            q: Pred::PT,
+            a: PredSrc {
+                pred: Pred(0),
+                neg: false,
+            },
+            b: PredSrc {
+                pred: Pred(1),
+                neg: false,
+            },
+            c: PredSrc::TRUE,
+        };
+        let sel = Sel {
+            d: Reg(7),
+            a: Reg(8),
+            b: Src::Imm(0),
+            p: PredSrc {
+                pred: Pred(3),
+                neg: true,
+            },
+        };
+        let p = prog(vec![blk(
+            vec![
+                inst(isetp(0, Cmp::Lt, 1, sr(2))),
+                inst(psetp),
+                guarded(Pred(2), false, stg(4, 6)),
+                inst(sel),
+                inst(stg(4, 7)),
+            ],
+            exit(),
+        )]);
+        let l = liveness(&p);
+        assert_eq!(
+            l.live_in[0].preds, 0b1010,
+            "P1 and P3 come from outside; P0 is written first"
+        );
+        let after = l.live_after_each(&p, 0);
+        assert_eq!(after[0].preds, 0b1011);
+        assert_eq!(after[1].preds, 0b1100);
+        assert_eq!(after[2].preds, 0b1000);
+        assert_eq!(after[3].preds, 0);
+        // LOP writes P0 when it has a predicate destination.
+        let p = prog(vec![
+            blk(
+                vec![inst(lop_p(Reg(1), Reg(2), Pred(0)))],
+                br(pcond(0, true), 1, 1),
+            ),
+            blk(vec![], exit()),
+        ]);
+        let l = liveness(&p);
+        assert_eq!((l.live_in[0].preds, l.live_out[0].preds), (0, 1));
+    }
+
+    #[test]
+    fn lea_lo_liveness() {
+        let lea = |hi, p| Lea {
+            hi,
+            x: hi,
+            cc: !hi,
+            p,
+            d: Reg(2),
+            neg_a: false,
+            a: Reg(0),
+            b: sr(4),
+            c: Reg(1),
+            shift: 2,
+        };
+        // LEA.LO.CC; LEA.HI.X P0; LD [R2], P0
+        let ld = Ld {
+            d: Reg(6),
+            e: true,
+            cop: CacheOp::Default,
+            size: MemSize::B32,
+            addr: Addr {
+                base: Some(Reg(2)),
+                offset: 0,
+            },
+            steer: PredSrc {
+                pred: Pred(0),
+                neg: false,
+            },
+        };
+        let p = prog(vec![blk(
+            vec![
+                inst(lea(false, None)),
+                inst(lea(true, Some(Pred(0)))),
+                inst(ld),
+                inst(stg(8, 6)),
+            ],
+            exit(),
+        )]);
+        let l = liveness(&p);
+        let after = l.live_after_each(&p, 0);
+        assert!(after[0].lea_lo && after[0].has_flag(CF));
+        assert!(!after[1].lea_lo && after[1].preds == 1);
+        assert!(!l.live_in[0].lea_lo, "LEA.LO writes the word");
+        let p = prog(vec![blk(vec![inst(lea(true, Some(Pred(0))))], exit())]);
+        assert!(liveness(&p).live_in[0].lea_lo);
+    }
+
+    #[test]
+    fn exit_and_barrier_conditions() {
+        // @P1 EXIT -> B1 (reads R3) ; BAR.SYNC with @P2 guard; EXIT with CC.NE reads ZF.
+        let p = prog(vec![
+            blk(vec![], exit_if(pcond(1, false), 1)),
+            blk(
+                vec![],
+                Terminator::Barrier {
+                    id: 0,
+                    cond: pcond(2, false),
+                    next: 2,
+                    pc: 0,
+                },
+            ),
+            blk(vec![inst(stg(4, 3))], exit()),
+        ]);
+        let l = liveness(&p);
+        assert_eq!(l.live_in[0].preds, 0b110);
+        assert_eq!(regs(&l.live_in[0]), vec![3, 4, 5]);
+        assert_eq!(
+            l.live_out[2],
+            LiveSet::EMPTY,
+            "nothing is live after the final EXIT"
+        );
+    }
+}

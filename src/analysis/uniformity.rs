@@ -1,0 +1,943 @@
+//! Warp uniformity: which registers, predicates, CC flags and LEA.LO words hold the same value in
+//! every active lane, at the entry of each block and after each instruction; which blocks always
+//! run converged; which branches never split the warp.
+//!
+//! # What a "uniform" answer guarantees
+//!
+//! Whenever the warp runs the block, every **active** lane holds the same value of the item. In a
+//! block that [`is_converged`](Uniformity::is_converged) (every lane that has not exited is
+//! active) that is every live lane of the warp.
+//!
+//! # Rules
+//!
+//! Launch state is uniform: every register, predicate, flag and the LEA.LO word start at 0.
+//! An instruction's outputs (registers, pair/quad included, predicates, flags, LEA.LO word) are
+//! uniform exactly when **all** of these hold, else they become non-uniform:
+//!
+//! - the instruction is unguarded (a guarded write leaves the lanes whose guard failed with their
+//!   old value: never uniform, even under a uniform guard);
+//! - its block is converged (a write made while some live lanes are inactive leaves those lanes
+//!   with their old value);
+//! - everything it reads is uniform: registers (RZ is), predicates (PT is), CC flags, the LEA.LO
+//!   word; immediates and `c[b][imm]` operands always are;
+//! - its source is lane-independent: `S2R SR_CTAID.*` is, `S2R SR_TID.*`/`SR_LANEID` are not;
+//!   loads from global or shared memory (LDG, LD, LDS) are conservatively not; LDC is (the
+//!   address decides, and it is a read like any other).
+//!
+//! The one exception to "all inputs": the LEA.LO word read by LEA.HI only reaches its window
+//! test, so it decides the uniformity of CC.OF and `Plg` only, not of Rd, CF, ZF and SF.
+//!
+//! An instruction guarded by `!PT` never runs and changes nothing. At a join, an item is uniform
+//! when it is uniform on every incoming thread edge (meet = both uniform), iterated to the
+//! greatest fixed point (so uniform loop counters stay uniform). The thread edges are
+//! [`Terminator::successors`] without SSY's reconvergence edge (a thread reaches the
+//! reconvergence block only by a SYNC or by ordinary flow, never straight from the SSY) plus, for
+//! SYNC, the reconvergence block of every SSY in the program.
+//!
+//! # Convergence
+//!
+//! A block is converged unless the warp may reach it with live lanes inactive. Such blocks are the
+//! least set that contains
+//!
+//! - both successors of a `BRA` whose condition (guard predicate, ZF of a CC test) is not
+//!   uniform at the end of its block;
+//! - the next block of a `SYNC` whose condition is not uniform (the syncing lanes wait);
+//!
+//! and that is closed under the warp's mask-preserving edges out of a non-converged block: BRA
+//! targets, JMP, EXIT/BAR/SSY next, SSY → its reconvergence block (the entry SSY pushes holds that
+//! block's mask), and SYNC → next, except for an unconditional SYNC while an SSY entry is surely
+//! pending (then every lane syncs and none goes to next). An SSY's reconvergence block is not
+//! tainted by the divergence inside the region: when the warp resumes there, the active mask is
+//! the SSY's mask minus exited lanes, which is every live lane if the SSY ran converged.
+//!
+//! A non-uniform `EXIT` does not diverge: exited lanes never come back, and the lanes left are
+//! exactly the live ones. A non-uniform `BAR.SYNC` condition does not change the mask either.
+//!
+//! "An SSY entry is surely pending" is a must-analysis over the warp's control flow: true after
+//! SSY, unchanged along every other edge, and at an SSY's reconvergence block whatever held at the
+//! SSY (the stack below the popped entry is the stack the SSY pushed onto).
+//!
+//! Uniformity uses convergence (writes in non-converged blocks are non-uniform) and convergence
+//! uses uniformity (of branch conditions); both are iterated together from the optimistic start
+//! until neither changes.
+
+use super::effects::never;
+use super::liveness::ssy_targets;
+use super::{StateSet, FLAG_OF};
+use crate::ir::*;
+use warpjit_runtime::warp::ZF;
+
+/// A set of warp-uniform per-thread state items (see [`StateSet`] for the layout and queries).
+pub type UniformSet = StateSet;
+
+/// The result of [`uniformity`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Uniformity {
+    /// Uniform at block entry; `None` for a block no thread reaches.
+    entry: Vec<Option<UniformSet>>,
+    /// Uniform after each instruction of each block.
+    after: Vec<Vec<UniformSet>>,
+    /// Blocks that always run with every live lane active.
+    converged: Vec<bool>,
+    /// Whether each block's terminator condition is uniform.
+    cond_uniform: Vec<bool>,
+    /// Whether an SSY entry is surely on the stack when each block runs.
+    ssy_pending: Vec<bool>,
+}
+
+/// Whether a lane condition evaluates the same in every active lane, given the uniform items.
+fn cond_is_uniform(c: Cond, u: &UniformSet) -> bool {
+    if never(c.guard) {
+        return true;
+    }
+    let guard = c.guard.0.pred.is_pt() || u.has_pred(c.guard.0.pred);
+    let cc = c.cc.is_none() || u.has_flag(ZF);
+    guard && cc
+}
+
+/// Whether the op's result can differ between lanes with equal inputs.
+fn lane_dependent_source(op: &Op, e: &super::Effects) -> bool {
+    match op {
+        Op::S2r(o) => !matches!(
+            o.sr,
+            SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ
+        ),
+        _ => e.mem_reads.global || e.mem_reads.shared,
+    }
+}
+
+/// Steps forward over one instruction: `u` (uniform before `i`) becomes what is uniform after
+/// it, for an instruction in a block that is (`converged`) or may not be converged.
+///
+/// Every output depends on every input, with one exception: the LEA.LO word that LEA.HI reads
+/// only reaches its window test (CC.OF and `Plg`), not Rd, CF, ZF or SF.
+pub fn step_forward(i: &Inst, u: &mut UniformSet, converged: bool) {
+    if never(i.guard) {
+        return;
+    }
+    let e = i.op.effects();
+    let mut uni = converged && i.guard.is_always() && !lane_dependent_source(&i.op, &e);
+    if uni {
+        i.op.for_each_reg(&mut |r| {
+            if !r.def && !u.has_regs(r.reg, r.count) {
+                uni = false;
+            }
+        });
+        uni &= e.pred_reads & !u.preds == 0 && e.cc_reads & !u.cc == 0;
+    }
+    // Outputs of the window test (only LEA.HI reads the word; for every other op this is `uni`).
+    let uni_window = uni && (!e.lea_lo_read || u.lea_lo);
+    i.op.for_each_reg(&mut |r| {
+        if r.def {
+            if uni {
+                u.insert_regs(r.reg, r.count);
+            } else {
+                u.remove_regs(r.reg, r.count);
+            }
+        }
+    });
+    let set = |bits: &mut u8, mask: u8, on: bool| {
+        if on {
+            *bits |= mask;
+        } else {
+            *bits &= !mask;
+        }
+    };
+    set(&mut u.preds, e.pred_writes, uni_window);
+    set(&mut u.cc, e.cc_writes & !FLAG_OF, uni);
+    set(&mut u.cc, e.cc_writes & FLAG_OF, uni_window);
+    if e.lea_lo_write {
+        u.lea_lo = uni;
+    }
+}
+
+/// Thread edges for uniformity: successors without SSY's reconvergence edge, plus SYNC → every
+/// SSY reconvergence block.
+fn thread_edges(p: &Program, b: usize, targets: &[BlockId]) -> Vec<BlockId> {
+    let mut s = match p.blocks[b].term {
+        Terminator::Ssy { next, .. } => vec![next],
+        Terminator::Sync { next, .. } => std::iter::once(next)
+            .chain(targets.iter().copied())
+            .collect(),
+        ref t => t.successors(),
+    };
+    s.retain(|&t| (t as usize) < p.blocks.len());
+    s.sort_unstable();
+    s.dedup();
+    s
+}
+
+/// Edges of the warp along which the active mask is kept: where a non-converged block passes
+/// its state on (see the module docs).
+fn warp_mask_edges(t: &Terminator, pending: bool) -> Vec<BlockId> {
+    match *t {
+        Terminator::Sync { cond, next, .. } => {
+            if cond.is_always() && pending {
+                vec![]
+            } else {
+                vec![next]
+            }
+        }
+        _ => t.successors(),
+    }
+}
+
+/// The must-analysis "an SSY entry is on the reconvergence stack" at each block's entry.
+fn ssy_pending(p: &Program) -> Vec<bool> {
+    let n = p.blocks.len();
+    let mut pend: Vec<Option<bool>> = vec![None; n];
+    if n == 0 {
+        return vec![];
+    }
+    pend[0] = Some(false);
+    let mut work = vec![0usize];
+    while let Some(b) = work.pop() {
+        let Some(v) = pend[b] else { continue };
+        let edges: Vec<(BlockId, bool)> = match p.blocks[b].term {
+            Terminator::Ssy {
+                reconverge, next, ..
+            } => vec![(next, true), (reconverge, v)],
+            ref t => t.successors().into_iter().map(|s| (s, v)).collect(),
+        };
+        for (s, val) in edges {
+            let Some(slot) = pend.get_mut(s as usize) else {
+                continue;
+            };
+            let new = match *slot {
+                None => Some(val),
+                Some(c) => Some(c && val),
+            };
+            if new != *slot {
+                *slot = new;
+                work.push(s as usize);
+            }
+        }
+    }
+    pend.into_iter().map(|v| v.unwrap_or(false)).collect()
+}
+
+/// Forward uniformity for a given set of non-converged blocks: (entry, exit) states, `None`
+/// where no thread arrives.
+#[allow(clippy::type_complexity)]
+fn forward(
+    p: &Program,
+    edges: &[Vec<BlockId>],
+    div: &[bool],
+) -> (Vec<Option<UniformSet>>, Vec<Option<UniformSet>>) {
+    let n = p.blocks.len();
+    let mut entry: Vec<Option<UniformSet>> = vec![None; n];
+    let mut exit: Vec<Option<UniformSet>> = vec![None; n];
+    if n == 0 {
+        return (entry, exit);
+    }
+    entry[0] = Some(UniformSet::FULL);
+    let mut work = vec![0usize];
+    let mut queued = vec![false; n];
+    queued[0] = true;
+    while let Some(b) = work.pop() {
+        queued[b] = false;
+        let Some(mut u) = entry[b] else { continue };
+        for i in &p.blocks[b].insts {
+            step_forward(i, &mut u, !div[b]);
+        }
+        exit[b] = Some(u);
+        for &s in &edges[b] {
+            let s = s as usize;
+            let changed = match &mut entry[s] {
+                None => {
+                    entry[s] = Some(u);
+                    true
+                }
+                Some(e) => e.intersect_with(&u),
+            };
+            if changed && !queued[s] {
+                queued[s] = true;
+                work.push(s);
+            }
+        }
+    }
+    (entry, exit)
+}
+
+/// Computes uniformity and convergence for every block of `p` (see the module docs).
+pub fn uniformity(p: &Program) -> Uniformity {
+    let n = p.blocks.len();
+    let targets = ssy_targets(p);
+    let edges: Vec<Vec<BlockId>> = (0..n).map(|b| thread_edges(p, b, &targets)).collect();
+    let pending = ssy_pending(p);
+    let mut div = vec![false; n];
+    let (entry, exit) = loop {
+        let (entry, exit) = forward(p, &edges, &div);
+        // Divergence only grows: start from the previous set, add this round's seeds, close.
+        let mut new = div.clone();
+        let mut work: Vec<usize> = (0..n).filter(|&b| new[b]).collect();
+        for (block, u) in p.blocks.iter().zip(&exit) {
+            let Some(u) = u else { continue };
+            let seeds: Vec<BlockId> = match block.term {
+                Terminator::Branch {
+                    cond,
+                    taken,
+                    fallthrough,
+                    ..
+                } if !cond_is_uniform(cond, u) => {
+                    vec![taken, fallthrough]
+                }
+                Terminator::Sync { cond, next, .. } if !cond_is_uniform(cond, u) => vec![next],
+                _ => vec![],
+            };
+            for s in seeds {
+                if (s as usize) < n && !new[s as usize] {
+                    new[s as usize] = true;
+                    work.push(s as usize);
+                }
+            }
+        }
+        while let Some(b) = work.pop() {
+            for s in warp_mask_edges(&p.blocks[b].term, pending[b]) {
+                if (s as usize) < n && !new[s as usize] {
+                    new[s as usize] = true;
+                    work.push(s as usize);
+                }
+            }
+        }
+        if new == div {
+            break (entry, exit);
+        }
+        div = new;
+    };
+    let mut after = Vec::with_capacity(n);
+    let mut cond_uniform = Vec::with_capacity(n);
+    for b in 0..n {
+        let block = &p.blocks[b];
+        let mut u = entry[b].unwrap_or(UniformSet::FULL);
+        let mut v = Vec::with_capacity(block.insts.len());
+        for i in &block.insts {
+            if entry[b].is_some() {
+                step_forward(i, &mut u, !div[b]);
+            }
+            v.push(u);
+        }
+        debug_assert!(entry[b].is_none() || exit[b] == Some(u));
+        after.push(v);
+        let c = match block.term {
+            Terminator::Jump { .. }
+            | Terminator::Ssy { .. }
+            | Terminator::Exit { next: None, .. } => true,
+            Terminator::Branch { cond, .. }
+            | Terminator::Sync { cond, .. }
+            | Terminator::Exit { cond, .. }
+            | Terminator::Barrier { cond, .. } => cond_is_uniform(cond, &u),
+        };
+        cond_uniform.push(c);
+    }
+    Uniformity {
+        entry,
+        after,
+        converged: div.iter().map(|d| !d).collect(),
+        cond_uniform,
+        ssy_pending: pending,
+    }
+}
+
+impl Uniformity {
+    /// Whether any thread can reach block `b` (the answers for an unreachable block are
+    /// vacuous: everything is reported uniform).
+    pub fn is_reachable(&self, b: BlockId) -> bool {
+        self.entry[b as usize].is_some()
+    }
+
+    /// The uniform items at the entry of block `b`.
+    pub fn uniform_in(&self, b: BlockId) -> UniformSet {
+        self.entry[b as usize].unwrap_or(UniformSet::FULL)
+    }
+
+    /// The uniform items right after instruction `inst` of block `b`.
+    pub fn uniform_after(&self, b: BlockId, inst: usize) -> UniformSet {
+        self.after[b as usize][inst]
+    }
+
+    /// The uniform items at the end of block `b`'s body (what its terminator sees).
+    pub fn uniform_out(&self, b: BlockId) -> UniformSet {
+        self.after[b as usize]
+            .last()
+            .copied()
+            .unwrap_or_else(|| self.uniform_in(b))
+    }
+
+    /// Whether register `r` is uniform at the entry of block `b` (`RZ` always is).
+    pub fn reg_uniform_in(&self, b: BlockId, r: Reg) -> bool {
+        r.is_rz() || self.uniform_in(b).has_reg(r)
+    }
+
+    /// Whether predicate `p` is uniform at the entry of block `b` (`PT` always is).
+    pub fn pred_uniform_in(&self, b: BlockId, p: Pred) -> bool {
+        p.is_pt() || self.uniform_in(b).has_pred(p)
+    }
+
+    /// Whether the CC flag at index `f` of `WarpState::cc` is uniform at the entry of block `b`.
+    pub fn flag_uniform_in(&self, b: BlockId, f: usize) -> bool {
+        self.uniform_in(b).has_flag(f)
+    }
+
+    /// Whether register `r` is uniform right after instruction `inst` of block `b`.
+    pub fn reg_uniform_after(&self, b: BlockId, inst: usize, r: Reg) -> bool {
+        r.is_rz() || self.uniform_after(b, inst).has_reg(r)
+    }
+
+    /// Whether predicate `p` is uniform right after instruction `inst` of block `b`.
+    pub fn pred_uniform_after(&self, b: BlockId, inst: usize, p: Pred) -> bool {
+        p.is_pt() || self.uniform_after(b, inst).has_pred(p)
+    }
+
+    /// Whether the condition of block `b`'s terminator is the same in every active lane. For a
+    /// `Branch` this means the warp never splits there (every active lane goes the same way).
+    /// Terminators without a condition (and an EXIT with no next block) answer `true`.
+    pub fn branch_is_uniform(&self, b: BlockId) -> bool {
+        self.cond_uniform[b as usize]
+    }
+
+    /// Whether block `b` always runs with every live (not exited) lane of the warp active.
+    pub fn is_converged(&self, b: BlockId) -> bool {
+        self.converged[b as usize]
+    }
+
+    /// Whether an SSY entry is surely on the reconvergence stack whenever block `b` runs (then an
+    /// unconditional SYNC at its end never falls through to the next block).
+    pub fn ssy_pending(&self, b: BlockId) -> bool {
+        self.ssy_pending[b as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use warpjit_runtime::warp::{CF, OF, SF};
+
+    fn c0(offset: u16) -> Src {
+        Src::Const(ConstRef { bank: 0, offset })
+    }
+
+    #[test]
+    fn ctaid_vs_tid() {
+        let ldc = |d, a| Ldc {
+            d: Reg(d),
+            size: MemSize::B32,
+            mode: LdcMode::Ia,
+            bank: 0,
+            a: Reg(a),
+            imm: 0x140,
+        };
+        let p = prog(vec![
+            blk(
+                vec![
+                    inst(s2r(0, SpecialReg::CtaidX)),           // 0
+                    inst(s2r(1, SpecialReg::TidX)),             // 1
+                    inst(iadd(2, 0, c0(0x140))),                // 2 uniform
+                    inst(iadd(3, 1, sr(0))),                    // 3 not
+                    inst(ldc(4, 0)),                            // 4 uniform (uniform index)
+                    inst(ldc(5, 1)),                            // 5 not
+                    inst(ldc(6, 255)),                          // 6 uniform (RZ)
+                    inst(ldg(8, 2, MemSize::B64)),              // 7 not (pair)
+                    inst(isetp(0, Cmp::Lt, 2, sr(4))),          // 8 P0 uniform
+                    inst(isetp(1, Cmp::Lt, 3, sr(4))),          // 9 P1 not
+                    inst(s2r(10, SpecialReg::LaneId)),          // 10 not
+                    inst(movi(11, 5)),                          // 11 uniform
+                    inst(xmad(Reg(12), Reg(2), sr(11), c0(0))), // 12 uniform
+                ],
+                br(pcond(0, false), 1, 1),
+            ),
+            blk(vec![], br(pcond(1, false), 2, 2)),
+            blk(vec![], exit()),
+        ]);
+        let u = uniformity(&p);
+        let out = u.uniform_out(0);
+        for r in [0, 2, 4, 6, 11, 12, 13, 200] {
+            assert!(out.has_reg(Reg(r)), "R{r} uniform");
+        }
+        for r in [1, 3, 5, 8, 9, 10] {
+            assert!(!out.has_reg(Reg(r)), "R{r} not uniform");
+        }
+        assert!(u.reg_uniform_after(0, 0, Reg(0)) && !u.reg_uniform_after(0, 1, Reg(1)));
+        assert!(u.pred_uniform_after(0, 8, Pred(0)) && !u.pred_uniform_after(0, 9, Pred(1)));
+        assert!(
+            u.branch_is_uniform(0),
+            "branch on a ctaid-derived predicate"
+        );
+        assert!(!u.branch_is_uniform(1), "branch on a tid-derived predicate");
+        assert!(u.is_converged(0) && u.is_converged(1) && !u.is_converged(2));
+        assert!(u.reg_uniform_in(2, Reg::RZ) && u.pred_uniform_in(2, Pred::PT));
+        // Launch state is uniform everywhere.
+        assert_eq!(u.uniform_in(0), UniformSet::FULL);
+    }
+
+    #[test]
+    fn divergent_branch_loses_uniformity() {
+        // B0: R5 = 5; R0 = tid; P0 = R0 < 16; @P0 BRA B2 -> B1
+        // B1: R1 = 1; R6 = 6; BRA B3
+        // B2: R1 = 2
+        // B3: R7 = R5 + 1; EXIT
+        let p = prog(vec![
+            blk(
+                vec![
+                    inst(movi(5, 5)),
+                    inst(s2r(0, SpecialReg::TidX)),
+                    inst(isetp(0, Cmp::Lt, 0, Src::Imm(16))),
+                ],
+                br(pcond(0, false), 2, 1),
+            ),
+            blk(vec![inst(movi(1, 1)), inst(movi(6, 6))], jump(3)),
+            blk(vec![inst(movi(1, 2))], jump(3)),
+            blk(vec![inst(iadd(7, 5, Src::Imm(1)))], exit()),
+        ]);
+        let u = uniformity(&p);
+        assert!(!u.branch_is_uniform(0));
+        assert!(u.is_converged(0));
+        assert!(
+            !u.is_converged(1) && !u.is_converged(2) && !u.is_converged(3),
+            "no SSY: no reconvergence"
+        );
+        assert!(
+            !u.reg_uniform_in(3, Reg(1)),
+            "written under a divergent mask"
+        );
+        assert!(!u.reg_uniform_in(3, Reg(6)));
+        assert!(
+            !u.reg_uniform_after(1, 0, Reg(1)),
+            "even inside the divergent block"
+        );
+        assert!(u.reg_uniform_in(3, Reg(5)), "written before the split");
+        assert!(
+            !u.reg_uniform_after(3, 0, Reg(7)),
+            "written in a non-converged block"
+        );
+        // The same with a uniform condition keeps everything.
+        let mut q = p.clone();
+        q.blocks[0].insts[1] = inst(s2r(0, SpecialReg::CtaidY));
+        let u = uniformity(&q);
+        assert!(u.branch_is_uniform(0) && (0..4).all(|b| u.is_converged(b)));
+        assert!(u.reg_uniform_in(3, Reg(1)) && u.reg_uniform_after(3, 0, Reg(7)));
+    }
+
+    #[test]
+    fn guarded_writes_are_not_uniform() {
+        // P0 uniform; @P0 MOV R1, 1; @!PT MOV R2, tid; R3 = R1 + 1
+        let p = prog(vec![
+            blk(
+                vec![
+                    inst(isetp(0, Cmp::Eq, 4, Src::Imm(0))),
+                    guarded(Pred(0), false, movi(1, 1)),
+                    guarded(Pred::PT, true, s2r(2, SpecialReg::TidX)),
+                    inst(iadd(3, 1, Src::Imm(1))),
+                    guarded(Pred(0), false, isetp(5, Cmp::Eq, 4, Src::Imm(0))),
+                    guarded(Pred(0), false, iadd_cc(6, 6, Src::Imm(1), true, false)),
+                ],
+                br(
+                    Cond {
+                        guard: Guard::ALWAYS,
+                        cc: Some(CcTest::Eq),
+                    },
+                    1,
+                    1,
+                ),
+            ),
+            blk(vec![], exit()),
+        ]);
+        let u = uniformity(&p);
+        assert!(u.pred_uniform_after(0, 0, Pred(0)));
+        assert!(!u.reg_uniform_after(0, 1, Reg(1)));
+        assert!(u.reg_uniform_after(0, 2, Reg(2)), "@!PT never runs");
+        assert!(!u.reg_uniform_after(0, 3, Reg(3)));
+        assert!(!u.pred_uniform_after(0, 4, Pred(5)));
+        assert!(!u.uniform_after(0, 5).has_flag(ZF));
+        assert!(
+            !u.branch_is_uniform(0),
+            "CC.EQ on a flag written under a guard"
+        );
+        assert!(
+            u.is_converged(0) && !u.is_converged(1),
+            "the branch may split the warp"
+        );
+    }
+
+    #[test]
+    fn uniform_loop_counter() {
+        // B0: R1 = 0; R2 = ctaid -> B1
+        // B1: R1 = R1 + 1; R3 = R3 + R2; P0 = R1 < c[0][0x140]; @P0 BRA B1 -> B2
+        // B2: EXIT
+        let p = prog(vec![
+            blk(
+                vec![inst(mov(1, Src::Imm(0))), inst(s2r(2, SpecialReg::CtaidX))],
+                jump(1),
+            ),
+            blk(
+                vec![
+                    inst(iadd(1, 1, Src::Imm(1))),
+                    inst(iadd(3, 3, sr(2))),
+                    inst(isetp(0, Cmp::Lt, 1, c0(0x140))),
+                ],
+                br(pcond(0, false), 1, 2),
+            ),
+            blk(vec![], exit()),
+        ]);
+        let u = uniformity(&p);
+        assert!(u.reg_uniform_in(1, Reg(1)) && u.reg_uniform_in(1, Reg(3)));
+        assert!(u.branch_is_uniform(1));
+        assert!((0..3).all(|b| u.is_converged(b)));
+        assert!(u.reg_uniform_in(2, Reg(1)));
+        // Accumulating a tid-derived value makes the accumulator (but not the counter)
+        // non-uniform, around the loop.
+        let mut q = p.clone();
+        q.blocks[0].insts[1] = inst(s2r(2, SpecialReg::TidX));
+        let u = uniformity(&q);
+        assert!(
+            u.reg_uniform_in(1, Reg(1)) && !u.reg_uniform_in(1, Reg(3)) && u.branch_is_uniform(1)
+        );
+        // A tid-bounded loop diverges: the counter is non-uniform at the head.
+        let mut q = p.clone();
+        q.blocks[1].insts[2] = inst(isetp(0, Cmp::Lt, 1, sr(4)));
+        q.blocks[0].insts.push(inst(s2r(4, SpecialReg::TidX)));
+        let u = uniformity(&q);
+        assert!(!u.branch_is_uniform(1) && !u.is_converged(1) && !u.is_converged(2));
+        assert!(!u.reg_uniform_in(1, Reg(1)) && !u.reg_uniform_in(2, Reg(1)));
+    }
+
+    /// B0: R5 = 5; R0 = tid; P0 = R0 < 16; SSY B4 -> B1
+    /// B1: @P0 BRA B3 -> B2
+    /// B2: R1 = 1; SYNC -> B3
+    /// B3: R1 = 2; SYNC -> B4
+    /// B4: R6 = R5 + 1; P1 = R6 < 9; @P1 BRA B5 -> B5
+    /// B5: EXIT
+    fn if_else_region() -> Program {
+        prog(vec![
+            blk(
+                vec![
+                    inst(movi(5, 5)),
+                    inst(s2r(0, SpecialReg::TidX)),
+                    inst(isetp(0, Cmp::Lt, 0, Src::Imm(16))),
+                ],
+                ssy(4, 1),
+            ),
+            blk(vec![], br(pcond(0, false), 3, 2)),
+            blk(vec![inst(movi(1, 1))], sync(3)),
+            blk(vec![inst(movi(1, 2))], sync(4)),
+            blk(
+                vec![
+                    inst(iadd(6, 5, Src::Imm(1))),
+                    inst(isetp(1, Cmp::Lt, 6, Src::Imm(9))),
+                ],
+                br(pcond(1, false), 5, 5),
+            ),
+            blk(vec![], exit()),
+        ])
+    }
+
+    #[test]
+    fn ssy_sync_reconverges() {
+        let p = if_else_region();
+        let u = uniformity(&p);
+        assert!(!u.branch_is_uniform(1));
+        assert_eq!(
+            (0..6).map(|b| u.is_converged(b)).collect::<Vec<_>>(),
+            vec![true, true, false, false, true, true]
+        );
+        assert!(u.ssy_pending(1) && u.ssy_pending(2) && u.ssy_pending(3) && !u.ssy_pending(4));
+        assert!(!u.reg_uniform_in(4, Reg(1)), "each side wrote its own R1");
+        assert!(u.reg_uniform_in(4, Reg(5)));
+        assert!(
+            u.reg_uniform_after(4, 0, Reg(6)),
+            "written after reconvergence"
+        );
+        assert!(u.branch_is_uniform(4));
+        assert!(u.is_converged(5));
+
+        // If the else side jumps to B4 instead of syncing, B4 may run with part of the warp.
+        let mut q = p.clone();
+        q.blocks[3].term = jump(4);
+        let u = uniformity(&q);
+        assert!(
+            !u.is_converged(4) && !u.reg_uniform_after(4, 0, Reg(6)) && !u.branch_is_uniform(4)
+        );
+
+        // Without the SSY the SYNCs fall through: no reconvergence.
+        let mut q = p.clone();
+        q.blocks[0].term = jump(1);
+        let u = uniformity(&q);
+        assert!(!u.is_converged(4));
+
+        // An SSY run by a diverged warp reconverges only that part of it.
+        let mut q = p.clone();
+        q.blocks.insert(
+            0,
+            blk(
+                vec![
+                    inst(s2r(9, SpecialReg::TidY)),
+                    inst(isetp(2, Cmp::Eq, 9, Src::Imm(0))),
+                ],
+                br(pcond(2, false), 1, 1),
+            ),
+        );
+        for b in &mut q.blocks[1..] {
+            b.term = match b.term {
+                Terminator::Ssy {
+                    reconverge,
+                    next,
+                    pc,
+                } => Terminator::Ssy {
+                    reconverge: reconverge + 1,
+                    next: next + 1,
+                    pc,
+                },
+                Terminator::Branch {
+                    cond,
+                    taken,
+                    fallthrough,
+                    pc,
+                } => Terminator::Branch {
+                    cond,
+                    taken: taken + 1,
+                    fallthrough: fallthrough + 1,
+                    pc,
+                },
+                Terminator::Sync { cond, next, pc } => Terminator::Sync {
+                    cond,
+                    next: next + 1,
+                    pc,
+                },
+                t => t,
+            };
+        }
+        let u = uniformity(&q);
+        assert!(!u.is_converged(5) && !u.branch_is_uniform(0));
+    }
+
+    #[test]
+    fn divergent_sync_and_exit() {
+        // B0: R0 = tid; P0 = R0 < 3; SSY B3 -> B1
+        // B1: @P0 SYNC -> B2                 (the P0 lanes wait)
+        // B2: R1 = 1; SYNC -> B3
+        // B3: R2 = 2; @P0 EXIT -> B4        (a divergent EXIT does not split the rest)
+        // B4: R3 = R2 + 1; P1 = R3 == 3; @P1 BRA B5 -> B5
+        // B5: EXIT
+        let p = prog(vec![
+            blk(
+                vec![
+                    inst(s2r(0, SpecialReg::TidX)),
+                    inst(isetp(0, Cmp::Lt, 0, Src::Imm(3))),
+                ],
+                ssy(3, 1),
+            ),
+            blk(vec![], sync_if(pcond(0, false), 2)),
+            blk(vec![inst(movi(1, 1))], sync(3)),
+            blk(vec![inst(movi(2, 2))], exit_if(pcond(0, false), 4)),
+            blk(
+                vec![
+                    inst(iadd(3, 2, Src::Imm(1))),
+                    inst(isetp(1, Cmp::Eq, 3, Src::Imm(3))),
+                ],
+                br(pcond(1, false), 5, 5),
+            ),
+            blk(vec![], exit()),
+        ]);
+        let u = uniformity(&p);
+        assert!(!u.branch_is_uniform(1) && !u.branch_is_uniform(3));
+        assert_eq!(
+            (0..6).map(|b| u.is_converged(b)).collect::<Vec<_>>(),
+            vec![true, true, false, true, true, true]
+        );
+        assert!(!u.reg_uniform_in(3, Reg(1)));
+        assert!(u.reg_uniform_in(4, Reg(2)) && u.reg_uniform_after(4, 0, Reg(3)));
+        assert!(u.branch_is_uniform(4));
+    }
+
+    #[test]
+    fn uniform_counter_around_divergent_if() {
+        // B0: R1 = 0; R0 = tid -> B1
+        // B1: SSY B5 -> B2                   (loop head)
+        // B2: P0 = R0 < R1; @P0 BRA B4 -> B3  (divergent)
+        // B3: R2 = R2 + 1; SYNC -> B4        (then part)
+        // B4: SYNC -> B5                     (where the taken lanes sync)
+        // B5: R1 = R1 + 1; P1 = R1 < 8; @P1 BRA B1 -> B6
+        // B6: EXIT
+        let p = prog(vec![
+            blk(
+                vec![inst(mov(1, Src::Imm(0))), inst(s2r(0, SpecialReg::TidX))],
+                jump(1),
+            ),
+            blk(vec![], ssy(5, 2)),
+            blk(
+                vec![inst(isetp(0, Cmp::Lt, 0, sr(1)))],
+                br(pcond(0, false), 4, 3),
+            ),
+            blk(vec![inst(iadd(2, 2, Src::Imm(1)))], sync(4)),
+            blk(vec![], sync(5)),
+            blk(
+                vec![
+                    inst(iadd(1, 1, Src::Imm(1))),
+                    inst(isetp(1, Cmp::Lt, 1, Src::Imm(8))),
+                ],
+                br(pcond(1, false), 1, 6),
+            ),
+            blk(vec![], exit()),
+        ]);
+        let u = uniformity(&p);
+        assert!(!u.branch_is_uniform(2));
+        assert!(u.is_converged(1) && u.is_converged(5) && !u.is_converged(3) && !u.is_converged(4));
+        assert!(
+            u.reg_uniform_in(1, Reg(1)),
+            "the counter stays uniform around the loop"
+        );
+        assert!(u.branch_is_uniform(5));
+        assert!(!u.reg_uniform_in(5, Reg(2)) && !u.reg_uniform_in(1, Reg(2)));
+    }
+
+    #[test]
+    fn condition_code_and_predicates() {
+        // Uniform 64-bit add chain, then a tid-based .CC.
+        let psetp = |p, a: u8, b: u8| Psetp {
+            bop1: BoolOp::And,
+            bop2: BoolOp::Or,
+            p: Pred(p),
+            q: Pred::PT,
+            a: PredSrc {
+                pred: Pred(a),
+                neg: false,
+            },
+            b: PredSrc {
+                pred: Pred(b),
+                neg: true,
+            },
+            c: PredSrc::TRUE,
+        };
+        let p2r = P2r {
+            d: Reg(9),
+            byte: 0,
+            src: P2rSrc::Pr,
+            a: Reg::RZ,
+            mask: Src::Imm(0x3),
+        };
+        let p = prog(vec![
+            blk(
+                vec![
+                    inst(s2r(0, SpecialReg::CtaidX)),              // 0
+                    inst(iadd_cc(2, 0, c0(0x140), true, false)),   // 1 uniform flags
+                    inst(iadd_cc(3, 1, c0(0x144), false, true)),   // 2 uniform (CF uniform)
+                    inst(isetp(0, Cmp::Eq, 3, Src::Imm(0))),       // 3 P0 uniform
+                    inst(psetp(1, 0, 0)),                          // 4 P1 uniform
+                    inst(s2r(4, SpecialReg::TidX)),                // 5
+                    inst(isetp(2, Cmp::Eq, 4, Src::Imm(0))),       // 6 P2 not
+                    inst(psetp(3, 0, 2)),                          // 7 P3 not
+                    inst(p2r),                                     // 8 reads P0, P1: uniform
+                    inst(iadd_cc(5, 4, Src::Imm(1), true, false)), // 9 flags not
+                    inst(iadd_cc(6, 2, Src::Imm(0), false, true)), // 10 R6 not (CF not)
+                ],
+                br(
+                    Cond {
+                        guard: Guard::ALWAYS,
+                        cc: Some(CcTest::Ne),
+                    },
+                    1,
+                    1,
+                ),
+            ),
+            blk(vec![], exit()),
+        ]);
+        let u = uniformity(&p);
+        let s = |i| u.uniform_after(0, i);
+        assert_eq!(s(1).cc, super::super::FLAGS_ALL);
+        assert!(s(2).has_reg(Reg(3)));
+        assert!(s(4).has_pred(Pred(0)) && s(4).has_pred(Pred(1)));
+        assert!(!s(6).has_pred(Pred(2)) && !s(7).has_pred(Pred(3)));
+        assert!(s(8).has_reg(Reg(9)), "P2R of uniform predicates");
+        assert!(
+            !s(9).has_flag(CF) && !s(9).has_flag(ZF) && !s(9).has_flag(SF) && !s(9).has_flag(OF)
+        );
+        assert!(!s(10).has_reg(Reg(6)));
+        assert!(!u.branch_is_uniform(0), "CC.NE on a tid-derived ZF");
+        assert!(!u.is_converged(1));
+    }
+
+    #[test]
+    fn lea_word_uniformity() {
+        let lea = |hi, a| Lea {
+            hi,
+            x: hi,
+            cc: !hi,
+            p: if hi { Some(Pred(0)) } else { None },
+            d: Reg(2),
+            neg_a: false,
+            a: Reg(a),
+            b: c0(0x140),
+            c: Reg::RZ,
+            shift: 2,
+        };
+        let p = prog(vec![blk(
+            vec![
+                inst(s2r(0, SpecialReg::CtaidX)),
+                inst(s2r(1, SpecialReg::TidX)),
+                inst(lea(false, 1)),
+                inst(lea(true, 0)),
+            ],
+            exit(),
+        )]);
+        let u = uniformity(&p);
+        assert!(!u.uniform_after(0, 2).lea_lo);
+        assert!(
+            !u.pred_uniform_after(0, 3, Pred(0)),
+            "LEA.HI's window test reads the tid-derived word"
+        );
+        assert!(
+            !u.reg_uniform_after(0, 3, Reg(2)),
+            "and CF from the tid-derived LEA.LO"
+        );
+        let mut q = p.clone();
+        q.blocks[0].insts[2] = inst(lea(false, 0));
+        let u = uniformity(&q);
+        assert!(u.uniform_after(0, 2).lea_lo && u.pred_uniform_after(0, 3, Pred(0)));
+        // Only the word differs: a tid-derived LEA.LO without CC, then a LEA.HI without carry
+        // in on uniform operands. Its Rd is uniform; its Plg (window test of {Rd, word}) is not.
+        let mut q = p.clone();
+        q.blocks[0].insts[2] = inst(Lea {
+            cc: false,
+            ..lea(false, 1)
+        });
+        q.blocks[0].insts[3] = inst(Lea {
+            x: false,
+            ..lea(true, 0)
+        });
+        let u = uniformity(&q);
+        assert!(u.uniform_after(0, 2).has_flag(CF), "no CC written");
+        assert!(u.reg_uniform_after(0, 3, Reg(2)));
+        assert!(!u.pred_uniform_after(0, 3, Pred(0)));
+        // With CC instead of Plg: OF is the window test, CF/ZF/SF are not.
+        q.blocks[0].insts[3] = inst(Lea {
+            x: false,
+            cc: true,
+            p: None,
+            ..lea(true, 0)
+        });
+        let after = uniformity(&q).uniform_after(0, 3);
+        assert!(
+            after.has_flag(CF) && after.has_flag(ZF) && after.has_flag(SF) && !after.has_flag(OF)
+        );
+        // Without CC or Plg, LEA.HI does not look at the word.
+        q.blocks[0].insts[3] = inst(Lea {
+            x: false,
+            p: None,
+            ..lea(true, 0)
+        });
+        assert!(uniformity(&q).reg_uniform_after(0, 3, Reg(2)));
+    }
+
+    #[test]
+    fn unreachable_and_empty() {
+        assert_eq!(uniformity(&prog(vec![])).converged.len(), 0);
+        let p = prog(vec![
+            blk(vec![], exit()),
+            blk(vec![inst(s2r(1, SpecialReg::TidX))], exit()),
+        ]);
+        let u = uniformity(&p);
+        assert!(!u.is_reachable(1) && u.is_reachable(0));
+        assert_eq!(u.uniform_in(1), UniformSet::FULL);
+    }
+}
