@@ -2,9 +2,11 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
-pub mod ir;
-pub mod sass;
+pub mod bench;
 pub mod exec;
 pub mod interp;
+pub mod ir;
+pub mod jit;
 pub mod runner;
+pub mod sass;
 pub mod trace;

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! warpjit run TRACE [--engine jit|interp] [--threads N] [--check] [--stats]
+//! warpjit bench [--kernel NAME] [--threads N] [--iters N] [--size N]
 //! ```
 //!
 //! Exit status: 0 every launch ran and every expectation held; 1 an expectation did not hold;
@@ -14,6 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use warpjit::exec::{Engine, RunOptions};
 use warpjit::interp::Interpreter;
+use warpjit::jit::Jit;
 use warpjit::runner::{self, TraceReport};
 
 /// Mismatches printed before "... and N more".
@@ -34,6 +36,25 @@ struct Cli {
 enum Command {
     /// Run a kernel trace: its launches in order, then its expectations.
     Run(RunArgs),
+    /// Measure the interpreter, the JIT and native Rust on the built-in benchmark kernels, in
+    /// one run, and print their throughput and ratios.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Only the kernel with this name (stream, gather, const_table, addr128, loop).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Host threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Timed runs per engine (the best is reported).
+    #[arg(long, default_value_t = 5)]
+    iters: u32,
+    /// Threads per launch (rounded up to a multiple of 256).
+    #[arg(long, default_value_t = 1 << 20)]
+    size: u32,
 }
 
 #[derive(Args)]
@@ -41,7 +62,7 @@ struct RunArgs {
     /// The trace file (TOML, format "warpjit-trace/1").
     trace: PathBuf,
     /// Execution engine.
-    #[arg(long, value_enum, default_value_t = EngineKind::Interp)]
+    #[arg(long, value_enum, default_value_t = EngineKind::Jit)]
     engine: EngineKind,
     /// Host threads running CTAs (default: all cores; 0 also means all cores).
     #[arg(long, value_name = "N")]
@@ -56,7 +77,7 @@ struct RunArgs {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum EngineKind {
-    /// The Cranelift JIT (not implemented yet).
+    /// The Cranelift JIT (the default).
     Jit,
     /// The reference interpreter.
     Interp,
@@ -67,6 +88,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run(args) => ExitCode::from(run(&args)),
+        Command::Bench(args) => ExitCode::from(bench(&args)),
     }
 }
 
@@ -74,16 +96,19 @@ fn main() -> ExitCode {
 fn run(args: &RunArgs) -> u8 {
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
-    // TODO(jit issue): `jit` is the spec's default engine; switch the default once the JIT exists.
-    let engine: &dyn Engine = match args.engine {
-        EngineKind::Interp => &Interpreter,
-        EngineKind::Jit => {
-            let _ = writeln!(
-                err,
-                "warpjit: error: the JIT engine (--engine jit) is not implemented yet; use --engine interp"
-            );
-            return 2;
-        }
+    let jit = match args.engine {
+        EngineKind::Interp => None,
+        EngineKind::Jit => match Jit::new() {
+            Ok(j) => Some(j),
+            Err(e) => {
+                let _ = writeln!(err, "warpjit: error: {e} (use --engine interp)");
+                return 2;
+            }
+        },
+    };
+    let engine: &dyn Engine = match &jit {
+        Some(j) => j,
+        None => &Interpreter,
     };
     let opts = RunOptions {
         threads: args.threads.unwrap_or(0),
@@ -113,6 +138,24 @@ fn run(args: &RunArgs) -> u8 {
     };
     if args.stats {
         print_launches(&mut out, &report);
+        if let Some(jit) = &jit {
+            let c = jit.compile_stats();
+            let t = &report.total;
+            let ms = c.nanos as f64 / 1e6;
+            let share = if report.seconds > 0.0 {
+                100.0 * ms / 1e3 / report.seconds
+            } else {
+                0.0
+            };
+            let _ = writeln!(
+                out,
+                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time); {} interpreted; {} instruction executions delegated to the interpreter; {} memory slow paths",
+                count(c.blocks, "block"),
+                count(t.interp_blocks, "block"),
+                t.delegated,
+                t.slow_paths
+            );
+        }
     }
     if report.fault.is_none() {
         let _ = writeln!(out, "{}", summary(&report));
@@ -171,4 +214,87 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
             );
         }
     }
+}
+
+/// `warpjit bench`: returns the exit status (1 if an engine's output differs from native).
+fn bench(args: &BenchArgs) -> u8 {
+    use warpjit::bench::{best_of, kernels, prepare, BLOCK};
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
+    let opts = RunOptions {
+        threads: args.threads.unwrap_or(0),
+        ..RunOptions::default()
+    };
+    let n = args.size.max(1).div_ceil(BLOCK) * BLOCK;
+    let jit = match Jit::new() {
+        Ok(j) => j,
+        Err(e) => {
+            let _ = writeln!(err, "warpjit: error: {e}");
+            return 2;
+        }
+    };
+    let _ = writeln!(
+        out,
+        "{n} threads, best of {} runs; lane-instructions per second (G = 1e9)\n{:<12} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
+        args.iters, "kernel", "interp", "jit", "native", "jit/interp", "jit/native", "compile/inst"
+    );
+    let mut status = 0;
+    let mut ratios = Vec::new();
+    for k in kernels()
+        .iter()
+        .filter(|k| args.kernel.as_deref().is_none_or(|n| n == k.name))
+    {
+        let p = match prepare(k, n) {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = writeln!(err, "warpjit: error: {}: {e}", k.name);
+                return 2;
+            }
+        };
+        let lanes = match p.run(&Interpreter, &opts) {
+            Ok(s) => s.lane_insts as f64,
+            Err(e) => {
+                let _ = writeln!(err, "warpjit: error: {}: {e}", k.name);
+                return 3;
+            }
+        };
+        let before = jit.compile_stats();
+        let ti = best_of(args.iters, || {
+            let _ = p.run(&Interpreter, &opts);
+        });
+        let tj = best_of(args.iters, || {
+            let _ = p.run(&jit, &opts);
+        });
+        let after = jit.compile_stats();
+        if let Err(e) = p.check(k) {
+            let _ = writeln!(err, "warpjit: error: jit output differs from native: {e}");
+            status = 1;
+        }
+        let mut buf = vec![0u32; (n as usize) * (k.out_bytes as usize / 4)];
+        let tn = best_of(args.iters, || p.run_native(k, &mut buf));
+        let insts = p.launch.program.inst_count().max(1) as f64;
+        let blocks = (after.blocks - before.blocks).max(1) as f64;
+        let per_inst_us = (after.nanos - before.nanos) as f64
+            / 1e3
+            / (insts * blocks / p.launch.program.blocks.len() as f64);
+        let g = |t: std::time::Duration| lanes / t.as_secs_f64() / 1e9;
+        let (gi, gj, gn) = (g(ti), g(tj), g(tn));
+        ratios.push(gj / gi);
+        let _ = writeln!(
+            out,
+            "{:<12} {:>8.3}G {:>8.3}G {:>8.3}G {:>9.2}x {:>9.2}x {:>10.1} us",
+            k.name,
+            gi,
+            gj,
+            gn,
+            gj / gi,
+            gj / gn,
+            per_inst_us
+        );
+    }
+    if ratios.len() > 1 {
+        let geo = ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64;
+        let _ = writeln!(out, "geometric mean jit/interp: {:.2}x", geo.exp());
+    }
+    status
 }

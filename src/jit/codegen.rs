@@ -60,6 +60,21 @@ impl LiveOut for AllLive {
     }
 }
 
+impl LiveOut for crate::analysis::LiveSet {
+    fn reg(&self, r: Reg) -> bool {
+        self.has_reg(r)
+    }
+    fn pred(&self, p: Pred) -> bool {
+        self.has_pred(p)
+    }
+    fn flag(&self, f: usize) -> bool {
+        self.has_flag(f)
+    }
+    fn lea_lo(&self) -> bool {
+        self.lea_lo
+    }
+}
+
 /// What a translated block needs from the host.
 pub struct Env<'p> {
     /// The exec-inst helper, imported into the function.

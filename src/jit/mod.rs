@@ -65,6 +65,8 @@ pub enum JitError {
 struct ProgCode {
     /// Keeps the program (and so the `Inst` addresses baked into code) alive.
     prog: Arc<Program>,
+    /// What is live out of each block: only that is stored back at a block's end.
+    live: crate::analysis::Liveness,
     /// Compiled function addresses, two per block: `[2 * id]` for any active mask, `[2 * id + 1]`
     /// for a full warp (0 = not compiled; usize::MAX = will not compile).
     fns: Vec<AtomicUsize>,
@@ -83,6 +85,7 @@ struct Inner {
     dump: Option<std::path::PathBuf>,
     compiled: u64,
     compile_nanos: u64,
+    errors: Vec<String>,
 }
 
 // SAFETY: `JITModule` holds `RefCell`s and raw code pointers but no thread-bound state; it is
@@ -170,6 +173,7 @@ impl Jit {
                 dump,
                 compiled: 0,
                 compile_nanos: 0,
+                errors: Vec::new(),
             }),
             threshold: DEFAULT_THRESHOLD,
         })
@@ -196,6 +200,7 @@ impl Jit {
                 let n = prog.blocks.len();
                 Arc::new(ProgCode {
                     prog: prog.clone(),
+                    live: crate::analysis::liveness(prog),
                     fns: (0..2 * n).map(|_| AtomicUsize::new(0)).collect(),
                     runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
                 })
@@ -205,23 +210,37 @@ impl Jit {
 
     /// Compiles block `id` of `code` (the full-warp variant with `full`) now, if not already
     /// compiled, and returns its address (0 if it cannot be compiled).
-    fn compile(&self, code: &ProgCode, id: BlockId, full: bool) -> usize {
+    fn compile(&self, code: &ProgCode, id: BlockId, full: bool) -> Result<usize, JitError> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let slot = &code.fns[2 * id as usize + full as usize];
-        let cur = slot.load(Ordering::Acquire);
-        if cur != 0 {
-            return if cur == usize::MAX { 0 } else { cur };
+        match slot.load(Ordering::Acquire) {
+            0 => {}
+            usize::MAX => {
+                let msg = "an earlier attempt failed".to_string();
+                return Err(JitError::Compile { block: id, msg });
+            }
+            addr => return Ok(addr),
         }
-        let addr = match inner.compile_block(&code.prog, id, full) {
-            Ok(a) => a,
-            Err(_) => usize::MAX,
-        };
-        slot.store(addr, Ordering::Release);
-        if addr == usize::MAX {
-            0
-        } else {
-            addr
+        let live = &code.live.live_out[id as usize];
+        let r = inner.compile_block(&code.prog, live, id, full);
+        match &r {
+            Ok(addr) => slot.store(*addr, Ordering::Release),
+            Err(e) => {
+                // A block Cranelift rejects is a warpjit bug: it stays interpreted (counted in
+                // --stats) and the error is kept for `Jit::errors`.
+                slot.store(usize::MAX, Ordering::Release);
+                inner.errors.push(e.to_string());
+            }
         }
+        r
+    }
+
+    /// Compile errors so far (each a warpjit bug; the blocks concerned stay interpreted).
+    pub fn errors(&self) -> Vec<String> {
+        self.inner
+            .lock()
+            .map(|i| i.errors.clone())
+            .unwrap_or_default()
     }
 
     /// Compiles every block of a program (for tests, benchmarks and compile-latency measurement).
@@ -234,12 +253,7 @@ impl Jit {
                 continue;
             }
             for full in [false, true] {
-                if self.compile(&code, id, full) == 0 {
-                    return Err(JitError::Compile {
-                        block: id,
-                        msg: "compilation failed".into(),
-                    });
-                }
+                self.compile(&code, id, full)?;
                 n += 1;
             }
         }
@@ -251,6 +265,7 @@ impl Inner {
     fn compile_block(
         &mut self,
         prog: &Program,
+        live_out: &dyn codegen::LiveOut,
         id: BlockId,
         full: bool,
     ) -> Result<usize, JitError> {
@@ -281,7 +296,7 @@ impl Inner {
                 exec_inst,
                 mem_slow,
                 ptr,
-                live_out: &codegen::AllLive,
+                live_out,
             };
             let mut tx = codegen::Tx::new(&mut fb, env, full);
             for inst in &block.insts {
@@ -400,7 +415,7 @@ impl BodyRunner for JitRunner<'_> {
         if f == 0 {
             let runs = self.code.runs[id as usize].fetch_add(1, Ordering::Relaxed) + 1;
             if runs >= self.jit.threshold && block.insts.len() <= MAX_BLOCK_INSTS {
-                f = self.jit.compile(&self.code, id, full);
+                f = self.jit.compile(&self.code, id, full).unwrap_or(0);
             }
         }
         if f == 0 || f == usize::MAX {
