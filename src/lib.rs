@@ -1,4 +1,19 @@
 //! warpjit: run GPU shader programs (Maxwell SASS, DXBC) on the CPU.
+//!
+//! A kernel trace (TOML: memories, launches, expectations) is loaded by [`trace`], its programs
+//! parsed by [`sass`] into the [`ir`], and run by an [`exec::Engine`]: the reference
+//! [`interp::Interpreter`] or the Cranelift [`jit::Jit`], which agree bit for bit.
+//!
+//! ```
+//! use warpjit::exec::RunOptions;
+//! use warpjit::jit::Jit;
+//! use warpjit::runner::run_trace;
+//!
+//! let jit = Jit::new().expect("Cranelift supports this host");
+//! let report = run_trace("examples/gather.toml".as_ref(), &jit, &RunOptions::default()).unwrap();
+//! assert!(report.passed(), "{}", report.failure_text(20));
+//! assert!(report.total.lane_insts > 0);
+//! ```
 #![warn(missing_docs)]
 
 pub mod analysis;
