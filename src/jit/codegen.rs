@@ -367,7 +367,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// Packs per-lane booleans (all-ones / zero lanes, or any value by its sign bit) into a mask.
-    pub(super) fn to_mask(&mut self, v: &Row) -> Value {
+    pub(super) fn lane_mask(&mut self, v: &Row) -> Value {
         let mut acc = None;
         for (k, x) in v.iter().enumerate() {
             let bits = self.b.ins().vhigh_bits(types::I32, *x);
@@ -519,11 +519,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     fn write_cc(&mut self, mask: Value, res: &Row, cf: &Row, of: Option<&Row>) {
         let z = self.splat(0);
         let zr = self.cmp(IntCC::Equal, res, &z);
-        let zf = self.to_mask(&zr);
-        let sf = self.to_mask(res);
-        let cf = self.to_mask(cf);
+        let zf = self.lane_mask(&zr);
+        let sf = self.lane_mask(res);
+        let cf = self.lane_mask(cf);
         let of = match of {
-            Some(o) => self.to_mask(o),
+            Some(o) => self.lane_mask(o),
             None => self.iconst(0),
         };
         self.set_flag(CF, mask, cf);
@@ -892,7 +892,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                             _ => IntCC::NotEqual,
                         };
                         let v = self.cmp(cc, &a, &b);
-                        self.to_mask(&v)
+                        self.lane_mask(&v)
                     }
                 };
                 let c = self.pred_src(o.c);
@@ -1007,7 +1007,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                     r,
                     &z,
                 );
-                self.to_mask(&c)
+                self.lane_mask(&c)
             }
         };
         self.set_pred(p, m, v);
@@ -1131,10 +1131,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if o.cc {
             let z = self.splat(0);
             let zr = self.cmp(IntCC::Equal, &f, &z);
-            let zf = self.to_mask(&zr);
-            let sf = self.to_mask(&f);
-            let cfm = self.to_mask(&cf);
-            let ofm = self.to_mask(&carry);
+            let zf = self.lane_mask(&zr);
+            let sf = self.lane_mask(&f);
+            let cfm = self.lane_mask(&cf);
+            let ofm = self.lane_mask(&carry);
             self.set_flag(CF, m, cfm);
             self.set_flag(ZF, m, zf);
             self.set_flag(SF, m, sf);
@@ -1252,7 +1252,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             let hz = self.cmp(IntCC::Equal, &res, &z);
             inside = self.bin(&inside, &hz, |b, x, y| b.ins().band(x, y));
         }
-        let inside_m = self.to_mask(&inside);
+        let inside_m = self.lane_mask(&inside);
         let outside = self.b.ins().bnot(inside_m);
         if !o.hi {
             let old = self.lea_lo();
@@ -1263,9 +1263,9 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if o.cc {
             let z = self.splat(0);
             let zr = self.cmp(IntCC::Equal, &res, &z);
-            let zf = self.to_mask(&zr);
-            let sf = self.to_mask(&res);
-            let cfm = self.to_mask(&cf);
+            let zf = self.lane_mask(&zr);
+            let sf = self.lane_mask(&res);
+            let cfm = self.lane_mask(&cf);
             self.set_flag(CF, m, cfm);
             self.set_flag(ZF, m, zf);
             self.set_flag(SF, m, sf);

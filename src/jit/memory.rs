@@ -18,6 +18,9 @@ fn guest() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
 
+/// The fast path of a split access: emits code, returns the rows (and predicate) it produced.
+type FastPath<'f, T> = dyn FnMut(&mut T) -> (Vec<Row>, Option<Value>) + 'f;
+
 impl Tx<'_, '_, '_> {
     /// Per-lane 64-bit effective addresses, aligned down to `bytes` (as `interp::ops::effective`).
     fn lane_addrs(&mut self, addr: Addr, e: bool, bytes: u32) -> [Value; 32] {
@@ -128,7 +131,7 @@ impl Tx<'_, '_, '_> {
         helper: FuncRef,
         dests: &[Reg],
         pred: Option<Pred>,
-        fast: &mut dyn FnMut(&mut Self) -> (Vec<Row>, Option<Value>),
+        fast: &mut FastPath<'_, Self>,
     ) {
         let any = self.b.ins().band(missed, mask);
         let fast_b = self.b.create_block();
@@ -144,6 +147,9 @@ impl Tx<'_, '_, '_> {
             self.b.append_block_param(join, types::I32);
         }
         self.b.ins().brif(any, slow_b, &[], fast_b, &[]);
+        // Lane-mask vectors first built inside the two paths do not dominate the join: forget
+        // them there (a later instruction would otherwise reuse them and fail verification).
+        let saved_masks = (self.lane_bits, self.mask_vecs.clone());
 
         // Fast path.
         self.b.switch_to_block(fast_b);
@@ -201,6 +207,7 @@ impl Tx<'_, '_, '_> {
         self.b.ins().jump(join, &args);
 
         self.b.switch_to_block(join);
+        (self.lane_bits, self.mask_vecs) = saved_masks;
         let params = self.b.block_params(join).to_vec();
         for (i, d) in dests.iter().enumerate() {
             let row: Row = std::array::from_fn(|k| params[8 * i + k]);
@@ -351,7 +358,7 @@ impl Tx<'_, '_, '_> {
         let lim = self.b.ins().iadd_imm_s(len32, -(bytes as i64));
         let limv = self.splat_val(lim);
         let ok = self.cmp(IntCC::UnsignedLessThanOrEqual, &off, &limv);
-        let okm = self.to_mask(&ok);
+        let okm = self.lane_mask(&ok);
         let small = self
             .b
             .ins()
@@ -443,7 +450,7 @@ impl Tx<'_, '_, '_> {
         let mis = self.bin(&addr, &am, |b, x, y| b.ins().band(x, y));
         let z = self.splat(0);
         let misv = self.cmp(IntCC::NotEqual, &mis, &z);
-        let missed = self.to_mask(&misv);
+        let missed = self.lane_mask(&misv);
         // In range: addr in [0, 0x10000 - size] (unsigned: negative IS addresses are huge),
         // bank < nbanks (which is <= 32), and for ISL bank <= 13.
         let lim = self.splat(0x1_0000 - size);

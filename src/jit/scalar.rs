@@ -150,8 +150,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if cc {
             let z = self.splat(0);
             let zr = self.cmp(IntCC::Equal, &r, &z);
-            let zf = self.to_mask(&zr);
-            let sf = self.to_mask(&r);
+            let zf = self.lane_mask(&zr);
+            let sf = self.lane_mask(&r);
             let zero = self.iconst(0);
             self.set_flag(CF, m, zero);
             self.set_flag(ZF, m, zf);
@@ -284,17 +284,17 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 // With a borrow in (CF clear): d < 0 iff a <= b; d == 0 iff a == b + 1 exactly.
                 let lt0 = self.cmp(lt_cc, &a, &b);
                 let le0 = self.cmp(le_cc, &a, &b);
-                let lt = self.to_mask(&lt0);
-                let le = self.to_mask(&le0);
+                let lt = self.lane_mask(&lt0);
+                let le = self.lane_mask(&le0);
                 let eq0 = self.cmp(IntCC::Equal, &a, &b);
-                let eq = self.to_mask(&eq0);
+                let eq = self.lane_mask(&eq0);
                 let one = self.splat(1);
                 let b1 = self.bin(&b, &one, |bb, x, y| bb.ins().iadd(x, y));
                 let eq1v = self.cmp(IntCC::Equal, &a, &b1);
                 let minv = self.splat(min);
                 let notmin = self.cmp(IntCC::NotEqual, &a, &minv);
                 let eq1v = self.bin(&eq1v, &notmin, |bb, x, y| bb.ins().band(x, y));
-                let eq1 = self.to_mask(&eq1v);
+                let eq1 = self.lane_mask(&eq1v);
                 // Per lane: borrow = !CF.
                 let neg = self.merge(cf, lt, le); // cf ? (a < b) : (a <= b)
                 let zero = self.merge(cf, eq, eq1); // cf ? (a == b) : (a == b + 1)
