@@ -15,15 +15,15 @@ use warpjit_runtime::{GlobalMemory, WarpState};
 /// `k % HINTS`).
 pub const HINTS: usize = 16;
 
-/// A global-memory fast-path hint: accesses with `lo <= ea <= hi` are inside one resident
-/// segment, at host address `host + (ea - lo)`. The empty hint has `lo > hi`.
+/// A global-memory fast-path hint: accesses with `ea - lo < len` (unsigned) lie inside one
+/// resident segment, at host address `host + (ea - lo)`. The empty hint has `len == 0`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegHint {
     /// Lowest address of the range.
     pub lo: u64,
-    /// Highest access address (segment end minus the access size).
-    pub hi: u64,
+    /// Number of valid start addresses (segment size minus the access size, plus one).
+    pub len: u64,
     /// Host address of guest byte `lo`.
     pub host: u64,
 }
@@ -31,8 +31,8 @@ pub struct SegHint {
 impl SegHint {
     /// Matches nothing.
     pub const EMPTY: SegHint = SegHint {
-        lo: 1,
-        hi: 0,
+        lo: 0,
+        len: 0,
         host: 0,
     };
 }
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn warpjit_jit_mem_slow(
         if !seg.has_sparse() && seg.size() >= bytes as u64 {
             jcx.hints[slot as usize % HINTS] = SegHint {
                 lo: seg.base(),
-                hi: seg.end() - bytes as u64,
+                len: seg.size() - bytes as u64 + 1,
                 host: seg.host_base() as u64,
             };
         }

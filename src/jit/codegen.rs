@@ -107,6 +107,9 @@ pub struct Tx<'a, 'b, 'p> {
     pub delegated: u32,
     /// Inline memory instructions so far (each gets its own segment hint).
     mem_ops: usize,
+    /// What is live after the instruction being translated: dead flags, predicates and the
+    /// LEA.LO word are not computed.
+    pub(super) after: crate::analysis::LiveSet,
     /// Comments (guest instruction text) to attach per CLIF instruction index, for dumps.
     pub comments: Vec<(cranelift_codegen::ir::Inst, String)>,
 }
@@ -145,6 +148,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             fault_block,
             delegated: 0,
             mem_ops: 0,
+            after: crate::analysis::LiveSet::FULL,
             comments: Vec::new(),
         }
     }
@@ -187,7 +191,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     pub(super) fn set_reg(&mut self, r: Reg, v: Row, mask: Value) {
-        if r.is_rz() {
+        if r.is_rz() || !self.after.has_reg(r) {
             return;
         }
         let old = self.reg(r);
@@ -226,7 +230,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     pub(super) fn set_pred(&mut self, p: Pred, mask: Value, v: Value) {
-        if p.is_pt() {
+        if p.is_pt() || !self.after.has_pred(p) {
             return;
         }
         let old = self.pred(p);
@@ -255,6 +259,9 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     pub(super) fn set_flag(&mut self, f: usize, mask: Value, v: Value) {
+        if !self.after.has_flag(f) {
+            return;
+        }
         let old = self.flag(f);
         let new = self.merge(mask, v, old);
         self.cc[f] = Some((new, true));
@@ -317,6 +324,64 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
         if let Some((row, true)) = self.lea {
             if all || live.lea_lo() {
+                let base = offset_of!(WarpState, lea_lo) as i32;
+                for (k, v) in row.iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(flags(), *v, self.w, base + 16 * k as i32);
+                }
+            }
+        }
+    }
+
+    /// Stores the dirty cached state that `inst` reads or writes (the interpreter's code reads
+    /// registers, predicates and flags from memory, and merges writes with the old values).
+    pub(super) fn flush_for(&mut self, inst: &Inst) {
+        let mut regs = Vec::new();
+        inst.op.for_each_reg(&mut |u| regs.push(u));
+        let fx = inst.op.effects();
+        let base = offset_of!(WarpState, regs) as i32;
+        for u in regs {
+            for k in 0..u.count {
+                let r = u.reg.offset(k);
+                if let Some((row, true)) = self.regs.get(&r.0).copied() {
+                    for (j, v) in row.iter().enumerate() {
+                        self.b.ins().store(
+                            flags(),
+                            *v,
+                            self.w,
+                            base + r.0 as i32 * 128 + 16 * j as i32,
+                        );
+                    }
+                }
+            }
+        }
+        for p in 0..7 {
+            if (fx.pred_reads | fx.pred_writes) >> p & 1 != 0 {
+                if let Some((v, true)) = self.preds[p] {
+                    self.b.ins().store(
+                        flags(),
+                        v,
+                        self.w,
+                        offset_of!(WarpState, preds) as i32 + 4 * p as i32,
+                    );
+                }
+            }
+        }
+        for f in 0..4 {
+            if (fx.cc_reads | fx.cc_writes) >> f & 1 != 0 {
+                if let Some((v, true)) = self.cc[f] {
+                    self.b.ins().store(
+                        flags(),
+                        v,
+                        self.w,
+                        offset_of!(WarpState, cc) as i32 + 4 * f as i32,
+                    );
+                }
+            }
+        }
+        if fx.lea_lo_read || fx.lea_lo_write {
+            if let Some((row, true)) = self.lea {
                 let base = offset_of!(WarpState, lea_lo) as i32;
                 for (k, v) in row.iter().enumerate() {
                     self.b
@@ -516,20 +581,29 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
+    /// Writes the live CC flags: ZF and SF from `res`, CF from `cf`, OF from `of` (0 if `None`).
     fn write_cc(&mut self, mask: Value, res: &Row, cf: &Row, of: Option<&Row>) {
-        let z = self.splat(0);
-        let zr = self.cmp(IntCC::Equal, res, &z);
-        let zf = self.lane_mask(&zr);
-        let sf = self.lane_mask(res);
-        let cf = self.lane_mask(cf);
-        let of = match of {
-            Some(o) => self.lane_mask(o),
-            None => self.iconst(0),
-        };
-        self.set_flag(CF, mask, cf);
-        self.set_flag(ZF, mask, zf);
-        self.set_flag(SF, mask, sf);
-        self.set_flag(OF, mask, of);
+        if self.after.has_flag(ZF) {
+            let z = self.splat(0);
+            let zr = self.cmp(IntCC::Equal, res, &z);
+            let zf = self.lane_mask(&zr);
+            self.set_flag(ZF, mask, zf);
+        }
+        if self.after.has_flag(SF) {
+            let sf = self.lane_mask(res);
+            self.set_flag(SF, mask, sf);
+        }
+        if self.after.has_flag(CF) {
+            let cf = self.lane_mask(cf);
+            self.set_flag(CF, mask, cf);
+        }
+        if self.after.has_flag(OF) {
+            let of = match of {
+                Some(o) => self.lane_mask(o),
+                None => self.iconst(0),
+            };
+            self.set_flag(OF, mask, of);
+        }
     }
 
     pub(super) fn shl_c(&mut self, a: &Row, s: u32) -> Row {
@@ -564,7 +638,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     // ---- instructions ------------------------------------------------------------------------
 
     /// Translates one instruction.
-    pub fn inst(&mut self, inst: &Inst) {
+    pub fn inst(&mut self, inst: &Inst, live_after: &crate::analysis::LiveSet) {
+        self.after = *live_after;
         let first = self.b.func.dfg.num_insts();
         if !self.lower(inst) {
             self.delegate(inst);
@@ -1234,45 +1309,60 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let b = self.src(o.b);
         let plus = if o.x { self.plus(1, true, false) } else { None };
         let (res, cf, _) = self.add3(&b, &v, plus);
-        // Window test: LO: zext(Rd); HI: {Rd, lea_lo}. The window lies below 4 GiB.
-        let wbase = self.b.ins().load(
-            types::I64,
-            flags(),
-            self.jcx,
-            offset_of!(JitCx, shared_window) as i32,
-        );
-        let w32 = self.b.ins().ireduce(types::I32, wbase);
-        let wv = self.splat_val(w32);
-        let size = self.splat(SHARED_WINDOW_SIZE as u32);
-        let lo_word = if o.hi { self.lea_lo() } else { res };
-        let rel = self.bin(&lo_word, &wv, |b, x, y| b.ins().isub(x, y));
-        let mut inside = self.cmp(IntCC::UnsignedLessThan, &rel, &size);
-        if o.hi {
-            let z = self.splat(0);
-            let hz = self.cmp(IntCC::Equal, &res, &z);
-            inside = self.bin(&inside, &hz, |b, x, y| b.ins().band(x, y));
-        }
-        let inside_m = self.lane_mask(&inside);
-        let outside = self.b.ins().bnot(inside_m);
-        if !o.hi {
+        // Plg = CC.OF = NOT window_detect(EA), computed only when live. EA: LO: zext(Rd);
+        // HI: {Rd, lea_lo}. The window lies below 4 GiB.
+        let want_of = o.cc && self.after.has_flag(OF);
+        let want_p = o.p.is_some_and(|p| self.after.has_pred(p));
+        let outside = if want_of || want_p {
+            let wbase = self.b.ins().load(
+                types::I64,
+                flags(),
+                self.jcx,
+                offset_of!(JitCx, shared_window) as i32,
+            );
+            let w32 = self.b.ins().ireduce(types::I32, wbase);
+            let wv = self.splat_val(w32);
+            let size = self.splat(SHARED_WINDOW_SIZE as u32);
+            let lo_word = if o.hi { self.lea_lo() } else { res };
+            let rel = self.bin(&lo_word, &wv, |b, x, y| b.ins().isub(x, y));
+            let mut inside = self.cmp(IntCC::UnsignedLessThan, &rel, &size);
+            if o.hi {
+                let z = self.splat(0);
+                let hz = self.cmp(IntCC::Equal, &res, &z);
+                inside = self.bin(&inside, &hz, |b, x, y| b.ins().band(x, y));
+            }
+            let inside_m = self.lane_mask(&inside);
+            Some(self.b.ins().bnot(inside_m))
+        } else {
+            None
+        };
+        if !o.hi && self.after.lea_lo {
             let old = self.lea_lo();
             let new = self.blend(m, &res, &old);
             self.lea = Some((new, true));
         }
         self.set_reg(o.d, res, m);
         if o.cc {
-            let z = self.splat(0);
-            let zr = self.cmp(IntCC::Equal, &res, &z);
-            let zf = self.lane_mask(&zr);
-            let sf = self.lane_mask(&res);
-            let cfm = self.lane_mask(&cf);
-            self.set_flag(CF, m, cfm);
-            self.set_flag(ZF, m, zf);
-            self.set_flag(SF, m, sf);
-            self.set_flag(OF, m, outside);
+            if self.after.has_flag(ZF) {
+                let z = self.splat(0);
+                let zr = self.cmp(IntCC::Equal, &res, &z);
+                let zf = self.lane_mask(&zr);
+                self.set_flag(ZF, m, zf);
+            }
+            if self.after.has_flag(SF) {
+                let sf = self.lane_mask(&res);
+                self.set_flag(SF, m, sf);
+            }
+            if self.after.has_flag(CF) {
+                let cfm = self.lane_mask(&cf);
+                self.set_flag(CF, m, cfm);
+            }
+            if let (true, Some(out)) = (want_of, outside) {
+                self.set_flag(OF, m, out);
+            }
         }
-        if let Some(p) = o.p {
-            self.set_pred(p, m, outside);
+        if let (Some(p), true, Some(out)) = (o.p, want_p, outside) {
+            self.set_pred(p, m, out);
         }
     }
 

@@ -22,7 +22,8 @@ fn guest() -> MemFlagsData {
 type FastPath<'f, T> = dyn FnMut(&mut T) -> (Vec<Row>, Option<Value>) + 'f;
 
 impl Tx<'_, '_, '_> {
-    /// Per-lane 64-bit effective addresses, aligned down to `bytes` (as `interp::ops::effective`).
+    /// Per-lane 64-bit effective addresses, aligned down to `bytes` (as `interp::ops::effective`):
+    /// computed in vectors (`.E`: widened to `i64x2`), then one extract per lane.
     fn lane_addrs(&mut self, addr: Addr, e: bool, bytes: u32) -> [Value; 32] {
         let align = !(bytes as i64 - 1);
         match addr.base {
@@ -33,69 +34,114 @@ impl Tx<'_, '_, '_> {
                     .iconst(types::I64, (addr.offset as u32 as i64) & align);
                 [v; 32]
             }
+            Some(r) if e => {
+                let lo = self.reg(r);
+                let hi = self.reg(r.offset(1));
+                let off = self.b.ins().iconst(types::I64, addr.offset as i64);
+                let offv = self.b.ins().splat(types::I64X2, off);
+                let alv = if bytes > 1 {
+                    let m = self.b.ins().iconst(types::I64, align);
+                    Some(self.b.ins().splat(types::I64X2, m))
+                } else {
+                    None
+                };
+                let mut out = [offv; 32];
+                for k in 0..8 {
+                    for half in 0..2 {
+                        let (l, h) = if half == 0 {
+                            (
+                                self.b.ins().uwiden_low(lo[k]),
+                                self.b.ins().uwiden_low(hi[k]),
+                            )
+                        } else {
+                            (
+                                self.b.ins().uwiden_high(lo[k]),
+                                self.b.ins().uwiden_high(hi[k]),
+                            )
+                        };
+                        let h = self.b.ins().ishl_imm_u(h, 32);
+                        let full = self.b.ins().bor(l, h);
+                        let mut a = self.b.ins().iadd(full, offv);
+                        if let Some(m) = alv {
+                            a = self.b.ins().band(a, m);
+                        }
+                        for j in 0..2 {
+                            out[4 * k + 2 * half + j] = self.b.ins().extractlane(a, j as u8);
+                        }
+                    }
+                }
+                out
+            }
             Some(r) => {
                 let lo = self.reg(r);
-                let hi = if e { Some(self.reg(r.offset(1))) } else { None };
+                let off = self.splat(addr.offset as u32);
+                let mut a = self.bin(&lo, &off, |b, x, y| b.ins().iadd(x, y));
+                if bytes > 1 {
+                    let m = self.splat(align as u32);
+                    a = self.bin(&a, &m, |b, x, y| b.ins().band(x, y));
+                }
                 std::array::from_fn(|l| {
-                    let x = self.b.ins().extractlane(lo[l / 4], (l % 4) as u8);
-                    let x = self.b.ins().uextend(types::I64, x);
-                    let a = match hi {
-                        Some(h) => {
-                            let y = self.b.ins().extractlane(h[l / 4], (l % 4) as u8);
-                            let y = self.b.ins().uextend(types::I64, y);
-                            let y = self.b.ins().ishl_imm_u(y, 32);
-                            let full = self.b.ins().bor(x, y);
-                            self.b.ins().iadd_imm_s(full, addr.offset as i64)
-                        }
-                        None => {
-                            let s = self.b.ins().iadd_imm_s(x, addr.offset as i64);
-                            self.b.ins().band_imm_s(s, 0xffff_ffff)
-                        }
-                    };
-                    self.b.ins().band_imm_s(a, align)
+                    let x = self.b.ins().extractlane(a[l / 4], (l % 4) as u8);
+                    self.b.ins().uextend(types::I64, x)
                 })
             }
         }
     }
 
-    /// Host pointers for each lane against hint `slot`, and the mask of lanes that missed.
+    /// Host pointers for each lane against hint `slot`, and a miss flag: all ones if any lane of
+    /// `exec` (the executing lanes) missed the hint, else 0. Lanes outside `exec` point at a sink
+    /// (the zero sink for loads, the write sink for stores).
     fn hint_ptrs(
         &mut self,
         addrs: &[Value; 32],
         slot: usize,
-        live: Option<Value>,
+        exec: Value,
+        store: bool,
     ) -> ([Value; 32], Value) {
         let off = offset_of!(JitCx, hints) as i32 + 24 * (slot % HINTS) as i32;
         let f = MemFlagsData::trusted();
         let lo = self.b.ins().load(types::I64, f, self.jcx, off);
-        let hi = self.b.ins().load(types::I64, f, self.jcx, off + 8);
+        let len = self.b.ins().load(types::I64, f, self.jcx, off + 8);
         let host = self.b.ins().load(types::I64, f, self.jcx, off + 16);
-        let sink_off = if live.is_some() {
-            offset_of!(JitCx, sink)
+        let delta = self.b.ins().isub(host, lo);
+        let all = self.full && exec == self.active;
+        let sink = if all {
+            None
         } else {
-            offset_of!(JitCx, zero)
+            let o = if store {
+                offset_of!(JitCx, sink)
+            } else {
+                offset_of!(JitCx, zero)
+            };
+            Some(self.b.ins().iadd_imm_s(self.jcx, o as i64))
         };
-        let sink = self.b.ins().iadd_imm_s(self.jcx, sink_off as i64);
-        let mut missed = self.iconst(0);
+        // The largest offset into the hinted range over the executing lanes: one compare decides.
+        let mut max = self.b.ins().iconst(types::I64, 0);
         let ptrs = std::array::from_fn(|l| {
             let a = addrs[l];
-            let ge = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, a, lo);
-            let le = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, a, hi);
-            let mut ok = self.b.ins().band(ge, le);
-            let bit = self.iconst(1 << l);
-            let zero = self.iconst(0);
-            let miss = self.b.ins().select(ok, zero, bit);
-            missed = self.b.ins().bor(missed, miss);
-            if let Some(m) = live {
-                let on = self.b.ins().band_imm_s(m, 1i64 << l);
-                let on = self.b.ins().icmp_imm_s(IntCC::NotEqual, on, 0);
-                ok = self.b.ins().band(ok, on);
-            }
             let rel = self.b.ins().isub(a, lo);
-            let p = self.b.ins().iadd(host, rel);
-            self.b.ins().select(ok, p, sink)
+            let p = self.b.ins().iadd(a, delta);
+            match sink {
+                None => {
+                    max = self.b.ins().umax(max, rel);
+                    p
+                }
+                Some(sink) => {
+                    let on = self.b.ins().band_imm_s(exec, 1i64 << l);
+                    let zero = self.b.ins().iconst(types::I64, 0);
+                    let r = self.b.ins().select(on, rel, zero);
+                    max = self.b.ins().umax(max, r);
+                    self.b.ins().select(on, p, sink)
+                }
+            }
         });
-        (ptrs, missed)
+        let miss = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, max, len);
+        let ones = self.iconst(u32::MAX);
+        let zero = self.iconst(0);
+        (ptrs, self.b.ins().select(miss, ones, zero))
     }
 
     /// Loads `size` at each pointer into `n` rows.
@@ -170,7 +216,7 @@ impl Tx<'_, '_, '_> {
         // Slow path: make the warp state in memory current (the interpreter reads registers and
         // predicates from it), call, then reload what the instruction wrote.
         self.b.switch_to_block(slow_b);
-        self.flush(true);
+        self.flush_for(inst);
         let ip = self
             .b
             .ins()
@@ -234,7 +280,7 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let addrs = self.lane_addrs(addr, e, size.bytes());
-        let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, None);
+        let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, mask, false);
         if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
             let g = self.pred_src(st);
             let shared = self.b.ins().band_not(mask, g);
@@ -267,7 +313,7 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let addrs = self.lane_addrs(addr, e, size.bytes());
-        let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, Some(mask));
+        let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, mask, true);
         if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
             let g = self.pred_src(st);
             let shared = self.b.ins().band_not(mask, g);

@@ -221,8 +221,7 @@ impl Jit {
             }
             addr => return Ok(addr),
         }
-        let live = &code.live.live_out[id as usize];
-        let r = inner.compile_block(&code.prog, live, id, full);
+        let r = inner.compile_block(&code.prog, &code.live, id, full);
         match &r {
             Ok(addr) => slot.store(*addr, Ordering::Release),
             Err(e) => {
@@ -265,10 +264,12 @@ impl Inner {
     fn compile_block(
         &mut self,
         prog: &Program,
-        live_out: &dyn codegen::LiveOut,
+        live: &crate::analysis::Liveness,
         id: BlockId,
         full: bool,
     ) -> Result<usize, JitError> {
+        let live_out = &live.live_out[id as usize];
+        let live_after = live.live_after_each(prog, id);
         let block = &prog.blocks[id as usize];
         if block.insts.len() > MAX_BLOCK_INSTS {
             return Err(JitError::Compile {
@@ -299,8 +300,8 @@ impl Inner {
                 live_out,
             };
             let mut tx = codegen::Tx::new(&mut fb, env, full);
-            for inst in &block.insts {
-                tx.inst(inst);
+            for (inst, after) in block.insts.iter().zip(&live_after) {
+                tx.inst(inst, after);
             }
             comments = std::mem::take(&mut tx.comments);
             tx.finish();
