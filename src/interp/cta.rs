@@ -19,6 +19,9 @@ pub struct Scratch<'r> {
     warps: Vec<Box<WarpState>>,
     ctls: Vec<WarpCtl>,
     shared: Vec<u8>,
+    status: Vec<Status>,
+    /// Registers the program names (cleared at each warp's start), computed once per launch.
+    used: Option<usize>,
     runner: Box<dyn BodyRunner + 'r>,
 }
 
@@ -29,6 +32,8 @@ impl<'r> Scratch<'r> {
             warps: Vec::new(),
             ctls: Vec::new(),
             shared: Vec::new(),
+            status: Vec::new(),
+            used: None,
             runner,
         }
     }
@@ -56,31 +61,35 @@ pub fn run_grid(
     }
     let first_fault = AtomicU64::new(u64::MAX);
     let fault: Mutex<Option<(u64, Fault)>> = Mutex::new(None);
-    let work = || {
-        (0..n as usize)
-            .into_par_iter()
-            .with_min_len(4)
-            .map_init(
-                || Scratch::new(make_runner()),
-                |scratch, i| {
-                    let i = i as u64;
-                    if i > first_fault.load(Ordering::Relaxed) {
-                        return Stats::default();
-                    }
-                    match run_cta(machine, launch, opts, i, scratch) {
-                        Ok(s) => s,
-                        Err(f) => {
-                            first_fault.fetch_min(i, Ordering::Relaxed);
-                            if let Ok(mut slot) = fault.lock() {
-                                if slot.as_ref().is_none_or(|(j, _)| i < *j) {
-                                    *slot = Some((i, f));
-                                }
-                            }
-                            Stats::default()
+    // CTAs go out in contiguous chunks (several per host thread, for balance); each chunk reuses
+    // one scratch (warp states, shared memory, body runner) for all its CTAs.
+    let run_chunk = |range: std::ops::Range<u64>| {
+        let mut scratch = Scratch::new(make_runner());
+        let mut total = Stats::default();
+        for i in range {
+            if i > first_fault.load(Ordering::Relaxed) {
+                break;
+            }
+            match run_cta(machine, launch, opts, i, &mut scratch) {
+                Ok(s) => total += s,
+                Err(f) => {
+                    first_fault.fetch_min(i, Ordering::Relaxed);
+                    if let Ok(mut slot) = fault.lock() {
+                        if slot.as_ref().is_none_or(|(j, _)| i < *j) {
+                            *slot = Some((i, f));
                         }
                     }
-                },
-            )
+                    break;
+                }
+            }
+        }
+        total
+    };
+    let work = || {
+        let chunks = (rayon::current_num_threads() as u64 * 8).clamp(1, n);
+        (0..chunks)
+            .into_par_iter()
+            .map(|c| run_chunk(c * n / chunks..(c + 1) * n / chunks))
             .reduce(Stats::default, |mut a, b| {
                 a += b;
                 a
@@ -132,7 +141,7 @@ pub fn run_cta(
     let cta = cta_coords(launch.grid, i);
     let threads = launch.threads_per_cta();
     let nw = launch.warps_per_cta() as usize;
-    let used = prog.regs_used();
+    let used = *s.used.get_or_insert_with(|| prog.regs_used());
     while s.warps.len() < nw {
         s.warps.push(WarpState::new_boxed(0));
         s.ctls.push(WarpCtl::default());
@@ -201,7 +210,8 @@ pub fn run_cta(
         warps: nw as u64,
         ..Stats::default()
     };
-    let mut status = vec![Status::Ready; nw];
+    s.status.clear();
+    s.status.resize(nw, Status::Ready);
     let fault = |wi: usize, f: WarpFault| Fault {
         kind: f.kind,
         launch: launch.index,
@@ -212,7 +222,7 @@ pub fn run_cta(
     };
     loop {
         for wi in 0..nw {
-            if status[wi] != Status::Ready {
+            if s.status[wi] != Status::Ready {
                 continue;
             }
             let mut diag = |lane: u32, pc: u32, message: String| {
@@ -236,20 +246,24 @@ pub fn run_cta(
                 &mut diag,
             )
             .map_err(|f| fault(wi, f))?;
-            status[wi] = match stop {
+            s.status[wi] = match stop {
                 Stop::Exited => Status::Done,
                 Stop::Barrier { id, pc } => Status::Waiting { id, pc },
             };
         }
-        let mut waiting = status.iter().enumerate().filter_map(|(wi, st)| match *st {
-            Status::Waiting { id, pc } => Some((wi, id, pc)),
-            _ => None,
-        });
+        let mut waiting = s
+            .status
+            .iter()
+            .enumerate()
+            .filter_map(|(wi, st)| match *st {
+                Status::Waiting { id, pc } => Some((wi, id, pc)),
+                _ => None,
+            });
         let Some((w0, id0, pc0)) = waiting.next() else {
             break;
         };
         if waiting.all(|(_, id, _)| id == id0) {
-            for st in status.iter_mut().filter(|st| **st != Status::Done) {
+            for st in s.status.iter_mut().filter(|st| **st != Status::Done) {
                 *st = Status::Ready;
             }
         } else {
