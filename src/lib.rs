@@ -24,4 +24,6 @@ pub mod ir;
 pub mod jit;
 pub mod runner;
 pub mod sass;
+#[cfg(feature = "testgen")]
+pub mod testgen;
 pub mod trace;

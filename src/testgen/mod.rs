@@ -1,0 +1,472 @@
+//! Random valid SASS programs and a differential check of the two engines (feature `testgen`).
+//!
+//! [`Case::generate`] turns a byte string (through [`arbitrary::Unstructured`]) into a [`Case`]:
+//! a SASS program that the assembler accepts, a launch shape and the contents of memory. Running
+//! out of bytes always picks the simplest choice, so a shorter input gives a smaller program and
+//! shrinking the bytes (proptest, `cargo fuzz tmin`) shrinks the program.
+//!
+//! Every generated program has the same frame ([`gen`](self) writes it):
+//! - a prologue that computes the global thread id into `R24`, the CTA-local thread id into
+//!   `R25`, the lane id into `R27`, and fills `R0..R19` with per-lane values;
+//! - random code from the chosen [`Profile`] over `R0..R19` (`R16..R19` double as address
+//!   scratch, `R20..R23` are loop counters, `R24..R27` are read only);
+//! - an epilogue that makes the whole per-thread state observable: `P2R R29, CC, RZ, 0xf` and
+//!   `P2R R28, PR, RZ, 0x7f`, then `R0..R29` stored with `STG.E` to the thread's slot of
+//!   [`layout::OUT`] (at `OUT + gid * SLOT`), and 16 bytes of shared memory per thread.
+//!
+//! [`check`] runs the interpreter once and the JIT twice (fresh machine each time, the second
+//! run reusing the code compiled by the first) and requires bit-identical results: the same
+//! `Ok` statistics (`warps`, `warp_insts`, `lane_insts`) or the same [`Fault`] (kind, launch,
+//! CTA, warp, lane, pc), and the same bytes in every global segment afterwards (also after a
+//! fault). It then compiles every block in both JIT variants (any active mask and full warp),
+//! so a block that Cranelift rejects is reported instead of silently interpreted.
+
+mod gen;
+
+use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
+use crate::interp::Interpreter;
+use crate::jit::Jit;
+use crate::sass::{parse_program, AsmOptions};
+use arbitrary::{Arbitrary, Unstructured};
+use std::fmt;
+use std::sync::Arc;
+use warpjit_runtime::memory::Init;
+use warpjit_runtime::{BankMode, ConstBanks, Fault, DEFAULT_SHARED_WINDOW};
+
+/// The memory map every case uses (all of it below 4 GiB except [`HIGH`](layout::HIGH)).
+pub mod layout {
+    /// Per-thread output slots: thread `gid` owns `[OUT + gid * SLOT, + SLOT)`.
+    pub const OUT: u64 = 0x0040_0000;
+    /// Bytes per output slot: `R0..R27` at 0x00, the two P2R words at 0x70, shared memory at
+    /// 0x80.
+    pub const SLOT: u64 = 0x100;
+    /// First data segment (random contents); its second 64 KiB tile may be sparse.
+    pub const SEG1: u64 = 0x0010_0000;
+    /// Size of [`SEG1`]: it ends 8 bytes before a 16-byte boundary.
+    pub const SEG1_SIZE: u64 = 0x2_fff8;
+    /// Second data segment, right after [`SEG1`]: a 16-byte access at `SEG2 - 8` straddles both
+    /// and faults.
+    pub const SEG2: u64 = SEG1 + SEG1_SIZE;
+    /// Size of [`SEG2`].
+    pub const SEG2_SIZE: u64 = 0x1_0008;
+    /// The tile of [`SEG1`] marked non-resident when `Case::sparse` is set.
+    pub const SPARSE_TILE: u64 = 0x0011_0000;
+    /// A base near the [`SEG1`]/[`SEG2`] boundary.
+    pub const EDGE: u64 = 0x0012_ff00;
+    /// A segment above 4 GiB (only `.E` forms reach it); its second tile may be sparse.
+    pub const HIGH: u64 = 0x1_0000_0000;
+    /// Size of [`HIGH`].
+    pub const HIGH_SIZE: u64 = 0x2_0000;
+    /// Size of the global segment mapped at the shared window base when
+    /// `Case::window_segment` is set (LDG and LD steered global reach it, LD steered shared
+    /// does not).
+    pub const WINSEG_SIZE: u64 = 0x1000;
+    /// Where the kernel parameters (64-bit bases) live in `c[0x0]`.
+    pub const PARAMS: u16 = 0x140;
+    /// Parameter offsets in `c[0x0]`: OUT, SEG1, EDGE, HIGH, shared window (lo, hi words).
+    pub const P_OUT: u16 = 0x140;
+    /// See [`P_OUT`].
+    pub const P_SEG1: u16 = 0x148;
+    /// See [`P_OUT`].
+    pub const P_EDGE: u16 = 0x150;
+    /// See [`P_OUT`].
+    pub const P_HIGH: u16 = 0x158;
+    /// See [`P_OUT`].
+    pub const P_WIN: u16 = 0x160;
+    /// Random constant data: `c[b][0x0..0x400]` (for bank 0 from 0x180 on) and
+    /// `c[b][0xff00..0x10000]` in every bank.
+    pub const CONST_DATA: u16 = 0x180;
+}
+
+use layout::*;
+
+/// Which kinds of code the generator writes (besides the fixed prologue and epilogue).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// Straight-line ALU code: every ALU op of the op table with random modifiers, guards, and
+    /// chains through CC (`.CC`/`.X` adds, LEA chains, wide ISETP.X compares, XMAD idioms).
+    Alu,
+    /// Control flow: divergent if/else with and without SSY/SYNC, uniform and divergent
+    /// counted loops, CC-driven loops, endless loops (budget faults), guarded and CC EXIT,
+    /// BAR.SYNC (also inside divergent code: partial warps and deadlocks), shared memory
+    /// exchanged across warps.
+    Control,
+    /// Memory: LDC in every mode and size, LDG/STG (`.E` and 32-bit, absolute, Ps, sparse
+    /// tiles, the segment boundary, above 4 GiB), LD/ST steered by LEA's Plg or any predicate,
+    /// LDS/STS, in and out of range.
+    Memory,
+    /// Everything.
+    Mixed,
+}
+
+impl Profile {
+    /// Every profile.
+    pub const ALL: [Profile; 4] = [
+        Profile::Alu,
+        Profile::Control,
+        Profile::Memory,
+        Profile::Mixed,
+    ];
+}
+
+/// One generated test: a program, its launch and the initial memory.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Case {
+    /// SASS text (prologue, random code, epilogue).
+    pub text: String,
+    /// Registers the launch gives the program (`AsmOptions::registers`).
+    pub registers: u32,
+    /// CTAs per grid.
+    pub grid: [u32; 3],
+    /// Threads per CTA.
+    pub block: [u32; 3],
+    /// Constant-bank mode.
+    pub mode: BankMode,
+    /// Shared memory bytes per CTA.
+    pub shared_bytes: u32,
+    /// Per-warp instruction budget.
+    pub budget: u64,
+    /// Seed of the random contents of the data segments and constant banks.
+    pub seed: u64,
+    /// Mark [`layout::SPARSE_TILE`] and the second tile of [`layout::HIGH`] non-resident.
+    pub sparse: bool,
+    /// Map a global segment at the shared window base.
+    pub window_segment: bool,
+    /// JIT tiering threshold (executions of a block before it is compiled).
+    pub threshold: u32,
+}
+
+impl fmt::Debug for Case {
+    /// Prints the case as Rust code that rebuilds it (paste it into a regression test).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "Case {{")?;
+        writeln!(f, "    text: r#\"\n{}\"#", self.text)?;
+        writeln!(f, "    .into(),")?;
+        writeln!(f, "    registers: {},", self.registers)?;
+        writeln!(f, "    grid: {:?},", self.grid)?;
+        writeln!(f, "    block: {:?},", self.block)?;
+        writeln!(f, "    mode: BankMode::{:?},", self.mode)?;
+        writeln!(f, "    shared_bytes: {},", self.shared_bytes)?;
+        writeln!(f, "    budget: {},", self.budget)?;
+        writeln!(f, "    seed: {:#x},", self.seed)?;
+        writeln!(f, "    sparse: {},", self.sparse)?;
+        writeln!(f, "    window_segment: {},", self.window_segment)?;
+        writeln!(f, "    threshold: {},", self.threshold)?;
+        write!(f, "}}")
+    }
+}
+
+impl<'a> Arbitrary<'a> for Case {
+    /// A case of any [`Profile`] (the first byte picks it).
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let profile = *u.choose(&Profile::ALL).unwrap_or(&Profile::Mixed);
+        Ok(Case::generate(u, profile))
+    }
+}
+
+/// xorshift64*: the deterministic filler of memory and constants.
+struct Fill(u64);
+
+impl Fill {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        let mut v = Vec::with_capacity(n + 8);
+        while v.len() < n {
+            v.extend_from_slice(&self.next().to_le_bytes());
+        }
+        v.truncate(n);
+        v
+    }
+}
+
+impl Case {
+    /// Generates a case of `profile` from the bytes left in `u` (never fails: missing bytes
+    /// read as the simplest choice).
+    pub fn generate(u: &mut Unstructured<'_>, profile: Profile) -> Case {
+        gen::generate(u, profile)
+    }
+
+    /// [`Case::generate`] from a byte string.
+    pub fn from_bytes(bytes: &[u8], profile: Profile) -> Case {
+        Case::generate(&mut Unstructured::new(bytes), profile)
+    }
+
+    /// Threads per CTA.
+    pub fn threads_per_cta(&self) -> u64 {
+        self.block.iter().map(|&v| v as u64).product()
+    }
+
+    /// Threads in the grid.
+    pub fn threads(&self) -> u64 {
+        self.threads_per_cta() * self.grid.iter().map(|&v| v as u64).product::<u64>()
+    }
+
+    /// The global segments as (base, size), in address order.
+    pub fn segments(&self) -> Vec<(u64, u64)> {
+        let mut v = vec![
+            (SEG1, SEG1_SIZE),
+            (SEG2, SEG2_SIZE),
+            (OUT, self.threads() * SLOT),
+            (HIGH, HIGH_SIZE),
+        ];
+        if self.window_segment {
+            v.push((DEFAULT_SHARED_WINDOW, WINSEG_SIZE));
+        }
+        v.sort_unstable();
+        v
+    }
+
+    /// A fresh machine: the segments with their initial contents (the output zeroed).
+    pub fn machine(&self) -> Result<Machine, String> {
+        let mut m = Machine::default();
+        let mut fill = Fill(self.seed | 1);
+        for (base, size) in self.segments() {
+            let init = if base == OUT {
+                Vec::new()
+            } else {
+                fill.bytes(size as usize)
+            };
+            m.global
+                .map(base, size, Init::Bytes(&init))
+                .map_err(|e| e.to_string())?;
+        }
+        if self.sparse {
+            for tile in [SPARSE_TILE, HIGH + 0x1_0000] {
+                m.global
+                    .mark_sparse(tile, 0x1_0000)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(m)
+    }
+
+    /// The constant banks: launch constants and parameters in `c[0x0]`, random data elsewhere.
+    pub fn consts(&self) -> ConstBanks {
+        let mut c = ConstBanks::new();
+        let mut fill = Fill(self.seed.rotate_left(17) ^ 0x9e37_79b9_7f4a_7c15);
+        for bank in 0..32 {
+            let lo = if bank == 0 { CONST_DATA } else { 0 };
+            c.write(bank, lo as u32, &fill.bytes(0x400 - lo as usize));
+            c.write(bank, 0xff00, &fill.bytes(0x100));
+        }
+        let word = |c: &mut ConstBanks, off: u16, v: u32| {
+            c.write(0, off as u32, &v.to_le_bytes());
+        };
+        let window = DEFAULT_SHARED_WINDOW;
+        word(&mut c, 0x0, window as u32);
+        for i in 0..3 {
+            word(&mut c, 0x8 + 4 * i as u16, self.block[i]);
+            word(&mut c, 0x14 + 4 * i as u16, self.grid[i]);
+        }
+        word(&mut c, 0xfc, self.shared_bytes);
+        for (off, v) in [
+            (P_OUT, OUT),
+            (P_SEG1, SEG1),
+            (P_EDGE, EDGE),
+            (P_HIGH, HIGH),
+            (P_WIN, window),
+        ] {
+            word(&mut c, off, v as u32);
+            word(&mut c, off + 4, (v >> 32) as u32);
+        }
+        c
+    }
+
+    /// Assembles the program and builds the launch.
+    pub fn launch(&self) -> Result<Launch, String> {
+        let prog = parse_program(
+            &self.text,
+            &AsmOptions {
+                registers: self.registers,
+            },
+        )
+        .map_err(|e| format!("generated program does not assemble: {e}\n{self:?}"))?;
+        Ok(Launch {
+            index: 0,
+            program: Arc::new(prog),
+            grid: self.grid,
+            block: self.block,
+            mode: self.mode,
+            shared_bytes: self.shared_bytes,
+            consts: Arc::new(self.consts()),
+            budget: self.budget,
+        })
+    }
+
+    /// Runs `launch` (built by [`Case::launch`]) once on a fresh machine, on one host thread
+    /// (so that CTAs run in order and racing CTAs cannot make the memory differ).
+    pub fn run(&self, engine: &dyn Engine, launch: &Launch) -> Result<Outcome, String> {
+        let machine = self.machine()?;
+        let opts = RunOptions {
+            threads: 1,
+            ..RunOptions::default()
+        };
+        let result = engine.run(&machine, launch, &opts);
+        let mut memory = Vec::new();
+        for (base, size) in self.segments() {
+            let bytes = machine
+                .global
+                .read_bytes(base, size)
+                .map_err(|e| e.to_string())?;
+            memory.push((base, bytes));
+        }
+        Ok(Outcome {
+            result: result.map(Counts::from),
+            stats: result.ok(),
+            memory,
+        })
+    }
+
+    /// What a byte of global memory is, for mismatch reports.
+    fn describe(&self, addr: u64) -> String {
+        if (OUT..OUT + self.threads() * SLOT).contains(&addr) {
+            let gid = (addr - OUT) / SLOT;
+            let off = (addr - OUT) % SLOT;
+            let what = match off {
+                0..0x70 => format!("R{}", off / 4),
+                0x70..0x74 => "P2R PR (P0..P6)".to_string(),
+                0x74..0x78 => "P2R CC (ZF SF CF OF)".to_string(),
+                0x80..0x90 => format!("shared word {}", (off - 0x80) / 4),
+                _ => "unused".to_string(),
+            };
+            format!("output of thread {gid}, {what}")
+        } else {
+            "data segment".to_string()
+        }
+    }
+}
+
+/// The counts both engines must agree on (the others are engine-specific).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// Warps run.
+    pub warps: u64,
+    /// Warp instructions issued.
+    pub warp_insts: u64,
+    /// Lane instructions issued.
+    pub lane_insts: u64,
+}
+
+impl From<Stats> for Counts {
+    fn from(s: Stats) -> Counts {
+        Counts {
+            warps: s.warps,
+            warp_insts: s.warp_insts,
+            lane_insts: s.lane_insts,
+        }
+    }
+}
+
+/// What one run produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The engine's result (counts on success).
+    pub result: Result<Counts, Fault>,
+    /// The full statistics on success.
+    pub stats: Option<Stats>,
+    /// Every segment's bytes after the run, as (base, bytes).
+    pub memory: Vec<(u64, Vec<u8>)>,
+}
+
+/// Compares two outcomes; `Err` describes the differences.
+pub fn compare(case: &Case, want: &Outcome, got: &Outcome) -> Result<(), String> {
+    let mut msg = String::new();
+    if want.result != got.result {
+        msg += &format!(
+            "results differ:\n  interpreter: {:?}\n  jit:         {:?}\n",
+            want.result, got.result
+        );
+    }
+    let mut shown = 0;
+    let mut total = 0usize;
+    for ((base, a), (_, b)) in want.memory.iter().zip(&got.memory) {
+        for (i, (x, y)) in a.chunks(4).zip(b.chunks(4)).enumerate() {
+            if x != y {
+                total += 1;
+                if shown < 12 {
+                    shown += 1;
+                    let addr = base + 4 * i as u64;
+                    let w = |v: &[u8]| {
+                        v.iter()
+                            .rev()
+                            .map(|b| format!("{b:02x}"))
+                            .collect::<String>()
+                    };
+                    msg += &format!(
+                        "  memory at {addr:#x} ({}): interpreter {}, jit {}\n",
+                        case.describe(addr),
+                        w(x),
+                        w(y)
+                    );
+                }
+            }
+        }
+    }
+    if total > 0 {
+        msg = format!("{msg}  ({total} differing words in all)\n");
+    }
+    if msg.is_empty() {
+        Ok(())
+    } else {
+        Err(msg)
+    }
+}
+
+/// A summary of a checked case (for coverage statistics).
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The interpreter's outcome (the JIT's is identical).
+    pub outcome: Outcome,
+    /// Blocks the JIT compiled while running (both runs).
+    pub compiled_in_runs: u64,
+}
+
+/// Runs `case` under the interpreter once and under `candidate` `runs` times, each on a fresh
+/// machine, and requires identical outcomes. Returns the interpreter's outcome; `Err` is a
+/// report with the case as a reproducer.
+pub fn differential(case: &Case, candidate: &dyn Engine, runs: u32) -> Result<Outcome, String> {
+    agree(case, &case.launch()?, candidate, runs)
+}
+
+fn agree(
+    case: &Case,
+    launch: &Launch,
+    candidate: &dyn Engine,
+    runs: u32,
+) -> Result<Outcome, String> {
+    let want = case.run(&Interpreter, launch)?;
+    for pass in 1..=runs {
+        let got = case.run(candidate, launch)?;
+        compare(case, &want, &got).map_err(|m| {
+            format!(
+                "interpreter and {} disagree ({} run {pass} of {runs}):\n{m}\n{case:?}",
+                candidate.name(),
+                candidate.name()
+            )
+        })?;
+    }
+    Ok(want)
+}
+
+/// The differential check of the JIT: [`differential`] against a new JIT with tiering threshold
+/// `case.threshold`, run twice (the second run reuses the code the first compiled), then every
+/// block compiled in both variants (a block Cranelift rejects would otherwise run interpreted
+/// without notice).
+pub fn check(case: &Case) -> Result<Checked, String> {
+    let mut jit = Jit::new().map_err(|e| e.to_string())?;
+    jit.threshold = case.threshold;
+    let launch = case.launch()?;
+    let outcome = agree(case, &launch, &jit, 2)?;
+    let compiled_in_runs = jit.compile_stats().blocks;
+    jit.compile_all(&launch.program)
+        .map_err(|e| format!("the JIT cannot compile a block: {e}\n{case:?}"))?;
+    Ok(Checked {
+        outcome,
+        compiled_in_runs,
+    })
+}
