@@ -10,7 +10,7 @@ use std::time::Duration;
 use warpjit::bench::{kernels, prepare};
 use warpjit::exec::RunOptions;
 use warpjit::interp::Interpreter;
-use warpjit::jit::Jit;
+use warpjit::jit::{Jit, Tier};
 
 const THREADS: u32 = 1 << 20;
 
@@ -46,15 +46,25 @@ fn compile_latency(c: &mut Criterion) {
     let mut g = c.benchmark_group("compile");
     for k in kernels() {
         let p = prepare(&k, 256).expect("kernel sets up");
-        let prog = Arc::new((*p.launch.program).clone());
-        let insts = prog.inst_count() as u64;
+        let insts = p.launch.program.inst_count() as u64;
         g.throughput(Throughput::Elements(insts));
-        g.bench_function(BenchmarkId::new("per_guest_inst", k.name), |b| {
-            b.iter(|| {
-                let jit = Jit::new().expect("host supported");
-                jit.compile_all(&prog).expect("compiles")
-            })
-        });
+        for (tier, name) in [(Tier::One, "tier1"), (Tier::Two, "tier2")] {
+            g.bench_function(
+                BenchmarkId::new(format!("per_guest_inst_{name}"), k.name),
+                |b| {
+                    b.iter_batched(
+                        || {
+                            (
+                                Jit::new().expect("host supported"),
+                                Arc::new((*p.launch.program).clone()),
+                            )
+                        },
+                        |(jit, prog)| jit.compile_all_tier(&prog, tier).expect("compiles"),
+                        criterion::BatchSize::PerIteration,
+                    )
+                },
+            );
+        }
     }
     g.finish();
 }

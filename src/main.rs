@@ -149,8 +149,10 @@ fn run(args: &RunArgs) -> u8 {
             };
             let _ = writeln!(
                 out,
-                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time); {} interpreted; {} instruction executions delegated to the interpreter; {} memory slow paths",
+                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time), {} recompiled by tier 2 in the background in {:.3} ms; {} interpreted; {} instruction executions delegated to the interpreter; {} memory slow paths",
                 count(c.blocks, "block"),
+                count(c.tier2_blocks, "block"),
+                c.tier2_nanos as f64 / 1e6,
                 count(t.interp_blocks, "block"),
                 t.delegated,
                 t.slow_paths

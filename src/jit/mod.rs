@@ -6,12 +6,16 @@
 //! the instruction budget are shared code, so both engines agree by construction there.
 //!
 //! Tiering: a block is interpreted until it has run [`Jit::threshold`] times (default
-//! [`DEFAULT_THRESHOLD`]) on any warp, then compiled on the thread that hit the threshold and run
-//! natively from then on. Blocks longer than [`MAX_BLOCK_INSTS`] instructions stay interpreted
-//! (counted in `--stats` as interpreted blocks).
+//! [`DEFAULT_THRESHOLD`]) on any warp, then compiled by tier 1 (Cranelift with its single-pass
+//! register allocator: about 3x faster to compile, 25-50% slower code) on the thread that hit the
+//! threshold. A block that then runs [`Jit::hot_threshold`] more times on one host thread (default
+//! [`DEFAULT_HOT_THRESHOLD`]) is recompiled by tier 2 (the backtracking allocator) on a background
+//! thread, off the critical path, and its address swapped in when ready. Both tiers produce the
+//! same results. Blocks longer than [`MAX_BLOCK_INSTS`] instructions stay interpreted (counted in
+//! `--stats` as interpreted blocks).
 //! With `--check`, every block is interpreted (diagnostics need the per-lane interpreter).
 //!
-//! One JIT module and one Cranelift context are reused for every function, behind a mutex.
+//! One JIT module and one Cranelift context per tier are reused for every function.
 //! Runtime helpers are registered with `JITBuilder::symbol`; the warp state and the [`abi::JitCx`]
 //! are addressed with `offset_of!`. With `WARPJIT_DUMP_CLIF=DIR` each compiled block's CLIF is
 //! written to `DIR`, each guest instruction as a comment above the code it produced.
@@ -34,13 +38,16 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use warpjit_runtime::helpers::FaultSlot;
 use warpjit_runtime::{Fault, FaultKind, WarpState};
 
 /// Executions of a block (by any warp) before it is compiled.
 pub const DEFAULT_THRESHOLD: u32 = 2;
+/// Executions of a tier-1 block (on one host thread) before tier 2 recompiles it.
+pub const DEFAULT_HOT_THRESHOLD: u32 = 64;
 /// Longest block compiled (longer ones are interpreted).
 pub const MAX_BLOCK_INSTS: usize = 512;
 
@@ -72,6 +79,15 @@ struct ProgCode {
     fns: Vec<AtomicUsize>,
     /// Executions so far, for tiering.
     runs: Vec<AtomicU32>,
+    /// Per slot: 0 not compiled, 1 tier 1, 2 tier 2 requested (or done).
+    tiers: Vec<AtomicU8>,
+}
+
+/// A request to the tier-2 compiler thread.
+struct Tier2Request {
+    code: Arc<ProgCode>,
+    id: BlockId,
+    full: bool,
 }
 
 struct Inner {
@@ -80,9 +96,9 @@ struct Inner {
     fctx: FunctionBuilderContext,
     exec_inst: FuncId,
     mem_slow: FuncId,
-    progs: HashMap<usize, Arc<ProgCode>>,
     next_name: u32,
     dump: Option<std::path::PathBuf>,
+    tier: Tier,
     compiled: u64,
     compile_nanos: u64,
     errors: Vec<String>,
@@ -94,37 +110,242 @@ unsafe impl Send for Inner {}
 
 /// The JIT engine (`--engine jit`).
 pub struct Jit {
-    inner: Mutex<Inner>,
-    /// Executions before a block is compiled.
+    tier1: Mutex<Inner>,
+    tier2: Arc<Mutex<Inner>>,
+    progs: Mutex<HashMap<usize, Arc<ProgCode>>>,
+    queue: Mutex<Option<mpsc::Sender<Tier2Request>>>,
+    worker: Option<std::thread::JoinHandle<()>>,
+    /// Executions before a block is compiled (tier 1).
     pub threshold: u32,
+    /// Executions of a tier-1 block on one host thread before tier 2 recompiles it
+    /// (`u32::MAX`: never).
+    pub hot_threshold: u32,
 }
 
 /// Compile statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CompileStats {
-    /// Blocks compiled.
+    /// Blocks compiled by tier 1 (on the critical path).
     pub blocks: u64,
-    /// Time spent compiling, in nanoseconds.
+    /// Time tier 1 spent compiling, in nanoseconds.
     pub nanos: u64,
+    /// Blocks recompiled by tier 2 (on the background thread).
+    pub tier2_blocks: u64,
+    /// Time tier 2 spent compiling, in nanoseconds.
+    pub tier2_nanos: u64,
+}
+
+/// Which compiler tier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Fast compile (single-pass register allocation).
+    One,
+    /// Better code (backtracking register allocation).
+    Two,
 }
 
 impl Jit {
-    /// Sets up Cranelift for the host.
+    /// Sets up Cranelift for the host: a module per tier and the tier-2 compiler thread.
     pub fn new() -> Result<Jit, JitError> {
+        let tier2 = Arc::new(Mutex::new(Inner::new(Tier::Two)?));
+        let (tx, rx) = mpsc::channel::<Tier2Request>();
+        let t2 = tier2.clone();
+        let worker = std::thread::Builder::new()
+            .name("warpjit-tier2".into())
+            .spawn(move || {
+                for req in rx {
+                    let mut inner = t2.lock().unwrap_or_else(|e| e.into_inner());
+                    match inner.compile_block(&req.code.prog, &req.code.live, req.id, req.full) {
+                        Ok(addr) => {
+                            req.code.fns[slot(req.id, req.full)].store(addr, Ordering::Release)
+                        }
+                        Err(e) => inner.errors.push(e.to_string()),
+                    }
+                }
+            })
+            .map_err(|e| JitError::Host(e.to_string()))?;
+        Ok(Jit {
+            tier1: Mutex::new(Inner::new(Tier::One)?),
+            tier2,
+            progs: Mutex::new(HashMap::new()),
+            queue: Mutex::new(Some(tx)),
+            worker: Some(worker),
+            threshold: DEFAULT_THRESHOLD,
+            hot_threshold: DEFAULT_HOT_THRESHOLD,
+        })
+    }
+
+    /// Blocks compiled so far and the time it took, per tier.
+    pub fn compile_stats(&self) -> CompileStats {
+        let get = |m: &Mutex<Inner>| {
+            m.lock()
+                .map(|i| (i.compiled, i.compile_nanos))
+                .unwrap_or_default()
+        };
+        let (blocks, nanos) = get(&self.tier1);
+        let (tier2_blocks, tier2_nanos) = get(&self.tier2);
+        CompileStats {
+            blocks,
+            nanos,
+            tier2_blocks,
+            tier2_nanos,
+        }
+    }
+
+    fn code_for(&self, prog: &Arc<Program>) -> Arc<ProgCode> {
+        let key = Arc::as_ptr(prog) as usize;
+        let mut progs = self.progs.lock().unwrap_or_else(|e| e.into_inner());
+        progs
+            .entry(key)
+            .or_insert_with(|| {
+                let n = prog.blocks.len();
+                Arc::new(ProgCode {
+                    prog: prog.clone(),
+                    live: crate::analysis::liveness(prog),
+                    fns: (0..2 * n).map(|_| AtomicUsize::new(0)).collect(),
+                    runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
+                    tiers: (0..2 * n).map(|_| AtomicU8::new(0)).collect(),
+                })
+            })
+            .clone()
+    }
+
+    /// Compiles block `id` of `code` (the full-warp variant with `full`) with tier 1 now, if
+    /// not already compiled, and returns its address.
+    fn compile(&self, code: &ProgCode, id: BlockId, full: bool) -> Result<usize, JitError> {
+        let mut inner = self.tier1.lock().unwrap_or_else(|e| e.into_inner());
+        let i = slot(id, full);
+        match code.fns[i].load(Ordering::Acquire) {
+            0 => {}
+            usize::MAX => {
+                let msg = "an earlier attempt failed".to_string();
+                return Err(JitError::Compile { block: id, msg });
+            }
+            addr => return Ok(addr),
+        }
+        let r = inner.compile_block(&code.prog, &code.live, id, full);
+        match &r {
+            Ok(addr) => {
+                code.tiers[i].store(1, Ordering::Relaxed);
+                code.fns[i].store(*addr, Ordering::Release);
+            }
+            Err(e) => {
+                // A block Cranelift rejects is a warpjit bug: it stays interpreted (counted in
+                // --stats) and the error is kept for `Jit::errors`.
+                code.fns[i].store(usize::MAX, Ordering::Release);
+                inner.errors.push(e.to_string());
+            }
+        }
+        r
+    }
+
+    /// Asks the tier-2 thread to recompile a block (once).
+    fn promote(&self, code: &Arc<ProgCode>, id: BlockId, full: bool) {
+        let i = slot(id, full);
+        if code.tiers[i]
+            .compare_exchange(1, 2, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            if let Ok(q) = self.queue.lock() {
+                if let Some(q) = q.as_ref() {
+                    let _ = q.send(Tier2Request {
+                        code: code.clone(),
+                        id,
+                        full,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Compile errors so far (each a warpjit bug; the blocks concerned stay interpreted, or at
+    /// tier 1).
+    pub fn errors(&self) -> Vec<String> {
+        let mut v = self
+            .tier1
+            .lock()
+            .map(|i| i.errors.clone())
+            .unwrap_or_default();
+        v.extend(
+            self.tier2
+                .lock()
+                .map(|i| i.errors.clone())
+                .unwrap_or_default(),
+        );
+        v
+    }
+
+    /// Compiles every block of a program with tier 1 now (see [`Jit::compile_all_tier`]).
+    pub fn compile_all(&self, prog: &Arc<Program>) -> Result<usize, JitError> {
+        self.compile_all_tier(prog, Tier::One)
+    }
+
+    /// Compiles every block of a program with `tier` now, on this thread (for tests,
+    /// benchmarks and compile-latency measurement); later runs use that code. Returns how many
+    /// functions were compiled.
+    pub fn compile_all_tier(&self, prog: &Arc<Program>, tier: Tier) -> Result<usize, JitError> {
+        let code = self.code_for(prog);
+        let mut n = 0;
+        for id in 0..prog.blocks.len() as u32 {
+            if prog.blocks[id as usize].insts.len() > MAX_BLOCK_INSTS {
+                continue;
+            }
+            for full in [false, true] {
+                match tier {
+                    Tier::One => {
+                        self.compile(&code, id, full)?;
+                    }
+                    Tier::Two => {
+                        let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
+                        let addr = inner.compile_block(&code.prog, &code.live, id, full)?;
+                        code.tiers[slot(id, full)].store(2, Ordering::Relaxed);
+                        code.fns[slot(id, full)].store(addr, Ordering::Release);
+                    }
+                }
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for Jit {
+    fn drop(&mut self) {
+        // Closing the queue ends the tier-2 thread once it has finished its current request.
+        if let Ok(mut q) = self.queue.lock() {
+            q.take();
+        }
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+/// Index of a block's variant in [`ProgCode::fns`].
+fn slot(id: BlockId, full: bool) -> usize {
+    2 * id as usize + full as usize
+}
+
+impl Inner {
+    /// A JIT module and context for one tier, with the runtime helpers registered.
+    fn new(tier: Tier) -> Result<Inner, JitError> {
         let mut flags = settings::builder();
         let host = |e: &dyn std::fmt::Display| JitError::Host(e.to_string());
+        let regalloc = match tier {
+            Tier::One => "single_pass",
+            Tier::Two => "backtracking",
+        };
+        let verify = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
         for (k, v) in [
             ("use_colocated_libcalls", "false"),
             ("is_pic", "false"),
             ("opt_level", "none"),
-            (
-                "enable_verifier",
-                if cfg!(debug_assertions) {
-                    "true"
-                } else {
-                    "false"
-                },
-            ),
+            ("regalloc_algorithm", regalloc),
+            ("enable_verifier", verify),
         ] {
             flags.set(k, v).map_err(|e| host(&e))?;
         }
@@ -142,8 +363,8 @@ impl Jit {
             abi::warpjit_jit_mem_slow as *const u8,
         );
         let mut module = JITModule::new(builder);
-        let mut sig = module.make_signature();
         let ptr = module.target_config().pointer_type();
+        let mut sig = module.make_signature();
         sig.params.extend([
             AbiParam::new(ptr),
             AbiParam::new(ptr),
@@ -154,113 +375,25 @@ impl Jit {
         let exec_inst = module
             .declare_function("warpjit_jit_exec_inst", Linkage::Import, &sig)
             .map_err(|e| host(&e))?;
-        let mut sig5 = sig.clone();
-        sig5.params.push(AbiParam::new(types::I32));
+        sig.params.push(AbiParam::new(types::I32));
         let mem_slow = module
-            .declare_function("warpjit_jit_mem_slow", Linkage::Import, &sig5)
+            .declare_function("warpjit_jit_mem_slow", Linkage::Import, &sig)
             .map_err(|e| host(&e))?;
-        let ctx = module.make_context();
-        let dump = std::env::var_os("WARPJIT_DUMP_CLIF").map(std::path::PathBuf::from);
-        Ok(Jit {
-            inner: Mutex::new(Inner {
-                module,
-                ctx,
-                fctx: FunctionBuilderContext::new(),
-                exec_inst,
-                mem_slow,
-                progs: HashMap::new(),
-                next_name: 0,
-                dump,
-                compiled: 0,
-                compile_nanos: 0,
-                errors: Vec::new(),
-            }),
-            threshold: DEFAULT_THRESHOLD,
+        Ok(Inner {
+            ctx: module.make_context(),
+            module,
+            fctx: FunctionBuilderContext::new(),
+            exec_inst,
+            mem_slow,
+            next_name: 0,
+            dump: std::env::var_os("WARPJIT_DUMP_CLIF").map(std::path::PathBuf::from),
+            tier,
+            compiled: 0,
+            compile_nanos: 0,
+            errors: Vec::new(),
         })
     }
 
-    /// Blocks compiled so far and the time it took.
-    pub fn compile_stats(&self) -> CompileStats {
-        self.inner
-            .lock()
-            .map(|i| CompileStats {
-                blocks: i.compiled,
-                nanos: i.compile_nanos,
-            })
-            .unwrap_or_default()
-    }
-
-    fn code_for(&self, prog: &Arc<Program>) -> Arc<ProgCode> {
-        let key = Arc::as_ptr(prog) as usize;
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner
-            .progs
-            .entry(key)
-            .or_insert_with(|| {
-                let n = prog.blocks.len();
-                Arc::new(ProgCode {
-                    prog: prog.clone(),
-                    live: crate::analysis::liveness(prog),
-                    fns: (0..2 * n).map(|_| AtomicUsize::new(0)).collect(),
-                    runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
-                })
-            })
-            .clone()
-    }
-
-    /// Compiles block `id` of `code` (the full-warp variant with `full`) now, if not already
-    /// compiled, and returns its address (0 if it cannot be compiled).
-    fn compile(&self, code: &ProgCode, id: BlockId, full: bool) -> Result<usize, JitError> {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let slot = &code.fns[2 * id as usize + full as usize];
-        match slot.load(Ordering::Acquire) {
-            0 => {}
-            usize::MAX => {
-                let msg = "an earlier attempt failed".to_string();
-                return Err(JitError::Compile { block: id, msg });
-            }
-            addr => return Ok(addr),
-        }
-        let r = inner.compile_block(&code.prog, &code.live, id, full);
-        match &r {
-            Ok(addr) => slot.store(*addr, Ordering::Release),
-            Err(e) => {
-                // A block Cranelift rejects is a warpjit bug: it stays interpreted (counted in
-                // --stats) and the error is kept for `Jit::errors`.
-                slot.store(usize::MAX, Ordering::Release);
-                inner.errors.push(e.to_string());
-            }
-        }
-        r
-    }
-
-    /// Compile errors so far (each a warpjit bug; the blocks concerned stay interpreted).
-    pub fn errors(&self) -> Vec<String> {
-        self.inner
-            .lock()
-            .map(|i| i.errors.clone())
-            .unwrap_or_default()
-    }
-
-    /// Compiles every block of a program (for tests, benchmarks and compile-latency measurement).
-    /// Returns how many blocks were compiled.
-    pub fn compile_all(&self, prog: &Arc<Program>) -> Result<usize, JitError> {
-        let code = self.code_for(prog);
-        let mut n = 0;
-        for id in 0..prog.blocks.len() as u32 {
-            if prog.blocks[id as usize].insts.len() > MAX_BLOCK_INSTS {
-                continue;
-            }
-            for full in [false, true] {
-                self.compile(&code, id, full)?;
-                n += 1;
-            }
-        }
-        Ok(n)
-    }
-}
-
-impl Inner {
     fn compile_block(
         &mut self,
         prog: &Program,
@@ -280,10 +413,11 @@ impl Inner {
         let t0 = std::time::Instant::now();
         let err = |msg: String| JitError::Compile { block: id, msg };
         let name = format!(
-            "block{}_{}{}",
+            "block{}_{}{}_t{}",
             self.next_name,
             id,
-            if full { "_full" } else { "" }
+            if full { "_full" } else { "" },
+            if self.tier == Tier::One { 1 } else { 2 }
         );
         self.next_name += 1;
         self.module.clear_context(&mut self.ctx);
@@ -376,6 +510,8 @@ struct JitRunner<'j> {
     code: Arc<ProgCode>,
     /// Kept across block calls so segment hints persist.
     jcx: Box<JitCx>,
+    /// Tier-1 executions per block variant on this thread.
+    hot: Vec<u32>,
 }
 
 impl<'j> JitRunner<'j> {
@@ -396,7 +532,13 @@ impl<'j> JitRunner<'j> {
             shared: std::ptr::null_mut(),
             shared_len: 0,
         });
-        JitRunner { jit, code, jcx }
+        let hot = vec![0; code.fns.len()];
+        JitRunner {
+            jit,
+            code,
+            jcx,
+            hot,
+        }
     }
 }
 
@@ -411,12 +553,18 @@ impl BodyRunner for JitRunner<'_> {
         diag: &mut dyn FnMut(u32, u32, String),
     ) -> Result<(), WarpFault> {
         let full = w.active == u32::MAX;
-        let slot = &self.code.fns[2 * id as usize + full as usize];
-        let mut f = slot.load(Ordering::Acquire);
+        let i = slot(id, full);
+        let mut f = self.code.fns[i].load(Ordering::Acquire);
         if f == 0 {
             let runs = self.code.runs[id as usize].fetch_add(1, Ordering::Relaxed) + 1;
             if runs >= self.jit.threshold && block.insts.len() <= MAX_BLOCK_INSTS {
                 f = self.jit.compile(&self.code, id, full).unwrap_or(0);
+            }
+        } else if self.code.tiers[i].load(Ordering::Relaxed) == 1 {
+            // Hot at tier 1 (counted per host thread, no shared counter): ask for tier 2.
+            self.hot[i] += 1;
+            if self.hot[i] == self.jit.hot_threshold {
+                self.jit.promote(&self.code, id, full);
             }
         }
         if f == 0 || f == usize::MAX {
