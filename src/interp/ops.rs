@@ -6,7 +6,7 @@ use crate::ir::*;
 use warpjit_runtime::helpers::window_detect;
 use warpjit_runtime::memory::{load_sized, load_u32, store_sized, store_u32, Access};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
-use warpjit_runtime::{ConstBanks, FaultKind, GlobalMemory, WarpState, LANES};
+use warpjit_runtime::{ConstBanks, FaultKind, GlobalMemory, WarpState, LANES, SHARED_WINDOW_SIZE};
 
 /// A fault raised by one lane of an op (the engine adds launch, CTA, warp and pc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -711,22 +711,34 @@ impl Exec for Lea {
                 })
             }
         };
-        let cfin = if self.x { w.cc[CF] } else { 0 };
-        let mut wide = [0u64; LANES];
-        for l in 0..LANES {
-            wide[l] = b[l] as u64 + v[l] as u64 + (cfin >> l & 1) as u64;
-        }
-        let res: Row = std::array::from_fn(|l| wide[l] as u32);
+        // Rd = Sb + v (+ CF): 32-bit adds, the carry out as two unsigned compares.
+        let cin: Row = if self.x {
+            std::array::from_fn(|l| w.cc[CF] >> l & 1)
+        } else {
+            [0; LANES]
+        };
+        let r1 = map2(&b, &v, |b, v| b.wrapping_add(v));
+        let res = map2(&r1, &cin, |r, c| r.wrapping_add(c));
         if self.cc || self.p.is_some() {
             // Plg = CC.OF = NOT window_detect(EA); EA = zext(Rd) (LO) or {Rd, lea_lo} (HI).
             let win = cx.shared_window;
-            let outside = if self.hi {
+            let outside = if win + SHARED_WINDOW_SIZE <= 1 << 32 {
+                // The window ends at or below 4 GiB (traces guarantee it): test in 32 bits.
+                let w32 = win as u32;
+                let size = SHARED_WINDOW_SIZE as u32;
+                if self.hi {
+                    let lo = &w.lea_lo;
+                    mask_of(|l| res[l] != 0 || lo[l].wrapping_sub(w32) >= size)
+                } else {
+                    mask_of(|l| res[l].wrapping_sub(w32) >= size)
+                }
+            } else if self.hi {
                 mask_of(|l| !window_detect(win, (res[l] as u64) << 32 | w.lea_lo[l] as u64))
             } else {
                 mask_of(|l| !window_detect(win, res[l] as u64))
             };
             if self.cc {
-                let cf = mask_of(|l| wide[l] >> 32 != 0);
+                let cf = mask_of(|l| r1[l] < b[l] || res[l] < r1[l]);
                 set_cc(w, mask, &res, cf, outside);
             }
             if let Some(p) = self.p {
