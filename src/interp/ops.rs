@@ -722,7 +722,10 @@ impl Exec for Lea {
         if self.cc || self.p.is_some() {
             // Plg = CC.OF = NOT window_detect(EA); EA = zext(Rd) (LO) or {Rd, lea_lo} (HI).
             let win = cx.shared_window;
-            let outside = if win + SHARED_WINDOW_SIZE <= 1 << 32 {
+            let outside = if win
+                .checked_add(SHARED_WINDOW_SIZE)
+                .is_some_and(|e| e <= 1 << 32)
+            {
                 // The window ends at or below 4 GiB (traces guarantee it): test in 32 bits.
                 let w32 = win as u32;
                 let size = SHARED_WINDOW_SIZE as u32;
