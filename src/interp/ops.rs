@@ -258,23 +258,24 @@ fn half(v: u32, h: Half) -> u32 {
     }
 }
 
+/// The +1 of each negated IADD3 operand (A, B, C), added in the add that holds the operand;
+/// with `.X` the carry in replaces the +1 of the last negated operand (C, then B, then A).
+pub fn iadd3_ones(o: &Iadd3) -> [u32; 3] {
+    let mut n = [o.a.neg as u32, o.b.neg as u32, o.c.neg as u32];
+    if o.x {
+        if let Some(k) = (0..3).rev().find(|&k| n[k] == 1) {
+            n[k] = 0;
+        }
+    }
+    n
+}
+
 impl Exec for Iadd3 {
     fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut Cx<'_>) -> OpResult {
         let ra = reg(w, self.a.src);
         let rb = src(w, self.b.src, mask, cx)?;
         let rc = reg(w, self.c.src);
-        // The +1 of each negated operand goes into the add holding it; with `.X` the carry in
-        // replaces the +1 of the last negated operand (C, then B, then A).
-        let (mut na, mut nb, mut nc) = (self.a.neg as u64, self.b.neg as u64, self.c.neg as u64);
-        if self.x {
-            if nc == 1 {
-                nc = 0;
-            } else if nb == 1 {
-                nb = 0;
-            } else if na == 1 {
-                na = 0;
-            }
-        }
+        let [na, nb, nc] = iadd3_ones(self).map(|n| n as u64);
         let cfin = if self.x { w.cc[CF] } else { 0 };
         let mut res = [0u32; LANES];
         let (mut cf, mut of) = (0u32, 0u32);

@@ -970,12 +970,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                         self.lane_mask(&v)
                     }
                 };
-                let c = self.pred_src(o.c);
-                let p = self.bop(o.bop, r, c);
-                let nr = self.b.ins().bnot(r);
-                let q = self.bop(o.bop, nr, c);
-                self.set_pred(o.p, m, p);
-                self.set_pred(o.q, m, q);
+                self.isetp_out(o, m, r);
             }
             Op::Psetp(o) => {
                 let m = self.guard_mask(g);
@@ -1042,6 +1037,16 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             _ => return false,
         }
         true
+    }
+
+    /// ISETP's outputs from the comparison mask `r`: Pd = r bop Pp, Pq = !r bop Pp.
+    pub(super) fn isetp_out(&mut self, o: &Isetp, m: Value, r: Value) {
+        let c = self.pred_src(o.c);
+        let p = self.bop(o.bop, r, c);
+        let nr = self.b.ins().bnot(r);
+        let q = self.bop(o.bop, nr, c);
+        self.set_pred(o.p, m, p);
+        self.set_pred(o.q, m, q);
     }
 
     pub(super) fn bop(&mut self, op: BoolOp, a: Value, b: Value) -> Value {
@@ -1140,16 +1145,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     fn iadd3(&mut self, g: Guard, o: &Iadd3) -> bool {
         let m = self.guard_mask(g);
-        let (mut na, mut nb, mut nc) = (o.a.neg as u32, o.b.neg as u32, o.c.neg as u32);
-        if o.x {
-            if nc == 1 {
-                nc = 0;
-            } else if nb == 1 {
-                nb = 0;
-            } else if na == 1 {
-                na = 0;
-            }
-        }
+        let [na, nb, nc] = crate::interp::ops::iadd3_ones(o);
         let a = self.reg(o.a.src);
         let a = self.half(a, o.a.half);
         let a = self.not_if(a, o.a.neg);

@@ -320,11 +320,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 }
             }
         };
-        let c = self.pred_src(o.c);
-        let p = self.bop(o.bop, r, c);
-        let nr = self.b.ins().bnot(r);
-        let q = self.bop(o.bop, nr, c);
-        self.set_pred(o.p, m, p);
-        self.set_pred(o.q, m, q);
+        self.isetp_out(o, m, r);
     }
 }
