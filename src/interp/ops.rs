@@ -164,11 +164,17 @@ fn add_row(a: &Row, b: &Row, plus: &Row) -> (Row, u32, u32) {
     (sum, cf, of)
 }
 
+/// The constant part of an add's extra term: one per negated operand (`-b` is `~b + 1`), minus
+/// the one that the carry in replaces with `.X`, plus one for `.PO` (semantics.md §5a).
+pub fn add_ones(negs: u32, x: bool, po: bool) -> u32 {
+    negs - (x && negs > 0) as u32 + po as u32
+}
+
 /// The +1s and carry of an add with negated operands (`neg` counts them), `.X` and `.PO`:
 /// with `.X` the carry in replaces the +1 of one negated operand.
 #[inline(always)]
 fn plus_row(w: &WarpState, negs: u32, x: bool, po: bool) -> Row {
-    let base = negs - (x && negs > 0) as u32 + po as u32;
+    let base = add_ones(negs, x, po);
     if x {
         let cf = w.cc[CF];
         let mut p = [0; LANES];

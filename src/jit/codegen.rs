@@ -562,7 +562,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// The +1s of negated operands, carry in (`.X`) and `.PO`, as in the interpreter's
     /// `plus_row`: `None` when it is 0 in every lane.
     fn plus(&mut self, negs: u32, x: bool, po: bool) -> Option<Row> {
-        let base = negs - (x && negs > 0) as u32 + po as u32;
+        let base = crate::interp::ops::add_ones(negs, x, po);
         if x {
             let cf = self.flag(CF);
             let mv = self.mask_vec(cf);
