@@ -20,20 +20,22 @@ pub struct Scratch<'r> {
     ctls: Vec<WarpCtl>,
     shared: Vec<u8>,
     status: Vec<Status>,
-    /// Registers the program names (cleared at each warp's start), computed once per launch.
-    used: Option<usize>,
+    /// Registers a thread may read before writing them (live into the entry block): the only
+    /// ones whose launch value (0) is observable, so the only ones cleared at each warp's start.
+    /// Computed once per launch.
+    clear: Vec<u8>,
     runner: Box<dyn BodyRunner + 'r>,
 }
 
 impl<'r> Scratch<'r> {
-    /// Empty scratch using `runner`.
-    pub fn new(runner: Box<dyn BodyRunner + 'r>) -> Self {
+    /// Empty scratch using `runner`, clearing registers `clear` at each warp's start.
+    pub fn new(runner: Box<dyn BodyRunner + 'r>, clear: Vec<u8>) -> Self {
         Scratch {
             warps: Vec::new(),
             ctls: Vec::new(),
             shared: Vec::new(),
             status: Vec::new(),
-            used: None,
+            clear,
             runner,
         }
     }
@@ -51,8 +53,9 @@ pub fn run_grid(
     make_runner: &RunnerFactory<'_>,
 ) -> Result<Stats, Fault> {
     let n = launch.ctas();
+    let clear = registers_to_clear(&launch.program);
     if opts.threads == 1 || n == 1 {
-        let mut scratch = Scratch::new(make_runner());
+        let mut scratch = Scratch::new(make_runner(), clear);
         let mut total = Stats::default();
         for i in 0..n {
             total += run_cta(machine, launch, opts, i, &mut scratch)?;
@@ -64,7 +67,7 @@ pub fn run_grid(
     // CTAs go out in contiguous chunks (several per host thread, for balance); each chunk reuses
     // one scratch (warp states, shared memory, body runner) for all its CTAs.
     let run_chunk = |range: std::ops::Range<u64>| {
-        let mut scratch = Scratch::new(make_runner());
+        let mut scratch = Scratch::new(make_runner(), clear.clone());
         let mut total = Stats::default();
         for i in range {
             if i > first_fault.load(Ordering::Relaxed) {
@@ -112,6 +115,16 @@ pub fn run_grid(
     }
 }
 
+/// The registers a thread may read before writing them (live into the entry block): the only
+/// ones whose launch value, 0, is observable.
+pub fn registers_to_clear(prog: &crate::ir::Program) -> Vec<u8> {
+    let live = crate::analysis::liveness(prog);
+    live.live_in
+        .first()
+        .map(|l| l.iter_regs().map(|r| r.0).collect())
+        .unwrap_or_default()
+}
+
 /// CTA coordinates of linear CTA index `i` (x fastest).
 pub fn cta_coords(grid: [u32; 3], i: u64) -> [u32; 3] {
     let (gx, gy) = (grid[0] as u64, grid[1] as u64);
@@ -141,7 +154,7 @@ pub fn run_cta(
     let cta = cta_coords(launch.grid, i);
     let threads = launch.threads_per_cta();
     let nw = launch.warps_per_cta() as usize;
-    let used = *s.used.get_or_insert_with(|| prog.regs_used());
+    let clear = &s.clear;
     while s.warps.len() < nw {
         s.warps.push(WarpState::new_boxed(0));
         s.ctls.push(WarpCtl::default());
@@ -160,8 +173,8 @@ pub fn run_cta(
         } else {
             (1u32 << (threads - base)) - 1
         };
-        for r in &mut w.regs[..used] {
-            *r = [0; LANES];
+        for &r in clear.iter() {
+            w.regs[r as usize] = [0; LANES];
         }
         w.lea_lo = [0; LANES];
         w.preds = [0, 0, 0, 0, 0, 0, 0, u32::MAX];
