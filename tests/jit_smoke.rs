@@ -113,3 +113,58 @@ fn per_lane_and_memory_lowerings_agree() {
         }
     }
 }
+
+/// Coalesced whole-warp accesses: in range (vector path), crossing a segment's end (a fault with
+/// the same lane and pc as the interpreter's), and 32-bit addresses.
+#[test]
+fn coalesced_accesses_agree_including_faults() {
+    let run = |engine: &dyn Engine, text: &str| {
+        let prog = Arc::new(parse_program(text, &AsmOptions::default()).unwrap());
+        let mut m = Machine::default();
+        m.global
+            .map(
+                0x10000,
+                0x1000,
+                Init::Bytes(&(0..0x1000u32).map(|i| (i * 13) as u8).collect::<Vec<u8>>()),
+            )
+            .unwrap();
+        m.global.map(0x2_0000_0000, 0xf0, Init::Zero).unwrap();
+        let launch = Launch {
+            index: 0,
+            program: prog,
+            grid: [2, 1, 1],
+            block: [64, 1, 1],
+            mode: BankMode::Compute,
+            shared_bytes: 0,
+            consts: Arc::new(ConstBanks::new()),
+            budget: 1_000_000,
+        };
+        let mut last = None;
+        for _ in 0..3 {
+            last = Some(engine.run(
+                &m,
+                &launch,
+                &RunOptions {
+                    threads: 1,
+                    ..RunOptions::default()
+                },
+            ));
+        }
+        (
+            last.unwrap().map(|s| s.lane_insts),
+            m.global.read_bytes(0x10000, 0x1000).unwrap(),
+        )
+    };
+    let copy = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x2;\nLDG R2, [R1+0x10000];\nIADD R2, R2, 0x5;\nSTG [R1+0x10800], R2;\nEXIT;\n";
+    // 64-bit addresses: warp 1 of each CTA reads past the 0xf0-byte segment (lane 28 faults).
+    let past = "S2R R0, SR_TID.X;\nSHL R2, R0, 0x2;\nMOV32I R3, 0x2;\nLDG.E R4, [R2];\nSTG.E [R2], R4;\nEXIT;\n";
+    let jit = warpjit::jit::Jit::new().unwrap();
+    for text in [copy, past] {
+        let i = run(&warpjit::interp::Interpreter, text);
+        let j = run(&jit, text);
+        assert_eq!(i, j, "{text}");
+    }
+    let (r, _) = run(&jit, past);
+    let f = r.unwrap_err();
+    assert_eq!((f.warp, f.lane), (1, 28), "{f}");
+}

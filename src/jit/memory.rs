@@ -279,6 +279,38 @@ impl Tx<'_, '_, '_> {
         helper: FuncRef,
     ) {
         let mask = self.guard_mask(inst.guard);
+        let simple = steer.is_none_or(|p| p == PredSrc::TRUE) && ps.is_none_or(|p| p.is_pt());
+        match addr.base {
+            Some(base)
+                if simple
+                    && size == MemSize::B32
+                    && self.full
+                    && mask == self.active
+                    && !d.is_rz() =>
+            {
+                self.coalesced(base, addr.offset, e, slot, Some(d), None, &mut |t| {
+                    t.global_load_lanes(inst, addr, e, size, d, ps, steer, slot, helper)
+                });
+            }
+            _ => self.global_load_lanes(inst, addr, e, size, d, ps, steer, slot, helper),
+        }
+    }
+
+    /// [`Tx::global_load`] lane by lane.
+    #[allow(clippy::too_many_arguments)]
+    fn global_load_lanes(
+        &mut self,
+        inst: &Inst,
+        addr: Addr,
+        e: bool,
+        size: MemSize,
+        d: Reg,
+        ps: Option<Pred>,
+        steer: Option<PredSrc>,
+        slot: usize,
+        helper: FuncRef,
+    ) {
+        let mask = self.guard_mask(inst.guard);
         let addrs = self.lane_addrs(addr, e, size.bytes());
         let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, mask, false);
         if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
@@ -312,6 +344,32 @@ impl Tx<'_, '_, '_> {
         helper: FuncRef,
     ) {
         let mask = self.guard_mask(inst.guard);
+        let simple = steer.is_none_or(|p| p == PredSrc::TRUE);
+        match addr.base {
+            Some(base) if simple && size == MemSize::B32 && self.full && mask == self.active => {
+                let row = self.reg(v);
+                self.coalesced(base, addr.offset, e, slot, None, Some(row), &mut |t| {
+                    t.global_store_lanes(inst, addr, e, size, v, steer, slot, helper)
+                });
+            }
+            _ => self.global_store_lanes(inst, addr, e, size, v, steer, slot, helper),
+        }
+    }
+
+    /// [`Tx::global_store`] lane by lane.
+    #[allow(clippy::too_many_arguments)]
+    fn global_store_lanes(
+        &mut self,
+        inst: &Inst,
+        addr: Addr,
+        e: bool,
+        size: MemSize,
+        v: Reg,
+        steer: Option<PredSrc>,
+        slot: usize,
+        helper: FuncRef,
+    ) {
+        let mask = self.guard_mask(inst.guard);
         let addrs = self.lane_addrs(addr, e, size.bytes());
         let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, mask, true);
         if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
@@ -324,6 +382,145 @@ impl Tx<'_, '_, '_> {
             t.scatter(&ptrs, size, &vals);
             (Vec::new(), None)
         });
+    }
+
+    /// The whole-warp path of a full warp's 32-bit access: when lane `l` addresses `a0 + 4 * l`
+    /// inside the instruction's hinted segment, 8 vector loads (into `dest`) or stores (of
+    /// `store`); otherwise `lanes` emits the per-lane code. Both paths join after it.
+    #[allow(clippy::too_many_arguments)]
+    fn coalesced(
+        &mut self,
+        base: Reg,
+        offset: i32,
+        e: bool,
+        slot: usize,
+        dest: Option<Reg>,
+        store: Option<Row>,
+        lanes: &mut dyn FnMut(&mut Self),
+    ) {
+        // Lane l's low word is lane 0's plus 4 * l without a carry, and (with .E) every high
+        // word is lane 0's: then a_l = a0 + 4 * l exactly, aligned down alike.
+        let lo = self.reg(base);
+        let lo0 = self.b.ins().extractlane(lo[0], 0);
+        let lo0v = self.splat_val(lo0);
+        let mut same = None;
+        for k in 0..8u32 {
+            let steps = self.vconst([16 * k, 16 * k + 4, 16 * k + 8, 16 * k + 12]);
+            let want = self.b.ins().iadd(lo0v[0], steps);
+            let eq = self.b.ins().icmp(IntCC::Equal, lo[k as usize], want);
+            same = Some(match same {
+                None => eq,
+                Some(x) => self.b.ins().band(x, eq),
+            });
+        }
+        let mut all = same.expect("eight vectors");
+        let mut a0 = self.b.ins().uextend(types::I64, lo0);
+        if e {
+            let hi = self.reg(base.offset(1));
+            let hi0 = self.b.ins().extractlane(hi[0], 0);
+            let hi0v = self.splat_val(hi0);
+            for h in hi.iter() {
+                let eq = self.b.ins().icmp(IntCC::Equal, *h, hi0v[0]);
+                all = self.b.ins().band(all, eq);
+            }
+            let h = self.b.ins().uextend(types::I64, hi0);
+            let h = self.b.ins().ishl_imm_u(h, 32);
+            a0 = self.b.ins().bor(a0, h);
+            a0 = self.b.ins().iadd_imm_s(a0, offset as i64);
+        } else {
+            // 32-bit addresses: lo + offset must not wrap across the warp either.
+            let lo_off = self.b.ins().iadd_imm_s(lo0, offset as i64);
+            let lo_off = self.b.ins().uextend(types::I64, lo_off);
+            a0 = lo_off;
+        }
+        let a0 = self.b.ins().band_imm_s(a0, !3);
+        let coalesced = self.b.ins().vall_true(all);
+        let nowrap = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, lo0, 0xffff_ff83);
+        let mut ok = self.b.ins().band(coalesced, nowrap);
+        if !e {
+            // With 32-bit addresses the offset add may wrap too.
+            let last = self.b.ins().iadd_imm_s(a0, 124);
+            let fits = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, last, 0xffff_ffff);
+            ok = self.b.ins().band(ok, fits);
+        }
+        // Range: a0 .. a0 + 124 inside the hint.
+        let off = offset_of!(JitCx, hints) as i32 + 24 * (slot % HINTS) as i32;
+        let f = MemFlagsData::trusted();
+        let hlo = self.b.ins().load(types::I64, f, self.jcx, off);
+        let len = self.b.ins().load(types::I64, f, self.jcx, off + 8);
+        let host = self.b.ins().load(types::I64, f, self.jcx, off + 16);
+        let rel0 = self.b.ins().isub(a0, hlo);
+        let rel31 = self.b.ins().iadd_imm_s(rel0, 124);
+        let in0 = self.b.ins().icmp(IntCC::UnsignedLessThan, rel0, len);
+        let in31 = self.b.ins().icmp(IntCC::UnsignedLessThan, rel31, len);
+        let inr = self.b.ins().band(in0, in31);
+        let ok = self.b.ins().band(ok, inr);
+
+        let saved = (
+            self.regs.clone(),
+            self.preds,
+            self.cc,
+            self.lea,
+            self.lane_bits,
+            self.mask_vecs.clone(),
+        );
+        let vec_b = self.b.create_block();
+        let lane_b = self.b.create_block();
+        let join = self.b.create_block();
+        if dest.is_some() {
+            for _ in 0..8 {
+                self.b.append_block_param(join, types::I32X4);
+            }
+        }
+        self.b.ins().brif(ok, vec_b, &[], lane_b, &[]);
+
+        self.b.switch_to_block(vec_b);
+        let p0 = self.b.ins().iadd(host, rel0);
+        let mut args: Vec<BlockArg> = Vec::new();
+        for k in 0..8 {
+            match store {
+                Some(row) => {
+                    self.b.ins().store(guest(), row[k], p0, 16 * k as i32);
+                }
+                None => {
+                    let v = self.b.ins().load(types::I32X4, guest(), p0, 16 * k as i32);
+                    args.push(BlockArg::Value(v));
+                }
+            }
+        }
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(lane_b);
+        lanes(self);
+        let mut args: Vec<BlockArg> = Vec::new();
+        if let Some(d) = dest {
+            let row = self.reg(d);
+            args.extend(row.iter().map(|v| BlockArg::Value(*v)));
+        }
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(join);
+        // Values first made inside either path do not dominate the join: restore the cache as it
+        // was before the branch, then the loaded register comes from the join.
+        (
+            self.regs,
+            self.preds,
+            self.cc,
+            self.lea,
+            self.lane_bits,
+            self.mask_vecs,
+        ) = saved;
+        if let Some(d) = dest {
+            let params = self.b.block_params(join).to_vec();
+            let row: Row = std::array::from_fn(|k| params[k]);
+            self.regs.insert(d.0, (row, true));
+        }
     }
 
     /// Stores each lane's value(s) at its pointer, in lane order.
