@@ -3,9 +3,9 @@
 //! The generator is `warpjit::testgen` (shared with the cargo-fuzz target in `fuzz/`): each
 //! case is a SASS program whose epilogue stores every register it used, the predicates and the
 //! condition code (`P2R`) and some shared memory to a per-thread output slot, run under the
-//! interpreter once and under a JIT with a tiering threshold of 1 (sometimes 2) twice, each on a
-//! fresh machine. Results (counts or the exact fault) and all of global memory must be
-//! identical.
+//! interpreter once and under a JIT with a tiering threshold of 1 (sometimes 2) twice, then once
+//! more with every block recompiled by the JIT's tier 2, each on a fresh machine. Results
+//! (counts or the exact fault) and all of global memory must be identical.
 //!
 //! Cases per property: 64 by default, `PROPTEST_CASES=N` to change.
 

@@ -14,18 +14,19 @@
 //!   `P2R R28, PR, RZ, 0x7f`, then `R0..R29` stored with `STG.E` to the thread's slot of
 //!   [`layout::OUT`] (at `OUT + gid * SLOT`), and 16 bytes of shared memory per thread.
 //!
-//! [`check`] runs the interpreter once and the JIT twice (fresh machine each time, the second
-//! run reusing the code compiled by the first) and requires bit-identical results: the same
-//! `Ok` statistics (`warps`, `warp_insts`, `lane_insts`) or the same [`Fault`] (kind, launch,
-//! CTA, warp, lane, pc), and the same bytes in every global segment afterwards (also after a
-//! fault). It then compiles every block in both JIT variants (any active mask and full warp),
-//! so a block that Cranelift rejects is reported instead of silently interpreted.
+//! [`check`] runs the interpreter once and the JIT three times (fresh machine each time: twice
+//! at tier 1, the second run reusing the code compiled by the first, then once with every block
+//! recompiled by tier 2) and requires bit-identical results: the same `Ok` statistics (`warps`,
+//! `warp_insts`, `lane_insts`) or the same [`Fault`] (kind, launch, CTA, warp, lane, pc), and
+//! the same bytes in every global segment afterwards (also after a fault). It also compiles
+//! every block in both JIT variants (any active mask and full warp) at both tiers, so a block
+//! that Cranelift rejects is reported instead of silently interpreted.
 
 mod gen;
 
 use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
 use crate::interp::Interpreter;
-use crate::jit::Jit;
+use crate::jit::{Jit, Tier};
 use crate::sass::{parse_program, AsmOptions};
 use arbitrary::{Arbitrary, Unstructured};
 use std::fmt;
@@ -430,41 +431,45 @@ pub struct Checked {
 /// machine, and requires identical outcomes. Returns the interpreter's outcome; `Err` is a
 /// report with the case as a reproducer.
 pub fn differential(case: &Case, candidate: &dyn Engine, runs: u32) -> Result<Outcome, String> {
-    agree(case, &case.launch()?, candidate, runs)
+    agree(case, &case.launch()?, candidate, candidate.name(), runs)
 }
 
 fn agree(
     case: &Case,
     launch: &Launch,
     candidate: &dyn Engine,
+    what: &str,
     runs: u32,
 ) -> Result<Outcome, String> {
     let want = case.run(&Interpreter, launch)?;
     for pass in 1..=runs {
         let got = case.run(candidate, launch)?;
         compare(case, &want, &got).map_err(|m| {
-            format!(
-                "interpreter and {} disagree ({} run {pass} of {runs}):\n{m}\n{case:?}",
-                candidate.name(),
-                candidate.name()
-            )
+            format!("interpreter and {what} disagree (run {pass} of {runs}):\n{m}\n{case:?}")
         })?;
     }
     Ok(want)
 }
 
-/// The differential check of the JIT: [`differential`] against a new JIT with tiering threshold
-/// `case.threshold`, run twice (the second run reuses the code the first compiled), then every
-/// block compiled in both variants (a block Cranelift rejects would otherwise run interpreted
-/// without notice).
+/// The differential check of the JIT, against a new JIT with tiering threshold
+/// `case.threshold`:
+/// 1. two runs at tier 1 (the second reuses the code the first compiled); tier 2 is kept off so
+///    that the runs are reproducible;
+/// 2. every block compiled by tier 1 in both variants (any active mask and full warp): a block
+///    Cranelift rejects would otherwise run interpreted without notice;
+/// 3. every block recompiled by tier 2 in both variants, and one more run on that code.
 pub fn check(case: &Case) -> Result<Checked, String> {
     let mut jit = Jit::new().map_err(|e| e.to_string())?;
     jit.threshold = case.threshold;
+    jit.hot_threshold = u32::MAX;
     let launch = case.launch()?;
-    let outcome = agree(case, &launch, &jit, 2)?;
+    let outcome = agree(case, &launch, &jit, "the JIT (tier 1)", 2)?;
     let compiled_in_runs = jit.compile_stats().blocks;
-    jit.compile_all(&launch.program)
-        .map_err(|e| format!("the JIT cannot compile a block: {e}\n{case:?}"))?;
+    for tier in [Tier::One, Tier::Two] {
+        jit.compile_all_tier(&launch.program, tier)
+            .map_err(|e| format!("the JIT cannot compile a block at {tier:?}: {e}\n{case:?}"))?;
+    }
+    agree(case, &launch, &jit, "the JIT (tier 2, every block)", 1)?;
     Ok(Checked {
         outcome,
         compiled_in_runs,
