@@ -194,21 +194,3 @@ impl Op {
         }
     }
 }
-
-impl Program {
-    /// One past the highest general register any instruction names (`RZ` excluded): the
-    /// registers a warp can observe. Engines clear only these at launch.
-    pub fn regs_used(&self) -> usize {
-        let mut hi = 0usize;
-        for b in &self.blocks {
-            for i in &b.insts {
-                i.op.for_each_reg(&mut |u| {
-                    if !u.reg.is_rz() {
-                        hi = hi.max((u.reg.0 as usize + u.count as usize).min(255));
-                    }
-                });
-            }
-        }
-        hi
-    }
-}

@@ -42,24 +42,6 @@ pub trait LiveOut {
     fn lea_lo(&self) -> bool;
 }
 
-/// Everything live (used when no liveness is available).
-pub struct AllLive;
-
-impl LiveOut for AllLive {
-    fn reg(&self, _: Reg) -> bool {
-        true
-    }
-    fn pred(&self, _: Pred) -> bool {
-        true
-    }
-    fn flag(&self, _: usize) -> bool {
-        true
-    }
-    fn lea_lo(&self) -> bool {
-        true
-    }
-}
-
 impl LiveOut for crate::analysis::LiveSet {
     fn reg(&self, r: Reg) -> bool {
         self.has_reg(r)
@@ -607,22 +589,20 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     pub(super) fn shl_c(&mut self, a: &Row, s: u32) -> Row {
-        if s == 0 {
-            *a
-        } else if s >= 32 {
-            self.splat(0)
-        } else {
-            self.un(a, |b, x| b.ins().ishl_imm_u(x, s as i64))
-        }
+        self.logical_shift(a, s, true)
     }
 
     pub(super) fn ushr_c(&mut self, a: &Row, s: u32) -> Row {
-        if s == 0 {
-            *a
-        } else if s >= 32 {
-            self.splat(0)
-        } else {
-            self.un(a, |b, x| b.ins().ushr_imm_u(x, s as i64))
+        self.logical_shift(a, s, false)
+    }
+
+    /// A logical shift by a constant: 0 leaves `a`, 32 or more gives 0.
+    fn logical_shift(&mut self, a: &Row, s: u32, left: bool) -> Row {
+        match s {
+            0 => *a,
+            32.. => self.splat(0),
+            _ if left => self.un(a, |b, x| b.ins().ishl_imm_u(x, s as i64)),
+            _ => self.un(a, |b, x| b.ins().ushr_imm_u(x, s as i64)),
         }
     }
 
