@@ -106,6 +106,13 @@ impl Segment {
     pub fn has_sparse(&self) -> bool {
         !self.sparse.is_empty()
     }
+    /// Whether every byte of `[addr, addr + len)` lies in this segment. No arithmetic here can
+    /// wrap: `addr - base` is taken only when `addr >= base`, and compared with `size - len` only
+    /// when `len <= size`.
+    #[inline]
+    pub fn holds(&self, addr: u64, len: u64) -> bool {
+        addr >= self.base && len <= self.size && addr - self.base <= self.size - len
+    }
     /// Whether the tile holding `addr` (inside this segment) is non-resident.
     #[inline]
     pub fn tile_is_sparse(&self, addr: u64) -> bool {
@@ -261,11 +268,13 @@ impl GlobalMemory {
         Ok(())
     }
 
-    /// Finds the segment holding `[addr, addr + len)`, starting the search at `*hint` (updated).
+    /// Finds the segment holding every byte of `[addr, addr + len)`, starting the search at
+    /// `*hint` (updated). Exact for every `addr` and `len`: a range that wraps past 2^64, or runs
+    /// past a segment's end, is in no segment.
     #[inline]
     pub fn find(&self, addr: u64, len: u64, hint: &mut usize) -> Option<&Segment> {
         if let Some(s) = self.segs.get(*hint) {
-            if addr >= s.base && addr.wrapping_sub(s.base) + len <= s.size {
+            if s.holds(addr, len) {
                 return Some(s);
             }
         }
@@ -274,7 +283,7 @@ impl GlobalMemory {
             .partition_point(|s| s.base <= addr)
             .checked_sub(1)?;
         let s = &self.segs[i];
-        if addr - s.base + len <= s.size {
+        if s.holds(addr, len) {
             *hint = i;
             Some(s)
         } else {

@@ -15,26 +15,56 @@ use warpjit_runtime::{GlobalMemory, WarpState};
 /// `k % HINTS`).
 pub const HINTS: usize = 16;
 
-/// A global-memory fast-path hint: accesses with `ea - lo < len` (unsigned) lie inside one
-/// resident segment, at host address `host + (ea - lo)`. The empty hint has `len == 0`.
+/// A global-memory fast-path hint: one resident segment without sparse tiles, with the bound
+/// for every access size. An access of `bytes` bytes at `ea` (aligned down to `bytes`) lies
+/// inside the segment exactly when `ea - lo < lens[log2(bytes)]` (unsigned), at host address
+/// `host + (ea - lo)`. A hint carries the bounds of all five access sizes, so an instruction can
+/// only ever test the bound computed for its own size, whichever instruction filled the slot.
+/// The empty hint has every `lens[k] == 0`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegHint {
-    /// Lowest address of the range.
+    /// Lowest address of the segment.
     pub lo: u64,
-    /// Number of valid start addresses (segment size minus the access size, plus one).
-    pub len: u64,
     /// Host address of guest byte `lo`.
     pub host: u64,
+    /// For access size `1 << k`: the number of valid start addresses (segment size minus the
+    /// access size, plus one; 0 when the segment is smaller than the access).
+    pub lens: [u64; 5],
 }
 
 impl SegHint {
     /// Matches nothing.
     pub const EMPTY: SegHint = SegHint {
         lo: 0,
-        len: 0,
         host: 0,
+        lens: [0; 5],
     };
+
+    /// The hint for a whole segment.
+    pub fn of(seg: &warpjit_runtime::memory::Segment) -> SegHint {
+        SegHint {
+            lo: seg.base(),
+            host: seg.host_base() as u64,
+            lens: std::array::from_fn(|k| seg.size().saturating_sub((1 << k) - 1)),
+        }
+    }
+
+    /// Byte offset of the hint in slot `slot` from the start of [`JitCx`].
+    pub fn offset_in_cx(slot: usize) -> i32 {
+        (std::mem::offset_of!(JitCx, hints) + std::mem::size_of::<SegHint>() * (slot % HINTS))
+            as i32
+    }
+
+    /// Byte offsets, inside a hint, of `lo`, `host` and the bound for `bytes`-byte accesses.
+    pub fn field_offsets(bytes: u32) -> (i32, i32, i32) {
+        debug_assert!(bytes.is_power_of_two() && bytes <= 16);
+        (
+            std::mem::offset_of!(SegHint, lo) as i32,
+            std::mem::offset_of!(SegHint, host) as i32,
+            (std::mem::offset_of!(SegHint, lens) + 8 * bytes.trailing_zeros() as usize) as i32,
+        )
+    }
 }
 
 /// The per-warp-run context compiled code addresses with `offset_of!`.
@@ -136,12 +166,8 @@ pub unsafe extern "C" fn warpjit_jit_mem_slow(
     let mem = unsafe { &*jcx.mem };
     let mut h = 0;
     if let Some(seg) = mem.find(ea, bytes as u64, &mut h) {
-        if !seg.has_sparse() && seg.size() >= bytes as u64 {
-            jcx.hints[slot as usize % HINTS] = SegHint {
-                lo: seg.base(),
-                len: seg.size() - bytes as u64 + 1,
-                host: seg.host_base() as u64,
-            };
+        if !seg.has_sparse() {
+            jcx.hints[slot as usize % HINTS] = SegHint::of(seg);
         }
     }
     r

@@ -6,7 +6,7 @@
 //! executing lane missed: the slow path runs the instruction with the interpreter's code, which
 //! handles sparse tiles, other segments and faults exactly, and refreshes the hint.
 
-use super::abi::{JitCx, HINTS};
+use super::abi::{JitCx, SegHint};
 use super::codegen::{Row, Tx};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -88,21 +88,29 @@ impl Tx<'_, '_, '_> {
         }
     }
 
-    /// Host pointers for each lane against hint `slot`, and a miss flag: all ones if any lane of
+    /// Loads hint `slot`: its base, the bound for `bytes`-byte accesses and its host base.
+    fn load_hint(&mut self, slot: usize, bytes: u32) -> (Value, Value, Value) {
+        let off = SegHint::offset_in_cx(slot);
+        let (lo, host, len) = SegHint::field_offsets(bytes);
+        let f = MemFlagsData::trusted();
+        let lo = self.b.ins().load(types::I64, f, self.jcx, off + lo);
+        let len = self.b.ins().load(types::I64, f, self.jcx, off + len);
+        let host = self.b.ins().load(types::I64, f, self.jcx, off + host);
+        (lo, len, host)
+    }
+
+    /// Host pointers for each lane of `bytes`-byte accesses against hint `slot`, and a miss flag: all ones if any lane of
     /// `exec` (the executing lanes) missed the hint, else 0. Lanes outside `exec` point at a sink
     /// (the zero sink for loads, the write sink for stores).
     fn hint_ptrs(
         &mut self,
         addrs: &[Value; 32],
+        bytes: u32,
         slot: usize,
         exec: Value,
         store: bool,
     ) -> ([Value; 32], Value) {
-        let off = offset_of!(JitCx, hints) as i32 + 24 * (slot % HINTS) as i32;
-        let f = MemFlagsData::trusted();
-        let lo = self.b.ins().load(types::I64, f, self.jcx, off);
-        let len = self.b.ins().load(types::I64, f, self.jcx, off + 8);
-        let host = self.b.ins().load(types::I64, f, self.jcx, off + 16);
+        let (lo, len, host) = self.load_hint(slot, bytes);
         let delta = self.b.ins().isub(host, lo);
         let all = self.full && exec == self.active;
         let sink = if all {
@@ -312,7 +320,7 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let addrs = self.lane_addrs(addr, e, size.bytes());
-        let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, mask, false);
+        let (ptrs, mut missed) = self.hint_ptrs(&addrs, size.bytes(), slot, mask, false);
         if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
             let g = self.pred_src(st);
             let shared = self.b.ins().band_not(mask, g);
@@ -371,7 +379,7 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let addrs = self.lane_addrs(addr, e, size.bytes());
-        let (ptrs, mut missed) = self.hint_ptrs(&addrs, slot, mask, true);
+        let (ptrs, mut missed) = self.hint_ptrs(&addrs, size.bytes(), slot, mask, true);
         if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
             let g = self.pred_src(st);
             let shared = self.b.ins().band_not(mask, g);
@@ -449,12 +457,8 @@ impl Tx<'_, '_, '_> {
                 .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, last, 0xffff_ffff);
             ok = self.b.ins().band(ok, fits);
         }
-        // Range: a0 .. a0 + 124 inside the hint.
-        let off = offset_of!(JitCx, hints) as i32 + 24 * (slot % HINTS) as i32;
-        let f = MemFlagsData::trusted();
-        let hlo = self.b.ins().load(types::I64, f, self.jcx, off);
-        let len = self.b.ins().load(types::I64, f, self.jcx, off + 8);
-        let host = self.b.ins().load(types::I64, f, self.jcx, off + 16);
+        // Range: the 4-byte accesses at a0 .. a0 + 124 inside the hint.
+        let (hlo, len, host) = self.load_hint(slot, 4);
         let rel0 = self.b.ins().isub(a0, hlo);
         let rel31 = self.b.ins().iadd_imm_s(rel0, 124);
         let in0 = self.b.ins().icmp(IntCC::UnsignedLessThan, rel0, len);
