@@ -30,7 +30,8 @@ pub enum MemError {
         /// Existing segment's size.
         other_size: u64,
     },
-    /// A segment runs past the end of the 64-bit address space or has size 0.
+    /// A segment runs past the end of the 64-bit address space (it may end exactly at 2^64) or
+    /// has size 0.
     #[error("segment [{base:#x}, +{size:#x}) is empty or wraps the 64-bit address space")]
     BadRange {
         /// Base.
@@ -94,9 +95,9 @@ impl Segment {
     pub fn size(&self) -> u64 {
         self.size
     }
-    /// One past the last byte (exclusive end; `base + size` never wraps).
-    pub fn end(&self) -> u64 {
-        self.base + self.size
+    /// The address of the last byte (inclusive, so that a segment may end exactly at 2^64).
+    pub fn last(&self) -> u64 {
+        self.base + (self.size - 1)
     }
     /// Host pointer of guest byte `base` (for JIT code).
     pub fn host_base(&self) -> *mut u8 {
@@ -167,13 +168,13 @@ impl GlobalMemory {
 
     /// Maps a segment `[base, base + size)` with the given initial contents.
     pub fn map(&mut self, base: u64, size: u64, init: Init<'_>) -> Result<(), MemError> {
-        if size == 0 || base.checked_add(size).is_none() {
+        let Some(last) = size.checked_sub(1).and_then(|m| base.checked_add(m)) else {
             return Err(MemError::BadRange { base, size });
-        }
+        };
         if let Some(o) = self
             .segs
             .iter()
-            .find(|s| base < s.end() && s.base < base + size)
+            .find(|s| base <= s.last() && s.base <= last)
         {
             return Err(MemError::Overlap {
                 base,
@@ -240,30 +241,31 @@ impl GlobalMemory {
                 "must be 64 KiB aligned with a non-zero size a multiple of 64 KiB",
             ));
         }
-        let end = addr
-            .checked_add(size)
+        // Tile numbers, inclusive: no arithmetic here reaches 2^64.
+        let first_tile = addr / TILE_SIZE;
+        let last_tile = (size / TILE_SIZE - 1)
+            .checked_add(first_tile)
+            .filter(|t| *t <= u64::MAX / TILE_SIZE)
             .ok_or(bad("wraps the address space"))?;
-        let mut tile = addr;
-        while tile < end {
+        for tile in first_tile..=last_tile {
             let mut hit = false;
             for s in self
                 .segs
                 .iter_mut()
-                .filter(|s| s.base < tile + TILE_SIZE && tile < s.end())
+                .filter(|s| s.base / TILE_SIZE <= tile && tile <= s.last() / TILE_SIZE)
             {
                 let first = s.base / TILE_SIZE;
-                let ntiles = ((s.end() - 1) / TILE_SIZE - first + 1) as usize;
+                let ntiles = (s.last() / TILE_SIZE - first + 1) as usize;
                 if s.sparse.is_empty() {
                     s.sparse = vec![0; ntiles.div_ceil(64)];
                 }
-                let t = (tile / TILE_SIZE - first) as usize;
+                let t = (tile - first) as usize;
                 s.sparse[t / 64] |= 1 << (t % 64);
                 hit = true;
             }
             if !hit {
                 return Err(bad("is not inside mapped global memory"));
             }
-            tile += TILE_SIZE;
         }
         Ok(())
     }
@@ -469,6 +471,86 @@ mod tests {
         );
         assert_eq!(m.locate(0x1_0000, 4, &mut h), Access::Unmapped);
         assert_eq!(m.read_bytes(0x1_0004, 3).unwrap(), vec![1, 2, 3]);
+    }
+
+    /// The model: an access lands in a segment when every one of its bytes does, computed in
+    /// 128 bits so that nothing can wrap.
+    fn model_holds(segs: &[(u64, u64)], addr: u64, len: u64) -> Option<u64> {
+        let (a, e) = (addr as u128, addr as u128 + len as u128);
+        segs.iter()
+            .find(|(b, s)| *b as u128 <= a && e <= *b as u128 + *s as u128)
+            .map(|(b, _)| *b)
+    }
+
+    #[test]
+    fn every_size_at_both_ends_of_segments_at_zero_and_at_the_top() {
+        // Sizes that are not multiples of 16 leave a short tail at each end; one segment ends
+        // exactly at 2^64.
+        let segs = [
+            (0u64, 0x1009u64),
+            (0x2_0000, 0x1008),
+            (0x3_0000, 0x3),
+            (0xffff_ffff_ffff_e000, 0xff1),
+            (0xffff_ffff_ffff_f000, 0x1000),
+        ];
+        let mut m = GlobalMemory::new();
+        for (b, s) in segs {
+            m.map(b, s, Init::Zero).unwrap();
+        }
+        let mut probes = Vec::new();
+        for (b, s) in segs {
+            for edge in [b, b.wrapping_add(s)] {
+                for d in 0..40u64 {
+                    probes.push(edge.wrapping_add(d));
+                    probes.push(edge.wrapping_sub(d));
+                }
+            }
+        }
+        for addr in probes {
+            for len in [1u64, 2, 4, 8, 16] {
+                let want = model_holds(&segs, addr, len);
+                let mut hint = 0;
+                let got = m.find(addr, len, &mut hint).map(|s| s.base());
+                assert_eq!(got, want, "find({addr:#x}, {len})");
+                // Through every hint, too: a stale hint must not accept what it does not hold.
+                for h in 0..segs.len() {
+                    let mut hint = h;
+                    assert_eq!(m.find(addr, len, &mut hint).map(|s| s.base()), want);
+                }
+                let host = m.locate(addr, len as u32, &mut hint);
+                match (want, host) {
+                    (None, Access::Unmapped) => {}
+                    (Some(b), Access::Host(p)) => {
+                        let seg = m.segments().iter().find(|s| s.base() == b).unwrap();
+                        let off = p as usize - seg.host_base() as usize;
+                        assert_eq!(off as u64, addr - b);
+                        assert!(off as u64 + len <= seg.size());
+                    }
+                    other => panic!("locate({addr:#x}, {len}) = {other:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn segment_ranges_up_to_the_top_of_the_address_space() {
+        let mut m = GlobalMemory::new();
+        m.map(u64::MAX, 1, Init::Bytes(&[0xab])).unwrap();
+        assert_eq!(m.read_bytes(u64::MAX, 1).unwrap(), vec![0xab]);
+        assert!(m.read_bytes(u64::MAX, 2).is_err());
+        assert!(matches!(
+            m.map(u64::MAX - 1, 2, Init::Zero),
+            Err(MemError::Overlap { .. })
+        ));
+        assert!(matches!(
+            m.map(u64::MAX, 2, Init::Zero),
+            Err(MemError::BadRange { .. })
+        ));
+        m.map(0xffff_ffff_fffe_0000, 0x1_0000, Init::Zero).unwrap();
+        m.mark_sparse(0xffff_ffff_ffff_0000, 0x1_0000).unwrap();
+        assert!(m.is_sparse(u64::MAX));
+        assert!(!m.is_sparse(0xffff_ffff_fffe_0000));
+        assert!(m.mark_sparse(0xffff_ffff_ffff_0000, 0x2_0000).is_err());
     }
 
     #[test]

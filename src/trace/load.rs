@@ -887,16 +887,16 @@ fn covered(mem: &GlobalMemory, addr: u64, len: u64) -> bool {
     if len == 0 {
         return true;
     }
-    let Some(end) = addr.checked_add(len) else {
+    let Some(last) = addr.checked_add(len - 1) else {
         return false;
     };
     let mut at = addr;
     for s in mem.segments() {
-        if s.base() <= at && at < s.end() {
-            at = s.end();
-            if at >= end {
+        if s.base() <= at && at <= s.last() {
+            if s.last() >= last {
                 return true;
             }
+            at = s.last() + 1;
         }
     }
     false
