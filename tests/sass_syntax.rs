@@ -454,6 +454,20 @@ fn memory_and_constant_address_forms() {
     assert_eq!(l("LDC R0, c[0x3][RZ+-0x4]"), (Reg::RZ, 0xfffc));
     assert_eq!(l("LDC R0, c[0x3][0xffff]"), (Reg::RZ, 0xffff));
     assert_eq!(l("LDC R0, c[0x3][R1-0x8000]"), (R(1), -0x8000));
+    // A plain constant operand reads as LDC with Ra = RZ: the same unsigned field.
+    for (t, off) in [("c[0x2][-0x4]", 0xfffc), ("c[0x2][-0x8000]", 0x8000)] {
+        match op(&format!("MOV R0, {t}")) {
+            Op::Mov(m) => assert_eq!(
+                m.b,
+                Src::Const(ConstRef {
+                    bank: 2,
+                    offset: off
+                }),
+                "{t}"
+            ),
+            o => panic!("{o:?}"),
+        }
+    }
 }
 
 #[test]
@@ -1251,12 +1265,12 @@ fn err_alu_immediate_ranges() {
     fails(
         "MOV R0, c[0x0][0x10000]",
         "0x10000",
-        "constant offset 0x10000 out of range [0, 0xffff]",
+        "constant offset 0x10000 out of range [-0x8000, 0xffff]",
     );
     fails(
-        "MOV R0, c[0x0][-0x4]",
-        "-0x4",
-        "constant offset -0x4 out of range",
+        "MOV R0, c[0x0][-0x8001]",
+        "-0x8001",
+        "constant offset -0x8001 out of range [-0x8000, 0xffff]",
     );
     fails("MOV R0, 0x1ffffffffffffffff", "0x1ff", "too large");
     fails("MOV R0, 0xg", "0xg", "malformed number");

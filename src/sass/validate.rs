@@ -405,10 +405,12 @@ impl<'a> Args<'a> {
             );
         }
         let bank = self.bank(*bank)?;
-        if !(0..=0xffff).contains(&off.0) {
+        // A plain `c[b][imm]` reads as LDC with Ra = RZ, whose 16-bit field is unsigned: a
+        // negative literal names the same field (`c[0x2][-0x4]` is `c[0x2][0xfffc]`).
+        if !(-0x8000..=0xffff).contains(&off.0) {
             return self.err(
                 off.1,
-                format!("constant offset {} out of range [0, 0xffff]", hex(off.0)),
+                format!("constant offset {} out of range [-0x8000, 0xffff]", hex(off.0)),
             );
         }
         Ok(ConstRef {
