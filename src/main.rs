@@ -25,7 +25,7 @@ const SHOWN_MISMATCHES: usize = 20;
 #[command(
     name = "warpjit",
     version,
-    about = "Run GPU shader programs (Maxwell SASS, DXBC) on the CPU"
+    about = "Run GPU programs (Maxwell SASS) on the CPU"
 )]
 struct Cli {
     #[command(subcommand)]
