@@ -11,7 +11,8 @@ use warpjit_runtime::{BankMode, ConstBanks, Fault, GlobalMemory, DEFAULT_SHARED_
 pub struct Machine {
     /// Global memory segments and sparse tiles.
     pub global: GlobalMemory,
-    /// Base of the 16 MiB shared window (below 4 GiB, 16 MiB aligned).
+    /// Base of the 16 MiB shared window. Both engines accept any base; trace files keep it
+    /// below 4 GiB and 16 MiB aligned.
     pub shared_window: u64,
 }
 

@@ -168,3 +168,68 @@ fn coalesced_accesses_agree_including_faults() {
     let f = r.unwrap_err();
     assert_eq!((f.warp, f.lane), (1, 28), "{f}");
 }
+
+/// Plg of LEA.LO and LEA.HI for addresses stepping across the shared window, with the window
+/// anywhere in the 64-bit space (a library may place it above 4 GiB; only traces must keep it
+/// low): both engines against `EA - window < 16 MiB` computed here in 64 bits.
+#[test]
+fn lea_window_predicate_with_the_window_anywhere() {
+    let text = "
+        S2R R0, SR_TID.X;
+        LEA R2.CC, R0, c[0x0][0x148], 0x17;
+        LEA.HI.X P0, R3, R0, c[0x0][0x14c], RZ, 0x17;
+        LEA P1, R6, R0, c[0x0][0x148], 0x17;
+        P2R R4, PR, RZ, 0x3;
+        SHL R5, R0, 0x2;
+        STG [R5+0x10000], R4;
+        EXIT;
+    ";
+    let prog = Arc::new(parse_program(text, &AsmOptions::default()).unwrap());
+    let jit = warpjit::jit::Jit::new().unwrap();
+    for window in [
+        0x0100_0000u64,
+        0x1_0000_0000,
+        0xffff_ffff_ff00_0000,
+        0x7fff_ff00_0080_0000,
+    ] {
+        // Lane t addresses window - 8 MiB * 4 + t * 8 MiB: lanes 4 and 5 are inside.
+        let base = window.wrapping_sub(4 << 23);
+        let want: Vec<u8> = (0..32u64)
+            .flat_map(|t| {
+                let hi = base.wrapping_add(t << 23);
+                let lo32 = (base as u32).wrapping_add((t << 23) as u32) as u64;
+                let outside = |ea: u64| (ea.wrapping_sub(window) >= 0x100_0000) as u32;
+                (outside(hi) | outside(lo32) << 1).to_le_bytes()
+            })
+            .collect();
+        for engine in [&warpjit::interp::Interpreter as &dyn Engine, &jit] {
+            let mut m = Machine {
+                shared_window: window,
+                ..Machine::default()
+            };
+            m.global.map(0x10000, 128, Init::Zero).unwrap();
+            let mut consts = ConstBanks::new();
+            consts.write(0, 0x148, &base.to_le_bytes()).unwrap();
+            let launch = Launch {
+                index: 0,
+                program: prog.clone(),
+                grid: [1, 1, 1],
+                block: [32, 1, 1],
+                mode: BankMode::Compute,
+                shared_bytes: 0,
+                consts: Arc::new(consts),
+                budget: 1_000,
+            };
+            for _ in 0..3 {
+                engine.run(&m, &launch, &RunOptions::default()).unwrap();
+            }
+            let got = m.global.read_bytes(0x10000, 128).unwrap();
+            assert_eq!(
+                got,
+                want,
+                "{} with the window at {window:#x}",
+                engine.name()
+            );
+        }
+    }
+}

@@ -1286,7 +1286,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let plus = if o.x { self.plus(1, true, false) } else { None };
         let (res, cf, _) = self.add3(&b, &v, plus);
         // Plg = CC.OF = NOT window_detect(EA), computed only when live. EA: LO: zext(Rd);
-        // HI: {Rd, lea_lo}. The window lies below 4 GiB.
+        // HI: {Rd, lea_lo}. EA - window is taken in 64 bits, as two 32-bit words with a borrow,
+        // so the window may lie anywhere.
         let want_of = o.cc && self.after.has_flag(OF);
         let want_p = o.p.is_some_and(|p| self.after.has_pred(p));
         let outside = if want_of || want_p {
@@ -1296,17 +1297,26 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 self.jcx,
                 offset_of!(JitCx, shared_window) as i32,
             );
-            let w32 = self.b.ins().ireduce(types::I32, wbase);
-            let wv = self.splat_val(w32);
+            let w_lo = self.b.ins().ireduce(types::I32, wbase);
+            let w_hi = self.b.ins().ushr_imm(wbase, 32);
+            let w_hi = self.b.ins().ireduce(types::I32, w_hi);
+            let w_lo = self.splat_val(w_lo);
+            let w_hi = self.splat_val(w_hi);
             let size = self.splat(SHARED_WINDOW_SIZE as u32);
-            let lo_word = if o.hi { self.lea_lo() } else { res };
-            let rel = self.bin(&lo_word, &wv, |b, x, y| b.ins().isub(x, y));
-            let mut inside = self.cmp(IntCC::UnsignedLessThan, &rel, &size);
-            if o.hi {
-                let z = self.splat(0);
-                let hz = self.cmp(IntCC::Equal, &res, &z);
-                inside = self.bin(&inside, &hz, |b, x, y| b.ins().band(x, y));
-            }
+            let (lo_word, hi_word) = if o.hi {
+                (self.lea_lo(), res)
+            } else {
+                (res, self.splat(0))
+            };
+            let rel = self.bin(&lo_word, &w_lo, |b, x, y| b.ins().isub(x, y));
+            let inside_lo = self.cmp(IntCC::UnsignedLessThan, &rel, &size);
+            // High word of EA - window: hi - w_hi - borrow, where the borrow mask is all ones.
+            let borrow = self.cmp(IntCC::UnsignedLessThan, &lo_word, &w_lo);
+            let rel_hi = self.bin(&hi_word, &w_hi, |b, x, y| b.ins().isub(x, y));
+            let rel_hi = self.bin(&rel_hi, &borrow, |b, x, y| b.ins().iadd(x, y));
+            let z = self.splat(0);
+            let hz = self.cmp(IntCC::Equal, &rel_hi, &z);
+            let inside = self.bin(&inside_lo, &hz, |b, x, y| b.ins().band(x, y));
             let inside_m = self.lane_mask(&inside);
             Some(self.b.ins().bnot(inside_m))
         } else {
