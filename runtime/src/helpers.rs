@@ -1,36 +1,15 @@
-//! `extern "C"` helpers shared by both engines.
-//!
-//! The interpreter calls these functions directly; the JIT registers them with
-//! `JITBuilder::symbol` and calls them from generated code on cold paths, so a predicate or a
-//! fault is computed by the very same code under either engine.
+//! What both engines share below the op semantics: the shared-window test and the C-layout
+//! fault slot that compiled code records a fault in.
 
 use crate::fault::FaultKind;
-use crate::memory::GlobalMemory;
 use crate::SHARED_WINDOW_SIZE;
 
 /// The shared-window detect of LEA and generic LD/ST: whether `ea` lies in
 /// `[window, window + 16 MiB)`. Inlined by the interpreter; JIT code computes the same test
-/// inline (and can call [`warpjit_window_detect`]).
+/// inline.
 #[inline(always)]
 pub fn window_detect(window: u64, ea: u64) -> bool {
     ea.wrapping_sub(window) < SHARED_WINDOW_SIZE
-}
-
-/// [`window_detect`] as a C helper. Returns 1 or 0.
-#[no_mangle]
-pub extern "C" fn warpjit_window_detect(window: u64, ea: u64) -> u32 {
-    window_detect(window, ea) as u32
-}
-
-/// Whether a global access at `addr` touches a non-resident tile. Returns 1 or 0 (0 when the
-/// address is unmapped).
-///
-/// # Safety
-/// `mem` must point to a live [`GlobalMemory`].
-#[no_mangle]
-pub unsafe extern "C" fn warpjit_tile_is_sparse(mem: *const GlobalMemory, addr: u64) -> u32 {
-    // SAFETY: the caller passes the launch's live memory.
-    unsafe { (*mem).is_sparse(addr) as u32 }
 }
 
 /// Where JIT code and the interpreter record a fault: a C-layout slot, decoded with
@@ -144,35 +123,6 @@ impl FaultSlot {
     }
 }
 
-/// Records a fault in `slot` unless one is already recorded.
-///
-/// # Safety
-/// `slot` must point to a live [`FaultSlot`].
-#[no_mangle]
-pub unsafe extern "C" fn warpjit_raise_fault(
-    slot: *mut FaultSlot,
-    code: u32,
-    lane: u32,
-    pc: u32,
-    a: u64,
-    b: u64,
-    c: u64,
-) {
-    // SAFETY: the caller passes a live slot.
-    let s = unsafe { &mut *slot };
-    if s.raised == 0 {
-        *s = FaultSlot {
-            raised: 1,
-            code,
-            lane,
-            pc,
-            a,
-            b,
-            c,
-        };
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,10 +130,14 @@ mod tests {
     #[test]
     fn window_detect_bounds() {
         let w = 0x0100_0000;
-        assert_eq!(warpjit_window_detect(w, w), 1);
-        assert_eq!(warpjit_window_detect(w, w + 0xff_ffff), 1);
-        assert_eq!(warpjit_window_detect(w, w + 0x100_0000), 0);
-        assert_eq!(warpjit_window_detect(w, w - 1), 0);
+        assert!(window_detect(w, w));
+        assert!(window_detect(w, w + 0xff_ffff));
+        assert!(!window_detect(w, w + 0x100_0000));
+        assert!(!window_detect(w, w - 1));
+        // The window may lie at the top of the space; nothing wraps into it from 0.
+        let top = u64::MAX - 0xff_ffff;
+        assert!(window_detect(top, u64::MAX));
+        assert!(!window_detect(top, 0));
     }
 
     #[test]
@@ -207,9 +161,7 @@ mod tests {
             FaultKind::StackOverflow { depth: 64 },
             FaultKind::BarrierDeadlock { barrier: 2 },
         ] {
-            let s = FaultSlot::encode(k, 5, 0x18);
-            let mut t = FaultSlot::default();
-            unsafe { warpjit_raise_fault(&mut t, s.code, s.lane, s.pc, s.a, s.b, s.c) };
+            let t = FaultSlot::encode(k, 5, 0x18);
             assert_eq!(t.kind(), Some(k));
             assert_eq!((t.lane, t.pc), (5, 0x18));
         }

@@ -6,9 +6,8 @@
 //! - [`warp::WarpState`]: the `#[repr(C)]`, register-major state of one warp that JIT code
 //!   addresses by offset.
 //! - [`fault::Fault`]: guest errors as values.
-//! - [`helpers`]: the `extern "C"` helpers (sparse-tile and shared-window predicates, fault
-//!   recording) that the interpreter calls directly and JIT code calls by symbol, so both engines
-//!   run the very same code.
+//! - [`helpers`]: the shared-window test both engines use and the C-layout fault slot compiled
+//!   code records faults in.
 #![warn(missing_docs)]
 
 pub mod consts;

@@ -236,7 +236,7 @@ impl GlobalMemory {
     /// segments (a tile may be only partly covered by a segment).
     pub fn mark_sparse(&mut self, addr: u64, size: u64) -> Result<(), MemError> {
         let bad = |why| MemError::BadSparse { addr, size, why };
-        if addr % TILE_SIZE != 0 || size % TILE_SIZE != 0 || size == 0 {
+        if !addr.is_multiple_of(TILE_SIZE) || !size.is_multiple_of(TILE_SIZE) || size == 0 {
             return Err(bad(
                 "must be 64 KiB aligned with a non-zero size a multiple of 64 KiB",
             ));

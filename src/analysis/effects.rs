@@ -91,19 +91,9 @@ impl Effects {
         can_fault: false,
     };
 
-    /// Whether predicate `p` is read.
-    pub fn reads_pred(&self, p: Pred) -> bool {
-        !p.is_pt() && self.pred_reads >> p.0 & 1 != 0
-    }
-
     /// Whether predicate `p` is written.
     pub fn writes_pred(&self, p: Pred) -> bool {
         !p.is_pt() && self.pred_writes >> p.0 & 1 != 0
-    }
-
-    /// Whether the CC flag at index `f` of `WarpState::cc` is read.
-    pub fn reads_flag(&self, f: usize) -> bool {
-        f < 4 && self.cc_reads >> f & 1 != 0
     }
 
     /// Whether the CC flag at index `f` of `WarpState::cc` is written.

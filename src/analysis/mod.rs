@@ -137,13 +137,6 @@ impl StateSet {
         }
     }
 
-    /// Removes predicate `p`.
-    pub fn remove_pred(&mut self, p: Pred) {
-        if !p.is_pt() {
-            self.preds &= !(1 << p.0);
-        }
-    }
-
     /// Whether the CC flag at index `f` of `WarpState::cc` (`CF`=0, `ZF`=1, `SF`=2, `OF`=3) is
     /// in the set.
     pub fn has_flag(&self, f: usize) -> bool {
@@ -153,11 +146,6 @@ impl StateSet {
     /// Adds the flags of a flag mask ([`FLAG_CF`] | ...).
     pub fn insert_flags(&mut self, mask: u8) {
         self.cc |= mask & FLAGS_ALL;
-    }
-
-    /// Removes the flags of a flag mask.
-    pub fn remove_flags(&mut self, mask: u8) {
-        self.cc &= !mask;
     }
 
     /// True when the set holds nothing.

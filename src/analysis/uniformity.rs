@@ -374,11 +374,6 @@ impl Uniformity {
         p.is_pt() || self.uniform_in(b).has_pred(p)
     }
 
-    /// Whether the CC flag at index `f` of `WarpState::cc` is uniform at the entry of block `b`.
-    pub fn flag_uniform_in(&self, b: BlockId, f: usize) -> bool {
-        self.uniform_in(b).has_flag(f)
-    }
-
     /// Whether register `r` is uniform right after instruction `inst` of block `b`.
     pub fn reg_uniform_after(&self, b: BlockId, inst: usize, r: Reg) -> bool {
         r.is_rz() || self.uniform_after(b, inst).has_reg(r)
