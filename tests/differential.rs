@@ -108,7 +108,7 @@ fn generator_covers_the_op_table_and_every_fault() {
     for (i, profile) in Profile::ALL.iter().cycle().take(480).enumerate() {
         let case = Case::from_bytes(&bytes(1000 + i as u64, 300 + (i * 97) % 5700), *profile);
         let launch = case.launch().unwrap();
-        if case.threads_per_cta() % 32 == 0 {
+        if case.threads_per_cta().is_multiple_of(32) {
             full += 1;
         } else {
             partial += 1;

@@ -1298,7 +1298,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 offset_of!(JitCx, shared_window) as i32,
             );
             let w_lo = self.b.ins().ireduce(types::I32, wbase);
-            let w_hi = self.b.ins().ushr_imm(wbase, 32);
+            let w_hi = self.b.ins().ushr_imm_u(wbase, 32);
             let w_hi = self.b.ins().ireduce(types::I32, w_hi);
             let w_lo = self.splat_val(w_lo);
             let w_hi = self.splat_val(w_hi);

@@ -27,7 +27,7 @@ pub const FIRST_PC: u32 = 0x8;
 /// every multiple of 0x20).
 pub fn next_slot(pc: u32) -> u32 {
     let n = pc.wrapping_add(8);
-    if n % 0x20 == 0 {
+    if n.is_multiple_of(0x20) {
         n.wrapping_add(8)
     } else {
         n

@@ -321,7 +321,7 @@ impl<'a> Args<'a> {
             return Ok(());
         }
         let (what, bits) = if n == 2 { ("pair", 64) } else { ("quad", 128) };
-        if r.0 % n != 0 {
+        if !r.0.is_multiple_of(n) {
             return self.err(
                 loc,
                 format!(
@@ -410,7 +410,10 @@ impl<'a> Args<'a> {
         if !(-0x8000..=0xffff).contains(&off.0) {
             return self.err(
                 off.1,
-                format!("constant offset {} out of range [-0x8000, 0xffff]", hex(off.0)),
+                format!(
+                    "constant offset {} out of range [-0x8000, 0xffff]",
+                    hex(off.0)
+                ),
             );
         }
         Ok(ConstRef {
