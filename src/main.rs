@@ -1,4 +1,4 @@
-//! `warpjit`: run kernel traces (trace-format.md) on the CPU.
+//! `warpjit`: run kernel traces (docs/trace-format.md) on the CPU.
 //!
 //! ```text
 //! warpjit run TRACE [--engine jit|interp] [--threads N] [--check] [--stats]
@@ -67,7 +67,7 @@ struct RunArgs {
     /// Host threads running CTAs (default: all cores; 0 also means all cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Report undefined behaviour (semantics.md) as diagnostics on stderr.
+    /// Report undefined behaviour (docs/semantics.md §24) as diagnostics on stderr.
     #[arg(long)]
     check: bool,
     /// Print per-launch statistics.

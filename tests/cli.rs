@@ -1,4 +1,4 @@
-//! The `warpjit run` command line: exit statuses and what it prints, per trace-format.md's table.
+//! The `warpjit run` command line: exit statuses and what it prints, per docs/trace-format.md's table.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

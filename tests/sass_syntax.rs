@@ -1,4 +1,4 @@
-//! The SASS front-end's contract: the accepted syntax (semantics.md §7, seeds 000/001/004), the
+//! The SASS front-end's contract: the accepted syntax (docs/semantics.md §2, §17–§19), the
 //! errors and where they point, block construction, and printing that parses back.
 
 use proptest::prelude::*;

@@ -1,4 +1,4 @@
-//! Constant banks: 32 banks of 64 KiB (semantics.md §2).
+//! Constant banks: 32 banks of 64 KiB (docs/semantics.md §14).
 
 /// Number of constant banks.
 pub const BANKS: usize = 32;

@@ -6,7 +6,7 @@
 //! `Relaxed` ordering. That keeps CTAs that run on several host threads and race on one address a
 //! guest-level race, never host undefined behaviour.
 //!
-//! Sparse tiles (semantics.md §2) are a per-segment bitmap of non-resident 64 KiB tiles.
+//! Sparse tiles (docs/semantics.md §13) are a per-segment bitmap of non-resident 64 KiB tiles.
 
 use memmap2::{MmapMut, MmapOptions};
 use std::fs::File;

@@ -1,5 +1,5 @@
 //! The meaning of every op: one `Exec` implementation per op of the table, expanded into the
-//! dispatcher by `for_each_op!`. This file is the specification in code (semantics.md §3–§7).
+//! dispatcher by `for_each_op!`. This file is the specification in code (docs/semantics.md §12–§23).
 
 use super::lanes::*;
 use crate::ir::*;
@@ -71,7 +71,7 @@ fn first_lane(mask: u32) -> u32 {
     mask.trailing_zeros()
 }
 
-/// Reads a constant as `LDC` in IA mode with `Ra = RZ` (semantics.md §2–3), one lane's view.
+/// Reads a constant as `LDC` in IA mode with `Ra = RZ` (docs/semantics.md §14, §17), one lane's view.
 fn read_const(
     cx: &Cx<'_>,
     bank: u32,
@@ -134,7 +134,7 @@ fn set_cc(w: &mut WarpState, mask: u32, res: &Row, cf: u32, of: u32) {
     w.set_flag(OF, mask, of);
 }
 
-/// The shared integer add of IADD, IADD32I and ISCADD (semantics.md §5a): `a + b + plus` where
+/// The shared integer add of IADD, IADD32I and ISCADD (docs/semantics.md §21): `a + b + plus` where
 /// `plus` collects the +1 of negated operands, the carry in and `.PO`; with `cc`, also the CC.
 #[inline(always)]
 fn add(w: &mut WarpState, d: Reg, mask: u32, cc: bool, a: &Row, b: &Row, plus: &Row) {
@@ -165,7 +165,7 @@ fn add_row(a: &Row, b: &Row, plus: &Row) -> (Row, u32, u32) {
 }
 
 /// The constant part of an add's extra term: one per negated operand (`-b` is `~b + 1`), minus
-/// the one that the carry in replaces with `.X`, plus one for `.PO` (semantics.md §5a).
+/// the one that the carry in replaces with `.X`, plus one for `.PO` (docs/semantics.md §21).
 pub fn add_ones(negs: u32, x: bool, po: bool) -> u32 {
     negs - (x && negs > 0) as u32 + po as u32
 }
@@ -472,7 +472,7 @@ impl Exec for Lop3 {
     }
 }
 
-/// BFE on one value (semantics.md §7).
+/// BFE on one value (docs/semantics.md §22).
 pub fn bfe(a: u32, ctl: u32, signed: bool, brev: bool) -> u32 {
     let a = if brev { a.reverse_bits() } else { a };
     let pos = ctl & 0xff;
@@ -786,7 +786,7 @@ impl Exec for Ldc {
     fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut Cx<'_>) -> OpResult {
         let size = self.size.bytes();
         let imm5 = self.bank as u32;
-        // Bank and (signed) address per lane (semantics.md §3); with RZ the immediate is the
+        // Bank and (signed) address per lane (docs/semantics.md §17); with RZ the immediate is the
         // unsigned 16-bit address and every mode agrees.
         let (bank, addr): (Row, [i64; LANES]) = if self.a.is_rz() {
             (splat(imm5), [self.imm as i64; LANES])

@@ -1,4 +1,4 @@
-//! Running one warp: blocks, terminators and the reconvergence stack (semantics.md §1).
+//! Running one warp: blocks, terminators and the reconvergence stack (docs/semantics.md §7).
 //!
 //! Model: the warp has an active mask, an exited mask and a stack of pending entries.
 //! - A divergent `BRA` pushes the fall-through lanes as a `Div` entry and runs the taken lanes.

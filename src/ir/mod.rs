@@ -92,7 +92,7 @@ impl Cond {
 
 /// How a block ends. Each variant documents which lanes go where.
 ///
-/// Warp-level control follows Maxwell's reconvergence stack (semantics.md §1): when the active
+/// Warp-level control follows Maxwell's reconvergence stack (docs/semantics.md §7): when the active
 /// mask becomes empty (every lane exited or waits at SYNC), the warp pops the stack; an empty
 /// stack ends the warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -90,7 +90,7 @@ impl fmt::Display for PredSrc {
 
 /// A constant-bank operand `c[bank][offset]` with an immediate, unsigned 16-bit offset.
 ///
-/// It reads as `LDC.32` in IA mode with `Ra = RZ` would (semantics.md §2): banks outside the
+/// It reads as `LDC.32` in IA mode with `Ra = RZ` would (docs/semantics.md §14): banks outside the
 /// launch's mode read 0, a misaligned offset faults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ConstRef {

@@ -651,7 +651,7 @@ pub struct Prmt {
     pub c: Src,
 }
 
-/// `LEA{.LO|.HI}{.X} [Plg,] Rd{.CC}, {-}Ra, Sb{, Rc}{, s}` (seed 004, semantics.md §5).
+/// `LEA{.LO|.HI}{.X} [Plg,] Rd{.CC}, {-}Ra, Sb{, Rc}{, s}` (docs/semantics.md §19).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lea {
     /// `.HI` (else `.LO`).
@@ -705,7 +705,7 @@ impl LdcMode {
     }
 }
 
-/// `LDC[.sz][.ad] Rd, c[bank][Ra+imm]` (seed 000, semantics.md §3).
+/// `LDC[.sz][.ad] Rd, c[bank][Ra+imm]` (docs/semantics.md §17).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ldc {
     /// Destination (first of a pair/quad).
@@ -722,7 +722,7 @@ pub struct Ldc {
     pub imm: i32,
 }
 
-/// `LDG[.E][.cop][.sz] [Ps,] Rd, [Ra+imm]` (seed 001, semantics.md §4).
+/// `LDG[.E][.cop][.sz] [Ps,] Rd, [Ra+imm]` (docs/semantics.md §18).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ldg {
     /// Destination (first of a pair/quad).

@@ -665,7 +665,7 @@ impl Tx<'_, '_, '_> {
         });
     }
 
-    /// Indexed `LDC` inline (semantics.md §3): misaligned lanes take the slow path (a fault).
+    /// Indexed `LDC` inline (docs/semantics.md §17): misaligned lanes take the slow path (a fault).
     pub(super) fn ldc_indexed(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef) {
         let mask = self.guard_mask(inst.guard);
         let size = o.size.bytes();

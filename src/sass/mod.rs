@@ -25,7 +25,7 @@ pub use print::print_program;
 /// Options of the assembler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AsmOptions {
-    /// Registers the launch gives the shader: `R0..R{registers-1}` are usable (semantics.md §1).
+    /// Registers the launch gives the shader: `R0..R{registers-1}` are usable (docs/semantics.md §4).
     pub registers: u32,
 }
 
@@ -130,7 +130,7 @@ impl std::fmt::Display for ParsedInst {
     }
 }
 
-/// Assembles a whole SASS listing into blocks (semantics.md §7).
+/// Assembles a whole SASS listing into blocks (docs/semantics.md §2).
 pub fn parse_program(text: &str, opts: &AsmOptions) -> Result<ir::Program, AsmError> {
     program::build(text, opts).map_err(|e| e.with_source(text))
 }

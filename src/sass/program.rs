@@ -1,4 +1,4 @@
-//! A whole listing: instruction pcs, labels, branch targets and basic blocks (semantics.md §7).
+//! A whole listing: instruction pcs, labels, branch targets and basic blocks (docs/semantics.md §2).
 //!
 //! pcs come from `/*addr*/` comments when the listing has them (then every instruction must), else
 //! from Maxwell's layout: a scheduling word before every three instructions, so instructions sit at

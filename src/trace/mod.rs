@@ -1,11 +1,11 @@
-//! Kernel trace files (`/work/shared/spec/trace-format.md`): the TOML model, its validation, and
+//! Kernel trace files (`docs/trace-format.md`): the TOML model, its validation, and
 //! the machine and launches a trace describes.
 //!
 //! [`load`] reads a trace, checks every key (unknown keys are errors), assembles its programs,
 //! maps its global memory and fills its constant banks, and returns a [`Trace`] ready to run (see
 //! [`crate::runner`]). Every problem is a [`TraceError`] that points into the text at fault.
 //!
-//! Beyond `trace-format.md`, one key is added:
+//! Beyond the format as first specified, one key is added:
 //!
 //! - `[[launch]] budget = N`: the per-warp instruction budget of the launch (warp instructions one
 //!   warp may issue before the launch faults with "instruction budget exhausted"); default
@@ -332,7 +332,7 @@ impl Trace {
     }
 
     /// The constant banks as launch `spec` sees them: the trace's data, and the launch constants
-    /// of semantics.md §7 in every byte the trace's data does not cover:
+    /// of docs/semantics.md §14 in every byte the trace's data does not cover:
     /// c\[0\]\[0x0\] the shared window (low word), \[0x4\] 0, \[0x8\], \[0xc\], \[0x10\] ntid
     /// x/y/z, \[0x14\], \[0x18\], \[0x1c\] nctaid x/y/z, \[0x20\] 0, \[0xfc\] `shared_bytes`.
     pub fn launch_consts(&self, spec: &LaunchSpec) -> ConstBanks {
