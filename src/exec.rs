@@ -1,6 +1,6 @@
 //! What every engine runs: the machine, a launch, run options and statistics.
 //!
-//! Engines (the interpreter in [`crate::interp`], later the JIT) implement [`Engine`]; the trace
+//! Engines (the interpreter in [`crate::interp`], the JIT in [`crate::jit`]) implement [`Engine`]; the
 //! runner builds a [`Machine`] and [`Launch`]es from a trace file and hands them to one.
 
 use crate::ir::Program;

@@ -1,5 +1,5 @@
-//! Which registers each op reads and writes: the basis of liveness (JIT) and of the
-//! interpreter's "registers in use" bound.
+//! Which registers each op reads and writes: the basis of the effects, liveness and uniformity
+//! analyses in [`crate::analysis`].
 
 use super::*;
 
