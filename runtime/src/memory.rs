@@ -313,15 +313,18 @@ impl GlobalMemory {
                 "must be 64 KiB aligned with a non-zero size a multiple of 64 KiB",
             ));
         }
-        let end = addr
-            .checked_add(size)
+        // The region may end at 2^64 exactly: work with its last byte.
+        let last = addr
+            .checked_add(size - 1)
             .ok_or(bad("wraps the address space"))?;
         let mut tile = addr;
-        while tile < end {
+        loop {
             let mut hit = false;
             // The segments meeting this tile: sorted and disjoint, so they are the ones just
             // before the first segment starting past the tile.
-            let upto = self.segs.partition_point(|s| s.base <= tile + (TILE_SIZE - 1));
+            let upto = self
+                .segs
+                .partition_point(|s| s.base <= tile + (TILE_SIZE - 1));
             let from = self.segs[..upto].partition_point(|s| s.end() <= tile);
             for s in &mut self.segs[from..upto] {
                 let first = s.base / TILE_SIZE;
@@ -335,6 +338,9 @@ impl GlobalMemory {
             }
             if !hit {
                 return Err(bad("is not inside mapped global memory"));
+            }
+            if tile + (TILE_SIZE - 1) == last {
+                break;
             }
             tile += TILE_SIZE;
         }
@@ -681,7 +687,13 @@ mod tests {
         let mut m = GlobalMemory::new();
         m.map(0x1000, 0x100, Init::Zero).unwrap();
         m.map(0x3000, 0x100, Init::Zero).unwrap();
-        for (base, size) in [(0x10ff, 1), (0xfff, 2), (0x2f00, 0x101), (0x1000, 1), (0, 0x4000)] {
+        for (base, size) in [
+            (0x10ff, 1),
+            (0xfff, 2),
+            (0x2f00, 0x101),
+            (0x1000, 1),
+            (0, 0x4000),
+        ] {
             assert!(
                 matches!(m.map(base, size, Init::Zero), Err(MemError::Overlap { .. })),
                 "{base:#x}+{size:#x}"
@@ -700,7 +712,11 @@ mod tests {
         for i in 0..n {
             // Mixed skews, some with data.
             let base = 0x1_0000 + i * 0x40 + i % 16;
-            let init = if i % 3 == 0 { Init::Bytes(&[1, 2, 3]) } else { Init::Zero };
+            let init = if i % 3 == 0 {
+                Init::Bytes(&[1, 2, 3])
+            } else {
+                Init::Zero
+            };
             m.map(base, 0x20, init).unwrap();
         }
         assert!(m.arenas.len() <= 2, "{} arenas", m.arenas.len());
@@ -763,7 +779,8 @@ mod tests {
     fn read_into_spans_segments_and_sparse_tiles() {
         let mut m = GlobalMemory::new();
         m.map(0x1_fffd, 3, Init::Bytes(&[7, 8, 9])).unwrap();
-        m.map(0x2_0000, 0x2_0000, Init::Bytes(&[1; 0x2_0000])).unwrap();
+        m.map(0x2_0000, 0x2_0000, Init::Bytes(&[1; 0x2_0000]))
+            .unwrap();
         m.mark_sparse(0x2_0000, 0x1_0000).unwrap();
         let mut out = vec![0xaa; 0x1_0006];
         m.read_into(0x1_fffd, &mut out).unwrap();
