@@ -6,8 +6,9 @@
 //! is a [`TraceError`].
 
 use crate::exec::{Engine, RunOptions, Stats};
-use crate::trace::{Data, DataKind, Expect, Trace, TraceError};
+use crate::trace::{files, Data, DataKind, Expect, Trace, TraceError};
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
 use warpjit_runtime::Fault;
@@ -33,7 +34,7 @@ pub fn run_trace(
 /// faults; when none does, checks every `[[expect]]` against global memory.
 ///
 /// Diagnostics (with `opts.check`) go to `opts.diagnostics`. An error is returned only for a
-/// problem of the trace found while checking (an expectation's file unreadable).
+/// problem of the trace found while checking (an expectation's file unreadable or resized).
 pub fn run(
     trace: Trace,
     engine: &dyn Engine,
@@ -77,29 +78,65 @@ pub fn run(
     Ok(report)
 }
 
-/// Compares one expectation with global memory, adding its mismatches to the report.
+/// Bytes of an expectation compared at a time (a multiple of every element size).
+const CHUNK: usize = 1 << 20;
+
+/// Compares one expectation with global memory, adding its mismatches to the report. A `file`
+/// is read a chunk at a time (never whole), and memory is read a chunk at a time with one segment
+/// lookup per segment (non-resident tiles read 0), so memory use stays at two chunks whatever the
+/// size.
 fn check(trace: &Trace, e: &Expect, report: &mut TraceReport) -> Result<(), TraceError> {
     let len = e.data.byte_len();
-    let got = trace
-        .machine
-        .global
-        .read_bytes(e.addr, len)
-        .map_err(|err| trace.expect_error(e, err.to_string()))?;
-    let want = e.data.to_bytes().map_err(|err| {
-        let what = match &e.data {
-            Data::File { path, .. } => format!("cannot read {}: {err}", path.display()),
-            _ => err.to_string(),
-        };
-        trace.expect_error(e, what)
-    })?;
-    if want.len() != got.len() {
-        return Err(trace.expect_error(
-            e,
-            format!(
-                "the expected data changed size while running ({} bytes, was {len})",
-                want.len()
-            ),
-        ));
+    let mem = &trace.machine.global;
+    let mut got = vec![0; CHUNK.min(len as usize)];
+    let mut compare = |off: u64, want: &[u8], report: &mut TraceReport| {
+        let got = &mut got[..want.len()];
+        mem.read_into(e.addr.wrapping_add(off), got)
+            .map_err(|err| trace.expect_error(e, err.to_string()))?;
+        compare_chunk(e, off, want, got, report);
+        Ok::<(), TraceError>(())
+    };
+    match &e.data {
+        Data::File { path, .. } => {
+            let (file, now) =
+                files::open_regular(path).map_err(|message| trace.expect_error(e, message))?;
+            if now != len {
+                return Err(trace.expect_error(
+                    e,
+                    format!(
+                        "{} changed size while running ({now} bytes, was {len})",
+                        path.display()
+                    ),
+                ));
+            }
+            let mut file = file.take(len);
+            let mut want = vec![0; CHUNK.min(len as usize)];
+            let mut off = 0u64;
+            while off < len {
+                let n = CHUNK.min((len - off) as usize);
+                file.read_exact(&mut want[..n]).map_err(|err| {
+                    trace.expect_error(e, format!("cannot read {}: {err}", path.display()))
+                })?;
+                compare(off, &want[..n], report)?;
+                off += n as u64;
+            }
+        }
+        d => {
+            let want = d
+                .to_bytes()
+                .map_err(|err| trace.expect_error(e, err.to_string()))?;
+            for (k, w) in want.chunks(CHUNK).enumerate() {
+                compare((k * CHUNK) as u64, w, report)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Adds the mismatches of one chunk (`want` against `got`, `off` bytes into expectation `e`).
+fn compare_chunk(e: &Expect, off: u64, want: &[u8], got: &[u8], report: &mut TraceReport) {
+    if want == got {
+        return;
     }
     let kind = e.data.kind();
     let size = kind.element_size() as usize;
@@ -113,18 +150,18 @@ fn check(trace: &Trace, e: &Expect, report: &mut TraceReport) -> Result<(), Trac
         }
         report.mismatch_count += 1;
         if report.mismatches.len() < MAX_MISMATCHES {
+            let byte = off + (i * size) as u64;
             report.mismatches.push(Mismatch {
                 expect: e.index,
                 line: e.line,
                 kind,
-                index: i as u64,
-                addr: e.addr.wrapping_add((i * size) as u64),
+                index: byte / size as u64,
+                addr: e.addr.wrapping_add(byte),
                 expected: Value::new(kind, w),
                 got: Value::new(kind, g),
             });
         }
     }
-    Ok(())
 }
 
 /// What one launch did.

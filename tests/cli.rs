@@ -312,3 +312,54 @@ fn a_trace_path_with_a_directory_finds_its_side_files() {
         .expect("runs");
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
+
+#[test]
+fn error_output_is_bounded_whatever_the_input() {
+    // A program line of 5000 NUL bytes: a few hundred bytes of error, NULs escaped.
+    let o = warpjit(&["run", "tests/traces/fail/nul_program.toml"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.len() < 600, "{} bytes of error", err.len());
+    assert!(!err.contains('\0'), "{err}");
+    // A 2 MB line of junk in the trace itself.
+    let mut text = b"format = \"warpjit-trace/1\"\nx = ".to_vec();
+    text.extend(std::iter::repeat_n(b'\x01', 2_000_000));
+    let p = scratch("junk_line.toml", &text);
+    let o = warpjit(&["run", &p.to_string_lossy()]);
+    assert_eq!(code(&o), 2, "{}", &stderr(&o)[..stderr(&o).len().min(500)]);
+    assert!(stderr(&o).len() < 1000, "{} bytes of error", stderr(&o).len());
+}
+
+#[test]
+fn a_fifo_as_the_trace_is_refused_without_blocking() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let fifo = dir.join("fifo.toml");
+    let _ = std::fs::remove_file(&fifo);
+    let status = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warpjit"))
+        .args(["run", &fifo.to_string_lossy()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the warpjit binary runs");
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed().as_secs() > 20 {
+            let _ = child.kill();
+            panic!("warpjit blocked reading a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(2));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+        .expect("stderr");
+    assert!(err.contains("is a FIFO, not a regular file"), "{err}");
+}

@@ -1,22 +1,51 @@
 //! Global memory: a 64-bit byte address space in which only the trace's segments exist.
 //!
-//! Each segment is an anonymous `memmap2` map (or a copy-on-write map of a data file), placed so
-//! that host and guest addresses agree modulo 4096: a naturally aligned guest access is then a
-//! naturally aligned host access, which lets every access go through `Atomic*` types with
-//! `Relaxed` ordering. That keeps CTAs that run on several host threads and race on one address a
-//! guest-level race, never host undefined behaviour.
+//! Every segment is placed so that its host and guest addresses agree modulo 16: a naturally
+//! aligned guest access (at most 16 bytes) is then a naturally aligned host access, which lets
+//! every access go through `Atomic*` types with `Relaxed` ordering. That keeps CTAs that run on
+//! several host threads and race on one address a guest-level race, never host undefined
+//! behaviour. Where a segment lives:
+//!
+//! - **Small segments** (at most [`ARENA_SEGMENT_MAX`] bytes, zero-filled or with inline data)
+//!   are packed into shared anonymous arenas of 64 MiB, 16-byte aligned, so that a trace with
+//!   10^5 segments needs about as many host mappings as it has 64 MiB of data (Linux limits a
+//!   process to `vm.max_map_count`, 65530 by default, mappings). Untouched arena pages cost no
+//!   memory.
+//! - **Larger segments** get their own anonymous `memmap2` map, placed so that host and guest
+//!   addresses agree modulo 4096.
+//! - **Segments initialised from a file** are always memory-mapped copy-on-write, whatever their
+//!   size: an anonymous map of the whole segment, with the file mapped `MAP_PRIVATE | MAP_FIXED`
+//!   over its first pages (the rest of the file's last page reads 0, and the pages past it are the
+//!   anonymous zero-filled tail; no page past the file's end is ever file-backed, so no access can
+//!   raise `SIGBUS`). The file's first byte is then at a page boundary, so such a segment's base
+//!   must be a multiple of 16 ([`MemError::FileUnaligned`] otherwise); the file is never read
+//!   into memory.
+//!
+//! Segments are kept sorted by base: mapping is `O(log n)` to check overlaps, plus the insertion
+//! (`O(1)` when segments are mapped in increasing address order, as the trace loader does).
 //!
 //! Sparse tiles (docs/semantics.md §13) are a per-segment bitmap of non-resident 64 KiB tiles.
 
 use memmap2::{MmapMut, MmapOptions};
 use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// Sparse-tile granularity.
 pub const TILE_SIZE: u64 = 0x1_0000;
 
+/// Largest zero-filled or inline-data segment packed into a shared arena (1 MiB); larger ones, and
+/// every segment initialised from a file, get their own mapping.
+pub const ARENA_SEGMENT_MAX: u64 = 1 << 20;
+
+/// Bytes of one shared arena (address space only: untouched pages cost no memory).
+const ARENA_SIZE: usize = 64 << 20;
+
+/// Host and guest addresses of a segment in an arena or initialised from a file agree modulo this.
+const HOST_ALIGN: u64 = 16;
+
 /// A problem building global memory. Every variant is a trace (user) error.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum MemError {
     /// Two segments overlap.
     #[error("segment [{base:#x}, +{size:#x}) overlaps segment [{other:#x}, +{other_size:#x})")]
@@ -65,6 +94,18 @@ pub enum MemError {
         /// Length.
         len: u64,
     },
+    /// A segment initialised from a file starts at an address that is not a multiple of 16: its
+    /// file cannot be mapped with host and guest addresses agreeing modulo 16.
+    #[error(
+        "segment [{base:#x}, +{size:#x}) is initialised from a file, so its address must be a \
+         multiple of 16 (the file is memory-mapped at a page boundary)"
+    )]
+    FileUnaligned {
+        /// Base.
+        base: u64,
+        /// Size.
+        size: u64,
+    },
     /// The host could not map memory or the data file.
     #[error("cannot map memory: {0}")]
     Io(String),
@@ -74,7 +115,8 @@ pub enum MemError {
 pub struct Segment {
     base: u64,
     size: u64,
-    _map: MmapMut,
+    /// The segment's own map; `None` for a segment in an arena of its [`GlobalMemory`].
+    _map: Option<MmapMut>,
     /// Host address of guest byte `base`.
     host: *mut u8,
     /// Bit per tile from `base / TILE_SIZE`: set = non-resident. Empty = no sparse tiles.
@@ -144,7 +186,9 @@ pub enum Init<'a> {
     Zero,
     /// These bytes at the start, zeros after.
     Bytes(&'a [u8]),
-    /// A file's bytes at the start (memory-mapped copy-on-write when possible), zeros after.
+    /// A file's bytes at the start (always memory-mapped copy-on-write), zeros after. The file
+    /// must be a regular file, and must not shrink while the segment lives (a page of a mapped
+    /// file past its end raises `SIGBUS`).
     File(&'a File),
 }
 
@@ -153,6 +197,10 @@ pub enum Init<'a> {
 pub struct GlobalMemory {
     /// Sorted by base, non-overlapping.
     segs: Vec<Segment>,
+    /// Shared arenas holding small segments; the last one is being filled.
+    arenas: Vec<MmapMut>,
+    /// Bytes of the last arena in use.
+    arena_used: usize,
 }
 
 impl GlobalMemory {
@@ -166,15 +214,17 @@ impl GlobalMemory {
         &self.segs
     }
 
-    /// Maps a segment `[base, base + size)` with the given initial contents.
+    /// Maps a segment `[base, base + size)` with the given initial contents (see the module docs
+    /// for where it is placed).
     pub fn map(&mut self, base: u64, size: u64, init: Init<'_>) -> Result<(), MemError> {
         let Some(last) = size.checked_sub(1).and_then(|m| base.checked_add(m)) else {
             return Err(MemError::BadRange { base, size });
         };
-        if let Some(o) = self
-            .segs
-            .iter()
-            .find(|s| base <= s.last() && s.base <= last)
+        let at = self.segs.partition_point(|s| s.base < base);
+        let prev = at.checked_sub(1).map(|i| &self.segs[i]);
+        if let Some(o) = prev
+            .filter(|s| s.last() >= base)
+            .or_else(|| self.segs.get(at).filter(|s| s.base <= last))
         {
             return Err(MemError::Overlap {
                 base,
@@ -184,42 +234,41 @@ impl GlobalMemory {
             });
         }
         let io = |e: std::io::Error| MemError::Io(e.to_string());
-        let skew = (base % 4096) as usize;
         let len = usize::try_from(size).map_err(|_| MemError::BadRange { base, size })?;
-        let map = match init {
-            Init::File(f) => {
-                let flen = f.metadata().map_err(io)?.len();
-                if flen > size {
-                    return Err(MemError::DataTooLong { len: flen, size });
-                }
-                if skew == 0 && flen == size {
-                    // SAFETY: a private (copy-on-write) map: writes never reach the file. Another
-                    // process truncating the file could still fault the host; traces own their files.
-                    unsafe { MmapOptions::new().len(len).map_copy(f) }.map_err(io)?
-                } else {
-                    let mut m = MmapOptions::new().len(len + skew).map_anon().map_err(io)?;
-                    let mut r = std::io::BufReader::new(f);
-                    std::io::Read::read_exact(&mut r, &mut m[skew..skew + flen as usize])
-                        .map_err(io)?;
-                    m
-                }
-            }
-            Init::Bytes(b) => {
-                if b.len() as u64 > size {
-                    return Err(MemError::DataTooLong {
-                        len: b.len() as u64,
-                        size,
-                    });
-                }
-                let mut m = MmapOptions::new().len(len + skew).map_anon().map_err(io)?;
-                m[skew..skew + b.len()].copy_from_slice(b);
-                m
-            }
-            Init::Zero => MmapOptions::new().len(len + skew).map_anon().map_err(io)?,
+        let data_len = match init {
+            Init::Zero => 0,
+            Init::Bytes(b) => b.len() as u64,
+            Init::File(f) => f.metadata().map_err(io)?.len(),
         };
-        let mut map = map;
-        // SAFETY: skew < map length (len >= 1).
-        let host = unsafe { map.as_mut_ptr().add(skew) };
+        if data_len > size {
+            return Err(MemError::DataTooLong {
+                len: data_len,
+                size,
+            });
+        }
+        let (map, host) = match init {
+            Init::File(f) => {
+                if base % HOST_ALIGN != 0 {
+                    return Err(MemError::FileUnaligned { base, size });
+                }
+                let mut m = map_file(f, data_len as usize, len)?;
+                let host = m.as_mut_ptr();
+                (Some(m), host)
+            }
+            _ if size <= ARENA_SEGMENT_MAX => (None, self.arena_alloc(base, len)?),
+            _ => {
+                let skew = (base % 4096) as usize;
+                let mut m = MmapOptions::new().len(len + skew).map_anon().map_err(io)?;
+                // SAFETY: skew < the map's length (len >= 1).
+                let host = unsafe { m.as_mut_ptr().add(skew) };
+                (Some(m), host)
+            }
+        };
+        if let Init::Bytes(b) = init {
+            // SAFETY: `host` starts `len >= b.len()` fresh bytes no other segment uses, and no
+            // one else can reach them yet.
+            unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), host, b.len()) };
+        }
         let seg = Segment {
             base,
             size,
@@ -227,9 +276,33 @@ impl GlobalMemory {
             host,
             sparse: Vec::new(),
         };
-        let at = self.segs.partition_point(|s| s.base < base);
         self.segs.insert(at, seg);
         Ok(())
+    }
+
+    /// `len` (at most [`ARENA_SEGMENT_MAX`]) fresh zero bytes in an arena, at a host address equal
+    /// to `base` modulo 16.
+    fn arena_alloc(&mut self, base: u64, len: usize) -> Result<*mut u8, MemError> {
+        let want = (base % HOST_ALIGN) as usize;
+        let align = HOST_ALIGN as usize;
+        loop {
+            if let Some(a) = self.arenas.last_mut() {
+                let used = self.arena_used;
+                let start = used + (want + align - used % align) % align;
+                if start + len <= a.len() {
+                    self.arena_used = start + len;
+                    // SAFETY: start + len <= the arena's length. The arena is page aligned, so
+                    // the address is `want` modulo 16.
+                    return Ok(unsafe { a.as_mut_ptr().add(start) });
+                }
+            }
+            let arena = MmapOptions::new()
+                .len(ARENA_SIZE)
+                .map_anon()
+                .map_err(|e| MemError::Io(e.to_string()))?;
+            self.arenas.push(arena);
+            self.arena_used = 0;
+        }
     }
 
     /// Marks `[addr, addr + size)` non-resident; it must be 64 KiB aligned and lie in mapped
@@ -248,12 +321,15 @@ impl GlobalMemory {
             .filter(|t| *t <= u64::MAX / TILE_SIZE)
             .ok_or(bad("wraps the address space"))?;
         for tile in first_tile..=last_tile {
+            let (lo, hi) = (tile * TILE_SIZE, tile * TILE_SIZE + (TILE_SIZE - 1));
             let mut hit = false;
-            for s in self
+            // The segments meeting this tile: sorted and disjoint, so they are the ones just
+            // before the first segment starting past the tile.
+            let upto = self
                 .segs
-                .iter_mut()
-                .filter(|s| s.base / TILE_SIZE <= tile && tile <= s.last() / TILE_SIZE)
-            {
+                .partition_point(|s| s.base <= hi);
+            let from = self.segs[..upto].partition_point(|s| s.last() < lo);
+            for s in &mut self.segs[from..upto] {
                 let first = s.base / TILE_SIZE;
                 let ntiles = (s.last() / TILE_SIZE - first + 1) as usize;
                 if s.sparse.is_empty() {
@@ -312,22 +388,140 @@ impl GlobalMemory {
     }
 
     /// Reads `len` bytes as loads would (non-resident tiles read 0); the range may span adjacent
-    /// segments but every byte must be mapped.
+    /// segments but every byte must be mapped. See [`GlobalMemory::read_into`].
     pub fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, MemError> {
-        let mut out = Vec::with_capacity(len as usize);
-        let mut hint = 0;
-        for i in 0..len {
-            let a = addr
-                .checked_add(i)
-                .ok_or(MemError::Unmapped { addr, len })?;
-            match self.locate(a, 1, &mut hint) {
-                // SAFETY: locate returned a host address of a mapped byte.
-                Access::Host(p) => out.push(unsafe { load_u8(p) }),
-                Access::Sparse => out.push(0),
-                Access::Unmapped => return Err(MemError::Unmapped { addr, len }),
-            }
+        let n = usize::try_from(len).map_err(|_| MemError::Unmapped { addr, len })?;
+        if !self.covers(addr, len) {
+            return Err(MemError::Unmapped { addr, len });
         }
+        let mut out = vec![0; n];
+        self.read_into(addr, &mut out)?;
         Ok(out)
+    }
+
+    /// Whether every byte of `[addr, addr + len)` lies in a mapped segment (`true` when `len` is
+    /// 0). Takes `O(log n)` per segment the range spans.
+    pub fn covers(&self, addr: u64, len: u64) -> bool {
+        // Inclusive last bytes throughout: a range may end exactly at 2^64.
+        let Some(last) = len.checked_sub(1).map(|m| addr.checked_add(m)) else {
+            return true;
+        };
+        let Some(last) = last else {
+            return false;
+        };
+        let mut at = addr;
+        let Some(mut i) = self.segs.partition_point(|s| s.base <= at).checked_sub(1) else {
+            return false;
+        };
+        while let Some(s) = self.segs.get(i).filter(|s| s.base <= at && at <= s.last()) {
+            if s.last() >= last {
+                return true;
+            }
+            at = s.last() + 1;
+            i += 1;
+        }
+        false
+    }
+
+    /// Copies `out.len()` bytes from `addr` into `out` as loads would (non-resident tiles read 0),
+    /// a segment (or a tile) at a time; the range may span adjacent segments but every byte must be
+    /// mapped (else [`MemError::Unmapped`], `out` partly written). Reads with relaxed atomic loads,
+    /// so it is sound even while engines run.
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), MemError> {
+        let len = out.len() as u64;
+        let unmapped = MemError::Unmapped { addr, len };
+        if len == 0 {
+            return Ok(());
+        }
+        // Inclusive last bytes throughout: a range may end exactly at 2^64.
+        let last = addr.checked_add(len - 1).ok_or(unmapped.clone())?;
+        let mut at = addr;
+        let mut i = self
+            .segs
+            .partition_point(|s| s.base <= at)
+            .checked_sub(1)
+            .ok_or(unmapped.clone())?;
+        loop {
+            let s = self
+                .segs
+                .get(i)
+                .filter(|s| s.base <= at && at <= s.last())
+                .ok_or(unmapped.clone())?;
+            let stop = s.last().min(last);
+            loop {
+                let upto = if s.has_sparse() {
+                    (at / TILE_SIZE * TILE_SIZE + (TILE_SIZE - 1)).min(stop)
+                } else {
+                    stop
+                };
+                let dst = &mut out[(at - addr) as usize..=(upto - addr) as usize];
+                if s.tile_is_sparse(at) {
+                    dst.fill(0);
+                } else {
+                    // SAFETY: [at, upto] lies in the segment, so the bytes are in its map.
+                    unsafe { copy_out(s.host.add((at - s.base) as usize), dst) };
+                }
+                if upto == stop {
+                    break;
+                }
+                at = upto + 1;
+            }
+            if stop == last {
+                return Ok(());
+            }
+            at = stop + 1;
+            i += 1;
+        }
+    }
+}
+
+/// Maps a segment of `len` bytes whose first `file_len` (at most `len`) come from `f`: an
+/// anonymous map, with the file mapped privately over its first pages.
+fn map_file(f: &File, file_len: usize, len: usize) -> Result<MmapMut, MemError> {
+    let mut m = MmapOptions::new()
+        .len(len)
+        .map_anon()
+        .map_err(|e| MemError::Io(e.to_string()))?;
+    if file_len > 0 {
+        // SAFETY: MAP_FIXED replaces pages of our own fresh anonymous map (`file_len <= len`, and
+        // the kernel rounds up to the page holding the file's last byte, which the map covers),
+        // which nothing references yet; `m` unmaps the whole range when dropped. The mapping is
+        // private (copy-on-write): writes never reach the file. Another process truncating the file
+        // could still fault the host; traces own their files.
+        let p = unsafe {
+            libc::mmap(
+                m.as_mut_ptr().cast(),
+                file_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_FIXED,
+                f.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(MemError::Io(std::io::Error::last_os_error().to_string()));
+        }
+    }
+    Ok(m)
+}
+
+/// Copies `dst.len()` bytes from `src` with relaxed atomic loads (8 bytes at a time where aligned).
+///
+/// # Safety
+/// `src` must point to `dst.len()` bytes of a live mapping.
+unsafe fn copy_out(src: *mut u8, dst: &mut [u8]) {
+    let n = dst.len();
+    let head = (src.align_offset(8)).min(n);
+    for (i, d) in dst[..head].iter_mut().enumerate() {
+        *d = load_u8(src.add(i));
+    }
+    let mut i = head;
+    while i + 8 <= n {
+        dst[i..i + 8].copy_from_slice(&load_u64(src.add(i)).to_le_bytes());
+        i += 8;
+    }
+    for (k, d) in dst[i..].iter_mut().enumerate() {
+        *d = load_u8(src.add(i + k));
     }
 }
 
@@ -570,5 +764,116 @@ mod tests {
         assert!(matches!(m.locate(0x40000, 4, &mut h), Access::Host(_)));
         assert!(m.is_sparse(0x3ffff));
         assert_eq!(m.read_bytes(0x3fffe, 4).unwrap(), vec![0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn overlap_is_found_on_either_side() {
+        let mut m = GlobalMemory::new();
+        m.map(0x1000, 0x100, Init::Zero).unwrap();
+        m.map(0x3000, 0x100, Init::Zero).unwrap();
+        for (base, size) in [
+            (0x10ff, 1),
+            (0xfff, 2),
+            (0x2f00, 0x101),
+            (0x1000, 1),
+            (0, 0x4000),
+        ] {
+            assert!(
+                matches!(m.map(base, size, Init::Zero), Err(MemError::Overlap { .. })),
+                "{base:#x}+{size:#x}"
+            );
+        }
+        m.map(0x1100, 0x1f00, Init::Zero).unwrap();
+        assert!(m.covers(0x1000, 0x2100));
+        assert!(!m.covers(0x1000, 0x2101));
+        assert!(!m.covers(0xfff, 2));
+    }
+
+    #[test]
+    fn a_hundred_thousand_small_segments_share_arenas() {
+        let mut m = GlobalMemory::new();
+        let n = 100_000u64;
+        for i in 0..n {
+            // Mixed skews, some with data.
+            let base = 0x1_0000 + i * 0x40 + i % 16;
+            let init = if i % 3 == 0 {
+                Init::Bytes(&[1, 2, 3])
+            } else {
+                Init::Zero
+            };
+            m.map(base, 0x20, init).unwrap();
+        }
+        assert!(m.arenas.len() <= 2, "{} arenas", m.arenas.len());
+        let mut h = 0;
+        for i in [0, 1, 17, n - 1] {
+            let base = 0x1_0000 + i * 0x40 + i % 16;
+            let Access::Host(p) = m.locate(base, 1, &mut h) else {
+                panic!("unmapped")
+            };
+            assert_eq!(p as u64 % 16, base % 16, "host and guest agree modulo 16");
+            let want: &[u8] = if i % 3 == 0 { &[1, 2, 3, 0] } else { &[0; 4] };
+            assert_eq!(m.read_bytes(base, 4).unwrap(), want);
+        }
+    }
+
+    fn scratch_file(name: &str, bytes: &[u8]) -> File {
+        let p = std::env::temp_dir().join(format!("warpjit-mem-{}-{name}", std::process::id()));
+        std::fs::write(&p, bytes).unwrap();
+        let f = File::open(&p).unwrap();
+        let _ = std::fs::remove_file(&p);
+        f
+    }
+
+    #[test]
+    fn files_are_mapped_at_any_size_with_a_zero_tail() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8 + 1).collect();
+        let f = scratch_file("tail", &data);
+        let mut m = GlobalMemory::new();
+        // A page-unaligned base, and a segment two pages longer than the file.
+        m.map(0x1_0010, 5000 + 8192, Init::File(&f)).unwrap();
+        let s = &m.segments()[0];
+        assert!(s._map.is_some(), "a file segment has its own mapping");
+        assert_eq!(s.host_base() as u64 % 4096, 0, "the file starts a page");
+        let got = m.read_bytes(0x1_0010, 5000 + 8192).unwrap();
+        assert_eq!(&got[..5000], &data[..]);
+        assert!(got[5000..].iter().all(|&b| b == 0));
+        // Writes are private and land past the file's end too.
+        let mut h = 0;
+        for off in [0, 4999, 5000, 5000 + 8191] {
+            let Access::Host(p) = m.locate(0x1_0010 + off, 1, &mut h) else {
+                panic!("unmapped")
+            };
+            unsafe { store_u8(p, 0xee) };
+            assert_eq!(m.read_bytes(0x1_0010 + off, 1).unwrap(), vec![0xee]);
+        }
+        assert!(matches!(
+            m.map(0x2_0004, 5000, Init::File(&f)),
+            Err(MemError::FileUnaligned { .. })
+        ));
+        assert!(matches!(
+            m.map(0x3_0000, 4999, Init::File(&f)),
+            Err(MemError::DataTooLong { .. })
+        ));
+        let empty = scratch_file("empty", &[]);
+        m.map(0x4_0000, 16, Init::File(&empty)).unwrap();
+        assert_eq!(m.read_bytes(0x4_0000, 16).unwrap(), vec![0; 16]);
+    }
+
+    #[test]
+    fn read_into_spans_segments_and_sparse_tiles() {
+        let mut m = GlobalMemory::new();
+        m.map(0x1_fffd, 3, Init::Bytes(&[7, 8, 9])).unwrap();
+        m.map(0x2_0000, 0x2_0000, Init::Bytes(&[1; 0x2_0000]))
+            .unwrap();
+        m.mark_sparse(0x2_0000, 0x1_0000).unwrap();
+        let mut out = vec![0xaa; 0x1_0006];
+        m.read_into(0x1_fffd, &mut out).unwrap();
+        assert_eq!(&out[..3], &[7, 8, 9]);
+        assert!(out[3..0x1_0003].iter().all(|&b| b == 0), "sparse tile");
+        assert_eq!(&out[0x1_0003..], &[1, 1, 1]);
+        let mut out = [0; 4];
+        assert!(m.read_into(0x1_fffc, &mut out).is_err());
+        assert!(m.read_into(0x3_fffe, &mut out).is_err());
+        assert!(m.read_into(u64::MAX - 1, &mut out).is_err());
     }
 }

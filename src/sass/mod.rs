@@ -76,22 +76,103 @@ impl AsmError {
 
     /// `PATH:LINE:COL: error: MESSAGE`, then the offending line and a caret under the column,
     /// each indented by `  | `. `line_offset` is added to the line (for code embedded in a file).
+    /// The output is bounded whatever the input: see [`write_excerpt`].
     pub fn render(&self, path: &str, line_offset: u32) -> String {
-        let caret: String = self
-            .line_text
-            .chars()
-            .take(self.col.saturating_sub(1) as usize)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .chain(std::iter::once('^'))
-            .collect();
-        format!(
-            "{path}:{}:{}: error: {}\n  | {}\n  | {caret}",
+        let mut s = format!(
+            "{path}:{}:{}: error: {}",
             self.line.saturating_add(line_offset),
             self.col,
-            self.message,
-            self.line_text
-        )
+            bounded_message(&self.message)
+        );
+        // Writing to a String cannot fail.
+        let _ = write_excerpt(&mut s, &self.line_text, self.col);
+        s
     }
+}
+
+/// Characters of the offending line shown on each side of the column when the line is longer than
+/// `2 * EXCERPT_CONTEXT` characters.
+pub const EXCERPT_CONTEXT: usize = 60;
+
+/// Longest error message shown, in characters (longer ones are cut with `…`).
+pub const MESSAGE_MAX: usize = 400;
+
+/// How a character of user text is shown: control characters other than tab escaped (`\0`,
+/// `\x1b`, `\u{85}`), anything else as itself.
+fn shown(c: char, out: &mut String) {
+    match c {
+        '\t' => out.push('\t'),
+        '\0' => out.push_str("\\0"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        c if c.is_control() && (c as u32) < 0x80 => {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        }
+        c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+/// An error message as shown: control characters escaped (tabs too) and at most [`MESSAGE_MAX`]
+/// characters, then `…`.
+pub(crate) fn bounded_message(message: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in message.chars().enumerate() {
+        if i == MESSAGE_MAX {
+            out.push('…');
+            break;
+        }
+        if c == '\t' {
+            out.push_str("\\t");
+        } else {
+            shown(c, &mut out);
+        }
+    }
+    out
+}
+
+/// Writes `\n  | LINE\n  | CARET`: the offending line and a caret under 1-based character column
+/// `col`. Bounded whatever the line: a line longer than `2 * EXCERPT_CONTEXT` characters is cut to
+/// [`EXCERPT_CONTEXT`] characters on each side of the column, with `…` where text was cut; control
+/// characters are escaped (tabs kept, so that the caret lines up under them).
+pub(crate) fn write_excerpt(
+    out: &mut impl std::fmt::Write,
+    line: &str,
+    col: u32,
+) -> std::fmt::Result {
+    let n = line.chars().count();
+    let at = (col.saturating_sub(1) as usize).min(n);
+    let (start, end) = if n <= 2 * EXCERPT_CONTEXT {
+        (0, n)
+    } else {
+        let start = at
+            .saturating_sub(EXCERPT_CONTEXT)
+            .min(n - 2 * EXCERPT_CONTEXT);
+        (start, (start + 2 * EXCERPT_CONTEXT).min(n))
+    };
+    let mut text = String::new();
+    let mut caret = String::new();
+    if start > 0 {
+        text.push('…');
+        caret.push(' ');
+    }
+    for (i, c) in line.chars().enumerate().skip(start).take(end - start) {
+        let before = text.len();
+        shown(c, &mut text);
+        if i < at {
+            if c == '\t' {
+                caret.push('\t');
+            } else {
+                let width = text[before..].chars().count();
+                caret.extend(std::iter::repeat_n(' ', width));
+            }
+        }
+    }
+    if end < n {
+        text.push('…');
+    }
+    caret.push('^');
+    write!(out, "\n  | {text}\n  | {caret}")
 }
 
 /// One parsed instruction line: a per-lane op, or a control instruction (a block terminator).

@@ -1,13 +1,14 @@
 //! Trace errors and how they point into the text at fault.
 
-use crate::sass::AsmError;
+use crate::sass::{self, AsmError};
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// A place in a text file, with the message about it, rendered as
 /// `PATH:LINE:COL: error: MESSAGE` followed by the offending line and a caret under the column, each
-/// indented by `  | ` (as [`AsmError::render`] prints program errors).
+/// indented by `  | `, with the same bounds as [`AsmError::render`] (the line cut around the
+/// column, control characters escaped, the message at most [`sass::MESSAGE_MAX`] characters).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Located {
     /// The file (as the user named it, or joined to the trace's directory for side files).
@@ -30,40 +31,10 @@ impl fmt::Display for Located {
             self.path.display(),
             self.line,
             self.col,
-            self.message
+            sass::bounded_message(&self.message)
         )?;
-        write_excerpt(f, &self.line_text, self.col)
+        sass::write_excerpt(f, &self.line_text, self.col)
     }
-}
-
-/// Longest excerpt of the offending line shown; a longer line is cut around the column.
-const EXCERPT_CHARS: usize = 160;
-
-/// Writes the offending line and a caret under `col` (tabs kept so the caret lines up). A line
-/// longer than [`EXCERPT_CHARS`] is shown as a window around the column, with `...` for the rest.
-fn write_excerpt(f: &mut fmt::Formatter<'_>, line_text: &str, col: u32) -> fmt::Result {
-    let chars: Vec<char> = line_text.chars().collect();
-    let at = (col.saturating_sub(1) as usize).min(chars.len());
-    let (start, end) = if chars.len() <= EXCERPT_CHARS {
-        (0, chars.len())
-    } else {
-        let start = at.saturating_sub(EXCERPT_CHARS / 2);
-        (start, (start + EXCERPT_CHARS).min(chars.len()))
-    };
-    let window: String = chars[start..end].iter().collect();
-    let (pre, post) = (
-        if start > 0 { "..." } else { "" },
-        if end < chars.len() { "..." } else { "" },
-    );
-    write!(
-        f,
-        "\n  | {pre}{window}{post}\n  | {}",
-        if start > 0 { "   " } else { "" }
-    )?;
-    for &c in &chars[start..at] {
-        f.write_str(if c == '\t' { "\t" } else { " " })?;
-    }
-    f.write_str("^")
 }
 
 /// An invalid trace file, or an invalid program in one.
@@ -213,5 +184,30 @@ mod tests {
             l.to_string(),
             "t.toml:2:6: error: bad\n  | \tb = 2\n  | \t    ^"
         );
+    }
+
+    #[test]
+    fn excerpts_are_bounded_and_escaped() {
+        let long = format!("{}\0X{}", "a".repeat(10_000), "\0".repeat(10_000_000));
+        let s = Source::new(Path::new("t.toml"), long);
+        let l = s.at(&(10_000..10_000), "bad \0 \x1b[31m");
+        let shown = l.to_string();
+        assert!(shown.len() < 600, "{} bytes", shown.len());
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines[0], "t.toml:1:10001: error: bad \\0 \\x1b[31m");
+        assert_eq!(
+            lines[1],
+            format!("  | …{}\\0X{}…", "a".repeat(60), "\\0".repeat(58))
+        );
+        assert_eq!(lines[2], format!("  |  {}^", " ".repeat(60)));
+        // Short lines are whole; the caret skips escapes' widths.
+        let s = Source::new(Path::new("t.toml"), "\u{1}\tab".to_string());
+        assert_eq!(
+            s.at(&(3..3), "m").to_string(),
+            "t.toml:1:4: error: m\n  | \\x01\tab\n  |     \t ^"
+        );
+        let msg = "x".repeat(100_000);
+        let shown = s.at(&(0..0), msg).to_string();
+        assert!(shown.len() < 500 && shown.contains("x…\n"), "{shown}");
     }
 }

@@ -2,7 +2,8 @@
 
 use super::code::{value_offset, StringMap};
 use super::error::Source;
-use super::schema::{HasData, RawData, RawGlobal, RawLaunch, RawRegData, RawTrace};
+use super::files::{self, MAX_CODE_FILE_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
+use super::schema::{HasData, RawData, RawGlobal, RawLaunch, RawRegData, RawTrace, U64};
 use super::{
     formats, Buffer, ConstData, Data, DataKind, Expect, GlobalSegment, LaunchSpec, SparseRegion,
     Texture, TextureDim, Trace, TraceError, View, FORMAT, MAX_BLOCK, MAX_GRID, MAX_SHARED_BYTES,
@@ -11,7 +12,6 @@ use super::{
 use crate::exec::{Machine, DEFAULT_BUDGET};
 use crate::ir::Program;
 use crate::sass::{self, AsmError};
-use std::fs::{self, File};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,10 +25,16 @@ use warpjit_runtime::{BankMode, ConstBanks, GlobalMemory, MemError, SHARED_WINDO
 /// memory-mapped copy-on-write) and marks sparse tiles, and fills the constant banks.
 ///
 /// Side files (`file`, `code_file`) are relative to the trace's directory. Nothing runs.
+///
+/// The trace and its side files must be regular files (never a device or a FIFO); the trace is at
+/// most [`MAX_TRACE_BYTES`] with at most [`MAX_TRACE_VALUES`] values, a `code_file` at most
+/// [`MAX_CODE_FILE_BYTES`].
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
-    let bytes = fs::read(path).map_err(|e| TraceError::Unreadable {
-        path: path.to_path_buf(),
-        message: e.to_string(),
+    let bytes = files::read_limited(path, MAX_TRACE_BYTES, "a trace").map_err(|message| {
+        TraceError::Unreadable {
+            path: path.to_path_buf(),
+            message,
+        }
     })?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
@@ -41,6 +47,16 @@ pub fn load(path: &Path) -> Result<Trace, TraceError> {
         }
     };
     let src = Source::new(path, text);
+    if let Some(at) = files::value_past_limit(&src.text, MAX_TRACE_VALUES) {
+        return Err(src.invalid(
+            &(at..at),
+            format!(
+                "the trace holds more than {MAX_TRACE_VALUES} values (array elements, keys and \
+                 tables): put large data in a side file, `file = \"data.bin\"` (memory-mapped, \
+                 never parsed)"
+            ),
+        ));
+    }
     let raw: RawTrace = match toml::from_str(&src.text) {
         Ok(r) => r,
         Err(e) => {
@@ -67,6 +83,11 @@ fn sp<T: Copy>(s: &Spanned<T>) -> (T, Range<usize>) {
     (*s.get_ref(), s.span())
 }
 
+/// A spanned 64-bit value's value and span.
+fn sp64(s: &Spanned<U64>) -> (u64, Range<usize>) {
+    (s.get_ref().0, s.span())
+}
+
 impl Cx {
     fn invalid(&self, span: &Range<usize>, message: impl Into<String>) -> TraceError {
         self.src.invalid(span, message)
@@ -90,7 +111,7 @@ impl Cx {
 
         let mut shared_window = warpjit_runtime::DEFAULT_SHARED_WINDOW;
         if let Some(w) = raw.machine.as_ref().and_then(|m| m.shared_window.as_ref()) {
-            let (w, span) = sp(w);
+            let (w, span) = sp64(w);
             if w % SHARED_WINDOW_SIZE != 0 {
                 return Err(self.invalid(
                     &span,
@@ -140,34 +161,69 @@ impl Cx {
         })
     }
 
-    /// `[[global]]`: maps every segment.
+    /// `[[global]]`: checks every segment, then maps them in address order (so that mapping
+    /// 10^5 segments stays fast).
     fn globals(&self, raw: &RawTrace) -> Result<(GlobalMemory, Vec<GlobalSegment>), TraceError> {
-        let mut global = GlobalMemory::new();
-        let mut globals = Vec::new();
+        let mut globals = Vec::with_capacity(raw.global.len());
+        let mut spans = Vec::with_capacity(raw.global.len());
         for g in &raw.global {
-            let (addr, addr_span) = sp(&g.get_ref().addr);
+            let (addr, addr_span) = sp64(&g.get_ref().addr);
             let data = self.data(g.get_ref().data())?;
             let size = self.segment_size(g, &data)?;
-            let mapped = match &data {
-                None => global.map(addr, size, Init::Zero),
-                Some((Data::File { path, .. }, span)) => {
-                    let f = File::open(path).map_err(|e| self.side_file_error(span, path, &e))?;
-                    global.map(addr, size, Init::File(&f))
-                }
-                Some((d, _)) => {
-                    let bytes = d
-                        .to_bytes()
-                        .map_err(|e| self.invalid(&addr_span, e.to_string()))?;
-                    global.map(addr, size, Init::Bytes(&bytes))
-                }
-            };
-            mapped.map_err(|e| self.invalid(&addr_span, e.to_string()))?;
+            // A segment may end exactly at 2^64: its last byte must not wrap.
+            if size == 0 || addr.checked_add(size - 1).is_none() {
+                let e = MemError::BadRange { base: addr, size };
+                return Err(self.invalid(&addr_span, e.to_string()));
+            }
+            if matches!(data, Some((Data::File { .. }, _))) && addr % 16 != 0 {
+                let e = MemError::FileUnaligned { base: addr, size };
+                return Err(self.invalid(&addr_span, e.to_string()));
+            }
             globals.push(GlobalSegment {
                 addr,
                 size,
                 data: data.map(|(d, _)| d),
                 line: self.line(&g.span()),
             });
+            spans.push(addr_span);
+        }
+        // Sorted by address, two segments overlap only if two neighbours do. Of the overlapping
+        // neighbours, report the pair whose later table comes first in the file.
+        let mut order: Vec<usize> = (0..globals.len()).collect();
+        order.sort_by_key(|&i| (globals[i].addr, i));
+        let overlap = order
+            .windows(2)
+            .filter(|w| globals[w[0]].addr + globals[w[0]].size > globals[w[1]].addr)
+            .map(|w| (w[0].max(w[1]), w[0].min(w[1])))
+            .min();
+        if let Some((later, earlier)) = overlap {
+            let (g, o) = (&globals[later], &globals[earlier]);
+            let e = MemError::Overlap {
+                base: g.addr,
+                size: g.size,
+                other: o.addr,
+                other_size: o.size,
+            };
+            return Err(self.invalid(&spans[later], e.to_string()));
+        }
+        let mut global = GlobalMemory::new();
+        for &i in &order {
+            let g = &globals[i];
+            let mapped = match &g.data {
+                None => global.map(g.addr, g.size, Init::Zero),
+                Some(Data::File { path, .. }) => {
+                    let (f, _) = files::open_regular(path)
+                        .map_err(|message| self.invalid(&spans[i], message))?;
+                    global.map(g.addr, g.size, Init::File(&f))
+                }
+                Some(d) => {
+                    let bytes = d
+                        .to_bytes()
+                        .map_err(|e| self.invalid(&spans[i], e.to_string()))?;
+                    global.map(g.addr, g.size, Init::Bytes(&bytes))
+                }
+            };
+            mapped.map_err(|e| self.invalid(&spans[i], e.to_string()))?;
         }
         Ok((global, globals))
     }
@@ -191,7 +247,7 @@ impl Cx {
                 )),
             };
         };
-        let (size, span) = sp(s);
+        let (size, span) = sp64(s);
         if let Some(len) = len.filter(|&l| l > size) {
             let message = format!("size {size:#x} is smaller than the data ({len:#x} bytes)");
             return Err(self.invalid(&span, message));
@@ -210,8 +266,8 @@ impl Cx {
     ) -> Result<Vec<SparseRegion>, TraceError> {
         let mut sparse = Vec::new();
         for s in &raw.sparse {
-            let (addr, span) = sp(&s.get_ref().addr);
-            let (size, _) = sp(&s.get_ref().size);
+            let (addr, span) = sp64(&s.get_ref().addr);
+            let (size, _) = sp64(&s.get_ref().size);
             global
                 .mark_sparse(addr, size)
                 .map_err(|e| self.invalid(&span, e.to_string()))?;
@@ -224,15 +280,21 @@ impl Cx {
     fn expects(&self, raw: &RawTrace, global: &GlobalMemory) -> Result<Vec<Expect>, TraceError> {
         let mut expects = Vec::new();
         for (index, e) in raw.expect.iter().enumerate() {
-            let (addr, span) = sp(&e.get_ref().addr);
-            let Some((data, _)) = self.data(e.get_ref().data())? else {
+            let (addr, span) = sp64(&e.get_ref().addr);
+            let Some((data, data_span)) = self.data(e.get_ref().data())? else {
                 return Err(self.invalid(
                     &e.span(),
                     "[[expect]] needs one of the data keys u32, i32, f32, u8, file",
                 ));
             };
             let len = data.byte_len();
-            if !covered(global, addr, len) {
+            if len == 0 {
+                return Err(self.invalid(
+                    &data_span,
+                    "the expected data is empty: an expectation must check at least one byte",
+                ));
+            }
+            if !global.covers(addr, len) {
                 return Err(self.invalid(&span, MemError::Unmapped { addr, len }.to_string()));
             }
             expects.push(Expect {
@@ -267,10 +329,6 @@ impl Cx {
             ));
         }
         Ok(())
-    }
-
-    fn side_file_error(&self, span: &Range<usize>, path: &Path, e: &std::io::Error) -> TraceError {
-        self.invalid(span, format!("cannot read {}: {e}", path.display()))
     }
 
     /// The one data key of a table, if any, with its span.
@@ -312,21 +370,9 @@ impl Cx {
             (Data::U8(v.get_ref().clone()), v.span())
         } else if let Some(v) = d.file {
             let path = self.dir.join(v.get_ref());
-            let meta =
-                fs::metadata(&path).map_err(|e| self.side_file_error(&v.span(), &path, &e))?;
-            if !meta.is_file() {
-                return Err(self.invalid(
-                    &v.span(),
-                    format!("{} is not a regular file", path.display()),
-                ));
-            }
-            (
-                Data::File {
-                    path,
-                    len: meta.len(),
-                },
-                v.span(),
-            )
+            let (_, len) =
+                files::open_regular(&path).map_err(|message| self.invalid(&v.span(), message))?;
+            (Data::File { path, len }, v.span())
         } else {
             return Ok(None);
         };
@@ -387,13 +433,9 @@ impl Cx {
                     ),
                 ));
             }
-            let bytes = data.to_bytes().map_err(|e| {
-                let path = match &data {
-                    Data::File { path, .. } => path.clone(),
-                    _ => PathBuf::new(),
-                };
-                self.side_file_error(&data_span, &path, &e)
-            })?;
+            let bytes = data
+                .to_bytes()
+                .map_err(|e| self.invalid(&data_span, e.to_string()))?;
             let end = offset as u64 + bytes.len() as u64;
             if let Some(o) = consts.iter().find(|o| {
                 o.bank == bank
@@ -595,7 +637,7 @@ impl Cx {
             let (size, span) =
                 match (&t.size, len) {
                     (Some(s), len) => {
-                        let (size, span) = sp(s);
+                        let (size, span) = sp64(s);
                         if let Some(len) = len.filter(|&l| l > size) {
                             return Err(self.invalid(
                                 &span,
@@ -757,7 +799,7 @@ impl Cx {
         let budget = match &l.budget {
             None => DEFAULT_BUDGET,
             Some(b) => {
-                let (n, span) = sp(b);
+                let (n, span) = sp64(b);
                 if n == 0 {
                     return Err(self.invalid(&span, "budget must be at least 1 warp instruction"));
                 }
@@ -827,8 +869,8 @@ impl Cx {
             },
             (None, Some(file)) => {
                 let path = self.dir.join(file.get_ref());
-                let bytes =
-                    fs::read(&path).map_err(|e| self.side_file_error(&file.span(), &path, &e))?;
+                let bytes = files::read_limited(&path, MAX_CODE_FILE_BYTES, "a code_file")
+                    .map_err(|message| self.invalid(&file.span(), message))?;
                 let text = String::from_utf8(bytes).map_err(|_| {
                     self.invalid(
                         &file.span(),
@@ -880,24 +922,4 @@ impl Cx {
             error: e,
         }
     }
-}
-
-/// Whether every byte of `[addr, addr + len)` lies in a mapped segment.
-fn covered(mem: &GlobalMemory, addr: u64, len: u64) -> bool {
-    if len == 0 {
-        return true;
-    }
-    let Some(last) = addr.checked_add(len - 1) else {
-        return false;
-    };
-    let mut at = addr;
-    for s in mem.segments() {
-        if s.base() <= at && at <= s.last() {
-            if s.last() >= last {
-                return true;
-            }
-            at = s.last() + 1;
-        }
-    }
-    false
 }

@@ -18,6 +18,7 @@
 
 mod code;
 mod error;
+pub(crate) mod files;
 mod formats;
 mod load;
 mod schema;
@@ -25,6 +26,7 @@ mod schema;
 mod tests;
 
 pub use error::{Located, TraceError};
+pub use files::{MAX_CODE_FILE_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
 pub use load::load;
 
 use crate::exec::{self, Machine};
@@ -135,14 +137,17 @@ impl Data {
         }
     }
 
-    /// The bytes, little-endian (a file is read).
+    /// The bytes, little-endian (a file is read: exactly its length when the trace was loaded, an
+    /// error if it is no longer a regular file of that length).
     pub fn to_bytes(&self) -> std::io::Result<Vec<u8>> {
         Ok(match self {
             Data::U32(v) => v.iter().flat_map(|w| w.to_le_bytes()).collect(),
             Data::I32(v) => v.iter().flat_map(|w| w.to_le_bytes()).collect(),
             Data::F32(v) => v.iter().flat_map(|w| w.to_bits().to_le_bytes()).collect(),
             Data::U8(v) => v.clone(),
-            Data::File { path, .. } => std::fs::read(path)?,
+            Data::File { path, len } => {
+                files::read_exact_len(path, *len).map_err(std::io::Error::other)?
+            }
         })
     }
 }

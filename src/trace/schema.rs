@@ -1,8 +1,69 @@
 //! The trace file as TOML gives it: one serde struct per table, every key spanned so that a value
 //! found invalid after parsing can be pointed at. Unknown keys are errors everywhere.
 
+use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::Deserialize;
+use std::fmt;
 use toml::Spanned;
+
+/// A 64-bit unsigned value: a TOML integer (0 to 2^63 - 1, all TOML integers can hold), or a string
+/// holding a decimal or `0x` hexadecimal integer up to 2^64 - 1, with `_` allowed between digits
+/// (`"0xffff_ffff_ffff_f000"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct U64(pub(crate) u64);
+
+/// The value of a [`U64`] string, if it is one.
+pub(crate) fn parse_u64(s: &str) -> Option<u64> {
+    let (digits, radix) = match s.strip_prefix("0x") {
+        Some(h) => (h, 16),
+        None => (s, 10),
+    };
+    let ok_chars = digits.chars().all(|c| c == '_' || c.is_digit(radix));
+    if digits.is_empty()
+        || !ok_chars
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
+        return None;
+    }
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    u64::from_str_radix(&clean, radix).ok()
+}
+
+impl<'de> Deserialize<'de> for U64 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = U64;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a non-negative integer, or a string holding a decimal or 0x hexadecimal \
+                     integer below 2^64",
+                )
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<U64, E> {
+                u64::try_from(v)
+                    .map(U64)
+                    .map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<U64, E> {
+                Ok(U64(v))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<U64, E> {
+                parse_u64(s).map(U64).ok_or_else(|| {
+                    let shown: String = s.chars().take(40).collect();
+                    let more = if shown.len() < s.len() { "…" } else { "" };
+                    E::custom(format!(
+                        "invalid 64-bit value {shown:?}{more}: expected a decimal or 0x hexadecimal \
+                         integer from 0 to 0xffff_ffff_ffff_ffff (`_` allowed between digits)"
+                    ))
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
 
 /// Adds the data keys (`u32`, `i32`, `f32`, `u8`, `file`) to a table struct and implements
 /// [`HasData`] for it.
@@ -80,7 +141,7 @@ pub(crate) struct RawTrace {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawMachine {
     #[serde(default)]
-    pub(crate) shared_window: Option<Spanned<u64>>,
+    pub(crate) shared_window: Option<Spanned<U64>>,
 }
 
 with_data! {
@@ -88,9 +149,9 @@ with_data! {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     pub(crate) struct RawGlobal {
-        pub(crate) addr: Spanned<u64>,
+        pub(crate) addr: Spanned<U64>,
         #[serde(default)]
-        pub(crate) size: Option<Spanned<u64>>,
+        pub(crate) size: Option<Spanned<U64>>,
     }
 }
 
@@ -98,8 +159,8 @@ with_data! {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSparse {
-    pub(crate) addr: Spanned<u64>,
-    pub(crate) size: Spanned<u64>,
+    pub(crate) addr: Spanned<U64>,
+    pub(crate) size: Spanned<U64>,
 }
 
 with_data! {
@@ -139,7 +200,7 @@ with_data! {
         pub(crate) view: Option<Spanned<String>>,
         pub(crate) stride: Spanned<u32>,
         #[serde(default)]
-        pub(crate) size: Option<Spanned<u64>>,
+        pub(crate) size: Option<Spanned<U64>>,
     }
 }
 
@@ -166,7 +227,7 @@ pub(crate) struct RawLaunch {
     #[serde(default)]
     pub(crate) shared_bytes: Option<Spanned<u32>>,
     #[serde(default)]
-    pub(crate) budget: Option<Spanned<u64>>,
+    pub(crate) budget: Option<Spanned<U64>>,
     #[serde(default)]
     pub(crate) input: Vec<Spanned<RawRegData>>,
     #[serde(default)]
@@ -187,7 +248,7 @@ with_data! {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     pub(crate) struct RawExpect {
-        pub(crate) addr: Spanned<u64>,
+        pub(crate) addr: Spanned<U64>,
     }
 }
 

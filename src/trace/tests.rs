@@ -115,7 +115,8 @@ fn global_segments() {
     );
     assert_eq!(
         err("[[global]]\naddr = -1\nsize = 4\n"),
-        "3:8: invalid value: integer `-1`, expected u64"
+        "3:8: invalid value: integer `-1`, expected a non-negative integer, or a string holding a \
+         decimal or 0x hexadecimal integer below 2^64"
     );
     assert_eq!(
         err("[[global]]\naddr = 0x10\nu8 = [256]\n"),
@@ -182,7 +183,7 @@ fn side_files_are_relative_to_the_trace() {
         .map(|e| e.to_string())
         .unwrap_or_default();
     assert!(
-        e.contains(":4:8: error: ") && e.contains("is not a regular file"),
+        e.contains(":4:8: error: ") && e.contains("is a directory, not a regular file"),
         "{e}"
     );
     // A code file that is missing.
@@ -599,6 +600,314 @@ fn unreadable_and_non_utf8_traces() {
     let e = load(&path).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(
         e.contains("latin1.toml:2:6: error: the trace is not UTF-8 text"),
+        "{e}"
+    );
+}
+
+/// A scratch subdirectory for one test.
+fn scratch_sub(name: &str) -> PathBuf {
+    let d = scratch_dir().join(name);
+    std::fs::create_dir_all(&d).expect("dir");
+    d
+}
+
+/// Loads `text` written to `dir/t.toml`, expecting an error; its rendering.
+fn err_in(dir: &Path, text: &str) -> String {
+    let path = dir.join("t.toml");
+    std::fs::write(&path, text).expect("trace");
+    match load(&path) {
+        Ok(_) => panic!("loaded:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Makes a FIFO at `path`.
+fn mkfifo(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
+/// Runs `f` on another thread and fails if it takes more than 20 seconds (a read that blocks).
+fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(20))
+        .expect("finished in time (no blocking read)")
+}
+
+#[test]
+fn the_trace_must_be_a_bounded_regular_file() {
+    let dir = scratch_sub("trace_kinds");
+    let fifo = dir.join("fifo.toml");
+    mkfifo(&fifo);
+    let e = within_seconds(move || load(&fifo).err().map(|e| e.to_string()));
+    let e = e.expect("a FIFO is refused");
+    assert!(
+        e.contains("fifo.toml: error: cannot read the trace: ") && e.contains("is a FIFO"),
+        "{e}"
+    );
+    let e = load(Path::new("/dev/zero"))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("/dev/zero is a character device, not a regular file"),
+        "{e}"
+    );
+    let big = dir.join("big.toml");
+    let f = std::fs::File::create(&big).expect("file");
+    f.set_len(MAX_TRACE_BYTES + 1).expect("sparse file");
+    let e = load(&big).err().expect("refused").to_string();
+    assert!(
+        e.contains("is 67108865 bytes: a trace is limited to 67108864 bytes (64 MiB)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn side_files_must_be_bounded_regular_files() {
+    let dir = scratch_sub("side_kinds");
+    mkfifo(&dir.join("k.fifo"));
+    let d = dir.clone();
+    let e =
+        within_seconds(move || err_in(&d, &format!("{HEAD}[[launch]]\ncode_file = \"k.fifo\"\n")));
+    assert!(
+        e.contains("t.toml:3:13: error: ") && e.contains("k.fifo is a FIFO, not a regular file"),
+        "{e}"
+    );
+    let d = dir.clone();
+    let e = within_seconds(move || {
+        err_in(
+            &d,
+            &format!("{HEAD}[[global]]\naddr = 0x100\nsize = 8\nfile = \"k.fifo\"\n"),
+        )
+    });
+    assert!(
+        e.contains("t.toml:5:8: error: ") && e.contains("is a FIFO"),
+        "{e}"
+    );
+    let e = err_in(
+        &dir,
+        &format!("{HEAD}[[launch]]\ncode_file = \"/dev/zero\"\n"),
+    );
+    assert!(
+        e.contains("/dev/zero is a character device, not a regular file"),
+        "{e}"
+    );
+    let e = err_in(
+        &dir,
+        &format!("{HEAD}[[global]]\naddr = 0x100\nsize = 8\nfile = \"/dev/zero\"\n"),
+    );
+    assert!(e.contains("/dev/zero is a character device"), "{e}");
+    let e = err_in(
+        &dir,
+        &format!("{HEAD}[[expect]]\naddr = 0x100\nfile = \"/dev/zero\"\n"),
+    );
+    assert!(
+        e.contains("t.toml:4:8: error: ") && e.contains("character device"),
+        "{e}"
+    );
+    let big = dir.join("big.sass");
+    let f = std::fs::File::create(&big).expect("file");
+    f.set_len(MAX_CODE_FILE_BYTES + 1).expect("sparse file");
+    let e = err_in(
+        &dir,
+        &format!("{HEAD}[[launch]]\ncode_file = \"big.sass\"\n"),
+    );
+    assert!(
+        e.contains("t.toml:3:13: error: ")
+            && e.contains("is 16777217 bytes: a code_file is limited to 16777216 bytes (16 MiB)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_number_of_values_is_bounded() {
+    let dir = scratch_sub("values");
+    let n = MAX_TRACE_VALUES;
+    // `u8 = [` is two values, and n - 1 commas separate n elements: one value too many.
+    let mut text = format!("{HEAD}[[global]]\naddr = 0x100\nu8 = [0");
+    text.push_str(&",0".repeat(n - 1));
+    text.push_str("]\n");
+    let e = err_in(&dir, &text);
+    assert!(
+        e.contains("t.toml:4:")
+            && e.contains(&format!("more than {n} values"))
+            && e.contains("`file = "),
+        "{}",
+        &e[..e.len().min(500)]
+    );
+    assert!(e.len() < 1000, "the excerpt is cut");
+    // Commas in strings and comments do not count.
+    let mut ok_text = format!(
+        "{HEAD}# {}\n[[launch]]\ncode = \"\"\"\n// {}\nEXIT;\n\"\"\"\n",
+        ",".repeat(n),
+        ",".repeat(n)
+    );
+    ok_text.push_str("[[global]]\naddr = 0x100\nu8 = [0, 0]\n");
+    let path = dir.join("ok.toml");
+    std::fs::write(&path, ok_text).expect("trace");
+    if let Err(e) = load(&path) {
+        let e = e.to_string();
+        panic!(
+            "commas in comments and strings are not values: {}",
+            &e[..e.len().min(300)]
+        );
+    }
+}
+
+#[test]
+fn u64_values_may_be_strings() {
+    let t = ok(
+        "[[global]]\naddr = \"0xffff_ffff_ffff_f000\"\nsize = \"4095\"\n\
+                [[sparse]]\naddr = \"0xffff_ffff_ffff_0000\"\nsize = 0x10000\n\
+                [[expect]]\naddr = \"18446744073709547520\"\nu32 = [0]\n",
+    );
+    assert_eq!(t.globals[0].addr, 0xffff_ffff_ffff_f000);
+    assert_eq!(
+        t.globals[0].size, 4095,
+        "a segment ends at 2^64 - 1 at most"
+    );
+    assert_eq!(t.expects[0].addr, u64::MAX - 4095);
+    assert!(t.machine.global.is_sparse(u64::MAX - 1));
+    assert_eq!(
+        ok("[machine]\nshared_window = \"0x0200_0000\"\n").shared_window,
+        0x200_0000
+    );
+    let t = ok("[[launch]]\ncode = \"EXIT;\"\nbudget = \"1_000\"\n");
+    assert_eq!(t.launches[0].budget, 1000);
+    assert_eq!(
+        err("[[global]]\naddr = \"0xffff_ffff_ffff_f000\"\nsize = \"0x1000\"\n"),
+        "3:8: segment [0xfffffffffffff000, +0x1000) is empty or wraps the 64-bit address space"
+    );
+    for bad in [
+        "0x",
+        "",
+        "_1",
+        "1_",
+        "1__0",
+        "0x1_0000_0000_0000_0000",
+        "18446744073709551616",
+        "-1",
+        "+1",
+        "0X10",
+        "1e3",
+        " 1",
+    ] {
+        let e = err(&format!("[[global]]\naddr = {bad:?}\nsize = 4\n"));
+        assert!(e.starts_with("3:8: invalid 64-bit value"), "{bad:?}: {e}");
+    }
+    assert!(
+        err("[[expect]]\naddr = \"x\"\nu8 = [1]\n").starts_with("3:8: invalid 64-bit value \"x\"")
+    );
+    assert!(err("[[buffer]]\nslot = 0\nstride = 4\nsize = \"0x\"\n")
+        .starts_with("5:8: invalid 64-bit value"));
+}
+
+#[test]
+fn expectations_need_mapped_bytes() {
+    let seg = "[[global]]\naddr = 0x100\nsize = 8\n";
+    assert_eq!(
+        err(&format!("{seg}[[expect]]\naddr = 0x9000\nu32 = []\n")),
+        "7:7: the expected data is empty: an expectation must check at least one byte"
+    );
+    assert_eq!(
+        err(&format!("{seg}[[expect]]\naddr = 0xfc\nu32 = [0, 0]\n")),
+        "6:8: range [0xfc, +0x8) is not inside mapped global memory"
+    );
+    assert_eq!(
+        err(&format!(
+            "{seg}[[expect]]\naddr = \"0xffff_ffff_ffff_fffc\"\nu32 = [0, 0]\n"
+        )),
+        "6:8: range [0xfffffffffffffffc, +0x8) is not inside mapped global memory"
+    );
+}
+
+#[test]
+fn file_segments_are_mapped_and_16_byte_aligned() {
+    let dir = scratch_sub("file_align");
+    let data: Vec<u8> = (0..5000u32).map(|i| i as u8 | 1).collect();
+    std::fs::write(dir.join("d.bin"), &data).expect("file");
+    let path = dir.join("t.toml");
+    std::fs::write(
+        &path,
+        format!("{HEAD}[[global]]\naddr = 0x10010\nsize = 0x10000\nfile = \"d.bin\"\n"),
+    )
+    .expect("trace");
+    let t = load(&path).expect("trace");
+    let s = &t.machine.global.segments()[0];
+    assert_eq!(
+        s.host_base() as u64 % 4096,
+        0,
+        "the file is mapped at a page, not copied"
+    );
+    let got = t
+        .machine
+        .global
+        .read_bytes(0x10010, 0x10000)
+        .expect("mapped");
+    assert_eq!(&got[..5000], &data[..]);
+    assert!(got[5000..].iter().all(|&b| b == 0));
+    let e = err_in(
+        &dir,
+        &format!("{HEAD}[[global]]\naddr = 0x10008\nfile = \"d.bin\"\n"),
+    );
+    assert!(
+        e.contains("t.toml:3:8: error: segment [0x10008, +0x1388) is initialised from a file, so its address must be a multiple of 16"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_hundred_thousand_segments_load_quickly() {
+    let dir = scratch_sub("many");
+    let n = 100_000u64;
+    let mut text = String::from(HEAD);
+    // In reverse address order, with data, expectations and a few sparse tiles.
+    for i in (0..n).rev() {
+        let a = 0x10_0000 + i * 0x100;
+        text.push_str(&format!(
+            "[[global]]\naddr = {a:#x}\nsize = 0x40\nu32 = [{i}]\n"
+        ));
+    }
+    text.push_str("[[global]]\naddr = 0x1_0000_0000\nsize = 0x20000\n[[sparse]]\naddr = 0x1_0001_0000\nsize = 0x10000\n");
+    for i in (0..n).step_by(1000) {
+        text.push_str(&format!(
+            "[[expect]]\naddr = {:#x}\nu32 = [{i}, 0]\n",
+            0x10_0000 + i * 0x100
+        ));
+    }
+    text.push_str(EXIT);
+    let path = dir.join("t.toml");
+    std::fs::write(&path, text).expect("trace");
+    let start = std::time::Instant::now();
+    let t = load(&path).expect("trace");
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(t.globals.len() as u64, n + 1);
+    assert_eq!(t.machine.global.segments().len() as u64, n + 1);
+    assert!(secs < 20.0, "loading took {secs} s");
+    let r = crate::runner::run(t, &crate::interp::Interpreter, &Default::default()).expect("runs");
+    assert!(r.passed(), "{}", r.failure_text(5));
+    // Overlaps are still found among many segments, pointing at the later table.
+    let mut text = String::from(HEAD);
+    for i in 0..1000u64 {
+        text.push_str(&format!(
+            "[[global]]\naddr = {:#x}\nsize = 0x10\n",
+            (1000 - i) * 0x100
+        ));
+    }
+    text.push_str(
+        "[[global]]\naddr = 0x1ff08\nsize = 0x10\n[[global]]\naddr = 0x2ff0\nsize = 0x20\n",
+    );
+    let e = err_in(&dir, &text);
+    assert!(
+        e.contains(
+            "t.toml:3003:8: error: segment [0x1ff08, +0x10) overlaps segment [0x1ff00, +0x10)"
+        ),
         "{e}"
     );
 }
