@@ -19,8 +19,8 @@ pub const MAX_PROGRAM_BYTES: u64 = 4 << 20;
 
 /// Most values a trace may hold: array elements, keys and tables, counted as the `,`, `=`, `[`
 /// (`[[` once) and `{` outside strings and comments before the TOML is parsed, since the parsed
-/// document takes about 100 bytes per value. 2^20 values (about 4 MiB of `u32` data) load in
-/// under 300 MB; more data belongs in a side file.
+/// document takes 200 (array elements) to 450 (keys, tables) bytes per value. 2^20 values (about
+/// 4 MiB of `u32` data) load in at most about 470 MB; more data belongs in a side file.
 pub const MAX_TRACE_VALUES: usize = 1 << 20;
 
 /// What kind of file `meta` describes, for "not a regular file" messages.

@@ -28,8 +28,8 @@ use warpjit_runtime::{BankMode, ConstBanks, GlobalMemory, MemError, SHARED_WINDO
 /// Side files (`file`, `code_file`) are relative to the trace's directory. Nothing runs.
 ///
 /// The trace and its side files must be regular files (never a device or a FIFO); the trace is at
-/// most [`MAX_TRACE_BYTES`] with at most [`MAX_TRACE_VALUES`] values, a `code_file` at most
-/// [`MAX_CODE_FILE_BYTES`].
+/// most [`MAX_TRACE_BYTES`] with at most [`MAX_TRACE_VALUES`] values, its programs' text at most
+/// [`MAX_PROGRAM_BYTES`].
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
     let bytes = files::read_limited(path, MAX_TRACE_BYTES, "a trace").map_err(|message| {
         TraceError::Unreadable {

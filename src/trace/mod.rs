@@ -1,5 +1,5 @@
-//! Kernel trace files (`/work/shared/spec/trace-format.md`): the TOML model, its validation, and
-//! the machine and launches a trace describes.
+//! Kernel trace files (the `warpjit-trace/1` format, summarised in README.md): the TOML model, its
+//! validation, and the machine and launches a trace describes.
 //!
 //! [`load`] reads a trace, checks every key (unknown keys are errors), assembles its programs,
 //! maps its global memory and fills its constant banks, and returns a [`Trace`] ready to run (see
