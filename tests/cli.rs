@@ -327,7 +327,11 @@ fn error_output_is_bounded_whatever_the_input() {
     let p = scratch("junk_line.toml", &text);
     let o = warpjit(&["run", &p.to_string_lossy()]);
     assert_eq!(code(&o), 2, "{}", &stderr(&o)[..stderr(&o).len().min(500)]);
-    assert!(stderr(&o).len() < 1000, "{} bytes of error", stderr(&o).len());
+    assert!(
+        stderr(&o).len() < 1000,
+        "{} bytes of error",
+        stderr(&o).len()
+    );
 }
 
 #[test]

@@ -76,7 +76,9 @@ impl AsmError {
 
     /// `PATH:LINE:COL: error: MESSAGE`, then the offending line and a caret under the column,
     /// each indented by `  | `. `line_offset` is added to the line (for code embedded in a file).
-    /// The output is bounded whatever the input: see [`write_excerpt`].
+    /// The output is bounded whatever the input: the line is cut to [`EXCERPT_CONTEXT`] characters
+    /// each side of the column, control characters are escaped, the message is at most
+    /// [`MESSAGE_MAX`] characters.
     pub fn render(&self, path: &str, line_offset: u32) -> String {
         let mut s = format!(
             "{path}:{}:{}: error: {}",

@@ -10,13 +10,17 @@ use std::path::Path;
 /// memory-mapped, never parsed.
 pub const MAX_TRACE_BYTES: u64 = 64 << 20;
 
-/// Largest `code_file` read: 16 MiB of program text.
-pub const MAX_CODE_FILE_BYTES: u64 = 16 << 20;
+/// Most program text a trace may have assembled, over all its launches (inline `code` and
+/// `code_file` alike; a text used by several launches counts once), and so the largest `code_file`
+/// read: 4 MiB. An assembled instruction takes a few hundred bytes, so this bounds the programs to
+/// about 400 MB even for a text of nothing but `NOP;` lines; real listings (with addresses and
+/// scheduling comments, over 50 bytes an instruction) take far less.
+pub const MAX_PROGRAM_BYTES: u64 = 4 << 20;
 
 /// Most values a trace may hold: array elements, keys and tables, counted as the `,`, `=`, `[`
 /// (`[[` once) and `{` outside strings and comments before the TOML is parsed, since the parsed
-/// document takes about 100 bytes per value. 2^20 values (about 4 MiB of `u32` data) load in
-/// under 300 MB; more data belongs in a side file.
+/// document takes 200 (array elements) to 450 (keys, tables) bytes per value. 2^20 values (about
+/// 4 MiB of `u32` data) load in at most about 470 MB; more data belongs in a side file.
 pub const MAX_TRACE_VALUES: usize = 1 << 20;
 
 /// What kind of file `meta` describes, for "not a regular file" messages.

@@ -2,7 +2,7 @@
 
 use super::code::{value_offset, StringMap};
 use super::error::Source;
-use super::files::{self, MAX_CODE_FILE_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
+use super::files::{self, MAX_PROGRAM_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
 use super::schema::{HasData, RawData, RawGlobal, RawLaunch, RawRegData, RawTrace, U64};
 use super::{
     formats, Buffer, ConstData, Data, DataKind, Expect, GlobalSegment, LaunchSpec, SparseRegion,
@@ -12,6 +12,7 @@ use super::{
 use crate::exec::{Machine, DEFAULT_BUDGET};
 use crate::ir::Program;
 use crate::sass::{self, AsmError};
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,8 +28,8 @@ use warpjit_runtime::{BankMode, ConstBanks, GlobalMemory, MemError, SHARED_WINDO
 /// Side files (`file`, `code_file`) are relative to the trace's directory. Nothing runs.
 ///
 /// The trace and its side files must be regular files (never a device or a FIFO); the trace is at
-/// most [`MAX_TRACE_BYTES`] with at most [`MAX_TRACE_VALUES`] values, a `code_file` at most
-/// [`MAX_CODE_FILE_BYTES`].
+/// most [`MAX_TRACE_BYTES`] with at most [`MAX_TRACE_VALUES`] values, its programs' text at most
+/// [`MAX_PROGRAM_BYTES`].
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
     let bytes = files::read_limited(path, MAX_TRACE_BYTES, "a trace").map_err(|message| {
         TraceError::Unreadable {
@@ -76,6 +77,15 @@ pub fn load(path: &Path) -> Result<Trace, TraceError> {
 struct Cx {
     src: Source,
     dir: PathBuf,
+}
+
+/// The programs a trace's launches assembled so far.
+#[derive(Default)]
+struct Programs {
+    /// By (from a `code_file`, the `code` text or `code_file` value, `registers`).
+    done: HashMap<(bool, String, u32), (Arc<Program>, PathBuf)>,
+    /// Bytes of the distinct texts assembled.
+    bytes: u64,
 }
 
 /// A spanned value's value and span.
@@ -134,8 +144,9 @@ impl Cx {
         let buffers = self.buffers(&raw, &textures)?;
 
         let mut launches = Vec::new();
+        let mut programs = Programs::default();
         for (i, l) in raw.launch.iter().enumerate() {
-            launches.push(self.launch(i as u32, l)?);
+            launches.push(self.launch(i as u32, l, &mut programs)?);
         }
 
         let expects = self.expects(&raw, &global)?;
@@ -709,7 +720,12 @@ impl Cx {
         Ok(out)
     }
 
-    fn launch(&self, index: u32, l: &Spanned<RawLaunch>) -> Result<LaunchSpec, TraceError> {
+    fn launch(
+        &self,
+        index: u32,
+        l: &Spanned<RawLaunch>,
+        programs: &mut Programs,
+    ) -> Result<LaunchSpec, TraceError> {
         let table = l.span();
         let l = l.get_ref();
         if let Some(isa) = &l.isa {
@@ -806,7 +822,7 @@ impl Cx {
                 n
             }
         };
-        let (program, program_path) = self.program(l, &table, registers)?;
+        let (program, program_path) = self.program(l, &table, registers, programs)?;
         Ok(LaunchSpec {
             index,
             program,
@@ -837,13 +853,54 @@ impl Cx {
     }
 
     /// Assembles a launch's program from `code` or `code_file`.
+    /// The same text with the same `registers` is assembled once; the distinct texts may hold
+    /// [`MAX_PROGRAM_BYTES`] in all (an assembled program takes about 100 times its text's size).
     fn program(
         &self,
         l: &RawLaunch,
         table: &Range<usize>,
         registers: u32,
+        programs: &mut Programs,
     ) -> Result<(Arc<Program>, PathBuf), TraceError> {
         let opts = sass::AsmOptions { registers };
+        let key = match (&l.code, &l.code_file) {
+            (Some(code), None) => Some((false, code.get_ref().clone(), registers)),
+            (None, Some(file)) => Some((true, file.get_ref().clone(), registers)),
+            _ => None,
+        };
+        if let Some(p) = key.as_ref().and_then(|k| programs.done.get(k)) {
+            return Ok(p.clone());
+        }
+        let mut count = |len: usize, span: &Range<usize>| {
+            programs.bytes += len as u64;
+            if programs.bytes > MAX_PROGRAM_BYTES {
+                return Err(self.invalid(
+                    span,
+                    format!(
+                        "the trace's programs hold more than {MAX_PROGRAM_BYTES} bytes ({} MiB) of \
+                         text",
+                        MAX_PROGRAM_BYTES >> 20
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        let made = self.assemble(l, table, &opts, &mut count)?;
+        if let Some(k) = key {
+            programs.done.insert(k, made.clone());
+        }
+        Ok(made)
+    }
+
+    /// Reads (for `code_file`) and assembles a launch's program; `count` is told its text's size
+    /// first.
+    fn assemble(
+        &self,
+        l: &RawLaunch,
+        table: &Range<usize>,
+        opts: &sass::AsmOptions,
+        count: &mut impl FnMut(usize, &Range<usize>) -> Result<(), TraceError>,
+    ) -> Result<(Arc<Program>, PathBuf), TraceError> {
         match (&l.code, &l.code_file) {
             (Some(a), Some(b)) => {
                 let (first, second) = if a.span().start < b.span().start {
@@ -863,21 +920,25 @@ impl Cx {
                 table,
                 "[[launch]] needs `code` (the program text) or `code_file`",
             )),
-            (Some(code), None) => match sass::parse_program(code.get_ref(), &opts) {
-                Ok(p) => Ok((Arc::new(p), self.src.path.clone())),
-                Err(e) => Err(self.inline_program_error(code, e)),
-            },
+            (Some(code), None) => {
+                count(code.get_ref().len(), &code.span())?;
+                match sass::parse_program(code.get_ref(), opts) {
+                    Ok(p) => Ok((Arc::new(p), self.src.path.clone())),
+                    Err(e) => Err(self.inline_program_error(code, e)),
+                }
+            }
             (None, Some(file)) => {
                 let path = self.dir.join(file.get_ref());
-                let bytes = files::read_limited(&path, MAX_CODE_FILE_BYTES, "a code_file")
+                let bytes = files::read_limited(&path, MAX_PROGRAM_BYTES, "a code_file")
                     .map_err(|message| self.invalid(&file.span(), message))?;
+                count(bytes.len(), &file.span())?;
                 let text = String::from_utf8(bytes).map_err(|_| {
                     self.invalid(
                         &file.span(),
                         format!("{} is not UTF-8 text", path.display()),
                     )
                 })?;
-                match sass::parse_program(&text, &opts) {
+                match sass::parse_program(&text, opts) {
                     Ok(p) => Ok((Arc::new(p), path)),
                     Err(error) => Err(TraceError::Program {
                         path,

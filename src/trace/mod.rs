@@ -26,7 +26,7 @@ mod schema;
 mod tests;
 
 pub use error::{Located, TraceError};
-pub use files::{MAX_CODE_FILE_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
+pub use files::{MAX_PROGRAM_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
 pub use load::load;
 
 use crate::exec::{self, Machine};

@@ -713,14 +713,14 @@ fn side_files_must_be_bounded_regular_files() {
     );
     let big = dir.join("big.sass");
     let f = std::fs::File::create(&big).expect("file");
-    f.set_len(MAX_CODE_FILE_BYTES + 1).expect("sparse file");
+    f.set_len(MAX_PROGRAM_BYTES + 1).expect("sparse file");
     let e = err_in(
         &dir,
         &format!("{HEAD}[[launch]]\ncode_file = \"big.sass\"\n"),
     );
     assert!(
         e.contains("t.toml:3:13: error: ")
-            && e.contains("is 16777217 bytes: a code_file is limited to 16777216 bytes (16 MiB)"),
+            && e.contains("is 4194305 bytes: a code_file is limited to 4194304 bytes (4 MiB)"),
         "{e}"
     );
 }
@@ -908,6 +908,45 @@ fn a_hundred_thousand_segments_load_quickly() {
         e.contains(
             "t.toml:3003:8: error: segment [0x1ff08, +0x10) overlaps segment [0x1ff00, +0x10)"
         ),
+        "{e}"
+    );
+}
+
+#[test]
+fn program_text_is_bounded_and_assembled_once() {
+    let dir = scratch_sub("programs");
+    // 1.5 MiB of program text: three launches of it are one program; three texts are too many.
+    let text = format!("{}EXIT;\n", "NOP;\n".repeat(300_000));
+    for k in ["a", "b", "c"] {
+        std::fs::write(dir.join(format!("{k}.sass")), &text).expect("code");
+    }
+    let path = dir.join("same.toml");
+    let launch = |k: &str| format!("[[launch]]\ncode_file = \"{k}.sass\"\n");
+    std::fs::write(
+        &path,
+        format!("{HEAD}{}{}{}", launch("a"), launch("a"), launch("a")),
+    )
+    .expect("trace");
+    let t = load(&path).expect("one program, assembled once");
+    assert!(Arc::ptr_eq(&t.launches[0].program, &t.launches[2].program));
+    let e = err_in(
+        &dir,
+        &format!("{HEAD}{}{}{}", launch("a"), launch("b"), launch("c")),
+    );
+    assert!(
+        e.contains(
+            "t.toml:7:13: error: the trace's programs hold more than 4194304 bytes (4 MiB) of text"
+        ),
+        "{e}"
+    );
+    // Inline code counts too.
+    let inline = format!("[[launch]]\ncode = \"\"\"\n{text}\"\"\"\n");
+    let e = err_in(
+        &dir,
+        &format!("{HEAD}{}{}{inline}", launch("a"), launch("b")),
+    );
+    assert!(
+        e.contains("t.toml:7:8: error: the trace's programs hold more than"),
         "{e}"
     );
 }
