@@ -593,7 +593,10 @@ impl BodyRunner for JitRunner<'_> {
             let kind = jcx
                 .fault
                 .kind()
-                .unwrap_or(FaultKind::BudgetExhausted { budget: 0 });
+                .unwrap_or(FaultKind::BudgetExhausted {
+                    budget: 0,
+                    ctas: None,
+                });
             return Err(WarpFault {
                 kind,
                 lane: jcx.fault.lane,

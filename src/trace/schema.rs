@@ -81,6 +81,8 @@ pub(crate) struct RawTrace {
 pub(crate) struct RawMachine {
     #[serde(default)]
     pub(crate) shared_window: Option<Spanned<u64>>,
+    #[serde(default)]
+    pub(crate) launch_budget: Option<Spanned<u64>>,
 }
 
 with_data! {
