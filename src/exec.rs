@@ -87,7 +87,9 @@ impl Launch {
     /// Each CTA's share of a launch budget of `launch_budget` warp instructions:
     /// `launch_budget / ctas` (rounded down). A CTA's warps draw on it in the order they run.
     pub fn cta_share(&self, launch_budget: u64) -> u64 {
-        launch_budget.checked_div(self.ctas()).unwrap_or(launch_budget)
+        launch_budget
+            .checked_div(self.ctas())
+            .unwrap_or(launch_budget)
     }
     /// What starting one CTA costs against its share of the launch budget: [`CTA_START_INSTS`],
     /// plus one instruction per warp and one per [`SHARED_BYTES_PER_INST`] bytes of shared memory

@@ -317,7 +317,10 @@ fn a_trace_path_with_a_directory_finds_its_side_files() {
 fn more_than_four_threads_per_core_is_a_usage_error() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let max = 4 * cores;
-    for cmd in [&["run", "examples/gather.toml"][..], &["bench", "--iters", "1"]] {
+    for cmd in [
+        &["run", "examples/gather.toml"][..],
+        &["bench", "--iters", "1"],
+    ] {
         let too_many = (max + 1).to_string();
         let mut args = cmd.to_vec();
         args.extend(["--threads", &too_many]);

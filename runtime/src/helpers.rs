@@ -130,9 +130,12 @@ impl FaultSlot {
                 size as u64,
                 shared_bytes as u64,
             ),
-            FaultKind::BudgetExhausted { budget, ctas } => {
-                (code::BUDGET, budget, ctas.is_some() as u64, ctas.unwrap_or(0))
-            }
+            FaultKind::BudgetExhausted { budget, ctas } => (
+                code::BUDGET,
+                budget,
+                ctas.is_some() as u64,
+                ctas.unwrap_or(0),
+            ),
             FaultKind::StackOverflow { depth } => (code::STACK_OVERFLOW, depth as u64, 0, 0),
             FaultKind::BarrierDeadlock { barrier } => {
                 (code::BARRIER_DEADLOCK, barrier as u64, 0, 0)

@@ -109,10 +109,9 @@ impl Cx {
         if let Some(b) = raw.machine.as_ref().and_then(|m| m.launch_budget.as_ref()) {
             let (n, span) = sp(b);
             if n == 0 {
-                return Err(self.invalid(
-                    &span,
-                    "launch_budget must be at least 1 warp instruction",
-                ));
+                return Err(
+                    self.invalid(&span, "launch_budget must be at least 1 warp instruction")
+                );
             }
             launch_budget = n;
         }
