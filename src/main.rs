@@ -170,10 +170,12 @@ fn run(args: &RunArgs) -> u8 {
             };
             let _ = writeln!(
                 out,
-                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time), {} recompiled by tier 2 in the background in {:.3} ms; {} interpreted; {} instruction executions delegated to the interpreter; {} memory slow paths",
+                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time, longest {:.3} ms), {} recompiled by tier 2 in the background in {:.3} ms (longest {:.3} ms); {} interpreted; {} instruction executions delegated to the interpreter; {} memory slow paths",
                 count(c.blocks, "block"),
+                c.longest_nanos as f64 / 1e6,
                 count(c.tier2_blocks, "block"),
                 c.tier2_nanos as f64 / 1e6,
+                c.tier2_longest_nanos as f64 / 1e6,
                 count(t.interp_blocks, "block"),
                 t.delegated,
                 t.slow_paths
