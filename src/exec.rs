@@ -7,13 +7,16 @@ use crate::ir::Program;
 use std::sync::{Arc, Mutex};
 use warpjit_runtime::{BankMode, ConstBanks, Fault, GlobalMemory, DEFAULT_SHARED_WINDOW};
 
-/// The state launches share: global memory and the generic shared window.
+/// The state launches share: global memory, the generic shared window and the launch budget.
 pub struct Machine {
     /// Global memory segments and sparse tiles.
     pub global: GlobalMemory,
     /// Base of the 16 MiB shared window. Both engines accept any base; trace files keep it
     /// below 4 GiB and 16 MiB aligned.
     pub shared_window: u64,
+    /// The launch budget: warp instructions any one launch may issue in all, shared equally
+    /// among its CTAs (see [`Launch::cta_share`]). Default [`DEFAULT_LAUNCH_BUDGET`].
+    pub launch_budget: u64,
 }
 
 impl Default for Machine {
@@ -21,12 +24,28 @@ impl Default for Machine {
         Machine {
             global: GlobalMemory::new(),
             shared_window: DEFAULT_SHARED_WINDOW,
+            launch_budget: DEFAULT_LAUNCH_BUDGET,
         }
     }
 }
 
 /// Default per-warp instruction budget (warp instructions issued by one warp in one launch).
 pub const DEFAULT_BUDGET: u64 = 100_000_000;
+
+/// Default launch budget ([`Machine::launch_budget`]): 2^28 warp instructions per launch (about
+/// 8.6 * 10^9 lane-instructions in full warps; 7.7 times `benches/traces/loop_1g.toml`).
+pub const DEFAULT_LAUNCH_BUDGET: u64 = 1 << 28;
+
+/// Most threads (grid × block) one launch may have: 2^30, checked when a trace is loaded.
+pub const MAX_LAUNCH_THREADS: u64 = 1 << 30;
+
+/// What starting a CTA costs its share of the launch budget, besides one instruction per warp and
+/// one per [`SHARED_BYTES_PER_INST`] bytes of shared memory: about the host time of 16 compiled
+/// warp instructions.
+pub const CTA_START_INSTS: u64 = 16;
+
+/// Shared memory zeroed at a CTA's start that costs one instruction of the launch budget.
+pub const SHARED_BYTES_PER_INST: u64 = 256;
 
 /// One kernel launch, ready to run.
 #[derive(Clone)]
@@ -61,6 +80,25 @@ impl Launch {
     /// CTAs in the grid.
     pub fn ctas(&self) -> u64 {
         self.grid.iter().map(|&v| v as u64).product()
+    }
+    /// Threads in the launch (grid × block).
+    pub fn threads(&self) -> u128 {
+        self.ctas() as u128 * self.threads_per_cta() as u128
+    }
+    /// Each CTA's share of a launch budget of `launch_budget` warp instructions:
+    /// `launch_budget / ctas` (rounded down). A CTA's warps draw on it in the order they run.
+    pub fn cta_share(&self, launch_budget: u64) -> u64 {
+        launch_budget
+            .checked_div(self.ctas())
+            .unwrap_or(launch_budget)
+    }
+    /// What starting one CTA costs against its share of the launch budget: [`CTA_START_INSTS`],
+    /// plus one instruction per warp and one per [`SHARED_BYTES_PER_INST`] bytes of shared memory
+    /// (zeroed at the start).
+    pub fn cta_start_cost(&self) -> u64 {
+        CTA_START_INSTS
+            + self.warps_per_cta()
+            + (self.shared_bytes as u64).div_ceil(SHARED_BYTES_PER_INST)
     }
 }
 
@@ -129,9 +167,16 @@ impl Diagnostics {
     }
 }
 
+/// Most host threads a launch runs CTAs on: 4 × the host's available parallelism (more would
+/// only add threads, not speed). [`RunOptions::threads`] above it is clamped to it; `warpjit run`
+/// rejects it.
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()) * 4
+}
+
 /// How to run.
 pub struct RunOptions {
-    /// Host threads for CTAs (0 = all cores).
+    /// Host threads for CTAs (0 = all cores; more than [`max_threads`] is clamped to it).
     pub threads: usize,
     /// Report undefined behaviour as diagnostics.
     pub check: bool,

@@ -46,7 +46,7 @@ struct BenchArgs {
     /// Only the kernel with this name (stream, gather, const_table, addr128, loop).
     #[arg(long)]
     kernel: Option<String>,
-    /// Host threads (default: all cores).
+    /// Host threads (default: all cores; at most 4 × the cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Timed runs per engine (the best is reported).
@@ -64,7 +64,8 @@ struct RunArgs {
     /// Execution engine.
     #[arg(long, value_enum, default_value_t = EngineKind::Jit)]
     engine: EngineKind,
-    /// Host threads running CTAs (default: all cores; 0 also means all cores).
+    /// Host threads running CTAs (default: all cores; 0 also means all cores; at most 4 × the
+    /// cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Report undefined behaviour (docs/semantics.md §24) as diagnostics on stderr.
@@ -92,10 +93,30 @@ fn main() -> ExitCode {
     }
 }
 
+/// Checks `--threads`: at most [`warpjit::exec::max_threads`] (4 × the cores); more would only
+/// add host threads, not speed.
+fn check_threads(threads: Option<usize>, err: &mut impl Write) -> bool {
+    let max = warpjit::exec::max_threads();
+    match threads {
+        Some(n) if n > max => {
+            let _ = writeln!(
+                err,
+                "warpjit: error: --threads {n} is more than {max}, 4 × this host's {} cores",
+                max / 4
+            );
+            false
+        }
+        _ => true,
+    }
+}
+
 /// `warpjit run`: returns the exit status.
 fn run(args: &RunArgs) -> u8 {
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
+    if !check_threads(args.threads, &mut err) {
+        return 2;
+    }
     let jit = match args.engine {
         EngineKind::Interp => None,
         EngineKind::Jit => match Jit::new() {
@@ -149,10 +170,12 @@ fn run(args: &RunArgs) -> u8 {
             };
             let _ = writeln!(
                 out,
-                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time), {} recompiled by tier 2 in the background in {:.3} ms; {} interpreted; {} instruction executions delegated to the interpreter; {} memory slow paths",
+                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time, longest {:.3} ms), {} recompiled by tier 2 in the background in {:.3} ms (longest {:.3} ms); {} interpreted; {} instruction executions delegated to the interpreter; {} memory slow paths",
                 count(c.blocks, "block"),
+                c.longest_nanos as f64 / 1e6,
                 count(c.tier2_blocks, "block"),
                 c.tier2_nanos as f64 / 1e6,
+                c.tier2_longest_nanos as f64 / 1e6,
                 count(t.interp_blocks, "block"),
                 t.delegated,
                 t.slow_paths
@@ -223,6 +246,9 @@ fn bench(args: &BenchArgs) -> u8 {
     use warpjit::bench::{best_of, kernels, prepare, BLOCK};
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
+    if !check_threads(args.threads, &mut err) {
+        return 2;
+    }
     let opts = RunOptions {
         threads: args.threads.unwrap_or(0),
         ..RunOptions::default()

@@ -367,3 +367,29 @@ fn a_fifo_as_the_trace_is_refused_without_blocking() {
         .expect("stderr");
     assert!(err.contains("is a FIFO, not a regular file"), "{err}");
 }
+
+#[test]
+fn more_than_four_threads_per_core_is_a_usage_error() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max = 4 * cores;
+    for cmd in [
+        &["run", "examples/gather.toml"][..],
+        &["bench", "--iters", "1"],
+    ] {
+        let too_many = (max + 1).to_string();
+        let mut args = cmd.to_vec();
+        args.extend(["--threads", &too_many]);
+        let o = warpjit(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "warpjit: error: --threads {too_many} is more than {max}, 4 × this host's {cores} cores\n"
+            ),
+            "{args:?}"
+        );
+        assert!(stdout(&o).is_empty(), "{args:?}: {}", stdout(&o));
+    }
+    let o = warpjit(&["run", "examples/gather.toml", "--threads", &max.to_string()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}

@@ -31,10 +31,14 @@ pub enum FaultKind {
         /// The CTA's shared memory size.
         shared_bytes: u32,
     },
-    /// The per-warp instruction budget ran out (a guard against endless loops).
+    /// An instruction budget ran out (a guard against endless loops and oversized launches): the
+    /// per-warp budget, or a CTA's share of the launch budget.
     BudgetExhausted {
-        /// The budget, in warp instructions.
+        /// The budget, in warp instructions: the per-warp budget, or the whole launch's.
         budget: u64,
+        /// For the launch budget, the CTAs sharing it (each gets `budget / ctas`); `None` for the
+        /// per-warp budget.
+        ctas: Option<u64>,
     },
     /// Every live warp of a CTA waits at a barrier that can never complete.
     BarrierDeadlock {
@@ -62,9 +66,17 @@ impl fmt::Display for FaultKind {
                 "shared memory out of range: {size}-byte access at offset {:#x} (shared_bytes = {shared_bytes:#x})",
                 offset as i64
             ),
-            FaultKind::BudgetExhausted { budget } => {
+            FaultKind::BudgetExhausted { budget, ctas: None } => {
                 write!(f, "instruction budget exhausted: {budget} warp instructions")
             }
+            FaultKind::BudgetExhausted {
+                budget,
+                ctas: Some(ctas),
+            } => write!(
+                f,
+                "launch budget exhausted: a CTA's share is {} warp instructions (launch_budget = {budget} over {ctas} CTAs)",
+                budget.checked_div(ctas).unwrap_or(budget)
+            ),
             FaultKind::BarrierDeadlock { barrier } => {
                 write!(f, "barrier deadlock: BAR.SYNC {barrier} can never complete")
             }

@@ -43,7 +43,8 @@ pub mod code {
     /// [`FaultKind::SharedOutOfRange`](crate::FaultKind::SharedOutOfRange): a = offset, b = size,
     /// c = shared_bytes.
     pub const SHARED_OUT_OF_RANGE: u32 = 3;
-    /// [`FaultKind::BudgetExhausted`](crate::FaultKind::BudgetExhausted): a = budget.
+    /// [`FaultKind::BudgetExhausted`](crate::FaultKind::BudgetExhausted): a = budget, b = 1 for
+    /// the launch budget (0 for the per-warp one), c = CTAs.
     pub const BUDGET: u32 = 4;
     /// [`FaultKind::StackOverflow`](crate::FaultKind::StackOverflow): a = depth.
     pub const STACK_OVERFLOW: u32 = 5;
@@ -72,7 +73,10 @@ impl FaultSlot {
                 size: self.b as u32,
                 shared_bytes: self.c as u32,
             },
-            code::BUDGET => FaultKind::BudgetExhausted { budget: self.a },
+            code::BUDGET => FaultKind::BudgetExhausted {
+                budget: self.a,
+                ctas: (self.b != 0).then_some(self.c),
+            },
             code::STACK_OVERFLOW => FaultKind::StackOverflow {
                 depth: self.a as u32,
             },
@@ -105,7 +109,12 @@ impl FaultSlot {
                 size as u64,
                 shared_bytes as u64,
             ),
-            FaultKind::BudgetExhausted { budget } => (code::BUDGET, budget, 0, 0),
+            FaultKind::BudgetExhausted { budget, ctas } => (
+                code::BUDGET,
+                budget,
+                ctas.is_some() as u64,
+                ctas.unwrap_or(0),
+            ),
             FaultKind::StackOverflow { depth } => (code::STACK_OVERFLOW, depth as u64, 0, 0),
             FaultKind::BarrierDeadlock { barrier } => {
                 (code::BARRIER_DEADLOCK, barrier as u64, 0, 0)
@@ -157,7 +166,14 @@ mod tests {
                 size: 4,
                 shared_bytes: 256,
             },
-            FaultKind::BudgetExhausted { budget: 1000 },
+            FaultKind::BudgetExhausted {
+                budget: 1000,
+                ctas: None,
+            },
+            FaultKind::BudgetExhausted {
+                budget: 1 << 30,
+                ctas: Some(4096),
+            },
             FaultKind::StackOverflow { depth: 64 },
             FaultKind::BarrierDeadlock { barrier: 2 },
         ] {

@@ -7,11 +7,11 @@
 //! the one of the lowest-numbered faulting CTA, as with one thread.
 
 use super::ops::Cx;
-use super::warp::{run_warp, BodyRunner, Stop, WarpCtl, WarpFault};
-use crate::exec::{Diagnostic, Launch, Machine, RunOptions, Stats};
+use super::warp::{run_warp, BodyRunner, Budget, Stop, WarpCtl, WarpFault};
+use crate::exec::{max_threads, Diagnostic, Launch, Machine, RunOptions, Stats};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 
 /// Host-thread scratch reused across CTAs: warp states, shared memory and the body runner.
@@ -98,21 +98,41 @@ pub fn run_grid(
                 a
             })
     };
-    let stats = if opts.threads == 0 {
-        work()
-    } else {
-        match rayon::ThreadPoolBuilder::new()
-            .num_threads(opts.threads)
-            .build()
-        {
-            Ok(pool) => pool.install(work),
-            Err(_) => work(),
-        }
+    let stats = match pool(opts.threads) {
+        Some(pool) => pool.install(work),
+        None => work(),
     };
     match fault.into_inner().ok().flatten() {
         Some((_, f)) => Err(f),
         None => Ok(stats),
     }
+}
+
+/// The rayon pool for `threads` host threads (clamped to [`max_threads`]), built once and reused
+/// by every later launch with the same count; `None` for the global pool (`threads` 0, all cores,
+/// or a pool that cannot be built). One pool is kept: asking for another count replaces it (the
+/// old one ends when its last launch does).
+pub fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+    static POOL: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
+    let threads = threads.min(max_threads());
+    if threads == 0 {
+        return None;
+    }
+    let mut slot = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((n, p)) = slot.as_ref() {
+        if *n == threads {
+            return Some(p.clone());
+        }
+    }
+    let p = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("warpjit-cta-{i}"))
+            .build()
+            .ok()?,
+    );
+    *slot = Some((threads, p.clone()));
+    Some(p)
 }
 
 /// The registers a thread may read before writing them (live into the entry block): the only
@@ -155,6 +175,30 @@ pub fn run_cta(
     let threads = launch.threads_per_cta();
     let nw = launch.warps_per_cta() as usize;
     let clear = &s.clear;
+    // The CTA's share of the launch budget, less its start (16, one per warp, one per 256 bytes
+    // of shared memory zeroed): a CTA that cannot even start faults at warp 0's first
+    // instruction, before any of that work.
+    let share = launch.cta_share(machine.launch_budget);
+    let start = launch.cta_start_cost();
+    if start > share {
+        return Err(Fault {
+            kind: FaultKind::BudgetExhausted {
+                budget: machine.launch_budget,
+                ctas: Some(launch.ctas()),
+            },
+            launch: launch.index,
+            cta,
+            warp: 0,
+            lane: 0,
+            pc: prog.blocks.first().map_or(0, |b| b.pc),
+        });
+    }
+    let mut budget = Budget {
+        warp: launch.budget,
+        launch: machine.launch_budget,
+        ctas: launch.ctas(),
+        cta_left: share - start,
+    };
     while s.warps.len() < nw {
         s.warps.push(WarpState::new_boxed(0));
         s.ctls.push(WarpCtl::default());
@@ -254,7 +298,7 @@ pub fn run_cta(
                 &mut s.warps[wi],
                 &mut s.ctls[wi],
                 &mut cx,
-                launch.budget,
+                &mut budget,
                 &mut stats,
                 &mut diag,
             )
@@ -294,4 +338,110 @@ pub fn run_cta(
         }
     }
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::warp::Interp;
+    use std::collections::HashSet;
+    use std::thread::ThreadId;
+    use warpjit_runtime::{BankMode, ConstBanks};
+
+    fn launch(grid: u32, text: &str) -> Launch {
+        let program = crate::sass::parse_program(text, &Default::default()).expect("assembles");
+        Launch {
+            index: 0,
+            program: Arc::new(program),
+            grid: [grid, 1, 1],
+            block: [64, 1, 1],
+            mode: BankMode::Compute,
+            shared_bytes: 0,
+            consts: Arc::new(ConstBanks::new()),
+            budget: 1_000_000,
+        }
+    }
+
+    const LOOP: &str = "
+        MOV32I R1, 0x200;
+    .L_loop:
+        IADD32I R1, R1, -0x1;
+        ISETP.NE.AND P0, PT, R1, RZ, PT;
+    @P0 BRA `(.L_loop);
+        EXIT;
+    ";
+
+    /// Launches with the same thread count share one pool: CTAs of two launches run on at most
+    /// that many host threads in all (a pool per launch would bring new threads each time).
+    #[test]
+    fn launches_reuse_one_pool() {
+        let l = launch(64, LOOP);
+        let machine = Machine::default();
+        let opts = RunOptions {
+            threads: 3,
+            ..RunOptions::default()
+        };
+        let seen = Mutex::new(HashSet::<ThreadId>::new());
+        let make = || -> Box<dyn BodyRunner> {
+            seen.lock().unwrap().insert(std::thread::current().id());
+            Box::new(Interp)
+        };
+        for _ in 0..4 {
+            run_grid(&machine, &l, &opts, &make).expect("runs");
+        }
+        let n = seen.lock().unwrap().len();
+        assert!((1..=3).contains(&n), "CTAs ran on {n} host threads");
+        assert!(Arc::ptr_eq(&pool(3).unwrap(), &pool(3).unwrap()));
+        assert!(pool(0).is_none());
+        assert!(pool(usize::MAX).unwrap().current_num_threads() <= max_threads());
+    }
+
+    /// A CTA's warps draw on its share of the launch budget in the order they run; the share,
+    /// and so the fault, is the same whatever the thread count.
+    #[test]
+    fn the_launch_budget_is_shared_per_cta() {
+        let l = launch(4, LOOP);
+        // Per CTA: 2 warps, each 1 + 512 * 3 + 1 = 1538 warp instructions, plus 16 + 2 to start.
+        let need = 2 * 1538 + 18;
+        for threads in [1, 3] {
+            let opts = RunOptions {
+                threads,
+                ..RunOptions::default()
+            };
+            let run = |budget: u64| {
+                let machine = Machine {
+                    launch_budget: budget,
+                    ..Machine::default()
+                };
+                run_grid(&machine, &l, &opts, &|| Box::new(Interp))
+            };
+            let s = run(4 * need).expect("exactly enough");
+            assert_eq!(s.warp_insts, 4 * (need - 18));
+            let f = run(4 * need - 1).expect_err("one short");
+            assert_eq!(
+                f.kind,
+                FaultKind::BudgetExhausted {
+                    budget: 4 * need - 1,
+                    ctas: Some(4)
+                }
+            );
+            // CTA 0's share is one short: warp 1 faults at its last instruction, the EXIT.
+            assert_eq!((f.cta, f.warp, f.lane), ([0, 0, 0], 1, 0));
+            assert_eq!(f.pc, l.program.blocks.last().unwrap().pc);
+            // Not enough to start: warp 0 faults before its first instruction.
+            let f = run(4 * 18 - 1).expect_err("cannot start");
+            assert_eq!((f.cta, f.warp, f.lane, f.pc), ([0, 0, 0], 0, 0, 0x8));
+            // The per-warp budget binds when it leaves less.
+            let mut short = l.clone();
+            short.budget = 100;
+            let f = run_grid(&Machine::default(), &short, &opts, &|| Box::new(Interp));
+            assert_eq!(
+                f.expect_err("per-warp budget").kind,
+                FaultKind::BudgetExhausted {
+                    budget: 100,
+                    ctas: None
+                }
+            );
+        }
+    }
 }

@@ -9,8 +9,10 @@
 //! - Whenever the active mask is empty, the warp pops entries until one still has live lanes
 //!   (its mask minus exited lanes) and continues there; an empty stack ends the warp.
 //!
-//! The instruction budget counts issued warp instructions (terminators that are written
-//! instructions included); the instruction that would exceed it faults instead of executing.
+//! The instruction budgets count issued warp instructions (terminators that are written
+//! instructions included): the warp's own, and its CTA's share of the launch budget, which the
+//! CTA's warps draw on in the order they run ([`Budget`]). The instruction that would exceed
+//! either faults instead of executing.
 
 use super::lanes::lanes;
 use super::ops::{exec_op, Cx, LaneFault};
@@ -51,6 +53,19 @@ pub struct WarpCtl {
     pub stack: Vec<Entry>,
     /// Warp instructions issued so far (against the budget).
     pub issued: u64,
+}
+
+/// The instruction budgets a warp draws on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Warp instructions one warp may issue ([`crate::exec::Launch::budget`]).
+    pub warp: u64,
+    /// The launch budget ([`crate::exec::Machine::launch_budget`]), for the fault.
+    pub launch: u64,
+    /// CTAs sharing the launch budget, for the fault.
+    pub ctas: u64,
+    /// What is left of this CTA's share of the launch budget.
+    pub cta_left: u64,
 }
 
 /// Why a warp stopped running.
@@ -186,7 +201,7 @@ pub fn run_warp(
     w: &mut WarpState,
     ctl: &mut WarpCtl,
     cx: &mut Cx<'_>,
-    budget: u64,
+    budget: &mut Budget,
     stats: &mut Stats,
     diag: &mut dyn FnMut(u32, u32, String),
 ) -> Result<Stop, WarpFault> {
@@ -210,9 +225,24 @@ pub fn run_warp(
         let term_pc = block.term.pc();
         let n = block.insts.len() as u64;
         let total = n + term_pc.is_some() as u64;
-        if ctl.issued + total > budget {
+        // The warp's own budget binds when it leaves no more than the CTA's share does.
+        let warp_left = budget.warp.saturating_sub(ctl.issued);
+        let (left, kind) = if warp_left <= budget.cta_left {
+            let kind = FaultKind::BudgetExhausted {
+                budget: budget.warp,
+                ctas: None,
+            };
+            (warp_left, kind)
+        } else {
+            let kind = FaultKind::BudgetExhausted {
+                budget: budget.launch,
+                ctas: Some(budget.ctas),
+            };
+            (budget.cta_left, kind)
+        };
+        if total > left {
             // Step to the exact instruction that exceeds the budget.
-            let left = (budget - ctl.issued) as usize;
+            let left = left as usize;
             let pc = block
                 .insts
                 .get(left)
@@ -223,12 +253,13 @@ pub fn run_warp(
             count(stats, done as u64, w.active);
             run_insts(&block.insts[..done], w, cx, diag)?;
             return Err(WarpFault {
-                kind: FaultKind::BudgetExhausted { budget },
+                kind,
                 lane: first_active(w),
                 pc,
             });
         }
         ctl.issued += total;
+        budget.cta_left -= total;
         count(stats, total, w.active);
         runner.run_body(ctl.block, block, w, cx, stats, diag)?;
         match block.term {

@@ -11,8 +11,14 @@
 //! threshold. A block that then runs [`Jit::hot_threshold`] more times on one host thread (default
 //! [`DEFAULT_HOT_THRESHOLD`]) is recompiled by tier 2 (the backtracking allocator) on a background
 //! thread, off the critical path, and its address swapped in when ready. Both tiers produce the
-//! same results. Blocks longer than [`MAX_BLOCK_INSTS`] instructions stay interpreted (counted in
-//! `--stats` as interpreted blocks).
+//! same results.
+//!
+//! Compile time grows with a block's length and, much more, with its memory instructions (each
+//! has an inline fast path and a cold slow path; a 128-bit global load costs about 60 times an
+//! add). So that no compile takes long (about 50 ms at tier 1 and 200 ms at tier 2 on a slow
+//! host), a block is compiled in pieces of at most [`MAX_PIECE_WEIGHT`] by [`weight`], one
+//! function each, run one after the other; the state a later piece needs is stored at a piece's
+//! end as at a block's.
 //! With `--check`, every block is interpreted (diagnostics need the per-lane interpreter).
 //!
 //! One JIT module and one Cranelift context per tier are reused for every function.
@@ -28,8 +34,8 @@ pub mod scalar;
 use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
 use crate::interp::cta::run_grid;
 use crate::interp::ops::Cx;
-use crate::interp::warp::{run_body, BodyRunner, Interp, WarpFault};
-use crate::ir::{Block, BlockId, Program};
+use crate::interp::warp::{run_insts, BodyRunner, Interp, WarpFault};
+use crate::ir::{Block, BlockId, Inst, MemSize, Op, Program, Src};
 use abi::{BlockFn, JitCx};
 use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
@@ -38,7 +44,8 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use warpjit_runtime::helpers::FaultSlot;
@@ -48,8 +55,60 @@ use warpjit_runtime::{Fault, FaultKind, WarpState};
 pub const DEFAULT_THRESHOLD: u32 = 2;
 /// Executions of a tier-1 block (on one host thread) before tier 2 recompiles it.
 pub const DEFAULT_HOT_THRESHOLD: u32 = 64;
-/// Longest block compiled (longer ones are interpreted).
-pub const MAX_BLOCK_INSTS: usize = 512;
+/// Most [`weight`] one compiled function holds; longer blocks are compiled in pieces.
+pub const MAX_PIECE_WEIGHT: u32 = 512;
+
+/// What an instruction costs to compile (the unit is about 100 us of tier-1 or 400 us of tier-2
+/// time). Measured one kind at a time on blocks of 500 copies whose results all stay live (a
+/// loop body), both tiers and variants, on a 2-core host: with many values live, tier 2's
+/// register allocation dominates, about 0.6-2 ms per ALU instruction in a 250-instruction
+/// function (LOP3 3 ms, P2R 7 ms), less in shorter ones; memory instructions (an inline fast path
+/// and a cold slow path each) cost 0.8-1.8 ms at tier 1 and 2.5-9 ms at tier 2, growing with the
+/// access size, generic `LD`/`ST` (a global and a shared path) the most. A piece of
+/// [`MAX_PIECE_WEIGHT`] then compiles in about 50 ms at tier 1 and 200 ms at tier 2 at most.
+pub fn weight(inst: &Inst) -> u32 {
+    let mem = |size: MemSize| match size {
+        MemSize::B128 => 24,
+        MemSize::B64 => 16,
+        MemSize::B32 => 12,
+        _ => 14,
+    };
+    let reg = |s: &Src| !matches!(s, Src::Imm(_));
+    match &inst.op {
+        Op::Ldg(o) => mem(o.size),
+        Op::Stg(o) => mem(o.size),
+        Op::Lds(o) => mem(o.size),
+        Op::Sts(o) => mem(o.size),
+        Op::Ld(o) => mem(o.size) + 8,
+        Op::St(o) => mem(o.size) + 8,
+        Op::Ldc(o) if !o.a.is_rz() => 12,
+        Op::Bfe(o) if o.brev || reg(&o.b) => 12,
+        Op::Bfi(o) if reg(&o.b) => 12,
+        Op::P2r(_) => 16,
+        Op::Shl(o) if reg(&o.b) => 8,
+        Op::Shr(o) if o.brev || reg(&o.b) => 8,
+        Op::Lop3(_) | Op::Sel(_) | Op::Imnmx(_) | Op::Xmad(_) => 8,
+        Op::Nop(_) | Op::Membar(_) | Op::Depbar(_) => 1,
+        _ => 4,
+    }
+}
+
+/// Splits a block's instructions into pieces of at most [`MAX_PIECE_WEIGHT`] (an instruction
+/// heavier than that alone); a block without instructions is one empty piece.
+pub fn pieces(insts: &[Inst]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut w) = (0, 0);
+    for (i, inst) in insts.iter().enumerate() {
+        let x = weight(inst);
+        if i > start && w + x > MAX_PIECE_WEIGHT {
+            out.push(start..i);
+            (start, w) = (i, 0);
+        }
+        w += x;
+    }
+    out.push(start..insts.len());
+    out
+}
 
 /// Why the JIT could not be set up or could not compile. A bug or an unsupported host, never a
 /// user error.
@@ -68,16 +127,28 @@ pub enum JitError {
     },
 }
 
-/// Per-program code: one slot per block.
+/// A run of a block's instructions compiled as one function.
+struct Piece {
+    /// The block.
+    block: BlockId,
+    /// Its instructions in the block.
+    insts: Range<usize>,
+}
+
+/// Per-program code: one slot per piece of each block.
 struct ProgCode {
     /// Keeps the program (and so the `Inst` addresses baked into code) alive.
     prog: Arc<Program>,
     /// What is live out of each block: only that is stored back at a block's end.
     live: crate::analysis::Liveness,
-    /// Compiled function addresses, two per block: `[2 * id]` for any active mask, `[2 * id + 1]`
+    /// Every block's pieces, block after block.
+    pieces: Vec<Piece>,
+    /// Per block, its pieces' indices in `pieces`.
+    block_pieces: Vec<Range<u32>>,
+    /// Compiled function addresses, two per piece: `[2 * p]` for any active mask, `[2 * p + 1]`
     /// for a full warp (0 = not compiled; usize::MAX = will not compile).
     fns: Vec<AtomicUsize>,
-    /// Executions so far, for tiering.
+    /// Executions of each block so far, for tiering.
     runs: Vec<AtomicU32>,
     /// Per slot: 0 not compiled, 1 tier 1, 2 tier 2 requested (or done).
     tiers: Vec<AtomicU8>,
@@ -86,7 +157,7 @@ struct ProgCode {
 /// A request to the tier-2 compiler thread.
 struct Tier2Request {
     code: Arc<ProgCode>,
-    id: BlockId,
+    piece: u32,
     full: bool,
 }
 
@@ -101,6 +172,7 @@ struct Inner {
     tier: Tier,
     compiled: u64,
     compile_nanos: u64,
+    longest_nanos: u64,
     errors: Vec<String>,
 }
 
@@ -114,7 +186,8 @@ pub struct Jit {
     tier2: Arc<Mutex<Inner>>,
     progs: Mutex<HashMap<usize, Arc<ProgCode>>>,
     queue: Mutex<Option<mpsc::Sender<Tier2Request>>>,
-    worker: Option<std::thread::JoinHandle<()>>,
+    /// Set when the Jit is dropped: the tier-2 thread abandons its queue.
+    shutdown: Arc<AtomicBool>,
     /// Executions before a block is compiled (tier 1).
     pub threshold: u32,
     /// Executions of a tier-1 block on one host thread before tier 2 recompiles it
@@ -125,14 +198,19 @@ pub struct Jit {
 /// Compile statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CompileStats {
-    /// Blocks compiled by tier 1 (on the critical path).
+    /// Functions (a variant of a block, or of a piece of one) compiled by tier 1 (on the
+    /// critical path).
     pub blocks: u64,
     /// Time tier 1 spent compiling, in nanoseconds.
     pub nanos: u64,
-    /// Blocks recompiled by tier 2 (on the background thread).
+    /// Functions recompiled by tier 2 (on the background thread).
     pub tier2_blocks: u64,
     /// Time tier 2 spent compiling, in nanoseconds.
     pub tier2_nanos: u64,
+    /// The longest single tier-1 compile (one function), in nanoseconds.
+    pub longest_nanos: u64,
+    /// The longest single tier-2 compile, in nanoseconds.
+    pub tier2_longest_nanos: u64,
 }
 
 /// Which compiler tier.
@@ -149,27 +227,19 @@ impl Jit {
     pub fn new() -> Result<Jit, JitError> {
         let tier2 = Arc::new(Mutex::new(Inner::new(Tier::Two)?));
         let (tx, rx) = mpsc::channel::<Tier2Request>();
-        let t2 = tier2.clone();
-        let worker = std::thread::Builder::new()
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let (t2, stop) = (tier2.clone(), shutdown.clone());
+        // Detached: dropping the Jit never waits for it (see `tier2_worker`).
+        std::thread::Builder::new()
             .name("warpjit-tier2".into())
-            .spawn(move || {
-                for req in rx {
-                    let mut inner = t2.lock().unwrap_or_else(|e| e.into_inner());
-                    match inner.compile_block(&req.code.prog, &req.code.live, req.id, req.full) {
-                        Ok(addr) => {
-                            req.code.fns[slot(req.id, req.full)].store(addr, Ordering::Release)
-                        }
-                        Err(e) => inner.errors.push(e.to_string()),
-                    }
-                }
-            })
+            .spawn(move || tier2_worker(&rx, &t2, &stop))
             .map_err(|e| JitError::Host(e.to_string()))?;
         Ok(Jit {
             tier1: Mutex::new(Inner::new(Tier::One)?),
             tier2,
             progs: Mutex::new(HashMap::new()),
             queue: Mutex::new(Some(tx)),
-            worker: Some(worker),
+            shutdown,
             threshold: DEFAULT_THRESHOLD,
             hot_threshold: DEFAULT_HOT_THRESHOLD,
         })
@@ -179,16 +249,18 @@ impl Jit {
     pub fn compile_stats(&self) -> CompileStats {
         let get = |m: &Mutex<Inner>| {
             m.lock()
-                .map(|i| (i.compiled, i.compile_nanos))
+                .map(|i| (i.compiled, i.compile_nanos, i.longest_nanos))
                 .unwrap_or_default()
         };
-        let (blocks, nanos) = get(&self.tier1);
-        let (tier2_blocks, tier2_nanos) = get(&self.tier2);
+        let (blocks, nanos, longest_nanos) = get(&self.tier1);
+        let (tier2_blocks, tier2_nanos, tier2_longest_nanos) = get(&self.tier2);
         CompileStats {
             blocks,
             nanos,
             tier2_blocks,
             tier2_nanos,
+            longest_nanos,
+            tier2_longest_nanos,
         }
     }
 
@@ -199,31 +271,45 @@ impl Jit {
             .entry(key)
             .or_insert_with(|| {
                 let n = prog.blocks.len();
+                let mut all = Vec::new();
+                let mut block_pieces = Vec::with_capacity(n);
+                for (id, b) in prog.blocks.iter().enumerate() {
+                    let first = all.len() as u32;
+                    all.extend(pieces(&b.insts).into_iter().map(|insts| Piece {
+                        block: id as BlockId,
+                        insts,
+                    }));
+                    block_pieces.push(first..all.len() as u32);
+                }
+                let slots = 2 * all.len();
                 Arc::new(ProgCode {
                     prog: prog.clone(),
                     live: crate::analysis::liveness(prog),
-                    fns: (0..2 * n).map(|_| AtomicUsize::new(0)).collect(),
+                    pieces: all,
+                    block_pieces,
+                    fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),
                     runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
-                    tiers: (0..2 * n).map(|_| AtomicU8::new(0)).collect(),
+                    tiers: (0..slots).map(|_| AtomicU8::new(0)).collect(),
                 })
             })
             .clone()
     }
 
-    /// Compiles block `id` of `code` (the full-warp variant with `full`) with tier 1 now, if
+    /// Compiles piece `piece` of `code` (the full-warp variant with `full`) with tier 1 now, if
     /// not already compiled, and returns its address.
-    fn compile(&self, code: &ProgCode, id: BlockId, full: bool) -> Result<usize, JitError> {
+    fn compile(&self, code: &ProgCode, piece: u32, full: bool) -> Result<usize, JitError> {
         let mut inner = self.tier1.lock().unwrap_or_else(|e| e.into_inner());
-        let i = slot(id, full);
+        let i = slot(piece, full);
         match code.fns[i].load(Ordering::Acquire) {
             0 => {}
             usize::MAX => {
                 let msg = "an earlier attempt failed".to_string();
-                return Err(JitError::Compile { block: id, msg });
+                let block = code.pieces[piece as usize].block;
+                return Err(JitError::Compile { block, msg });
             }
             addr => return Ok(addr),
         }
-        let r = inner.compile_block(&code.prog, &code.live, id, full);
+        let r = inner.compile_piece(code, piece, full);
         match &r {
             Ok(addr) => {
                 code.tiers[i].store(1, Ordering::Relaxed);
@@ -239,9 +325,9 @@ impl Jit {
         r
     }
 
-    /// Asks the tier-2 thread to recompile a block (once).
-    fn promote(&self, code: &Arc<ProgCode>, id: BlockId, full: bool) {
-        let i = slot(id, full);
+    /// Asks the tier-2 thread to recompile a piece (once).
+    fn promote(&self, code: &Arc<ProgCode>, piece: u32, full: bool) {
+        let i = slot(piece, full);
         if code.tiers[i]
             .compare_exchange(1, 2, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok()
@@ -250,7 +336,7 @@ impl Jit {
                 if let Some(q) = q.as_ref() {
                     let _ = q.send(Tier2Request {
                         code: code.clone(),
-                        id,
+                        piece,
                         full,
                     });
                 }
@@ -280,26 +366,23 @@ impl Jit {
         self.compile_all_tier(prog, Tier::One)
     }
 
-    /// Compiles every block of a program with `tier` now, on this thread (for tests,
-    /// benchmarks and compile-latency measurement); later runs use that code. Returns how many
-    /// functions were compiled.
+    /// Compiles every block of a program (every piece of it, see [`pieces`]) with `tier` now,
+    /// on this thread (for tests, benchmarks and compile-latency measurement); later runs use
+    /// that code. Returns how many functions were compiled.
     pub fn compile_all_tier(&self, prog: &Arc<Program>, tier: Tier) -> Result<usize, JitError> {
         let code = self.code_for(prog);
         let mut n = 0;
-        for id in 0..prog.blocks.len() as u32 {
-            if prog.blocks[id as usize].insts.len() > MAX_BLOCK_INSTS {
-                continue;
-            }
+        for piece in 0..code.pieces.len() as u32 {
             for full in [false, true] {
                 match tier {
                     Tier::One => {
-                        self.compile(&code, id, full)?;
+                        self.compile(&code, piece, full)?;
                     }
                     Tier::Two => {
                         let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
-                        let addr = inner.compile_block(&code.prog, &code.live, id, full)?;
-                        code.tiers[slot(id, full)].store(2, Ordering::Relaxed);
-                        code.fns[slot(id, full)].store(addr, Ordering::Release);
+                        let addr = inner.compile_piece(&code, piece, full)?;
+                        code.tiers[slot(piece, full)].store(2, Ordering::Relaxed);
+                        code.fns[slot(piece, full)].store(addr, Ordering::Release);
                     }
                 }
                 n += 1;
@@ -311,19 +394,40 @@ impl Jit {
 
 impl Drop for Jit {
     fn drop(&mut self) {
-        // Closing the queue ends the tier-2 thread once it has finished its current request.
+        // The tier-2 thread is not joined: it sees the flag (or the closed queue) before its
+        // next request and ends, abandoning the rest of the queue. A compile it is in the middle
+        // of finishes into its own module, which it owns a share of; no code of ours runs any
+        // more (running needs `&self`) and finalized code is never freed.
+        self.shutdown.store(true, Ordering::Release);
         if let Ok(mut q) = self.queue.lock() {
             q.take();
-        }
-        if let Some(w) = self.worker.take() {
-            let _ = w.join();
         }
     }
 }
 
-/// Index of a block's variant in [`ProgCode::fns`].
-fn slot(id: BlockId, full: bool) -> usize {
-    2 * id as usize + full as usize
+/// The tier-2 compiler thread: compiles requests in order until the queue closes or `shutdown`
+/// is set, checked before each request and again once it holds the tier-2 compiler, so a
+/// dropped [`Jit`] abandons its queue instead of waiting for it (at most the one compile in
+/// progress, itself bounded by [`MAX_PIECE_WEIGHT`], runs on).
+fn tier2_worker(rx: &mpsc::Receiver<Tier2Request>, t2: &Mutex<Inner>, shutdown: &AtomicBool) {
+    while let Ok(req) = rx.recv() {
+        if shutdown.load(Ordering::Acquire) {
+            return;
+        }
+        let mut inner = t2.lock().unwrap_or_else(|e| e.into_inner());
+        if shutdown.load(Ordering::Acquire) {
+            return;
+        }
+        match inner.compile_piece(&req.code, req.piece, req.full) {
+            Ok(addr) => req.code.fns[slot(req.piece, req.full)].store(addr, Ordering::Release),
+            Err(e) => inner.errors.push(e.to_string()),
+        }
+    }
+}
+
+/// Index of a piece's variant in [`ProgCode::fns`].
+fn slot(piece: u32, full: bool) -> usize {
+    2 * piece as usize + full as usize
 }
 
 impl Inner {
@@ -390,32 +494,39 @@ impl Inner {
             tier,
             compiled: 0,
             compile_nanos: 0,
+            longest_nanos: 0,
             errors: Vec::new(),
         })
     }
 
-    fn compile_block(
+    /// Compiles one piece of a block: its instructions, then what is live after its last one
+    /// (the block's live-out for its last piece) stored back.
+    fn compile_piece(
         &mut self,
-        prog: &Program,
-        live: &crate::analysis::Liveness,
-        id: BlockId,
+        code: &ProgCode,
+        piece: u32,
         full: bool,
     ) -> Result<usize, JitError> {
-        let live_out = &live.live_out[id as usize];
-        let live_after = live.live_after_each(prog, id);
+        let Piece { block: id, insts } = &code.pieces[piece as usize];
+        let (id, insts) = (*id, insts.clone());
+        let prog = &*code.prog;
+        let live_after = code.live.live_after_each(prog, id);
         let block = &prog.blocks[id as usize];
-        if block.insts.len() > MAX_BLOCK_INSTS {
-            return Err(JitError::Compile {
-                block: id,
-                msg: "block too long".into(),
-            });
-        }
+        let live_out = match insts.end {
+            end if end == block.insts.len() => &code.live.live_out[id as usize],
+            end => &live_after[end - 1],
+        };
         let t0 = std::time::Instant::now();
         let err = |msg: String| JitError::Compile { block: id, msg };
         let name = format!(
-            "block{}_{}{}_t{}",
+            "block{}_{}{}{}_t{}",
             self.next_name,
             id,
+            if insts.start > 0 {
+                format!("_at{}", insts.start)
+            } else {
+                String::new()
+            },
             if full { "_full" } else { "" },
             if self.tier == Tier::One { 1 } else { 2 }
         );
@@ -434,7 +545,10 @@ impl Inner {
                 live_out,
             };
             let mut tx = codegen::Tx::new(&mut fb, env, full);
-            for (inst, after) in block.insts.iter().zip(&live_after) {
+            for (inst, after) in block.insts[insts.clone()]
+                .iter()
+                .zip(&live_after[insts.clone()])
+            {
                 tx.inst(inst, after);
             }
             comments = std::mem::take(&mut tx.comments);
@@ -458,8 +572,10 @@ impl Inner {
             .finalize_definitions()
             .map_err(|e| err(e.to_string()))?;
         let addr = self.module.get_finalized_function(fid) as usize;
+        let nanos = t0.elapsed().as_nanos() as u64;
         self.compiled += 1;
-        self.compile_nanos += t0.elapsed().as_nanos() as u64;
+        self.compile_nanos += nanos;
+        self.longest_nanos = self.longest_nanos.max(nanos);
         Ok(addr)
     }
 }
@@ -552,27 +668,51 @@ impl BodyRunner for JitRunner<'_> {
         stats: &mut Stats,
         diag: &mut dyn FnMut(u32, u32, String),
     ) -> Result<(), WarpFault> {
+        // The active mask only changes at terminators: one variant serves the whole block.
         let full = w.active == u32::MAX;
-        let i = slot(id, full);
-        let mut f = self.code.fns[i].load(Ordering::Acquire);
-        if f == 0 {
-            let runs = self.code.runs[id as usize].fetch_add(1, Ordering::Relaxed) + 1;
-            if runs >= self.jit.threshold && block.insts.len() <= MAX_BLOCK_INSTS {
-                f = self.jit.compile(&self.code, id, full).unwrap_or(0);
+        let mut runs = None;
+        let mut interpreted = false;
+        for piece in self.code.block_pieces[id as usize].clone() {
+            let i = slot(piece, full);
+            let mut f = self.code.fns[i].load(Ordering::Acquire);
+            if f == 0 {
+                let runs = *runs.get_or_insert_with(|| {
+                    self.code.runs[id as usize].fetch_add(1, Ordering::Relaxed) + 1
+                });
+                if runs >= self.jit.threshold {
+                    f = self.jit.compile(&self.code, piece, full).unwrap_or(0);
+                }
+            } else if self.code.tiers[i].load(Ordering::Relaxed) == 1 {
+                // Hot at tier 1 (counted per host thread, no shared counter): ask for tier 2.
+                self.hot[i] += 1;
+                if self.hot[i] == self.jit.hot_threshold {
+                    self.jit.promote(&self.code, piece, full);
+                }
             }
-        } else if self.code.tiers[i].load(Ordering::Relaxed) == 1 {
-            // Hot at tier 1 (counted per host thread, no shared counter): ask for tier 2.
-            self.hot[i] += 1;
-            if self.hot[i] == self.jit.hot_threshold {
-                self.jit.promote(&self.code, id, full);
+            if f == 0 || f == usize::MAX {
+                interpreted = true;
+                let range = self.code.pieces[piece as usize].insts.clone();
+                run_insts(&block.insts[range], w, cx, diag)?;
+                continue;
             }
+            self.call(f, w, cx, stats)?;
         }
-        if f == 0 || f == usize::MAX {
-            stats.interp_blocks += 1;
-            return run_body(block, w, cx, diag);
-        }
-        // SAFETY: `f` is a finalized function of our module with the `BlockFn` signature; the
-        // module lives as long as `self.jit`.
+        stats.interp_blocks += interpreted as u64;
+        Ok(())
+    }
+}
+
+impl JitRunner<'_> {
+    /// Runs compiled function `f` on the warp.
+    fn call(
+        &mut self,
+        f: usize,
+        w: &mut WarpState,
+        cx: &mut Cx<'_>,
+        stats: &mut Stats,
+    ) -> Result<(), WarpFault> {
+        // SAFETY: `f` is a finalized function of one of our modules with the `BlockFn`
+        // signature; module code is never freed (Cranelift leaks finalized code on drop).
         let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
         let jcx = &mut *self.jcx;
         jcx.fault = FaultSlot::default();
@@ -590,10 +730,10 @@ impl BodyRunner for JitRunner<'_> {
         stats.delegated += jcx.delegated;
         stats.slow_paths += jcx.slow;
         if r != 0 {
-            let kind = jcx
-                .fault
-                .kind()
-                .unwrap_or(FaultKind::BudgetExhausted { budget: 0 });
+            let kind = jcx.fault.kind().unwrap_or(FaultKind::BudgetExhausted {
+                budget: 0,
+                ctas: None,
+            });
             return Err(WarpFault {
                 kind,
                 lane: jcx.fault.lane,
@@ -617,5 +757,105 @@ impl Engine for Jit {
         run_grid(machine, launch, opts, &|| {
             Box::new(JitRunner::new(self, code.clone(), machine))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn program(text: &str) -> Arc<Program> {
+        Arc::new(crate::sass::parse_program(text, &Default::default()).expect("assembles"))
+    }
+
+    /// A block of 120 128-bit loads (weight 2880) becomes 6 pieces, none heavier than
+    /// `MAX_PIECE_WEIGHT`, covering the block in order; each is compiled as its own function.
+    #[test]
+    fn long_blocks_are_compiled_in_pieces_of_bounded_weight() {
+        let prog = program(&format!("{}EXIT;\n", "LDG.E.128 R4, [R2];\n".repeat(120)));
+        let insts = &prog.blocks[0].insts;
+        let p = pieces(insts);
+        assert_eq!(p.len(), 6, "{p:?}");
+        let mut next = 0;
+        for r in &p {
+            assert_eq!(r.start, next);
+            assert!(!r.is_empty());
+            let w: u32 = insts[r.clone()].iter().map(weight).sum();
+            assert!(w <= MAX_PIECE_WEIGHT, "{r:?} weighs {w}");
+            next = r.end;
+        }
+        assert_eq!(next, insts.len());
+        // Plain ALU instructions weigh 4: 128 of them fit one piece, 129 do not.
+        let alu = |n: usize| program(&format!("{}EXIT;\n", "IADD R4, R4, R5;\n".repeat(n)));
+        assert_eq!(pieces(&alu(128).blocks[0].insts), vec![0..128]);
+        assert_eq!(pieces(&alu(129).blocks[0].insts), vec![0..128, 128..129]);
+        assert_eq!(pieces(&[]), vec![0..0]);
+
+        let jit = Jit::new().expect("host supported");
+        let fns = jit.compile_all(&prog).expect("compiles");
+        let blocks = prog.blocks.len();
+        assert_eq!(fns, 2 * (p.len() + blocks - 1), "two variants per piece");
+        assert!(jit.errors().is_empty(), "{:?}", jit.errors());
+    }
+
+    /// Dropping a Jit neither waits for the tier-2 thread nor lets it work through its queue:
+    /// with the tier-2 compiler held busy and requests queued, the drop returns, and once
+    /// released the thread compiles none of them.
+    #[test]
+    fn dropping_the_jit_abandons_the_tier2_queue() {
+        let prog = program("IADD R4, R4, R5;\nISETP.NE.AND P0, PT, R4, RZ, PT;\n@P0 EXIT;\nIADD R4, R4, R5;\nEXIT;\n");
+        let jit = Jit::new().expect("host supported");
+        jit.compile_all(&prog).expect("tier 1");
+        let code = jit.code_for(&prog);
+        let t2 = jit.tier2.clone();
+        let busy = t2.lock().unwrap_or_else(|e| e.into_inner());
+        let queued = code.pieces.len() as u32;
+        for piece in 0..queued {
+            for full in [false, true] {
+                jit.promote(&code, piece, full);
+            }
+        }
+        assert!(queued >= 2);
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            drop(jit);
+            let _ = tx.send(());
+        });
+        // A hang guard, not a measurement: the drop either returns at once or never (it would
+        // wait for a thread that waits for `busy`).
+        let dropped = rx.recv_timeout(Duration::from_secs(30)).is_ok();
+        drop(busy);
+        assert!(dropped, "dropping the Jit waited for the tier-2 thread");
+        // The thread ends (dropping its share of the tier-2 compiler) without compiling.
+        for _ in 0..3000 {
+            if Arc::strong_count(&t2) == 1 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(Arc::strong_count(&t2), 1, "the tier-2 thread did not end");
+        let compiled = t2.lock().map(|i| i.compiled).unwrap_or(u64::MAX);
+        assert_eq!(compiled, 0, "the tier-2 thread compiled abandoned requests");
+    }
+
+    /// A shut-down worker returns before its next compile, leaving its queue.
+    #[test]
+    fn a_shut_down_worker_leaves_its_queue() {
+        let prog = program("IADD R4, R4, R5;\nEXIT;\n");
+        let jit = Jit::new().expect("host supported");
+        let code = jit.code_for(&prog);
+        let (tx, rx) = mpsc::channel();
+        for full in [false, true] {
+            let (code, piece) = (code.clone(), 0);
+            tx.send(Tier2Request { code, piece, full }).expect("queued");
+        }
+        let inner = Mutex::new(Inner::new(Tier::Two).expect("host supported"));
+        tier2_worker(&rx, &inner, &AtomicBool::new(true));
+        assert_eq!(inner.lock().map(|i| i.compiled).ok(), Some(0));
+        // It took one request and left the other; without the flag it compiles that one.
+        drop(tx);
+        tier2_worker(&rx, &inner, &AtomicBool::new(false));
+        assert_eq!(inner.lock().map(|i| i.compiled).ok(), Some(1));
     }
 }

@@ -9,7 +9,7 @@ use super::{
     Texture, TextureDim, Trace, TraceError, View, FORMAT, MAX_BLOCK, MAX_GRID, MAX_SHARED_BYTES,
     MAX_THREADS_PER_CTA,
 };
-use crate::exec::{Machine, DEFAULT_BUDGET};
+use crate::exec::{Machine, DEFAULT_BUDGET, DEFAULT_LAUNCH_BUDGET, MAX_LAUNCH_THREADS};
 use crate::ir::Program;
 use crate::sass::{self, AsmError};
 use std::collections::HashMap;
@@ -136,6 +136,16 @@ impl Cx {
             }
             shared_window = w;
         }
+        let mut launch_budget = DEFAULT_LAUNCH_BUDGET;
+        if let Some(b) = raw.machine.as_ref().and_then(|m| m.launch_budget.as_ref()) {
+            let (n, span) = sp64(b);
+            if n == 0 {
+                return Err(
+                    self.invalid(&span, "launch_budget must be at least 1 warp instruction")
+                );
+            }
+            launch_budget = n;
+        }
 
         let (mut global, globals) = self.globals(&raw)?;
         let sparse = self.sparse(&raw, &mut global)?;
@@ -165,6 +175,7 @@ impl Cx {
             machine: Machine {
                 global,
                 shared_window,
+                launch_budget,
             },
             base_consts,
             bank0_covered,
@@ -774,6 +785,14 @@ impl Cx {
             return Err(self.invalid(
                 &span,
                 format!("block has {threads} threads: a CTA has at most {MAX_THREADS_PER_CTA}"),
+            ));
+        }
+        let total = grid.iter().map(|&g| g as u128).product::<u128>() * threads as u128;
+        if total > MAX_LAUNCH_THREADS as u128 {
+            let span = l.grid.as_ref().map_or(table.clone(), |g| g.span());
+            return Err(self.invalid(
+                &span,
+                format!("grid × block is {total} threads: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
             ));
         }
         let mode = match &l.mode {

@@ -5,11 +5,17 @@
 //! maps its global memory and fills its constant banks, and returns a [`Trace`] ready to run (see
 //! [`crate::runner`]). Every problem is a [`TraceError`] that points into the text at fault.
 //!
-//! Beyond the format as first specified, one key is added:
+//! Beyond the format as first specified, two keys are added:
 //!
 //! - `[[launch]] budget = N`: the per-warp instruction budget of the launch (warp instructions one
 //!   warp may issue before the launch faults with "instruction budget exhausted"); default
 //!   [`exec::DEFAULT_BUDGET`], at least 1.
+//! - `[machine] launch_budget = N`: the launch budget, warp instructions any one launch may issue
+//!   in all, shared equally among its CTAs ([`exec::Machine::launch_budget`]; a CTA that exceeds
+//!   its share faults with "launch budget exhausted"); default [`exec::DEFAULT_LAUNCH_BUDGET`], at
+//!   least 1.
+//!
+//! A launch may have at most [`exec::MAX_LAUNCH_THREADS`] threads (grid × block).
 //!
 //! Where the format leaves a detail open, this module decides (each is listed in the docs of the
 //! item it concerns): `isa` defaults to `"sass"`, `grid` to `[1, 1, 1]`, `block` to `[32, 1, 1]`

@@ -142,6 +142,8 @@ pub(crate) struct RawTrace {
 pub(crate) struct RawMachine {
     #[serde(default)]
     pub(crate) shared_window: Option<Spanned<U64>>,
+    #[serde(default)]
+    pub(crate) launch_budget: Option<Spanned<U64>>,
 }
 
 with_data! {
