@@ -67,6 +67,13 @@ fn side_files_stay_inside(text: &str) -> bool {
             _ => true,
         }
     }
+    // A key spells `file` literally or with an escape (`"fil\u0065"`); without either, no
+    // parse is needed (most inputs: that saves a second TOML parse).
+    let b = text.as_bytes();
+    let has = |n: &[u8]| b.windows(n.len()).any(|w| w == n);
+    if !has(b"file") && !has(b"\\u") && !has(b"\\U") {
+        return true;
+    }
     match text.parse::<toml::Table>() {
         Ok(t) => walk(&toml::Value::Table(t)),
         Err(_) => true,
