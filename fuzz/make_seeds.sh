@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Writes the seed corpora fuzz/seeds/<target>/ from the repository (run it before fuzzing; the
+# seeds are not committed, they follow the traces):
+#   trace         every tests/traces/**/*.toml and examples/*.toml
+#   sass          the program of every launch of those traces (inline `code`), every *.sass file
+#                 under tests/traces, and each of those programs cut into single lines
+#   differential  pseudo-random inputs of 16 to 4096 bytes (fixed seed), every profile and JIT
+#                 variant, so that the first inputs already make long programs
+# Needs bash and python3 (3.11 or later, for tomllib). Existing seeds are replaced.
+set -euo pipefail
+cd "$(dirname "$0")"
+rm -rf seeds
+mkdir -p seeds/trace seeds/sass seeds/differential
+python3 - <<'EOF'
+import pathlib, random, tomllib
+
+root = pathlib.Path("..")
+seeds = pathlib.Path("seeds")
+traces = sorted(root.glob("tests/traces/**/*.toml")) + sorted(root.glob("examples/*.toml"))
+programs = []
+for t in traces:
+    name = str(t.relative_to(root)).replace("/", "_")
+    (seeds / "trace" / name).write_bytes(t.read_bytes())
+    try:
+        doc = tomllib.loads(t.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        continue  # a deliberately malformed trace: a trace seed only
+    for i, launch in enumerate(doc.get("launch", [])):
+        code = launch.get("code") if isinstance(launch, dict) else None
+        if isinstance(code, str):
+            programs.append((f"{name[:-5]}_launch{i}", code))
+for s in sorted(root.glob("tests/traces/**/*.sass")):
+    programs.append((str(s.relative_to(root)).replace("/", "_")[:-5], s.read_text()))
+
+lines = set()
+for name, code in programs:
+    (seeds / "sass" / f"{name}.sass").write_text(code)
+    lines.update(l.strip() for l in code.splitlines() if l.strip())
+for i, line in enumerate(sorted(lines)):
+    (seeds / "sass" / f"line_{i:04}.sass").write_text(line + "\n")
+
+rng = random.Random(6)
+n = 0
+for length in (16, 64, 256, 1024, 4096):
+    for profile in range(4):
+        for variant in range(3):
+            body = bytes(rng.getrandbits(8) for _ in range(length))
+            (seeds / "differential" / f"p{profile}_v{variant}_{length:04}").write_bytes(
+                bytes([profile, variant]) + body)
+            n += 1
+print(f"seeds: {len(traces)} traces, {len(programs)} programs and {len(lines)} lines, "
+      f"{n} differential inputs")
+EOF
