@@ -31,7 +31,6 @@ use warpjit::exec::{Engine, Launch, RunOptions};
 use warpjit::interp::Interpreter;
 use warpjit::jit::{Jit, Tier};
 use warpjit::testgen::{compare, Case, Counts, Outcome, Profile};
-use warpjit_runtime::memory::TILE_SIZE;
 
 /// Inputs one `Jit` serves before it is replaced (it keeps every program it has seen).
 const CASES_PER_JIT: u32 = 256;
@@ -63,10 +62,8 @@ fn with_jit<R>(f: impl FnOnce(&mut Jit) -> R) -> R {
     })
 }
 
-/// `Case::run` with a faster read-back: a fresh machine, one host thread, then every segment's
-/// bytes as loads see them (non-resident tiles read 0), copied a segment at a time instead of
-/// `GlobalMemory::read_bytes`'s byte at a time (which dominated the run time under the
-/// fuzzer's instrumentation).
+/// `Case::run` on one host thread: a fresh machine, then every segment's bytes as loads see them
+/// (non-resident tiles read 0), read back a segment at a time.
 fn run(case: &Case, engine: &dyn Engine, launch: &Launch) -> Outcome {
     let machine = case.machine().unwrap_or_else(|e| panic!("{e}"));
     let opts = RunOptions {
@@ -79,22 +76,8 @@ fn run(case: &Case, engine: &dyn Engine, launch: &Launch) -> Outcome {
         .segments()
         .iter()
         .map(|s| {
-            // SAFETY: the segment is mapped for `size` bytes while `machine` lives, and no run
-            // is in progress.
-            let mut bytes =
-                unsafe { std::slice::from_raw_parts(s.host_base(), s.size() as usize) }.to_vec();
-            if s.has_sparse() {
-                let mut tile = s.base() / TILE_SIZE * TILE_SIZE;
-                while tile < s.end() {
-                    if s.tile_is_sparse(tile.max(s.base())) {
-                        let lo = tile.max(s.base()) - s.base();
-                        let hi = (tile + TILE_SIZE).min(s.end()) - s.base();
-                        bytes[lo as usize..hi as usize].fill(0);
-                    }
-                    tile += TILE_SIZE;
-                }
-            }
-            (s.base(), bytes)
+            let bytes = machine.global.read_bytes(s.base(), s.size());
+            (s.base(), bytes.unwrap_or_else(|e| panic!("{e}")))
         })
         .collect();
     Outcome {
