@@ -42,7 +42,7 @@ pub struct Inputs {
     pub bank2: Vec<u32>,
     /// Constant bank 3 (table B).
     pub bank3: Vec<u32>,
-    /// The 64-bit bases in c[0][0x160..0x170].
+    /// The 64-bit bases in `c[0][0x160..0x170]`.
     pub base128: [u32; 4],
 }
 

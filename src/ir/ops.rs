@@ -1,6 +1,6 @@
 //! The op table: every per-lane operation of the IR, defined once.
 //!
-//! [`for_each_op!`] is the single list of ops. The parser, the printer and every engine expand it
+//! [`for_each_op!`](crate::for_each_op) is the single list of ops. The parser, the printer and every engine expand it
 //! (`$m! { Variant(Struct) "MNEMONIC", ... }`), so adding an instruction means adding one line here,
 //! one struct below, and one implementation per consumer (syntax, interpreter, JIT), each found by
 //! the compiler when missing.
