@@ -10,9 +10,9 @@
 //! Cases per property: 80 by default, `PROPTEST_CASES=N` to change. The memory-edge generator
 //! (profile `Edges`, and edge statements in the others) was measured against two bound-check
 //! bugs put back (see the `hunt` test): the JIT trusting a smaller access's segment bound for a
-//! larger access was found after a median of 19 and at most 38 cases per property (11 seeds),
+//! larger access was found after a median of 9 and at most 38 cases per property (11 seeds),
 //! the wrapping `GlobalMemory::find` bound (an overflow panic in the debug profile) after a
-//! median of 8 and at most 12. 80 cases of the five properties take about 65 s of CPU time
+//! median of 6 and at most 28 (12 seeds). 80 cases of the five properties take about 65 s of CPU time
 //! in the debug profile (40 to 100 s of wall time on 2 cores, depending on other load).
 
 use proptest::prelude::*;
