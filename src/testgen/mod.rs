@@ -14,9 +14,9 @@
 //!   `P2R R28, PR, RZ, 0x7f`, then `R0..R29` stored with `STG.E` to the thread's slot of
 //!   [`layout::OUT`] (at `OUT + gid * SLOT`), and 16 bytes of shared memory per thread.
 //!
-//! [`check`] runs the interpreter once and the JIT three times (fresh machine each time: twice
-//! at tier 1, the second run reusing the code compiled by the first, then once with every block
-//! recompiled by tier 2) and requires bit-identical results: the same `Ok` statistics (`warps`,
+//! [`check`] runs the interpreter once and the JIT two or three times (fresh machine each time:
+//! twice at tier 1, the second run reusing the code compiled by the first, then, in a quarter of
+//! the cases, once with every block recompiled by tier 2) and requires bit-identical results: the same `Ok` statistics (`warps`,
 //! `warp_insts`, `lane_insts`) or the same [`Fault`] (kind, launch, CTA, warp, lane, pc), and
 //! the same bytes in every global segment afterwards (also after a fault). It also compiles
 //! every block in both JIT variants (any active mask and full warp) at both tiers, so a block
@@ -34,7 +34,11 @@ use std::sync::Arc;
 use warpjit_runtime::memory::Init;
 use warpjit_runtime::{BankMode, ConstBanks, Fault, DEFAULT_SHARED_WINDOW};
 
-/// The memory map every case uses (all of it below 4 GiB except [`HIGH`](layout::HIGH)).
+/// The memory map every case uses (all of it below 4 GiB except `HIGH` and `TOP`).
+///
+/// Segment sizes are mostly not multiples of 16, so that a 16-byte access can straddle a
+/// segment's end; a segment sits at address 0 and one ends just below 2^64, so that address
+/// arithmetic and bound checks that wrap around the 64-bit space are exercised.
 pub mod layout {
     /// Per-thread output slots: thread `gid` owns `[OUT + gid * SLOT, + SLOT)`.
     pub const OUT: u64 = 0x0040_0000;
@@ -62,9 +66,25 @@ pub mod layout {
     /// `Case::window_segment` is set (LDG and LD steered global reach it, LD steered shared
     /// does not).
     pub const WINSEG_SIZE: u64 = 0x1000;
+    /// A segment at address 0 (reached by absolute and 32-bit addresses; an address computed
+    /// below it wraps to the top of the 64-bit space).
+    pub const ZERO: u64 = 0;
+    /// Size of [`ZERO`]: it ends 4 bytes past a 16-byte boundary.
+    pub const ZERO_SIZE: u64 = 0x1004;
+    /// A segment at the top of the 64-bit space (only `.E` forms reach it).
+    pub const TOP: u64 = 0xffff_ffff_ffff_f000;
+    /// Size of [`TOP`]: it ends at 2^64 - 12, so the last 12 addresses of the space are
+    /// unmapped, and a 16-byte access at 2^64 - 16 straddles its end. (A segment cannot end
+    /// at 2^64 itself: `GlobalMemory::map` rejects `base + size` overflowing.)
+    pub const TOP_SIZE: u64 = 0xff4;
+    /// A small segment whose size is one of [`ODD_SIZES`] (per case).
+    pub const ODD: u64 = 0x0020_0000;
+    /// The sizes [`ODD`] can have: none a multiple of 16, some smaller than 16.
+    pub const ODD_SIZES: [u64; 8] = [0x401, 0x1008, 0x7f4, 0x3, 0x10c, 0xff9, 0x2001, 0x18];
     /// Where the kernel parameters (64-bit bases) live in `c[0x0]`.
     pub const PARAMS: u16 = 0x140;
-    /// Parameter offsets in `c[0x0]`: OUT, SEG1, EDGE, HIGH, shared window (lo, hi words).
+    /// Parameter offsets in `c[0x0]`: OUT, SEG1, EDGE, HIGH, shared window, TOP, ODD, ZERO (lo,
+    /// hi words).
     pub const P_OUT: u16 = 0x140;
     /// See [`P_OUT`].
     pub const P_SEG1: u16 = 0x148;
@@ -74,6 +94,12 @@ pub mod layout {
     pub const P_HIGH: u16 = 0x158;
     /// See [`P_OUT`].
     pub const P_WIN: u16 = 0x160;
+    /// See [`P_OUT`].
+    pub const P_TOP: u16 = 0x168;
+    /// See [`P_OUT`].
+    pub const P_ODD: u16 = 0x170;
+    /// See [`P_OUT`].
+    pub const P_ZERO: u16 = 0x178;
     /// Random constant data: `c[b][0x0..0x400]` (for bank 0 from 0x180 on) and
     /// `c[b][0xff00..0x10000]` in every bank.
     pub const CONST_DATA: u16 = 0x180;
@@ -98,15 +124,20 @@ pub enum Profile {
     Memory,
     /// Everything.
     Mixed,
+    /// Mostly global accesses of mixed sizes at segment ends and starts: loops walking toward
+    /// and off them (several blocks per loop body), accesses straddling them, at address 0, at
+    /// the top of the 64-bit space and wrapping around it (see [`layout`]).
+    Edges,
 }
 
 impl Profile {
     /// Every profile.
-    pub const ALL: [Profile; 4] = [
+    pub const ALL: [Profile; 5] = [
         Profile::Alu,
         Profile::Control,
         Profile::Memory,
         Profile::Mixed,
+        Profile::Edges,
     ];
 }
 
@@ -135,6 +166,11 @@ pub struct Case {
     pub window_segment: bool,
     /// JIT tiering threshold (executions of a block before it is compiled).
     pub threshold: u32,
+    /// Size of the segment at [`layout::ODD`] (one of [`layout::ODD_SIZES`]).
+    pub odd_size: u64,
+    /// Whether [`check`] also recompiles every block at tier 2 and runs that code (the tier-2
+    /// compile of every block is most of the cost of a case, so only some cases do it).
+    pub tier2: bool,
 }
 
 impl fmt::Debug for Case {
@@ -153,6 +189,8 @@ impl fmt::Debug for Case {
         writeln!(f, "    sparse: {},", self.sparse)?;
         writeln!(f, "    window_segment: {},", self.window_segment)?;
         writeln!(f, "    threshold: {},", self.threshold)?;
+        writeln!(f, "    odd_size: {:#x},", self.odd_size)?;
+        writeln!(f, "    tier2: {},", self.tier2)?;
         write!(f, "}}")
     }
 }
@@ -210,6 +248,9 @@ impl Case {
     /// The global segments as (base, size), in address order.
     pub fn segments(&self) -> Vec<(u64, u64)> {
         let mut v = vec![
+            (ZERO, ZERO_SIZE),
+            (TOP, TOP_SIZE),
+            (ODD, self.odd_size),
             (SEG1, SEG1_SIZE),
             (SEG2, SEG2_SIZE),
             (OUT, self.threads() * SLOT),
@@ -271,6 +312,9 @@ impl Case {
             (P_EDGE, EDGE),
             (P_HIGH, HIGH),
             (P_WIN, window),
+            (P_TOP, TOP),
+            (P_ODD, ODD),
+            (P_ZERO, ZERO),
         ] {
             word(&mut c, off, v as u32);
             word(&mut c, off + 4, (v >> 32) as u32);
@@ -337,7 +381,18 @@ impl Case {
             };
             format!("output of thread {gid}, {what}")
         } else {
-            "data segment".to_string()
+            let name = [
+                (ZERO, ZERO_SIZE, "ZERO"),
+                (SEG1, SEG1_SIZE, "SEG1"),
+                (SEG2, SEG2_SIZE, "SEG2"),
+                (ODD, self.odd_size, "ODD"),
+                (HIGH, HIGH_SIZE, "HIGH"),
+                (TOP, TOP_SIZE, "TOP"),
+            ]
+            .iter()
+            .find(|(b, s, _)| addr >= *b && addr - b < *s)
+            .map_or("window", |t| t.2);
+            format!("data segment {name}")
         }
     }
 }
@@ -457,7 +512,8 @@ fn agree(
 ///    that the runs are reproducible;
 /// 2. every block compiled by tier 1 in both variants (any active mask and full warp): a block
 ///    Cranelift rejects would otherwise run interpreted without notice;
-/// 3. every block recompiled by tier 2 in both variants, and one more run on that code.
+/// 3. when `case.tier2` is set: every block recompiled by tier 2 in both variants, and one more
+///    run on that code.
 pub fn check(case: &Case) -> Result<Checked, String> {
     let mut jit = Jit::new().map_err(|e| e.to_string())?;
     jit.threshold = case.threshold;
@@ -465,11 +521,18 @@ pub fn check(case: &Case) -> Result<Checked, String> {
     let launch = case.launch()?;
     let outcome = agree(case, &launch, &jit, "the JIT (tier 1)", 2)?;
     let compiled_in_runs = jit.compile_stats().blocks;
-    for tier in [Tier::One, Tier::Two] {
+    let tiers: &[Tier] = if case.tier2 {
+        &[Tier::One, Tier::Two]
+    } else {
+        &[Tier::One]
+    };
+    for &tier in tiers {
         jit.compile_all_tier(&launch.program, tier)
             .map_err(|e| format!("the JIT cannot compile a block at {tier:?}: {e}\n{case:?}"))?;
     }
-    agree(case, &launch, &jit, "the JIT (tier 2, every block)", 1)?;
+    if case.tier2 {
+        agree(case, &launch, &jit, "the JIT (tier 2, every block)", 1)?;
+    }
     Ok(Checked {
         outcome,
         compiled_in_runs,
