@@ -325,9 +325,7 @@ impl GlobalMemory {
             let mut hit = false;
             // The segments meeting this tile: sorted and disjoint, so they are the ones just
             // before the first segment starting past the tile.
-            let upto = self
-                .segs
-                .partition_point(|s| s.base <= hi);
+            let upto = self.segs.partition_point(|s| s.base <= hi);
             let from = self.segs[..upto].partition_point(|s| s.last() < lo);
             for s in &mut self.segs[from..upto] {
                 let first = s.base / TILE_SIZE;
