@@ -248,7 +248,7 @@ impl GlobalMemory {
         }
         let (map, host) = match init {
             Init::File(f) => {
-                if base % HOST_ALIGN != 0 {
+                if !base.is_multiple_of(HOST_ALIGN) {
                     return Err(MemError::FileUnaligned { base, size });
                 }
                 let mut m = map_file(f, data_len as usize, len)?;
