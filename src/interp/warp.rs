@@ -225,22 +225,20 @@ pub fn run_warp(
         let term_pc = block.term.pc();
         let n = block.insts.len() as u64;
         let total = n + term_pc.is_some() as u64;
-        // The warp's own budget binds when it leaves no more than the CTA's share does.
-        let warp_left = budget.warp.saturating_sub(ctl.issued);
-        let (left, kind) = if warp_left <= budget.cta_left {
-            let kind = FaultKind::BudgetExhausted {
-                budget: budget.warp,
-                ctas: None,
-            };
-            (warp_left, kind)
-        } else {
-            let kind = FaultKind::BudgetExhausted {
-                budget: budget.launch,
-                ctas: Some(budget.ctas),
-            };
-            (budget.cta_left, kind)
-        };
+        // Whichever budget leaves less binds: the warp's own or its CTA's share.
+        let left = budget.warp.saturating_sub(ctl.issued).min(budget.cta_left);
         if total > left {
+            let kind = if budget.warp.saturating_sub(ctl.issued) <= budget.cta_left {
+                FaultKind::BudgetExhausted {
+                    budget: budget.warp,
+                    ctas: None,
+                }
+            } else {
+                FaultKind::BudgetExhausted {
+                    budget: budget.launch,
+                    ctas: Some(budget.ctas),
+                }
+            };
             // Step to the exact instruction that exceeds the budget.
             let left = left as usize;
             let pc = block

@@ -670,9 +670,19 @@ impl BodyRunner for JitRunner<'_> {
     ) -> Result<(), WarpFault> {
         // The active mask only changes at terminators: one variant serves the whole block.
         let full = w.active == u32::MAX;
+        let pieces = self.code.block_pieces[id as usize].clone();
+        // The common case, one piece already compiled at tier 2 (or at tier 1 and not yet hot):
+        // straight to the call.
+        if pieces.len() == 1 {
+            let i = slot(pieces.start, full);
+            let f = self.code.fns[i].load(Ordering::Acquire);
+            if f != 0 && f != usize::MAX && self.code.tiers[i].load(Ordering::Relaxed) != 1 {
+                return self.call(f, w, cx, stats);
+            }
+        }
         let mut runs = None;
         let mut interpreted = false;
-        for piece in self.code.block_pieces[id as usize].clone() {
+        for piece in pieces {
             let i = slot(piece, full);
             let mut f = self.code.fns[i].load(Ordering::Acquire);
             if f == 0 {
@@ -704,6 +714,7 @@ impl BodyRunner for JitRunner<'_> {
 
 impl JitRunner<'_> {
     /// Runs compiled function `f` on the warp.
+    #[inline]
     fn call(
         &mut self,
         f: usize,
