@@ -69,6 +69,22 @@ pub struct Launch {
 }
 
 impl Launch {
+    /// A launch of `program` over `consts` with the trace format's defaults: launch index 0, one
+    /// CTA of 32 threads, compute mode, no shared memory, the default per-warp budget. Set other
+    /// fields with struct-update syntax: `Launch { grid: [4, 1, 1], ..Launch::new(p, c) }`.
+    pub fn new(program: Arc<Program>, consts: ConstBanks) -> Launch {
+        Launch {
+            index: 0,
+            program,
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            mode: BankMode::Compute,
+            shared_bytes: 0,
+            consts: Arc::new(consts),
+            budget: DEFAULT_BUDGET,
+        }
+    }
+
     /// Threads per CTA.
     pub fn threads_per_cta(&self) -> u64 {
         self.block.iter().map(|&v| v as u64).product()

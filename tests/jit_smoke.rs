@@ -3,7 +3,7 @@ use std::sync::Arc;
 use warpjit::exec::{Engine, Launch, Machine, RunOptions};
 use warpjit::sass::{parse_program, AsmOptions};
 use warpjit_runtime::memory::Init;
-use warpjit_runtime::{BankMode, ConstBanks};
+use warpjit_runtime::ConstBanks;
 
 fn run(engine: &dyn Engine, text: &str) -> Vec<u8> {
     let prog = Arc::new(parse_program(text, &AsmOptions::default()).unwrap());
@@ -12,14 +12,10 @@ fn run(engine: &dyn Engine, text: &str) -> Vec<u8> {
     let mut consts = ConstBanks::new();
     consts.write(0, 0x140, &0x10000u32.to_le_bytes()).unwrap();
     let launch = Launch {
-        index: 0,
-        program: prog,
         grid: [4, 1, 1],
         block: [64, 1, 1],
-        mode: BankMode::Compute,
-        shared_bytes: 0,
-        consts: Arc::new(consts),
         budget: 1_000_000,
+        ..Launch::new(prog, consts)
     };
     for _ in 0..3 {
         engine.run(&m, &launch, &RunOptions::default()).unwrap();
@@ -74,14 +70,11 @@ fn regs_after(engine: &dyn Engine, body: &str, shared: u32) -> Vec<u8> {
     let mut consts = ConstBanks::new();
     consts.write(0, 0x140, &0x10000u32.to_le_bytes()).unwrap();
     let launch = Launch {
-        index: 0,
-        program: prog,
         grid: [4, 1, 1],
         block: [50, 1, 1],
-        mode: BankMode::Compute,
         shared_bytes: shared,
-        consts: Arc::new(consts),
         budget: 1_000_000,
+        ..Launch::new(prog, consts)
     };
     for _ in 0..2 {
         engine.run(&m, &launch, &RunOptions::default()).unwrap();
@@ -130,14 +123,10 @@ fn coalesced_accesses_agree_including_faults() {
             .unwrap();
         m.global.map(0x2_0000_0000, 0xf0, Init::Zero).unwrap();
         let launch = Launch {
-            index: 0,
-            program: prog,
             grid: [2, 1, 1],
             block: [64, 1, 1],
-            mode: BankMode::Compute,
-            shared_bytes: 0,
-            consts: Arc::new(ConstBanks::new()),
             budget: 1_000_000,
+            ..Launch::new(prog, ConstBanks::new())
         };
         let mut last = None;
         for _ in 0..3 {
@@ -211,14 +200,8 @@ fn lea_window_predicate_with_the_window_anywhere() {
             let mut consts = ConstBanks::new();
             consts.write(0, 0x148, &base.to_le_bytes()).unwrap();
             let launch = Launch {
-                index: 0,
-                program: prog.clone(),
-                grid: [1, 1, 1],
-                block: [32, 1, 1],
-                mode: BankMode::Compute,
-                shared_bytes: 0,
-                consts: Arc::new(consts),
                 budget: 1_000,
+                ..Launch::new(prog.clone(), consts)
             };
             for _ in 0..3 {
                 engine.run(&m, &launch, &RunOptions::default()).unwrap();

@@ -15,7 +15,7 @@ use warpjit::exec::{Engine, Launch, Machine, RunOptions};
 use warpjit::ir::Program;
 use warpjit::sass::{parse_program, AsmOptions};
 use warpjit_runtime::memory::Init;
-use warpjit_runtime::{BankMode, ConstBanks, FaultKind};
+use warpjit_runtime::{ConstBanks, FaultKind};
 
 /// Segment layouts, (base, size) each: odd sizes leave short tails; in the first, one segment
 /// ends exactly at 2^64; in the second, nothing is mapped near the top, so an access there must
@@ -178,14 +178,8 @@ fn run(
             .unwrap();
     }
     let launch = Launch {
-        index: 0,
-        program: prog.clone(),
-        grid: [1, 1, 1],
-        block: [32, 1, 1],
-        mode: BankMode::Compute,
-        shared_bytes: 0,
-        consts: Arc::new(consts),
         budget: 1_000,
+        ..Launch::new(prog.clone(), consts)
     };
     let opts = RunOptions {
         threads: 1,

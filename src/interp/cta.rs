@@ -346,19 +346,15 @@ mod tests {
     use crate::interp::warp::Interp;
     use std::collections::HashSet;
     use std::thread::ThreadId;
-    use warpjit_runtime::{BankMode, ConstBanks};
+    use warpjit_runtime::ConstBanks;
 
     fn launch(grid: u32, text: &str) -> Launch {
         let program = crate::sass::parse_program(text, &Default::default()).expect("assembles");
         Launch {
-            index: 0,
-            program: Arc::new(program),
             grid: [grid, 1, 1],
             block: [64, 1, 1],
-            mode: BankMode::Compute,
-            shared_bytes: 0,
-            consts: Arc::new(ConstBanks::new()),
             budget: 1_000_000,
+            ..Launch::new(Arc::new(program), ConstBanks::new())
         }
     }
 
