@@ -388,11 +388,11 @@ impl GlobalMemory {
     /// Reads `len` bytes as loads would (non-resident tiles read 0); the range may span adjacent
     /// segments but every byte must be mapped. See [`GlobalMemory::read_into`].
     pub fn read_bytes(&self, addr: u64, len: u64) -> Result<Vec<u8>, MemError> {
-        let n = usize::try_from(len).map_err(|_| MemError::Unmapped { addr, len })?;
+        // Checked before allocating: a huge unmapped `len` must not allocate.
         if !self.covers(addr, len) {
             return Err(MemError::Unmapped { addr, len });
         }
-        let mut out = vec![0; n];
+        let mut out = vec![0; len as usize];
         self.read_into(addr, &mut out)?;
         Ok(out)
     }

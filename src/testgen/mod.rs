@@ -74,8 +74,8 @@ pub mod layout {
     /// A segment at the top of the 64-bit space (only `.E` forms reach it).
     pub const TOP: u64 = 0xffff_ffff_ffff_f000;
     /// Size of [`TOP`]: it ends at 2^64 - 12, so the last 12 addresses of the space are
-    /// unmapped, and a 16-byte access at 2^64 - 16 straddles its end. (A segment cannot end
-    /// at 2^64 itself: `GlobalMemory::map` rejects `base + size` overflowing.)
+    /// unmapped, and a 16-byte access at 2^64 - 16 straddles its end (a segment that ends
+    /// exactly at 2^64 is covered by `tests/memory_edges.rs`).
     pub const TOP_SIZE: u64 = 0xff4;
     /// A small segment whose size is one of [`ODD_SIZES`] (per case).
     pub const ODD: u64 = 0x0020_0000;
