@@ -22,7 +22,7 @@ use warpjit::exec::Engine;
 use warpjit::interp::Interpreter;
 use warpjit::ir::Op;
 use warpjit::testgen::layout::{ODD, SEG1, SEG2, TOP, ZERO};
-use warpjit::testgen::{check, Case, Profile};
+use warpjit::testgen::{check, Case, Frame, Profile};
 use warpjit_runtime::{BankMode, FaultKind};
 
 fn config() -> ProptestConfig {
@@ -107,6 +107,79 @@ fn generated_programs_assemble() {
             }
         }
     }
+}
+
+/// The minimal frame (the fuzz target's) observes what the full frame observes: for the same
+/// bytes, every 16-byte group of an output slot that the minimal epilogue stores holds, under the
+/// interpreter, the same words as in the full frame's run (the random code is the same; only the
+/// prologue's unread fills and the epilogue differ), and every group holding a register the
+/// random code writes is stored. Cases that fault or exhaust a budget are skipped (the two
+/// programs differ in length).
+#[test]
+fn minimal_frame_observes_what_the_full_frame_observes() {
+    use warpjit::testgen::layout::{OUT, SLOT};
+    let mut compared = 0;
+    for (i, profile) in Profile::ALL.iter().cycle().take(60).enumerate() {
+        let b = bytes(7000 + i as u64, 64 + (i * 131) % 1500);
+        let gen = |frame| Case::from_bytes_with(&b, *profile, frame);
+        let (full, min) = (gen(Frame::Full), gen(Frame::Minimal));
+        assert_eq!(min.frame, Frame::Minimal);
+        assert!(min.text.len() <= full.text.len(), "{min:?}");
+        let run = |c: &Case| c.run(&Interpreter, &c.launch().unwrap()).unwrap();
+        let (f, m) = (run(&full), run(&min));
+        if f.result.is_err() || m.result.is_err() {
+            continue;
+        }
+        let stored: Vec<u64> = (0..8u64)
+            .filter(|g| min.text.contains(&format!("STG.E.128 [R30+{:#x}]", 16 * g)))
+            .collect();
+        let out = |o: &warpjit::testgen::Outcome| {
+            o.memory
+                .iter()
+                .find(|(base, _)| *base == OUT)
+                .unwrap()
+                .1
+                .clone()
+        };
+        let (fo, mo) = (out(&f), out(&m));
+        for t in 0..full.threads() {
+            for g in &stored {
+                let at = (t * SLOT + 16 * g) as usize;
+                assert_eq!(
+                    fo[at..at + 16],
+                    mo[at..at + 16],
+                    "thread {t}, group {g}\n{min:?}"
+                );
+            }
+            let at = (t * SLOT + 0x70) as usize;
+            assert_eq!(
+                fo[at..at + 8],
+                mo[at..at + 8],
+                "P2R words, thread {t}\n{min:?}"
+            );
+        }
+        // Every register the random code writes (R0..R23) is in a stored group.
+        let code = &full.text[..full.text.find("P2R R29").unwrap()];
+        for r in 0..24u64 {
+            let written = code.lines().skip(30).any(|l| {
+                let l = l.trim_start();
+                let after_guard = l
+                    .strip_prefix('@')
+                    .map_or(l, |g| g.split_once(' ').map_or(g, |x| x.1));
+                after_guard.split_once(' ').is_some_and(|(_, ops)| {
+                    ops.starts_with(&format!("R{r},")) || ops.starts_with(&format!("R{r}.CC,"))
+                })
+            });
+            if written {
+                assert!(
+                    stored.contains(&(r / 4)),
+                    "R{r} is written but not stored\n{min:?}"
+                );
+            }
+        }
+        compared += 1;
+    }
+    assert!(compared >= 30, "only {compared} cases ran to completion");
 }
 
 /// The generator reaches what the differential properties claim to cover: every op of the op
@@ -548,6 +621,7 @@ fn loads_followed_by_masked_writes_compile_in_both_variants() {
         threshold: 1,
         odd_size: 0x401,
         tier2: true,
+        frame: Frame::Full,
     };
     let checked = check(&case).unwrap_or_else(|e| panic!("{e}"));
     assert!(checked.outcome.result.is_ok());

@@ -6,14 +6,19 @@
 //! Input layout: byte 0 picks the generator profile, byte 1 the JIT variant, the rest feeds the
 //! generator (more bytes, more code: up to its limit of about 260 instructions).
 //!
-//! Unlike `testgen::check` (a new `Jit` and five runs with every block compiled four ways per
-//! case), each input checks one JIT variant, so that the fuzzer runs hundreds of inputs a
-//! second instead of a few:
-//! - tiered: the JIT as it runs traces (interpret a block `case.threshold` times, then tier 1),
-//!   run twice, the second run reusing the code the first compiled;
-//! - tier 1: every block compiled by tier 1 in both variants (any active mask, full warp)
+//! Compiling is nearly all the cost of an input, so unlike `testgen::check` (a new `Jit` and
+//! five runs with every block compiled four ways per case) each input checks one JIT variant,
+//! and programs end in the folded epilogue (`Frame::Minimal`: a hash of every register, the
+//! predicates, CC and shared memory in three stores; the full one is eleven memory instructions,
+//! which took most of the compile time of a small case). The variants (byte 1 modulo 16):
+//! - 0-11, tiered: the JIT as it runs traces (interpret a block `case.threshold` times, then
+//!   tier 1), run twice, the second run reusing the code the first compiled;
+//! - 12-14, tier 1: every block compiled by tier 1 in both variants (any active mask, full warp)
 //!   before one run;
-//! - tier 2: the same with tier 2.
+//! - 15, tier 2: the same with tier 2 (several times slower to compile).
+//!
+//! A difference is reported with the case; to see which register differs, run the case with
+//! `frame: Frame::Full` through `testgen::check`.
 //!
 //! Tier 2 is never started in the background (`hot_threshold` off), so runs are reproducible.
 //! One `Jit` serves many inputs (its code cache is keyed by the program, and each input has a
@@ -30,7 +35,7 @@ use std::cell::RefCell;
 use warpjit::exec::{Engine, Launch, RunOptions};
 use warpjit::interp::Interpreter;
 use warpjit::jit::{Jit, Tier};
-use warpjit::testgen::{compare, Case, Counts, Outcome, Profile};
+use warpjit::testgen::{compare, Case, Counts, Frame, Outcome, Profile};
 
 /// Inputs one `Jit` serves before it is replaced (it keeps every program it has seen).
 const CASES_PER_JIT: u32 = 256;
@@ -96,14 +101,14 @@ fn agree(case: &Case, launch: &Launch, jit: &Jit, want: &Outcome, what: &str) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let profile = Profile::ALL[data.first().map_or(3, |&b| b as usize % 4)];
-    let variant = match data.get(1).map_or(0, |&b| b % 3) {
-        0 => Variant::Tiered,
-        1 => Variant::AllTier1,
+    let profile = Profile::ALL[data.first().map_or(3, |&b| b as usize % Profile::ALL.len())];
+    let variant = match data.get(1).map_or(0, |&b| b % 16) {
+        0..=11 => Variant::Tiered,
+        12..=14 => Variant::AllTier1,
         _ => Variant::AllTier2,
     };
     let mut u = Unstructured::new(data.get(2..).unwrap_or(&[]));
-    let case = Case::generate(&mut u, profile);
+    let case = Case::generate_with(&mut u, profile, Frame::Minimal);
     // The generator promises a program that assembles and a machine that maps.
     let launch = case.launch().unwrap_or_else(|e| panic!("{e}"));
     let want = run(&case, &Interpreter, &launch);

@@ -5,10 +5,15 @@
 //! memory instruction that uses them), `R20..R23` loop counters and limits (two nesting
 //! levels), `R24` the global thread id, `R25` the CTA-local thread id, `R26` the linear CTA id,
 //! `R27` the lane id, `R28..R31` the epilogue's.
+//!
+//! With [`Frame::Minimal`] the prologue fills only the registers the random code reads and the
+//! epilogue stores only the registers it writes (and the predicates, CC and, if the code stores
+//! to shared memory, shared memory): far less code for the JIT to compile per case.
 
 use super::layout::*;
-use super::{Case, Profile};
+use super::{Case, Frame, Profile};
 use crate::ir::*;
+use crate::sass::{parse_program, AsmOptions};
 use arbitrary::Unstructured;
 use warpjit_runtime::BankMode;
 
@@ -130,7 +135,7 @@ pub(super) struct Gen<'a, 'b> {
 }
 
 /// Generates a whole case.
-pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile) -> Case {
+pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame) -> Case {
     let mut g = Gen {
         u,
         profile,
@@ -176,6 +181,7 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile) -> Case {
     g.registers = registers;
     g.threads_per_cta = block.iter().product();
     g.prologue(block, grid);
+    let code_start = g.lines.len();
     let n = match profile {
         Profile::Alu => g.range(4, 70),
         Profile::Control => g.range(2, 14),
@@ -184,7 +190,10 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile) -> Case {
         Profile::Edges => g.range(2, 10),
     };
     g.stmts(n as usize, 0);
-    g.epilogue();
+    match frame {
+        Frame::Full => g.epilogue(),
+        Frame::Minimal => g.minimal_frame(code_start),
+    }
     let budget = if g.inf_loop {
         [2000, 300][g.weighted(&[70, 30])]
     } else {
@@ -206,6 +215,7 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile) -> Case {
         threshold,
         odd_size,
         tier2,
+        frame,
     }
 }
 
@@ -467,6 +477,77 @@ impl Gen<'_, '_> {
         }
         self.emit("STG.E.64 [R30+0x70], R28");
         if self.shared_bytes >= 16 {
+            self.emit("ISCADD R18, R25, RZ, 0x4");
+            self.emit(format!(
+                "ISETP.LE.U32.AND P0, PT, R18, {:#x}, PT",
+                self.shared_bytes - 16
+            ));
+            self.emit("@P0 LDS.128 R0, [R18]");
+            self.emit("@P0 STG.E.128 [R30+0x80], R0");
+        }
+        self.emit("EXIT");
+    }
+
+    /// [`Frame::Minimal`]: ends the program with an epilogue that stores only the 16-byte groups
+    /// of the slot holding a register the random code (lines `code_start..`) writes (the P2R
+    /// words always; shared memory if the code stores there), and drops the prologue's fills of
+    /// registers that are neither read by the code nor stored.
+    fn minimal_frame(&mut self, code_start: usize) {
+        let mut text = self.lines.join("\n");
+        text.push_str("\nEXIT;\n");
+        let opts = AsmOptions {
+            registers: self.registers,
+        };
+        let prog = parse_program(&text, &opts)
+            .unwrap_or_else(|e| panic!("the generator wrote invalid SASS: {e}\n{text}"));
+        let (mut read, mut written, mut shared) = (0u32, 0u32, false);
+        for inst in prog.blocks.iter().flat_map(|b| &b.insts) {
+            if (inst.loc.line as usize) <= code_start {
+                continue;
+            }
+            inst.op.for_each_reg(&mut |u| {
+                for k in 0..u.count {
+                    let r = u.reg.offset(k);
+                    if r.0 < 32 {
+                        let bit = 1u32 << r.0;
+                        if u.def {
+                            written |= bit;
+                        } else {
+                            read |= bit;
+                        }
+                    }
+                }
+            });
+            shared |= matches!(inst.op, Op::Sts(_) | Op::St(_));
+        }
+        // The 16-byte groups of the slot to store: those holding a written register.
+        let groups: u32 = (0..8)
+            .filter(|q| written >> (4 * q) & 0xf != 0)
+            .fold(0, |m, q| m | 0xf << (4 * q));
+        // The fills of R0..R19 are the prologue's last 20 lines: keep those of registers read
+        // or stored (so a stored group holds what the full frame stores).
+        let keep_fill = read | groups;
+        let fills = code_start - 20..code_start;
+        let mut k = 0;
+        self.lines.retain(|_| {
+            let keep = !fills.contains(&k) || keep_fill >> (k - fills.start) & 1 != 0;
+            k += 1;
+            keep
+        });
+        self.emit("P2R R29, CC, RZ, 0xf");
+        self.emit("P2R R28, PR, RZ, 0x7f");
+        self.emit(format!("LEA R30.CC, R24, c[0x0][{P_OUT:#x}], 0x8"));
+        self.emit(format!(
+            "LEA.HI.X R31, R24, c[0x0][{:#x}], RZ, 0x8",
+            P_OUT + 4
+        ));
+        for q in 0..7 {
+            if groups >> (4 * q) & 1 != 0 {
+                self.emit(format!("STG.E.128 [R30+{:#x}], R{}", 16 * q, 4 * q));
+            }
+        }
+        self.emit("STG.E.64 [R30+0x70], R28");
+        if shared && self.shared_bytes >= 16 {
             self.emit("ISCADD R18, R25, RZ, 0x4");
             self.emit(format!(
                 "ISETP.LE.U32.AND P0, PT, R18, {:#x}, PT",

@@ -12,7 +12,8 @@
 //!   scratch, `R20..R23` are loop counters, `R24..R27` are read only);
 //! - an epilogue that makes the whole per-thread state observable: `P2R R29, CC, RZ, 0xf` and
 //!   `P2R R28, PR, RZ, 0x7f`, then `R0..R29` stored with `STG.E` to the thread's slot of
-//!   [`layout::OUT`] (at `OUT + gid * SLOT`), and 16 bytes of shared memory per thread.
+//!   [`layout::OUT`] (at `OUT + gid * SLOT`), and 16 bytes of shared memory per thread; or,
+//!   for [`Frame::Minimal`], only what the random code can have changed.
 //!
 //! [`check`] runs the interpreter once and the JIT two or three times (fresh machine each time:
 //! twice at tier 1, the second run reusing the code compiled by the first, then, in a quarter of
@@ -171,6 +172,23 @@ pub struct Case {
     /// Whether [`check`] also recompiles every block at tier 2 and runs that code (the tier-2
     /// compile of every block is most of the cost of a case, so only some cases do it).
     pub tier2: bool,
+    /// What the epilogue stores (set by the generator: [`Case::generate_with`]).
+    pub frame: Frame,
+}
+
+/// How much of a thread's state the prologue sets and the epilogue stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// The prologue fills `R0..R19`; the epilogue stores `R0..R27` (at 0x00 of the thread's
+    /// slot), the P2R words of PR and CC (0x70) and 16 bytes of shared memory (0x80).
+    Full,
+    /// The epilogue stores only the 16-byte groups of the slot that hold a register the random
+    /// code writes, the P2R words, and shared memory if the code stores there; the prologue fills
+    /// only the registers the code reads or the epilogue stores. What is stored is what the full
+    /// frame stores there, and what is not stored the random code did not change: the same
+    /// state is observable in less code, and small cases compile several times faster (the fuzz
+    /// target uses it).
+    Minimal,
 }
 
 impl fmt::Debug for Case {
@@ -191,6 +209,7 @@ impl fmt::Debug for Case {
         writeln!(f, "    threshold: {},", self.threshold)?;
         writeln!(f, "    odd_size: {:#x},", self.odd_size)?;
         writeln!(f, "    tier2: {},", self.tier2)?;
+        writeln!(f, "    frame: Frame::{:?},", self.frame)?;
         write!(f, "}}")
     }
 }
@@ -227,12 +246,23 @@ impl Case {
     /// Generates a case of `profile` from the bytes left in `u` (never fails: missing bytes
     /// read as the simplest choice).
     pub fn generate(u: &mut Unstructured<'_>, profile: Profile) -> Case {
-        gen::generate(u, profile)
+        gen::generate(u, profile, Frame::Full)
+    }
+
+    /// [`Case::generate`] with the given frame (the same random code from the same bytes; only
+    /// the prologue's register fills and the epilogue differ).
+    pub fn generate_with(u: &mut Unstructured<'_>, profile: Profile, frame: Frame) -> Case {
+        gen::generate(u, profile, frame)
     }
 
     /// [`Case::generate`] from a byte string.
     pub fn from_bytes(bytes: &[u8], profile: Profile) -> Case {
         Case::generate(&mut Unstructured::new(bytes), profile)
+    }
+
+    /// [`Case::generate_with`] from a byte string.
+    pub fn from_bytes_with(bytes: &[u8], profile: Profile, frame: Frame) -> Case {
+        Case::generate_with(&mut Unstructured::new(bytes), profile, frame)
     }
 
     /// Threads per CTA.
