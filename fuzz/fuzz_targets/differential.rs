@@ -67,10 +67,11 @@ fn with_jit<R>(f: impl FnOnce(&mut Jit) -> R) -> R {
     })
 }
 
-/// `Case::run` on one host thread: a fresh machine, then every segment's bytes as loads see them
-/// (non-resident tiles read 0), read back a segment at a time.
-fn run(case: &Case, engine: &dyn Engine, launch: &Launch) -> Outcome {
-    let machine = case.machine().unwrap_or_else(|e| panic!("{e}"));
+/// `Case::run` on one host thread: a fresh machine holding `memory` (the case's initial
+/// memory, made once per input), then every segment's bytes as loads see them (non-resident
+/// tiles read 0), read back a segment at a time.
+fn run(case: &Case, memory: &[(u64, Vec<u8>)], engine: &dyn Engine, launch: &Launch) -> Outcome {
+    let machine = case.machine_from(memory).unwrap_or_else(|e| panic!("{e}"));
     let opts = RunOptions {
         threads: 1,
         ..RunOptions::default()
@@ -93,8 +94,15 @@ fn run(case: &Case, engine: &dyn Engine, launch: &Launch) -> Outcome {
 }
 
 /// Runs the case under the JIT and compares with the interpreter's outcome.
-fn agree(case: &Case, launch: &Launch, jit: &Jit, want: &Outcome, what: &str) {
-    let got = run(case, jit, launch);
+fn agree(
+    case: &Case,
+    memory: &[(u64, Vec<u8>)],
+    launch: &Launch,
+    jit: &Jit,
+    want: &Outcome,
+    what: &str,
+) {
+    let got = run(case, memory, jit, launch);
     if let Err(m) = compare(case, want, &got) {
         panic!("interpreter and the JIT ({what}) disagree:\n{m}\n{case:?}");
     }
@@ -111,15 +119,16 @@ fuzz_target!(|data: &[u8]| {
     let case = Case::generate_with(&mut u, profile, Frame::Minimal);
     // The generator promises a program that assembles and a machine that maps.
     let launch = case.launch().unwrap_or_else(|e| panic!("{e}"));
-    let want = run(&case, &Interpreter, &launch);
+    let memory = case.initial_memory();
+    let want = run(&case, &memory, &Interpreter, &launch);
     with_jit(|jit| {
         jit.threshold = case.threshold;
         jit.hot_threshold = u32::MAX;
         match variant {
             Variant::Tiered => {
                 let errors = jit.errors().len();
-                agree(&case, &launch, jit, &want, "tiered, run 1");
-                agree(&case, &launch, jit, &want, "tiered, run 2");
+                agree(&case, &memory, &launch, jit, &want, "tiered, run 1");
+                agree(&case, &memory, &launch, jit, &want, "tiered, run 2");
                 // A block Cranelift rejects runs interpreted: the results agree, but it is a bug.
                 if let Some(e) = jit.errors().get(errors) {
                     panic!("the JIT could not compile a block: {e}\n{case:?}");
@@ -135,6 +144,7 @@ fuzz_target!(|data: &[u8]| {
                 }
                 agree(
                     &case,
+                    &memory,
                     &launch,
                     jit,
                     &want,
