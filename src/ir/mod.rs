@@ -8,10 +8,12 @@
 pub mod operand;
 pub mod ops;
 pub mod regs;
+pub mod roles;
 
 pub use operand::*;
 pub use ops::*;
 pub use regs::RegUse;
+pub use roles::{Dir, Flag, MemRole, Operands, Roles, Space, Visitor};
 
 use std::fmt;
 
@@ -61,12 +63,6 @@ pub struct Inst {
     pub pc: u32,
     /// Where the instruction's text starts.
     pub loc: SrcLoc,
-}
-
-impl fmt::Display for Inst {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.guard, self.op)
-    }
 }
 
 /// A lane condition of a control instruction: the guard and an optional `CC.EQ`/`CC.NE` test.

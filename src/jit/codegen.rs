@@ -627,7 +627,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         // Attach the guest text to the first CLIF instruction it produced.
         if let Some(i) = self.first_inst_since(first) {
             self.comments
-                .push((i, format!("{:#06x}: {}", inst.pc, inst)));
+                .push((i, format!("{:#06x}: {:?}", inst.pc, inst.op)));
         }
     }
 

@@ -9,6 +9,7 @@
 use std::fmt;
 
 use super::parser::RawKind;
+use super::spelling::{Name, Suffix};
 use super::validate::{AddrRule, Args, ImmRule, HALF, NEG, NOT};
 use super::AsmError;
 use crate::ir::*;
@@ -21,19 +22,7 @@ pub trait SassSyntax: Sized {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 }
 
-macro_rules! parse_dispatch {
-    ($($v:ident($s:ident) $name:literal,)*) => {
-        /// Parses the op named by the instruction's mnemonic; `None` if no op has that mnemonic.
-        pub fn parse_op(a: &mut Args<'_>) -> Option<Result<Op, AsmError>> {
-            let r = match a.raw().mnemonic.as_str() {
-                $($name => <$s as SassSyntax>::parse(a).map(Op::$v),)*
-                _ => return None,
-            };
-            Some(r.and_then(|op| a.done().map(|()| op)))
-        }
-    };
-}
-crate::for_each_op!(parse_dispatch);
+pub use super::spelling::parse_op;
 
 type R<T> = Result<T, AsmError>;
 
@@ -163,10 +152,10 @@ impl SassSyntax for S2r {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let d = a.reg()?;
         let (name, loc) = a.name("a special register")?;
-        match SpecialReg::ALL.iter().find(|(_, n)| *n == name) {
-            Some(&(sr, _)) => Ok(S2r { d, sr }),
+        match SpecialReg::ALL.iter().find(|s| s.name() == name) {
+            Some(&sr) => Ok(S2r { d, sr }),
             None => {
-                let all: Vec<&str> = SpecialReg::ALL.iter().map(|s| s.1).collect();
+                let all: Vec<&str> = SpecialReg::ALL.iter().map(|s| s.name()).collect();
                 a.err(
                     loc,
                     format!(
@@ -285,11 +274,7 @@ impl SassSyntax for Iadd3 {
         })
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let shift = match self.shift {
-            Iadd3Shift::None => "",
-            Iadd3Shift::Rs => ".RS",
-            Iadd3Shift::Ls => ".LS",
-        };
+        let shift = self.shift.suffix();
         write!(
             f,
             "IADD3{shift}{} {}{}, {}, {}, {}",
@@ -618,7 +603,7 @@ impl SassSyntax for Sel {
 
 impl SassSyntax for Isetp {
     fn parse(a: &mut Args<'_>) -> R<Self> {
-        let cmp = a.require(&Cmp::ALL.map(|(c, n)| (n, c)))?;
+        let cmp = a.require(&Cmp::ALL.map(|c| (c.name(), c)))?;
         let unsigned = a.choice(UNSIGNED)?.unwrap_or(false);
         let x = a.flag("X")?;
         let bop = a.choice(BOPS)?.unwrap_or(BoolOp::And);

@@ -9,6 +9,7 @@
 use super::layout::*;
 use super::{Case, Profile};
 use crate::ir::*;
+use crate::sass::Sass;
 use arbitrary::Unstructured;
 use warpjit_runtime::BankMode;
 
@@ -257,7 +258,7 @@ impl Gen<'_, '_> {
 
     fn op(&mut self, g: Guard, op: impl Into<Op>) {
         let op = op.into();
-        self.emit(format!("{g}{op}"));
+        self.emit(format!("{g}{}", Sass(&op)));
     }
 
     fn op0(&mut self, op: impl Into<Op>) {
@@ -541,7 +542,7 @@ impl Gen<'_, '_> {
             .into(),
             2 => S2r {
                 d,
-                sr: SpecialReg::ALL[self.below(7) as usize].0,
+                sr: SpecialReg::ALL[self.below(7) as usize],
             }
             .into(),
             3 => {
@@ -796,7 +797,7 @@ impl Gen<'_, '_> {
 
     fn isetp(&mut self) -> Op {
         Isetp {
-            cmp: Cmp::ALL[self.below(8) as usize].0,
+            cmp: Cmp::ALL[self.below(8) as usize],
             unsigned: self.chance(50),
             x: self.chance(25),
             bop: self.pick(&[BoolOp::And, BoolOp::Or, BoolOp::Xor]),
@@ -1840,7 +1841,7 @@ impl Gen<'_, '_> {
         });
         if addr.base.is_none() && self.registers == 32 {
             // A base register at or past the register count: absolute addressing.
-            let text = format!("{g}{op}").replace("[0x", "[R200+0x");
+            let text = format!("{g}{}", Sass(&op)).replace("[0x", "[R200+0x");
             self.emit(text);
         } else {
             self.op(g, op);
