@@ -150,7 +150,7 @@ impl Visitor for Effects {
     /// A constant operand reads 4 bytes at an immediate offset, so its fault is known here.
     fn constant(&mut self, c: ConstRef) {
         self.mem_reads.constant = true;
-        self.can_fault |= c.offset % 4 != 0;
+        self.can_fault |= !c.offset.is_multiple_of(4);
     }
     /// Addressed accesses can always fault (an unmapped address, a shared offset out of range).
     fn mem(&mut self, m: MemRole) {

@@ -1,7 +1,7 @@
 //! The op table: every per-lane operation of the IR, defined once.
 //!
 //! [`for_each_op!`](crate::for_each_op) is the single list of ops: `Variant(Struct)`. Each op is
-//! one struct (in [`alu`] or [`memory`]) with, right below it, its [`Operands`] impl: every field
+//! one struct (in [`alu`] or [`memory`]) with, right below it, its [`Operands`](super::roles::Operands) impl: every field
 //! by role (registers and widths, predicates, flags, the LEA.LO word, memory), from which the
 //! register visitor, effects, liveness and uniformity are derived (see [`super::roles`]).
 //!

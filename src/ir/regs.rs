@@ -18,7 +18,7 @@ pub struct RegUse {
 
 impl Op {
     /// Calls `f` for every register operand (reads and writes; `RZ` included), in the order the
-    /// op's [`Operands`](super::roles::Operands) impl declares them.
+    /// op's [`Operands`] impl declares them.
     pub fn for_each_reg(&self, f: &mut dyn FnMut(RegUse)) {
         struct Regs<'a>(&'a mut dyn FnMut(RegUse));
         impl Visitor for Regs<'_> {

@@ -6,8 +6,8 @@
 //! written and live out of the block. A write under an execution mask is a `bitselect` with the
 //! mask expanded to lanes.
 //!
-//! Every op of the table has a [`Lower`] impl (a missing one does not compile): ALU ops in
-//! [`alu`], LEA in [`lea`], memory and barrier ops in [`mem`] (their accesses in
+//! Every op of the table has a `Lower` impl (a missing one does not compile): ALU ops in
+//! `codegen/alu.rs`, LEA in `codegen/lea.rs`, memory and barrier ops in `codegen/mem.rs` (their accesses in
 //! `jit/memory.rs`), per-lane scalar code in `jit/scalar.rs`. An instance an impl declines (and
 //! any instruction with a misaligned constant operand, found from the op's operand roles) calls
 //! [`warpjit_jit_exec_inst`](super::abi::warpjit_jit_exec_inst), which runs the interpreter's own
@@ -637,7 +637,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         struct BadConst(bool);
         impl Visitor for BadConst {
             fn constant(&mut self, c: ConstRef) {
-                self.0 |= c.offset % 4 != 0;
+                self.0 |= !c.offset.is_multiple_of(4);
             }
         }
         let mut bad = BadConst(false);
