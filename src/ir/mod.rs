@@ -4,6 +4,10 @@
 //! [`Inst`]s (each an [`Op`] from the op table in [`ops`]) ending in exactly one [`Terminator`],
 //! which is the only place control flow happens. Instructions keep their source location and their
 //! guest `pc` (byte address for SASS), so faults and diagnostics point back at the text.
+//!
+//! Each op declares its operands by role ([`roles`]); [`regs`] and the analyses derive from
+//! that. The IR holds no front-end spelling: SASS mnemonics and modifier names are in
+//! `crate::sass::spelling`.
 
 pub mod operand;
 pub mod ops;
