@@ -25,10 +25,6 @@ use std::collections::HashMap;
 use std::mem::offset_of;
 use warpjit_runtime::WarpState;
 
-mod alu;
-mod lea;
-mod mem;
-
 /// The JIT's decision for one op struct, one impl per op of the table (a missing impl is a
 /// compile error in [`Tx::lower_op`], expanded from [`for_each_op!`](crate::for_each_op)).
 ///
@@ -69,6 +65,11 @@ macro_rules! lower_dispatch {
     };
 }
 crate::for_each_op!(lower_dispatch);
+
+// Declared after the macros above, which they use.
+mod alu;
+mod lea;
+mod mem;
 
 /// A register row: 32 lanes as 8 vectors of 4.
 pub type Row = [Value; 8];
