@@ -74,15 +74,13 @@ macro_rules! define_op_enum {
 
         impl Op {
             /// The op's name in the table (its variant, e.g. `Iadd3`): IR-neutral, for
-            /// diagnostics and statistics; front-ends have their own spellings.
+            /// diagnostics; front-ends have their own spellings.
             pub fn name(&self) -> &'static str {
                 match self {
                     $(Op::$v(_) => stringify!($v),)*
                 }
             }
 
-            /// Every op name in table order (see [`Op::name`]).
-            pub const NAMES: &'static [&'static str] = &[$(stringify!($v),)*];
         }
 
         $(
