@@ -115,7 +115,7 @@ fn random_op(g: &mut Rng) -> Op {
         .into(),
         2 => S2r {
             d,
-            sr: g.pick(&SpecialReg::ALL).0,
+            sr: g.pick(&SpecialReg::ALL),
         }
         .into(),
         3 | 4 => Iadd {
@@ -258,7 +258,7 @@ fn random_op(g: &mut Rng) -> Op {
         }
         .into(),
         16 | 17 => Isetp {
-            cmp: g.pick(&Cmp::ALL).0,
+            cmp: g.pick(&Cmp::ALL),
             unsigned: g.chance(50),
             x: g.chance(40),
             bop: bool_op(g),
@@ -956,7 +956,7 @@ fn show(p: &Program) -> String {
     for (k, b) in p.blocks.iter().enumerate() {
         s += &format!("B{k}:\n");
         for i in &b.insts {
-            s += &format!("    {i}\n");
+            s += &format!("    {}\n", crate::sass::Sass(i));
         }
         s += &format!("    {:?}\n", b.term);
     }

@@ -1,8 +1,10 @@
 //! Side effects of ops, instructions and terminators beyond their general-register operands
 //! (those come from [`Op::for_each_reg`]).
 //!
-//! The reference is the interpreter (`src/interp/ops.rs` and `src/interp/warp.rs`); every rule
-//! below follows what its code reads and writes, per executing lane:
+//! An op's effects are derived from its operand roles ([`crate::ir::roles`]), declared once per
+//! op beside its struct in `src/ir/ops/`; this module only reads them. The reference is the
+//! interpreter (`src/interp/ops.rs` and `src/interp/warp.rs`); the roles follow what its code
+//! reads and writes, per executing lane:
 //!
 //! - **CC writes**: `.CC` on IADD, IADD32I, IADD3, ISCADD, XMAD, BFE, BFI and LEA writes all four
 //!   flags (XMAD clears OF, BFE/BFI clear CF and OF: a clear is a write).
@@ -25,7 +27,7 @@
 //!   push the reconvergence stack (SSY, a BRA that may diverge: stack overflow) and BAR.SYNC
 //!   (barrier deadlock).
 
-use super::{FLAGS_ALL, FLAG_CF, FLAG_OF, FLAG_SF, FLAG_ZF};
+use super::{FLAG_CF, FLAG_OF, FLAG_SF, FLAG_ZF};
 use crate::ir::*;
 
 /// Memory spaces an access may touch.
@@ -111,203 +113,68 @@ impl Effects {
             self.pred_reads |= 1 << p.pred.0;
         }
     }
+}
 
-    fn write_pred(&mut self, p: Pred) {
-        if !p.is_pt() {
-            self.pred_writes |= 1 << p.0;
-        }
-    }
-
-    fn write_opt_pred(&mut self, p: Option<Pred>) {
-        if let Some(p) = p {
-            self.write_pred(p);
-        }
-    }
-
-    /// A source operand: a constant reads constant memory and faults when misaligned (it reads
-    /// 4 bytes at an immediate offset, so that is known here).
-    fn src(&mut self, s: Src) {
-        if let Src::Const(c) = s {
-            self.mem_reads.constant = true;
-            self.can_fault |= c.offset % 4 != 0;
-        }
-    }
-
-    fn cc(&mut self, cc: bool, x: bool) {
-        if cc {
-            self.cc_writes = FLAGS_ALL;
-        }
-        if x {
-            self.cc_reads |= FLAG_CF;
-        }
-    }
-
-    /// The predicate and memory effects of a generic LD/ST steering predicate.
-    fn steer(&mut self, steer: PredSrc) -> MemSpaces {
-        self.read_pred(steer);
-        self.can_fault = true;
-        if steer.pred.is_pt() {
-            // PT: always global; !PT: always shared.
-            MemSpaces {
-                global: !steer.neg,
-                shared: steer.neg,
-                constant: false,
-            }
-        } else {
-            MemSpaces {
-                global: true,
-                shared: true,
-                constant: false,
-            }
-        }
+/// The flag-mask bit of a flag.
+fn flag_bit(f: Flag) -> u8 {
+    match f {
+        Flag::Cf => FLAG_CF,
+        Flag::Zf => FLAG_ZF,
+        Flag::Sf => FLAG_SF,
+        Flag::Of => FLAG_OF,
     }
 }
 
-/// The bits of an 8-bit P2R mask operand that may be set: exact for an immediate, all otherwise.
-fn p2r_mask_bits(mask: Src) -> u8 {
-    match mask {
-        Src::Imm(m) => m as u8,
-        Src::Reg(r) if r.is_rz() => 0,
-        _ => 0xff,
+/// Effects are the non-register roles of an op's operands.
+impl Visitor for Effects {
+    fn pred(&mut self, p: Pred, dir: Dir) {
+        if !p.is_pt() {
+            match dir {
+                Dir::Use => self.pred_reads |= 1 << p.0,
+                Dir::Def => self.pred_writes |= 1 << p.0,
+            }
+        }
+    }
+    fn flag(&mut self, f: Flag, dir: Dir) {
+        match dir {
+            Dir::Use => self.cc_reads |= flag_bit(f),
+            Dir::Def => self.cc_writes |= flag_bit(f),
+        }
+    }
+    fn lea_lo(&mut self, dir: Dir) {
+        match dir {
+            Dir::Use => self.lea_lo_read = true,
+            Dir::Def => self.lea_lo_write = true,
+        }
+    }
+    /// A constant operand reads 4 bytes at an immediate offset, so its fault is known here.
+    fn constant(&mut self, c: ConstRef) {
+        self.mem_reads.constant = true;
+        self.can_fault |= !c.offset.is_multiple_of(4);
+    }
+    /// Addressed accesses can always fault (an unmapped address, a shared offset out of range).
+    fn mem(&mut self, m: MemRole) {
+        let (global, shared) = m.space.may_reach();
+        let spaces = match m.dir {
+            Dir::Use => &mut self.mem_reads,
+            Dir::Def => &mut self.mem_writes,
+        };
+        spaces.global |= global;
+        spaces.shared |= shared;
+        spaces.constant |= m.space == Space::Constant;
+        self.can_fault |= m.addr.is_some();
+    }
+    fn may_fault(&mut self) {
+        self.can_fault = true;
     }
 }
 
 impl Op {
     /// What the op reads and writes besides general registers, for a lane that executes it
-    /// (see the module docs for the rules).
+    /// (see the module docs for the rules), from its operand roles.
     pub fn effects(&self) -> Effects {
         let mut e = Effects::NONE;
-        match self {
-            Op::Mov(o) => e.src(o.b),
-            Op::Mov32i(_)
-            | Op::S2r(_)
-            | Op::Lop32i(_)
-            | Op::Membar(_)
-            | Op::Nop(_)
-            | Op::Depbar(_) => {}
-            Op::Iadd(o) => {
-                e.src(o.b);
-                e.cc(o.cc, o.x);
-            }
-            Op::Iadd32i(o) => e.cc(o.cc, o.x),
-            Op::Iadd3(o) => {
-                e.src(o.b.src);
-                e.cc(o.cc, o.x);
-            }
-            Op::Iscadd(o) => {
-                e.src(o.b);
-                e.cc(o.cc, false);
-            }
-            Op::Xmad(o) => {
-                e.src(o.b);
-                e.src(o.c);
-                e.cc(o.cc, false);
-            }
-            Op::Shl(o) => e.src(o.b),
-            Op::Shr(o) => e.src(o.b),
-            Op::Lop(o) => {
-                e.src(o.b);
-                e.write_opt_pred(o.p);
-            }
-            Op::Lop3(o) => {
-                e.src(o.b);
-                e.write_opt_pred(o.p);
-            }
-            Op::Bfe(o) => {
-                e.src(o.b);
-                e.cc(o.cc, false);
-            }
-            Op::Bfi(o) => {
-                e.src(o.b);
-                e.src(o.c);
-                e.cc(o.cc, false);
-            }
-            Op::Sel(o) => {
-                e.src(o.b);
-                e.read_pred(o.p);
-            }
-            Op::Isetp(o) => {
-                e.src(o.b);
-                e.read_pred(o.c);
-                if o.x {
-                    e.cc_reads |= match o.cmp {
-                        Cmp::F | Cmp::T => 0,
-                        Cmp::Lt | Cmp::Ge => FLAG_CF,
-                        Cmp::Eq | Cmp::Ne | Cmp::Gt | Cmp::Le => FLAG_CF | FLAG_ZF,
-                    };
-                }
-                e.write_pred(o.p);
-                e.write_pred(o.q);
-            }
-            Op::Psetp(o) => {
-                e.read_pred(o.a);
-                e.read_pred(o.b);
-                e.read_pred(o.c);
-                e.write_pred(o.p);
-                e.write_pred(o.q);
-            }
-            Op::P2r(o) => {
-                e.src(o.mask);
-                let bits = p2r_mask_bits(o.mask);
-                match o.src {
-                    P2rSrc::Pr => e.pred_reads |= bits & super::PREDS_ALL,
-                    P2rSrc::Cc => {
-                        for (bit, flag) in
-                            [(1u8, FLAG_ZF), (2, FLAG_SF), (4, FLAG_CF), (8, FLAG_OF)]
-                        {
-                            if bits & bit != 0 {
-                                e.cc_reads |= flag;
-                            }
-                        }
-                    }
-                }
-            }
-            Op::Imnmx(o) => {
-                e.src(o.b);
-                e.read_pred(o.p);
-            }
-            Op::Prmt(o) => {
-                e.src(o.b);
-                e.src(o.c);
-            }
-            Op::Lea(o) => {
-                e.src(o.b);
-                e.cc(o.cc, o.x);
-                e.write_opt_pred(o.p);
-                if o.hi {
-                    // The window test of LEA.HI looks at {Rd, lea_lo}; its result only reaches
-                    // CC.OF and Plg.
-                    e.lea_lo_read = o.cc || o.p.is_some_and(|p| !p.is_pt());
-                } else {
-                    e.lea_lo_write = true;
-                }
-            }
-            Op::Ldc(o) => {
-                e.mem_reads.constant = true;
-                let size = o.size.bytes();
-                e.can_fault =
-                    size > 1 && (!o.a.is_rz() || (o.imm as i64 as u64) & (size as u64 - 1) != 0);
-            }
-            Op::Ldg(o) => {
-                e.mem_reads.global = true;
-                e.can_fault = true;
-                e.write_opt_pred(o.ps);
-            }
-            Op::Stg(_) => {
-                e.mem_writes.global = true;
-                e.can_fault = true;
-            }
-            Op::Ld(o) => e.mem_reads = e.steer(o.steer),
-            Op::St(o) => e.mem_writes = e.steer(o.steer),
-            Op::Lds(_) => {
-                e.mem_reads.shared = true;
-                e.can_fault = true;
-            }
-            Op::Sts(_) => {
-                e.mem_writes.shared = true;
-                e.can_fault = true;
-            }
-        }
+        self.operands(&mut e);
         e
     }
 }
@@ -382,6 +249,7 @@ impl Terminator {
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
+    use super::super::FLAGS_ALL;
     use super::*;
 
     fn fx(op: impl Into<Op>) -> Effects {

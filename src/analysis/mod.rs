@@ -3,6 +3,7 @@
 //! - [`effects`]: what each op, instruction and terminator reads and writes besides general
 //!   registers (predicates, condition-code flags, the hidden LEA.LO word, memory) and whether it
 //!   can fault. Register operands come from [`Op::for_each_reg`](crate::ir::Op::for_each_reg).
+//!   Both are derived from each op's operand roles ([`crate::ir::roles`]), never listed here.
 //! - [`liveness`](mod@liveness): per-thread backward liveness of registers, predicates, CC
 //!   flags and the LEA.LO word over the CFG, per block and per instruction.
 //! - [`uniformity`](mod@uniformity): which values are the same in every active lane of the

@@ -95,15 +95,18 @@ fn cond_is_uniform(c: Cond, u: &UniformSet) -> bool {
     guard && cc
 }
 
-/// Whether the op's result can differ between lanes with equal inputs.
+/// Whether the op's result can differ between lanes with equal inputs: its roles say so (a
+/// thread id), or it loads from global or shared memory.
 fn lane_dependent_source(op: &Op, e: &super::Effects) -> bool {
-    match op {
-        Op::S2r(o) => !matches!(
-            o.sr,
-            SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ
-        ),
-        _ => e.mem_reads.global || e.mem_reads.shared,
+    struct Varying(bool);
+    impl Visitor for Varying {
+        fn lane_varying(&mut self) {
+            self.0 = true;
+        }
     }
+    let mut v = Varying(false);
+    op.operands(&mut v);
+    v.0 || e.mem_reads.global || e.mem_reads.shared
 }
 
 /// Steps forward over one instruction: `u` (uniform before `i`) becomes what is uniform after

@@ -55,7 +55,7 @@ pub trait Exec {
 }
 
 macro_rules! dispatch {
-    ($($v:ident($s:ident) $name:literal,)*) => {
+    ($($v:ident($s:ident),)*) => {
         /// Executes one op (the table's dispatcher).
         #[inline]
         pub fn exec_op(op: &Op, w: &mut WarpState, mask: u32, cx: &mut Cx<'_>) -> OpResult {

@@ -4,14 +4,20 @@
 //! [`Inst`]s (each an [`Op`] from the op table in [`ops`]) ending in exactly one [`Terminator`],
 //! which is the only place control flow happens. Instructions keep their source location and their
 //! guest `pc` (byte address for SASS), so faults and diagnostics point back at the text.
+//!
+//! Each op declares its operands by role ([`roles`]); [`regs`] and the analyses derive from
+//! that. The IR holds no front-end spelling: SASS mnemonics and modifier names are in
+//! `crate::sass::spelling`.
 
 pub mod operand;
 pub mod ops;
 pub mod regs;
+pub mod roles;
 
 pub use operand::*;
 pub use ops::*;
 pub use regs::RegUse;
+pub use roles::{Dir, Flag, MemRole, Operands, Roles, Space, Visitor};
 
 use std::fmt;
 
@@ -61,12 +67,6 @@ pub struct Inst {
     pub pc: u32,
     /// Where the instruction's text starts.
     pub loc: SrcLoc,
-}
-
-impl fmt::Display for Inst {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.guard, self.op)
-    }
 }
 
 /// A lane condition of a control instruction: the guard and an optional `CC.EQ`/`CC.NE` test.

@@ -257,19 +257,6 @@ impl MemSize {
     pub fn signed(self) -> bool {
         matches!(self, MemSize::S8 | MemSize::S16)
     }
-    /// The modifier text, empty for the default `.32`.
-    pub fn suffix(self) -> &'static str {
-        match self {
-            MemSize::U8 => ".U8",
-            MemSize::S8 => ".S8",
-            MemSize::U16 => ".U16",
-            MemSize::S16 => ".S16",
-            MemSize::B32 => "",
-            MemSize::B64 => ".64",
-            MemSize::B128 => ".128",
-            MemSize::U128 => ".U.128",
-        }
-    }
 }
 
 /// Cache operator of a global/generic access. No functional effect; kept for traces.
@@ -294,21 +281,4 @@ pub enum CacheOp {
     Wb,
     /// Write-through (stores).
     Wt,
-}
-
-impl CacheOp {
-    /// The modifier text.
-    pub fn suffix(self) -> &'static str {
-        match self {
-            CacheOp::Default => "",
-            CacheOp::Ca => ".CA",
-            CacheOp::Cg => ".CG",
-            CacheOp::Cs => ".CS",
-            CacheOp::Lu => ".LU",
-            CacheOp::Cv => ".CV",
-            CacheOp::Ci => ".CI",
-            CacheOp::Wb => ".WB",
-            CacheOp::Wt => ".WT",
-        }
-    }
 }

@@ -6,7 +6,7 @@
 //! `jcx.fault` and returns 1.
 
 use crate::interp::ops::{exec_op, Cx, LaneFault};
-use crate::ir::Inst;
+use crate::ir::{Inst, MemRole, Space};
 use std::ffi::c_void;
 use warpjit_runtime::helpers::FaultSlot;
 use warpjit_runtime::{GlobalMemory, WarpState};
@@ -153,11 +153,15 @@ pub unsafe extern "C" fn warpjit_jit_mem_slow(
     if r != 0 || mask == 0 {
         return r;
     }
-    let (addr, e, bytes) = match &inst.op {
-        crate::ir::Op::Ldg(o) => (o.addr, o.e, o.size.bytes()),
-        crate::ir::Op::Stg(o) => (o.addr, o.e, o.size.bytes()),
-        crate::ir::Op::Ld(o) => (o.addr, o.e, o.size.bytes()),
-        crate::ir::Op::St(o) => (o.addr, o.e, o.size.bytes()),
+    // The op's global (or generic) access, from its operand roles; shared and constant
+    // accesses have no segment hint.
+    let (addr, e, bytes) = match inst.op.addressed_access() {
+        Some(MemRole {
+            space: Space::Global | Space::Generic(_),
+            addr: Some((addr, e)),
+            bytes,
+            ..
+        }) => (addr, e, bytes),
         _ => return r,
     };
     let ea = crate::interp::ops::effective(w, addr, e, mask.trailing_zeros() as usize)

@@ -4,9 +4,14 @@
 //! CC flags and the LEA.LO word are loaded from the warp state on first use, kept as SSA values
 //! while the block runs (a block is straight-line code), and stored back at the end only if
 //! written and live out of the block. A write under an execution mask is a `bitselect` with the
-//! mask expanded to lanes. Instructions without an inline lowering call
+//! mask expanded to lanes.
+//!
+//! Every op of the table has a `Lower` impl (a missing one does not compile): ALU ops in
+//! `codegen/alu.rs`, LEA in `codegen/lea.rs`, memory and barrier ops in `codegen/mem.rs` (their accesses in
+//! `jit/memory.rs`), per-lane scalar code in `jit/scalar.rs`. An instance an impl declines (and
+//! any instruction with a misaligned constant operand, found from the op's operand roles) calls
 //! [`warpjit_jit_exec_inst`](super::abi::warpjit_jit_exec_inst), which runs the interpreter's own
-//! code for that instruction; such instructions are counted.
+//! code for that instruction; such executions are counted as delegated in `--stats`.
 
 use super::abi::JitCx;
 use crate::ir::*;
@@ -18,8 +23,53 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::FunctionBuilder;
 use std::collections::HashMap;
 use std::mem::offset_of;
-use warpjit_runtime::warp::{CF, OF, SF, ZF};
-use warpjit_runtime::{WarpState, SHARED_WINDOW_SIZE};
+use warpjit_runtime::WarpState;
+
+/// The JIT's decision for one op struct, one impl per op of the table (a missing impl is a
+/// compile error in [`Tx::lower_op`], expanded from [`for_each_op!`](crate::for_each_op)).
+///
+/// An impl lowers the op inline for the lanes that pass `inst.guard` and returns `true`, or
+/// returns `false` for an instance it leaves to the interpreter's code (run through
+/// [`warpjit_jit_exec_inst`](super::abi::warpjit_jit_exec_inst) and counted as delegated in
+/// `--stats`). An op the JIT never lowers says so in one line with [`delegated!`].
+pub(super) trait Lower {
+    /// Lowers `inst` (whose op is `self`); `false` delegates it.
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool;
+}
+
+/// Declares ops whose every instance the JIT delegates to the interpreter's code:
+/// `delegated!(Foo, Bar);`.
+#[allow(unused_macros)] // every op of today's table has an inline lowering
+macro_rules! delegated {
+    ($($s:ident),* $(,)?) => {
+        $(
+            impl Lower for $s {
+                fn lower(&self, _: &mut Tx<'_, '_, '_>, _: &Inst) -> bool {
+                    false
+                }
+            }
+        )*
+    };
+}
+
+macro_rules! lower_dispatch {
+    ($($v:ident($s:ident),)*) => {
+        impl Tx<'_, '_, '_> {
+            /// The op's [`Lower`] impl.
+            fn lower_op(&mut self, inst: &Inst) -> bool {
+                match &inst.op {
+                    $(Op::$v(o) => Lower::lower(o, self, inst),)*
+                }
+            }
+        }
+    };
+}
+crate::for_each_op!(lower_dispatch);
+
+// Declared after the macros above, which they use.
+mod alu;
+mod lea;
+mod mem;
 
 /// A register row: 32 lanes as 8 vectors of 4.
 pub type Row = [Value; 8];
@@ -513,81 +563,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    // ---- arithmetic helpers ------------------------------------------------------------------
-
-    /// a + b with carry and signed-overflow lane masks (all-ones lanes).
-    fn add_co(&mut self, a: &Row, b: &Row) -> (Row, Row, Row) {
-        let s = self.bin(a, b, |b, x, y| b.ins().iadd(x, y));
-        let c = self.cmp(IntCC::UnsignedLessThan, &s, a);
-        let o: Row = std::array::from_fn(|k| {
-            let x = self.b.ins().bxor(a[k], s[k]);
-            let y = self.b.ins().bxor(b[k], s[k]);
-            self.b.ins().band(x, y)
-        });
-        (s, c, o)
-    }
-
-    /// a + b + plus (plus small and non-negative per lane), carry = c1|c2, overflow = o1^o2.
-    fn add3(&mut self, a: &Row, b: &Row, plus: Option<Row>) -> (Row, Row, Row) {
-        let (s1, c1, o1) = self.add_co(a, b);
-        match plus {
-            None => (s1, c1, o1),
-            Some(p) => {
-                let (s2, c2, o2) = self.add_co(&s1, &p);
-                let c = self.bin(&c1, &c2, |b, x, y| b.ins().bor(x, y));
-                let o = self.bin(&o1, &o2, |b, x, y| b.ins().bxor(x, y));
-                (s2, c, o)
-            }
-        }
-    }
-
-    /// The +1s of negated operands, carry in (`.X`) and `.PO`, as in the interpreter's
-    /// `plus_row`: `None` when it is 0 in every lane.
-    fn plus(&mut self, negs: u32, x: bool, po: bool) -> Option<Row> {
-        let base = crate::interp::ops::add_ones(negs, x, po);
-        if x {
-            let cf = self.flag(CF);
-            let mv = self.mask_vec(cf);
-            let one = self.splat(1);
-            let bits = self.bin(&mv, &one, |b, x, y| b.ins().band(x, y));
-            if base == 0 {
-                Some(bits)
-            } else {
-                let bv = self.splat(base);
-                Some(self.bin(&bits, &bv, |b, x, y| b.ins().iadd(x, y)))
-            }
-        } else if base == 0 {
-            None
-        } else {
-            Some(self.splat(base))
-        }
-    }
-
-    /// Writes the live CC flags: ZF and SF from `res`, CF from `cf`, OF from `of` (0 if `None`).
-    fn write_cc(&mut self, mask: Value, res: &Row, cf: &Row, of: Option<&Row>) {
-        if self.after.has_flag(ZF) {
-            let z = self.splat(0);
-            let zr = self.cmp(IntCC::Equal, res, &z);
-            let zf = self.lane_mask(&zr);
-            self.set_flag(ZF, mask, zf);
-        }
-        if self.after.has_flag(SF) {
-            let sf = self.lane_mask(res);
-            self.set_flag(SF, mask, sf);
-        }
-        if self.after.has_flag(CF) {
-            let cf = self.lane_mask(cf);
-            self.set_flag(CF, mask, cf);
-        }
-        if self.after.has_flag(OF) {
-            let of = match of {
-                Some(o) => self.lane_mask(o),
-                None => self.iconst(0),
-            };
-            self.set_flag(OF, mask, of);
-        }
-    }
-
     pub(super) fn shl_c(&mut self, a: &Row, s: u32) -> Row {
         self.logical_shift(a, s, true)
     }
@@ -627,7 +602,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         // Attach the guest text to the first CLIF instruction it produced.
         if let Some(i) = self.first_inst_since(first) {
             self.comments
-                .push((i, format!("{:#06x}: {}", inst.pc, inst)));
+                .push((i, format!("{:#06x}: {:?}", inst.pc, inst.op)));
         }
     }
 
@@ -660,696 +635,15 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Inline lowering; false when the instruction must be delegated.
     fn lower(&mut self, inst: &Inst) -> bool {
         // Constant operands that would fault are delegated (the interpreter raises the fault).
-        let mut bad_const = false;
-        let mut check = |s: Src| {
-            if let Src::Const(c) = s {
-                bad_const |= c.offset % 4 != 0;
-            }
-        };
-        match &inst.op {
-            Op::Mov(o) => check(o.b),
-            Op::Iadd(o) => check(o.b),
-            Op::Iadd3(o) => check(o.b.src),
-            Op::Iscadd(o) => check(o.b),
-            Op::Xmad(o) => {
-                check(o.b);
-                check(o.c)
-            }
-            Op::Shl(o) => check(o.b),
-            Op::Shr(o) => check(o.b),
-            Op::Lop(o) => check(o.b),
-            Op::Lop3(o) => check(o.b),
-            Op::Sel(o) => check(o.b),
-            Op::Isetp(o) => check(o.b),
-            Op::Imnmx(o) => check(o.b),
-            Op::Lea(o) => check(o.b),
-            Op::Bfe(o) => check(o.b),
-            Op::Bfi(o) => {
-                check(o.b);
-                check(o.c)
-            }
-            Op::Prmt(o) => {
-                check(o.b);
-                check(o.c)
-            }
-            Op::P2r(o) => check(o.mask),
-            _ => {}
-        }
-        if bad_const {
-            return false;
-        }
-        let g = inst.guard;
-        match &inst.op {
-            Op::Mov(o) => {
-                let m = self.guard_mask(g);
-                let v = self.src(o.b);
-                self.set_reg(o.d, v, m);
-            }
-            Op::Mov32i(o) => {
-                let m = self.guard_mask(g);
-                let v = self.splat(o.imm);
-                self.set_reg(o.d, v, m);
-            }
-            Op::S2r(o) => {
-                let m = self.guard_mask(g);
-                let v = match o.sr {
-                    SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ => {
-                        let i = match o.sr {
-                            SpecialReg::TidX => 0,
-                            SpecialReg::TidY => 1,
-                            _ => 2,
-                        };
-                        let base = offset_of!(WarpState, tid) as i32 + i * 128;
-                        std::array::from_fn(|k| {
-                            self.b.ins().load(V, flags(), self.w, base + 16 * k as i32)
-                        })
-                    }
-                    SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ => {
-                        let i = match o.sr {
-                            SpecialReg::CtaidX => 0,
-                            SpecialReg::CtaidY => 1,
-                            _ => 2,
-                        };
-                        let s = self.b.ins().load(
-                            types::I32,
-                            flags(),
-                            self.w,
-                            offset_of!(WarpState, ctaid) as i32 + 4 * i,
-                        );
-                        self.splat_val(s)
-                    }
-                    SpecialReg::LaneId => std::array::from_fn(|k| {
-                        let k = 4 * k as u32;
-                        self.vconst([k, k + 1, k + 2, k + 3])
-                    }),
-                };
-                self.set_reg(o.d, v, m);
-            }
-            Op::Iadd(o) => {
-                let m = self.guard_mask(g);
-                let a = self.reg(o.a);
-                let a = self.not_if(a, o.neg_a);
-                let b = self.src(o.b);
-                let b = self.not_if(b, o.neg_b);
-                let plus = self.plus(o.neg_a as u32 + o.neg_b as u32, o.x, o.po);
-                self.finish_add(m, o.d, o.cc, &a, &b, plus);
-            }
-            Op::Iadd32i(o) => {
-                let m = self.guard_mask(g);
-                let a = self.reg(o.a);
-                let a = self.not_if(a, o.neg_a);
-                let b = self.splat(o.imm);
-                let plus = self.plus(o.neg_a as u32, o.x, o.po);
-                self.finish_add(m, o.d, o.cc, &a, &b, plus);
-            }
-            Op::Iscadd(o) => {
-                let m = self.guard_mask(g);
-                let a = self.reg(o.a);
-                let a = self.shl_c(&a, o.shift as u32);
-                let a = self.not_if(a, o.neg_a);
-                let b = self.src(o.b);
-                let b = self.not_if(b, o.neg_b);
-                let plus = self.plus(o.neg_a as u32 + o.neg_b as u32, false, o.po);
-                self.finish_add(m, o.d, o.cc, &a, &b, plus);
-            }
-            Op::Iadd3(o) => return self.iadd3(g, o),
-            Op::Xmad(o) => self.xmad(g, o),
-            Op::Shl(o) if !matches!(o.b, Src::Imm(_)) => self.shift_lanes(g, inst),
-            Op::Shr(o) if o.brev || !matches!(o.b, Src::Imm(_)) => self.shift_lanes(g, inst),
-            Op::Bfe(o) if o.brev || !matches!(o.b, Src::Imm(_)) => self.bitfield_lanes(g, inst),
-            Op::Bfi(o) if !matches!(o.b, Src::Imm(_)) => self.bitfield_lanes(g, inst),
-            Op::Prmt(o) => self.prmt(g, o),
-            Op::P2r(o) => self.p2r(g, o),
-            Op::Ld(o) => {
-                let (h, slot) = (self.env.mem_slow, self.mem_ops);
-                self.mem_ops += 1;
-                self.ld(inst, o, slot, h);
-            }
-            Op::St(o) => {
-                let (h, slot) = (self.env.mem_slow, self.mem_ops);
-                self.mem_ops += 1;
-                self.st(inst, o, slot, h);
-            }
-            Op::Lds(o) => {
-                let h = self.env.mem_slow;
-                self.lds(inst, o, h);
-            }
-            Op::Sts(o) => {
-                let h = self.env.mem_slow;
-                self.sts(inst, o, h);
-            }
-            Op::Shl(o) => {
-                let Src::Imm(s) = o.b else { return false };
-                let m = self.guard_mask(g);
-                let s = if o.w { s & 31 } else { s };
-                let a = self.reg(o.a);
-                let r = self.shl_c(&a, s);
-                self.set_reg(o.d, r, m);
-            }
-            Op::Shr(o) => {
-                let Src::Imm(s) = o.b else { return false };
-                if o.brev {
-                    return false;
-                }
-                let m = self.guard_mask(g);
-                let s = if o.w { s & 31 } else { s };
-                let a = self.reg(o.a);
-                let r = if o.unsigned {
-                    self.ushr_c(&a, s)
-                } else {
-                    self.sshr_c(&a, s)
-                };
-                self.set_reg(o.d, r, m);
-            }
-            Op::Lop(o) => {
-                let m = self.guard_mask(g);
-                let a = self.reg(o.a);
-                let a = self.not_if(a, o.not_a);
-                let b = self.src(o.b);
-                let b = self.not_if(b, o.not_b);
-                let r = match o.func {
-                    LopFn::And => self.bin(&a, &b, |b, x, y| b.ins().band(x, y)),
-                    LopFn::Or => self.bin(&a, &b, |b, x, y| b.ins().bor(x, y)),
-                    LopFn::Xor => self.bin(&a, &b, |b, x, y| b.ins().bxor(x, y)),
-                    LopFn::PassB => b,
-                };
-                self.set_reg(o.d, r, m);
-                self.pred_out(o.p, o.pout, &r, m);
-            }
-            Op::Lop32i(o) => {
-                let m = self.guard_mask(g);
-                let a = self.reg(o.a);
-                let a = self.not_if(a, o.not_a);
-                let b = self.splat(if o.not_b { !o.imm } else { o.imm });
-                let r = match o.func {
-                    LopFn::And => self.bin(&a, &b, |b, x, y| b.ins().band(x, y)),
-                    LopFn::Or => self.bin(&a, &b, |b, x, y| b.ins().bor(x, y)),
-                    LopFn::Xor => self.bin(&a, &b, |b, x, y| b.ins().bxor(x, y)),
-                    LopFn::PassB => b,
-                };
-                self.set_reg(o.d, r, m);
-            }
-            Op::Lop3(o) => {
-                let m = self.guard_mask(g);
-                let a = self.reg(o.a);
-                let b = self.src(o.b);
-                let c = self.reg(o.c);
-                let r = self.lut3(o.lut, &a, &b, &c);
-                self.set_reg(o.d, r, m);
-                self.pred_out(o.p, o.pout, &r, m);
-            }
-            Op::Bfe(o) => {
-                let Src::Imm(ctl) = o.b else { return false };
-                if o.brev {
-                    return false;
-                }
-                let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
-                let m = self.guard_mask(g);
-                let a = self.reg(o.a);
-                let r = if len == 0 {
-                    self.splat(0)
-                } else if o.signed {
-                    // Bits past 31 read as bit 31: shift right arithmetically by min(pos, 31),
-                    // then sign-extend from bit len-1 when len < 32.
-                    let v = self.sshr_c(&a, pos.min(31));
-                    let hi = (pos + len).min(32) - pos.min(31);
-                    if len >= 32 || pos >= 31 || hi >= 32 {
-                        v
-                    } else {
-                        let l = len.min(32 - pos);
-                        let t = self.shl_c(&v, 32 - l);
-                        self.sshr_c(&t, 32 - l)
-                    }
-                } else {
-                    let v = self.ushr_c(&a, pos);
-                    if len >= 32 {
-                        v
-                    } else {
-                        let mk = self.splat((1u32 << len) - 1);
-                        self.bin(&v, &mk, |b, x, y| b.ins().band(x, y))
-                    }
-                };
-                self.set_reg(o.d, r, m);
-                if o.cc {
-                    let z = self.splat(0);
-                    self.write_cc(m, &r, &z, None);
-                }
-            }
-            Op::Bfi(o) => {
-                let Src::Imm(ctl) = o.b else { return false };
-                let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
-                let m = self.guard_mask(g);
-                let c = self.src(o.c);
-                let r = if pos >= 32 || len == 0 {
-                    c
-                } else {
-                    let len = len.min(32 - pos);
-                    let mk = (((1u64 << len) - 1) << pos) as u32;
-                    let a = self.reg(o.a);
-                    let a = self.shl_c(&a, pos);
-                    let mv = self.splat(mk);
-                    std::array::from_fn(|k| self.b.ins().bitselect(mv[k], a[k], c[k]))
-                };
-                self.set_reg(o.d, r, m);
-                if o.cc {
-                    let z = self.splat(0);
-                    self.write_cc(m, &r, &z, None);
-                }
-            }
-            Op::Sel(o) => {
-                let m = self.guard_mask(g);
-                let p = self.pred_src(o.p);
-                let pv = self.mask_vec(p);
-                let a = self.reg(o.a);
-                let b = self.src(o.b);
-                let r = std::array::from_fn(|k| self.b.ins().bitselect(pv[k], a[k], b[k]));
-                self.set_reg(o.d, r, m);
-            }
-            Op::Isetp(o) if o.x => self.isetp_x(g, o),
-            Op::Isetp(o) => {
-                let m = self.guard_mask(g);
-                let a = self.reg(o.a);
-                let b = self.src(o.b);
-                let r = match o.cmp {
-                    Cmp::F => self.iconst(0),
-                    Cmp::T => self.iconst(u32::MAX),
-                    c => {
-                        let cc = match (c, o.unsigned) {
-                            (Cmp::Lt, false) => IntCC::SignedLessThan,
-                            (Cmp::Lt, true) => IntCC::UnsignedLessThan,
-                            (Cmp::Le, false) => IntCC::SignedLessThanOrEqual,
-                            (Cmp::Le, true) => IntCC::UnsignedLessThanOrEqual,
-                            (Cmp::Gt, false) => IntCC::SignedGreaterThan,
-                            (Cmp::Gt, true) => IntCC::UnsignedGreaterThan,
-                            (Cmp::Ge, false) => IntCC::SignedGreaterThanOrEqual,
-                            (Cmp::Ge, true) => IntCC::UnsignedGreaterThanOrEqual,
-                            (Cmp::Eq, _) => IntCC::Equal,
-                            _ => IntCC::NotEqual,
-                        };
-                        let v = self.cmp(cc, &a, &b);
-                        self.lane_mask(&v)
-                    }
-                };
-                self.isetp_out(o, m, r);
-            }
-            Op::Psetp(o) => {
-                let m = self.guard_mask(g);
-                let a = self.pred_src(o.a);
-                let b = self.pred_src(o.b);
-                let c = self.pred_src(o.c);
-                let ab = self.bop(o.bop1, a, b);
-                let p = self.bop(o.bop2, ab, c);
-                let na = self.b.ins().bnot(a);
-                let nab = self.bop(o.bop1, na, b);
-                let q = self.bop(o.bop2, nab, c);
-                self.set_pred(o.p, m, p);
-                self.set_pred(o.q, m, q);
-            }
-            Op::Imnmx(o) => {
-                let m = self.guard_mask(g);
-                let a = self.reg(o.a);
-                let b = self.src(o.b);
-                let (mn, mx) = if o.unsigned {
-                    (
-                        self.bin(&a, &b, |b, x, y| b.ins().umin(x, y)),
-                        self.bin(&a, &b, |b, x, y| b.ins().umax(x, y)),
-                    )
-                } else {
-                    (
-                        self.bin(&a, &b, |b, x, y| b.ins().smin(x, y)),
-                        self.bin(&a, &b, |b, x, y| b.ins().smax(x, y)),
-                    )
-                };
-                let p = self.pred_src(o.p);
-                let pv = self.mask_vec(p);
-                let r = std::array::from_fn(|k| self.b.ins().bitselect(pv[k], mn[k], mx[k]));
-                self.set_reg(o.d, r, m);
-            }
-            Op::Lea(o) => self.lea(g, o),
-            Op::Ldc(o) if o.a.is_rz() && o.size.bytes() == 4 && o.imm % 4 == 0 => {
-                let m = self.guard_mask(g);
-                let v = if o.mode == LdcMode::Isl && o.bank > 13 {
-                    self.iconst(0)
-                } else {
-                    self.const_scalar(ConstRef {
-                        bank: o.bank,
-                        offset: o.imm as u16,
-                    })
-                };
-                let r = self.splat_val(v);
-                self.set_reg(o.d, r, m);
-            }
-            Op::Ldc(o) if !o.a.is_rz() => {
-                let h = self.env.mem_slow;
-                self.ldc_indexed(inst, o, h);
-            }
-            Op::Ldg(o) => {
-                let (h, slot) = (self.env.mem_slow, self.mem_ops);
-                self.mem_ops += 1;
-                self.ldg(inst, o, slot, h);
-            }
-            Op::Stg(o) => {
-                let (h, slot) = (self.env.mem_slow, self.mem_ops);
-                self.mem_ops += 1;
-                self.stg(inst, o, slot, h);
-            }
-            Op::Membar(_) | Op::Nop(_) | Op::Depbar(_) => {}
-            _ => return false,
-        }
-        true
-    }
-
-    /// ISETP's outputs from the comparison mask `r`: Pd = r bop Pp, Pq = !r bop Pp.
-    pub(super) fn isetp_out(&mut self, o: &Isetp, m: Value, r: Value) {
-        let c = self.pred_src(o.c);
-        let p = self.bop(o.bop, r, c);
-        let nr = self.b.ins().bnot(r);
-        let q = self.bop(o.bop, nr, c);
-        self.set_pred(o.p, m, p);
-        self.set_pred(o.q, m, q);
-    }
-
-    pub(super) fn bop(&mut self, op: BoolOp, a: Value, b: Value) -> Value {
-        match op {
-            BoolOp::And => self.b.ins().band(a, b),
-            BoolOp::Or => self.b.ins().bor(a, b),
-            BoolOp::Xor => self.b.ins().bxor(a, b),
-        }
-    }
-
-    fn finish_add(&mut self, m: Value, d: Reg, cc: bool, a: &Row, b: &Row, plus: Option<Row>) {
-        if cc {
-            let (s, c, o) = self.add3(a, b, plus);
-            self.set_reg(d, s, m);
-            self.write_cc(m, &s, &c, Some(&o));
-        } else {
-            let mut s = self.bin(a, b, |b, x, y| b.ins().iadd(x, y));
-            if let Some(p) = plus {
-                s = self.bin(&s, &p, |b, x, y| b.ins().iadd(x, y));
-            }
-            self.set_reg(d, s, m);
-        }
-    }
-
-    fn pred_out(&mut self, p: Option<Pred>, pout: PredOut, r: &Row, m: Value) {
-        let Some(p) = p else { return };
-        let v = match pout {
-            PredOut::None | PredOut::F => self.iconst(0),
-            PredOut::T => self.iconst(u32::MAX),
-            PredOut::Z | PredOut::Nz => {
-                let z = self.splat(0);
-                let c = self.cmp(
-                    if pout == PredOut::Z {
-                        IntCC::Equal
-                    } else {
-                        IntCC::NotEqual
-                    },
-                    r,
-                    &z,
-                );
-                self.lane_mask(&c)
-            }
-        };
-        self.set_pred(p, m, v);
-    }
-
-    fn lut3(&mut self, lut: u8, a: &Row, b: &Row, c: &Row) -> Row {
-        match lut {
-            0x00 => return self.splat(0),
-            0xff => return self.splat(u32::MAX),
-            0xf0 => return *a,
-            0xcc => return *b,
-            0xaa => return *c,
-            _ => {}
-        }
-        let mut acc: Option<Row> = None;
-        for i in 0..8 {
-            if lut >> i & 1 == 0 {
-                continue;
-            }
-            let pa = if i & 4 != 0 {
-                *a
-            } else {
-                self.not_if(*a, true)
-            };
-            let pb = if i & 2 != 0 {
-                *b
-            } else {
-                self.not_if(*b, true)
-            };
-            let pc = if i & 1 != 0 {
-                *c
-            } else {
-                self.not_if(*c, true)
-            };
-            let t = self.bin(&pa, &pb, |b, x, y| b.ins().band(x, y));
-            let t = self.bin(&t, &pc, |b, x, y| b.ins().band(x, y));
-            acc = Some(match acc {
-                None => t,
-                Some(x) => self.bin(&x, &t, |b, x, y| b.ins().bor(x, y)),
-            });
-        }
-        acc.unwrap_or_else(|| self.splat(0))
-    }
-
-    fn half(&mut self, v: Row, h: Half) -> Row {
-        match h {
-            Half::None => v,
-            Half::H0 => {
-                let mk = self.splat(0xffff);
-                self.bin(&v, &mk, |b, x, y| b.ins().band(x, y))
-            }
-            Half::H1 => self.ushr_c(&v, 16),
-        }
-    }
-
-    fn iadd3(&mut self, g: Guard, o: &Iadd3) -> bool {
-        let m = self.guard_mask(g);
-        let [na, nb, nc] = crate::interp::ops::iadd3_ones(o);
-        let a = self.reg(o.a.src);
-        let a = self.half(a, o.a.half);
-        let a = self.not_if(a, o.a.neg);
-        let b = self.src(o.b.src);
-        let b = self.half(b, o.b.half);
-        let b = self.not_if(b, o.b.neg);
-        let c = self.reg(o.c.src);
-        let c = self.half(c, o.c.half);
-        let c = self.not_if(c, o.c.neg);
-        let nab = if na + nb > 0 {
-            Some(self.splat(na + nb))
-        } else {
-            None
-        };
-        // Stage 1: p = a + b + na + nb (OF = its carry out; bit 32 = c1 ^ c2).
-        let (s1, c1) = {
-            let s = self.bin(&a, &b, |b, x, y| b.ins().iadd(x, y));
-            let c = self.cmp(IntCC::UnsignedLessThan, &s, &a);
-            (s, c)
-        };
-        let (p, carry, bit32) = match nab {
-            None => (s1, c1, c1),
-            Some(n) => {
-                let s2 = self.bin(&s1, &n, |b, x, y| b.ins().iadd(x, y));
-                let c2 = self.cmp(IntCC::UnsignedLessThan, &s2, &s1);
-                let carry = self.bin(&c1, &c2, |b, x, y| b.ins().bor(x, y));
-                let bit = self.bin(&c1, &c2, |b, x, y| b.ins().bxor(x, y));
-                (s2, carry, bit)
-            }
-        };
-        let partial = match o.shift {
-            Iadd3Shift::None => p,
-            Iadd3Shift::Rs => {
-                let lo = self.ushr_c(&p, 16);
-                let one = self.splat(1 << 16);
-                let hb = self.bin(&bit32, &one, |b, x, y| b.ins().band(x, y));
-                self.bin(&lo, &hb, |b, x, y| b.ins().bor(x, y))
-            }
-            Iadd3Shift::Ls => self.shl_c(&p, 16),
-        };
-        let mut plus2 = if nc > 0 { Some(self.splat(nc)) } else { None };
-        if o.x {
-            let cf = self.flag(CF);
-            let mv = self.mask_vec(cf);
-            let one = self.splat(1);
-            let bits = self.bin(&mv, &one, |b, x, y| b.ins().band(x, y));
-            plus2 = Some(match plus2 {
-                None => bits,
-                Some(x) => self.bin(&x, &bits, |b, x, y| b.ins().iadd(x, y)),
-            });
-        }
-        let (f, cf, _) = self.add3(&partial, &c, plus2);
-        self.set_reg(o.d, f, m);
-        if o.cc {
-            let z = self.splat(0);
-            let zr = self.cmp(IntCC::Equal, &f, &z);
-            let zf = self.lane_mask(&zr);
-            let sf = self.lane_mask(&f);
-            let cfm = self.lane_mask(&cf);
-            let ofm = self.lane_mask(&carry);
-            self.set_flag(CF, m, cfm);
-            self.set_flag(ZF, m, zf);
-            self.set_flag(SF, m, sf);
-            self.set_flag(OF, m, ofm);
-        }
-        true
-    }
-
-    fn xmad(&mut self, g: Guard, o: &Xmad) {
-        let m = self.guard_mask(g);
-        let sel = |t: &mut Self, v: Row, h1: bool, signed: bool| -> Row {
-            match (h1, signed) {
-                (true, false) => t.ushr_c(&v, 16),
-                (true, true) => t.sshr_c(&v, 16),
-                (false, false) => {
-                    let mk = t.splat(0xffff);
-                    t.bin(&v, &mk, |b, x, y| b.ins().band(x, y))
-                }
-                (false, true) => {
-                    let s = t.shl_c(&v, 16);
-                    t.sshr_c(&s, 16)
-                }
-            }
-        };
-        let ra = self.reg(o.a);
-        let rb = self.src(o.b);
-        let rc = self.src(o.c);
-        let a = sel(self, ra, o.a_h1, o.a_signed);
-        let b = sel(self, rb, o.b_h1, o.b_signed);
-        let mut p = self.bin(&a, &b, |b, x, y| b.ins().imul(x, y));
-        if o.psl {
-            p = self.shl_c(&p, 16);
-        }
-        let addend = match o.mode {
-            XmadMode::None => rc,
-            XmadMode::Clo => {
-                let mk = self.splat(0xffff);
-                self.bin(&rc, &mk, |b, x, y| b.ins().band(x, y))
-            }
-            XmadMode::Chi => self.ushr_c(&rc, 16),
-            XmadMode::Cbcc => {
-                let s = self.shl_c(&rb, 16);
-                self.bin(&rc, &s, |b, x, y| b.ins().iadd(x, y))
-            }
-        };
-        let r = self.bin(&p, &addend, |b, x, y| b.ins().iadd(x, y));
-        let res = if o.mrg {
-            let mk = self.splat(0xffff);
-            let lo = self.bin(&r, &mk, |b, x, y| b.ins().band(x, y));
-            let hi = self.shl_c(&rb, 16);
-            self.bin(&lo, &hi, |b, x, y| b.ins().bor(x, y))
-        } else {
-            r
-        };
-        self.set_reg(o.d, res, m);
-        if o.cc {
-            let c = self.cmp(IntCC::UnsignedLessThan, &r, &p);
-            self.write_cc(m, &res, &c, None);
-        }
-    }
-
-    fn lea(&mut self, g: Guard, o: &Lea) {
-        let m = self.guard_mask(g);
-        let s = o.shift as u32;
-        let a = self.reg(o.a);
-        let v = if !o.hi {
-            let a = if o.neg_a {
-                let z = self.splat(0);
-                self.bin(&z, &a, |b, x, y| b.ins().isub(x, y))
-            } else {
-                a
-            };
-            self.shl_c(&a, s)
-        } else {
-            let c = self.reg(o.c);
-            let (lo, hi) = if o.neg_a {
-                // -{c, a} = {~c + (a == 0), -a}
-                let z = self.splat(0);
-                let lo = self.bin(&z, &a, |b, x, y| b.ins().isub(x, y));
-                let az = self.cmp(IntCC::Equal, &a, &z);
-                let one = self.splat(1);
-                let inc = self.bin(&az, &one, |b, x, y| b.ins().band(x, y));
-                let nc = self.not_if(c, true);
-                let hi = self.bin(&nc, &inc, |b, x, y| b.ins().iadd(x, y));
-                (lo, hi)
-            } else {
-                (a, c)
-            };
-            if s == 0 {
-                hi
-            } else {
-                let h = self.shl_c(&hi, s);
-                let l = self.ushr_c(&lo, 32 - s);
-                self.bin(&h, &l, |b, x, y| b.ins().bor(x, y))
-            }
-        };
-        let b = self.src(o.b);
-        let plus = if o.x { self.plus(1, true, false) } else { None };
-        let (res, cf, _) = self.add3(&b, &v, plus);
-        // Plg = CC.OF = NOT window_detect(EA), computed only when live. EA: LO: zext(Rd);
-        // HI: {Rd, lea_lo}. EA - window is taken in 64 bits, as two 32-bit words with a borrow,
-        // so the window may lie anywhere.
-        let want_of = o.cc && self.after.has_flag(OF);
-        let want_p = o.p.is_some_and(|p| self.after.has_pred(p));
-        let outside = if want_of || want_p {
-            let wbase = self.b.ins().load(
-                types::I64,
-                flags(),
-                self.jcx,
-                offset_of!(JitCx, shared_window) as i32,
-            );
-            let w_lo = self.b.ins().ireduce(types::I32, wbase);
-            let w_hi = self.b.ins().ushr_imm_u(wbase, 32);
-            let w_hi = self.b.ins().ireduce(types::I32, w_hi);
-            let w_lo = self.splat_val(w_lo);
-            let w_hi = self.splat_val(w_hi);
-            let size = self.splat(SHARED_WINDOW_SIZE as u32);
-            let (lo_word, hi_word) = if o.hi {
-                (self.lea_lo(), res)
-            } else {
-                (res, self.splat(0))
-            };
-            let rel = self.bin(&lo_word, &w_lo, |b, x, y| b.ins().isub(x, y));
-            let inside_lo = self.cmp(IntCC::UnsignedLessThan, &rel, &size);
-            // High word of EA - window: hi - w_hi - borrow, where the borrow mask is all ones.
-            let borrow = self.cmp(IntCC::UnsignedLessThan, &lo_word, &w_lo);
-            let rel_hi = self.bin(&hi_word, &w_hi, |b, x, y| b.ins().isub(x, y));
-            let rel_hi = self.bin(&rel_hi, &borrow, |b, x, y| b.ins().iadd(x, y));
-            let z = self.splat(0);
-            let hz = self.cmp(IntCC::Equal, &rel_hi, &z);
-            let inside = self.bin(&inside_lo, &hz, |b, x, y| b.ins().band(x, y));
-            let inside_m = self.lane_mask(&inside);
-            Some(self.b.ins().bnot(inside_m))
-        } else {
-            None
-        };
-        if !o.hi && self.after.lea_lo {
-            let old = self.lea_lo();
-            let new = self.blend(m, &res, &old);
-            self.lea = Some((new, true));
-        }
-        self.set_reg(o.d, res, m);
-        if o.cc {
-            if self.after.has_flag(ZF) {
-                let z = self.splat(0);
-                let zr = self.cmp(IntCC::Equal, &res, &z);
-                let zf = self.lane_mask(&zr);
-                self.set_flag(ZF, m, zf);
-            }
-            if self.after.has_flag(SF) {
-                let sf = self.lane_mask(&res);
-                self.set_flag(SF, m, sf);
-            }
-            if self.after.has_flag(CF) {
-                let cfm = self.lane_mask(&cf);
-                self.set_flag(CF, m, cfm);
-            }
-            if let (true, Some(out)) = (want_of, outside) {
-                self.set_flag(OF, m, out);
+        struct BadConst(bool);
+        impl Visitor for BadConst {
+            fn constant(&mut self, c: ConstRef) {
+                self.0 |= !c.offset.is_multiple_of(4);
             }
         }
-        if let (Some(p), true, Some(out)) = (o.p, want_p, outside) {
-            self.set_pred(p, m, out);
-        }
+        let mut bad = BadConst(false);
+        inst.op.operands(&mut bad);
+        !bad.0 && self.lower_op(inst)
     }
 
     /// Ends the function: store live-out state, return 0; the fault exit returns 1.

@@ -2,10 +2,10 @@
 //!
 //! The pipeline is [`lexer`] (tokens, scheduling text and comments dropped, `/*0008*/` address
 //! comments kept) → [`parser`] (one generic [`parser::RawInst`] per statement) → per-op syntax in
-//! [`syntax`] (one [`syntax::SassSyntax`] impl per op struct, dispatched through
-//! [`for_each_op!`](crate::for_each_op)) and [`control`] (BRA, SSY, SYNC, EXIT, BAR.SYNC) →
-//! [`program`] (pcs, labels, blocks). [`print`](mod@print) is the inverse: `Display` for [`ir::Op`] and
-//! [`print_program`].
+//! [`syntax`] (one [`syntax::SassSyntax`] impl per op struct, dispatched by the mnemonic table in
+//! [`spelling`]) and [`control`] (BRA, SSY, SYNC, EXIT, BAR.SYNC) →
+//! [`program`] (pcs, labels, blocks). [`print`](mod@print) is the inverse: [`print_op`],
+//! [`print_inst`] and [`print_program`].
 //!
 //! Every error is an [`AsmError`] pointing at the offending token; no input panics.
 
@@ -14,13 +14,15 @@ pub mod lexer;
 pub mod parser;
 pub mod print;
 pub mod program;
+pub mod spelling;
 pub mod syntax;
 pub mod validate;
 
 use crate::ir::{self, SrcLoc};
 
 pub use control::{Control, ControlKind, Target};
-pub use print::print_program;
+pub use print::{print_inst, print_op, print_program, Sass, Unspelled};
+pub use spelling::{mnemonic, MNEMONICS};
 
 /// Options of the assembler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,7 +209,7 @@ impl ParsedInst {
 impl std::fmt::Display for ParsedInst {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ParsedInst::Op(i) => write!(f, "{i}"),
+            ParsedInst::Op(i) => write!(f, "{}", print::Sass(i)),
             ParsedInst::Control(c) => write!(f, "{c}"),
         }
     }

@@ -1,25 +1,48 @@
-//! SASS text out: `Display` for [`Op`] (the canonical text of an op, dispatched through
-//! [`for_each_op!`](crate::for_each_op) to each op's [`SassSyntax::print`]) and [`print_program`].
+//! SASS text out: the canonical text of an op ([`print_op`]), an instruction ([`print_inst`]) and
+//! a whole program ([`print_program`]), each op through its [`SassSyntax`](super::syntax::SassSyntax)
+//! print as the spelling table ([`super::spelling`]) dispatches it. An op without a SASS spelling
+//! is an [`Unspelled`] error. [`Sass`] is the same as a `Display` adapter.
 
 use std::fmt::{self, Write};
 
-use super::syntax::SassSyntax;
-use crate::ir::{BlockId, Cond, Op, Program, Terminator};
+use super::spelling;
+use crate::ir::{BlockId, Cond, Inst, Op, Program, Terminator};
 
-macro_rules! display_op {
-    ($($v:ident($s:ident) $name:literal,)*) => {
-        impl fmt::Display for Op {
-            /// The canonical SASS text of the op (nvdisasm style, no guard, no `;`); it parses
-            /// back to the same op.
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self {
-                    $(Op::$v(x) => SassSyntax::print(x, f),)*
-                }
-            }
-        }
-    };
+/// An op that has no SASS spelling (it came from another front-end).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("op `{0}` has no SASS spelling")]
+pub struct Unspelled(pub &'static str);
+
+/// `Display` for the SASS text of an [`Op`] or an [`Inst`] (guard included; no `;`).
+/// Formatting fails with [`fmt::Error`] for an op without a SASS spelling (so `to_string`
+/// panics): use [`print_op`] or [`print_inst`] to get an [`Unspelled`] error instead.
+pub struct Sass<'a, T>(pub &'a T);
+
+impl fmt::Display for Sass<'_, Op> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        spelling::print_op(self.0, f).unwrap_or(Err(fmt::Error))
+    }
 }
-crate::for_each_op!(display_op);
+
+impl fmt::Display for Sass<'_, Inst> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.0.guard, Sass(&self.0.op))
+    }
+}
+
+/// The canonical SASS text of an op (nvdisasm style, no guard, no `;`); it parses back to the
+/// same op.
+pub fn print_op(op: &Op) -> Result<String, Unspelled> {
+    if spelling::mnemonic(op).is_none() {
+        return Err(Unspelled(op.name()));
+    }
+    Ok(Sass(op).to_string())
+}
+
+/// The canonical SASS text of an instruction: guard and op.
+pub fn print_inst(i: &Inst) -> Result<String, Unspelled> {
+    Ok(format!("{}{}", i.guard, print_op(&i.op)?))
+}
 
 /// How a branch names block `id`: its first label, else its pc as an absolute address.
 fn target(p: &Program, id: BlockId) -> String {
@@ -43,15 +66,16 @@ fn cc_suffix(c: Cond) -> String {
 /// fall-throughs and the implicit final exit print nothing.
 ///
 /// Programs the parser cannot produce (an implicit jump to a block other than the next one)
-/// print as a `BRA` without an address comment.
-pub fn print_program(p: &Program) -> String {
+/// print as a `BRA` without an address comment. A program holding an op without a SASS spelling
+/// is an [`Unspelled`] error.
+pub fn print_program(p: &Program) -> Result<String, Unspelled> {
     let mut s = String::new();
     for (bi, b) in p.blocks.iter().enumerate() {
         for l in &b.labels {
             let _ = writeln!(s, "{l}:");
         }
         for i in &b.insts {
-            let _ = writeln!(s, "        /*{:04x}*/ {i};", i.pc);
+            let _ = writeln!(s, "        /*{:04x}*/ {};", i.pc, print_inst(i)?);
         }
         let (pc, text) = match b.term {
             Terminator::Jump {
@@ -91,5 +115,5 @@ pub fn print_program(p: &Program) -> String {
             }
         }
     }
-    s
+    Ok(s)
 }

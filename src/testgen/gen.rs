@@ -13,7 +13,7 @@
 use super::layout::*;
 use super::{Case, Frame, Profile};
 use crate::ir::*;
-use crate::sass::{parse_program, AsmOptions};
+use crate::sass::{parse_program, AsmOptions, Sass};
 use arbitrary::Unstructured;
 use warpjit_runtime::BankMode;
 
@@ -267,7 +267,7 @@ impl Gen<'_, '_> {
 
     fn op(&mut self, g: Guard, op: impl Into<Op>) {
         let op = op.into();
-        self.emit(format!("{g}{op}"));
+        self.emit(format!("{g}{}", Sass(&op)));
     }
 
     fn op0(&mut self, op: impl Into<Op>) {
@@ -622,7 +622,7 @@ impl Gen<'_, '_> {
             .into(),
             2 => S2r {
                 d,
-                sr: SpecialReg::ALL[self.below(7) as usize].0,
+                sr: SpecialReg::ALL[self.below(7) as usize],
             }
             .into(),
             3 => {
@@ -877,7 +877,7 @@ impl Gen<'_, '_> {
 
     fn isetp(&mut self) -> Op {
         Isetp {
-            cmp: Cmp::ALL[self.below(8) as usize].0,
+            cmp: Cmp::ALL[self.below(8) as usize],
             unsigned: self.chance(50),
             x: self.chance(25),
             bop: self.pick(&[BoolOp::And, BoolOp::Or, BoolOp::Xor]),
@@ -1921,7 +1921,7 @@ impl Gen<'_, '_> {
         });
         if addr.base.is_none() && self.registers == 32 {
             // A base register at or past the register count: absolute addressing.
-            let text = format!("{g}{op}").replace("[0x", "[R200+0x");
+            let text = format!("{g}{}", Sass(&op)).replace("[0x", "[R200+0x");
             self.emit(text);
         } else {
             self.op(g, op);

@@ -1,0 +1,934 @@
+//! Register and predicate ops (ALU, moves, comparisons, LEA), each with its operand roles.
+
+use crate::ir::operand::*;
+use crate::ir::roles::*;
+
+/// `MOV Rd, Sb`: copy a register, constant or 32-bit immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mov {
+    /// Destination.
+    pub d: Reg,
+    /// Source.
+    pub b: Src,
+}
+
+impl Operands for Mov {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Mov { d, b } = *self;
+        o.def(d);
+        o.src(b);
+    }
+}
+
+/// `MOV32I Rd, imm32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mov32i {
+    /// Destination.
+    pub d: Reg,
+    /// The 32-bit immediate.
+    pub imm: u32,
+}
+
+impl Operands for Mov32i {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Mov32i { d, imm: _ } = *self;
+        o.def(d);
+    }
+}
+
+/// A special register readable by `S2R`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialReg {
+    /// `SR_TID.X`
+    TidX,
+    /// `SR_TID.Y`
+    TidY,
+    /// `SR_TID.Z`
+    TidZ,
+    /// `SR_CTAID.X`
+    CtaidX,
+    /// `SR_CTAID.Y`
+    CtaidY,
+    /// `SR_CTAID.Z`
+    CtaidZ,
+    /// `SR_LANEID`
+    LaneId,
+}
+
+impl SpecialReg {
+    /// Every special register.
+    pub const ALL: [SpecialReg; 7] = [
+        SpecialReg::TidX,
+        SpecialReg::TidY,
+        SpecialReg::TidZ,
+        SpecialReg::CtaidX,
+        SpecialReg::CtaidY,
+        SpecialReg::CtaidZ,
+        SpecialReg::LaneId,
+    ];
+}
+
+/// `S2R Rd, SR_*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct S2r {
+    /// Destination.
+    pub d: Reg,
+    /// Special register read.
+    pub sr: SpecialReg,
+}
+
+impl Operands for S2r {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let S2r { d, sr } = *self;
+        o.def(d);
+        // Thread and lane ids differ between lanes; CTA ids are the same for the whole warp.
+        o.lane_varying(!matches!(
+            sr,
+            SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ
+        ));
+    }
+}
+
+/// `IADD[.PO][.X] Rd[.CC], [-]Ra, [-]Sb` (immediate: signed 20-bit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Iadd {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC`: write the condition code.
+    pub cc: bool,
+    /// `.X`: add the carry flag in.
+    pub x: bool,
+    /// `.PO`: add one more.
+    pub po: bool,
+    /// `-Ra`.
+    pub neg_a: bool,
+    /// First source.
+    pub a: Reg,
+    /// `-Sb`.
+    pub neg_b: bool,
+    /// Second source.
+    pub b: Src,
+}
+
+impl Operands for Iadd {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Iadd {
+            d,
+            cc,
+            x,
+            po: _,
+            neg_a: _,
+            a,
+            neg_b: _,
+            b,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.cc_write(cc);
+        o.cf_read(x);
+    }
+}
+
+/// `IADD32I[.PO][.X] Rd[.CC], [-]Ra, imm32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Iadd32i {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC`.
+    pub cc: bool,
+    /// `.X`.
+    pub x: bool,
+    /// `.PO`.
+    pub po: bool,
+    /// `-Ra`.
+    pub neg_a: bool,
+    /// First source.
+    pub a: Reg,
+    /// The 32-bit immediate.
+    pub imm: u32,
+}
+
+impl Operands for Iadd32i {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Iadd32i {
+            d,
+            cc,
+            x,
+            po: _,
+            neg_a: _,
+            a,
+            imm: _,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.cc_write(cc);
+        o.cf_read(x);
+    }
+}
+
+/// Partial-sum shift of IADD3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Iadd3Shift {
+    /// No shift.
+    #[default]
+    None,
+    /// `.RS`: (Ra + Sb as 33 bits) >> 16.
+    Rs,
+    /// `.LS`: (Ra + Sb) << 16.
+    Ls,
+}
+
+/// An IADD3 operand: optionally negated, optionally a half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Iadd3Src<S> {
+    /// `-x`: negated (after the half select).
+    pub neg: bool,
+    /// The operand.
+    pub src: S,
+    /// `.H0`/`.H1`.
+    pub half: Half,
+}
+
+/// `IADD3[.RS|.LS][.X] Rd[.CC], [-]Ra[.Hn], [-]Sb[.Hn], [-]Rc[.Hn]` (immediate: signed 20-bit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Iadd3 {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC`.
+    pub cc: bool,
+    /// `.X`.
+    pub x: bool,
+    /// `.RS` / `.LS`.
+    pub shift: Iadd3Shift,
+    /// First source.
+    pub a: Iadd3Src<Reg>,
+    /// Second source.
+    pub b: Iadd3Src<Src>,
+    /// Third source.
+    pub c: Iadd3Src<Reg>,
+}
+
+impl Operands for Iadd3 {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Iadd3 {
+            d,
+            cc,
+            x,
+            shift: _,
+            a,
+            b,
+            c,
+        } = *self;
+        o.def(d);
+        o.read(a.src);
+        o.src(b.src);
+        o.read(c.src);
+        o.cc_write(cc);
+        o.cf_read(x);
+    }
+}
+
+/// `ISCADD[.PO] Rd[.CC], [-]Ra, [-]Sb, s`: Rd = (Ra << s) + Sb.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Iscadd {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC`.
+    pub cc: bool,
+    /// `.PO`.
+    pub po: bool,
+    /// `-Ra`.
+    pub neg_a: bool,
+    /// Shifted source.
+    pub a: Reg,
+    /// `-Sb`.
+    pub neg_b: bool,
+    /// Added source.
+    pub b: Src,
+    /// Shift amount, 0..=31.
+    pub shift: u8,
+}
+
+impl Operands for Iscadd {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Iscadd {
+            d,
+            cc,
+            po: _,
+            neg_a: _,
+            a,
+            neg_b: _,
+            b,
+            shift: _,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.cc_write(cc);
+    }
+}
+
+/// XMAD addend mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum XmadMode {
+    /// Rc.
+    #[default]
+    None,
+    /// `.CLO`: Rc & 0xffff.
+    Clo,
+    /// `.CHI`: Rc >> 16.
+    Chi,
+    /// `.CBCC`: Rc + (Sb << 16).
+    Cbcc,
+}
+
+/// `XMAD[.S16|.U16][.S16|.U16][.PSL][.MRG][.CLO|.CHI|.CBCC] Rd[.CC], Ra[.H1], Sb[.H1], Rc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Xmad {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC`: ZF/SF from the result, CF carry out of the add, OF cleared.
+    pub cc: bool,
+    /// Ra's half is signed.
+    pub a_signed: bool,
+    /// Sb's half is signed.
+    pub b_signed: bool,
+    /// `.PSL`: product shifted left 16.
+    pub psl: bool,
+    /// `.MRG`: merge Sb's low half into the result's high half.
+    pub mrg: bool,
+    /// Addend mode.
+    pub mode: XmadMode,
+    /// First factor.
+    pub a: Reg,
+    /// `Ra.H1`.
+    pub a_h1: bool,
+    /// Second factor (immediate: unsigned 16-bit).
+    pub b: Src,
+    /// `Sb.H1`.
+    pub b_h1: bool,
+    /// Addend (register or constant).
+    pub c: Src,
+}
+
+impl Operands for Xmad {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Xmad {
+            d,
+            cc,
+            a_signed: _,
+            b_signed: _,
+            psl: _,
+            mrg: _,
+            mode: _,
+            a,
+            a_h1: _,
+            b,
+            b_h1: _,
+            c,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.src(c);
+        o.cc_write(cc);
+    }
+}
+
+/// `SHL[.W] Rd, Ra, Sb`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shl {
+    /// Destination.
+    pub d: Reg,
+    /// `.W`: amount mod 32.
+    pub w: bool,
+    /// Shifted value.
+    pub a: Reg,
+    /// Amount.
+    pub b: Src,
+}
+
+impl Operands for Shl {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Shl { d, w: _, a, b } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+    }
+}
+
+/// `SHR[.U32|.S32][.W][.BREV] Rd, Ra, Sb`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shr {
+    /// Destination.
+    pub d: Reg,
+    /// `.U32`: logical shift (arithmetic otherwise).
+    pub unsigned: bool,
+    /// `.W`: amount mod 32.
+    pub w: bool,
+    /// `.BREV`: bit-reverse Ra first.
+    pub brev: bool,
+    /// Shifted value.
+    pub a: Reg,
+    /// Amount.
+    pub b: Src,
+}
+
+impl Operands for Shr {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Shr {
+            d,
+            unsigned: _,
+            w: _,
+            brev: _,
+            a,
+            b,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+    }
+}
+
+/// Bitwise function of LOP / LOP32I.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LopFn {
+    /// `.AND`
+    And,
+    /// `.OR`
+    Or,
+    /// `.XOR`
+    Xor,
+    /// `.PASS_B`
+    PassB,
+}
+
+/// Predicate output of LOP / LOP3 (`.Z`, `.NZ`, `.T`, `.F`; none writes false).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum PredOut {
+    /// No suffix: Pd = false.
+    #[default]
+    None,
+    /// `.Z`: result == 0.
+    Z,
+    /// `.NZ`: result != 0.
+    Nz,
+    /// `.T`: true.
+    T,
+    /// `.F`: false.
+    F,
+}
+
+/// `LOP.fn[.Z|.NZ|.T|.F] [Pd,] Rd, [~]Ra, [~]Sb`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lop {
+    /// Bitwise function.
+    pub func: LopFn,
+    /// Predicate output mode.
+    pub pout: PredOut,
+    /// Predicate destination, if written.
+    pub p: Option<Pred>,
+    /// Destination.
+    pub d: Reg,
+    /// `~Ra`.
+    pub not_a: bool,
+    /// First source.
+    pub a: Reg,
+    /// `~Sb`.
+    pub not_b: bool,
+    /// Second source.
+    pub b: Src,
+}
+
+impl Operands for Lop {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Lop {
+            func: _,
+            pout: _,
+            p,
+            d,
+            not_a: _,
+            a,
+            not_b: _,
+            b,
+        } = *self;
+        o.opt_pred_def(p);
+        o.def(d);
+        o.read(a);
+        o.src(b);
+    }
+}
+
+/// `LOP32I.fn Rd, Ra, [~]imm32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lop32i {
+    /// Bitwise function.
+    pub func: LopFn,
+    /// Destination.
+    pub d: Reg,
+    /// `~Ra`.
+    pub not_a: bool,
+    /// First source.
+    pub a: Reg,
+    /// `~imm`: the immediate is inverted.
+    pub not_b: bool,
+    /// The immediate as written (before `~`).
+    pub imm: u32,
+}
+
+impl Operands for Lop32i {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Lop32i {
+            func: _,
+            d,
+            not_a: _,
+            a,
+            not_b: _,
+            imm: _,
+        } = *self;
+        o.def(d);
+        o.read(a);
+    }
+}
+
+/// `LOP3.LUT[.Z|.NZ|.T|.F] [Pd,] Rd, Ra, Sb, Rc, lut`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lop3 {
+    /// Predicate output mode.
+    pub pout: PredOut,
+    /// Predicate destination, if written.
+    pub p: Option<Pred>,
+    /// Destination.
+    pub d: Reg,
+    /// First source.
+    pub a: Reg,
+    /// Second source.
+    pub b: Src,
+    /// Third source.
+    pub c: Reg,
+    /// Truth table, bit index = a<<2 | b<<1 | c.
+    pub lut: u8,
+}
+
+impl Operands for Lop3 {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Lop3 {
+            pout: _,
+            p,
+            d,
+            a,
+            b,
+            c,
+            lut: _,
+        } = *self;
+        o.opt_pred_def(p);
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.read(c);
+    }
+}
+
+/// `BFE[.U32|.S32][.BREV] Rd[.CC], Ra, Sb`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bfe {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC`.
+    pub cc: bool,
+    /// `.S32`.
+    pub signed: bool,
+    /// `.BREV`.
+    pub brev: bool,
+    /// Source.
+    pub a: Reg,
+    /// Position (bits 7:0) and length (bits 15:8).
+    pub b: Src,
+}
+
+impl Operands for Bfe {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Bfe {
+            d,
+            cc,
+            signed: _,
+            brev: _,
+            a,
+            b,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.cc_write(cc);
+    }
+}
+
+/// `BFI Rd[.CC], Ra, Sb, Rc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bfi {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC`.
+    pub cc: bool,
+    /// Inserted bits.
+    pub a: Reg,
+    /// Position and length.
+    pub b: Src,
+    /// Base value (register or constant).
+    pub c: Src,
+}
+
+impl Operands for Bfi {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Bfi { d, cc, a, b, c } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.src(c);
+        o.cc_write(cc);
+    }
+}
+
+/// `SEL Rd, Ra, Sb, Pp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sel {
+    /// Destination.
+    pub d: Reg,
+    /// Chosen when Pp holds.
+    pub a: Reg,
+    /// Chosen otherwise.
+    pub b: Src,
+    /// Selector.
+    pub p: PredSrc,
+}
+
+impl Operands for Sel {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Sel { d, a, b, p } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.pred_read(p);
+    }
+}
+
+/// Integer comparison of ISETP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    /// `.F`: false.
+    F,
+    /// `.LT`
+    Lt,
+    /// `.EQ`
+    Eq,
+    /// `.LE`
+    Le,
+    /// `.GT`
+    Gt,
+    /// `.NE`
+    Ne,
+    /// `.GE`
+    Ge,
+    /// `.T`: true.
+    T,
+}
+
+impl Cmp {
+    /// Every comparison.
+    pub const ALL: [Cmp; 8] = [
+        Cmp::F,
+        Cmp::Lt,
+        Cmp::Eq,
+        Cmp::Le,
+        Cmp::Gt,
+        Cmp::Ne,
+        Cmp::Ge,
+        Cmp::T,
+    ];
+}
+
+/// Boolean combiner of ISETP / PSETP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoolOp {
+    /// `.AND`
+    And,
+    /// `.OR`
+    Or,
+    /// `.XOR`
+    Xor,
+}
+
+impl BoolOp {
+    /// Applies the combiner.
+    pub fn apply(self, a: bool, b: bool) -> bool {
+        match self {
+            BoolOp::And => a & b,
+            BoolOp::Or => a | b,
+            BoolOp::Xor => a ^ b,
+        }
+    }
+}
+
+/// `ISETP.cmp[.U32][.X].bop Pd, Pq, Ra, Sb, Pp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Isetp {
+    /// Comparison.
+    pub cmp: Cmp,
+    /// `.U32`: unsigned comparison.
+    pub unsigned: bool,
+    /// `.X`: high part of a wide comparison.
+    pub x: bool,
+    /// Combiner with Pp.
+    pub bop: BoolOp,
+    /// Destination: (Ra cmp Sb) bop Pp.
+    pub p: Pred,
+    /// Destination: !(Ra cmp Sb) bop Pp.
+    pub q: Pred,
+    /// First source.
+    pub a: Reg,
+    /// Second source.
+    pub b: Src,
+    /// Combined predicate.
+    pub c: PredSrc,
+}
+
+impl Operands for Isetp {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Isetp {
+            cmp,
+            unsigned: _,
+            x,
+            bop: _,
+            p,
+            q,
+            a,
+            b,
+            c,
+        } = *self;
+        o.pred_def(p);
+        o.pred_def(q);
+        o.read(a);
+        o.src(b);
+        o.pred_read(c);
+        // `.X` chains the carry; `.LT`/`.GE` look only at the sign of the difference, `.F`/`.T` at
+        // nothing, the others at ZF too.
+        if x {
+            match cmp {
+                Cmp::F | Cmp::T => {}
+                Cmp::Lt | Cmp::Ge => o.flag_read(Flag::Cf),
+                Cmp::Eq | Cmp::Ne | Cmp::Gt | Cmp::Le => {
+                    o.flag_read(Flag::Cf);
+                    o.flag_read(Flag::Zf);
+                }
+            }
+        }
+    }
+}
+
+/// `PSETP.bop1.bop2 Pd, Pq, Pa, Pb, Pc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Psetp {
+    /// First combiner.
+    pub bop1: BoolOp,
+    /// Second combiner.
+    pub bop2: BoolOp,
+    /// Destination: (Pa bop1 Pb) bop2 Pc.
+    pub p: Pred,
+    /// Destination: (!Pa bop1 Pb) bop2 Pc.
+    pub q: Pred,
+    /// Sources.
+    pub a: PredSrc,
+    /// Sources.
+    pub b: PredSrc,
+    /// Sources.
+    pub c: PredSrc,
+}
+
+impl Operands for Psetp {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Psetp {
+            bop1: _,
+            bop2: _,
+            p,
+            q,
+            a,
+            b,
+            c,
+        } = *self;
+        o.pred_def(p);
+        o.pred_def(q);
+        o.pred_read(a);
+        o.pred_read(b);
+        o.pred_read(c);
+    }
+}
+
+/// What P2R reads: the predicate file or the condition code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum P2rSrc {
+    /// `PR`: P0..P6 in bits 0..6.
+    Pr,
+    /// `CC`: ZF bit 0, SF bit 1, CF bit 2, OF bit 3.
+    Cc,
+}
+
+/// `P2R[.B1|.B2|.B3] Rd, PR|CC, Ra, mask`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct P2r {
+    /// Destination.
+    pub d: Reg,
+    /// Byte the bits and mask move to (0..=3).
+    pub byte: u8,
+    /// Source of the bits.
+    pub src: P2rSrc,
+    /// Value merged into.
+    pub a: Reg,
+    /// Mask (applied after moving to `byte`).
+    pub mask: Src,
+}
+
+impl Operands for P2r {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let P2r {
+            d,
+            byte: _,
+            src,
+            a,
+            mask,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(mask);
+        // The bits of the 8-bit mask that may be set: exact for an immediate, all otherwise.
+        let bits = match mask {
+            Src::Imm(m) => m as u8,
+            Src::Reg(r) if r.is_rz() => 0,
+            _ => 0xff,
+        };
+        match src {
+            // PR: P0..P6 in bits 0..6.
+            P2rSrc::Pr => (0..7).filter(|p| bits >> p & 1 != 0).for_each(|p| {
+                o.pred_read(PredSrc {
+                    pred: Pred(p),
+                    neg: false,
+                })
+            }),
+            // CC: ZF bit 0, SF bit 1, CF bit 2, OF bit 3.
+            P2rSrc::Cc => [Flag::Zf, Flag::Sf, Flag::Cf, Flag::Of]
+                .into_iter()
+                .enumerate()
+                .filter(|(bit, _)| bits >> bit & 1 != 0)
+                .for_each(|(_, f)| o.flag_read(f)),
+        }
+    }
+}
+
+/// `IMNMX[.U32|.S32] Rd, Ra, Sb, Pp`: Pp ? min : max.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Imnmx {
+    /// Destination.
+    pub d: Reg,
+    /// `.U32`.
+    pub unsigned: bool,
+    /// First source.
+    pub a: Reg,
+    /// Second source.
+    pub b: Src,
+    /// min when true, max when false.
+    pub p: PredSrc,
+}
+
+impl Operands for Imnmx {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Imnmx {
+            d,
+            unsigned: _,
+            a,
+            b,
+            p,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.pred_read(p);
+    }
+}
+
+/// `PRMT Rd, Ra, Sb, Rc`: byte permute of {Rc, Ra}, default mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prmt {
+    /// Destination.
+    pub d: Reg,
+    /// Bytes 0..3.
+    pub a: Reg,
+    /// Selector (bits 15:0).
+    pub b: Src,
+    /// Bytes 4..7 (register or constant).
+    pub c: Src,
+}
+
+impl Operands for Prmt {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Prmt { d, a, b, c } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.src(c);
+    }
+}
+
+/// `LEA{.LO|.HI}{.X} [Plg,] Rd{.CC}, {-}Ra, Sb{, Rc}{, s}` (docs/semantics.md §19).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lea {
+    /// `.HI` (else `.LO`).
+    pub hi: bool,
+    /// `.X`: carry in.
+    pub x: bool,
+    /// `.CC` on the destination.
+    pub cc: bool,
+    /// The local/global predicate Plg, if written.
+    pub p: Option<Pred>,
+    /// Destination.
+    pub d: Reg,
+    /// `-Ra`: negate {Rc, Ra} as 64 bits.
+    pub neg_a: bool,
+    /// Offset, low word.
+    pub a: Reg,
+    /// Base: register, constant, or (LO only) signed 20-bit immediate.
+    pub b: Src,
+    /// Offset, high word (HI only; `RZ` when omitted).
+    pub c: Reg,
+    /// `#ScaleU05`.
+    pub shift: u8,
+}
+
+impl Operands for Lea {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Lea {
+            hi,
+            x,
+            cc,
+            p,
+            d,
+            neg_a: _,
+            a,
+            b,
+            c,
+            shift: _,
+        } = *self;
+        o.opt_pred_def(p);
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.read(c);
+        o.cc_write(cc);
+        o.cf_read(x);
+        if hi {
+            // The window test of LEA.HI looks at {Rd, lea_lo}; its result only reaches CC.OF and Plg.
+            o.lea_lo_read(cc || p.is_some_and(|p| !p.is_pt()));
+        } else {
+            o.lea_lo_write();
+        }
+    }
+}

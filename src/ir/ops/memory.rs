@@ -1,0 +1,273 @@
+//! Memory and barrier ops (LDC, LDG, STG, LD, ST, LDS, STS, MEMBAR, NOP, DEPBAR), each with its
+//! operand roles.
+
+use crate::ir::operand::*;
+use crate::ir::roles::*;
+
+/// LDC size (`.U8 .S8 .U16 .S16 .32 .64 .128`).
+pub type LdcSize = MemSize;
+
+/// LDC address mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum LdcMode {
+    /// `.IA`, the default.
+    #[default]
+    Ia,
+    /// `.IL`: linear.
+    Il,
+    /// `.IS`: segmented.
+    Is,
+    /// `.ISL`: segmented, banks > 13 read 0.
+    Isl,
+}
+
+/// `LDC[.sz][.ad] Rd, c[bank][Ra+imm]` (docs/semantics.md §17).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ldc {
+    /// Destination (first of a pair/quad).
+    pub d: Reg,
+    /// Size.
+    pub size: LdcSize,
+    /// Address mode.
+    pub mode: LdcMode,
+    /// `#ImmU05` bank.
+    pub bank: u8,
+    /// Index register (`RZ` when omitted).
+    pub a: Reg,
+    /// With a register: ImmS16. With `RZ`: the unsigned 16-bit address (0..=0xffff).
+    pub imm: i32,
+}
+
+impl Operands for Ldc {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Ldc {
+            d,
+            size,
+            mode: _,
+            bank: _,
+            a,
+            imm,
+        } = *self;
+        o.def_n(d, size.regs());
+        o.read(a);
+        let bytes = size.bytes();
+        o.const_load(bytes);
+        // Wider than a byte: an index register may be misaligned, an immediate address is known.
+        o.may_fault(bytes > 1 && (!a.is_rz() || (imm as i64 as u64) & (bytes as u64 - 1) != 0));
+    }
+}
+
+/// `LDG[.E][.cop][.sz] [Ps,] Rd, [Ra+imm]` (docs/semantics.md §18).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ldg {
+    /// Destination (first of a pair/quad).
+    pub d: Reg,
+    /// `.E`: 64-bit address in {Ra+1, Ra}.
+    pub e: bool,
+    /// Cache operator.
+    pub cop: CacheOp,
+    /// Size.
+    pub size: MemSize,
+    /// Sparse-tile status predicate.
+    pub ps: Option<Pred>,
+    /// Address.
+    pub addr: Addr,
+}
+
+impl Operands for Ldg {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Ldg {
+            d,
+            e,
+            cop: _,
+            size,
+            ps,
+            addr,
+        } = *self;
+        o.load(Space::Global, size, addr, e, d);
+        o.opt_pred_def(ps);
+    }
+}
+
+/// `STG[.E][.cop][.sz] [Ra+imm], Rb`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stg {
+    /// `.E`.
+    pub e: bool,
+    /// Cache operator.
+    pub cop: CacheOp,
+    /// Size (`.S8`/`.S16` store like `.U8`/`.U16`).
+    pub size: MemSize,
+    /// Address.
+    pub addr: Addr,
+    /// Value stored (first of a pair/quad).
+    pub v: Reg,
+}
+
+impl Operands for Stg {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Stg {
+            e,
+            cop: _,
+            size,
+            addr,
+            v,
+        } = *self;
+        o.store(Space::Global, size, addr, e, v);
+    }
+}
+
+/// `LD[.E][.cop][.sz] Rd, [Ra+imm][, Pg]`: generic load steered by a predicate (§5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ld {
+    /// Destination.
+    pub d: Reg,
+    /// `.E`.
+    pub e: bool,
+    /// Cache operator.
+    pub cop: CacheOp,
+    /// Size.
+    pub size: MemSize,
+    /// Address.
+    pub addr: Addr,
+    /// Global when true, shared window when false (`PT` when omitted).
+    pub steer: PredSrc,
+}
+
+impl Operands for Ld {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Ld {
+            d,
+            e,
+            cop: _,
+            size,
+            addr,
+            steer,
+        } = *self;
+        o.load(Space::Generic(steer), size, addr, e, d);
+    }
+}
+
+/// `ST[.E][.cop][.sz] [Ra+imm], Rb[, Pg]`: generic store steered by a predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct St {
+    /// `.E`.
+    pub e: bool,
+    /// Cache operator.
+    pub cop: CacheOp,
+    /// Size.
+    pub size: MemSize,
+    /// Address.
+    pub addr: Addr,
+    /// Value stored.
+    pub v: Reg,
+    /// Global when true, shared window when false.
+    pub steer: PredSrc,
+}
+
+impl Operands for St {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let St {
+            e,
+            cop: _,
+            size,
+            addr,
+            v,
+            steer,
+        } = *self;
+        o.store(Space::Generic(steer), size, addr, e, v);
+    }
+}
+
+/// `LDS[.U][.sz] Rd, [Ra+imm]`: load from the CTA's shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lds {
+    /// Destination.
+    pub d: Reg,
+    /// `.U`: uniform hint, no effect.
+    pub u: bool,
+    /// Size.
+    pub size: MemSize,
+    /// Offset into shared memory.
+    pub addr: Addr,
+}
+
+impl Operands for Lds {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Lds {
+            d,
+            u: _,
+            size,
+            addr,
+        } = *self;
+        o.load(Space::Shared, size, addr, false, d);
+    }
+}
+
+/// `STS[.sz] [Ra+imm], Rb`: store to the CTA's shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sts {
+    /// Size.
+    pub size: MemSize,
+    /// Offset into shared memory.
+    pub addr: Addr,
+    /// Value stored.
+    pub v: Reg,
+}
+
+impl Operands for Sts {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Sts { size, addr, v } = *self;
+        o.store(Space::Shared, size, addr, false, v);
+    }
+}
+
+/// Scope of MEMBAR (no functional effect in lockstep execution).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MembarScope {
+    /// `.CTA`
+    Cta,
+    /// `.GL`
+    Gl,
+    /// `.SYS`
+    Sys,
+}
+
+/// `MEMBAR.scope`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Membar {
+    /// Scope.
+    pub scope: MembarScope,
+}
+
+impl Operands for Membar {
+    fn operands(&self, _o: &mut Roles<'_>) {
+        let Membar { scope: _ } = *self;
+    }
+}
+
+/// `NOP`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nop;
+
+impl Operands for Nop {
+    fn operands(&self, _o: &mut Roles<'_>) {
+        let Nop = *self;
+    }
+}
+
+/// `DEPBAR[.LE] SBn, count[, {..}]`: a scoreboard wait, no functional effect. Operands are kept
+/// verbatim for printing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Depbar {
+    /// Operand text after the mnemonic and modifiers, normalised (single spaces).
+    pub text: String,
+    /// `.LE` written.
+    pub le: bool,
+}
+
+impl Operands for Depbar {
+    fn operands(&self, _o: &mut Roles<'_>) {
+        let Depbar { text: _, le: _ } = self;
+    }
+}

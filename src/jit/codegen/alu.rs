@@ -1,0 +1,737 @@
+//! Inline lowering of the register and predicate ops (moves, adds, shifts, logic, bit fields,
+//! comparisons, selects), and their arithmetic helpers. LEA is in [`super::lea`]; per-lane
+//! scalar lowerings are in `jit/scalar.rs`.
+
+use super::{flags, Lower, Row, Tx, V};
+use crate::ir::*;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder, Value};
+use std::mem::offset_of;
+use warpjit_runtime::warp::{CF, OF, SF, ZF};
+use warpjit_runtime::WarpState;
+
+impl Lower for Mov {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let v = tx.src(o.b);
+        tx.set_reg(o.d, v, m);
+        true
+    }
+}
+
+impl Lower for Mov32i {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let v = tx.splat(o.imm);
+        tx.set_reg(o.d, v, m);
+        true
+    }
+}
+
+impl Lower for S2r {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let v = match o.sr {
+            SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ => {
+                let i = match o.sr {
+                    SpecialReg::TidX => 0,
+                    SpecialReg::TidY => 1,
+                    _ => 2,
+                };
+                let base = offset_of!(WarpState, tid) as i32 + i * 128;
+                std::array::from_fn(|k| tx.b.ins().load(V, flags(), tx.w, base + 16 * k as i32))
+            }
+            SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ => {
+                let i = match o.sr {
+                    SpecialReg::CtaidX => 0,
+                    SpecialReg::CtaidY => 1,
+                    _ => 2,
+                };
+                let s = tx.b.ins().load(
+                    types::I32,
+                    flags(),
+                    tx.w,
+                    offset_of!(WarpState, ctaid) as i32 + 4 * i,
+                );
+                tx.splat_val(s)
+            }
+            SpecialReg::LaneId => std::array::from_fn(|k| {
+                let k = 4 * k as u32;
+                tx.vconst([k, k + 1, k + 2, k + 3])
+            }),
+        };
+        tx.set_reg(o.d, v, m);
+        true
+    }
+}
+
+impl Lower for Iadd {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let a = tx.not_if(a, o.neg_a);
+        let b = tx.src(o.b);
+        let b = tx.not_if(b, o.neg_b);
+        let plus = tx.plus(o.neg_a as u32 + o.neg_b as u32, o.x, o.po);
+        tx.finish_add(m, o.d, o.cc, &a, &b, plus);
+        true
+    }
+}
+
+impl Lower for Iadd32i {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let a = tx.not_if(a, o.neg_a);
+        let b = tx.splat(o.imm);
+        let plus = tx.plus(o.neg_a as u32, o.x, o.po);
+        tx.finish_add(m, o.d, o.cc, &a, &b, plus);
+        true
+    }
+}
+
+impl Lower for Iscadd {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let a = tx.shl_c(&a, o.shift as u32);
+        let a = tx.not_if(a, o.neg_a);
+        let b = tx.src(o.b);
+        let b = tx.not_if(b, o.neg_b);
+        let plus = tx.plus(o.neg_a as u32 + o.neg_b as u32, false, o.po);
+        tx.finish_add(m, o.d, o.cc, &a, &b, plus);
+        true
+    }
+}
+
+impl Lower for Iadd3 {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        tx.iadd3(g, o)
+    }
+}
+
+impl Lower for Xmad {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        tx.xmad(g, o);
+        true
+    }
+}
+
+impl Lower for Shl {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        if !matches!(o.b, Src::Imm(_)) {
+            tx.shift_lanes(g, inst);
+            return true;
+        }
+        let Src::Imm(s) = o.b else { return false };
+        let m = tx.guard_mask(g);
+        let s = if o.w { s & 31 } else { s };
+        let a = tx.reg(o.a);
+        let r = tx.shl_c(&a, s);
+        tx.set_reg(o.d, r, m);
+        true
+    }
+}
+
+impl Lower for Shr {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        if o.brev || !matches!(o.b, Src::Imm(_)) {
+            tx.shift_lanes(g, inst);
+            return true;
+        }
+        let Src::Imm(s) = o.b else { return false };
+        if o.brev {
+            return false;
+        }
+        let m = tx.guard_mask(g);
+        let s = if o.w { s & 31 } else { s };
+        let a = tx.reg(o.a);
+        let r = if o.unsigned {
+            tx.ushr_c(&a, s)
+        } else {
+            tx.sshr_c(&a, s)
+        };
+        tx.set_reg(o.d, r, m);
+        true
+    }
+}
+
+impl Lower for Lop {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let a = tx.not_if(a, o.not_a);
+        let b = tx.src(o.b);
+        let b = tx.not_if(b, o.not_b);
+        let r = match o.func {
+            LopFn::And => tx.bin(&a, &b, |b, x, y| b.ins().band(x, y)),
+            LopFn::Or => tx.bin(&a, &b, |b, x, y| b.ins().bor(x, y)),
+            LopFn::Xor => tx.bin(&a, &b, |b, x, y| b.ins().bxor(x, y)),
+            LopFn::PassB => b,
+        };
+        tx.set_reg(o.d, r, m);
+        tx.pred_out(o.p, o.pout, &r, m);
+        true
+    }
+}
+
+impl Lower for Lop32i {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let a = tx.not_if(a, o.not_a);
+        let b = tx.splat(if o.not_b { !o.imm } else { o.imm });
+        let r = match o.func {
+            LopFn::And => tx.bin(&a, &b, |b, x, y| b.ins().band(x, y)),
+            LopFn::Or => tx.bin(&a, &b, |b, x, y| b.ins().bor(x, y)),
+            LopFn::Xor => tx.bin(&a, &b, |b, x, y| b.ins().bxor(x, y)),
+            LopFn::PassB => b,
+        };
+        tx.set_reg(o.d, r, m);
+        true
+    }
+}
+
+impl Lower for Lop3 {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let b = tx.src(o.b);
+        let c = tx.reg(o.c);
+        let r = tx.lut3(o.lut, &a, &b, &c);
+        tx.set_reg(o.d, r, m);
+        tx.pred_out(o.p, o.pout, &r, m);
+        true
+    }
+}
+
+impl Lower for Bfe {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        if o.brev || !matches!(o.b, Src::Imm(_)) {
+            tx.bitfield_lanes(g, inst);
+            return true;
+        }
+        let Src::Imm(ctl) = o.b else { return false };
+        if o.brev {
+            return false;
+        }
+        let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let r = if len == 0 {
+            tx.splat(0)
+        } else if o.signed {
+            // Bits past 31 read as bit 31: shift right arithmetically by min(pos, 31),
+            // then sign-extend from bit len-1 when len < 32.
+            let v = tx.sshr_c(&a, pos.min(31));
+            let hi = (pos + len).min(32) - pos.min(31);
+            if len >= 32 || pos >= 31 || hi >= 32 {
+                v
+            } else {
+                let l = len.min(32 - pos);
+                let t = tx.shl_c(&v, 32 - l);
+                tx.sshr_c(&t, 32 - l)
+            }
+        } else {
+            let v = tx.ushr_c(&a, pos);
+            if len >= 32 {
+                v
+            } else {
+                let mk = tx.splat((1u32 << len) - 1);
+                tx.bin(&v, &mk, |b, x, y| b.ins().band(x, y))
+            }
+        };
+        tx.set_reg(o.d, r, m);
+        if o.cc {
+            let z = tx.splat(0);
+            tx.write_cc(m, &r, &z, None);
+        }
+        true
+    }
+}
+
+impl Lower for Bfi {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        if !matches!(o.b, Src::Imm(_)) {
+            tx.bitfield_lanes(g, inst);
+            return true;
+        }
+        let Src::Imm(ctl) = o.b else { return false };
+        let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
+        let m = tx.guard_mask(g);
+        let c = tx.src(o.c);
+        let r = if pos >= 32 || len == 0 {
+            c
+        } else {
+            let len = len.min(32 - pos);
+            let mk = (((1u64 << len) - 1) << pos) as u32;
+            let a = tx.reg(o.a);
+            let a = tx.shl_c(&a, pos);
+            let mv = tx.splat(mk);
+            std::array::from_fn(|k| tx.b.ins().bitselect(mv[k], a[k], c[k]))
+        };
+        tx.set_reg(o.d, r, m);
+        if o.cc {
+            let z = tx.splat(0);
+            tx.write_cc(m, &r, &z, None);
+        }
+        true
+    }
+}
+
+impl Lower for Sel {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let p = tx.pred_src(o.p);
+        let pv = tx.mask_vec(p);
+        let a = tx.reg(o.a);
+        let b = tx.src(o.b);
+        let r = std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], a[k], b[k]));
+        tx.set_reg(o.d, r, m);
+        true
+    }
+}
+
+impl Lower for Isetp {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        if o.x {
+            tx.isetp_x(g, o);
+            return true;
+        }
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let b = tx.src(o.b);
+        let r = match o.cmp {
+            Cmp::F => tx.iconst(0),
+            Cmp::T => tx.iconst(u32::MAX),
+            c => {
+                let cc = match (c, o.unsigned) {
+                    (Cmp::Lt, false) => IntCC::SignedLessThan,
+                    (Cmp::Lt, true) => IntCC::UnsignedLessThan,
+                    (Cmp::Le, false) => IntCC::SignedLessThanOrEqual,
+                    (Cmp::Le, true) => IntCC::UnsignedLessThanOrEqual,
+                    (Cmp::Gt, false) => IntCC::SignedGreaterThan,
+                    (Cmp::Gt, true) => IntCC::UnsignedGreaterThan,
+                    (Cmp::Ge, false) => IntCC::SignedGreaterThanOrEqual,
+                    (Cmp::Ge, true) => IntCC::UnsignedGreaterThanOrEqual,
+                    (Cmp::Eq, _) => IntCC::Equal,
+                    _ => IntCC::NotEqual,
+                };
+                let v = tx.cmp(cc, &a, &b);
+                tx.lane_mask(&v)
+            }
+        };
+        tx.isetp_out(o, m, r);
+        true
+    }
+}
+
+impl Lower for Psetp {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let a = tx.pred_src(o.a);
+        let b = tx.pred_src(o.b);
+        let c = tx.pred_src(o.c);
+        let ab = tx.bop(o.bop1, a, b);
+        let p = tx.bop(o.bop2, ab, c);
+        let na = tx.b.ins().bnot(a);
+        let nab = tx.bop(o.bop1, na, b);
+        let q = tx.bop(o.bop2, nab, c);
+        tx.set_pred(o.p, m, p);
+        tx.set_pred(o.q, m, q);
+        true
+    }
+}
+
+impl Lower for P2r {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        tx.p2r(g, o);
+        true
+    }
+}
+
+impl Lower for Imnmx {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let b = tx.src(o.b);
+        let (mn, mx) = if o.unsigned {
+            (
+                tx.bin(&a, &b, |b, x, y| b.ins().umin(x, y)),
+                tx.bin(&a, &b, |b, x, y| b.ins().umax(x, y)),
+            )
+        } else {
+            (
+                tx.bin(&a, &b, |b, x, y| b.ins().smin(x, y)),
+                tx.bin(&a, &b, |b, x, y| b.ins().smax(x, y)),
+            )
+        };
+        let p = tx.pred_src(o.p);
+        let pv = tx.mask_vec(p);
+        let r = std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], mn[k], mx[k]));
+        tx.set_reg(o.d, r, m);
+        true
+    }
+}
+
+impl Lower for Prmt {
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        tx.prmt(g, o);
+        true
+    }
+}
+
+impl Tx<'_, '_, '_> {
+    // ---- arithmetic helpers ------------------------------------------------------------------
+
+    /// a + b with carry and signed-overflow lane masks (all-ones lanes).
+    pub(in crate::jit) fn add_co(&mut self, a: &Row, b: &Row) -> (Row, Row, Row) {
+        let s = self.bin(a, b, |b, x, y| b.ins().iadd(x, y));
+        let c = self.cmp(IntCC::UnsignedLessThan, &s, a);
+        let o: Row = std::array::from_fn(|k| {
+            let x = self.b.ins().bxor(a[k], s[k]);
+            let y = self.b.ins().bxor(b[k], s[k]);
+            self.b.ins().band(x, y)
+        });
+        (s, c, o)
+    }
+
+    /// a + b + plus (plus small and non-negative per lane), carry = c1|c2, overflow = o1^o2.
+    pub(in crate::jit) fn add3(&mut self, a: &Row, b: &Row, plus: Option<Row>) -> (Row, Row, Row) {
+        let (s1, c1, o1) = self.add_co(a, b);
+        match plus {
+            None => (s1, c1, o1),
+            Some(p) => {
+                let (s2, c2, o2) = self.add_co(&s1, &p);
+                let c = self.bin(&c1, &c2, |b, x, y| b.ins().bor(x, y));
+                let o = self.bin(&o1, &o2, |b, x, y| b.ins().bxor(x, y));
+                (s2, c, o)
+            }
+        }
+    }
+
+    /// The +1s of negated operands, carry in (`.X`) and `.PO`, as in the interpreter's
+    /// `plus_row`: `None` when it is 0 in every lane.
+    pub(in crate::jit) fn plus(&mut self, negs: u32, x: bool, po: bool) -> Option<Row> {
+        let base = crate::interp::ops::add_ones(negs, x, po);
+        if x {
+            let cf = self.flag(CF);
+            let mv = self.mask_vec(cf);
+            let one = self.splat(1);
+            let bits = self.bin(&mv, &one, |b, x, y| b.ins().band(x, y));
+            if base == 0 {
+                Some(bits)
+            } else {
+                let bv = self.splat(base);
+                Some(self.bin(&bits, &bv, |b, x, y| b.ins().iadd(x, y)))
+            }
+        } else if base == 0 {
+            None
+        } else {
+            Some(self.splat(base))
+        }
+    }
+
+    /// Writes the live CC flags: ZF and SF from `res`, CF from `cf`, OF from `of` (0 if `None`).
+    pub(in crate::jit) fn write_cc(&mut self, mask: Value, res: &Row, cf: &Row, of: Option<&Row>) {
+        if self.after.has_flag(ZF) {
+            let z = self.splat(0);
+            let zr = self.cmp(IntCC::Equal, res, &z);
+            let zf = self.lane_mask(&zr);
+            self.set_flag(ZF, mask, zf);
+        }
+        if self.after.has_flag(SF) {
+            let sf = self.lane_mask(res);
+            self.set_flag(SF, mask, sf);
+        }
+        if self.after.has_flag(CF) {
+            let cf = self.lane_mask(cf);
+            self.set_flag(CF, mask, cf);
+        }
+        if self.after.has_flag(OF) {
+            let of = match of {
+                Some(o) => self.lane_mask(o),
+                None => self.iconst(0),
+            };
+            self.set_flag(OF, mask, of);
+        }
+    }
+
+    /// ISETP's outputs from the comparison mask `r`: Pd = r bop Pp, Pq = !r bop Pp.
+    pub(in crate::jit) fn isetp_out(&mut self, o: &Isetp, m: Value, r: Value) {
+        let c = self.pred_src(o.c);
+        let p = self.bop(o.bop, r, c);
+        let nr = self.b.ins().bnot(r);
+        let q = self.bop(o.bop, nr, c);
+        self.set_pred(o.p, m, p);
+        self.set_pred(o.q, m, q);
+    }
+
+    pub(in crate::jit) fn bop(&mut self, op: BoolOp, a: Value, b: Value) -> Value {
+        match op {
+            BoolOp::And => self.b.ins().band(a, b),
+            BoolOp::Or => self.b.ins().bor(a, b),
+            BoolOp::Xor => self.b.ins().bxor(a, b),
+        }
+    }
+
+    pub(in crate::jit) fn finish_add(
+        &mut self,
+        m: Value,
+        d: Reg,
+        cc: bool,
+        a: &Row,
+        b: &Row,
+        plus: Option<Row>,
+    ) {
+        if cc {
+            let (s, c, o) = self.add3(a, b, plus);
+            self.set_reg(d, s, m);
+            self.write_cc(m, &s, &c, Some(&o));
+        } else {
+            let mut s = self.bin(a, b, |b, x, y| b.ins().iadd(x, y));
+            if let Some(p) = plus {
+                s = self.bin(&s, &p, |b, x, y| b.ins().iadd(x, y));
+            }
+            self.set_reg(d, s, m);
+        }
+    }
+
+    pub(in crate::jit) fn pred_out(&mut self, p: Option<Pred>, pout: PredOut, r: &Row, m: Value) {
+        let Some(p) = p else { return };
+        let v = match pout {
+            PredOut::None | PredOut::F => self.iconst(0),
+            PredOut::T => self.iconst(u32::MAX),
+            PredOut::Z | PredOut::Nz => {
+                let z = self.splat(0);
+                let c = self.cmp(
+                    if pout == PredOut::Z {
+                        IntCC::Equal
+                    } else {
+                        IntCC::NotEqual
+                    },
+                    r,
+                    &z,
+                );
+                self.lane_mask(&c)
+            }
+        };
+        self.set_pred(p, m, v);
+    }
+
+    pub(in crate::jit) fn lut3(&mut self, lut: u8, a: &Row, b: &Row, c: &Row) -> Row {
+        match lut {
+            0x00 => return self.splat(0),
+            0xff => return self.splat(u32::MAX),
+            0xf0 => return *a,
+            0xcc => return *b,
+            0xaa => return *c,
+            _ => {}
+        }
+        let mut acc: Option<Row> = None;
+        for i in 0..8 {
+            if lut >> i & 1 == 0 {
+                continue;
+            }
+            let pa = if i & 4 != 0 {
+                *a
+            } else {
+                self.not_if(*a, true)
+            };
+            let pb = if i & 2 != 0 {
+                *b
+            } else {
+                self.not_if(*b, true)
+            };
+            let pc = if i & 1 != 0 {
+                *c
+            } else {
+                self.not_if(*c, true)
+            };
+            let t = self.bin(&pa, &pb, |b, x, y| b.ins().band(x, y));
+            let t = self.bin(&t, &pc, |b, x, y| b.ins().band(x, y));
+            acc = Some(match acc {
+                None => t,
+                Some(x) => self.bin(&x, &t, |b, x, y| b.ins().bor(x, y)),
+            });
+        }
+        acc.unwrap_or_else(|| self.splat(0))
+    }
+
+    pub(in crate::jit) fn half(&mut self, v: Row, h: Half) -> Row {
+        match h {
+            Half::None => v,
+            Half::H0 => {
+                let mk = self.splat(0xffff);
+                self.bin(&v, &mk, |b, x, y| b.ins().band(x, y))
+            }
+            Half::H1 => self.ushr_c(&v, 16),
+        }
+    }
+
+    pub(in crate::jit) fn iadd3(&mut self, g: Guard, o: &Iadd3) -> bool {
+        let m = self.guard_mask(g);
+        let [na, nb, nc] = crate::interp::ops::iadd3_ones(o);
+        let a = self.reg(o.a.src);
+        let a = self.half(a, o.a.half);
+        let a = self.not_if(a, o.a.neg);
+        let b = self.src(o.b.src);
+        let b = self.half(b, o.b.half);
+        let b = self.not_if(b, o.b.neg);
+        let c = self.reg(o.c.src);
+        let c = self.half(c, o.c.half);
+        let c = self.not_if(c, o.c.neg);
+        let nab = if na + nb > 0 {
+            Some(self.splat(na + nb))
+        } else {
+            None
+        };
+        // Stage 1: p = a + b + na + nb (OF = its carry out; bit 32 = c1 ^ c2).
+        let (s1, c1) = {
+            let s = self.bin(&a, &b, |b, x, y| b.ins().iadd(x, y));
+            let c = self.cmp(IntCC::UnsignedLessThan, &s, &a);
+            (s, c)
+        };
+        let (p, carry, bit32) = match nab {
+            None => (s1, c1, c1),
+            Some(n) => {
+                let s2 = self.bin(&s1, &n, |b, x, y| b.ins().iadd(x, y));
+                let c2 = self.cmp(IntCC::UnsignedLessThan, &s2, &s1);
+                let carry = self.bin(&c1, &c2, |b, x, y| b.ins().bor(x, y));
+                let bit = self.bin(&c1, &c2, |b, x, y| b.ins().bxor(x, y));
+                (s2, carry, bit)
+            }
+        };
+        let partial = match o.shift {
+            Iadd3Shift::None => p,
+            Iadd3Shift::Rs => {
+                let lo = self.ushr_c(&p, 16);
+                let one = self.splat(1 << 16);
+                let hb = self.bin(&bit32, &one, |b, x, y| b.ins().band(x, y));
+                self.bin(&lo, &hb, |b, x, y| b.ins().bor(x, y))
+            }
+            Iadd3Shift::Ls => self.shl_c(&p, 16),
+        };
+        let mut plus2 = if nc > 0 { Some(self.splat(nc)) } else { None };
+        if o.x {
+            let cf = self.flag(CF);
+            let mv = self.mask_vec(cf);
+            let one = self.splat(1);
+            let bits = self.bin(&mv, &one, |b, x, y| b.ins().band(x, y));
+            plus2 = Some(match plus2 {
+                None => bits,
+                Some(x) => self.bin(&x, &bits, |b, x, y| b.ins().iadd(x, y)),
+            });
+        }
+        let (f, cf, _) = self.add3(&partial, &c, plus2);
+        self.set_reg(o.d, f, m);
+        if o.cc {
+            let z = self.splat(0);
+            let zr = self.cmp(IntCC::Equal, &f, &z);
+            let zf = self.lane_mask(&zr);
+            let sf = self.lane_mask(&f);
+            let cfm = self.lane_mask(&cf);
+            let ofm = self.lane_mask(&carry);
+            self.set_flag(CF, m, cfm);
+            self.set_flag(ZF, m, zf);
+            self.set_flag(SF, m, sf);
+            self.set_flag(OF, m, ofm);
+        }
+        true
+    }
+
+    pub(in crate::jit) fn xmad(&mut self, g: Guard, o: &Xmad) {
+        let m = self.guard_mask(g);
+        let sel = |t: &mut Self, v: Row, h1: bool, signed: bool| -> Row {
+            match (h1, signed) {
+                (true, false) => t.ushr_c(&v, 16),
+                (true, true) => t.sshr_c(&v, 16),
+                (false, false) => {
+                    let mk = t.splat(0xffff);
+                    t.bin(&v, &mk, |b, x, y| b.ins().band(x, y))
+                }
+                (false, true) => {
+                    let s = t.shl_c(&v, 16);
+                    t.sshr_c(&s, 16)
+                }
+            }
+        };
+        let ra = self.reg(o.a);
+        let rb = self.src(o.b);
+        let rc = self.src(o.c);
+        let a = sel(self, ra, o.a_h1, o.a_signed);
+        let b = sel(self, rb, o.b_h1, o.b_signed);
+        let mut p = self.bin(&a, &b, |b, x, y| b.ins().imul(x, y));
+        if o.psl {
+            p = self.shl_c(&p, 16);
+        }
+        let addend = match o.mode {
+            XmadMode::None => rc,
+            XmadMode::Clo => {
+                let mk = self.splat(0xffff);
+                self.bin(&rc, &mk, |b, x, y| b.ins().band(x, y))
+            }
+            XmadMode::Chi => self.ushr_c(&rc, 16),
+            XmadMode::Cbcc => {
+                let s = self.shl_c(&rb, 16);
+                self.bin(&rc, &s, |b, x, y| b.ins().iadd(x, y))
+            }
+        };
+        let r = self.bin(&p, &addend, |b, x, y| b.ins().iadd(x, y));
+        let res = if o.mrg {
+            let mk = self.splat(0xffff);
+            let lo = self.bin(&r, &mk, |b, x, y| b.ins().band(x, y));
+            let hi = self.shl_c(&rb, 16);
+            self.bin(&lo, &hi, |b, x, y| b.ins().bor(x, y))
+        } else {
+            r
+        };
+        self.set_reg(o.d, res, m);
+        if o.cc {
+            let c = self.cmp(IntCC::UnsignedLessThan, &r, &p);
+            self.write_cc(m, &res, &c, None);
+        }
+    }
+}

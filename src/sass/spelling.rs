@@ -1,0 +1,254 @@
+//! The SASS spelling table: which mnemonic names which IR op, and the text of modifier values.
+//!
+//! The IR's op table ([`for_each_op!`](crate::for_each_op)) carries no text. Here, one line per op
+//! gives it a SASS mnemonic (the op struct then implements [`SassSyntax`]: parse and canonical
+//! print), or declares that it has none (an op another front-end introduced); the printer
+//! returns [`Unspelled`](super::print::Unspelled) for such an op. An op of the IR table missing
+//! from this table is a compile error ([`Spelling`] not implemented), in the expansion of
+//! [`mnemonic`] below.
+
+use std::fmt;
+
+use super::syntax::SassSyntax;
+use super::validate::Args;
+use super::AsmError;
+use crate::ir::*;
+
+/// How the SASS front-end spells one op struct (implemented by the table below, never by hand).
+pub trait Spelling {
+    /// The mnemonic, or `None` when the op has no SASS form.
+    const MNEMONIC: Option<&'static str>;
+    /// Prints the op's canonical SASS text; `None` when it has no SASS form.
+    fn print_sass(&self, f: &mut fmt::Formatter<'_>) -> Option<fmt::Result>;
+}
+
+macro_rules! sass_table {
+    (
+        spelled { $($s:ident $name:literal,)* }
+        unspelled { $($u:ident,)* }
+    ) => {
+        $(
+            impl Spelling for $s {
+                const MNEMONIC: Option<&'static str> = Some($name);
+                fn print_sass(&self, f: &mut fmt::Formatter<'_>) -> Option<fmt::Result> {
+                    Some(SassSyntax::print(self, f))
+                }
+            }
+        )*
+        $(
+            impl Spelling for $u {
+                const MNEMONIC: Option<&'static str> = None;
+                fn print_sass(&self, _: &mut fmt::Formatter<'_>) -> Option<fmt::Result> {
+                    None
+                }
+            }
+        )*
+
+        /// Every SASS mnemonic of an op (control instructions aside), in table order.
+        pub const MNEMONICS: &[&str] = &[$($name,)*];
+
+        /// Parses the op named by the instruction's mnemonic; `None` if no op has that mnemonic.
+        pub fn parse_op(a: &mut Args<'_>) -> Option<Result<Op, AsmError>> {
+            let r = match a.raw().mnemonic.as_str() {
+                $($name => <$s as SassSyntax>::parse(a).map(Op::from),)*
+                _ => return None,
+            };
+            Some(r.and_then(|op| a.done().map(|()| op)))
+        }
+    };
+}
+
+sass_table! {
+    spelled {
+        Mov "MOV",
+        Mov32i "MOV32I",
+        S2r "S2R",
+        Iadd "IADD",
+        Iadd32i "IADD32I",
+        Iadd3 "IADD3",
+        Iscadd "ISCADD",
+        Xmad "XMAD",
+        Shl "SHL",
+        Shr "SHR",
+        Lop "LOP",
+        Lop32i "LOP32I",
+        Lop3 "LOP3",
+        Bfe "BFE",
+        Bfi "BFI",
+        Sel "SEL",
+        Isetp "ISETP",
+        Psetp "PSETP",
+        P2r "P2R",
+        Imnmx "IMNMX",
+        Prmt "PRMT",
+        Lea "LEA",
+        Ldc "LDC",
+        Ldg "LDG",
+        Stg "STG",
+        Ld "LD",
+        St "ST",
+        Lds "LDS",
+        Sts "STS",
+        Membar "MEMBAR",
+        Nop "NOP",
+        Depbar "DEPBAR",
+    }
+    unspelled {}
+}
+
+macro_rules! by_op {
+    ($($v:ident($s:ident),)*) => {
+        /// The op's SASS mnemonic, or `None` when it has no SASS form.
+        pub fn mnemonic(op: &Op) -> Option<&'static str> {
+            match op {
+                $(Op::$v(_) => <$s as Spelling>::MNEMONIC,)*
+            }
+        }
+
+        /// Prints the op's canonical SASS text; `None` when it has no SASS form.
+        pub(super) fn print_op(op: &Op, f: &mut fmt::Formatter<'_>) -> Option<fmt::Result> {
+            match op {
+                $(Op::$v(o) => o.print_sass(f),)*
+            }
+        }
+    };
+}
+crate::for_each_op!(by_op);
+
+/// The SASS modifier text of an IR value that prints with its dot (empty for the default).
+pub trait Suffix: Copy {
+    /// The modifier text, e.g. `.U8`.
+    fn suffix(self) -> &'static str;
+}
+
+/// The SASS name of an IR value that prints without a dot.
+pub trait Name: Copy {
+    /// The name, e.g. `AND`.
+    fn name(self) -> &'static str;
+}
+
+impl Suffix for MemSize {
+    /// Empty for the default `.32`.
+    fn suffix(self) -> &'static str {
+        match self {
+            MemSize::U8 => ".U8",
+            MemSize::S8 => ".S8",
+            MemSize::U16 => ".U16",
+            MemSize::S16 => ".S16",
+            MemSize::B32 => "",
+            MemSize::B64 => ".64",
+            MemSize::B128 => ".128",
+            MemSize::U128 => ".U.128",
+        }
+    }
+}
+
+impl Suffix for CacheOp {
+    fn suffix(self) -> &'static str {
+        match self {
+            CacheOp::Default => "",
+            CacheOp::Ca => ".CA",
+            CacheOp::Cg => ".CG",
+            CacheOp::Cs => ".CS",
+            CacheOp::Lu => ".LU",
+            CacheOp::Cv => ".CV",
+            CacheOp::Ci => ".CI",
+            CacheOp::Wb => ".WB",
+            CacheOp::Wt => ".WT",
+        }
+    }
+}
+
+impl Suffix for LdcMode {
+    /// Empty for the default IA.
+    fn suffix(self) -> &'static str {
+        match self {
+            LdcMode::Ia => "",
+            LdcMode::Il => ".IL",
+            LdcMode::Is => ".IS",
+            LdcMode::Isl => ".ISL",
+        }
+    }
+}
+
+impl Suffix for PredOut {
+    fn suffix(self) -> &'static str {
+        match self {
+            PredOut::None => "",
+            PredOut::Z => ".Z",
+            PredOut::Nz => ".NZ",
+            PredOut::T => ".T",
+            PredOut::F => ".F",
+        }
+    }
+}
+
+impl Suffix for Iadd3Shift {
+    fn suffix(self) -> &'static str {
+        match self {
+            Iadd3Shift::None => "",
+            Iadd3Shift::Rs => ".RS",
+            Iadd3Shift::Ls => ".LS",
+        }
+    }
+}
+
+impl Name for LopFn {
+    fn name(self) -> &'static str {
+        match self {
+            LopFn::And => "AND",
+            LopFn::Or => "OR",
+            LopFn::Xor => "XOR",
+            LopFn::PassB => "PASS_B",
+        }
+    }
+}
+
+impl Name for BoolOp {
+    fn name(self) -> &'static str {
+        match self {
+            BoolOp::And => "AND",
+            BoolOp::Or => "OR",
+            BoolOp::Xor => "XOR",
+        }
+    }
+}
+
+impl Name for Cmp {
+    fn name(self) -> &'static str {
+        match self {
+            Cmp::F => "F",
+            Cmp::Lt => "LT",
+            Cmp::Eq => "EQ",
+            Cmp::Le => "LE",
+            Cmp::Gt => "GT",
+            Cmp::Ne => "NE",
+            Cmp::Ge => "GE",
+            Cmp::T => "T",
+        }
+    }
+}
+
+impl Name for SpecialReg {
+    fn name(self) -> &'static str {
+        match self {
+            SpecialReg::TidX => "SR_TID.X",
+            SpecialReg::TidY => "SR_TID.Y",
+            SpecialReg::TidZ => "SR_TID.Z",
+            SpecialReg::CtaidX => "SR_CTAID.X",
+            SpecialReg::CtaidY => "SR_CTAID.Y",
+            SpecialReg::CtaidZ => "SR_CTAID.Z",
+            SpecialReg::LaneId => "SR_LANEID",
+        }
+    }
+}
+
+impl Name for MembarScope {
+    fn name(self) -> &'static str {
+        match self {
+            MembarScope::Cta => "CTA",
+            MembarScope::Gl => "GL",
+            MembarScope::Sys => "SYS",
+        }
+    }
+}

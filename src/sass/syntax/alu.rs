@@ -1,0 +1,682 @@
+//! The syntax of the register and predicate ops (MOV … LEA).
+
+use super::*;
+
+impl SassSyntax for Mov {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        Ok(Mov {
+            d: a.reg()?,
+            b: a.src(ImmRule::Any32, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MOV {}, {}", self.d, self.b)
+    }
+}
+
+impl SassSyntax for Mov32i {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        Ok(Mov32i {
+            d: a.reg()?,
+            imm: a.imm_x(ImmRule::Any32, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MOV32I {}, {:#x}", self.d, self.imm)
+    }
+}
+
+impl SassSyntax for S2r {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let d = a.reg()?;
+        let (name, loc) = a.name("a special register")?;
+        match SpecialReg::ALL.iter().find(|s| s.name() == name) {
+            Some(&sr) => Ok(S2r { d, sr }),
+            None => {
+                let all: Vec<&str> = SpecialReg::ALL.iter().map(|s| s.name()).collect();
+                a.err(
+                    loc,
+                    format!(
+                        "unknown special register `{name}` (known: {})",
+                        all.join(", ")
+                    ),
+                )
+            }
+        }
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "S2R {}, {}", self.d, self.sr.name())
+    }
+}
+
+impl SassSyntax for Iadd {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let (po, x, ccm) = (a.flag("PO")?, a.flag("X")?, cc_mod(a)?);
+        let (d, cc) = a.dst_cc(ccm)?;
+        let (ra, fa) = a.reg_x(NEG)?;
+        let (b, fb) = a.src(ImmRule::S20, NEG)?;
+        Ok(Iadd {
+            d,
+            cc: cc.is_some(),
+            x,
+            po,
+            neg_a: fa.neg,
+            a: ra,
+            neg_b: fb.neg,
+            b,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "IADD{}{} {}{}, {}{}, {}{}",
+            m(self.po, ".PO"),
+            m(self.x, ".X"),
+            self.d,
+            m(self.cc, ".CC"),
+            m(self.neg_a, "-"),
+            self.a,
+            m(self.neg_b, "-"),
+            self.b
+        )
+    }
+}
+
+impl SassSyntax for Iadd32i {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let (po, x, ccm) = (a.flag("PO")?, a.flag("X")?, cc_mod(a)?);
+        let (d, cc) = a.dst_cc(ccm)?;
+        let (ra, fa) = a.reg_x(NEG)?;
+        let imm = a.imm_x(ImmRule::Any32, 0)?.0;
+        Ok(Iadd32i {
+            d,
+            cc: cc.is_some(),
+            x,
+            po,
+            neg_a: fa.neg,
+            a: ra,
+            imm,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "IADD32I{}{} {}{}, {}{}, {}",
+            m(self.po, ".PO"),
+            m(self.x, ".X"),
+            self.d,
+            m(self.cc, ".CC"),
+            m(self.neg_a, "-"),
+            self.a,
+            Si(self.imm)
+        )
+    }
+}
+
+/// Prints an IADD3 operand: `-R1.H1`.
+struct A3<'a, S>(&'a Iadd3Src<S>);
+impl<S: fmt::Display> fmt::Display for A3<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}{}", m(self.0.neg, "-"), self.0.src, self.0.half)
+    }
+}
+
+impl SassSyntax for Iadd3 {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let shift = a.choice(&[("RS", Iadd3Shift::Rs), ("LS", Iadd3Shift::Ls)])?;
+        let (x, ccm) = (a.flag("X")?, cc_mod(a)?);
+        let (d, cc) = a.dst_cc(ccm)?;
+        let (ra, fa) = a.reg_x(NEG | HALF)?;
+        let (b, fb) = a.src(ImmRule::S20, NEG | HALF)?;
+        let (c, fc) = a.reg_x(NEG | HALF)?;
+        Ok(Iadd3 {
+            d,
+            cc: cc.is_some(),
+            x,
+            shift: shift.unwrap_or_default(),
+            a: Iadd3Src {
+                neg: fa.neg,
+                src: ra,
+                half: fa.half,
+            },
+            b: Iadd3Src {
+                neg: fb.neg,
+                src: b,
+                half: fb.half,
+            },
+            c: Iadd3Src {
+                neg: fc.neg,
+                src: c,
+                half: fc.half,
+            },
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shift = self.shift.suffix();
+        write!(
+            f,
+            "IADD3{shift}{} {}{}, {}, {}, {}",
+            m(self.x, ".X"),
+            self.d,
+            m(self.cc, ".CC"),
+            A3(&self.a),
+            A3(&self.b),
+            A3(&self.c)
+        )
+    }
+}
+
+impl SassSyntax for Iscadd {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let (po, ccm) = (a.flag("PO")?, cc_mod(a)?);
+        let (d, cc) = a.dst_cc(ccm)?;
+        let (ra, fa) = a.reg_x(NEG)?;
+        let (b, fb) = a.src(ImmRule::S20, NEG)?;
+        let shift = a.imm(0, 31, "shift amount")? as u8;
+        Ok(Iscadd {
+            d,
+            cc: cc.is_some(),
+            po,
+            neg_a: fa.neg,
+            a: ra,
+            neg_b: fb.neg,
+            b,
+            shift,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ISCADD{} {}{}, {}{}, {}{}, {:#x}",
+            m(self.po, ".PO"),
+            self.d,
+            m(self.cc, ".CC"),
+            m(self.neg_a, "-"),
+            self.a,
+            m(self.neg_b, "-"),
+            self.b,
+            self.shift
+        )
+    }
+}
+
+impl SassSyntax for Xmad {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let signs = a.take_all(&[("S16", true), ("U16", false)]);
+        if let Some(&(_, _, l)) = signs.get(2) {
+            return a.err(l, "XMAD takes at most two sign modifiers (Ra's, then Sb's)");
+        }
+        let signed = |i: usize| signs.get(i).is_some_and(|s| s.0);
+        let (a_signed, b_signed) = (signed(0), signed(1));
+        let (psl, mrg) = (a.flag("PSL")?, a.flag("MRG")?);
+        let mode = a.choice(&[
+            ("CLO", XmadMode::Clo),
+            ("CHI", XmadMode::Chi),
+            ("CBCC", XmadMode::Cbcc),
+        ])?;
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
+        let (ra, fa) = a.reg_x(HALF)?;
+        let (b, fb) = a.src(ImmRule::U16, HALF)?;
+        let c = a.src(ImmRule::None, 0)?.0;
+        Ok(Xmad {
+            d,
+            cc: cc.is_some(),
+            a_signed,
+            b_signed,
+            psl,
+            mrg,
+            mode: mode.unwrap_or_default(),
+            a: ra,
+            a_h1: fa.half == Half::H1,
+            b,
+            b_h1: fb.half == Half::H1,
+            c,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = |s: bool| if s { ".S16" } else { ".U16" };
+        f.write_str("XMAD")?;
+        if self.a_signed || self.b_signed {
+            write!(f, "{}{}", sign(self.a_signed), sign(self.b_signed))?;
+        }
+        let mode = match self.mode {
+            XmadMode::None => "",
+            XmadMode::Clo => ".CLO",
+            XmadMode::Chi => ".CHI",
+            XmadMode::Cbcc => ".CBCC",
+        };
+        write!(
+            f,
+            "{}{}{mode} {}{}, {}{}, {}{}, {}",
+            m(self.psl, ".PSL"),
+            m(self.mrg, ".MRG"),
+            self.d,
+            m(self.cc, ".CC"),
+            self.a,
+            m(self.a_h1, ".H1"),
+            self.b,
+            m(self.b_h1, ".H1"),
+            self.c
+        )
+    }
+}
+
+impl SassSyntax for Shl {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let w = a.flag("W")?;
+        Ok(Shl {
+            w,
+            d: a.reg()?,
+            a: a.reg()?,
+            b: a.src(ImmRule::S20, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "SHL{} {}, {}, {}",
+            m(self.w, ".W"),
+            self.d,
+            self.a,
+            self.b
+        )
+    }
+}
+
+impl SassSyntax for Shr {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let unsigned = a.choice(UNSIGNED)?.unwrap_or(false);
+        let (w, brev) = (a.flag("W")?, a.flag("BREV")?);
+        Ok(Shr {
+            unsigned,
+            w,
+            brev,
+            d: a.reg()?,
+            a: a.reg()?,
+            b: a.src(ImmRule::S20, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "SHR{}{}{} {}, {}, {}",
+            m(self.unsigned, ".U32"),
+            m(self.w, ".W"),
+            m(self.brev, ".BREV"),
+            self.d,
+            self.a,
+            self.b
+        )
+    }
+}
+
+impl SassSyntax for Lop {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let func = a.require(LOP_FNS)?;
+        let pout = a.choice(POUTS)?.unwrap_or_default();
+        let p = opt_pred_dst(a)?;
+        let d = a.reg()?;
+        let (ra, fa) = a.reg_x(NOT)?;
+        let (b, fb) = a.src(ImmRule::S20, NOT)?;
+        Ok(Lop {
+            func,
+            pout,
+            p,
+            d,
+            not_a: fa.not,
+            a: ra,
+            not_b: fb.not,
+            b,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "LOP.{}{} {}{}, {}{}, {}{}",
+            self.func.name(),
+            self.pout.suffix(),
+            OptPred(self.p),
+            self.d,
+            m(self.not_a, "~"),
+            self.a,
+            m(self.not_b, "~"),
+            self.b
+        )
+    }
+}
+
+impl SassSyntax for Lop32i {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let func = a.require(LOP_FNS)?;
+        let d = a.reg()?;
+        let (ra, fa) = a.reg_x(NOT)?;
+        let (imm, fb) = a.imm_x(ImmRule::Any32, NOT)?;
+        Ok(Lop32i {
+            func,
+            d,
+            not_a: fa.not,
+            a: ra,
+            not_b: fb.not,
+            imm,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "LOP32I.{} {}, {}{}, {}{:#x}",
+            self.func.name(),
+            self.d,
+            m(self.not_a, "~"),
+            self.a,
+            m(self.not_b, "~"),
+            self.imm
+        )
+    }
+}
+
+impl SassSyntax for Lop3 {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        a.require(&[("LUT", ())])?;
+        let pout = a.choice(POUTS)?.unwrap_or_default();
+        let p = opt_pred_dst(a)?;
+        let (d, ra) = (a.reg()?, a.reg()?);
+        let b = a.src(ImmRule::Any32, 0)?.0;
+        let c = a.reg()?;
+        let lut = a.imm(0, 0xff, "LUT")? as u8;
+        Ok(Lop3 {
+            pout,
+            p,
+            d,
+            a: ra,
+            b,
+            c,
+            lut,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "LOP3.LUT{} {}{}, {}, {}, {}, {:#x}",
+            self.pout.suffix(),
+            OptPred(self.p),
+            self.d,
+            self.a,
+            self.b,
+            self.c,
+            self.lut
+        )
+    }
+}
+
+impl SassSyntax for Bfe {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let signed = !a.choice(UNSIGNED)?.unwrap_or(true);
+        let brev = a.flag("BREV")?;
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
+        Ok(Bfe {
+            d,
+            cc: cc.is_some(),
+            signed,
+            brev,
+            a: a.reg()?,
+            b: a.src(ImmRule::S20, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "BFE{}{} {}{}, {}, {}",
+            m(self.signed, ".S32"),
+            m(self.brev, ".BREV"),
+            self.d,
+            m(self.cc, ".CC"),
+            self.a,
+            self.b
+        )
+    }
+}
+
+impl SassSyntax for Bfi {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
+        let ra = a.reg()?;
+        let b = a.src(ImmRule::S20, 0)?.0;
+        Ok(Bfi {
+            d,
+            cc: cc.is_some(),
+            a: ra,
+            b,
+            c: a.src(ImmRule::None, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "BFI {}{}, {}, {}, {}",
+            self.d,
+            m(self.cc, ".CC"),
+            self.a,
+            self.b,
+            self.c
+        )
+    }
+}
+
+impl SassSyntax for Sel {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        Ok(Sel {
+            d: a.reg()?,
+            a: a.reg()?,
+            b: a.src(ImmRule::S20, 0)?.0,
+            p: a.pred()?,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SEL {}, {}, {}, {}", self.d, self.a, self.b, self.p)
+    }
+}
+
+impl SassSyntax for Isetp {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let cmp = a.require(&Cmp::ALL.map(|c| (c.name(), c)))?;
+        let unsigned = a.choice(UNSIGNED)?.unwrap_or(false);
+        let x = a.flag("X")?;
+        let bop = a.choice(BOPS)?.unwrap_or(BoolOp::And);
+        Ok(Isetp {
+            cmp,
+            unsigned,
+            x,
+            bop,
+            p: a.pred_dst()?,
+            q: a.pred_dst()?,
+            a: a.reg()?,
+            b: a.src(ImmRule::S20, 0)?.0,
+            c: a.pred()?,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ISETP.{}{}{}.{} {}, {}, {}, {}, {}",
+            self.cmp.name(),
+            m(self.unsigned, ".U32"),
+            m(self.x, ".X"),
+            self.bop.name(),
+            self.p,
+            self.q,
+            self.a,
+            self.b,
+            self.c
+        )
+    }
+}
+
+impl SassSyntax for Psetp {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let bops = a.take_all(BOPS);
+        let (bop1, bop2) = match bops.as_slice() {
+            [(b1, _, _), (b2, _, _)] => (*b1, *b2),
+            [_, _, (_, _, l), ..] => return a.err(*l, "PSETP takes exactly two boolean operators"),
+            _ => {
+                return a.err(
+                    a.raw().mn_loc,
+                    "PSETP needs two boolean operators (e.g. PSETP.AND.OR)",
+                )
+            }
+        };
+        Ok(Psetp {
+            bop1,
+            bop2,
+            p: a.pred_dst()?,
+            q: a.pred_dst()?,
+            a: a.pred()?,
+            b: a.pred()?,
+            c: a.pred()?,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "PSETP.{}.{} {}, {}, {}, {}, {}",
+            self.bop1.name(),
+            self.bop2.name(),
+            self.p,
+            self.q,
+            self.a,
+            self.b,
+            self.c
+        )
+    }
+}
+
+impl SassSyntax for P2r {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let byte = a
+            .choice(&[("B0", 0), ("B1", 1), ("B2", 2), ("B3", 3)])?
+            .unwrap_or(0);
+        let d = a.reg()?;
+        let (name, loc) = a.name("`PR` or `CC`")?;
+        let src = match name.as_str() {
+            "PR" => P2rSrc::Pr,
+            "CC" => P2rSrc::Cc,
+            _ => return a.err(loc, format!("expected `PR` or `CC`, found `{name}`")),
+        };
+        Ok(P2r {
+            d,
+            byte,
+            src,
+            a: a.reg()?,
+            mask: a.src(ImmRule::S20, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let byte = [".B0", ".B1", ".B2", ".B3"]
+            .get(self.byte as usize)
+            .copied()
+            .unwrap_or("");
+        let src = if self.src == P2rSrc::Pr { "PR" } else { "CC" };
+        let byte = if self.byte == 0 { "" } else { byte };
+        write!(f, "P2R{byte} {}, {src}, {}, {}", self.d, self.a, self.mask)
+    }
+}
+
+impl SassSyntax for Imnmx {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let unsigned = a.choice(UNSIGNED)?.unwrap_or(false);
+        Ok(Imnmx {
+            unsigned,
+            d: a.reg()?,
+            a: a.reg()?,
+            b: a.src(ImmRule::S20, 0)?.0,
+            p: a.pred()?,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let u = m(self.unsigned, ".U32");
+        write!(f, "IMNMX{u} {}, {}, {}, {}", self.d, self.a, self.b, self.p)
+    }
+}
+
+impl SassSyntax for Prmt {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let (d, ra) = (a.reg()?, a.reg()?);
+        let b = a.src(ImmRule::S20, 0)?.0;
+        Ok(Prmt {
+            d,
+            a: ra,
+            b,
+            c: a.src(ImmRule::None, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PRMT {}, {}, {}, {}", self.d, self.a, self.b, self.c)
+    }
+}
+
+impl SassSyntax for Lea {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let hi = a.choice(&[("HI", true), ("LO", false)])?.unwrap_or(false);
+        let (x, ccm) = (a.flag("X")?, cc_mod(a)?);
+        let p = opt_pred_dst(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
+        if let (Some(_), Some(l)) = (p, cc) {
+            return a.err(
+                l,
+                "LEA writes at most one of CC and Plg: drop `.CC` or the predicate",
+            );
+        }
+        let (ra, fa) = a.reg_x(NEG)?;
+        if let Some(o) = a.peek().filter(|o| hi && matches!(o.kind, RawKind::Imm(_))) {
+            return a.err(
+                o.atom_loc,
+                "LEA.HI takes no immediate Sb (only LEA.LO does)",
+            );
+        }
+        let b = a.src(if hi { ImmRule::None } else { ImmRule::S20 }, 0)?.0;
+        let c = match a.peek() {
+            Some(o) if a.peek_reg() && !hi => {
+                return a.err(o.atom_loc, "Rc cannot be specified with LEA.LO");
+            }
+            Some(_) if a.peek_reg() => a.reg()?,
+            _ => Reg::RZ,
+        };
+        let shift = if a.peek().is_some() {
+            a.imm(0, 31, "scale")? as u8
+        } else {
+            0
+        };
+        Ok(Lea {
+            hi,
+            x,
+            cc: cc.is_some(),
+            p,
+            d,
+            neg_a: fa.neg,
+            a: ra,
+            b,
+            c,
+            shift,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "LEA{}{} {}{}{}, {}{}, {}",
+            m(self.hi, ".HI"),
+            m(self.x, ".X"),
+            OptPred(self.p),
+            self.d,
+            m(self.cc, ".CC"),
+            m(self.neg_a, "-"),
+            self.a,
+            self.b
+        )?;
+        if self.hi {
+            write!(f, ", {}", self.c)?;
+        }
+        write!(f, ", {:#x}", self.shift)
+    }
+}
