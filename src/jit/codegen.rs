@@ -544,7 +544,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// The +1s of negated operands, carry in (`.X`) and `.PO`, as in the interpreter's
     /// `plus_row`: `None` when it is 0 in every lane.
     fn plus(&mut self, negs: u32, x: bool, po: bool) -> Option<Row> {
-        let base = crate::interp::ops::add_ones(negs, x, po);
+        let base = crate::semantics::add_ones(negs, x, po);
         if x {
             let cf = self.flag(CF);
             let mv = self.mask_vec(cf);
@@ -1125,7 +1125,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     fn iadd3(&mut self, g: Guard, o: &Iadd3) -> bool {
         let m = self.guard_mask(g);
-        let [na, nb, nc] = crate::interp::ops::iadd3_ones(o);
+        let [na, nb, nc] = crate::semantics::iadd3_ones(o);
         let a = self.reg(o.a.src);
         let a = self.half(a, o.a.half);
         let a = self.not_if(a, o.a.neg);
@@ -1287,7 +1287,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let (res, cf, _) = self.add3(&b, &v, plus);
         // Plg = CC.OF = NOT window_detect(EA), computed only when live. EA: LO: zext(Rd);
         // HI: {Rd, lea_lo}. EA - window is taken in 64 bits, as two 32-bit words with a borrow,
-        // so the window may lie anywhere.
+        // so the window may lie anywhere. This mirrors `crate::semantics::lea_outside_window`
+        // (the one definition; `jit::tests::semantics_mirrors` compares the two).
         let want_of = o.cc && self.after.has_flag(OF);
         let want_p = o.p.is_some_and(|p| self.after.has_pred(p));
         let outside = if want_of || want_p {

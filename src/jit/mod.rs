@@ -1,9 +1,12 @@
 //! The Cranelift JIT engine.
 //!
 //! Each IR block of a program is translated, for a whole warp, into one native function
-//! ([`codegen`]). Compiled blocks are cached per program and block and run by the same dispatcher
-//! as the interpreter ([`crate::interp::warp::run_warp`]): terminators, divergence, barriers and
-//! the instruction budget are shared code, so both engines agree by construction there.
+//! ([`codegen`]). Compiled blocks are cached per program and block and run by the engine-neutral
+//! dispatcher both engines share ([`crate::exec::warp::run_warp`]): terminators, divergence,
+//! barriers and the instruction budget are shared code, so both engines agree by construction
+//! there. From the interpreter the JIT uses only its boundary: [`crate::interp::Interp`] for
+//! blocks not compiled (yet), and [`crate::interp::exec_inst`] for instructions compiled code
+//! delegates.
 //!
 //! Tiering: a block is interpreted until it has run [`Jit::threshold`] times (default
 //! [`DEFAULT_THRESHOLD`]) on any warp, then compiled by tier 1 (Cranelift with its single-pass
@@ -19,7 +22,8 @@
 //! host), a block is compiled in pieces of at most [`MAX_PIECE_WEIGHT`] by [`weight`], one
 //! function each, run one after the other; the state a later piece needs is stored at a piece's
 //! end as at a block's.
-//! With `--check`, every block is interpreted (diagnostics need the per-lane interpreter).
+//! With an observer attached (`--check` is one), every block is interpreted: events are per lane.
+//! Without one, compiled code is exactly as if observers did not exist.
 //!
 //! One JIT module and one Cranelift context per tier are reused for every function.
 //! Runtime helpers are registered with `JITBuilder::symbol`; the warp state and the [`abi::JitCx`]
@@ -31,10 +35,8 @@ pub mod codegen;
 pub mod memory;
 pub mod scalar;
 
-use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
-use crate::interp::cta::run_grid;
-use crate::interp::ops::Cx;
-use crate::interp::warp::{run_insts, BodyRunner, Interp, WarpFault};
+use crate::exec::{run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
+use crate::interp::Interp;
 use crate::ir::{Block, BlockId, Inst, MemSize, Op, Program, Src};
 use abi::{BlockFn, JitCx};
 use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
@@ -48,7 +50,6 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use warpjit_runtime::helpers::FaultSlot;
 use warpjit_runtime::{Fault, FaultKind, WarpState};
 
 /// Executions of a block (by any warp) before it is compiled.
@@ -633,7 +634,7 @@ struct JitRunner<'j> {
 impl<'j> JitRunner<'j> {
     fn new(jit: &'j Jit, code: Arc<ProgCode>, machine: &Machine) -> Self {
         let jcx = Box::new(JitCx {
-            fault: FaultSlot::default(),
+            fault: None,
             consts: std::ptr::null(),
             nbanks: 0,
             _pad: 0,
@@ -664,10 +665,9 @@ impl BodyRunner for JitRunner<'_> {
         id: BlockId,
         block: &Block,
         w: &mut WarpState,
-        cx: &mut Cx<'_>,
+        cx: &mut CtaEnv<'_>,
         stats: &mut Stats,
-        diag: &mut dyn FnMut(u32, u32, String),
-    ) -> Result<(), WarpFault> {
+    ) -> Result<(), Fault> {
         // The active mask only changes at terminators: one variant serves the whole block.
         let full = w.active == u32::MAX;
         let pieces = self.code.block_pieces[id as usize].clone();
@@ -702,13 +702,24 @@ impl BodyRunner for JitRunner<'_> {
             if f == 0 || f == usize::MAX {
                 interpreted = true;
                 let range = self.code.pieces[piece as usize].insts.clone();
-                run_insts(&block.insts[range], w, cx, diag)?;
+                Interp::run_insts(&block.insts[range], w, cx)?;
                 continue;
             }
             self.call(f, w, cx, stats)?;
         }
         stats.interp_blocks += interpreted as u64;
         Ok(())
+    }
+
+    fn run_prefix(
+        &mut self,
+        _: BlockId,
+        block: &Block,
+        n: usize,
+        w: &mut WarpState,
+        cx: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
+        Interp::run_insts(&block.insts[..n], w, cx)
     }
 }
 
@@ -719,17 +730,17 @@ impl JitRunner<'_> {
         &mut self,
         f: usize,
         w: &mut WarpState,
-        cx: &mut Cx<'_>,
+        cx: &mut CtaEnv<'_>,
         stats: &mut Stats,
-    ) -> Result<(), WarpFault> {
+    ) -> Result<(), Fault> {
         // SAFETY: `f` is a finalized function of one of our modules with the `BlockFn`
         // signature; module code is never freed (Cranelift leaks finalized code on drop).
         let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
         let jcx = &mut *self.jcx;
-        jcx.fault = FaultSlot::default();
+        jcx.fault = None;
         jcx.consts = cx.consts.as_bytes().as_ptr();
         jcx.nbanks = cx.nbanks;
-        jcx.cx = cx as *mut Cx<'_> as *mut std::ffi::c_void;
+        jcx.cx = cx as *mut CtaEnv<'_> as *mut std::ffi::c_void;
         jcx.delegated = 0;
         jcx.slow = 0;
         jcx.shared = cx.shared.as_mut_ptr();
@@ -741,15 +752,12 @@ impl JitRunner<'_> {
         stats.delegated += jcx.delegated;
         stats.slow_paths += jcx.slow;
         if r != 0 {
-            let kind = jcx.fault.kind().unwrap_or(FaultKind::BudgetExhausted {
+            // Compiled code returns 1 only after a helper recorded the fault.
+            let kind = FaultKind::BudgetExhausted {
                 budget: 0,
                 ctas: None,
-            });
-            return Err(WarpFault {
-                kind,
-                lane: jcx.fault.lane,
-                pc: jcx.fault.pc,
-            });
+            };
+            return Err(jcx.fault.take().unwrap_or(Fault::lane(kind, 0)));
         }
         Ok(())
     }
@@ -761,7 +769,7 @@ impl Engine for Jit {
     }
 
     fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault> {
-        if opts.check {
+        if opts.observer.is_some() {
             return run_grid(machine, launch, opts, &|| Box::new(Interp));
         }
         let code = self.code_for(&launch.program);
