@@ -788,6 +788,168 @@ mod tests {
         Arc::new(crate::sass::parse_program(text, &Default::default()).expect("assembles"))
     }
 
+    /// Runs `text` (one CTA of 32 threads) with every block compiled beforehand, and returns the
+    /// 256 bytes at 0x10000 (each lane stores at `0x10000 + 8 * lane`).
+    fn run_compiled(
+        jit: &Jit,
+        text: &str,
+        consts: warpjit_runtime::ConstBanks,
+        mode: warpjit_runtime::BankMode,
+        shared_window: u64,
+    ) -> Vec<u8> {
+        let prog = program(text);
+        jit.compile_all(&prog).expect("compiles");
+        let mut machine = Machine {
+            shared_window,
+            ..Machine::default()
+        };
+        let init = warpjit_runtime::memory::Init::Zero;
+        machine.global.map(0x10000, 0x100, init).expect("maps");
+        let launch = Launch {
+            mode,
+            ..Launch::new(prog, consts)
+        };
+        let opts = RunOptions {
+            threads: 1,
+            ..RunOptions::default()
+        };
+        let stats = jit.run(&machine, &launch, &opts).expect("runs");
+        assert_eq!((stats.interp_blocks, stats.delegated), (0, 0), "{text}");
+        machine.global.read_bytes(0x10000, 0x100).expect("mapped")
+    }
+
+    fn word(mem: &[u8], lane: usize) -> u32 {
+        u32::from_le_bytes(mem[8 * lane..8 * lane + 4].try_into().unwrap())
+    }
+
+    /// The rules the JIT mirrors in generated code (LEA's window predicate, LDC's address modes
+    /// and range) agree with their one definition in `crate::semantics` on edge values.
+    #[test]
+    fn semantics_mirrors() {
+        use crate::ir::LdcMode;
+        use crate::semantics::{ldc_address, ldc_readable, lea_outside_window};
+        use warpjit_runtime::{BankMode, ConstBanks};
+        let jit = Jit::new().expect("host supported");
+        // LEA: lane l holds (lo, hi) = c[0][8l], c[0][8l + 4]; P0 is LO's window test on lo, P1
+        // HI's on {hi, lo}.
+        let lea = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nLDC.64 R4, c[0x0][R1];\n\
+                   LEA P0, R6, R4, RZ, 0x0;\nLEA.HI P1, R7, R4, RZ, R5, 0x0;\n\
+                   P2R R8, PR, RZ, 0x3;\nSTG [R1+0x10000], R8;\nEXIT;\n";
+        let top = u64::MAX - 0xff_ffff;
+        for window in [0x0100_0000, 0xff00_0000, 0x1_0000_0000, 0, top] {
+            let (wl, wh) = (window as u32, (window >> 32) as u32);
+            let los = [
+                0,
+                wl.wrapping_sub(1),
+                wl,
+                wl.wrapping_add(0xff_ffff),
+                wl.wrapping_add(0x100_0000),
+                u32::MAX,
+            ];
+            let his = [wh, wh.wrapping_sub(1), wh.wrapping_add(1), 0, u32::MAX];
+            let lanes: Vec<(u32, u32)> = (0..32).map(|l| (los[l % 6], his[l / 6 % 5])).collect();
+            let mut consts = ConstBanks::new();
+            for (l, (lo, hi)) in lanes.iter().enumerate() {
+                consts.write(0, 8 * l as u32, &lo.to_le_bytes()).unwrap();
+                consts
+                    .write(0, 8 * l as u32 + 4, &hi.to_le_bytes())
+                    .unwrap();
+            }
+            let mem = run_compiled(&jit, lea, consts, BankMode::Compute, window);
+            for (l, &(lo, hi)) in lanes.iter().enumerate() {
+                let want = lea_outside_window(window, false, lo, 0) as u32
+                    | (lea_outside_window(window, true, hi, lo) as u32) << 1;
+                assert_eq!(
+                    word(&mem, l),
+                    want,
+                    "window {window:#x}, lane {l}: {lo:#x} {hi:#x}"
+                );
+            }
+        }
+        // LDC: lane l's Ra is c[0][4l]; every other word of banks 1 to 17 is its own address
+        // with the bank in the high half.
+        let ras: [u32; 32] = [
+            0,
+            4,
+            0xffec,
+            0xfff0,
+            0xfffc,
+            0x1_0000,
+            0xffff_fff0,
+            0xffff_ffec,
+            0xffff_fffc,
+            0x0001_0004,
+            0x0001_0008,
+            0x000b_fff8,
+            0x000c_0008,
+            0x000f_0000,
+            0x0010_0000,
+            0x0005_fff0,
+            0x0006_0000,
+            0x0007_fffc,
+            0x0008_0000,
+            0x001d_0010,
+            0x001e_0000,
+            0x7fff_0000,
+            0x8000_0004,
+            0xfffe_fffc,
+            0x0000_8000,
+            0x0000_7ffc,
+            0x0002_fff8,
+            0x0003_0008,
+            0x0000_fff8,
+            0x0001_fffc,
+            0x000d_0000,
+            0x0010_fff0,
+        ];
+        let mut consts = ConstBanks::new();
+        for bank in 1..18u32 {
+            for addr in (0..0x1_0000u32).step_by(4) {
+                consts
+                    .write(bank, addr, &(bank << 16 | addr).to_le_bytes())
+                    .unwrap();
+            }
+        }
+        for (l, ra) in ras.iter().enumerate() {
+            consts.write(0, 4 * l as u32, &ra.to_le_bytes()).unwrap();
+        }
+        for (mode, mname) in [
+            (LdcMode::Ia, "IA"),
+            (LdcMode::Il, "IL"),
+            (LdcMode::Is, "IS"),
+            (LdcMode::Isl, "ISL"),
+        ] {
+            for imm in [0x10, -0x8] {
+                let off = if imm < 0 {
+                    format!("-{:#x}", -imm)
+                } else {
+                    format!("+{imm:#x}")
+                };
+                let ldc = format!(
+                    "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSHL R9, R0, 0x2;\nLDC R2, c[0x0][R9];\n\
+                     LDC.{mname} R3, c[0x2][R2{off}];\nSTG [R1+0x10000], R3;\nEXIT;\n"
+                );
+                for bmode in [BankMode::Compute, BankMode::Graphics] {
+                    let mem = run_compiled(&jit, &ldc, consts.clone(), bmode, 0x0100_0000);
+                    for (l, &ra) in ras.iter().enumerate() {
+                        let (bank, addr) = ldc_address(mode, 2, imm, ra);
+                        let want =
+                            if ldc_readable(bank, addr, 4, bmode.banks(), mode == LdcMode::Isl) {
+                                consts.word(bank, addr as u32)
+                            } else {
+                                0
+                            };
+                        assert_eq!(
+                            word(&mem, l),
+                            want,
+                            "LDC.{mname} imm {imm}, {bmode:?}, lane {l}: Ra {ra:#x}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// A block of 120 128-bit loads (weight 2880) becomes 6 pieces, none heavier than
     /// `MAX_PIECE_WEIGHT`, covering the block in order; each is compiled as its own function.
     #[test]
