@@ -1055,12 +1055,12 @@ impl BodyRunner for Checker<'_> {
         id: BlockId,
         block: &Block,
         w: &mut WarpState,
-        cx: &mut CtaEnv<'_>,
+        env: &mut CtaEnv<'_>,
         _: &mut Stats,
     ) -> Result<(), Fault> {
         let p = self.p;
         match &mut self.mode {
-            Mode::Plain => Interp::run_insts(&block.insts, w, cx),
+            Mode::Plain => Interp::run_insts(&block.insts, w, env),
             Mode::Uniform(u) => {
                 let what = |at: &str| format!("B{id} {at} (active {:#x})\n{}", w.active, show(p));
                 if u.is_converged(id) {
@@ -1078,7 +1078,7 @@ impl BodyRunner for Checker<'_> {
                 at_entry.intersect_with(&live.live_in[id as usize]);
                 check_uniform(w, &at_entry, &|| what("entry"));
                 for (k, i) in block.insts.iter().enumerate() {
-                    Interp::run_insts(std::slice::from_ref(i), w, cx)?;
+                    Interp::run_insts(std::slice::from_ref(i), w, env)?;
                     let what =
                         |at: &str| format!("B{id} {at} (active {:#x})\n{}", w.active, show(p));
                     let mut after = u.uniform_after(id, k);
@@ -1110,7 +1110,7 @@ impl BodyRunner for Checker<'_> {
                 perturb(w, &l.live_in[id as usize], g);
                 let after = l.live_after_each(p, id);
                 for (i, live) in block.insts.iter().zip(&after) {
-                    Interp::run_insts(std::slice::from_ref(i), w, cx)?;
+                    Interp::run_insts(std::slice::from_ref(i), w, env)?;
                     perturb(w, live, g);
                 }
                 Ok(())
@@ -1124,9 +1124,9 @@ impl BodyRunner for Checker<'_> {
         block: &Block,
         n: usize,
         w: &mut WarpState,
-        cx: &mut CtaEnv<'_>,
+        env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault> {
-        Interp::run_insts(&block.insts[..n], w, cx)
+        Interp::run_insts(&block.insts[..n], w, env)
     }
 }
 

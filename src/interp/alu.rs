@@ -65,8 +65,8 @@ fn not_if(v: Row, neg: bool) -> Row {
 }
 
 impl Exec for Mov {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let v = src(w, self.b, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let v = src(w, self.b, mask, env)?;
         put(w, self.d.0, &v, mask);
         Ok(())
     }
@@ -96,9 +96,9 @@ impl Exec for S2r {
 }
 
 impl Exec for Iadd {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let a = not_if(reg(w, self.a), self.neg_a);
-        let b = not_if(src(w, self.b, mask, cx)?, self.neg_b);
+        let b = not_if(src(w, self.b, mask, env)?, self.neg_b);
         let plus = plus_row(w, self.neg_a as u32 + self.neg_b as u32, self.x, self.po);
         add(w, self.d, mask, self.cc, &a, &b, &plus);
         Ok(())
@@ -115,10 +115,10 @@ impl Exec for Iadd32i {
 }
 
 impl Exec for Iscadd {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let s = self.shift as u32;
         let a = not_if(map(&reg(w, self.a), |v| v << s), self.neg_a);
-        let b = not_if(src(w, self.b, mask, cx)?, self.neg_b);
+        let b = not_if(src(w, self.b, mask, env)?, self.neg_b);
         let plus = plus_row(w, self.neg_a as u32 + self.neg_b as u32, false, self.po);
         add(w, self.d, mask, self.cc, &a, &b, &plus);
         Ok(())
@@ -134,9 +134,9 @@ fn half(v: u32, h: Half) -> u32 {
 }
 
 impl Exec for Iadd3 {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let ra = reg(w, self.a.src);
-        let rb = src(w, self.b.src, mask, cx)?;
+        let rb = src(w, self.b.src, mask, env)?;
         let rc = reg(w, self.c.src);
         let [na, nb, nc] = iadd3_ones(self).map(|n| n as u64);
         let cfin = if self.x { w.cc[CF] } else { 0 };
@@ -174,10 +174,10 @@ impl Exec for Iadd3 {
 }
 
 impl Exec for Xmad {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let ra = reg(w, self.a);
-        let rb = src(w, self.b, mask, cx)?;
-        let rc = src(w, self.c, mask, cx)?;
+        let rb = src(w, self.b, mask, env)?;
+        let rc = src(w, self.c, mask, env)?;
         let sel = |v: u32, h1: bool, signed: bool| {
             let h = if h1 { v >> 16 } else { v & 0xffff };
             if signed {
@@ -220,8 +220,8 @@ impl Exec for Xmad {
 }
 
 impl Exec for Shl {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let b = src(w, self.b, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
         let wrap = self.w;
         let r = map2(&reg(w, self.a), &b, |a, s| {
             let s = if wrap { s & 31 } else { s };
@@ -237,8 +237,8 @@ impl Exec for Shl {
 }
 
 impl Exec for Shr {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let b = src(w, self.b, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
         let (wrap, brev, unsigned) = (self.w, self.brev, self.unsigned);
         let r = map2(&reg(w, self.a), &b, |a, s| {
             let a = if brev { a.reverse_bits() } else { a };
@@ -280,9 +280,9 @@ fn pred_out(w: &mut WarpState, p: Option<Pred>, pout: PredOut, res: &Row, mask: 
 }
 
 impl Exec for Lop {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let a = not_if(reg(w, self.a), self.not_a);
-        let b = not_if(src(w, self.b, mask, cx)?, self.not_b);
+        let b = not_if(src(w, self.b, mask, env)?, self.not_b);
         let f = self.func;
         let r = map2(&a, &b, |a, b| lop(f, a, b));
         put(w, self.d.0, &r, mask);
@@ -317,8 +317,8 @@ pub fn lut3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
 }
 
 impl Exec for Lop3 {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let b = src(w, self.b, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
         let lut = self.lut;
         let r = map3(&reg(w, self.a), &b, &reg(w, self.c), |a, b, c| {
             lut3(lut, a, b, c)
@@ -367,8 +367,8 @@ pub fn bfi(a: u32, ctl: u32, c: u32) -> u32 {
 }
 
 impl Exec for Bfe {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let b = src(w, self.b, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
         let (signed, brev) = (self.signed, self.brev);
         let r = map2(&reg(w, self.a), &b, |a, b| bfe(a, b, signed, brev));
         put(w, self.d.0, &r, mask);
@@ -380,9 +380,9 @@ impl Exec for Bfe {
 }
 
 impl Exec for Bfi {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let b = src(w, self.b, mask, cx)?;
-        let c = src(w, self.c, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
+        let c = src(w, self.c, mask, env)?;
         let r = map3(&reg(w, self.a), &b, &c, bfi);
         put(w, self.d.0, &r, mask);
         if self.cc {
@@ -393,8 +393,8 @@ impl Exec for Bfi {
 }
 
 impl Exec for Sel {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let b = src(w, self.b, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
         let p = pred_mask(w, self.p);
         let a = reg(w, self.a);
         let r: Row = std::array::from_fn(|l| if lane_on(p, l) { a[l] } else { b[l] });
@@ -445,8 +445,8 @@ fn bop_mask(op: BoolOp, a: u32, b: u32) -> u32 {
 }
 
 impl Exec for Isetp {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let b = src(w, self.b, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
         let a = reg(w, self.a);
         let (cf, zf) = (w.cc[CF], w.cc[ZF]);
         let r = mask_of(|l| {
@@ -483,8 +483,8 @@ impl Exec for Psetp {
 }
 
 impl Exec for P2r {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let m = src(w, self.mask, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let m = src(w, self.mask, mask, env)?;
         let sh = 8 * self.byte as u32;
         let bits: Row = match self.src {
             P2rSrc::Pr => std::array::from_fn(|l| (0..7).map(|p| (w.preds[p] >> l & 1) << p).sum()),
@@ -505,8 +505,8 @@ impl Exec for P2r {
 }
 
 impl Exec for Imnmx {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let b = src(w, self.b, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
         let a = reg(w, self.a);
         let p = pred_mask(w, self.p);
         let u = self.unsigned;
@@ -543,9 +543,9 @@ pub fn prmt(a: u32, sel: u32, c: u32) -> u32 {
 }
 
 impl Exec for Prmt {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
-        let b = src(w, self.b, mask, cx)?;
-        let c = src(w, self.c, mask, cx)?;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
+        let c = src(w, self.c, mask, env)?;
         let r = map3(&reg(w, self.a), &b, &c, prmt);
         put(w, self.d.0, &r, mask);
         Ok(())
@@ -553,9 +553,9 @@ impl Exec for Prmt {
 }
 
 impl Exec for Lea {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let a = reg(w, self.a);
-        let b = src(w, self.b, mask, cx)?;
+        let b = src(w, self.b, mask, env)?;
         let s = self.shift as u32;
         // The scaled offset: low32(±{Rc, Ra} << s) for LO, low32(±{Rc, Ra} >> (32 - s)) for HI.
         let v: Row = match (self.hi, self.neg_a) {
@@ -580,7 +580,7 @@ impl Exec for Lea {
         let res = map2(&r1, &cin, |r, c| r.wrapping_add(c));
         if self.cc || self.p.is_some() {
             // Plg = CC.OF = NOT window_detect(EA) (crate::semantics::lea_outside_window).
-            let (win, hi, lo) = (cx.shared_window, self.hi, &w.lea_lo);
+            let (win, hi, lo) = (env.shared_window, self.hi, &w.lea_lo);
             let outside = mask_of(|l| lea_outside_window(win, hi, res[l], lo[l]));
             if self.cc {
                 let cf = mask_of(|l| r1[l] < b[l] || res[l] < r1[l]);

@@ -12,7 +12,7 @@ use warpjit_runtime::memory::{load_sized, load_u32, store_sized, store_u32, Acce
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 
 impl Exec for Ldc {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let size = self.size.bytes();
         let imm5 = self.bank as u32;
         // Bank and (signed) address per lane (docs/semantics.md §17); with RZ the immediate is the
@@ -30,7 +30,7 @@ impl Exec for Ldc {
             )
         };
         let isl = self.mode == LdcMode::Isl;
-        let nbanks = cx.nbanks;
+        let nbanks = env.nbanks;
         let readable = move |bank: u32, addr: i64| ldc_readable(bank, addr, size, nbanks, isl);
         // Misaligned addresses fault (checked before the range); the lowest lane reports.
         let misaligned = mask_of(|l| addr[l] as u64 & (size as u64 - 1) != 0) & mask;
@@ -43,18 +43,18 @@ impl Exec for Ldc {
             };
             return Err(Fault::lane(kind, l as u32));
         }
-        if cx.check {
+        if env.check {
             for l in lanes(mask) {
-                if !(isl && bank[l] > 13) && (cx.nbanks..18).contains(&bank[l]) {
+                if !(isl && bank[l] > 13) && (env.nbanks..18).contains(&bank[l]) {
                     let b = bank[l];
-                    cx.finding(l, format!("LDC from constant bank {b}, not available in this launch's mode (reads 0)"));
+                    env.finding(l, format!("LDC from constant bank {b}, not available in this launch's mode (reads 0)"));
                 }
             }
         }
         if size == 4 {
             let row: Row = std::array::from_fn(|l| {
                 if lane_on(mask, l) && readable(bank[l], addr[l]) {
-                    cx.consts.word(bank[l], addr[l] as u32)
+                    env.consts.word(bank[l], addr[l] as u32)
                 } else {
                     0
                 }
@@ -64,17 +64,17 @@ impl Exec for Ldc {
             let mut words = [[0u32; 4]; LANES];
             for l in lanes(mask) {
                 if readable(bank[l], addr[l]) {
-                    words[l] = cx
+                    words[l] = env
                         .consts
                         .read(bank[l], addr[l] as u32, size, self.size.signed());
                 }
             }
             put_words(w, self.d, self.size.regs(), &words, mask);
         }
-        if cx.observer.is_some() {
+        if env.observer.is_some() {
             for l in lanes(mask) {
                 let space = MemSpace::Const { bank: bank[l] };
-                cx.access(l, space, addr[l] as u64, size, false);
+                env.access(l, space, addr[l] as u64, size, false);
             }
         }
         Ok(())
@@ -83,10 +83,10 @@ impl Exec for Ldc {
 
 /// Aligns an address down to the access size (a diagnostic in checking mode when it had to).
 #[inline(always)]
-fn align_down(cx: &mut CtaEnv<'_>, ea: u64, size: u32, l: usize, what: &str) -> u64 {
+fn align_down(env: &mut CtaEnv<'_>, ea: u64, size: u32, l: usize, what: &str) -> u64 {
     let a = ea & !(size as u64 - 1);
-    if a != ea && cx.check {
-        cx.finding(
+    if a != ea && env.check {
+        env.finding(
             l,
             format!("misaligned {size}-byte {what} access at {ea:#x} aligned down to {a:#x}"),
         );
@@ -97,13 +97,13 @@ fn align_down(cx: &mut CtaEnv<'_>, ea: u64, size: u32, l: usize, what: &str) -> 
 /// Loads from global memory: `Ok(None)` for a non-resident tile (data 0).
 #[inline(always)]
 fn global_load(
-    cx: &mut CtaEnv<'_>,
+    env: &mut CtaEnv<'_>,
     ea: u64,
     size: MemSize,
     l: usize,
 ) -> Result<Option<[u32; 4]>, Fault> {
     let bytes = size.bytes();
-    match cx.mem.locate(ea, bytes, &mut cx.hint) {
+    match env.mem.locate(ea, bytes, &mut env.hint) {
         Access::Host(p) => {
             let mut v = [0; 4];
             // SAFETY: `locate` checked that `bytes` bytes at the (aligned) address are mapped.
@@ -123,8 +123,8 @@ fn global_load(
 
 /// The shared-memory byte range of an access at `offset` (64-bit, may be negative).
 #[inline(always)]
-fn shared_range(cx: &CtaEnv<'_>, offset: u64, bytes: u32, l: usize) -> Result<usize, Fault> {
-    let len = cx.shared.len() as u64;
+fn shared_range(env: &CtaEnv<'_>, offset: u64, bytes: u32, l: usize) -> Result<usize, Fault> {
+    let len = env.shared.len() as u64;
     if offset < len && offset + bytes as u64 <= len {
         Ok(offset as usize)
     } else {
@@ -139,8 +139,8 @@ fn shared_range(cx: &CtaEnv<'_>, offset: u64, bytes: u32, l: usize) -> Result<us
     }
 }
 
-fn shared_load(cx: &CtaEnv<'_>, at: usize, size: MemSize) -> [u32; 4] {
-    let b = &cx.shared[at..at + size.bytes() as usize];
+fn shared_load(env: &CtaEnv<'_>, at: usize, size: MemSize) -> [u32; 4] {
+    let b = &env.shared[at..at + size.bytes() as usize];
     let mut v = [0u32; 4];
     match size.bytes() {
         1 => {
@@ -167,12 +167,12 @@ fn shared_load(cx: &CtaEnv<'_>, at: usize, size: MemSize) -> [u32; 4] {
     v
 }
 
-fn shared_store(cx: &mut CtaEnv<'_>, at: usize, bytes: u32, v: &[u32; 4]) {
+fn shared_store(env: &mut CtaEnv<'_>, at: usize, bytes: u32, v: &[u32; 4]) {
     let mut raw = [0u8; 16];
     for (k, word) in v.iter().enumerate() {
         raw[4 * k..4 * k + 4].copy_from_slice(&word.to_le_bytes());
     }
-    cx.shared[at..at + bytes as usize].copy_from_slice(&raw[..bytes as usize]);
+    env.shared[at..at + bytes as usize].copy_from_slice(&raw[..bytes as usize]);
 }
 
 /// Aligned effective addresses of all 32 lanes (a branch-free loop).
@@ -198,18 +198,18 @@ fn lane_addrs(w: &WarpState, addr: Addr, e: bool, bytes: u32) -> [u64; LANES] {
 /// per-lane path always runs, which reports misaligned addresses and each lane's access.
 #[inline(always)]
 fn one_segment(
-    cx: &mut CtaEnv<'_>,
+    env: &mut CtaEnv<'_>,
     ea: &[u64; LANES],
     mask: u32,
     bytes: u32,
 ) -> Option<(u64, *mut u8)> {
-    if cx.observer.is_some() {
+    if env.observer.is_some() {
         return None;
     }
-    let seg = cx.mem.find(
+    let seg = env.mem.find(
         ea[mask.trailing_zeros() as usize],
         bytes as u64,
-        &mut cx.hint,
+        &mut env.hint,
     )?;
     if seg.has_sparse() {
         return None;
@@ -223,10 +223,10 @@ fn one_segment(
 }
 
 impl Exec for Ldg {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let ea = lane_addrs(w, self.addr, self.e, bytes);
-        if let Some((base, host)) = one_segment(cx, &ea, mask, bytes) {
+        if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
             if self.size == MemSize::B32 {
                 let mut row = [0u32; LANES];
                 for l in lanes(mask) {
@@ -257,13 +257,13 @@ impl Exec for Ldg {
         let mut words = [[0u32; 4]; LANES];
         let mut sparse = 0u32;
         for l in lanes(mask) {
-            let ea = align_down(cx, effective(w, self.addr, self.e, l), bytes, l, "global");
-            match global_load(cx, ea, self.size, l)? {
+            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "global");
+            match global_load(env, ea, self.size, l)? {
                 Some(v) => words[l] = v,
                 None => sparse |= 1 << l,
             }
         }
-        report(cx, mask, 0, 0, bytes, false, |l| {
+        report(env, mask, 0, 0, bytes, false, |l| {
             effective(w, self.addr, self.e, l)
         });
         put_words(w, self.d, self.size.regs(), &words, mask);
@@ -280,7 +280,7 @@ impl Exec for Ldg {
 /// LD/ST), for the others a global access.
 #[inline(always)]
 fn report(
-    cx: &CtaEnv<'_>,
+    env: &CtaEnv<'_>,
     mask: u32,
     shared: u32,
     base: u64,
@@ -288,15 +288,15 @@ fn report(
     store: bool,
     ea: impl Fn(usize) -> u64,
 ) {
-    if cx.observer.is_none() {
+    if env.observer.is_none() {
         return;
     }
     for l in lanes(mask) {
         let a = ea(l) & !(bytes as u64 - 1);
         if lane_on(shared, l) {
-            cx.access(l, MemSpace::Shared, a.wrapping_sub(base), bytes, store);
+            env.access(l, MemSpace::Shared, a.wrapping_sub(base), bytes, store);
         } else {
-            cx.access(l, MemSpace::Global, a, bytes, store);
+            env.access(l, MemSpace::Global, a, bytes, store);
         }
     }
 }
@@ -309,8 +309,8 @@ enum StoreTo {
     Shared(usize),
 }
 
-fn locate_store(cx: &mut CtaEnv<'_>, ea: u64, bytes: u32, l: usize) -> Result<StoreTo, Fault> {
-    match cx.mem.locate(ea, bytes, &mut cx.hint) {
+fn locate_store(env: &mut CtaEnv<'_>, ea: u64, bytes: u32, l: usize) -> Result<StoreTo, Fault> {
+    match env.mem.locate(ea, bytes, &mut env.hint) {
         Access::Host(p) => Ok(StoreTo::Host(p)),
         Access::Sparse => Ok(StoreTo::Nowhere),
         Access::Unmapped => Err(Fault::lane(
@@ -326,7 +326,7 @@ fn locate_store(cx: &mut CtaEnv<'_>, ea: u64, bytes: u32, l: usize) -> Result<St
 /// Performs checked stores in lane order (a later lane wins when two lanes store to one address).
 fn commit_stores(
     w: &WarpState,
-    cx: &mut CtaEnv<'_>,
+    env: &mut CtaEnv<'_>,
     to: &[StoreTo; LANES],
     v: Reg,
     size: MemSize,
@@ -339,16 +339,16 @@ fn commit_stores(
             StoreTo::Nowhere => {}
             // SAFETY: `locate` checked that `bytes` bytes at the (aligned) address are mapped.
             StoreTo::Host(p) => unsafe { store_sized(p, bytes, &data) },
-            StoreTo::Shared(at) => shared_store(cx, at, bytes, &data),
+            StoreTo::Shared(at) => shared_store(env, at, bytes, &data),
         }
     }
 }
 
 impl Exec for Stg {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let ea = lane_addrs(w, self.addr, self.e, bytes);
-        if let Some((base, host)) = one_segment(cx, &ea, mask, bytes) {
+        if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
             if self.size == MemSize::B32 {
                 let v = &w.regs[self.v.index()];
                 for l in lanes(mask) {
@@ -366,11 +366,11 @@ impl Exec for Stg {
         }
         let mut to = [StoreTo::Nowhere; LANES];
         for l in lanes(mask) {
-            let ea = align_down(cx, effective(w, self.addr, self.e, l), bytes, l, "global");
-            to[l] = locate_store(cx, ea, bytes, l)?;
+            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "global");
+            to[l] = locate_store(env, ea, bytes, l)?;
         }
-        commit_stores(w, cx, &to, self.v, self.size, mask);
-        report(cx, mask, 0, 0, bytes, true, |l| {
+        commit_stores(w, env, &to, self.v, self.size, mask);
+        report(env, mask, 0, 0, bytes, true, |l| {
             effective(w, self.addr, self.e, l)
         });
         Ok(())
@@ -378,20 +378,20 @@ impl Exec for Stg {
 }
 
 impl Exec for Ld {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let global = pred_mask(w, self.steer);
         let mut words = [[0u32; 4]; LANES];
         for l in lanes(mask) {
-            let ea = align_down(cx, effective(w, self.addr, self.e, l), bytes, l, "generic");
+            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "generic");
             if lane_on(global, l) {
-                words[l] = global_load(cx, ea, self.size, l)?.unwrap_or([0; 4]);
+                words[l] = global_load(env, ea, self.size, l)?.unwrap_or([0; 4]);
             } else {
-                let at = shared_range(cx, ea.wrapping_sub(cx.shared_window), bytes, l)?;
-                words[l] = shared_load(cx, at, self.size);
+                let at = shared_range(env, ea.wrapping_sub(env.shared_window), bytes, l)?;
+                words[l] = shared_load(env, at, self.size);
             }
         }
-        report(cx, mask, !global, cx.shared_window, bytes, false, |l| {
+        report(env, mask, !global, env.shared_window, bytes, false, |l| {
             effective(w, self.addr, self.e, l)
         });
         put_words(w, self.d, self.size.regs(), &words, mask);
@@ -400,25 +400,25 @@ impl Exec for Ld {
 }
 
 impl Exec for St {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let global = pred_mask(w, self.steer);
         let mut to = [StoreTo::Nowhere; LANES];
         for l in lanes(mask) {
-            let ea = align_down(cx, effective(w, self.addr, self.e, l), bytes, l, "generic");
+            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "generic");
             to[l] = if lane_on(global, l) {
-                locate_store(cx, ea, bytes, l)?
+                locate_store(env, ea, bytes, l)?
             } else {
                 StoreTo::Shared(shared_range(
-                    cx,
-                    ea.wrapping_sub(cx.shared_window),
+                    env,
+                    ea.wrapping_sub(env.shared_window),
                     bytes,
                     l,
                 )?)
             };
         }
-        commit_stores(w, cx, &to, self.v, self.size, mask);
-        report(cx, mask, !global, cx.shared_window, bytes, true, |l| {
+        commit_stores(w, env, &to, self.v, self.size, mask);
+        report(env, mask, !global, env.shared_window, bytes, true, |l| {
             effective(w, self.addr, self.e, l)
         });
         Ok(())
@@ -426,15 +426,15 @@ impl Exec for St {
 }
 
 impl Exec for Lds {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let mut words = [[0u32; 4]; LANES];
         for l in lanes(mask) {
-            let off = align_down(cx, effective(w, self.addr, false, l), bytes, l, "shared");
-            let at = shared_range(cx, off, bytes, l)?;
-            words[l] = shared_load(cx, at, self.size);
+            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "shared");
+            let at = shared_range(env, off, bytes, l)?;
+            words[l] = shared_load(env, at, self.size);
         }
-        report(cx, mask, u32::MAX, 0, bytes, false, |l| {
+        report(env, mask, u32::MAX, 0, bytes, false, |l| {
             effective(w, self.addr, false, l)
         });
         put_words(w, self.d, self.size.regs(), &words, mask);
@@ -443,15 +443,15 @@ impl Exec for Lds {
 }
 
 impl Exec for Sts {
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let mut to = [StoreTo::Nowhere; LANES];
         for l in lanes(mask) {
-            let off = align_down(cx, effective(w, self.addr, false, l), bytes, l, "shared");
-            to[l] = StoreTo::Shared(shared_range(cx, off, bytes, l)?);
+            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "shared");
+            to[l] = StoreTo::Shared(shared_range(env, off, bytes, l)?);
         }
-        commit_stores(w, cx, &to, self.v, self.size, mask);
-        report(cx, mask, u32::MAX, 0, bytes, true, |l| {
+        commit_stores(w, env, &to, self.v, self.size, mask);
+        report(env, mask, u32::MAX, 0, bytes, true, |l| {
             effective(w, self.addr, false, l)
         });
         Ok(())

@@ -16,16 +16,16 @@ pub type OpResult = Result<(), Fault>;
 /// Per-op semantics. `mask` is the set of lanes that execute (active and guard true; non-zero).
 pub trait Exec {
     /// Executes the op for the lanes in `mask`.
-    fn exec(&self, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult;
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult;
 }
 
 macro_rules! dispatch {
     ($($v:ident($s:ident) $name:literal,)*) => {
         /// Executes one op (the table's dispatcher).
         #[inline]
-        pub(super) fn exec_op(op: &Op, w: &mut WarpState, mask: u32, cx: &mut CtaEnv<'_>) -> OpResult {
+        pub(super) fn exec_op(op: &Op, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
             match op {
-                $(Op::$v(o) => o.exec(w, mask, cx),)*
+                $(Op::$v(o) => o.exec(w, mask, env),)*
             }
         }
     };
@@ -38,7 +38,7 @@ pub(super) fn first_lane(mask: u32) -> u32 {
 
 /// Reads a constant as `LDC` in IA mode with `Ra = RZ` (docs/semantics.md §14, §17), one lane's view.
 pub(super) fn read_const(
-    cx: &CtaEnv<'_>,
+    env: &CtaEnv<'_>,
     bank: u32,
     addr: i64,
     size: u32,
@@ -51,26 +51,26 @@ pub(super) fn read_const(
             size,
         });
     }
-    if !(0..0x1_0000).contains(&addr) || bank >= 32 || bank >= cx.nbanks {
+    if !(0..0x1_0000).contains(&addr) || bank >= 32 || bank >= env.nbanks {
         return Ok([0; 4]);
     }
-    Ok(cx.consts.read(bank, addr as u32, size, signed))
+    Ok(env.consts.read(bank, addr as u32, size, signed))
 }
 
 /// The row of a source operand (constants and immediates are uniform).
 #[inline(always)]
-pub(super) fn src(w: &WarpState, s: Src, mask: u32, cx: &mut CtaEnv<'_>) -> Result<Row, Fault> {
+pub(super) fn src(w: &WarpState, s: Src, mask: u32, env: &mut CtaEnv<'_>) -> Result<Row, Fault> {
     Ok(match s {
         Src::Reg(r) => w.regs[r.index()],
         Src::Imm(v) => splat(v),
-        Src::Const(c) => splat(const_operand(c, mask, cx)?),
+        Src::Const(c) => splat(const_operand(c, mask, env)?),
     })
 }
 
-fn const_operand(c: ConstRef, mask: u32, cx: &mut CtaEnv<'_>) -> Result<u32, Fault> {
+fn const_operand(c: ConstRef, mask: u32, env: &mut CtaEnv<'_>) -> Result<u32, Fault> {
     let lane = first_lane(mask);
-    if cx.check && c.bank as u32 >= cx.nbanks && (c.bank as u32) < 18 {
-        cx.finding(
+    if env.check && c.bank as u32 >= env.nbanks && (c.bank as u32) < 18 {
+        env.finding(
             lane as usize,
             format!(
                 "constant bank {} is not available in this launch's mode (reads 0)",
@@ -78,7 +78,7 @@ fn const_operand(c: ConstRef, mask: u32, cx: &mut CtaEnv<'_>) -> Result<u32, Fau
             ),
         );
     }
-    read_const(cx, c.bank as u32, c.offset as i64, 4, false)
+    read_const(env, c.bank as u32, c.offset as i64, 4, false)
         .map(|v| v[0])
         .map_err(|kind| Fault::lane(kind, lane))
 }

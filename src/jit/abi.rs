@@ -85,7 +85,7 @@ pub struct JitCx {
     /// Base of the shared window.
     pub shared_window: u64,
     /// The CTA's environment (`*mut CtaEnv`), for instructions run by [`warpjit_jit_exec_inst`].
-    pub cx: *mut c_void,
+    pub env: *mut c_void,
     /// Instruction executions delegated to the interpreter's code (counted for `--stats`).
     pub delegated: u64,
     /// Global memory, for the slow path of memory instructions.
@@ -111,7 +111,7 @@ pub type BlockFn = unsafe extern "C" fn(*mut WarpState, *mut JitCx) -> u32;
 /// code for instructions it does not lower inline. Returns 0, or 1 after recording a fault.
 ///
 /// # Safety
-/// `w`, `jcx` (with a live `cx`) and `inst` must be valid; called only from compiled blocks.
+/// `w`, `jcx` (with a live `env`) and `inst` must be valid; called only from compiled blocks.
 pub unsafe extern "C" fn warpjit_jit_exec_inst(
     w: *mut WarpState,
     jcx: *mut JitCx,
@@ -124,8 +124,8 @@ pub unsafe extern "C" fn warpjit_jit_exec_inst(
     if mask == 0 {
         return 0;
     }
-    // SAFETY: `cx` is the `CtaEnv` the dispatcher built for this warp run.
-    let env = unsafe { &mut *(jcx.cx as *mut CtaEnv<'_>) };
+    // SAFETY: `env` is the `CtaEnv` the dispatcher built for this warp run.
+    let env = unsafe { &mut *(jcx.env as *mut CtaEnv<'_>) };
     match exec_inst(inst, w, mask, env) {
         Ok(()) => 0,
         Err(f) => {

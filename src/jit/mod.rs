@@ -639,7 +639,7 @@ impl<'j> JitRunner<'j> {
             nbanks: 0,
             _pad: 0,
             shared_window: machine.shared_window,
-            cx: std::ptr::null_mut(),
+            env: std::ptr::null_mut(),
             delegated: 0,
             mem: &machine.global,
             hints: [abi::SegHint::EMPTY; abi::HINTS],
@@ -665,7 +665,7 @@ impl BodyRunner for JitRunner<'_> {
         id: BlockId,
         block: &Block,
         w: &mut WarpState,
-        cx: &mut CtaEnv<'_>,
+        env: &mut CtaEnv<'_>,
         stats: &mut Stats,
     ) -> Result<(), Fault> {
         // The active mask only changes at terminators: one variant serves the whole block.
@@ -677,7 +677,7 @@ impl BodyRunner for JitRunner<'_> {
             let i = slot(pieces.start, full);
             let f = self.code.fns[i].load(Ordering::Acquire);
             if f != 0 && f != usize::MAX && self.code.tiers[i].load(Ordering::Relaxed) != 1 {
-                return self.call(f, w, cx, stats);
+                return self.call(f, w, env, stats);
             }
         }
         let mut runs = None;
@@ -702,10 +702,10 @@ impl BodyRunner for JitRunner<'_> {
             if f == 0 || f == usize::MAX {
                 interpreted = true;
                 let range = self.code.pieces[piece as usize].insts.clone();
-                Interp::run_insts(&block.insts[range], w, cx)?;
+                Interp::run_insts(&block.insts[range], w, env)?;
                 continue;
             }
-            self.call(f, w, cx, stats)?;
+            self.call(f, w, env, stats)?;
         }
         stats.interp_blocks += interpreted as u64;
         Ok(())
@@ -717,9 +717,9 @@ impl BodyRunner for JitRunner<'_> {
         block: &Block,
         n: usize,
         w: &mut WarpState,
-        cx: &mut CtaEnv<'_>,
+        env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault> {
-        Interp::run_insts(&block.insts[..n], w, cx)
+        Interp::run_insts(&block.insts[..n], w, env)
     }
 }
 
@@ -730,7 +730,7 @@ impl JitRunner<'_> {
         &mut self,
         f: usize,
         w: &mut WarpState,
-        cx: &mut CtaEnv<'_>,
+        env: &mut CtaEnv<'_>,
         stats: &mut Stats,
     ) -> Result<(), Fault> {
         // SAFETY: `f` is a finalized function of one of our modules with the `BlockFn`
@@ -738,13 +738,13 @@ impl JitRunner<'_> {
         let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
         let jcx = &mut *self.jcx;
         jcx.fault = None;
-        jcx.consts = cx.consts.as_bytes().as_ptr();
-        jcx.nbanks = cx.nbanks;
-        jcx.cx = cx as *mut CtaEnv<'_> as *mut std::ffi::c_void;
+        jcx.consts = env.consts.as_bytes().as_ptr();
+        jcx.nbanks = env.nbanks;
+        jcx.env = env as *mut CtaEnv<'_> as *mut std::ffi::c_void;
         jcx.delegated = 0;
         jcx.slow = 0;
-        jcx.shared = cx.shared.as_mut_ptr();
-        jcx.shared_len = cx.shared.len() as u64;
+        jcx.shared = env.shared.as_mut_ptr();
+        jcx.shared_len = env.shared.len() as u64;
         // SAFETY: `w` and `jcx` are live for the call; compiled code only touches the warp
         // state, the constant banks, global memory inside hinted segments and (through helpers)
         // the interpreter context.
