@@ -110,7 +110,7 @@ impl Fault {
     /// the fault leaves the instruction and the warp. (One type from the op to the report: there
     /// is no separate per-lane or per-warp fault record.)
     #[inline]
-    pub const fn lane(kind: FaultKind, lane: u32) -> Fault {
+    pub const fn new(kind: FaultKind, lane: u32) -> Fault {
         Fault {
             kind,
             launch: 0,

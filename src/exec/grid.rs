@@ -187,7 +187,7 @@ pub fn run_cta(
             ctas: Some(launch.ctas()),
         };
         let pc = prog.blocks.first().map_or(0, |b| b.pc);
-        return Err(Fault::lane(kind, 0).at_pc(pc).in_warp(launch.index, cta, 0));
+        return Err(Fault::new(kind, 0).at_pc(pc).in_warp(launch.index, cta, 0));
     }
     let mut budget = Budget {
         warp: launch.budget,
@@ -316,7 +316,7 @@ pub fn run_cta(
                 barrier: id0 as u32,
             };
             let lane = w.active.trailing_zeros() % 32;
-            return Err(fault(w0, Fault::lane(kind, lane).at_pc(pc0)));
+            return Err(fault(w0, Fault::new(kind, lane).at_pc(pc0)));
         }
     }
     Ok(stats)

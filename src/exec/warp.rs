@@ -195,7 +195,7 @@ pub fn run_warp(
             let done = left.min(block.insts.len());
             count(stats, done as u64, w.active);
             runner.run_prefix(ctl.block, block, done, w, env)?;
-            return Err(Fault::lane(kind, first_active(w)).at_pc(pc));
+            return Err(Fault::new(kind, first_active(w)).at_pc(pc));
         }
         ctl.issued += total;
         budget.cta_left -= total;
@@ -312,7 +312,7 @@ fn push(ctl: &mut WarpCtl, w: &WarpState, e: Entry, pc: u32) -> Result<(), Fault
         let kind = FaultKind::StackOverflow {
             depth: MAX_STACK as u32,
         };
-        return Err(Fault::lane(kind, first_active(w)).at_pc(pc));
+        return Err(Fault::new(kind, first_active(w)).at_pc(pc));
     }
     ctl.stack.push(e);
     Ok(())

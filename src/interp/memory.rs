@@ -41,7 +41,7 @@ impl Exec for Ldc {
                 addr: addr[l] as u32,
                 size,
             };
-            return Err(Fault::lane(kind, l as u32));
+            return Err(Fault::new(kind, l as u32));
         }
         if env.check {
             for l in lanes(mask) {
@@ -111,7 +111,7 @@ fn global_load(
             Ok(Some(v))
         }
         Access::Sparse => Ok(None),
-        Access::Unmapped => Err(Fault::lane(
+        Access::Unmapped => Err(Fault::new(
             FaultKind::IllegalAddress {
                 addr: ea,
                 size: bytes,
@@ -128,7 +128,7 @@ fn shared_range(env: &CtaEnv<'_>, offset: u64, bytes: u32, l: usize) -> Result<u
     if offset < len && offset + bytes as u64 <= len {
         Ok(offset as usize)
     } else {
-        Err(Fault::lane(
+        Err(Fault::new(
             FaultKind::SharedOutOfRange {
                 offset,
                 size: bytes,
@@ -313,7 +313,7 @@ fn locate_store(env: &mut CtaEnv<'_>, ea: u64, bytes: u32, l: usize) -> Result<S
     match env.mem.locate(ea, bytes, &mut env.hint) {
         Access::Host(p) => Ok(StoreTo::Host(p)),
         Access::Sparse => Ok(StoreTo::Nowhere),
-        Access::Unmapped => Err(Fault::lane(
+        Access::Unmapped => Err(Fault::new(
             FaultKind::IllegalAddress {
                 addr: ea,
                 size: bytes,

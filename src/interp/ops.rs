@@ -80,7 +80,7 @@ fn const_operand(c: ConstRef, mask: u32, env: &mut CtaEnv<'_>) -> Result<u32, Fa
     }
     read_const(env, c.bank as u32, c.offset as i64, 4, false)
         .map(|v| v[0])
-        .map_err(|kind| Fault::lane(kind, lane))
+        .map_err(|kind| Fault::new(kind, lane))
 }
 
 #[inline(always)]

@@ -757,7 +757,7 @@ impl JitRunner<'_> {
                 budget: 0,
                 ctas: None,
             };
-            return Err(jcx.fault.take().unwrap_or(Fault::lane(kind, 0)));
+            return Err(jcx.fault.take().unwrap_or(Fault::new(kind, 0)));
         }
         Ok(())
     }
