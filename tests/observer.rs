@@ -225,3 +225,56 @@ fn observer_sees_every_event_under_both_engines() {
     let jit = warpjit::jit::Jit::new().expect("host supported");
     check(&jit);
 }
+
+/// A faulting instruction is issued but has no effect: no access of it is reported, and the warp
+/// does not leave its block.
+#[test]
+fn a_faulting_instruction_reports_no_access() {
+    // pcs: 0x08 0x10 0x18 (faults in lane 16: 64 bytes of shared memory) 0x28.
+    let text = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x2;\nLDS R2, [R1];\nSTS [R1], R2;\nEXIT;\n";
+    let jit = warpjit::jit::Jit::new().expect("host supported");
+    for engine in [&warpjit::interp::Interpreter as &dyn Engine, &jit] {
+        let prog = Arc::new(parse_program(text, &AsmOptions::default()).unwrap());
+        let launch = Launch {
+            shared_bytes: 64,
+            ..Launch::new(prog, ConstBanks::new())
+        };
+        let rec = Arc::new(Recorder::default());
+        let opts = RunOptions {
+            threads: 1,
+            observer: Some(rec.clone()),
+        };
+        let f = engine
+            .run(&Machine::default(), &launch, &opts)
+            .expect_err("faults");
+        assert_eq!((f.lane, f.pc), (16, 0x18), "{}", engine.name());
+        let ev = rec.0.lock().unwrap().clone();
+        let want = [
+            Event::Enter {
+                warp: 0,
+                block: 0,
+                pc: 0x08,
+                active: u32::MAX,
+            },
+            Event::Inst {
+                warp: 0,
+                pc: 0x08,
+                active: u32::MAX,
+                exec: u32::MAX,
+            },
+            Event::Inst {
+                warp: 0,
+                pc: 0x10,
+                active: u32::MAX,
+                exec: u32::MAX,
+            },
+            Event::Inst {
+                warp: 0,
+                pc: 0x18,
+                active: u32::MAX,
+                exec: u32::MAX,
+            },
+        ];
+        assert_eq!(ev, want, "{}", engine.name());
+    }
+}
