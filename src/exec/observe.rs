@@ -66,8 +66,9 @@ pub trait Observer: Send + Sync {
     /// included) with the warp's `active` mask; `exec` holds the lanes that execute it (active
     /// and guard true; for a terminator, the active mask).
     fn inst(&self, _at: WarpAt, _pc: u32, _active: u32, _exec: u32) {}
-    /// A lane accessed memory. Reported for the instructions that complete (a faulting
-    /// instruction has no effect and reports no access); lanes in order.
+    /// A lane accessed memory (`LDG`, `STG`, `LD`, `ST`, `LDS`, `STS`, `LDC`; constant operands
+    /// `c[b][imm]` of other instructions are not reported). Reported for the instructions that
+    /// complete (a faulting instruction has no effect and reports no access); lanes in order.
     fn mem(&self, _at: WarpAt, _access: MemAccess) {}
     /// The warp entered block `block` (first pc `pc`) with the active mask `active`.
     fn block_enter(&self, _at: WarpAt, _block: u32, _pc: u32, _active: u32) {}
