@@ -280,15 +280,13 @@ pub fn run_cta(
                 continue;
             }
             env.at.warp = wi as u32;
-            let stop = run_warp(
-                prog,
-                &mut *s.runner,
-                &mut s.warps[wi],
-                &mut s.ctls[wi],
-                &mut env,
-                &mut budget,
-                &mut stats,
-            )
+            let (w, ctl) = (&mut s.warps[wi], &mut s.ctls[wi]);
+            let runner = &mut *s.runner;
+            let stop = if observer.is_some() {
+                run_warp::<true>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
+            } else {
+                run_warp::<false>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
+            }
             .map_err(|f| fault(wi, f))?;
             s.status[wi] = match stop {
                 Stop::Exited => Status::Done,

@@ -136,8 +136,11 @@ fn first_active(w: &WarpState) -> u32 {
 }
 
 /// Runs a warp from `ctl.block` until it exits, waits at a barrier, or faults.
+///
+/// Events go to `env.observer` only with `OBSERVE` (the dispatcher passes true exactly when an
+/// observer is attached), so that without one the per-block path has no test for it.
 #[allow(clippy::too_many_arguments)]
-pub fn run_warp(
+pub fn run_warp<const OBSERVE: bool>(
     prog: &Program,
     runner: &mut dyn BodyRunner,
     w: &mut WarpState,
@@ -146,7 +149,7 @@ pub fn run_warp(
     budget: &mut Budget,
     stats: &mut Stats,
 ) -> Result<Stop, Fault> {
-    let obs = env.observer;
+    let obs = if OBSERVE { env.observer } else { None };
     loop {
         if w.active == 0 {
             loop {
