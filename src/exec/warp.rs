@@ -96,8 +96,8 @@ pub trait BodyRunner {
         stats: &mut Stats,
     ) -> Result<(), Fault>;
 
-    /// Runs only the first `n` instructions of block `id` (`n` less than its length): where an
-    /// instruction budget ends inside the block.
+    /// Runs only the first `n` instructions of block `id` (`n` at most their count): where an
+    /// instruction budget ends inside the block, before instruction `n` or its terminator.
     fn run_prefix(
         &mut self,
         id: BlockId,
