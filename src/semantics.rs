@@ -2,8 +2,9 @@
 //!
 //! The interpreter calls these functions; the JIT calls them at compile time where their inputs
 //! are constants (the carry rules) and otherwise mirrors them in generated code, with a comment at
-//! the mirror pointing here and a test (`jit::tests::semantics_mirrors`) that runs the generated code
-//! on edge values and compares it with these functions.
+//! the mirror pointing here and a test (`jit::tests::semantics_mirrors`,
+//! `jit::tests::effective_address_mirror`) that runs the generated code on edge values and
+//! compares it with these functions.
 //!
 //! | rule | here | docs/semantics.md |
 //! |---|---|---|

@@ -22,8 +22,10 @@ fn guest() -> MemFlagsData {
 type FastPath<'f, T> = dyn FnMut(&mut T) -> (Vec<Row>, Option<Value>) + 'f;
 
 impl Tx<'_, '_, '_> {
-    /// Per-lane 64-bit effective addresses, aligned down to `bytes` (as `crate::semantics::effective`):
-    /// computed in vectors (`.E`: widened to `i64x2`), then one extract per lane.
+    /// Per-lane 64-bit effective addresses, aligned down to `bytes`: mirrors
+    /// `crate::semantics::effective` (the one definition; `jit::tests::effective_address_mirror`
+    /// compares the two), computed in vectors (`.E`: widened to `i64x2`), then one extract per
+    /// lane.
     fn lane_addrs(&mut self, addr: Addr, e: bool, bytes: u32) -> [Value; 32] {
         let align = !(bytes as i64 - 1);
         match addr.base {

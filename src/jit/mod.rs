@@ -950,6 +950,101 @@ mod tests {
         }
     }
 
+    /// Compiled global loads address memory as `crate::semantics::effective` says (32-bit
+    /// wrap-around, `.E` pairs with a borrow across 4 GiB, misaligned addresses aligned down), on
+    /// both their fast path (every lane in the hinted segment) and their slow path.
+    #[test]
+    fn effective_address_mirror() {
+        use crate::semantics::effective;
+        use warpjit_runtime::memory::Init;
+        use warpjit_runtime::{ConstBanks, LANES};
+        let jit = Jit::new().expect("host supported");
+        // Lane l's Ra pair is c[0][8l], c[0][8l + 4]; each thread stores both loads at
+        // 0x10000 + 8 * tid.
+        let text = |e: &str| {
+            format!(
+                "S2R R0, SR_LANEID;\nS2R R8, SR_TID.X;\nSHL R1, R0, 0x3;\nLDC.64 R4, c[0x0][R1];\n\
+                 LDG{e} R6, [R4+0x10];\nLDG{e} R7, [R4-0x10];\nSHL R9, R8, 0x3;\n\
+                 STG [R9+0x10000], R6;\nSTG [R9+0x10004], R7;\nEXIT;\n"
+            )
+        };
+        // A segment across 4 GiB and one at 0 (32-bit addresses wrap into it).
+        let fill = |base: u64, len: u64| -> Vec<u8> {
+            (base..base + len)
+                .step_by(4)
+                .flat_map(|a| {
+                    ((a as u32).wrapping_mul(0x9e37_79b1) ^ (a >> 32) as u32).to_le_bytes()
+                })
+                .collect()
+        };
+        let wide: Vec<(u32, u32)> = [0xffff_ff10, 0xffff_fff0, 0xffff_fff3, 0xffff_fffc]
+            .iter()
+            .map(|&lo| (lo, 0))
+            .chain([0, 4, 8, 0xb, 0xe0].iter().map(|&lo| (lo, 1)))
+            .collect();
+        let narrow: Vec<(u32, u32)> = [0xffff_fff0, 0xffff_fff3, 0xffff_fffc, 0x10, 0x13, 0x80]
+            .iter()
+            .map(|&lo| (lo, 0))
+            .collect();
+        for (e, table, all_fast) in [(".E", &wide, true), ("", &narrow, false)] {
+            let prog = program(&text(e));
+            jit.compile_all(&prog).expect("compiles");
+            let mut machine = Machine::default();
+            let (hi_base, lo_base) = (0xffff_ff00u64, 0u64);
+            machine
+                .global
+                .map(hi_base, 0x200, Init::Bytes(&fill(hi_base, 0x200)))
+                .unwrap();
+            machine
+                .global
+                .map(lo_base, 0x100, Init::Bytes(&fill(lo_base, 0x100)))
+                .unwrap();
+            machine.global.map(0x10000, 0x800, Init::Zero).unwrap();
+            let mut consts = ConstBanks::new();
+            let mut w = WarpState::new_boxed(u32::MAX);
+            for l in 0..LANES {
+                let (lo, hi) = table[l % table.len()];
+                consts.write(0, 8 * l as u32, &lo.to_le_bytes()).unwrap();
+                consts
+                    .write(0, 8 * l as u32 + 4, &hi.to_le_bytes())
+                    .unwrap();
+                (w.regs[4][l], w.regs[5][l]) = (lo, hi);
+            }
+            let launch = Launch {
+                block: [256, 1, 1],
+                ..Launch::new(prog, consts)
+            };
+            let opts = RunOptions {
+                threads: 1,
+                ..RunOptions::default()
+            };
+            let stats = jit.run(&machine, &launch, &opts).expect("runs");
+            assert_eq!((stats.interp_blocks, stats.delegated), (0, 0));
+            if all_fast {
+                // Only the first warp misses each instruction's hint; seven take the fast path.
+                assert!(stats.slow_paths <= 4, "{stats:?}");
+            }
+            let out = machine.global.read_bytes(0x10000, 0x800).unwrap();
+            for tid in 0..256 {
+                let l = tid % LANES;
+                for (k, off) in [0x10i32, -0x10].into_iter().enumerate() {
+                    let addr = crate::ir::Addr {
+                        base: Some(crate::ir::Reg(4)),
+                        offset: off,
+                    };
+                    let ea = effective(&w, addr, e == ".E", l) & !3;
+                    let want = machine.global.read_bytes(ea, 4).unwrap();
+                    let at = 8 * tid + 4 * k;
+                    assert_eq!(
+                        &out[at..at + 4],
+                        &want[..],
+                        "LDG{e} lane {l} offset {off}: {ea:#x}"
+                    );
+                }
+            }
+        }
+    }
+
     /// A block of 120 128-bit loads (weight 2880) becomes 6 pieces, none heavier than
     /// `MAX_PIECE_WEIGHT`, covering the block in order; each is compiled as its own function.
     #[test]
