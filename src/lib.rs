@@ -24,6 +24,7 @@ pub mod ir;
 pub mod jit;
 pub mod runner;
 pub mod sass;
+pub mod semantics;
 #[cfg(feature = "testgen")]
 pub mod testgen;
 pub mod trace;

@@ -13,7 +13,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use warpjit::exec::{Engine, RunOptions};
+use std::sync::Arc;
+use warpjit::exec::observe::MAX_FINDINGS;
+use warpjit::exec::{CheckObserver, Engine, Observer, RunOptions};
 use warpjit::interp::Interpreter;
 use warpjit::jit::Jit;
 use warpjit::runner::{self, TraceReport};
@@ -131,22 +133,21 @@ fn run(args: &RunArgs) -> u8 {
         Some(j) => j,
         None => &Interpreter,
     };
+    let check = args.check.then(|| Arc::new(CheckObserver::default()));
     let opts = RunOptions {
         threads: args.threads.unwrap_or(0),
-        check: args.check,
-        ..RunOptions::default()
+        observer: check.clone().map(|c| c as Arc<dyn Observer>),
     };
     let result = runner::run_trace(&args.trace, engine, &opts);
-    if args.check {
-        let diags = opts.diagnostics.take();
-        for d in &diags {
+    if let Some(check) = &check {
+        let findings = check.take();
+        for d in &findings {
             let _ = writeln!(err, "{d}");
         }
-        if diags.len() >= warpjit::exec::MAX_DIAGNOSTICS {
+        if findings.len() >= MAX_FINDINGS {
             let _ = writeln!(
                 err,
-                "check: further diagnostics dropped (at most {})",
-                warpjit::exec::MAX_DIAGNOSTICS
+                "check: further diagnostics dropped (at most {MAX_FINDINGS})"
             );
         }
     }

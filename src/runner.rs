@@ -33,7 +33,7 @@ pub fn run_trace(
 /// Runs a loaded trace's launches in file order with `engine`, stopping at the first launch that
 /// faults; when none does, checks every `[[expect]]` against global memory.
 ///
-/// Diagnostics (with `opts.check`) go to `opts.diagnostics`. An error is returned only for a
+/// Execution events (and `--check` findings) go to `opts.observer`. An error is returned only for a
 /// problem of the trace found while checking (an expectation's file unreadable or resized).
 pub fn run(
     trace: Trace,

@@ -104,6 +104,40 @@ pub struct Fault {
     pub pc: u32,
 }
 
+impl Fault {
+    /// A fault of lane `lane` as an op raises it, before the rest of its place is known: the pc,
+    /// warp, CTA and launch read 0 until [`Fault::at_pc`] and [`Fault::in_warp`] fill them in as
+    /// the fault leaves the instruction and the warp. (One type from the op to the report: there
+    /// is no separate per-lane or per-warp fault record.)
+    #[inline]
+    pub const fn new(kind: FaultKind, lane: u32) -> Fault {
+        Fault {
+            kind,
+            launch: 0,
+            cta: [0; 3],
+            warp: 0,
+            lane,
+            pc: 0,
+        }
+    }
+
+    /// The fault with the guest pc of its instruction.
+    #[inline]
+    pub const fn at_pc(mut self, pc: u32) -> Fault {
+        self.pc = pc;
+        self
+    }
+
+    /// The fault with its launch, CTA and warp.
+    #[inline]
+    pub const fn in_warp(mut self, launch: u32, cta: [u32; 3], warp: u32) -> Fault {
+        self.launch = launch;
+        self.cta = cta;
+        self.warp = warp;
+        self
+    }
+}
+
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -6,8 +6,7 @@
 //! - [`warp::WarpState`]: the `#[repr(C)]`, register-major state of one warp that JIT code
 //!   addresses by offset.
 //! - [`fault::Fault`]: guest errors as values.
-//! - [`helpers`]: the shared-window test both engines use and the C-layout fault slot compiled
-//!   code records faults in.
+//! - [`helpers`]: the shared-window test both engines use.
 #![warn(missing_docs)]
 
 pub mod consts;

@@ -11,10 +11,9 @@
 use super::liveness::{liveness, Liveness};
 use super::uniformity::{uniformity, Uniformity};
 use super::StateSet;
-use crate::exec::{Launch, Machine, RunOptions, Stats};
-use crate::interp::cta::run_grid;
-use crate::interp::ops::Cx;
-use crate::interp::warp::{cond_mask, run_insts, BodyRunner, WarpFault};
+use crate::exec::warp::cond_mask;
+use crate::exec::{run_grid, BodyRunner, CtaEnv, Launch, Machine, RunOptions, Stats};
+use crate::interp::Interp;
 use crate::ir::*;
 use std::sync::Arc;
 use warpjit_runtime::memory::Init;
@@ -1056,13 +1055,12 @@ impl BodyRunner for Checker<'_> {
         id: BlockId,
         block: &Block,
         w: &mut WarpState,
-        cx: &mut Cx<'_>,
+        env: &mut CtaEnv<'_>,
         _: &mut Stats,
-        diag: &mut dyn FnMut(u32, u32, String),
-    ) -> Result<(), WarpFault> {
+    ) -> Result<(), Fault> {
         let p = self.p;
         match &mut self.mode {
-            Mode::Plain => run_insts(&block.insts, w, cx, diag),
+            Mode::Plain => Interp::run_insts(&block.insts, w, env),
             Mode::Uniform(u) => {
                 let what = |at: &str| format!("B{id} {at} (active {:#x})\n{}", w.active, show(p));
                 if u.is_converged(id) {
@@ -1080,7 +1078,7 @@ impl BodyRunner for Checker<'_> {
                 at_entry.intersect_with(&live.live_in[id as usize]);
                 check_uniform(w, &at_entry, &|| what("entry"));
                 for (k, i) in block.insts.iter().enumerate() {
-                    run_insts(std::slice::from_ref(i), w, cx, diag)?;
+                    Interp::run_insts(std::slice::from_ref(i), w, env)?;
                     let what =
                         |at: &str| format!("B{id} {at} (active {:#x})\n{}", w.active, show(p));
                     let mut after = u.uniform_after(id, k);
@@ -1112,12 +1110,23 @@ impl BodyRunner for Checker<'_> {
                 perturb(w, &l.live_in[id as usize], g);
                 let after = l.live_after_each(p, id);
                 for (i, live) in block.insts.iter().zip(&after) {
-                    run_insts(std::slice::from_ref(i), w, cx, diag)?;
+                    Interp::run_insts(std::slice::from_ref(i), w, env)?;
                     perturb(w, live, g);
                 }
                 Ok(())
             }
         }
+    }
+
+    fn run_prefix(
+        &mut self,
+        _: BlockId,
+        block: &Block,
+        n: usize,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
+        Interp::run_insts(&block.insts[..n], w, env)
     }
 }
 

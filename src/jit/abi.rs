@@ -2,14 +2,17 @@
 //! `extern "C"` helpers it calls by symbol.
 //!
 //! A compiled block is `extern "C" fn(w: *mut WarpState, jcx: *mut JitCx) -> u32`: it runs the
-//! block's instructions for the warp's active mask and returns 0, or records a fault in
-//! `jcx.fault` and returns 1.
+//! block's instructions for the warp's active mask and returns 0, or returns 1 after a helper
+//! recorded the fault in `jcx.fault`.
+//!
+//! The helpers run instructions with the interpreter's one public entry,
+//! [`crate::interp::exec_inst`], against the dispatcher's [`CtaEnv`].
 
-use crate::interp::ops::{exec_op, Cx, LaneFault};
+use crate::exec::CtaEnv;
+use crate::interp::exec_inst;
 use crate::ir::{Inst, MemRole, Space};
 use std::ffi::c_void;
-use warpjit_runtime::helpers::FaultSlot;
-use warpjit_runtime::{GlobalMemory, WarpState};
+use warpjit_runtime::{Fault, GlobalMemory, WarpState};
 
 /// Segment hints per compiled block (the k-th memory instruction of a block uses hint
 /// `k % HINTS`).
@@ -70,8 +73,9 @@ impl SegHint {
 /// The per-warp-run context compiled code addresses with `offset_of!`.
 #[repr(C)]
 pub struct JitCx {
-    /// Where a fault is recorded.
-    pub fault: FaultSlot,
+    /// The fault a helper raised (compiled code never reads or writes it; it only returns 1 after a
+    /// helper returned 1). A [`Fault`] with its lane and pc; the dispatcher adds the rest.
+    pub fault: Option<Fault>,
     /// The launch's constant banks (bank `b` at `b * 0x10000`).
     pub consts: *const u8,
     /// Banks available in the launch's mode.
@@ -80,8 +84,8 @@ pub struct JitCx {
     pub _pad: u32,
     /// Base of the shared window.
     pub shared_window: u64,
-    /// The interpreter context (`*mut Cx`), for instructions run by [`warpjit_jit_exec_inst`].
-    pub cx: *mut c_void,
+    /// The CTA's environment (`*mut CtaEnv`), for instructions run by [`warpjit_jit_exec_inst`].
+    pub env: *mut c_void,
     /// Instruction executions delegated to the interpreter's code (counted for `--stats`).
     pub delegated: u64,
     /// Global memory, for the slow path of memory instructions.
@@ -107,7 +111,7 @@ pub type BlockFn = unsafe extern "C" fn(*mut WarpState, *mut JitCx) -> u32;
 /// code for instructions it does not lower inline. Returns 0, or 1 after recording a fault.
 ///
 /// # Safety
-/// `w`, `jcx` (with a live `cx`) and `inst` must be valid; called only from compiled blocks.
+/// `w`, `jcx` (with a live `env`) and `inst` must be valid; called only from compiled blocks.
 pub unsafe extern "C" fn warpjit_jit_exec_inst(
     w: *mut WarpState,
     jcx: *mut JitCx,
@@ -120,12 +124,12 @@ pub unsafe extern "C" fn warpjit_jit_exec_inst(
     if mask == 0 {
         return 0;
     }
-    // SAFETY: `cx` is the `Cx` the dispatcher built for this warp run.
-    let cx = unsafe { &mut *(jcx.cx as *mut Cx<'_>) };
-    match exec_op(&inst.op, w, mask, cx) {
+    // SAFETY: `env` is the `CtaEnv` the dispatcher built for this warp run.
+    let env = unsafe { &mut *(jcx.env as *mut CtaEnv<'_>) };
+    match exec_inst(inst, w, mask, env) {
         Ok(()) => 0,
-        Err(LaneFault { kind, lane }) => {
-            jcx.fault = FaultSlot::encode(kind, lane, inst.pc);
+        Err(f) => {
+            jcx.fault = Some(f);
             1
         }
     }
@@ -164,7 +168,7 @@ pub unsafe extern "C" fn warpjit_jit_mem_slow(
         }) => (addr, e, bytes),
         _ => return r,
     };
-    let ea = crate::interp::ops::effective(w, addr, e, mask.trailing_zeros() as usize)
+    let ea = crate::semantics::effective(w, addr, e, mask.trailing_zeros() as usize)
         & !(bytes as u64 - 1);
     // SAFETY: the dispatcher sets `mem` to the launch's memory.
     let mem = unsafe { &*jcx.mem };

@@ -22,8 +22,10 @@ fn guest() -> MemFlagsData {
 type FastPath<'f, T> = dyn FnMut(&mut T) -> (Vec<Row>, Option<Value>) + 'f;
 
 impl Tx<'_, '_, '_> {
-    /// Per-lane 64-bit effective addresses, aligned down to `bytes` (as `interp::ops::effective`):
-    /// computed in vectors (`.E`: widened to `i64x2`), then one extract per lane.
+    /// Per-lane 64-bit effective addresses, aligned down to `bytes`: mirrors
+    /// `crate::semantics::effective` (the one definition; `jit::tests::effective_address_mirror`
+    /// compares the two), computed in vectors (`.E`: widened to `i64x2`), then one extract per
+    /// lane.
     fn lane_addrs(&mut self, addr: Addr, e: bool, bytes: u32) -> [Value; 32] {
         let align = !(bytes as i64 - 1);
         match addr.base {
@@ -672,6 +674,9 @@ impl Tx<'_, '_, '_> {
         let a = self.reg(o.a);
         let imm = self.splat(o.imm as u32);
         let imm5 = self.splat(o.bank as u32);
+        // Bank and address per lane, and below which reads are in range: mirrors
+        // `crate::semantics::{ldc_address, ldc_readable}` (the one definition;
+        // `jit::tests::semantics_mirrors` compares the two on edge values).
         let (bank, addr) = match o.mode {
             LdcMode::Ia => {
                 let t = self.bin(&a, &imm, |b, x, y| b.ins().iadd(x, y));

@@ -1,9 +1,12 @@
 //! The Cranelift JIT engine.
 //!
 //! Each IR block of a program is translated, for a whole warp, into one native function
-//! ([`codegen`]). Compiled blocks are cached per program and block and run by the same dispatcher
-//! as the interpreter ([`crate::interp::warp::run_warp`]): terminators, divergence, barriers and
-//! the instruction budget are shared code, so both engines agree by construction there.
+//! ([`codegen`]). Compiled blocks are cached per program and block and run by the engine-neutral
+//! dispatcher both engines share ([`crate::exec::warp::run_warp`]): terminators, divergence,
+//! barriers and the instruction budget are shared code, so both engines agree by construction
+//! there. From the interpreter the JIT uses only its boundary: [`crate::interp::Interp`] for
+//! blocks not compiled (yet), and [`crate::interp::exec_inst`] for instructions compiled code
+//! delegates.
 //!
 //! Tiering: a block is interpreted until it has run [`Jit::threshold`] times (default
 //! [`DEFAULT_THRESHOLD`]) on any warp, then compiled by tier 1 (Cranelift with its single-pass
@@ -19,7 +22,8 @@
 //! host), a block is compiled in pieces of at most [`MAX_PIECE_WEIGHT`] by [`weight`], one
 //! function each, run one after the other; the state a later piece needs is stored at a piece's
 //! end as at a block's.
-//! With `--check`, every block is interpreted (diagnostics need the per-lane interpreter).
+//! With an observer attached (`--check` is one), every block is interpreted: events are per lane.
+//! Without one, compiled code is exactly as if observers did not exist.
 //!
 //! One JIT module and one Cranelift context per tier are reused for every function.
 //! Runtime helpers are registered with `JITBuilder::symbol`; the warp state and the [`abi::JitCx`]
@@ -31,10 +35,8 @@ pub mod codegen;
 pub mod memory;
 pub mod scalar;
 
-use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
-use crate::interp::cta::run_grid;
-use crate::interp::ops::Cx;
-use crate::interp::warp::{run_insts, BodyRunner, Interp, WarpFault};
+use crate::exec::{run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
+use crate::interp::Interp;
 use crate::ir::{Block, BlockId, Inst, MemSize, Op, Program, Src};
 use abi::{BlockFn, JitCx};
 use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
@@ -48,7 +50,6 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use warpjit_runtime::helpers::FaultSlot;
 use warpjit_runtime::{Fault, FaultKind, WarpState};
 
 /// Executions of a block (by any warp) before it is compiled.
@@ -633,12 +634,12 @@ struct JitRunner<'j> {
 impl<'j> JitRunner<'j> {
     fn new(jit: &'j Jit, code: Arc<ProgCode>, machine: &Machine) -> Self {
         let jcx = Box::new(JitCx {
-            fault: FaultSlot::default(),
+            fault: None,
             consts: std::ptr::null(),
             nbanks: 0,
             _pad: 0,
             shared_window: machine.shared_window,
-            cx: std::ptr::null_mut(),
+            env: std::ptr::null_mut(),
             delegated: 0,
             mem: &machine.global,
             hints: [abi::SegHint::EMPTY; abi::HINTS],
@@ -664,10 +665,9 @@ impl BodyRunner for JitRunner<'_> {
         id: BlockId,
         block: &Block,
         w: &mut WarpState,
-        cx: &mut Cx<'_>,
+        env: &mut CtaEnv<'_>,
         stats: &mut Stats,
-        diag: &mut dyn FnMut(u32, u32, String),
-    ) -> Result<(), WarpFault> {
+    ) -> Result<(), Fault> {
         // The active mask only changes at terminators: one variant serves the whole block.
         let full = w.active == u32::MAX;
         let pieces = self.code.block_pieces[id as usize].clone();
@@ -677,7 +677,7 @@ impl BodyRunner for JitRunner<'_> {
             let i = slot(pieces.start, full);
             let f = self.code.fns[i].load(Ordering::Acquire);
             if f != 0 && f != usize::MAX && self.code.tiers[i].load(Ordering::Relaxed) != 1 {
-                return self.call(f, w, cx, stats);
+                return self.call(f, w, env, stats);
             }
         }
         let mut runs = None;
@@ -702,13 +702,24 @@ impl BodyRunner for JitRunner<'_> {
             if f == 0 || f == usize::MAX {
                 interpreted = true;
                 let range = self.code.pieces[piece as usize].insts.clone();
-                run_insts(&block.insts[range], w, cx, diag)?;
+                Interp::run_insts(&block.insts[range], w, env)?;
                 continue;
             }
-            self.call(f, w, cx, stats)?;
+            self.call(f, w, env, stats)?;
         }
         stats.interp_blocks += interpreted as u64;
         Ok(())
+    }
+
+    fn run_prefix(
+        &mut self,
+        _: BlockId,
+        block: &Block,
+        n: usize,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
+        Interp::run_insts(&block.insts[..n], w, env)
     }
 }
 
@@ -719,21 +730,21 @@ impl JitRunner<'_> {
         &mut self,
         f: usize,
         w: &mut WarpState,
-        cx: &mut Cx<'_>,
+        env: &mut CtaEnv<'_>,
         stats: &mut Stats,
-    ) -> Result<(), WarpFault> {
+    ) -> Result<(), Fault> {
         // SAFETY: `f` is a finalized function of one of our modules with the `BlockFn`
         // signature; module code is never freed (Cranelift leaks finalized code on drop).
         let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
         let jcx = &mut *self.jcx;
-        jcx.fault = FaultSlot::default();
-        jcx.consts = cx.consts.as_bytes().as_ptr();
-        jcx.nbanks = cx.nbanks;
-        jcx.cx = cx as *mut Cx<'_> as *mut std::ffi::c_void;
+        jcx.fault = None;
+        jcx.consts = env.consts.as_bytes().as_ptr();
+        jcx.nbanks = env.nbanks;
+        jcx.env = env as *mut CtaEnv<'_> as *mut std::ffi::c_void;
         jcx.delegated = 0;
         jcx.slow = 0;
-        jcx.shared = cx.shared.as_mut_ptr();
-        jcx.shared_len = cx.shared.len() as u64;
+        jcx.shared = env.shared.as_mut_ptr();
+        jcx.shared_len = env.shared.len() as u64;
         // SAFETY: `w` and `jcx` are live for the call; compiled code only touches the warp
         // state, the constant banks, global memory inside hinted segments and (through helpers)
         // the interpreter context.
@@ -741,15 +752,12 @@ impl JitRunner<'_> {
         stats.delegated += jcx.delegated;
         stats.slow_paths += jcx.slow;
         if r != 0 {
-            let kind = jcx.fault.kind().unwrap_or(FaultKind::BudgetExhausted {
+            // Compiled code returns 1 only after a helper recorded the fault.
+            let kind = FaultKind::BudgetExhausted {
                 budget: 0,
                 ctas: None,
-            });
-            return Err(WarpFault {
-                kind,
-                lane: jcx.fault.lane,
-                pc: jcx.fault.pc,
-            });
+            };
+            return Err(jcx.fault.take().unwrap_or(Fault::new(kind, 0)));
         }
         Ok(())
     }
@@ -761,7 +769,7 @@ impl Engine for Jit {
     }
 
     fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault> {
-        if opts.check {
+        if opts.observer.is_some() {
             return run_grid(machine, launch, opts, &|| Box::new(Interp));
         }
         let code = self.code_for(&launch.program);
@@ -778,6 +786,263 @@ mod tests {
 
     fn program(text: &str) -> Arc<Program> {
         Arc::new(crate::sass::parse_program(text, &Default::default()).expect("assembles"))
+    }
+
+    /// Runs `text` (one CTA of 32 threads) with every block compiled beforehand, and returns the
+    /// 256 bytes at 0x10000 (each lane stores at `0x10000 + 8 * lane`).
+    fn run_compiled(
+        jit: &Jit,
+        text: &str,
+        consts: warpjit_runtime::ConstBanks,
+        mode: warpjit_runtime::BankMode,
+        shared_window: u64,
+    ) -> Vec<u8> {
+        let prog = program(text);
+        jit.compile_all(&prog).expect("compiles");
+        let mut machine = Machine {
+            shared_window,
+            ..Machine::default()
+        };
+        let init = warpjit_runtime::memory::Init::Zero;
+        machine.global.map(0x10000, 0x100, init).expect("maps");
+        let launch = Launch {
+            mode,
+            ..Launch::new(prog, consts)
+        };
+        let opts = RunOptions {
+            threads: 1,
+            ..RunOptions::default()
+        };
+        let stats = jit.run(&machine, &launch, &opts).expect("runs");
+        assert_eq!((stats.interp_blocks, stats.delegated), (0, 0), "{text}");
+        machine.global.read_bytes(0x10000, 0x100).expect("mapped")
+    }
+
+    fn word(mem: &[u8], lane: usize) -> u32 {
+        u32::from_le_bytes(mem[8 * lane..8 * lane + 4].try_into().unwrap())
+    }
+
+    /// The rules the JIT mirrors in generated code (LEA's window predicate, LDC's address modes
+    /// and range) agree with their one definition in `crate::semantics` on edge values.
+    #[test]
+    fn semantics_mirrors() {
+        use crate::ir::LdcMode;
+        use crate::semantics::{ldc_address, ldc_readable, lea_outside_window};
+        use warpjit_runtime::{BankMode, ConstBanks};
+        let jit = Jit::new().expect("host supported");
+        // LEA: lane l holds (lo, hi) = c[0][8l], c[0][8l + 4]; P0 is LO's window test on lo, P1
+        // HI's on {hi, lo}.
+        let lea = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nLDC.64 R4, c[0x0][R1];\n\
+                   LEA P0, R6, R4, RZ, 0x0;\nLEA.HI P1, R7, R4, RZ, R5, 0x0;\n\
+                   P2R R8, PR, RZ, 0x3;\nSTG [R1+0x10000], R8;\nEXIT;\n";
+        let top = u64::MAX - 0xff_ffff;
+        for window in [0x0100_0000, 0xff00_0000, 0x1_0000_0000, 0, top] {
+            let (wl, wh) = (window as u32, (window >> 32) as u32);
+            let los = [
+                0,
+                wl.wrapping_sub(1),
+                wl,
+                wl.wrapping_add(0xff_ffff),
+                wl.wrapping_add(0x100_0000),
+                u32::MAX,
+            ];
+            let his = [wh, wh.wrapping_sub(1), wh.wrapping_add(1), 0, u32::MAX];
+            let lanes: Vec<(u32, u32)> = (0..32).map(|l| (los[l % 6], his[l / 6 % 5])).collect();
+            let mut consts = ConstBanks::new();
+            for (l, (lo, hi)) in lanes.iter().enumerate() {
+                consts.write(0, 8 * l as u32, &lo.to_le_bytes()).unwrap();
+                consts
+                    .write(0, 8 * l as u32 + 4, &hi.to_le_bytes())
+                    .unwrap();
+            }
+            let mem = run_compiled(&jit, lea, consts, BankMode::Compute, window);
+            for (l, &(lo, hi)) in lanes.iter().enumerate() {
+                let want = lea_outside_window(window, false, lo, 0) as u32
+                    | (lea_outside_window(window, true, hi, lo) as u32) << 1;
+                assert_eq!(
+                    word(&mem, l),
+                    want,
+                    "window {window:#x}, lane {l}: {lo:#x} {hi:#x}"
+                );
+            }
+        }
+        // LDC: lane l's Ra is c[0][4l]; every other word of banks 1 to 17 is its own address
+        // with the bank in the high half.
+        let ras: [u32; 32] = [
+            0,
+            4,
+            0xffec,
+            0xfff0,
+            0xfffc,
+            0x1_0000,
+            0xffff_fff0,
+            0xffff_ffec,
+            0xffff_fffc,
+            0x0001_0004,
+            0x0001_0008,
+            0x000b_fff8,
+            0x000c_0008,
+            0x000f_0000,
+            0x0010_0000,
+            0x0005_fff0,
+            0x0006_0000,
+            0x0007_fffc,
+            0x0008_0000,
+            0x001d_0010,
+            0x001e_0000,
+            0x7fff_0000,
+            0x8000_0004,
+            0xfffe_fffc,
+            0x0000_8000,
+            0x0000_7ffc,
+            0x0002_fff8,
+            0x0003_0008,
+            0x0000_fff8,
+            0x0001_fffc,
+            0x000d_0000,
+            0x0010_fff0,
+        ];
+        let mut consts = ConstBanks::new();
+        for bank in 1..18u32 {
+            for addr in (0..0x1_0000u32).step_by(4) {
+                consts
+                    .write(bank, addr, &(bank << 16 | addr).to_le_bytes())
+                    .unwrap();
+            }
+        }
+        for (l, ra) in ras.iter().enumerate() {
+            consts.write(0, 4 * l as u32, &ra.to_le_bytes()).unwrap();
+        }
+        for (mode, mname) in [
+            (LdcMode::Ia, "IA"),
+            (LdcMode::Il, "IL"),
+            (LdcMode::Is, "IS"),
+            (LdcMode::Isl, "ISL"),
+        ] {
+            for imm in [0x10, -0x8] {
+                let off = if imm < 0 {
+                    format!("-{:#x}", -imm)
+                } else {
+                    format!("+{imm:#x}")
+                };
+                let ldc = format!(
+                    "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSHL R9, R0, 0x2;\nLDC R2, c[0x0][R9];\n\
+                     LDC.{mname} R3, c[0x2][R2{off}];\nSTG [R1+0x10000], R3;\nEXIT;\n"
+                );
+                for bmode in [BankMode::Compute, BankMode::Graphics] {
+                    let mem = run_compiled(&jit, &ldc, consts.clone(), bmode, 0x0100_0000);
+                    for (l, &ra) in ras.iter().enumerate() {
+                        let (bank, addr) = ldc_address(mode, 2, imm, ra);
+                        let want =
+                            if ldc_readable(bank, addr, 4, bmode.banks(), mode == LdcMode::Isl) {
+                                consts.word(bank, addr as u32)
+                            } else {
+                                0
+                            };
+                        assert_eq!(
+                            word(&mem, l),
+                            want,
+                            "LDC.{mname} imm {imm}, {bmode:?}, lane {l}: Ra {ra:#x}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Compiled global loads address memory as `crate::semantics::effective` says (32-bit
+    /// wrap-around, `.E` pairs with a borrow across 4 GiB, misaligned addresses aligned down), on
+    /// both their fast path (every lane in the hinted segment) and their slow path.
+    #[test]
+    fn effective_address_mirror() {
+        use crate::semantics::effective;
+        use warpjit_runtime::memory::Init;
+        use warpjit_runtime::{ConstBanks, LANES};
+        let jit = Jit::new().expect("host supported");
+        // Lane l's Ra pair is c[0][8l], c[0][8l + 4]; each thread stores both loads at
+        // 0x10000 + 8 * tid.
+        let text = |e: &str| {
+            format!(
+                "S2R R0, SR_LANEID;\nS2R R8, SR_TID.X;\nSHL R1, R0, 0x3;\nLDC.64 R4, c[0x0][R1];\n\
+                 LDG{e} R6, [R4+0x10];\nLDG{e} R7, [R4-0x10];\nSHL R9, R8, 0x3;\n\
+                 STG [R9+0x10000], R6;\nSTG [R9+0x10004], R7;\nEXIT;\n"
+            )
+        };
+        // A segment across 4 GiB and one at 0 (32-bit addresses wrap into it).
+        let fill = |base: u64, len: u64| -> Vec<u8> {
+            (base..base + len)
+                .step_by(4)
+                .flat_map(|a| {
+                    ((a as u32).wrapping_mul(0x9e37_79b1) ^ (a >> 32) as u32).to_le_bytes()
+                })
+                .collect()
+        };
+        let wide: Vec<(u32, u32)> = [0xffff_ff10, 0xffff_fff0, 0xffff_fff3, 0xffff_fffc]
+            .iter()
+            .map(|&lo| (lo, 0))
+            .chain([0, 4, 8, 0xb, 0xe0].iter().map(|&lo| (lo, 1)))
+            .collect();
+        let narrow: Vec<(u32, u32)> = [0xffff_fff0, 0xffff_fff3, 0xffff_fffc, 0x10, 0x13, 0x80]
+            .iter()
+            .map(|&lo| (lo, 0))
+            .collect();
+        for (e, table, all_fast) in [(".E", &wide, true), ("", &narrow, false)] {
+            let prog = program(&text(e));
+            jit.compile_all(&prog).expect("compiles");
+            let mut machine = Machine::default();
+            let (hi_base, lo_base) = (0xffff_ff00u64, 0u64);
+            machine
+                .global
+                .map(hi_base, 0x200, Init::Bytes(&fill(hi_base, 0x200)))
+                .unwrap();
+            machine
+                .global
+                .map(lo_base, 0x100, Init::Bytes(&fill(lo_base, 0x100)))
+                .unwrap();
+            machine.global.map(0x10000, 0x800, Init::Zero).unwrap();
+            let mut consts = ConstBanks::new();
+            let mut w = WarpState::new_boxed(u32::MAX);
+            for l in 0..LANES {
+                let (lo, hi) = table[l % table.len()];
+                consts.write(0, 8 * l as u32, &lo.to_le_bytes()).unwrap();
+                consts
+                    .write(0, 8 * l as u32 + 4, &hi.to_le_bytes())
+                    .unwrap();
+                (w.regs[4][l], w.regs[5][l]) = (lo, hi);
+            }
+            let launch = Launch {
+                block: [256, 1, 1],
+                ..Launch::new(prog, consts)
+            };
+            let opts = RunOptions {
+                threads: 1,
+                ..RunOptions::default()
+            };
+            let stats = jit.run(&machine, &launch, &opts).expect("runs");
+            assert_eq!((stats.interp_blocks, stats.delegated), (0, 0));
+            if all_fast {
+                // Only the first warp misses each instruction's hint; seven take the fast path.
+                assert!(stats.slow_paths <= 4, "{stats:?}");
+            }
+            let out = machine.global.read_bytes(0x10000, 0x800).unwrap();
+            for tid in 0..256 {
+                let l = tid % LANES;
+                for (k, off) in [0x10i32, -0x10].into_iter().enumerate() {
+                    let addr = crate::ir::Addr {
+                        base: Some(crate::ir::Reg(4)),
+                        offset: off,
+                    };
+                    let ea = effective(&w, addr, e == ".E", l) & !3;
+                    let want = machine.global.read_bytes(ea, 4).unwrap();
+                    let at = 8 * tid + 4 * k;
+                    assert_eq!(
+                        &out[at..at + 4],
+                        &want[..],
+                        "LDG{e} lane {l} offset {off}: {ea:#x}"
+                    );
+                }
+            }
+        }
     }
 
     /// A block of 120 128-bit loads (weight 2880) becomes 6 pieces, none heavier than

@@ -455,7 +455,7 @@ impl Tx<'_, '_, '_> {
     /// The +1s of negated operands, carry in (`.X`) and `.PO`, as in the interpreter's
     /// `plus_row`: `None` when it is 0 in every lane.
     pub(in crate::jit) fn plus(&mut self, negs: u32, x: bool, po: bool) -> Option<Row> {
-        let base = crate::interp::ops::add_ones(negs, x, po);
+        let base = crate::semantics::add_ones(negs, x, po);
         if x {
             let cf = self.flag(CF);
             let mv = self.mask_vec(cf);
@@ -613,7 +613,7 @@ impl Tx<'_, '_, '_> {
 
     pub(in crate::jit) fn iadd3(&mut self, g: Guard, o: &Iadd3) -> bool {
         let m = self.guard_mask(g);
-        let [na, nb, nc] = crate::interp::ops::iadd3_ones(o);
+        let [na, nb, nc] = crate::semantics::iadd3_ones(o);
         let a = self.reg(o.a.src);
         let a = self.half(a, o.a.half);
         let a = self.not_if(a, o.a.neg);

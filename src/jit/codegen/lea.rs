@@ -57,7 +57,8 @@ impl Tx<'_, '_, '_> {
         let (res, cf, _) = self.add3(&b, &v, plus);
         // Plg = CC.OF = NOT window_detect(EA), computed only when live. EA: LO: zext(Rd);
         // HI: {Rd, lea_lo}. EA - window is taken in 64 bits, as two 32-bit words with a borrow,
-        // so the window may lie anywhere.
+        // so the window may lie anywhere. This mirrors `crate::semantics::lea_outside_window`
+        // (the one definition; `jit::tests::semantics_mirrors` compares the two).
         let want_of = o.cc && self.after.has_flag(OF);
         let want_p = o.p.is_some_and(|p| self.after.has_pred(p));
         let outside = if want_of || want_p {

@@ -1,4 +1,5 @@
-//! Running a grid: CTAs on a rayon pool, the warps of one CTA in turn, barriers between them.
+//! Running a grid: CTAs on a rayon pool, the warps of one CTA in turn, barriers between them
+//! (for both engines).
 //!
 //! Scheduling inside a CTA is deterministic: warp 0 runs until it exits or waits at a barrier,
 //! then warp 1, and so on; when every live warp waits at the same barrier, all are released and
@@ -6,9 +7,9 @@
 //! barrier-deadlock fault. CTAs are independent; with several host threads the reported fault is
 //! the one of the lowest-numbered faulting CTA, as with one thread.
 
-use super::ops::Cx;
-use super::warp::{run_warp, BodyRunner, Budget, Stop, WarpCtl, WarpFault};
-use crate::exec::{max_threads, Diagnostic, Launch, Machine, RunOptions, Stats};
+use super::observe::WarpAt;
+use super::warp::{run_warp, BodyRunner, Budget, Stop, WarpCtl};
+use super::{max_threads, CtaEnv, Launch, Machine, RunOptions, Stats};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -181,17 +182,12 @@ pub fn run_cta(
     let share = launch.cta_share(machine.launch_budget);
     let start = launch.cta_start_cost();
     if start > share {
-        return Err(Fault {
-            kind: FaultKind::BudgetExhausted {
-                budget: machine.launch_budget,
-                ctas: Some(launch.ctas()),
-            },
-            launch: launch.index,
-            cta,
-            warp: 0,
-            lane: 0,
-            pc: prog.blocks.first().map_or(0, |b| b.pc),
-        });
+        let kind = FaultKind::BudgetExhausted {
+            budget: machine.launch_budget,
+            ctas: Some(launch.ctas()),
+        };
+        let pc = prog.blocks.first().map_or(0, |b| b.pc);
+        return Err(Fault::new(kind, 0).at_pc(pc).in_warp(launch.index, cta, 0));
     }
     let mut budget = Budget {
         warp: launch.budget,
@@ -253,15 +249,23 @@ pub fn run_cta(
     }
     s.shared.clear();
     s.shared.resize(launch.shared_bytes as usize, 0);
-    let mut cx = Cx {
+    let observer = opts.observer.as_deref();
+    let mut env = CtaEnv {
         mem: &machine.global,
         consts: &launch.consts,
         nbanks: launch.mode.banks(),
         shared: &mut s.shared,
         shared_window: machine.shared_window,
         hint: 0,
-        check: opts.check,
-        diags: Vec::new(),
+        observer,
+        check: observer.is_some_and(|o| o.checks()),
+        at: WarpAt {
+            launch: launch.index,
+            cta,
+            warp: 0,
+        },
+        pc: 0,
+        findings: Vec::new(),
     };
     let mut stats = Stats {
         warps: nw as u64,
@@ -269,39 +273,20 @@ pub fn run_cta(
     };
     s.status.clear();
     s.status.resize(nw, Status::Ready);
-    let fault = |wi: usize, f: WarpFault| Fault {
-        kind: f.kind,
-        launch: launch.index,
-        cta,
-        warp: wi as u32,
-        lane: f.lane,
-        pc: f.pc,
-    };
+    let fault = |wi: usize, f: Fault| f.in_warp(launch.index, cta, wi as u32);
     loop {
         for wi in 0..nw {
             if s.status[wi] != Status::Ready {
                 continue;
             }
-            let mut diag = |lane: u32, pc: u32, message: String| {
-                opts.diagnostics.push(Diagnostic {
-                    launch: launch.index,
-                    cta,
-                    warp: wi as u32,
-                    lane,
-                    pc,
-                    message,
-                })
-            };
-            let stop = run_warp(
-                prog,
-                &mut *s.runner,
-                &mut s.warps[wi],
-                &mut s.ctls[wi],
-                &mut cx,
-                &mut budget,
-                &mut stats,
-                &mut diag,
-            )
+            env.at.warp = wi as u32;
+            let (w, ctl) = (&mut s.warps[wi], &mut s.ctls[wi]);
+            let runner = &mut *s.runner;
+            let stop = if observer.is_some() {
+                run_warp::<true>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
+            } else {
+                run_warp::<false>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
+            }
             .map_err(|f| fault(wi, f))?;
             s.status[wi] = match stop {
                 Stop::Exited => Status::Done,
@@ -325,16 +310,11 @@ pub fn run_cta(
             }
         } else {
             let w = &s.warps[w0];
-            return Err(fault(
-                w0,
-                WarpFault {
-                    kind: FaultKind::BarrierDeadlock {
-                        barrier: id0 as u32,
-                    },
-                    lane: w.active.trailing_zeros() % 32,
-                    pc: pc0,
-                },
-            ));
+            let kind = FaultKind::BarrierDeadlock {
+                barrier: id0 as u32,
+            };
+            let lane = w.active.trailing_zeros() % 32;
+            return Err(fault(w0, Fault::new(kind, lane).at_pc(pc0)));
         }
     }
     Ok(stats)
@@ -343,7 +323,7 @@ pub fn run_cta(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::warp::Interp;
+    use crate::interp::Interp;
     use std::collections::HashSet;
     use std::thread::ThreadId;
     use warpjit_runtime::ConstBanks;

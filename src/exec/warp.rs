@@ -1,4 +1,5 @@
-//! Running one warp: blocks, terminators and the reconvergence stack (docs/semantics.md §7).
+//! Running one warp: blocks, terminators and the reconvergence stack (docs/semantics.md §7),
+//! for both engines.
 //!
 //! Model: the warp has an active mask, an exited mask and a stack of pending entries.
 //! - A divergent `BRA` pushes the fall-through lanes as a `Div` entry and runs the taken lanes.
@@ -14,12 +15,10 @@
 //! CTA's warps draw on in the order they run ([`Budget`]). The instruction that would exceed
 //! either faults instead of executing.
 
-use super::lanes::lanes;
-use super::ops::{exec_op, Cx, LaneFault};
-use crate::exec::Stats;
+use super::{CtaEnv, Stats};
 use crate::ir::*;
 use warpjit_runtime::warp::ZF;
-use warpjit_runtime::{FaultKind, WarpState};
+use warpjit_runtime::{Fault, FaultKind, WarpState};
 
 /// Most entries the reconvergence stack may hold.
 pub const MAX_STACK: usize = 1024;
@@ -82,20 +81,10 @@ pub enum Stop {
     },
 }
 
-/// A fault inside a warp, before the engine adds launch/CTA/warp.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WarpFault {
-    /// What went wrong.
-    pub kind: FaultKind,
-    /// Lane.
-    pub lane: u32,
-    /// pc.
-    pub pc: u32,
-}
-
-/// Runs the instructions of a block (not its terminator) for the warp's active mask. The
-/// interpreter runs every block itself ([`Interp`]); the JIT runs compiled code where it has some.
-/// Either way the caller counts the block's instructions into [`Stats`].
+/// Runs the instructions of a block (not its terminator) for the warp's active mask: what an
+/// engine supplies to the dispatcher. The interpreter runs every block itself
+/// (`interp::Interp`); the JIT runs compiled code where it has some. Either way the dispatcher
+/// counts the block's instructions into [`Stats`]; a fault comes back with its lane and pc set.
 pub trait BodyRunner {
     /// Runs block `id` (which is `block`) once.
     fn run_body(
@@ -103,28 +92,20 @@ pub trait BodyRunner {
         id: BlockId,
         block: &Block,
         w: &mut WarpState,
-        cx: &mut Cx<'_>,
+        env: &mut CtaEnv<'_>,
         stats: &mut Stats,
-        diag: &mut dyn FnMut(u32, u32, String),
-    ) -> Result<(), WarpFault>;
-}
+    ) -> Result<(), Fault>;
 
-/// The interpreter's body runner.
-pub struct Interp;
-
-impl BodyRunner for Interp {
-    #[inline]
-    fn run_body(
+    /// Runs only the first `n` instructions of block `id` (`n` at most their count): where an
+    /// instruction budget ends inside the block, before instruction `n` or its terminator.
+    fn run_prefix(
         &mut self,
-        _: BlockId,
+        id: BlockId,
         block: &Block,
+        n: usize,
         w: &mut WarpState,
-        cx: &mut Cx<'_>,
-        _: &mut Stats,
-        diag: &mut dyn FnMut(u32, u32, String),
-    ) -> Result<(), WarpFault> {
-        run_body(block, w, cx, diag)
-    }
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault>;
 }
 
 /// The lanes for which a control condition holds.
@@ -140,49 +121,10 @@ pub fn cond_mask(w: &WarpState, c: Cond) -> u32 {
     m
 }
 
-/// Interprets one block's instructions for the current active mask; `diag` receives
-/// (lane, pc, message) diagnostics.
+/// The lanes that execute an instruction with guard `g`: active and guard true.
 #[inline]
-pub fn run_body(
-    block: &Block,
-    w: &mut WarpState,
-    cx: &mut Cx<'_>,
-    diag: &mut dyn FnMut(u32, u32, String),
-) -> Result<(), WarpFault> {
-    run_insts(&block.insts, w, cx, diag)
-}
-
-/// Interprets a run of instructions for the current active mask.
-#[inline]
-pub fn run_insts(
-    insts: &[Inst],
-    w: &mut WarpState,
-    cx: &mut Cx<'_>,
-    diag: &mut dyn FnMut(u32, u32, String),
-) -> Result<(), WarpFault> {
-    for inst in insts {
-        let mask = w.active
-            & cond_mask(
-                w,
-                Cond {
-                    guard: inst.guard,
-                    cc: None,
-                },
-            );
-        if mask != 0 {
-            exec_op(&inst.op, w, mask, cx).map_err(|LaneFault { kind, lane }| WarpFault {
-                kind,
-                lane,
-                pc: inst.pc,
-            })?;
-            if !cx.diags.is_empty() {
-                for (lane, msg) in cx.diags.drain(..) {
-                    diag(lane, inst.pc, msg);
-                }
-            }
-        }
-    }
-    Ok(())
+pub fn exec_mask(w: &WarpState, g: Guard) -> u32 {
+    w.active & cond_mask(w, Cond { guard: g, cc: None })
 }
 
 fn first_active(w: &WarpState) -> u32 {
@@ -194,17 +136,20 @@ fn first_active(w: &WarpState) -> u32 {
 }
 
 /// Runs a warp from `ctl.block` until it exits, waits at a barrier, or faults.
+///
+/// Events go to `env.observer` only with `OBSERVE` (the dispatcher passes true exactly when an
+/// observer is attached), so that without one the per-block path has no test for it.
 #[allow(clippy::too_many_arguments)]
-pub fn run_warp(
+pub fn run_warp<const OBSERVE: bool>(
     prog: &Program,
     runner: &mut dyn BodyRunner,
     w: &mut WarpState,
     ctl: &mut WarpCtl,
-    cx: &mut Cx<'_>,
+    env: &mut CtaEnv<'_>,
     budget: &mut Budget,
     stats: &mut Stats,
-    diag: &mut dyn FnMut(u32, u32, String),
-) -> Result<Stop, WarpFault> {
+) -> Result<Stop, Fault> {
+    let obs = if OBSERVE { env.observer } else { None };
     loop {
         if w.active == 0 {
             loop {
@@ -223,6 +168,9 @@ pub fn run_warp(
         }
         let block = &prog.blocks[ctl.block as usize];
         let term_pc = block.term.pc();
+        if let Some(o) = obs {
+            o.block_enter(env.at, ctl.block, block.pc, w.active);
+        }
         let n = block.insts.len() as u64;
         let total = n + term_pc.is_some() as u64;
         // Whichever budget leaves less binds: the warp's own or its CTA's share.
@@ -249,17 +197,17 @@ pub fn run_warp(
                 .unwrap_or(block.pc);
             let done = left.min(block.insts.len());
             count(stats, done as u64, w.active);
-            run_insts(&block.insts[..done], w, cx, diag)?;
-            return Err(WarpFault {
-                kind,
-                lane: first_active(w),
-                pc,
-            });
+            runner.run_prefix(ctl.block, block, done, w, env)?;
+            return Err(Fault::new(kind, first_active(w)).at_pc(pc));
         }
         ctl.issued += total;
         budget.cta_left -= total;
         count(stats, total, w.active);
-        runner.run_body(ctl.block, block, w, cx, stats, diag)?;
+        runner.run_body(ctl.block, block, w, env, stats)?;
+        if let (Some(o), Some(pc)) = (obs, term_pc) {
+            o.inst(env.at, pc, w.active, w.active);
+        }
+        let id = ctl.block;
         match block.term {
             Terminator::Jump { target, .. } => ctl.block = target,
             Terminator::Branch {
@@ -322,17 +270,35 @@ pub fn run_warp(
                     ctl.block = next;
                 }
             }
-            Terminator::Barrier { id, cond, next, pc } => {
+            Terminator::Barrier {
+                id: bar,
+                cond,
+                next,
+                pc,
+            } => {
                 ctl.block = next;
                 if w.active & cond_mask(w, cond) != 0 {
-                    if w.active != (!w.exited) && cx.check {
-                        for l in lanes(!w.exited & !w.active).take(1) {
-                            diag(l as u32, pc, format!("BAR.SYNC {id} reached by a partial warp (lane {l} is not active)"));
-                        }
+                    let idle = !w.exited & !w.active;
+                    if w.active != (!w.exited) && env.check && idle != 0 {
+                        let l = idle.trailing_zeros();
+                        env.finding(
+                            l as usize,
+                            format!(
+                                "BAR.SYNC {bar} reached by a partial warp (lane {l} is not active)"
+                            ),
+                        );
+                        env.flush_findings(pc);
                     }
-                    return Ok(Stop::Barrier { id, pc });
+                    if let Some(o) = obs {
+                        o.barrier(env.at, bar, pc, w.active);
+                        o.block_exit(env.at, id);
+                    }
+                    return Ok(Stop::Barrier { id: bar, pc });
                 }
             }
+        }
+        if let Some(o) = obs {
+            o.block_exit(env.at, id);
         }
     }
 }
@@ -344,15 +310,12 @@ fn count(stats: &mut Stats, n: u64, active: u32) {
     stats.lane_insts += n * active.count_ones() as u64;
 }
 
-fn push(ctl: &mut WarpCtl, w: &WarpState, e: Entry, pc: u32) -> Result<(), WarpFault> {
+fn push(ctl: &mut WarpCtl, w: &WarpState, e: Entry, pc: u32) -> Result<(), Fault> {
     if ctl.stack.len() >= MAX_STACK {
-        return Err(WarpFault {
-            kind: FaultKind::StackOverflow {
-                depth: MAX_STACK as u32,
-            },
-            lane: first_active(w),
-            pc,
-        });
+        let kind = FaultKind::StackOverflow {
+            depth: MAX_STACK as u32,
+        };
+        return Err(Fault::new(kind, first_active(w)).at_pc(pc));
     }
     ctl.stack.push(e);
     Ok(())

@@ -1,10 +1,26 @@
-//! What every engine runs: the machine, a launch, run options and statistics.
+//! The engine-neutral execution core: the machine, a launch, run options and statistics, and
+//! the dispatcher both engines run under.
 //!
 //! Engines (the interpreter in [`crate::interp`], the JIT in [`crate::jit`]) implement [`Engine`]; the
-//! runner builds a [`Machine`] and [`Launch`]es from a trace file and hands them to one.
+//! runner builds a [`Machine`] and [`Launch`]es from a trace file and hands them to one. Both
+//! engines run a launch with [`grid::run_grid`]: CTAs on a rayon pool, the warps of a CTA in turn,
+//! barriers and fault selection ([`grid`]); blocks, terminators, the reconvergence stack and the
+//! instruction budgets per warp ([`warp`]). An engine supplies only a [`BodyRunner`], which runs
+//! the instructions of one block for a warp, against the CTA's [`CtaEnv`]. Execution events go to
+//! an [`Observer`] ([`observe`]).
+
+pub mod env;
+pub mod grid;
+pub mod observe;
+pub mod warp;
+
+pub use env::CtaEnv;
+pub use grid::run_grid;
+pub use observe::{CheckFinding, CheckObserver, MemAccess, MemSpace, Observer, WarpAt};
+pub use warp::BodyRunner;
 
 use crate::ir::Program;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use warpjit_runtime::{BankMode, ConstBanks, Fault, GlobalMemory, DEFAULT_SHARED_WINDOW};
 
 /// The state launches share: global memory, the generic shared window and the launch budget.
@@ -118,71 +134,6 @@ impl Launch {
     }
 }
 
-/// A `--check` diagnostic: undefined or suspicious behaviour that got a defined result.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// Launch index.
-    pub launch: u32,
-    /// CTA coordinates.
-    pub cta: [u32; 3],
-    /// Warp within the CTA.
-    pub warp: u32,
-    /// Lane.
-    pub lane: u32,
-    /// Guest pc.
-    pub pc: u32,
-    /// What happened.
-    pub message: String,
-}
-
-impl std::fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "check: {} (launch {}, CTA ({}, {}, {}), warp {}, lane {}, pc {:#06x})",
-            self.message,
-            self.launch,
-            self.cta[0],
-            self.cta[1],
-            self.cta[2],
-            self.warp,
-            self.lane,
-            self.pc
-        )
-    }
-}
-
-/// Collected diagnostics (shared across host threads; capped).
-#[derive(Default)]
-pub struct Diagnostics {
-    list: Mutex<Vec<Diagnostic>>,
-}
-
-/// Most diagnostics kept per run.
-pub const MAX_DIAGNOSTICS: usize = 1000;
-
-impl Diagnostics {
-    /// Records one (dropped past [`MAX_DIAGNOSTICS`]).
-    pub fn push(&self, d: Diagnostic) {
-        if let Ok(mut l) = self.list.lock() {
-            if l.len() < MAX_DIAGNOSTICS {
-                l.push(d);
-            }
-        }
-    }
-    /// Takes the collected diagnostics, sorted by (launch, CTA, warp, pc, lane) so the output does
-    /// not depend on host thread timing.
-    pub fn take(&self) -> Vec<Diagnostic> {
-        let mut v = self
-            .list
-            .lock()
-            .map(|mut l| std::mem::take(&mut *l))
-            .unwrap_or_default();
-        v.sort_by_key(|d| (d.launch, d.cta[2], d.cta[1], d.cta[0], d.warp, d.pc, d.lane));
-        v
-    }
-}
-
 /// Most host threads a launch runs CTAs on: 4 × the host's available parallelism (more would
 /// only add threads, not speed). [`RunOptions::threads`] above it is clamped to it; `warpjit run`
 /// rejects it.
@@ -191,23 +142,14 @@ pub fn max_threads() -> usize {
 }
 
 /// How to run.
+#[derive(Clone, Default)]
 pub struct RunOptions {
     /// Host threads for CTAs (0 = all cores; more than [`max_threads`] is clamped to it).
     pub threads: usize,
-    /// Report undefined behaviour as diagnostics.
-    pub check: bool,
-    /// Where diagnostics go.
-    pub diagnostics: Arc<Diagnostics>,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            threads: 0,
-            check: false,
-            diagnostics: Arc::new(Diagnostics::default()),
-        }
-    }
+    /// Receives execution events (`--check` is one observer, [`CheckObserver`]). With one
+    /// attached, an engine may run every block through the interpreter; without, nothing is
+    /// reported and nothing slowed down.
+    pub observer: Option<Arc<dyn Observer>>,
 }
 
 /// Work counted while running.

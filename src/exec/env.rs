@@ -1,0 +1,83 @@
+//! [`CtaEnv`]: what the instructions of one CTA's warps may touch besides their registers.
+
+use super::observe::{CheckFinding, MemAccess, MemSpace, Observer, WarpAt};
+use warpjit_runtime::{ConstBanks, GlobalMemory};
+
+/// Everything an instruction may touch besides the warp's registers: global memory, the constant
+/// banks, the CTA's shared memory, and where events go. Built by the dispatcher for each CTA
+/// ([`super::grid::run_cta`]) and handed to the engine's body runner with every block. (The
+/// JIT's compiled code receives its own context, `jit::abi::JitCx`, filled from this one.)
+pub struct CtaEnv<'a> {
+    /// Global memory.
+    pub mem: &'a GlobalMemory,
+    /// Constant banks (launch constants filled in).
+    pub consts: &'a ConstBanks,
+    /// Banks available in the launch's mode.
+    pub nbanks: u32,
+    /// The CTA's shared memory.
+    pub shared: &'a mut [u8],
+    /// Base of the shared window.
+    pub shared_window: u64,
+    /// Segment-lookup hint of the interpreter's global accesses.
+    pub hint: usize,
+    /// The attached observer, if any.
+    pub observer: Option<&'a dyn Observer>,
+    /// The observer wants `--check` findings ([`Observer::checks`]): ops look for them.
+    pub check: bool,
+    /// The warp running (set by the dispatcher before each warp runs).
+    pub at: WarpAt,
+    /// The pc of the instruction running, for events raised inside an op (set by the
+    /// interpreter while an observer is attached).
+    pub pc: u32,
+    /// Findings raised by the current instruction: (lane, message), reported with its pc once
+    /// the instruction completes (a faulting instruction reports none).
+    pub findings: Vec<(u32, String)>,
+}
+
+impl CtaEnv<'_> {
+    /// Records a `--check` finding of lane `lane` for the current instruction (nothing without
+    /// `check`).
+    #[inline]
+    pub fn finding(&mut self, lane: usize, msg: String) {
+        if self.check {
+            self.findings.push((lane as u32, msg));
+        }
+    }
+
+    /// Reports the findings of the instruction at `pc`, which completed.
+    #[inline]
+    pub fn flush_findings(&mut self, pc: u32) {
+        if let Some(o) = self.observer {
+            for (lane, message) in self.findings.drain(..) {
+                o.finding(CheckFinding {
+                    launch: self.at.launch,
+                    cta: self.at.cta,
+                    warp: self.at.warp,
+                    lane,
+                    pc,
+                    message,
+                });
+            }
+        } else {
+            self.findings.clear();
+        }
+    }
+
+    /// Reports one lane's memory access by the current instruction (at `self.pc`).
+    #[inline]
+    pub fn access(&self, lane: usize, space: MemSpace, addr: u64, size: u32, store: bool) {
+        if let Some(o) = self.observer {
+            o.mem(
+                self.at,
+                MemAccess {
+                    pc: self.pc,
+                    lane: lane as u32,
+                    space,
+                    addr,
+                    size,
+                    store,
+                },
+            );
+        }
+    }
+}

@@ -1,0 +1,459 @@
+//! Loads and stores: `LDC` (docs/semantics.md §17), `LDG`/`STG` (§18), generic `LD`/`ST` (§20)
+//! and `LDS`/`STS` (§15), with the alignment rules of §16. Every lane's access is checked before
+//! any lane writes (a faulting instruction has no effect) and the lowest faulting lane reports.
+//! With an observer attached, each lane's access of an instruction that completes is reported.
+
+use super::lanes::*;
+use super::ops::*;
+use crate::exec::{CtaEnv, MemSpace};
+use crate::ir::*;
+use crate::semantics::{effective, ldc_address, ldc_readable};
+use warpjit_runtime::memory::{load_sized, load_u32, store_sized, store_u32, Access};
+use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
+
+impl Exec for Ldc {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let size = self.size.bytes();
+        let imm5 = self.bank as u32;
+        // Bank and (signed) address per lane (docs/semantics.md §17); with RZ the immediate is the
+        // unsigned 16-bit address and every mode agrees.
+        let (bank, addr): (Row, [i64; LANES]) = if self.a.is_rz() {
+            (splat(imm5), [self.imm as i64; LANES])
+        } else {
+            let ra = reg(w, self.a);
+            let (mode, imm) = (self.mode, self.imm);
+            let at: [(u32, i64); LANES] =
+                std::array::from_fn(|l| ldc_address(mode, imm5, imm, ra[l]));
+            (
+                std::array::from_fn(|l| at[l].0),
+                std::array::from_fn(|l| at[l].1),
+            )
+        };
+        let isl = self.mode == LdcMode::Isl;
+        let nbanks = env.nbanks;
+        let readable = move |bank: u32, addr: i64| ldc_readable(bank, addr, size, nbanks, isl);
+        // Misaligned addresses fault (checked before the range); the lowest lane reports.
+        let misaligned = mask_of(|l| addr[l] as u64 & (size as u64 - 1) != 0) & mask;
+        if misaligned != 0 {
+            let l = misaligned.trailing_zeros() as usize;
+            let kind = FaultKind::MisalignedConstant {
+                bank: bank[l],
+                addr: addr[l] as u32,
+                size,
+            };
+            return Err(Fault::new(kind, l as u32));
+        }
+        if env.check {
+            for l in lanes(mask) {
+                if !(isl && bank[l] > 13) && (env.nbanks..18).contains(&bank[l]) {
+                    let b = bank[l];
+                    env.finding(l, format!("LDC from constant bank {b}, not available in this launch's mode (reads 0)"));
+                }
+            }
+        }
+        if size == 4 {
+            let row: Row = std::array::from_fn(|l| {
+                if lane_on(mask, l) && readable(bank[l], addr[l]) {
+                    env.consts.word(bank[l], addr[l] as u32)
+                } else {
+                    0
+                }
+            });
+            put(w, self.d.0, &row, mask);
+        } else {
+            let mut words = [[0u32; 4]; LANES];
+            for l in lanes(mask) {
+                if readable(bank[l], addr[l]) {
+                    words[l] = env
+                        .consts
+                        .read(bank[l], addr[l] as u32, size, self.size.signed());
+                }
+            }
+            put_words(w, self.d, self.size.regs(), &words, mask);
+        }
+        if env.observer.is_some() {
+            for l in lanes(mask) {
+                let space = MemSpace::Const { bank: bank[l] };
+                env.access(l, space, addr[l] as u64, size, false);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Aligns an address down to the access size (a diagnostic in checking mode when it had to).
+#[inline(always)]
+fn align_down(env: &mut CtaEnv<'_>, ea: u64, size: u32, l: usize, what: &str) -> u64 {
+    let a = ea & !(size as u64 - 1);
+    if a != ea && env.check {
+        env.finding(
+            l,
+            format!("misaligned {size}-byte {what} access at {ea:#x} aligned down to {a:#x}"),
+        );
+    }
+    a
+}
+
+/// Loads from global memory: `Ok(None)` for a non-resident tile (data 0).
+#[inline(always)]
+fn global_load(
+    env: &mut CtaEnv<'_>,
+    ea: u64,
+    size: MemSize,
+    l: usize,
+) -> Result<Option<[u32; 4]>, Fault> {
+    let bytes = size.bytes();
+    match env.mem.locate(ea, bytes, &mut env.hint) {
+        Access::Host(p) => {
+            let mut v = [0; 4];
+            // SAFETY: `locate` checked that `bytes` bytes at the (aligned) address are mapped.
+            unsafe { load_sized(p, bytes, size.signed(), &mut v) };
+            Ok(Some(v))
+        }
+        Access::Sparse => Ok(None),
+        Access::Unmapped => Err(Fault::new(
+            FaultKind::IllegalAddress {
+                addr: ea,
+                size: bytes,
+            },
+            l as u32,
+        )),
+    }
+}
+
+/// The shared-memory byte range of an access at `offset` (64-bit, may be negative).
+#[inline(always)]
+fn shared_range(env: &CtaEnv<'_>, offset: u64, bytes: u32, l: usize) -> Result<usize, Fault> {
+    let len = env.shared.len() as u64;
+    if offset < len && offset + bytes as u64 <= len {
+        Ok(offset as usize)
+    } else {
+        Err(Fault::new(
+            FaultKind::SharedOutOfRange {
+                offset,
+                size: bytes,
+                shared_bytes: len as u32,
+            },
+            l as u32,
+        ))
+    }
+}
+
+fn shared_load(env: &CtaEnv<'_>, at: usize, size: MemSize) -> [u32; 4] {
+    let b = &env.shared[at..at + size.bytes() as usize];
+    let mut v = [0u32; 4];
+    match size.bytes() {
+        1 => {
+            v[0] = if size.signed() {
+                b[0] as i8 as i32 as u32
+            } else {
+                b[0] as u32
+            }
+        }
+        2 => {
+            let h = u16::from_le_bytes([b[0], b[1]]);
+            v[0] = if size.signed() {
+                h as i16 as i32 as u32
+            } else {
+                h as u32
+            };
+        }
+        _ => {
+            for (w, c) in v.iter_mut().zip(b.chunks_exact(4)) {
+                *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        }
+    }
+    v
+}
+
+fn shared_store(env: &mut CtaEnv<'_>, at: usize, bytes: u32, v: &[u32; 4]) {
+    let mut raw = [0u8; 16];
+    for (k, word) in v.iter().enumerate() {
+        raw[4 * k..4 * k + 4].copy_from_slice(&word.to_le_bytes());
+    }
+    env.shared[at..at + bytes as usize].copy_from_slice(&raw[..bytes as usize]);
+}
+
+/// Aligned effective addresses of all 32 lanes (a branch-free loop).
+#[inline(always)]
+fn lane_addrs(w: &WarpState, addr: Addr, e: bool, bytes: u32) -> [u64; LANES] {
+    let al = !(bytes as u64 - 1);
+    match addr.base {
+        None => [(addr.offset as u32 as u64) & al; LANES],
+        Some(r) if e => {
+            let (lo, hi) = (&w.regs[r.index()], &w.regs[r.offset(1).index()]);
+            let off = addr.offset as i64 as u64;
+            std::array::from_fn(|l| ((hi[l] as u64) << 32 | lo[l] as u64).wrapping_add(off) & al)
+        }
+        Some(r) => {
+            let lo = &w.regs[r.index()];
+            std::array::from_fn(|l| lo[l].wrapping_add(addr.offset as u32) as u64 & al)
+        }
+    }
+}
+
+/// The fast path of a global access: when every executing lane's access lies in one segment
+/// without sparse tiles, its (base, host base). With an observer (checking mode is one) the
+/// per-lane path always runs, which reports misaligned addresses and each lane's access.
+#[inline(always)]
+fn one_segment(
+    env: &mut CtaEnv<'_>,
+    ea: &[u64; LANES],
+    mask: u32,
+    bytes: u32,
+) -> Option<(u64, *mut u8)> {
+    if env.observer.is_some() {
+        return None;
+    }
+    let seg = env.mem.find(
+        ea[mask.trailing_zeros() as usize],
+        bytes as u64,
+        &mut env.hint,
+    )?;
+    if seg.has_sparse() {
+        return None;
+    }
+    let (base, lim) = (seg.base(), seg.size() - bytes as u64);
+    let mut outside = 0u32;
+    for l in 0..LANES {
+        outside |= ((ea[l].wrapping_sub(base) > lim) as u32) << l;
+    }
+    (outside & mask == 0).then(|| (base, seg.host_base()))
+}
+
+impl Exec for Ldg {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let bytes = self.size.bytes();
+        let ea = lane_addrs(w, self.addr, self.e, bytes);
+        if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
+            if self.size == MemSize::B32 {
+                let mut row = [0u32; LANES];
+                for l in lanes(mask) {
+                    // SAFETY: `one_segment` checked this lane's access lies inside the segment.
+                    row[l] = unsafe { load_u32(host.add((ea[l] - base) as usize)) };
+                }
+                put(w, self.d.0, &row, mask);
+            } else {
+                let mut words = [[0u32; 4]; LANES];
+                for l in lanes(mask) {
+                    // SAFETY: as above.
+                    unsafe {
+                        load_sized(
+                            host.add((ea[l] - base) as usize),
+                            bytes,
+                            self.size.signed(),
+                            &mut words[l],
+                        )
+                    };
+                }
+                put_words(w, self.d, self.size.regs(), &words, mask);
+            }
+            if let Some(p) = self.ps {
+                w.set_pred(p.0, mask, 0);
+            }
+            return Ok(());
+        }
+        let mut words = [[0u32; 4]; LANES];
+        let mut sparse = 0u32;
+        for l in lanes(mask) {
+            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "global");
+            match global_load(env, ea, self.size, l)? {
+                Some(v) => words[l] = v,
+                None => sparse |= 1 << l,
+            }
+        }
+        report(env, mask, 0, 0, bytes, false, |l| {
+            effective(w, self.addr, self.e, l)
+        });
+        put_words(w, self.d, self.size.regs(), &words, mask);
+        if let Some(p) = self.ps {
+            w.set_pred(p.0, mask, sparse);
+        }
+        Ok(())
+    }
+}
+
+/// Reports each executing lane's access to the observer, if any, once the instruction has
+/// completed: the effective address `ea(l)` aligned down to `bytes`; for the lanes in `shared`
+/// a shared-memory access at that address minus `base` (0 for LDS/STS, the window for generic
+/// LD/ST), for the others a global access.
+#[inline(always)]
+fn report(
+    env: &CtaEnv<'_>,
+    mask: u32,
+    shared: u32,
+    base: u64,
+    bytes: u32,
+    store: bool,
+    ea: impl Fn(usize) -> u64,
+) {
+    if env.observer.is_none() {
+        return;
+    }
+    for l in lanes(mask) {
+        let a = ea(l) & !(bytes as u64 - 1);
+        if lane_on(shared, l) {
+            env.access(l, MemSpace::Shared, a.wrapping_sub(base), bytes, store);
+        } else {
+            env.access(l, MemSpace::Global, a, bytes, store);
+        }
+    }
+}
+
+/// Where one lane's store goes (checked for every lane before any lane stores).
+#[derive(Clone, Copy)]
+enum StoreTo {
+    Nowhere,
+    Host(*mut u8),
+    Shared(usize),
+}
+
+fn locate_store(env: &mut CtaEnv<'_>, ea: u64, bytes: u32, l: usize) -> Result<StoreTo, Fault> {
+    match env.mem.locate(ea, bytes, &mut env.hint) {
+        Access::Host(p) => Ok(StoreTo::Host(p)),
+        Access::Sparse => Ok(StoreTo::Nowhere),
+        Access::Unmapped => Err(Fault::new(
+            FaultKind::IllegalAddress {
+                addr: ea,
+                size: bytes,
+            },
+            l as u32,
+        )),
+    }
+}
+
+/// Performs checked stores in lane order (a later lane wins when two lanes store to one address).
+fn commit_stores(
+    w: &WarpState,
+    env: &mut CtaEnv<'_>,
+    to: &[StoreTo; LANES],
+    v: Reg,
+    size: MemSize,
+    mask: u32,
+) {
+    let bytes = size.bytes();
+    for l in lanes(mask) {
+        let data = get_words(w, v, size.regs(), l);
+        match to[l] {
+            StoreTo::Nowhere => {}
+            // SAFETY: `locate` checked that `bytes` bytes at the (aligned) address are mapped.
+            StoreTo::Host(p) => unsafe { store_sized(p, bytes, &data) },
+            StoreTo::Shared(at) => shared_store(env, at, bytes, &data),
+        }
+    }
+}
+
+impl Exec for Stg {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let bytes = self.size.bytes();
+        let ea = lane_addrs(w, self.addr, self.e, bytes);
+        if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
+            if self.size == MemSize::B32 {
+                let v = &w.regs[self.v.index()];
+                for l in lanes(mask) {
+                    // SAFETY: `one_segment` checked this lane's access lies inside the segment.
+                    unsafe { store_u32(host.add((ea[l] - base) as usize), v[l]) };
+                }
+            } else {
+                for l in lanes(mask) {
+                    let data = get_words(w, self.v, self.size.regs(), l);
+                    // SAFETY: as above.
+                    unsafe { store_sized(host.add((ea[l] - base) as usize), bytes, &data) };
+                }
+            }
+            return Ok(());
+        }
+        let mut to = [StoreTo::Nowhere; LANES];
+        for l in lanes(mask) {
+            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "global");
+            to[l] = locate_store(env, ea, bytes, l)?;
+        }
+        commit_stores(w, env, &to, self.v, self.size, mask);
+        report(env, mask, 0, 0, bytes, true, |l| {
+            effective(w, self.addr, self.e, l)
+        });
+        Ok(())
+    }
+}
+
+impl Exec for Ld {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let bytes = self.size.bytes();
+        let global = pred_mask(w, self.steer);
+        let mut words = [[0u32; 4]; LANES];
+        for l in lanes(mask) {
+            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "generic");
+            if lane_on(global, l) {
+                words[l] = global_load(env, ea, self.size, l)?.unwrap_or([0; 4]);
+            } else {
+                let at = shared_range(env, ea.wrapping_sub(env.shared_window), bytes, l)?;
+                words[l] = shared_load(env, at, self.size);
+            }
+        }
+        report(env, mask, !global, env.shared_window, bytes, false, |l| {
+            effective(w, self.addr, self.e, l)
+        });
+        put_words(w, self.d, self.size.regs(), &words, mask);
+        Ok(())
+    }
+}
+
+impl Exec for St {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let bytes = self.size.bytes();
+        let global = pred_mask(w, self.steer);
+        let mut to = [StoreTo::Nowhere; LANES];
+        for l in lanes(mask) {
+            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "generic");
+            to[l] = if lane_on(global, l) {
+                locate_store(env, ea, bytes, l)?
+            } else {
+                StoreTo::Shared(shared_range(
+                    env,
+                    ea.wrapping_sub(env.shared_window),
+                    bytes,
+                    l,
+                )?)
+            };
+        }
+        commit_stores(w, env, &to, self.v, self.size, mask);
+        report(env, mask, !global, env.shared_window, bytes, true, |l| {
+            effective(w, self.addr, self.e, l)
+        });
+        Ok(())
+    }
+}
+
+impl Exec for Lds {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let bytes = self.size.bytes();
+        let mut words = [[0u32; 4]; LANES];
+        for l in lanes(mask) {
+            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "shared");
+            let at = shared_range(env, off, bytes, l)?;
+            words[l] = shared_load(env, at, self.size);
+        }
+        report(env, mask, u32::MAX, 0, bytes, false, |l| {
+            effective(w, self.addr, false, l)
+        });
+        put_words(w, self.d, self.size.regs(), &words, mask);
+        Ok(())
+    }
+}
+
+impl Exec for Sts {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let bytes = self.size.bytes();
+        let mut to = [StoreTo::Nowhere; LANES];
+        for l in lanes(mask) {
+            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "shared");
+            to[l] = StoreTo::Shared(shared_range(env, off, bytes, l)?);
+        }
+        commit_stores(w, env, &to, self.v, self.size, mask);
+        report(env, mask, u32::MAX, 0, bytes, true, |l| {
+            effective(w, self.addr, false, l)
+        });
+        Ok(())
+    }
+}

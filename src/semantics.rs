@@ -1,0 +1,152 @@
+//! Rules both engines need, defined once: pure functions of one lane's values.
+//!
+//! The interpreter calls these functions; the JIT calls them at compile time where their inputs
+//! are constants (the carry rules) and otherwise mirrors them in generated code, with a comment at
+//! the mirror pointing here and a test (`jit::tests::semantics_mirrors`,
+//! `jit::tests::effective_address_mirror`) that runs the generated code on edge values and
+//! compares it with these functions.
+//!
+//! | rule | here | docs/semantics.md |
+//! |---|---|---|
+//! | +1s of negated operands, `.X`, `.PO` | [`add_ones`], [`iadd3_ones`] | §21 |
+//! | effective global/generic address | [`effective`] | §16 |
+//! | LDC bank and address per mode, and which reads are in range | [`ldc_address`], [`ldc_readable`] | §17 |
+//! | LEA's window predicate (Plg and CC.OF) | [`lea_outside_window`] | §15, §19 |
+
+use crate::ir::{Addr, Iadd3, LdcMode};
+use warpjit_runtime::helpers::window_detect;
+use warpjit_runtime::WarpState;
+
+/// The constant part of an add's extra term: one per negated operand (`-b` is `~b + 1`), minus
+/// the one that the carry in replaces with `.X`, plus one for `.PO` (docs/semantics.md §21).
+#[inline(always)]
+pub fn add_ones(negs: u32, x: bool, po: bool) -> u32 {
+    negs - (x && negs > 0) as u32 + po as u32
+}
+
+/// The +1 of each negated IADD3 operand (A, B, C), added in the add that holds the operand;
+/// with `.X` the carry in replaces the +1 of the last negated operand (C, then B, then A)
+/// (docs/semantics.md §21).
+#[inline(always)]
+pub fn iadd3_ones(o: &Iadd3) -> [u32; 3] {
+    let mut n = [o.a.neg as u32, o.b.neg as u32, o.c.neg as u32];
+    if o.x {
+        if let Some(k) = (0..3).rev().find(|&k| n[k] == 1) {
+            n[k] = 0;
+        }
+    }
+    n
+}
+
+/// The effective global/generic address of lane `l` (docs/semantics.md §16): 32-bit
+/// zero-extended, or the 64-bit pair `{Ra+1, Ra}` with `.E`; absolute when the address has no
+/// base register. Not yet aligned down to the access size.
+#[inline(always)]
+pub fn effective(w: &WarpState, addr: Addr, e: bool, l: usize) -> u64 {
+    match addr.base {
+        None => addr.offset as u32 as u64,
+        Some(r) if e => {
+            let lo = w.regs[r.index()][l] as u64;
+            let hi = w.regs[r.offset(1).index()][l] as u64;
+            (hi << 32 | lo).wrapping_add(addr.offset as i64 as u64)
+        }
+        Some(r) => w.regs[r.index()][l].wrapping_add(addr.offset as u32) as u64,
+    }
+}
+
+/// The bank and (signed) byte address one lane of an indexed `LDC` reads (docs/semantics.md
+/// §17), from the instruction's bank `imm5`, its immediate `imm` and the lane's `ra`:
+///
+/// - IA: bank `imm5`, address `ra + imm` (32-bit wrap);
+/// - IL: `t = ra + imm`; bank `imm5 + t[31:16]`, address `t[15:0]`;
+/// - IS and ISL: bank `imm5 + ra[31:16]`, address `imm + ra[15:0]` (may be negative).
+///
+/// With `Ra = RZ` the immediate is the unsigned 16-bit address and every mode gives
+/// (`imm5`, `imm`); callers use that directly.
+#[inline(always)]
+pub fn ldc_address(mode: LdcMode, imm5: u32, imm: i32, ra: u32) -> (u32, i64) {
+    match mode {
+        LdcMode::Ia => (imm5, ra.wrapping_add(imm as u32) as i64),
+        LdcMode::Il => {
+            let t = ra.wrapping_add(imm as u32);
+            (imm5 + (t >> 16), (t & 0xffff) as i64)
+        }
+        LdcMode::Is | LdcMode::Isl => (imm5 + (ra >> 16), imm as i64 + (ra & 0xffff) as i64),
+    }
+}
+
+/// Whether an aligned `size`-byte `LDC` read at (`bank`, `addr`) returns data (docs/semantics.md
+/// §17): the whole read inside the 64 KiB bank, a bank available in the launch's mode (`nbanks`),
+/// and for ISL a bank of at most 13. Any other read returns 0. (Alignment is checked first: a
+/// misaligned read faults.)
+#[inline(always)]
+pub fn ldc_readable(bank: u32, addr: i64, size: u32, nbanks: u32, isl: bool) -> bool {
+    (0..0x1_0000 - size as i64 + 1).contains(&addr) && bank < nbanks.min(32) && !(isl && bank > 13)
+}
+
+/// LEA's window predicate, the value of both Plg and CC.OF (docs/semantics.md §15, §19): true
+/// when the effective address is *not* in the shared window at `window`. The effective address is
+/// the zero-extended result `rd` for `.LO`, and `{rd, lea_lo}` (the LEA.LO word of the same lane as
+/// the low half) for `.HI`.
+#[inline(always)]
+pub fn lea_outside_window(window: u64, hi: bool, rd: u32, lea_lo: u32) -> bool {
+    let ea = if hi {
+        (rd as u64) << 32 | lea_lo as u64
+    } else {
+        rd as u64
+    };
+    !window_detect(window, ea)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ldc_modes_on_edge_values() {
+        // IA wraps in 32 bits; IL carries into the bank; IS/ISL take the bank from Ra's high half
+        // and may give a negative address.
+        assert_eq!(ldc_address(LdcMode::Ia, 2, -4, 0), (2, 0xffff_fffc));
+        assert_eq!(ldc_address(LdcMode::Il, 2, 4, 0xfffe), (3, 2));
+        assert_eq!(ldc_address(LdcMode::Is, 1, -8, 0x0002_0004), (3, -4));
+        assert_eq!(
+            ldc_address(LdcMode::Isl, 0, 0x10, 0xffff_fff0),
+            (0xffff, 0x1_0000)
+        );
+        assert!(ldc_readable(3, 0xfffc, 4, 18, false));
+        assert!(!ldc_readable(3, 0xfffd, 4, 18, false));
+        assert!(!ldc_readable(3, -4, 4, 18, false));
+        assert!(
+            !ldc_readable(14, 0, 4, 18, true),
+            "ISL reaches banks 0 to 13"
+        );
+        assert!(!ldc_readable(32, 0, 4, 40, false), "at most 32 banks");
+        assert!(!ldc_readable(18, 0, 4, 18, false), "banks of the mode only");
+    }
+
+    #[test]
+    fn lea_window_edges() {
+        let w = 0x0100_0000;
+        assert!(!lea_outside_window(w, false, 0x0100_0000, 0));
+        assert!(!lea_outside_window(w, false, 0x01ff_ffff, 0));
+        assert!(lea_outside_window(w, false, 0x0200_0000, 0));
+        assert!(
+            lea_outside_window(w, true, 1, 0x0100_0000),
+            "HI: bits above 32"
+        );
+        assert!(!lea_outside_window(w, true, 0, 0x0100_0000));
+        // A window at 4 GiB: only HI can reach it.
+        let hi = 0x1_0000_0000;
+        assert!(lea_outside_window(hi, false, 0, 0));
+        assert!(!lea_outside_window(hi, true, 1, 0));
+        assert!(!lea_outside_window(hi, true, 1, 0xff_ffff));
+        assert!(lea_outside_window(hi, true, 1, 0x100_0000));
+    }
+
+    #[test]
+    fn carry_rules() {
+        assert_eq!(add_ones(2, true, false), 1);
+        assert_eq!(add_ones(0, true, true), 1);
+        assert_eq!(add_ones(1, false, true), 2);
+    }
+}
