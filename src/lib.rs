@@ -1,6 +1,6 @@
 //! warpjit: run GPU shader programs (Maxwell SASS, DXBC) on the CPU.
 //!
-//! A kernel trace (TOML: memories, launches, expectations) is loaded by [`trace`], its programs
+//! A kernel trace (TOML: memories, launches, expectations) is loaded by [`tracefile`], its programs
 //! parsed by [`sass`] into the [`ir`], and run by an [`exec::Engine`]: the reference
 //! [`interp::Interpreter`] or the Cranelift [`jit::Jit`], which agree bit for bit.
 //!
@@ -26,4 +26,4 @@ pub mod runner;
 pub mod sass;
 #[cfg(feature = "testgen")]
 pub mod testgen;
-pub mod trace;
+pub mod tracefile;
