@@ -18,7 +18,9 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod diag;
 pub mod exec;
+pub mod frontend;
 pub mod interp;
 pub mod ir;
 pub mod jit;

@@ -4,6 +4,7 @@
 
 use super::parser::{RawInst, RawKind, RawOperand};
 use super::AsmError;
+use crate::diag::{did_you_mean, Note};
 use crate::ir::{Addr, ConstRef, Half, Pred, PredSrc, Reg, Src, SrcLoc};
 
 /// `-x` allowed.
@@ -108,6 +109,8 @@ pub struct Args<'a> {
     pos: usize,
     used: Vec<bool>,
     mods_checked: bool,
+    /// Every modifier name the op's parser asked about, in order (for "valid modifiers" notes).
+    asked: Vec<String>,
 }
 
 impl<'a> Args<'a> {
@@ -119,6 +122,7 @@ impl<'a> Args<'a> {
             pos: 0,
             used: vec![false; raw.mods.len()],
             mods_checked: false,
+            asked: Vec::new(),
         }
     }
 
@@ -136,6 +140,9 @@ impl<'a> Args<'a> {
 
     /// Takes every not yet taken modifier named in `table`, in written order (repeats allowed).
     pub fn take_all<T: Copy>(&mut self, table: &[(&str, T)]) -> Vec<(T, &'a str, SrcLoc)> {
+        for (n, _) in table {
+            self.ask(n);
+        }
         let mut out = Vec::new();
         for (i, (m, loc)) in self.raw.mods.iter().enumerate() {
             if self.used[i] {
@@ -152,6 +159,7 @@ impl<'a> Args<'a> {
     /// Takes the first untaken pair of adjacent modifiers `.first.second` (`.U.128`); returns
     /// where it starts.
     pub fn take_adjacent(&mut self, first: &str, second: &str) -> Option<SrcLoc> {
+        self.ask(&format!("{first}.{second}"));
         let mods = &self.raw.mods;
         let i = (1..mods.len()).find(|&i| {
             !self.used[i - 1] && !self.used[i] && mods[i - 1].0 == first && mods[i].0 == second
@@ -212,17 +220,32 @@ impl<'a> Args<'a> {
         Ok(found.first().map(|f| f.2))
     }
 
-    /// Reports the first modifier no one took.
+    /// Records that the parser asked about modifier `name`.
+    fn ask(&mut self, name: &str) {
+        if !self.asked.iter().any(|a| a == name) {
+            self.asked.push(name.to_string());
+        }
+    }
+
+    /// Reports the first modifier no one took, with the modifiers the op's parser asked about.
     pub fn check_mods(&mut self) -> Result<(), AsmError> {
         self.mods_checked = true;
         match self.used.iter().position(|u| !u) {
             None => Ok(()),
             Some(i) => {
                 let (m, loc) = &self.raw.mods[i];
-                self.err(
+                let e = AsmError::at(
                     *loc,
                     format!("unknown modifier `.{m}` for {}", self.raw.mnemonic),
-                )
+                );
+                let e = e.maybe_note(did_you_mean(m, self.asked.iter().map(String::as_str)));
+                let note = if self.asked.is_empty() {
+                    format!("{} takes no modifiers", self.raw.mnemonic)
+                } else {
+                    let names: Vec<String> = self.asked.iter().map(|n| format!(".{n}")).collect();
+                    format!("modifiers of {}: {}", self.raw.mnemonic, names.join(" "))
+                };
+                Err(e.note(Note::note(note)))
             }
         }
     }

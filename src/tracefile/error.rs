@@ -1,90 +1,54 @@
 //! Trace errors and how they point into the text at fault.
 
-use crate::sass::{self, AsmError};
-use std::fmt;
+use crate::diag::Diagnostic;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-
-/// A place in a text file, with the message about it, rendered as
-/// `PATH:LINE:COL: error: MESSAGE` followed by the offending line and a caret under the column, each
-/// indented by `  | `, with the same bounds as [`AsmError::render`] (the line cut around the
-/// column, control characters escaped, the message at most [`sass::MESSAGE_MAX`] characters).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Located {
-    /// The file (as the user named it, or joined to the trace's directory for side files).
-    pub path: PathBuf,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column, in characters.
-    pub col: u32,
-    /// What is wrong.
-    pub message: String,
-    /// The text of the offending line (without its line break).
-    pub line_text: String,
-}
-
-impl fmt::Display for Located {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: error: {}",
-            self.path.display(),
-            self.line,
-            self.col,
-            sass::bounded_message(&self.message)
-        )?;
-        sass::write_excerpt(f, &self.line_text, self.col)
-    }
-}
 
 /// An invalid trace file, or an invalid program in one.
 ///
 /// Every variant is a **user error** (the trace's author has to fix the trace or its program; the
-/// command line exits with status 2), never a warpjit bug. Each renders as
-/// `PATH:LINE:COL: error: MESSAGE` followed by the offending line, except
-/// [`TraceError::Unreadable`], which has no line to point at.
+/// command line exits with status 2), never a warpjit bug. Each holds a located
+/// [`Diagnostic`] and renders as it does (`PATH:LINE:COL: error: MESSAGE` followed by the
+/// offending line), except that [`TraceError::Unreadable`] has no line to point at.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    /// The trace file itself cannot be read (missing, unreadable, not UTF-8).
-    #[error("{}: error: cannot read the trace: {message}", path.display())]
-    Unreadable {
-        /// The trace path as given.
-        path: PathBuf,
-        /// The operating system's reason.
-        message: String,
-    },
-    /// The TOML is malformed or does not fit the schema: a syntax error, an unknown key, a value
-    /// of the wrong type, a missing key.
+    /// The trace file itself cannot be read (missing, unreadable): `PATH: error: cannot read the
+    /// trace: REASON`.
     #[error("{0}")]
-    Syntax(Located),
+    Unreadable(Diagnostic),
+    /// The TOML is malformed or does not fit the schema: not UTF-8, a syntax error, an unknown
+    /// key, a value of the wrong type, a missing key.
+    #[error("{0}")]
+    Syntax(Diagnostic),
     /// A value is well-typed but invalid: out of range, misaligned, overlapping, conflicting keys,
     /// an unreadable side file, an expectation outside mapped memory.
     #[error("{0}")]
-    Invalid(Located),
+    Invalid(Diagnostic),
     /// The trace asks for something warpjit does not support yet (DXBC programs and outputs).
     #[error("{0}")]
-    Unsupported(Located),
-    /// A program of a launch does not assemble. For inline `code` the error's path is the trace
-    /// and its line a line of the trace file; for `code_file` it is that file and its line.
-    #[error("{}", error.render(&path.display().to_string(), *line_offset))]
-    Program {
-        /// The file holding the program text (the trace for inline `code`).
-        path: PathBuf,
-        /// Added to the error's line to get a line of `path`.
-        line_offset: u32,
-        /// The assembler's error (line and column inside `path`, less `line_offset` lines).
-        error: AsmError,
-    },
+    Unsupported(Diagnostic),
+    /// A program of a launch does not compile. For inline `code` the diagnostic's path is the
+    /// trace and its line a line of the trace file; for `code_file` it is that file and its line
+    /// (or byte offset, for binary input).
+    #[error("{0}")]
+    Program(Diagnostic),
 }
 
 impl TraceError {
-    /// The location this error points at, if it has one in the trace file or a side file
-    /// (`Program` errors are located by their [`AsmError`]).
-    pub fn located(&self) -> Option<&Located> {
+    /// The diagnostic: where and what.
+    pub fn diagnostic(&self) -> &Diagnostic {
         match self {
-            TraceError::Syntax(l) | TraceError::Invalid(l) | TraceError::Unsupported(l) => Some(l),
-            TraceError::Unreadable { .. } | TraceError::Program { .. } => None,
+            TraceError::Unreadable(d)
+            | TraceError::Syntax(d)
+            | TraceError::Invalid(d)
+            | TraceError::Unsupported(d)
+            | TraceError::Program(d) => d,
         }
+    }
+
+    /// The rendering, with ANSI colour when `color` (for a terminal).
+    pub fn render(&self, color: bool) -> String {
+        self.diagnostic().render(color)
     }
 }
 
@@ -142,15 +106,15 @@ impl Source {
     }
 
     /// A located message at the start of a byte span.
-    pub(crate) fn at(&self, span: &Range<usize>, message: impl Into<String>) -> Located {
+    pub(crate) fn at(&self, span: &Range<usize>, message: impl Into<String>) -> Diagnostic {
         let (line, col) = self.line_col(span.start);
-        Located {
-            path: self.path.clone(),
+        Diagnostic::text(
+            self.path.clone(),
             line,
             col,
-            message: message.into(),
-            line_text: self.line_text(line as usize - 1).to_string(),
-        }
+            self.line_text(line as usize - 1),
+            message,
+        )
     }
 
     /// An [`TraceError::Invalid`] at a span.
@@ -180,34 +144,10 @@ mod tests {
         assert_eq!(s.line_col(14), (3, 1));
         assert_eq!(s.line_text(0), "a = 1");
         let l = s.at(&(12..13), "bad");
+        assert_eq!(l.line_text(), Some("\tb = 2"));
         assert_eq!(
             l.to_string(),
-            "t.toml:2:6: error: bad\n  | \tb = 2\n  | \t    ^"
+            "t.toml:2:6: error: bad\n2 |     b = 2\n  |         ^"
         );
-    }
-
-    #[test]
-    fn excerpts_are_bounded_and_escaped() {
-        let long = format!("{}\0X{}", "a".repeat(10_000), "\0".repeat(10_000_000));
-        let s = Source::new(Path::new("t.toml"), long);
-        let l = s.at(&(10_000..10_000), "bad \0 \x1b[31m");
-        let shown = l.to_string();
-        assert!(shown.len() < 600, "{} bytes", shown.len());
-        let lines: Vec<&str> = shown.lines().collect();
-        assert_eq!(lines[0], "t.toml:1:10001: error: bad \\0 \\x1b[31m");
-        assert_eq!(
-            lines[1],
-            format!("  | …{}\\0X{}…", "a".repeat(60), "\\0".repeat(58))
-        );
-        assert_eq!(lines[2], format!("  |  {}^", " ".repeat(60)));
-        // Short lines are whole; the caret skips escapes' widths.
-        let s = Source::new(Path::new("t.toml"), "\u{1}\tab".to_string());
-        assert_eq!(
-            s.at(&(3..3), "m").to_string(),
-            "t.toml:1:4: error: m\n  | \\x01\tab\n  |     \t ^"
-        );
-        let msg = "x".repeat(100_000);
-        let shown = s.at(&(0..0), msg).to_string();
-        assert!(shown.len() < 500 && shown.contains("x…\n"), "{shown}");
     }
 }

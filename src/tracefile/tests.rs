@@ -33,16 +33,15 @@ fn err(body: &str) -> String {
     let (_, rest) = first.split_once(".toml:").unwrap_or(("", first));
     let rest = rest.replacen(": error: ", ": ", 1);
     // The offending line follows, as the text of that line of the trace.
-    if let Some(l) = e.located() {
+    let d = e.diagnostic();
+    if let (Some(line), Some(line_text)) = (d.line(), d.line_text()) {
         assert_eq!(
-            l.line_text,
-            text.lines().nth(l.line as usize - 1).unwrap_or(""),
+            line_text,
+            text.lines().nth(line as usize - 1).unwrap_or(""),
             "{shown}"
         );
-        assert_eq!(
-            shown.lines().nth(1),
-            Some(format!("  | {}", l.line_text).as_str())
-        );
+        let excerpt = shown.lines().nth(1).unwrap_or("");
+        assert!(excerpt.starts_with(&format!("{line} | ")), "{shown}");
     }
     rest
 }
@@ -573,13 +572,10 @@ fn inline_program_errors_point_into_the_trace() {
     ))
     .err()
     .expect("an error");
-    assert!(
-        matches!(e, TraceError::Program { line_offset: 0, .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, TraceError::Program(_)), "{e:?}");
     assert!(
         e.to_string()
-            .ends_with(":4:3: error: unknown opcode `BOGUS`\n  |   BOGUS;\n  |   ^"),
+            .ends_with(":4:3: error: unknown opcode `BOGUS`\n4 |   BOGUS;\n  |   ^"),
         "{e}"
     );
 }
@@ -589,7 +585,7 @@ fn unreadable_and_non_utf8_traces() {
     let e = load(Path::new("/no/such/trace.toml"))
         .err()
         .expect("an error");
-    assert!(matches!(e, TraceError::Unreadable { .. }));
+    assert!(matches!(e, TraceError::Unreadable(_)));
     assert!(
         e.to_string()
             .starts_with("/no/such/trace.toml: error: cannot read the trace: "),
