@@ -88,7 +88,7 @@ impl Note {
     }
 
     /// A `note:` line.
-    pub fn note(message: impl Into<String>) -> Note {
+    pub fn info(message: impl Into<String>) -> Note {
         Note {
             kind: NoteKind::Note,
             message: message.into(),
@@ -449,7 +449,7 @@ mod tests {
         );
         let d = at("IADDD R1;", 1, "unknown opcode `IADDD`")
             .with_note(Note::help("did you mean `IADD`?"))
-            .with_note(Note::note("valid: x"));
+            .with_note(Note::info("valid: x"));
         assert_eq!(
             d.to_string(),
             "t.toml:2:1: error: unknown opcode `IADDD`\n2 | IADDD R1;\n  | ^\n  |\n  = help: did you mean `IADD`?\n  = note: valid: x"

@@ -304,7 +304,7 @@ pub(crate) fn unknown_mnemonic(mnemonic: &str, loc: SrcLoc) -> AsmError {
             loc,
             format!("`{mnemonic}` is a Maxwell instruction warpjit does not support yet"),
         )
-        .note(Note::note(format!(
+        .note(Note::info(format!(
             "supported: {}",
             mnemonics().collect::<Vec<_>>().join(" ")
         )));

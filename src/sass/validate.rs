@@ -245,7 +245,7 @@ impl<'a> Args<'a> {
                     let names: Vec<String> = self.asked.iter().map(|n| format!(".{n}")).collect();
                     format!("modifiers of {}: {}", self.raw.mnemonic, names.join(" "))
                 };
-                Err(e.note(Note::note(note)))
+                Err(e.note(Note::info(note)))
             }
         }
     }

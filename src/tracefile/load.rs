@@ -91,11 +91,15 @@ struct Cx {
     dir: PathBuf,
 }
 
+/// What makes two launches' programs the same: from a `code_file`, the `code` text or
+/// `code_file` value, `isa`, `registers`.
+type ProgramKey = (bool, String, Isa, u32);
+
 /// The programs a trace's launches assembled so far.
 #[derive(Default)]
 struct Programs {
     /// By (from a `code_file`, the `code` text or `code_file` value, `isa`, `registers`).
-    done: HashMap<(bool, String, Isa, u32), (Arc<Program>, PathBuf)>,
+    done: HashMap<ProgramKey, (Arc<Program>, PathBuf)>,
     /// Bytes of the distinct texts assembled.
     bytes: u64,
 }
