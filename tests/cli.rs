@@ -154,6 +154,14 @@ fn failing_traces_exit_and_print_as_their_headers_say() {
                 "{rel}: {}",
                 stdout(&o)
             ),
+            // Invalid binary input: `PATH: byte 0xN: error: MESSAGE` then the bytes there.
+            2 if err.lines().next().is_some_and(|l| l.contains(": byte 0x")) => {
+                assert!(
+                    err.lines().nth(1).is_some_and(|l| l.starts_with(" | 0x")),
+                    "{rel}: {err}"
+                );
+                assert!(stdout(&o).is_empty(), "{rel}: {}", stdout(&o));
+            }
             // Invalid: `PATH:LINE:COL: error: MESSAGE` then the offending line.
             2 => {
                 let first = err.lines().next().unwrap_or("");
