@@ -1,6 +1,6 @@
 //! warpjit: run GPU shader programs (Maxwell SASS, DXBC) on the CPU.
 //!
-//! A kernel trace (TOML: memories, launches, expectations) is loaded by [`trace`], its programs
+//! A kernel trace (TOML: memories, launches, expectations) is loaded by [`tracefile`], its programs
 //! parsed by [`sass`] into the [`ir`], and run by an [`exec::Engine`]: the reference
 //! [`interp::Interpreter`] or the Cranelift [`jit::Jit`], which agree bit for bit.
 //!
@@ -18,7 +18,9 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod diag;
 pub mod exec;
+pub mod frontend;
 pub mod interp;
 pub mod ir;
 pub mod jit;
@@ -27,4 +29,4 @@ pub mod sass;
 pub mod semantics;
 #[cfg(feature = "testgen")]
 pub mod testgen;
-pub mod trace;
+pub mod tracefile;

@@ -95,6 +95,13 @@ fn main() -> ExitCode {
     }
 }
 
+/// Whether diagnostics on standard error get colour: only on a terminal, and not when `NO_COLOR`
+/// is set (<https://no-color.org>).
+fn colour_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 /// Checks `--threads`: at most [`warpjit::exec::max_threads`] (4 × the cores); more would only
 /// add host threads, not speed.
 fn check_threads(threads: Option<usize>, err: &mut impl Write) -> bool {
@@ -154,7 +161,7 @@ fn run(args: &RunArgs) -> u8 {
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            let _ = writeln!(err, "{e}");
+            let _ = writeln!(err, "{}", e.render(colour_stderr()));
             return 2;
         }
     };

@@ -6,7 +6,7 @@
 //! is a [`TraceError`].
 
 use crate::exec::{Engine, RunOptions, Stats};
-use crate::trace::{files, Data, DataKind, Expect, Trace, TraceError};
+use crate::tracefile::{files, Data, DataKind, Expect, Trace, TraceError};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -16,9 +16,9 @@ use warpjit_runtime::Fault;
 /// Most mismatches a report keeps (all are counted in [`TraceReport::mismatch_count`]).
 pub const MAX_MISMATCHES: usize = 10_000;
 
-/// Loads and validates a trace without running it (see [`crate::trace::load`]).
+/// Loads and validates a trace without running it (see [`crate::tracefile::load`]).
 pub fn load_trace(path: &Path) -> Result<Trace, TraceError> {
-    crate::trace::load(path)
+    crate::tracefile::load(path)
 }
 
 /// Loads the trace at `path` and runs it with `engine` (see [`run`]).

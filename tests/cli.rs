@@ -154,6 +154,14 @@ fn failing_traces_exit_and_print_as_their_headers_say() {
                 "{rel}: {}",
                 stdout(&o)
             ),
+            // Invalid binary input: `PATH: byte 0xN: error: MESSAGE` then the bytes there.
+            2 if err.lines().next().is_some_and(|l| l.contains(": byte 0x")) => {
+                assert!(
+                    err.lines().nth(1).is_some_and(|l| l.starts_with(" | 0x")),
+                    "{rel}: {err}"
+                );
+                assert!(stdout(&o).is_empty(), "{rel}: {}", stdout(&o));
+            }
             // Invalid: `PATH:LINE:COL: error: MESSAGE` then the offending line.
             2 => {
                 let first = err.lines().next().unwrap_or("");
@@ -165,10 +173,15 @@ fn failing_traces_exit_and_print_as_their_headers_say() {
                     col.is_some() && line.is_some(),
                     "{rel}: not PATH:LINE:COL: {first}"
                 );
+                let line = line.unwrap_or(0);
                 assert!(
-                    err.lines().nth(1).is_some_and(|l| l.starts_with("  | ")),
+                    err.lines()
+                        .nth(1)
+                        .is_some_and(|l| l.starts_with(&format!("{line} | "))),
                     "{rel}: {err}"
                 );
+                // Not a terminal: no colour.
+                assert!(!err.contains('\u{1b}'), "{rel}: {err:?}");
                 assert!(stdout(&o).is_empty(), "{rel}: {}", stdout(&o));
             }
             // A fault: one line with its kind, launch, CTA, warp, lane and pc.
@@ -205,10 +218,10 @@ fn errors_in_inline_code_point_into_the_trace() {
     );
     assert_eq!(
         err.lines().nth(1),
-        Some("  |         BOGUS R1, R2;"),
+        Some("15 |         BOGUS R1, R2;"),
         "{err}"
     );
-    assert_eq!(err.lines().nth(2), Some("  |         ^"), "{err}");
+    assert_eq!(err.lines().nth(2), Some("   |         ^"), "{err}");
 }
 
 #[test]

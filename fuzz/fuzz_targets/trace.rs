@@ -98,8 +98,9 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => {
             let text = e.to_string();
             assert!(!text.is_empty());
-            if let Some(l) = e.located() {
-                assert!(l.line >= 1 && l.col >= 1, "{text}");
+            let d = e.diagnostic();
+            if let (Some(line), Some(col)) = (d.line(), d.col()) {
+                assert!(line >= 1 && col >= 1, "{text}");
             }
         }
     }

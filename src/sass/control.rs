@@ -148,6 +148,9 @@ fn target(a: &mut Args<'_>) -> Result<(Target, SrcLoc), AsmError> {
     Ok((t, o.loc))
 }
 
+/// The mnemonics [`parse_control`] knows.
+pub const MNEMONICS: &[&str] = &["BRA", "SSY", "SYNC", "EXIT", "BAR"];
+
 /// Parses a control instruction by mnemonic; `None` if the mnemonic is not one. Returns the
 /// instruction and, for branches, where the target is written.
 pub fn parse_control(a: &mut Args<'_>) -> Option<Result<(ControlKind, Option<SrcLoc>), AsmError>> {

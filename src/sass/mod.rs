@@ -18,6 +18,7 @@ pub mod spelling;
 pub mod syntax;
 pub mod validate;
 
+use crate::diag::{Diagnostic, Note};
 use crate::ir::{self, SrcLoc};
 
 pub use control::{Control, ControlKind, Target};
@@ -37,9 +38,11 @@ impl Default for AsmOptions {
     }
 }
 
-/// An assembler error: where (1-based line and column of the offending token) and what.
+/// An assembler error: where (1-based line and column of the offending token) and what, with
+/// suggestions.
 ///
-/// `Display` prints `LINE:COL: error: MESSAGE`; [`AsmError::render`] adds the path and the line.
+/// `Display` prints `LINE:COL: error: MESSAGE`; [`AsmError::diagnostic`] makes the located
+/// [`Diagnostic`] every front-end reports (rendered with the line and a caret).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{line}:{col}: error: {message}")]
 pub struct AsmError {
@@ -51,6 +54,9 @@ pub struct AsmError {
     pub message: String,
     /// The text of the offending line (without its line break).
     pub line_text: String,
+    /// Suggestions, what is valid ("did you mean `IADD`?"), and other lines the error involves
+    /// (a label's first definition).
+    pub notes: Vec<Note>,
 }
 
 impl AsmError {
@@ -61,6 +67,21 @@ impl AsmError {
             col: loc.col,
             message: message.into(),
             line_text: String::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Adds a note.
+    pub(crate) fn note(mut self, note: Note) -> AsmError {
+        self.notes.push(note);
+        self
+    }
+
+    /// Adds a note when there is one.
+    pub(crate) fn maybe_note(self, note: Option<Note>) -> AsmError {
+        match note {
+            Some(n) => self.note(n),
+            None => self,
         }
     }
 
@@ -76,107 +97,225 @@ impl AsmError {
         self
     }
 
-    /// `PATH:LINE:COL: error: MESSAGE`, then the offending line and a caret under the column,
-    /// each indented by `  | `. `line_offset` is added to the line (for code embedded in a file).
-    /// The output is bounded whatever the input: the line is cut to [`EXCERPT_CONTEXT`] characters
-    /// each side of the column, control characters are escaped, the message is at most
-    /// [`MESSAGE_MAX`] characters.
-    pub fn render(&self, path: &str, line_offset: u32) -> String {
-        let mut s = format!(
-            "{path}:{}:{}: error: {}",
-            self.line.saturating_add(line_offset),
+    /// The located diagnostic of this error in the file `path` (lines as they are).
+    pub fn diagnostic(&self, path: impl Into<std::path::PathBuf>) -> Diagnostic {
+        let mut d = Diagnostic::text(
+            path,
+            self.line,
             self.col,
-            bounded_message(&self.message)
+            self.line_text.clone(),
+            self.message.clone(),
         );
-        // Writing to a String cannot fail.
-        let _ = write_excerpt(&mut s, &self.line_text, self.col);
-        s
+        d.notes.extend(self.notes.iter().cloned());
+        d
+    }
+
+    /// The diagnostic rendered without colour (see [`Diagnostic::render`]); `line_offset` is
+    /// added to the line (for code embedded in a file at that offset).
+    pub fn render(&self, path: &str, line_offset: u32) -> String {
+        let mut e = self.clone();
+        e.line = e.line.saturating_add(line_offset);
+        for n in &mut e.notes {
+            n.line = n.line.map(|l| l.saturating_add(line_offset));
+        }
+        e.diagnostic(path).to_string()
     }
 }
 
-/// Characters of the offending line shown on each side of the column when the line is longer than
-/// `2 * EXCERPT_CONTEXT` characters.
-pub const EXCERPT_CONTEXT: usize = 60;
-
-/// Longest error message shown, in characters (longer ones are cut with `…`).
-pub const MESSAGE_MAX: usize = 400;
-
-/// How a character of user text is shown: control characters other than tab escaped (`\0`,
-/// `\x1b`, `\u{85}`), anything else as itself.
-fn shown(c: char, out: &mut String) {
-    match c {
-        '\t' => out.push('\t'),
-        '\0' => out.push_str("\\0"),
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        c if c.is_control() && (c as u32) < 0x80 => {
-            out.push_str(&format!("\\x{:02x}", c as u32));
-        }
-        c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-        c => out.push(c),
-    }
+/// Every mnemonic the assembler knows: the op table's and the control instructions'.
+pub fn mnemonics() -> impl Iterator<Item = &'static str> {
+    spelling::MNEMONICS
+        .iter()
+        .chain(control::MNEMONICS)
+        .copied()
 }
 
-/// An error message as shown: control characters escaped (tabs too) and at most [`MESSAGE_MAX`]
-/// characters, then `…`.
-pub(crate) fn bounded_message(message: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in message.chars().enumerate() {
-        if i == MESSAGE_MAX {
-            out.push('…');
-            break;
-        }
-        if c == '\t' {
-            out.push_str("\\t");
-        } else {
-            shown(c, &mut out);
-        }
-    }
-    out
-}
+/// The instructions of Maxwell (sm_50 to sm_53) as NVIDIA's CUDA binary utilities list them
+/// (the instruction-set reference of `cuobjdump` and `nvdisasm`), whether warpjit runs them or
+/// not: a mnemonic here that the assembler does not know is "not supported yet", not a typo.
+pub const MAXWELL_MNEMONICS: &[&str] = &[
+    // Floating point.
+    "FADD",
+    "FADD32I",
+    "FCHK",
+    "FCMP",
+    "FFMA",
+    "FFMA32I",
+    "FMNMX",
+    "FMUL",
+    "FMUL32I",
+    "FSET",
+    "FSETP",
+    "FSWZADD",
+    "MUFU",
+    "RRO",
+    "DADD",
+    "DFMA",
+    "DMNMX",
+    "DMUL",
+    "DSET",
+    "DSETP",
+    "HADD2",
+    "HADD2_32I",
+    "HFMA2",
+    "HFMA2_32I",
+    "HMUL2",
+    "HMUL2_32I",
+    "HSET2",
+    "HSETP2",
+    // Integer.
+    "BFE",
+    "BFI",
+    "FLO",
+    "IADD",
+    "IADD3",
+    "IADD32I",
+    "ICMP",
+    "IMAD",
+    "IMAD32I",
+    "IMADSP",
+    "IMNMX",
+    "IMUL",
+    "IMUL32I",
+    "ISCADD",
+    "ISCADD32I",
+    "ISET",
+    "ISETP",
+    "LEA",
+    "LOP",
+    "LOP3",
+    "LOP32I",
+    "POPC",
+    "SHF",
+    "SHL",
+    "SHR",
+    "XMAD",
+    // Conversion.
+    "F2F",
+    "F2I",
+    "I2F",
+    "I2I",
+    // Movement.
+    "MOV",
+    "MOV32I",
+    "PRMT",
+    "SEL",
+    "SHFL",
+    // Predicates and condition codes.
+    "CSET",
+    "CSETP",
+    "PSET",
+    "PSETP",
+    "P2R",
+    "R2P",
+    // Texture.
+    "TEX",
+    "TLD",
+    "TLD4",
+    "TXQ",
+    "TEXS",
+    "TLD4S",
+    "TLDS",
+    "TXD",
+    "TXA",
+    "TMML",
+    // Loads and stores.
+    "LD",
+    "LDC",
+    "LDG",
+    "LDL",
+    "LDS",
+    "ST",
+    "STG",
+    "STL",
+    "STS",
+    "ATOM",
+    "ATOMS",
+    "RED",
+    "CCTL",
+    "CCTLL",
+    "CCTLT",
+    "MEMBAR",
+    // Surface memory.
+    "SUATOM",
+    "SULD",
+    "SURED",
+    "SUST",
+    // Control.
+    "BRA",
+    "BRX",
+    "JMP",
+    "JMX",
+    "SSY",
+    "SYNC",
+    "CAL",
+    "JCAL",
+    "PRET",
+    "RET",
+    "BRK",
+    "PBK",
+    "CONT",
+    "PCNT",
+    "EXIT",
+    "PEXIT",
+    "LONGJMP",
+    "PLONGJMP",
+    "KIL",
+    "BPT",
+    "IDE",
+    "RAM",
+    "RTT",
+    "SAM",
+    // Graphics.
+    "AL2P",
+    "ALD",
+    "AST",
+    "OUT",
+    "IPA",
+    "PIXLD",
+    "ISBERD",
+    "VILD",
+    "STP",
+    // Video.
+    "VABSDIFF",
+    "VABSDIFF4",
+    "VADD",
+    "VMAD",
+    "VMNMX",
+    "VSET",
+    "VSETP",
+    "VSHL",
+    "VSHR",
+    // Miscellaneous.
+    "NOP",
+    "CS2R",
+    "S2R",
+    "B2R",
+    "BAR",
+    "R2B",
+    "VOTE",
+    "DEPBAR",
+    "GETCRSPTR",
+    "GETLMEMBASE",
+    "SETCRSPTR",
+    "SETLMEMBASE",
+];
 
-/// Writes `\n  | LINE\n  | CARET`: the offending line and a caret under 1-based character column
-/// `col`. Bounded whatever the line: a line longer than `2 * EXCERPT_CONTEXT` characters is cut to
-/// [`EXCERPT_CONTEXT`] characters on each side of the column, with `…` where text was cut; control
-/// characters are escaped (tabs kept, so that the caret lines up under them).
-pub(crate) fn write_excerpt(
-    out: &mut impl std::fmt::Write,
-    line: &str,
-    col: u32,
-) -> std::fmt::Result {
-    let n = line.chars().count();
-    let at = (col.saturating_sub(1) as usize).min(n);
-    let (start, end) = if n <= 2 * EXCERPT_CONTEXT {
-        (0, n)
-    } else {
-        let start = at
-            .saturating_sub(EXCERPT_CONTEXT)
-            .min(n - 2 * EXCERPT_CONTEXT);
-        (start, (start + 2 * EXCERPT_CONTEXT).min(n))
-    };
-    let mut text = String::new();
-    let mut caret = String::new();
-    if start > 0 {
-        text.push('…');
-        caret.push(' ');
+/// The error for a mnemonic the assembler does not know: a real Maxwell instruction not
+/// supported yet, or an unknown opcode with the closest known one.
+pub(crate) fn unknown_mnemonic(mnemonic: &str, loc: SrcLoc) -> AsmError {
+    if MAXWELL_MNEMONICS.contains(&mnemonic) {
+        return AsmError::at(
+            loc,
+            format!("`{mnemonic}` is a Maxwell instruction warpjit does not support yet"),
+        )
+        .note(Note::info(format!(
+            "supported: {}",
+            mnemonics().collect::<Vec<_>>().join(" ")
+        )));
     }
-    for (i, c) in line.chars().enumerate().skip(start).take(end - start) {
-        let before = text.len();
-        shown(c, &mut text);
-        if i < at {
-            if c == '\t' {
-                caret.push('\t');
-            } else {
-                let width = text[before..].chars().count();
-                caret.extend(std::iter::repeat_n(' ', width));
-            }
-        }
-    }
-    if end < n {
-        text.push('…');
-    }
-    caret.push('^');
-    write!(out, "\n  | {text}\n  | {caret}")
+    AsmError::at(loc, format!("unknown opcode `{mnemonic}`"))
+        .maybe_note(crate::diag::did_you_mean(mnemonic, mnemonics()))
 }
 
 /// One parsed instruction line: a per-lane op, or a control instruction (a block terminator).

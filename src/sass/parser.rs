@@ -288,7 +288,11 @@ fn raw_inst(toks: &[Token], end: SrcLoc) -> Result<RawInst, AsmError> {
             Some(pred) => (Guard(PredSrc { pred, neg }), Some(loc)),
             None => {
                 let at = p.map(|p| p.loc).unwrap_or(end);
-                return Err(AsmError::at(at, "expected a predicate after `@`"));
+                return Err(AsmError::at(at, "expected a predicate after `@`").note(
+                    crate::diag::Note::info(
+                        "a guard is `@P0` to `@P6` or `@PT`, negated with `!` (`@!P0`)",
+                    ),
+                ));
             }
         }
     } else {

@@ -15,10 +15,12 @@ use std::collections::{BTreeSet, HashMap};
 use super::control::{parse_control, Control, ControlKind, Target};
 use super::lexer::lex;
 use super::parser::{statements, RawInst, Stmt};
+use super::spelling::Name;
 use super::syntax::parse_op;
 use super::validate::Args;
 use super::{AsmError, AsmOptions, ParsedInst};
-use crate::ir::{Block, BlockId, Cond, Inst, Isa, Program, SrcLoc, Terminator};
+use crate::diag::Note;
+use crate::ir::{Block, BlockId, Cond, Inst, Isa, Program, SpecialReg, SrcLoc, Terminator};
 
 /// The pc of the first instruction in Maxwell's layout.
 pub const FIRST_PC: u32 = 0x8;
@@ -41,7 +43,7 @@ fn inst(raw: &RawInst, opts: &AsmOptions) -> Result<(ParsedInst, Option<SrcLoc>)
     if let Some(op) = parse_op(&mut a) {
         let inst = Inst {
             guard: raw.guard,
-            op: op?,
+            op: op.map_err(suggest_special_register)?,
             pc: 0,
             loc: raw.loc,
         };
@@ -59,10 +61,25 @@ fn inst(raw: &RawInst, opts: &AsmOptions) -> Result<(ParsedInst, Option<SrcLoc>)
             tloc,
         ));
     }
-    Err(AsmError::at(
-        raw.mn_loc,
-        format!("unknown opcode `{}`", raw.mnemonic),
-    ))
+    Err(super::unknown_mnemonic(&raw.mnemonic, raw.mn_loc))
+}
+
+/// Adds "did you mean" to an unknown special register (the error of `S2R`'s syntax).
+fn suggest_special_register(e: AsmError) -> AsmError {
+    let name = e
+        .message
+        .strip_prefix("unknown special register `")
+        .and_then(|r| r.split('`').next());
+    match name {
+        Some(n) => {
+            let n = n.to_string();
+            e.maybe_note(crate::diag::did_you_mean(
+                &n,
+                SpecialReg::ALL.iter().map(|s| s.name()),
+            ))
+        }
+        None => e,
+    }
 }
 
 fn set_pc(p: &mut ParsedInst, pc: u32) {
@@ -120,13 +137,8 @@ pub fn build(text: &str, opts: &AsmOptions) -> Result<Program, AsmError> {
         match s {
             Stmt::Label((name, loc)) => {
                 if let Some((_, first, _)) = labels.iter().find(|l| l.0 == name) {
-                    return Err(AsmError::at(
-                        loc,
-                        format!(
-                            "duplicate label `{name}` (first defined on line {})",
-                            first.line
-                        ),
-                    ));
+                    return Err(AsmError::at(loc, format!("duplicate label `{name}`"))
+                        .note(Note::at_line("first defined", first.line)));
                 }
                 labels.push((name, loc, items.len()));
             }
@@ -158,14 +170,12 @@ pub fn build(text: &str, opts: &AsmOptions) -> Result<Program, AsmError> {
     let mut at_pc: HashMap<u32, usize> = HashMap::new();
     for (i, it) in items.iter().enumerate() {
         if let Some(prev) = at_pc.insert(it.p.pc(), i) {
-            let first = items.get(prev).map(|p| p.p.loc().line).unwrap_or(0);
+            let first = items.get(prev).map(|p| p.p.loc()).unwrap_or_default();
             return Err(AsmError::at(
                 it.p.loc(),
-                format!(
-                    "two instructions at address {:#x} (the other is on line {first})",
-                    it.p.pc()
-                ),
-            ));
+                format!("two instructions at address {:#x}", it.p.pc()),
+            )
+            .note(Note::at_line("the other is", first.line)));
         }
     }
 

@@ -4,6 +4,7 @@
 
 use super::parser::{RawInst, RawKind, RawOperand};
 use super::AsmError;
+use crate::diag::{did_you_mean, Note};
 use crate::ir::{Addr, ConstRef, Half, Pred, PredSrc, Reg, Src, SrcLoc};
 
 /// `-x` allowed.
@@ -108,6 +109,9 @@ pub struct Args<'a> {
     pos: usize,
     used: Vec<bool>,
     mods_checked: bool,
+    /// Every modifier the op's parser asked about, in order, for "valid modifiers" notes (a
+    /// second name for an adjacent pair such as `.U.128`).
+    asked: Vec<(&'static str, Option<&'static str>)>,
 }
 
 impl<'a> Args<'a> {
@@ -119,6 +123,7 @@ impl<'a> Args<'a> {
             pos: 0,
             used: vec![false; raw.mods.len()],
             mods_checked: false,
+            asked: Vec::new(),
         }
     }
 
@@ -135,7 +140,10 @@ impl<'a> Args<'a> {
     // ---- modifiers -------------------------------------------------------------------------
 
     /// Takes every not yet taken modifier named in `table`, in written order (repeats allowed).
-    pub fn take_all<T: Copy>(&mut self, table: &[(&str, T)]) -> Vec<(T, &'a str, SrcLoc)> {
+    pub fn take_all<T: Copy>(&mut self, table: &[(&'static str, T)]) -> Vec<(T, &'a str, SrcLoc)> {
+        for &(n, _) in table {
+            self.ask(n, None);
+        }
         let mut out = Vec::new();
         for (i, (m, loc)) in self.raw.mods.iter().enumerate() {
             if self.used[i] {
@@ -151,7 +159,8 @@ impl<'a> Args<'a> {
 
     /// Takes the first untaken pair of adjacent modifiers `.first.second` (`.U.128`); returns
     /// where it starts.
-    pub fn take_adjacent(&mut self, first: &str, second: &str) -> Option<SrcLoc> {
+    pub fn take_adjacent(&mut self, first: &'static str, second: &'static str) -> Option<SrcLoc> {
+        self.ask(first, Some(second));
         let mods = &self.raw.mods;
         let i = (1..mods.len()).find(|&i| {
             !self.used[i - 1] && !self.used[i] && mods[i - 1].0 == first && mods[i].0 == second
@@ -162,7 +171,7 @@ impl<'a> Args<'a> {
     }
 
     /// At most one modifier of `table` (one group of alternatives).
-    pub fn choice<T: Copy>(&mut self, table: &[(&str, T)]) -> Result<Option<T>, AsmError> {
+    pub fn choice<T: Copy>(&mut self, table: &[(&'static str, T)]) -> Result<Option<T>, AsmError> {
         let found = self.take_all(table);
         Self::one_of(found)
     }
@@ -183,7 +192,7 @@ impl<'a> Args<'a> {
     }
 
     /// Exactly one modifier of `table`.
-    pub fn require<T: Copy>(&mut self, table: &[(&str, T)]) -> Result<T, AsmError> {
+    pub fn require<T: Copy>(&mut self, table: &[(&'static str, T)]) -> Result<T, AsmError> {
         match self.choice(table)? {
             Some(v) => Ok(v),
             None => {
@@ -201,28 +210,50 @@ impl<'a> Args<'a> {
     }
 
     /// Whether the modifier `name` is written (at most once).
-    pub fn flag(&mut self, name: &str) -> Result<bool, AsmError> {
+    pub fn flag(&mut self, name: &'static str) -> Result<bool, AsmError> {
         Ok(self.flag_loc(name)?.is_some())
     }
 
     /// Where the modifier `name` is written, if it is (at most once).
-    pub fn flag_loc(&mut self, name: &str) -> Result<Option<SrcLoc>, AsmError> {
+    pub fn flag_loc(&mut self, name: &'static str) -> Result<Option<SrcLoc>, AsmError> {
         let found = self.take_all(&[(name, ())]);
         Self::one_of(found.clone())?;
         Ok(found.first().map(|f| f.2))
     }
 
-    /// Reports the first modifier no one took.
+    /// Records that the parser asked about modifier `name` (`.name.second` for a pair).
+    fn ask(&mut self, name: &'static str, second: Option<&'static str>) {
+        if !self.asked.contains(&(name, second)) {
+            self.asked.push((name, second));
+        }
+    }
+
+    /// Reports the first modifier no one took, with the modifiers the op's parser asked about.
     pub fn check_mods(&mut self) -> Result<(), AsmError> {
         self.mods_checked = true;
         match self.used.iter().position(|u| !u) {
             None => Ok(()),
             Some(i) => {
                 let (m, loc) = &self.raw.mods[i];
-                self.err(
+                let e = AsmError::at(
                     *loc,
                     format!("unknown modifier `.{m}` for {}", self.raw.mnemonic),
-                )
+                );
+                let e = e.maybe_note(did_you_mean(m, self.asked.iter().map(|a| a.0)));
+                let note = if self.asked.is_empty() {
+                    format!("{} takes no modifiers", self.raw.mnemonic)
+                } else {
+                    let names: Vec<String> = self
+                        .asked
+                        .iter()
+                        .map(|(a, b)| match b {
+                            Some(b) => format!(".{a}.{b}"),
+                            None => format!(".{a}"),
+                        })
+                        .collect();
+                    format!("modifiers of {}: {}", self.raw.mnemonic, names.join(" "))
+                };
+                Err(e.note(Note::info(note)))
             }
         }
     }

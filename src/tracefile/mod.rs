@@ -31,7 +31,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-pub use error::{Located, TraceError};
+pub use error::TraceError;
 pub use files::{MAX_PROGRAM_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
 pub use load::load;
 

@@ -9,9 +9,10 @@ use super::{
     Texture, TextureDim, Trace, TraceError, View, FORMAT, MAX_BLOCK, MAX_GRID, MAX_SHARED_BYTES,
     MAX_THREADS_PER_CTA,
 };
+use crate::diag::{Diagnostic, Location};
 use crate::exec::{Machine, DEFAULT_BUDGET, DEFAULT_LAUNCH_BUDGET, MAX_LAUNCH_THREADS};
-use crate::ir::Program;
-use crate::sass::{self, AsmError};
+use crate::frontend;
+use crate::ir::{Isa, Program};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -32,10 +33,10 @@ use warpjit_runtime::{BankMode, ConstBanks, GlobalMemory, MemError, SHARED_WINDO
 /// [`MAX_PROGRAM_BYTES`].
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
     let bytes = files::read_limited(path, MAX_TRACE_BYTES, "a trace").map_err(|message| {
-        TraceError::Unreadable {
-            path: path.to_path_buf(),
-            message,
-        }
+        TraceError::Unreadable(Diagnostic::file(
+            path,
+            format!("cannot read the trace: {message}"),
+        ))
     })?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
@@ -63,7 +64,9 @@ pub fn load(path: &Path) -> Result<Trace, TraceError> {
         Err(e) => {
             let span = e.span().unwrap_or(0..0);
             let message = e.message().trim().replace('\n', "; ");
-            return Err(TraceError::Syntax(src.at(&span, message)));
+            let mut d = src.at(&span, message.as_str());
+            d.notes.extend(unknown_key_suggestion(&message));
+            return Err(TraceError::Syntax(d));
         }
     };
     let dir = match path.parent() {
@@ -73,17 +76,30 @@ pub fn load(path: &Path) -> Result<Trace, TraceError> {
     Cx { src, dir }.build(raw)
 }
 
+/// "Did you mean" for serde's `unknown field `adress`, expected one of `addr`, ...`: the
+/// closest expected key.
+fn unknown_key_suggestion(message: &str) -> Option<crate::diag::Note> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (word, expected) = rest.split_once('`')?;
+    let keys: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    crate::diag::did_you_mean(word, keys)
+}
+
 /// What validation needs: the text (for errors) and the directory side files are relative to.
 struct Cx {
     src: Source,
     dir: PathBuf,
 }
 
+/// What makes two launches' programs the same: from a `code_file`, the `code` text or
+/// `code_file` value, `isa`, `registers`.
+type ProgramKey = (bool, String, Isa, u32);
+
 /// The programs a trace's launches assembled so far.
 #[derive(Default)]
 struct Programs {
-    /// By (from a `code_file`, the `code` text or `code_file` value, `registers`).
-    done: HashMap<(bool, String, u32), (Arc<Program>, PathBuf)>,
+    /// By (from a `code_file`, the `code` text or `code_file` value, `isa`, `registers`).
+    done: HashMap<ProgramKey, (Arc<Program>, PathBuf)>,
     /// Bytes of the distinct texts assembled.
     bytes: u64,
 }
@@ -739,23 +755,31 @@ impl Cx {
     ) -> Result<LaunchSpec, TraceError> {
         let table = l.span();
         let l = l.get_ref();
-        if let Some(isa) = &l.isa {
-            match isa.get_ref().as_str() {
-                "sass" => {}
-                "dxbc" => {
-                    return Err(self.src.unsupported(
-                        &isa.span(),
-                        "DXBC programs are not supported yet (only isa = \"sass\" runs)",
-                    ))
+        let isa = match &l.isa {
+            None => Isa::Sass,
+            Some(name) => match frontend::isa_named(name.get_ref()) {
+                Some(isa) => {
+                    if let Some(why) = frontend::unsupported_isa(isa) {
+                        return Err(self.src.unsupported(&name.span(), why));
+                    }
+                    isa
                 }
-                other => {
-                    return Err(self.invalid(
-                        &isa.span(),
-                        format!("unknown isa {other:?}: expected \"sass\" or \"dxbc\""),
-                    ))
+                None => {
+                    let mut d = self.src.at(
+                        &name.span(),
+                        format!(
+                            "unknown isa {:?}: expected \"sass\" or \"dxbc\"",
+                            name.get_ref()
+                        ),
+                    );
+                    d.notes.extend(crate::diag::did_you_mean(
+                        name.get_ref(),
+                        frontend::ISA_NAMES.iter().copied(),
+                    ));
+                    return Err(TraceError::Invalid(d));
                 }
-            }
-        }
+            },
+        };
         if let Some(inv) = &l.invocations {
             return Err(self.invalid(
                 &inv.span(),
@@ -841,7 +865,7 @@ impl Cx {
                 n
             }
         };
-        let (program, program_path) = self.program(l, &table, registers, programs)?;
+        let (program, program_path) = self.program(l, &table, isa, registers, programs)?;
         Ok(LaunchSpec {
             index,
             program,
@@ -878,13 +902,13 @@ impl Cx {
         &self,
         l: &RawLaunch,
         table: &Range<usize>,
+        isa: Isa,
         registers: u32,
         programs: &mut Programs,
     ) -> Result<(Arc<Program>, PathBuf), TraceError> {
-        let opts = sass::AsmOptions { registers };
         let key = match (&l.code, &l.code_file) {
-            (Some(code), None) => Some((false, code.get_ref().clone(), registers)),
-            (None, Some(file)) => Some((true, file.get_ref().clone(), registers)),
+            (Some(code), None) => Some((false, code.get_ref().clone(), isa, registers)),
+            (None, Some(file)) => Some((true, file.get_ref().clone(), isa, registers)),
             _ => None,
         };
         if let Some(p) = key.as_ref().and_then(|k| programs.done.get(k)) {
@@ -904,20 +928,21 @@ impl Cx {
             }
             Ok(())
         };
-        let made = self.assemble(l, table, &opts, &mut count)?;
+        let made = self.assemble(l, table, isa, registers, &mut count)?;
         if let Some(k) = key {
             programs.done.insert(k, made.clone());
         }
         Ok(made)
     }
 
-    /// Reads (for `code_file`) and assembles a launch's program; `count` is told its text's size
-    /// first.
+    /// Reads (for `code_file`) and compiles a launch's program through the front-end boundary;
+    /// `count` is told its size first.
     fn assemble(
         &self,
         l: &RawLaunch,
         table: &Range<usize>,
-        opts: &sass::AsmOptions,
+        isa: Isa,
+        registers: u32,
         count: &mut impl FnMut(usize, &Range<usize>) -> Result<(), TraceError>,
     ) -> Result<(Arc<Program>, PathBuf), TraceError> {
         match (&l.code, &l.code_file) {
@@ -941,9 +966,14 @@ impl Cx {
             )),
             (Some(code), None) => {
                 count(code.get_ref().len(), &code.span())?;
-                match sass::parse_program(code.get_ref(), opts) {
+                let opts = frontend::Options {
+                    isa,
+                    registers,
+                    path: self.src.path.clone(),
+                };
+                match frontend::compile(code.get_ref().as_bytes(), &opts) {
                     Ok(p) => Ok((Arc::new(p), self.src.path.clone())),
-                    Err(e) => Err(self.inline_program_error(code, e)),
+                    Err(d) => Err(TraceError::Program(self.inline_program_error(code, d))),
                 }
             }
             (None, Some(file)) => {
@@ -951,43 +981,50 @@ impl Cx {
                 let bytes = files::read_limited(&path, MAX_PROGRAM_BYTES, "a code_file")
                     .map_err(|message| self.invalid(&file.span(), message))?;
                 count(bytes.len(), &file.span())?;
-                let text = String::from_utf8(bytes).map_err(|_| {
-                    self.invalid(
-                        &file.span(),
-                        format!("{} is not UTF-8 text", path.display()),
-                    )
-                })?;
-                match sass::parse_program(&text, opts) {
+                let opts = frontend::Options {
+                    isa,
+                    registers,
+                    path: path.clone(),
+                };
+                match frontend::compile(&bytes, &opts) {
                     Ok(p) => Ok((Arc::new(p), path)),
-                    Err(error) => Err(TraceError::Program {
-                        path,
-                        line_offset: 0,
-                        error,
-                    }),
+                    Err(d) => Err(TraceError::Program(d)),
                 }
             }
         }
     }
 
-    /// Points an assembler error in inline `code` at the trace: line and column of the trace file,
-    /// and the trace's line as the offending line.
-    fn inline_program_error(&self, code: &Spanned<String>, e: AsmError) -> TraceError {
+    /// Points a front-end diagnostic about inline `code` at the trace: line and column of the
+    /// trace file, the trace's line as the offending line, and notes' lines as trace lines.
+    fn inline_program_error(&self, code: &Spanned<String>, mut d: Diagnostic) -> Diagnostic {
         let span = code.span();
-        let path = self.src.path.clone();
-        if let Some(map) = StringMap::new(&self.src.text, &span, code.get_ref()) {
-            let at = map.trace_offset(value_offset(code.get_ref(), e.line, e.col));
-            let (line, col) = self.src.line_col(at);
-            let error = AsmError {
+        let value = code.get_ref();
+        d.path = self.src.path.clone();
+        let Location::Text { line, col, .. } = d.location else {
+            // A byte offset into inline text: point at the string.
+            let (line, col) = self.src.line_col(span.start);
+            d.location = Location::Text {
                 line,
                 col,
-                message: e.message,
                 line_text: self.src.line_text(line as usize - 1).to_string(),
             };
-            return TraceError::Program {
-                path,
-                line_offset: 0,
-                error,
+            return d;
+        };
+        if let Some(map) = StringMap::new(&self.src.text, &span, value) {
+            let trace_line_col = |line: u32, col: u32| {
+                self.src
+                    .line_col(map.trace_offset(value_offset(value, line, col)))
             };
+            let (tl, tc) = trace_line_col(line, col);
+            d.location = Location::Text {
+                line: tl,
+                col: tc,
+                line_text: self.src.line_text(tl as usize - 1).to_string(),
+            };
+            for n in &mut d.notes {
+                n.line = n.line.map(|l| trace_line_col(l, 1).0);
+            }
+            return d;
         }
         // A literal form the decoder does not know: shift lines only. The value's first line is
         // the literal's line, or the next one when a line break follows the opening quotes.
@@ -996,10 +1033,12 @@ impl Cx {
         let skip = (raw.starts_with("\"\"\"") || raw.starts_with("'''"))
             && (after_quotes.starts_with('\n') || after_quotes.starts_with("\r\n"));
         let first = self.line(&span) - 1 + u32::from(skip);
-        TraceError::Program {
-            path,
-            line_offset: first,
-            error: e,
+        if let Location::Text { line, .. } = &mut d.location {
+            *line = line.saturating_add(first);
         }
+        for n in &mut d.notes {
+            n.line = n.line.map(|l| l.saturating_add(first));
+        }
+        d
     }
 }

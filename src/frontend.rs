@@ -1,0 +1,149 @@
+//! The front-end boundary: program bytes (text or binary) plus options in, an [`ir::Program`] or
+//! a located [`Diagnostic`] out.
+//!
+//! [`compile`] chooses the front-end by the launch's ISA and, for binary input, by its content:
+//! an ELF file is a cubin (NVIDIA's compiled kernels), `DXBC` opens a Direct3D shader container,
+//! anything else is program text. Today only SASS text assembles ([`crate::sass`]); cubins, DXBC
+//! containers and DXBC text answer a located "not supported yet". Callers (the trace loader)
+//! know no front-end: they hand over bytes and get a program or a diagnostic.
+//!
+//! Diagnostics point into the bytes given, with [`Options::path`] as their file: lines and
+//! columns for text, byte offsets for binaries.
+
+use crate::diag::Diagnostic;
+use crate::ir::{self, Isa};
+use crate::sass;
+use std::path::PathBuf;
+
+/// What a front-end needs besides the program's bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The program's language (the trace's `isa`).
+    pub isa: Isa,
+    /// Registers the launch gives the program: `R0..R{registers-1}` are usable.
+    pub registers: u32,
+    /// The file the bytes come from, named in diagnostics.
+    pub path: PathBuf,
+}
+
+/// The kind of input, told by its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// An ELF file (`\x7fELF`): a cubin.
+    Elf,
+    /// A DXBC container (`DXBC`).
+    DxbcContainer,
+    /// Anything else: program text.
+    Text,
+}
+
+impl Content {
+    /// Tells the kind of `bytes` by their magic number.
+    pub fn of(bytes: &[u8]) -> Content {
+        if bytes.starts_with(b"\x7fELF") {
+            Content::Elf
+        } else if bytes.starts_with(b"DXBC") {
+            Content::DxbcContainer
+        } else {
+            Content::Text
+        }
+    }
+}
+
+/// The ISA a trace's `isa` value names (`"sass"`, `"dxbc"`), if any.
+pub fn isa_named(name: &str) -> Option<Isa> {
+    match name {
+        "sass" => Some(Isa::Sass),
+        "dxbc" => Some(Isa::Dxbc),
+        _ => None,
+    }
+}
+
+/// The names [`isa_named`] knows, for messages.
+pub const ISA_NAMES: &[&str] = &["sass", "dxbc"];
+
+/// Why programs of `isa` cannot run yet, if they cannot (the loader points at the `isa` key).
+pub fn unsupported_isa(isa: Isa) -> Option<&'static str> {
+    match isa {
+        Isa::Sass => None,
+        Isa::Dxbc => Some("DXBC programs are not supported yet (only isa = \"sass\" runs)"),
+    }
+}
+
+/// Turns a program's bytes into IR: chooses the front-end by `opts.isa` and the bytes' content.
+pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> {
+    let path = &opts.path;
+    match Content::of(bytes) {
+        Content::Elf => return Err(Diagnostic::byte(
+            path,
+            bytes,
+            0,
+            "an ELF file (a cubin): cubins are not supported yet; give the program as SASS text",
+        )),
+        Content::DxbcContainer => {
+            return Err(Diagnostic::byte(
+                path,
+                bytes,
+                0,
+                "a DXBC container: DXBC programs are not supported yet",
+            ))
+        }
+        Content::Text => {}
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Diagnostic::byte(
+            path,
+            bytes,
+            e.valid_up_to() as u64,
+            "the program is neither UTF-8 text nor a known binary format (an ELF cubin, a DXBC container)",
+        )
+    })?;
+    match opts.isa {
+        Isa::Sass => {
+            let asm = sass::AsmOptions {
+                registers: opts.registers,
+            };
+            sass::parse_program(text, &asm).map_err(|e| e.diagnostic(path))
+        }
+        Isa::Dxbc => Err(Diagnostic::file(
+            path,
+            unsupported_isa(Isa::Dxbc).unwrap_or("DXBC is not supported yet"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> Options {
+        Options {
+            isa: Isa::Sass,
+            registers: 255,
+            path: "k.bin".into(),
+        }
+    }
+
+    #[test]
+    fn chooses_by_content() {
+        assert!(compile(b"EXIT;", &opts()).is_ok());
+        let e = compile(b"\x7fELF\x02\x01\x01", &opts()).unwrap_err();
+        assert!(
+            e.headline().starts_with(
+                "k.bin: byte 0x0: error: an ELF file (a cubin): cubins are not supported yet"
+            ),
+            "{e}"
+        );
+        let e = compile(b"DXBC\0\0", &opts()).unwrap_err();
+        assert!(e.headline().contains("a DXBC container"), "{e}");
+        let e = compile(b"EXIT;\n\xff", &opts()).unwrap_err();
+        assert!(e.headline().starts_with("k.bin: byte 0x6: error: "), "{e}");
+        let e = compile(b" BOGUS;", &opts()).unwrap_err();
+        assert_eq!(e.headline(), "k.bin:1:2: error: unknown opcode `BOGUS`");
+        let dx = Options {
+            isa: Isa::Dxbc,
+            ..opts()
+        };
+        assert!(compile(b"ret", &dx).is_err());
+    }
+}
