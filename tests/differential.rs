@@ -634,7 +634,7 @@ fn loads_followed_by_masked_writes_compile_in_both_variants() {
 /// `0..5`), runs cases of every profile in turn from random byte strings (0 to 6000 bytes, as
 /// the properties draw them) until `check` fails or `HUNT_MAX` cases (default 2000) per profile
 /// have run, and prints the number of cases per profile it took.
-/// `HUNT_SEEDS=0..20 cargo test --test differential -- --ignored --nocapture hunt`.
+/// `HUNT_SEEDS=0..20 cargo test --features testgen --test differential -- --ignored --nocapture hunt`.
 #[test]
 #[ignore]
 fn hunt() {
