@@ -8,14 +8,14 @@
 //!   junk before each block and after each instruction; the launch must still store the same
 //!   global memory and end the same way (same fault or none, same instruction counts).
 
-use super::liveness::{liveness, Liveness};
-use super::uniformity::{uniformity, Uniformity};
-use super::StateSet;
-use crate::exec::warp::cond_mask;
-use crate::exec::{run_grid, BodyRunner, CtaEnv, Launch, Machine, RunOptions, Stats};
-use crate::interp::Interp;
-use crate::ir::*;
 use std::sync::Arc;
+use warpjit::analysis::liveness::{liveness, Liveness};
+use warpjit::analysis::uniformity::{uniformity, Uniformity};
+use warpjit::analysis::StateSet;
+use warpjit::exec::warp::cond_mask;
+use warpjit::exec::{run_grid, BodyRunner, CtaEnv, Launch, Machine, RunOptions, Stats};
+use warpjit::interp::Interp;
+use warpjit::ir::*;
 use warpjit_runtime::memory::Init;
 use warpjit_runtime::{BankMode, ConstBanks, Fault, WarpState, LANES};
 
@@ -955,7 +955,7 @@ fn show(p: &Program) -> String {
     for (k, b) in p.blocks.iter().enumerate() {
         s += &format!("B{k}:\n");
         for i in &b.insts {
-            s += &format!("    {}\n", crate::sass::Sass(i));
+            s += &format!("    {}\n", warpjit::sass::Sass(i));
         }
         s += &format!("    {:?}\n", b.term);
     }
@@ -1073,7 +1073,7 @@ impl BodyRunner for Checker<'_> {
                 }
                 // Only observable (live) state has to hold what uniformity claims: engines clear
                 // just the registers live into the entry block at a warp's start.
-                let live = crate::analysis::liveness(p);
+                let live = warpjit::analysis::liveness(p);
                 let mut at_entry = u.uniform_in(id);
                 at_entry.intersect_with(&live.live_in[id as usize]);
                 check_uniform(w, &at_entry, &|| what("entry"));
