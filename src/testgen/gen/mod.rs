@@ -8,7 +8,8 @@
 //!
 //! With [`Frame::Minimal`] the prologue fills only the registers the random code reads and the
 //! epilogue stores only the registers it writes (and the predicates, CC and, if the code stores
-//! to shared memory, shared memory): far less code for the JIT to compile per case.
+//! to shared memory, shared memory): far less code for the JIT to compile per case. With
+//! [`Frame::Bare`] the program ends right after the random code.
 //!
 //! This module holds the generator's state, its choices (each reads bytes from the input),
 //! operands and the statement dispatch; the statements themselves are by concern: [`frame`]
@@ -153,6 +154,7 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
     match frame {
         Frame::Full => g.epilogue(),
         Frame::Minimal => g.minimal_frame(code_start),
+        Frame::Bare => g.emit("EXIT"),
     }
     let budget = if g.inf_loop {
         [2000, 300][g.weighted(&[70, 30])]
