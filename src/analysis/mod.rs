@@ -19,9 +19,6 @@ pub mod uniformity;
 #[cfg(test)]
 mod testutil;
 
-#[cfg(test)]
-mod differential;
-
 pub use effects::{Effects, MemSpaces};
 pub use liveness::{liveness, LiveSet, Liveness};
 pub use uniformity::{uniformity, Uniformity};

@@ -13,7 +13,8 @@
 //! - an epilogue that makes the whole per-thread state observable: `P2R R29, CC, RZ, 0xf` and
 //!   `P2R R28, PR, RZ, 0x7f`, then `R0..R29` stored with `STG.E` to the thread's slot of
 //!   [`layout::OUT`] (at `OUT + gid * SLOT`), and 16 bytes of shared memory per thread; or,
-//!   for [`Frame::Minimal`], only what the random code can have changed.
+//!   for [`Frame::Minimal`], only what the random code can have changed; [`Frame::Bare`] has
+//!   none (only what the random code stores is observable: for checking the static analyses).
 //!
 //! [`check`] runs the interpreter once and the JIT two or three times (fresh machine each time:
 //! twice at tier 1, the second run reusing the code compiled by the first, then, in a quarter of
@@ -189,6 +190,11 @@ pub enum Frame {
     /// state is observable in less code, and small cases compile several times faster (the fuzz
     /// target uses it).
     Minimal,
+    /// No epilogue: the prologue and the random code, then `EXIT`. Only what the random code
+    /// stores to memory (and the counts or the fault) is observable, so most register, predicate
+    /// and flag values are dead: the cases `tests/analyses.rs` checks liveness and uniformity on
+    /// (half of them; the other half use [`Frame::Minimal`]).
+    Bare,
 }
 
 impl fmt::Debug for Case {

@@ -1,0 +1,214 @@
+//! Control-flow statements: lane-varying conditions, if/else with and without SSY/SYNC,
+//! counted and endless loops, EXIT and BAR.SYNC.
+
+use super::{floor_pow2, Gen};
+use crate::ir::*;
+
+impl Gen<'_, '_> {
+    /// Computes a predicate that varies across lanes, warps, CTAs, or not at all.
+    pub(super) fn cond(&mut self, p: Pred) {
+        match self.weighted(&[30, 30, 20, 10, 10]) {
+            0 => {
+                let m = self.range(1, 31);
+                self.emit(format!("LOP.AND.NZ {p}, RZ, R27, {m:#x}"));
+            }
+            1 => {
+                let mut i = self.isetp();
+                if let Op::Isetp(o) = &mut i {
+                    o.p = p;
+                    o.x = false;
+                    o.c = PredSrc::TRUE;
+                    o.bop = BoolOp::And;
+                }
+                self.op0(i);
+            }
+            2 => {
+                let t = if self.chance(50) {
+                    32 * self.range(1, 2)
+                } else {
+                    self.below(self.threads_per_cta + 1)
+                };
+                self.emit(format!("ISETP.LT.U32.AND {p}, PT, R25, {t:#x}, PT"));
+            }
+            3 => self.emit(format!("ISETP.EQ.AND {p}, PT, R26, RZ, PT")),
+            _ => {
+                let (a, b) = (self.psrc(), self.psrc());
+                self.emit(format!("PSETP.AND.OR {p}, PT, {a}, {b}, PT"));
+            }
+        }
+    }
+
+    pub(super) fn if_stmt(&mut self, depth: u32) {
+        let ssy = self.chance(55);
+        let has_else = self.chance(60);
+        let p = Pred(self.below(7) as u8);
+        let cc = self.chance(15);
+        if cc {
+            // A CC.EQ / CC.NE branch on a fresh .CC result.
+            let d = self.dst();
+            let o = self.iadd3(d);
+            let o = match o {
+                Op::Iadd3(mut x) => {
+                    x.cc = true;
+                    x
+                }
+                _ => unreachable!(),
+            };
+            self.op0(o);
+        } else {
+            self.cond(p);
+        }
+        let (l_else, l_end) = (self.new_label(), self.new_label());
+        if ssy {
+            let t = self.target(&l_end);
+            self.emit(format!("SSY {t}"));
+            self.ssy_depth += 1;
+        }
+        let t = self.target(&l_else);
+        let neg = if self.chance(50) { "!" } else { "" };
+        if cc {
+            let test = self.pick(&["CC.EQ", "CC.NE"]);
+            let guard = if self.chance(30) {
+                format!("@{neg}{p} ")
+            } else {
+                String::new()
+            };
+            self.emit(format!("{guard}BRA {test}, {t}"));
+        } else {
+            self.emit(format!("@{neg}{p} BRA {t}"));
+        }
+        let n = self.range(1, 5) as usize;
+        self.stmts(n, depth + 1);
+        if ssy {
+            self.emit("SYNC");
+        } else {
+            let t = self.target(&l_end);
+            self.emit(format!("BRA {t}"));
+        }
+        self.place(&l_else);
+        if has_else {
+            let n = self.range(1, 4) as usize;
+            self.stmts(n, depth + 1);
+        }
+        if ssy {
+            self.emit("SYNC");
+            self.ssy_depth -= 1;
+        }
+        self.place(&l_end);
+    }
+
+    pub(super) fn loop_stmt(&mut self, depth: u32) {
+        let lvl = self.loop_depth;
+        let cnt = Reg(20 + 2 * lvl);
+        let lim = Reg(21 + 2 * lvl);
+        self.loop_depth += 1;
+        let kind = self.weighted(&[40, 35, 25]);
+        let (l_top, l_after) = (self.new_label(), self.new_label());
+        let ssy = kind == 1 && self.chance(50);
+        match kind {
+            0 => self.emit(format!("MOV {cnt}, RZ")),
+            1 => {
+                self.emit(format!("MOV {cnt}, RZ"));
+                let src = self.pick(&["R27", "R24", "R25", "R3"]);
+                self.emit(format!("LOP32I.AND {lim}, {src}, 0x3"));
+                self.emit(format!("IADD32I {lim}, {lim}, 0x1"));
+            }
+            _ => {
+                let n = self.range(1, 4);
+                self.emit(format!("MOV32I {cnt}, {n:#x}"));
+            }
+        }
+        if ssy {
+            let t = self.target(&l_after);
+            self.emit(format!("SSY {t}"));
+            self.ssy_depth += 1;
+        }
+        self.place(&l_top);
+        let n = self.range(1, 4) as usize;
+        self.stmts(n, depth + 1);
+        let t = self.target(&l_top);
+        let p = Pred(self.below(7) as u8);
+        match kind {
+            0 => {
+                let n = self.range(1, 5);
+                self.emit(format!("IADD32I {cnt}, {cnt}, 0x1"));
+                self.emit(format!("ISETP.LT.AND {p}, PT, {cnt}, {n:#x}, PT"));
+                self.emit(format!("@{p} BRA {t}"));
+            }
+            1 => {
+                self.emit(format!("IADD32I {cnt}, {cnt}, 0x1"));
+                self.emit(format!("ISETP.LT.U32.AND {p}, PT, {cnt}, {lim}, PT"));
+                self.emit(format!("@{p} BRA {t}"));
+            }
+            _ => {
+                self.emit(format!("IADD32I {cnt}.CC, {cnt}, -0x1"));
+                self.emit(format!("BRA CC.NE, {t}"));
+            }
+        }
+        if ssy {
+            self.emit("SYNC");
+            self.ssy_depth -= 1;
+            self.place(&l_after);
+        }
+        self.loop_depth -= 1;
+    }
+
+    pub(super) fn inf_loop(&mut self) {
+        self.inf_loop = true;
+        let l = self.new_label();
+        self.place(&l);
+        let n = self.range(1, 4) as usize;
+        self.stmts(n, 1);
+        let t = self.target(&l);
+        match self.below(3) {
+            0 => self.emit(format!("BRA {t}")),
+            1 => self.emit(format!("@PT BRA {t}")),
+            _ => {
+                self.emit("IADD RZ.CC, RZ, RZ");
+                self.emit(format!("BRA CC.EQ, {t}"));
+            }
+        }
+    }
+
+    pub(super) fn exit_stmt(&mut self, depth: u32) {
+        match self.weighted(&[60, 25, if depth > 0 { 15 } else { 0 }]) {
+            0 => {
+                let p = Pred(self.below(7) as u8);
+                self.cond(p);
+                let neg = if self.chance(50) { "!" } else { "" };
+                self.emit(format!("@{neg}{p} EXIT"));
+            }
+            1 => {
+                let test = self.pick(&["CC.EQ", "CC.NE"]);
+                let g = self.guard();
+                self.emit(format!("{g}EXIT {test}"));
+            }
+            _ => self.emit("EXIT"),
+        }
+    }
+
+    pub(super) fn barrier(&mut self) {
+        let id = [0u8, 1, 15][self.weighted(&[80, 15, 5])];
+        let g = if self.chance(20) {
+            Guard(self.psrc())
+        } else {
+            Guard::ALWAYS
+        };
+        if self.shared_bytes >= 8 && self.chance(60) {
+            // Exchange words between threads (and warps) through shared memory.
+            let m = (floor_pow2(self.shared_bytes) - 1) & !3;
+            self.emit("ISCADD R18, R25, RZ, 0x2");
+            self.emit(format!("LOP32I.AND R18, R18, {m:#x}"));
+            let v = self.sreg();
+            self.emit(format!("STS [R18], {v}"));
+            self.emit(format!("{g}BAR.SYNC {id:#x}"));
+            let x = self.pick(&[0x80u32, 0x4, 0x100, 0x84]);
+            self.emit(format!("LOP32I.XOR R19, R18, {x:#x}"));
+            self.emit(format!("LOP32I.AND R19, R19, {m:#x}"));
+            let d = self.dst();
+            self.emit(format!("LDS {d}, [R19]"));
+        } else {
+            self.emit(format!("{g}BAR.SYNC {id:#x}"));
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! Checks the analyses against the reference interpreter on random programs.
+//!
+//! The programs are `warpjit::testgen` cases of every profile (every op, divergence with and
+//! without SSY/SYNC, loops, early exits, barriers, faults), half with [`Frame::Bare`] (only what
+//! the random code stores is observable: most values are dead) and half with
+//! [`Frame::Minimal`]. Each runs three times on a fresh machine, each time under the
+//! interpreter through a body runner of this file:
+//!
+//! - Uniformity: the runner checks, before each block and after each instruction, that every
+//!   item reported uniform holds one value across the active lanes, that a block reported
+//!   converged runs with every live lane active, and that a terminator condition reported uniform
+//!   is the same in every active lane.
+//! - Liveness: the runner overwrites every item that is *not* live (in the active lanes) with
+//!   junk before each block and after each instruction; the launch must still store the same
+//!   global memory and end the same way (same fault or none, same instruction counts).
+
+use proptest::prelude::Rng;
+use proptest::test_runner::{RngAlgorithm, TestRng};
+use warpjit::analysis::liveness::{liveness, Liveness};
+use warpjit::analysis::uniformity::{uniformity, Uniformity};
+use warpjit::analysis::StateSet;
+use warpjit::exec::warp::cond_mask;
+use warpjit::exec::{run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
+use warpjit::interp::Interp;
+use warpjit::ir::*;
+use warpjit::testgen::{Case, Frame, Outcome, Profile};
+use warpjit_runtime::{Fault, WarpState, LANES};
+
+/// Registers the checks look at: every register the generated programs use (`R0..R31`).
+const REGS: u8 = 32;
+
+fn show(p: &Program) -> String {
+    let mut s = String::new();
+    for (k, b) in p.blocks.iter().enumerate() {
+        s += &format!("B{k}:\n");
+        for i in &b.insts {
+            s += &format!("    {}\n", warpjit::sass::Sass(i));
+        }
+        s += &format!("    {:?}\n", b.term);
+    }
+    s
+}
+
+/// The same value in every active lane, for each item of `u`.
+fn check_uniform(w: &WarpState, u: &StateSet, what: &dyn Fn() -> String) {
+    let act = w.active;
+    if act == 0 {
+        return;
+    }
+    let l0 = act.trailing_zeros() as usize;
+    let lanes = || (0..LANES).filter(move |l| act >> l & 1 != 0);
+    for r in (0..REGS).map(Reg) {
+        if u.has_reg(r) {
+            let row = &w.regs[r.index()];
+            assert!(
+                lanes().all(|l| row[l] == row[l0]),
+                "{r} reported uniform but differs: {}",
+                what()
+            );
+        }
+    }
+    let same = |m: u32| m & act == 0 || m & act == act;
+    for p in 0..7u8 {
+        if u.has_pred(Pred(p)) {
+            assert!(
+                same(w.preds[p as usize]),
+                "P{p} reported uniform but differs: {}",
+                what()
+            );
+        }
+    }
+    for f in 0..4 {
+        if u.has_flag(f) {
+            assert!(
+                same(w.cc[f]),
+                "flag {f} reported uniform but differs: {}",
+                what()
+            );
+        }
+    }
+    if u.lea_lo {
+        assert!(
+            lanes().all(|l| w.lea_lo[l] == w.lea_lo[l0]),
+            "lea_lo reported uniform but differs: {}",
+            what()
+        );
+    }
+}
+
+enum Mode<'a> {
+    Plain,
+    Uniform(&'a Uniformity, &'a Liveness),
+    Perturb(&'a Liveness, Box<TestRng>),
+}
+
+struct Checker<'a> {
+    p: &'a Program,
+    mode: Mode<'a>,
+}
+
+fn perturb(w: &mut WarpState, live: &StateSet, g: &mut TestRng) {
+    let act = w.active;
+    for r in (0..REGS).map(Reg) {
+        if !live.has_reg(r) {
+            for l in 0..LANES {
+                if act >> l & 1 != 0 {
+                    w.regs[r.index()][l] = g.next_u32();
+                }
+            }
+        }
+    }
+    for p in 0..7 {
+        if !live.has_pred(Pred(p as u8)) {
+            w.preds[p] = (w.preds[p] & !act) | (g.next_u32() & act);
+        }
+    }
+    for f in 0..4 {
+        if !live.has_flag(f) {
+            w.cc[f] = (w.cc[f] & !act) | (g.next_u32() & act);
+        }
+    }
+    if !live.lea_lo {
+        for l in 0..LANES {
+            if act >> l & 1 != 0 {
+                w.lea_lo[l] = g.next_u32();
+            }
+        }
+    }
+}
+
+impl BodyRunner for Checker<'_> {
+    fn run_body(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+        _: &mut Stats,
+    ) -> Result<(), Fault> {
+        let p = self.p;
+        match &mut self.mode {
+            Mode::Plain => Interp::run_insts(&block.insts, w, env),
+            Mode::Uniform(u, live) => {
+                let what = |at: &str| format!("B{id} {at} (active {:#x})\n{}", w.active, show(p));
+                if u.is_converged(id) {
+                    assert_eq!(
+                        w.active,
+                        !w.exited,
+                        "B{id} reported converged: {}",
+                        what("entry")
+                    );
+                }
+                // Only observable (live) state has to hold what uniformity claims: engines clear
+                // just the registers live into the entry block at a warp's start.
+                let mut at_entry = u.uniform_in(id);
+                at_entry.intersect_with(&live.live_in[id as usize]);
+                check_uniform(w, &at_entry, &|| what("entry"));
+                for (k, i) in block.insts.iter().enumerate() {
+                    Interp::run_insts(std::slice::from_ref(i), w, env)?;
+                    let what =
+                        |at: &str| format!("B{id} {at} (active {:#x})\n{}", w.active, show(p));
+                    let mut after = u.uniform_after(id, k);
+                    after.intersect_with(&live.live_after(p, id, k));
+                    check_uniform(w, &after, &|| what(&format!("after inst {k}")));
+                }
+                let cond = match block.term {
+                    Terminator::Branch { cond, .. }
+                    | Terminator::Sync { cond, .. }
+                    | Terminator::Barrier { cond, .. } => Some(cond),
+                    Terminator::Exit {
+                        cond,
+                        next: Some(_),
+                        ..
+                    } => Some(cond),
+                    _ => None,
+                };
+                if let (Some(c), true) = (cond, u.branch_is_uniform(id)) {
+                    let m = cond_mask(w, c) & w.active;
+                    assert!(
+                        m == 0 || m == w.active,
+                        "B{id} condition reported uniform\n{}",
+                        show(p)
+                    );
+                }
+                Ok(())
+            }
+            Mode::Perturb(l, g) => {
+                perturb(w, &l.live_in[id as usize], g);
+                let after = l.live_after_each(p, id);
+                for (i, live) in block.insts.iter().zip(&after) {
+                    Interp::run_insts(std::slice::from_ref(i), w, env)?;
+                    perturb(w, live, g);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn run_prefix(
+        &mut self,
+        _: BlockId,
+        block: &Block,
+        n: usize,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
+        Interp::run_insts(&block.insts[..n], w, env)
+    }
+}
+
+/// An engine that runs a launch through a checking body runner.
+struct Checking<'a> {
+    mode: &'a (dyn Fn() -> Mode<'a> + Sync),
+}
+
+impl Engine for Checking<'_> {
+    fn name(&self) -> &'static str {
+        "checked interpreter"
+    }
+
+    fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault> {
+        let p = &*launch.program;
+        run_grid(machine, launch, opts, &|| {
+            Box::new(Checker {
+                p,
+                mode: (self.mode)(),
+            })
+        })
+    }
+}
+
+/// A run's result and every global segment's bytes afterwards.
+type Run = (Result<Stats, Fault>, Vec<(u64, Vec<u8>)>);
+
+/// Runs the case's launch with a checking runner; returns the outcome and the memory.
+fn run<'a>(case: &Case, l: &Launch, mode: &'a (dyn Fn() -> Mode<'a> + Sync)) -> Run {
+    let o: Outcome = case.run(&Checking { mode }, l).unwrap();
+    (o.result.map(|_| o.stats.unwrap()), o.memory)
+}
+
+#[test]
+fn analyses_agree_with_the_interpreter() {
+    let mut g = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let (mut diverged, mut converged_blocks, mut reconverged, mut ran) = (0, 0, 0, 0u64);
+    for round in 0..800 {
+        let profile = Profile::ALL[round % Profile::ALL.len()];
+        let frame = if (round / Profile::ALL.len()).is_multiple_of(2) {
+            Frame::Bare
+        } else {
+            Frame::Minimal
+        };
+        let mut bytes = vec![0; g.next_u32() as usize % 6000];
+        g.fill_bytes(&mut bytes);
+        let case = Case::from_bytes_with(&bytes, profile, frame);
+        let l = case.launch().unwrap();
+        let p = &*l.program;
+        let u = uniformity(p);
+        let lv = liveness(p);
+        reconverged += (0..p.blocks.len())
+            .filter(|&b| {
+                u.is_converged(b as u32)
+                    && p.blocks.iter().enumerate().any(|(q, blk)| {
+                        !u.is_converged(q as u32) && matches!(blk.term, Terminator::Sync { .. })
+                    }) && p.blocks.iter().any(|blk| matches!(blk.term, Terminator::Ssy { reconverge, .. } if reconverge as usize == b))
+            })
+            .count();
+        diverged += (0..p.blocks.len() as u32)
+            .filter(|&b| !u.is_converged(b))
+            .count();
+        converged_blocks += (0..p.blocks.len() as u32)
+            .filter(|&b| u.is_converged(b))
+            .count();
+        let plain = run(&case, &l, &|| Mode::Plain);
+        let checked = run(&case, &l, &|| Mode::Uniform(&u, &lv));
+        assert_eq!(plain, checked, "checking changed the run");
+        ran += plain.0.as_ref().map(|s| s.warp_insts).unwrap_or(0);
+        let mut seed = [0; 32];
+        g.fill_bytes(&mut seed);
+        let perturbed = run(&case, &l, &|| {
+            Mode::Perturb(
+                &lv,
+                Box::new(TestRng::from_seed(RngAlgorithm::ChaCha, &seed)),
+            )
+        });
+        assert!(
+            plain.0 == perturbed.0,
+            "dead values changed the outcome {:?} vs {:?}\n{}",
+            plain.0,
+            perturbed.0,
+            show(p)
+        );
+        assert!(
+            plain.1 == perturbed.1,
+            "dead values changed the stored memory\n{}",
+            show(p)
+        );
+    }
+    assert!(
+        diverged > 500 && converged_blocks > 500 && reconverged > 100 && ran > 20_000,
+        "the random programs cover both cases: {diverged} {converged_blocks} {reconverged} {ran}"
+    );
+}
