@@ -1045,6 +1045,91 @@ mod tests {
         }
     }
 
+    /// The compile weight of instances of every op of the table (each branch of an op whose
+    /// weight depends on its operands), pinned to the values measured when it was chosen.
+    #[test]
+    fn weight_of_every_op_is_pinned() {
+        let cases: &[(&str, u32)] = &[
+            ("MOV R1, R2;", 4),
+            ("MOV32I R1, 0x5;", 4),
+            ("S2R R1, SR_TID.X;", 4),
+            ("IADD R1, R2, R3;", 4),
+            ("IADD32I R1, R2, 0x5;", 4),
+            ("IADD3 R1, R2, R3, R4;", 4),
+            ("ISCADD R1, R2, R3, 0x2;", 4),
+            ("XMAD R1, R2, R3, R4;", 8),
+            ("SHL R1, R2, 0x3;", 4),
+            ("SHL R1, R2, R3;", 8),
+            ("SHR R1, R2, 0x3;", 4),
+            ("SHR R1, R2, R3;", 8),
+            ("SHR.BREV R1, R2, 0x3;", 8),
+            ("LOP.AND R1, R2, R3;", 4),
+            ("LOP32I.AND R1, R2, 0xff;", 4),
+            ("LOP3.LUT R1, R2, R3, R4, 0x96;", 8),
+            ("BFE.U32 R1, R2, 0x804;", 4),
+            ("BFE.U32 R1, R2, R3;", 12),
+            ("BFE.U32.BREV R1, R2, 0x804;", 12),
+            ("BFI R1, R2, 0x804, R3;", 4),
+            ("BFI R1, R2, R3, R4;", 12),
+            ("SEL R1, R2, R3, P0;", 8),
+            ("ISETP.NE.AND P0, PT, R1, R2, PT;", 4),
+            ("PSETP.AND.AND P0, PT, P1, P2, PT;", 4),
+            ("P2R R1, PR, RZ, 0x7f;", 16),
+            ("IMNMX R1, R2, R3, PT;", 8),
+            ("PRMT R1, R2, 0x3210, R3;", 4),
+            ("LEA R1, R2, R3, 0x4;", 4),
+            ("LDC R1, c[0x2][0x10];", 4),
+            ("LDC R1, c[0x2][R2+0x10];", 12),
+            ("LDG.E.U8 R1, [R2];", 14),
+            ("LDG.E.S8 R1, [R2];", 14),
+            ("LDG.E.U16 R1, [R2];", 14),
+            ("LDG.E.S16 R1, [R2];", 14),
+            ("LDG.E R1, [R2];", 12),
+            ("LDG.E.64 R4, [R2];", 16),
+            ("LDG.E.128 R4, [R2];", 24),
+            ("STG.E.U8 [R2], R1;", 14),
+            ("STG.E [R2], R1;", 12),
+            ("STG.E.64 [R2], R4;", 16),
+            ("STG.E.128 [R2], R4;", 24),
+            ("LD.E.U16 R1, [R2];", 22),
+            ("LD.E R1, [R2];", 20),
+            ("LD.E.64 R4, [R2];", 24),
+            ("LD.E.128 R4, [R2];", 32),
+            ("ST.E.S8 [R2], R1;", 22),
+            ("ST.E [R2], R1;", 20),
+            ("ST.E.64 [R2], R4;", 24),
+            ("ST.E.128 [R2], R4;", 32),
+            ("LDS.U16 R1, [R2];", 14),
+            ("LDS R1, [R2];", 12),
+            ("LDS.64 R4, [R2];", 16),
+            ("LDS.128 R4, [R2];", 24),
+            ("STS.U8 [R2], R1;", 14),
+            ("STS [R2], R1;", 12),
+            ("STS.64 [R2], R4;", 16),
+            ("STS.128 [R2], R4;", 24),
+            ("MEMBAR.CTA;", 1),
+            ("NOP;", 1),
+            ("DEPBAR.LE SB0, 0x0;", 1),
+        ];
+        let text: String = cases.iter().map(|(t, _)| format!("{t}\n")).collect();
+        let prog = program(&format!("{text}EXIT;\n"));
+        let insts = &prog.blocks[0].insts;
+        assert_eq!(insts.len(), cases.len());
+        let mut seen = std::collections::HashSet::new();
+        for ((t, want), inst) in cases.iter().zip(insts) {
+            assert_eq!(weight(inst), *want, "{t}");
+            seen.insert(std::mem::discriminant(&inst.op));
+        }
+        macro_rules! count_ops {
+            ($($v:ident($s:ident),)*) => { [$(stringify!($v)),*].len() };
+        }
+        assert_eq!(
+            seen.len(),
+            crate::for_each_op!(count_ops),
+            "an op has no case"
+        );
+    }
+
     /// A block of 120 128-bit loads (weight 2880) becomes 6 pieces, none heavier than
     /// `MAX_PIECE_WEIGHT`, covering the block in order; each is compiled as its own function.
     #[test]
