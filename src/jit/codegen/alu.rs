@@ -10,7 +10,17 @@ use std::mem::offset_of;
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::WarpState;
 
+/// A source in a register or constant (not an immediate): its lowering works lane by lane or
+/// with a variable amount, and weighs more (see [`Lower::weight`]).
+fn reg_src(s: &Src) -> bool {
+    !matches!(s, Src::Imm(_))
+}
+
 impl Lower for Mov {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -22,6 +32,10 @@ impl Lower for Mov {
 }
 
 impl Lower for Mov32i {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -33,6 +47,10 @@ impl Lower for Mov32i {
 }
 
 impl Lower for S2r {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -72,6 +90,10 @@ impl Lower for S2r {
 }
 
 impl Lower for Iadd {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -87,6 +109,10 @@ impl Lower for Iadd {
 }
 
 impl Lower for Iadd32i {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -101,6 +127,10 @@ impl Lower for Iadd32i {
 }
 
 impl Lower for Iscadd {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -117,6 +147,10 @@ impl Lower for Iscadd {
 }
 
 impl Lower for Iadd3 {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -125,6 +159,10 @@ impl Lower for Iadd3 {
 }
 
 impl Lower for Xmad {
+    fn weight(&self) -> u32 {
+        8
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -134,6 +172,14 @@ impl Lower for Xmad {
 }
 
 impl Lower for Shl {
+    fn weight(&self) -> u32 {
+        if reg_src(&self.b) {
+            8
+        } else {
+            4
+        }
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -152,6 +198,14 @@ impl Lower for Shl {
 }
 
 impl Lower for Shr {
+    fn weight(&self) -> u32 {
+        if self.brev || reg_src(&self.b) {
+            8
+        } else {
+            4
+        }
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -177,6 +231,10 @@ impl Lower for Shr {
 }
 
 impl Lower for Lop {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -198,6 +256,10 @@ impl Lower for Lop {
 }
 
 impl Lower for Lop32i {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -217,6 +279,10 @@ impl Lower for Lop32i {
 }
 
 impl Lower for Lop3 {
+    fn weight(&self) -> u32 {
+        8
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -232,6 +298,14 @@ impl Lower for Lop3 {
 }
 
 impl Lower for Bfe {
+    fn weight(&self) -> u32 {
+        if self.brev || reg_src(&self.b) {
+            12
+        } else {
+            4
+        }
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -279,6 +353,14 @@ impl Lower for Bfe {
 }
 
 impl Lower for Bfi {
+    fn weight(&self) -> u32 {
+        if reg_src(&self.b) {
+            12
+        } else {
+            4
+        }
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -310,6 +392,10 @@ impl Lower for Bfi {
 }
 
 impl Lower for Sel {
+    fn weight(&self) -> u32 {
+        8
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -325,6 +411,10 @@ impl Lower for Sel {
 }
 
 impl Lower for Isetp {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -361,6 +451,10 @@ impl Lower for Isetp {
 }
 
 impl Lower for Psetp {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -380,6 +474,10 @@ impl Lower for Psetp {
 }
 
 impl Lower for P2r {
+    fn weight(&self) -> u32 {
+        16
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -389,6 +487,10 @@ impl Lower for P2r {
 }
 
 impl Lower for Imnmx {
+    fn weight(&self) -> u32 {
+        8
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -415,6 +517,10 @@ impl Lower for Imnmx {
 }
 
 impl Lower for Prmt {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
