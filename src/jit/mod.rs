@@ -28,6 +28,18 @@
 //! One JIT module and one Cranelift context per tier are reused for every function.
 //! Runtime helpers are registered with `JITBuilder::symbol`; the warp state and the [`abi::JitCx`]
 //! are addressed with `offset_of!`. With `WARPJIT_DUMP_CLIF=DIR` each compiled block's CLIF is
+//! written to `DIR`, each guest instruction as a comment above the code it produced.
+//!
+//! A function Cranelift rejects (a warpjit bug) leaves its piece interpreted: the failure is
+//! counted in [`CompileStats::failed`] (printed by `--stats`) and kept in [`Jit::errors`].
+//!
+//! The files: this one holds the [`Jit`] engine; `cache.rs` the per-program code cache (a slot
+//! per piece and variant) and tier-1 compilation into it; `tier.rs` the [`Tier`]s and the tier-2
+//! thread; `compile.rs` one tier's Cranelift module and the compilation of one piece (and the
+//! CLIF dump); `weight.rs` [`weight`] and [`pieces`]; `runner.rs` the [`BodyRunner`]
+//! (`JitRunner`) the dispatcher calls per block.
+//!
+//! [`BodyRunner`]: crate::exec::BodyRunner
 
 pub mod abi;
 mod cache;

@@ -80,6 +80,8 @@ impl BodyRunner for JitRunner<'_> {
                     self.code.runs[id as usize].fetch_add(1, Ordering::Relaxed) + 1
                 });
                 if runs >= self.jit.threshold {
+                    // A piece that fails to compile is interpreted; the failure is counted
+                    // (`CompileStats::failed`, printed by `--stats`) and kept in `Jit::errors`.
                     f = self.jit.compile(&self.code, piece, full).unwrap_or(0);
                 }
             } else if self.code.tiers[i].load(Ordering::Relaxed) == 1 {

@@ -25,7 +25,7 @@ use launch::Programs;
 ///
 /// The trace and its side files must be regular files (never a device or a FIFO); the trace is at
 /// most [`MAX_TRACE_BYTES`] with at most [`MAX_TRACE_VALUES`] values, its programs' text at most
-/// [`MAX_PROGRAM_BYTES`].
+/// [`MAX_PROGRAM_BYTES`](super::MAX_PROGRAM_BYTES).
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
     let bytes = files::read_limited(path, MAX_TRACE_BYTES, "a trace").map_err(|message| {
         TraceError::Unreadable(Diagnostic::file(

@@ -2,6 +2,7 @@
 //! comparisons, selects), and their arithmetic helpers. LEA is in [`super::lea`]; per-lane
 //! scalar lowerings are in `jit/scalar.rs`.
 
+use super::super::scalar::{LaneBitfield, LaneShift};
 use super::{flags, Lower, Row, Tx, V};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -184,7 +185,7 @@ impl Lower for Shl {
         let o = self;
         let g = inst.guard;
         if !matches!(o.b, Src::Imm(_)) {
-            tx.shift_lanes(g, inst);
+            tx.shift_lanes(g, LaneShift::Shl(o));
             return true;
         }
         let Src::Imm(s) = o.b else { return false };
@@ -210,7 +211,7 @@ impl Lower for Shr {
         let o = self;
         let g = inst.guard;
         if o.brev || !matches!(o.b, Src::Imm(_)) {
-            tx.shift_lanes(g, inst);
+            tx.shift_lanes(g, LaneShift::Shr(o));
             return true;
         }
         let Src::Imm(s) = o.b else { return false };
@@ -310,7 +311,7 @@ impl Lower for Bfe {
         let o = self;
         let g = inst.guard;
         if o.brev || !matches!(o.b, Src::Imm(_)) {
-            tx.bitfield_lanes(g, inst);
+            tx.bitfield_lanes(g, LaneBitfield::Bfe(o));
             return true;
         }
         let Src::Imm(ctl) = o.b else { return false };
@@ -365,7 +366,7 @@ impl Lower for Bfi {
         let o = self;
         let g = inst.guard;
         if !matches!(o.b, Src::Imm(_)) {
-            tx.bitfield_lanes(g, inst);
+            tx.bitfield_lanes(g, LaneBitfield::Bfi(o));
             return true;
         }
         let Src::Imm(ctl) = o.b else { return false };
