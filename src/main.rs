@@ -178,16 +178,23 @@ fn run(args: &RunArgs) -> u8 {
             };
             let _ = writeln!(
                 out,
-                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time, longest {:.3} ms), {} recompiled by tier 2 in the background in {:.3} ms (longest {:.3} ms); {} interpreted; {} instruction executions delegated to the interpreter; {} memory slow paths",
+                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time, longest {:.3} ms), {} recompiled by tier 2 in the background in {:.3} ms (longest {:.3} ms); {} interpreted; {} failed to compile ({} by tier 2); {} instruction executions delegated to the interpreter; {} memory slow paths",
                 count(c.blocks, "block"),
                 c.longest_nanos as f64 / 1e6,
                 count(c.tier2_blocks, "block"),
                 c.tier2_nanos as f64 / 1e6,
                 c.tier2_longest_nanos as f64 / 1e6,
                 count(t.interp_blocks, "block"),
+                count(c.failed + c.tier2_failed, "block"),
+                c.tier2_failed,
                 t.delegated,
                 t.slow_paths
             );
+            // A block Cranelift rejects is a warpjit bug: it runs interpreted (or stays at tier
+            // 1), and says so here.
+            for e in jit.errors() {
+                let _ = writeln!(err, "jit: {e}");
+            }
         }
     }
     if report.fault.is_none() {

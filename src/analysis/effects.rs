@@ -3,8 +3,9 @@
 //!
 //! An op's effects are derived from its operand roles ([`crate::ir::roles`]), declared once per
 //! op beside its struct in `src/ir/ops/`; this module only reads them. The reference is the
-//! interpreter (`src/interp/ops.rs` and `src/interp/warp.rs`); the roles follow what its code
-//! reads and writes, per executing lane:
+//! interpreter's op semantics (`src/interp/alu.rs` and `src/interp/memory.rs`) and, for
+//! terminators, the shared dispatcher (`src/exec/warp.rs`, barriers in `src/exec/grid.rs`); the
+//! roles follow what that code reads and writes, per executing lane:
 //!
 //! - **CC writes**: `.CC` on IADD, IADD32I, IADD3, ISCADD, XMAD, BFE, BFI and LEA writes all four
 //!   flags (XMAD clears OF, BFE/BFI clear CF and OF: a clear is a write).

@@ -32,18 +32,34 @@ use warpjit_runtime::WarpState;
 /// returns `false` for an instance it leaves to the interpreter's code (run through
 /// [`warpjit_jit_exec_inst`](super::abi::warpjit_jit_exec_inst) and counted as delegated in
 /// `--stats`). An op the JIT never lowers says so in one line with [`delegated!`].
+///
+/// Each impl also states the op's compile [`weight`](Lower::weight) (no default: an op without
+/// one does not compile either).
 pub(super) trait Lower {
+    /// What this instance costs to compile, for splitting long blocks into pieces (see
+    /// [`crate::jit::weight`] for the unit and how it was measured).
+    fn weight(&self) -> u32;
+
     /// Lowers `inst` (whose op is `self`); `false` delegates it.
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool;
 }
 
+/// The weight of an op the JIT delegates: a call to the interpreter's code, as cheap to compile
+/// as a plain ALU op.
+#[allow(dead_code)] // used by `delegated!`, which no op of today's table needs
+const DELEGATED_WEIGHT: u32 = 4;
+
 /// Declares ops whose every instance the JIT delegates to the interpreter's code:
-/// `delegated!(Foo, Bar);`.
+/// `delegated!(Foo, Bar);` (each weighs [`DELEGATED_WEIGHT`], a call).
 #[allow(unused_macros)] // every op of today's table has an inline lowering
 macro_rules! delegated {
     ($($s:ident),* $(,)?) => {
         $(
             impl Lower for $s {
+                fn weight(&self) -> u32 {
+                    DELEGATED_WEIGHT
+                }
+
                 fn lower(&self, _: &mut Tx<'_, '_, '_>, _: &Inst) -> bool {
                     false
                 }
@@ -60,6 +76,13 @@ macro_rules! lower_dispatch {
                 match &inst.op {
                     $(Op::$v(o) => Lower::lower(o, self, inst),)*
                 }
+            }
+        }
+
+        /// The op's compile weight, from its [`Lower`] impl.
+        pub(super) fn op_weight(op: &Op) -> u32 {
+            match op {
+                $(Op::$v(o) => Lower::weight(o),)*
             }
         }
     };

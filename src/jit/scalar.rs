@@ -9,6 +9,22 @@ use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Value}
 use cranelift_frontend::FunctionBuilder;
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 
+/// The ops [`Tx::shift_lanes`] lowers.
+pub(super) enum LaneShift<'o> {
+    /// SHL.
+    Shl(&'o Shl),
+    /// SHR.
+    Shr(&'o Shr),
+}
+
+/// The ops [`Tx::bitfield_lanes`] lowers.
+pub(super) enum LaneBitfield<'o> {
+    /// BFE.
+    Bfe(&'o Bfe),
+    /// BFI.
+    Bfi(&'o Bfi),
+}
+
 impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Applies `f` to lane `l` of each input row, building a row.
     fn per_lane(
@@ -28,13 +44,13 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         out
     }
 
-    /// SHL/SHR with per-lane amounts (and SHR `.BREV`), as `interp::ops`.
-    pub(super) fn shift_lanes(&mut self, g: Guard, inst: &Inst) {
+    /// SHL/SHR with per-lane amounts (and SHR `.BREV`), as the interpreter's `Exec` impls
+    /// for SHL and SHR (`src/interp/alu.rs`).
+    pub(super) fn shift_lanes(&mut self, g: Guard, op: LaneShift<'_>) {
         let m = self.guard_mask(g);
-        let (d, a, b, left, unsigned, wrap, brev) = match &inst.op {
-            Op::Shl(o) => (o.d, o.a, o.b, true, true, o.w, false),
-            Op::Shr(o) => (o.d, o.a, o.b, false, o.unsigned, o.w, o.brev),
-            _ => unreachable!("shift_lanes takes SHL/SHR"),
+        let (d, a, b, left, unsigned, wrap, brev) = match op {
+            LaneShift::Shl(o) => (o.d, o.a, o.b, true, true, o.w, false),
+            LaneShift::Shr(o) => (o.d, o.a, o.b, false, o.unsigned, o.w, o.brev),
         };
         let a = self.reg(a);
         let s = self.src(b);
@@ -65,11 +81,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.set_reg(d, r, m);
     }
 
-    /// BFE/BFI with a per-lane control (and BFE `.BREV`), as `interp::ops::{bfe, bfi}`.
-    pub(super) fn bitfield_lanes(&mut self, g: Guard, inst: &Inst) {
+    /// BFE/BFI with a per-lane control (and BFE `.BREV`), as `interp::alu::{bfe, bfi}`.
+    pub(super) fn bitfield_lanes(&mut self, g: Guard, op: LaneBitfield<'_>) {
         let m = self.guard_mask(g);
-        let (d, cc, r) = match &inst.op {
-            Op::Bfe(o) => {
+        let (d, cc, r) = match op {
+            LaneBitfield::Bfe(o) => {
                 let a = self.reg(o.a);
                 let c = self.src(o.b);
                 let (signed, brev) = (o.signed, o.brev);
@@ -113,7 +129,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 });
                 (o.d, o.cc, r)
             }
-            Op::Bfi(o) => {
+            LaneBitfield::Bfi(o) => {
                 let a = self.reg(o.a);
                 let ctl = self.src(o.b);
                 let c = self.src(o.c);
@@ -144,7 +160,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 });
                 (o.d, o.cc, r)
             }
-            _ => unreachable!("bitfield_lanes takes BFE/BFI"),
         };
         self.set_reg(d, r, m);
         if cc {

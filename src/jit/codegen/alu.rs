@@ -2,6 +2,7 @@
 //! comparisons, selects), and their arithmetic helpers. LEA is in [`super::lea`]; per-lane
 //! scalar lowerings are in `jit/scalar.rs`.
 
+use super::super::scalar::{LaneBitfield, LaneShift};
 use super::{flags, Lower, Row, Tx, V};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -10,7 +11,17 @@ use std::mem::offset_of;
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::WarpState;
 
+/// A source in a register or constant (not an immediate): its lowering works lane by lane or
+/// with a variable amount, and weighs more (see [`Lower::weight`]).
+fn reg_src(s: &Src) -> bool {
+    !matches!(s, Src::Imm(_))
+}
+
 impl Lower for Mov {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -22,6 +33,10 @@ impl Lower for Mov {
 }
 
 impl Lower for Mov32i {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -33,6 +48,10 @@ impl Lower for Mov32i {
 }
 
 impl Lower for S2r {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -72,6 +91,10 @@ impl Lower for S2r {
 }
 
 impl Lower for Iadd {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -87,6 +110,10 @@ impl Lower for Iadd {
 }
 
 impl Lower for Iadd32i {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -101,6 +128,10 @@ impl Lower for Iadd32i {
 }
 
 impl Lower for Iscadd {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -117,6 +148,10 @@ impl Lower for Iscadd {
 }
 
 impl Lower for Iadd3 {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -125,6 +160,10 @@ impl Lower for Iadd3 {
 }
 
 impl Lower for Xmad {
+    fn weight(&self) -> u32 {
+        8
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -134,11 +173,19 @@ impl Lower for Xmad {
 }
 
 impl Lower for Shl {
+    fn weight(&self) -> u32 {
+        if reg_src(&self.b) {
+            8
+        } else {
+            4
+        }
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         if !matches!(o.b, Src::Imm(_)) {
-            tx.shift_lanes(g, inst);
+            tx.shift_lanes(g, LaneShift::Shl(o));
             return true;
         }
         let Src::Imm(s) = o.b else { return false };
@@ -152,11 +199,19 @@ impl Lower for Shl {
 }
 
 impl Lower for Shr {
+    fn weight(&self) -> u32 {
+        if self.brev || reg_src(&self.b) {
+            8
+        } else {
+            4
+        }
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         if o.brev || !matches!(o.b, Src::Imm(_)) {
-            tx.shift_lanes(g, inst);
+            tx.shift_lanes(g, LaneShift::Shr(o));
             return true;
         }
         let Src::Imm(s) = o.b else { return false };
@@ -177,6 +232,10 @@ impl Lower for Shr {
 }
 
 impl Lower for Lop {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -198,6 +257,10 @@ impl Lower for Lop {
 }
 
 impl Lower for Lop32i {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -217,6 +280,10 @@ impl Lower for Lop32i {
 }
 
 impl Lower for Lop3 {
+    fn weight(&self) -> u32 {
+        8
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -232,11 +299,19 @@ impl Lower for Lop3 {
 }
 
 impl Lower for Bfe {
+    fn weight(&self) -> u32 {
+        if self.brev || reg_src(&self.b) {
+            12
+        } else {
+            4
+        }
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         if o.brev || !matches!(o.b, Src::Imm(_)) {
-            tx.bitfield_lanes(g, inst);
+            tx.bitfield_lanes(g, LaneBitfield::Bfe(o));
             return true;
         }
         let Src::Imm(ctl) = o.b else { return false };
@@ -279,11 +354,19 @@ impl Lower for Bfe {
 }
 
 impl Lower for Bfi {
+    fn weight(&self) -> u32 {
+        if reg_src(&self.b) {
+            12
+        } else {
+            4
+        }
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         if !matches!(o.b, Src::Imm(_)) {
-            tx.bitfield_lanes(g, inst);
+            tx.bitfield_lanes(g, LaneBitfield::Bfi(o));
             return true;
         }
         let Src::Imm(ctl) = o.b else { return false };
@@ -310,6 +393,10 @@ impl Lower for Bfi {
 }
 
 impl Lower for Sel {
+    fn weight(&self) -> u32 {
+        8
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -325,6 +412,10 @@ impl Lower for Sel {
 }
 
 impl Lower for Isetp {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -361,6 +452,10 @@ impl Lower for Isetp {
 }
 
 impl Lower for Psetp {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -380,6 +475,10 @@ impl Lower for Psetp {
 }
 
 impl Lower for P2r {
+    fn weight(&self) -> u32 {
+        16
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -389,6 +488,10 @@ impl Lower for P2r {
 }
 
 impl Lower for Imnmx {
+    fn weight(&self) -> u32 {
+        8
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -415,6 +518,10 @@ impl Lower for Imnmx {
 }
 
 impl Lower for Prmt {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;

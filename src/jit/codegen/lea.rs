@@ -10,6 +10,10 @@ use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::SHARED_WINDOW_SIZE;
 
 impl Lower for Lea {
+    fn weight(&self) -> u32 {
+        4
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.lea(inst.guard, self);
         true

@@ -1,0 +1,140 @@
+//! The per-program code cache: every block's pieces, one slot per piece and variant (any
+//! active mask, full warp) holding its compiled address and tier, and tier-1 compilation into it.
+
+use super::tier::Tier;
+use super::{pieces, Jit, JitError};
+use crate::analysis::Liveness;
+use crate::ir::{BlockId, Program};
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// A run of a block's instructions compiled as one function.
+pub(super) struct Piece {
+    /// The block.
+    pub(super) block: BlockId,
+    /// Its instructions in the block.
+    pub(super) insts: Range<usize>,
+}
+
+/// Per-program code: one slot per piece of each block.
+pub(super) struct ProgCode {
+    /// Keeps the program (and so the `Inst` addresses baked into code) alive.
+    pub(super) prog: Arc<Program>,
+    /// What is live out of each block: only that is stored back at a block's end.
+    pub(super) live: Liveness,
+    /// Every block's pieces, block after block.
+    pub(super) pieces: Vec<Piece>,
+    /// Per block, its pieces' indices in `pieces`.
+    pub(super) block_pieces: Vec<Range<u32>>,
+    /// Compiled function addresses, two per piece: `[2 * p]` for any active mask, `[2 * p + 1]`
+    /// for a full warp (0 = not compiled; usize::MAX = will not compile).
+    pub(super) fns: Vec<AtomicUsize>,
+    /// Executions of each block so far, for tiering.
+    pub(super) runs: Vec<AtomicU32>,
+    /// Per slot: 0 not compiled, 1 tier 1, 2 tier 2 requested (or done).
+    pub(super) tiers: Vec<AtomicU8>,
+}
+
+/// Index of a piece's variant in [`ProgCode::fns`].
+pub(super) fn slot(piece: u32, full: bool) -> usize {
+    2 * piece as usize + full as usize
+}
+
+impl Jit {
+    pub(super) fn code_for(&self, prog: &Arc<Program>) -> Arc<ProgCode> {
+        let key = Arc::as_ptr(prog) as usize;
+        let mut progs = self.progs.lock().unwrap_or_else(|e| e.into_inner());
+        progs
+            .entry(key)
+            .or_insert_with(|| {
+                let n = prog.blocks.len();
+                let mut all = Vec::new();
+                let mut block_pieces = Vec::with_capacity(n);
+                for (id, b) in prog.blocks.iter().enumerate() {
+                    let first = all.len() as u32;
+                    all.extend(pieces(&b.insts).into_iter().map(|insts| Piece {
+                        block: id as BlockId,
+                        insts,
+                    }));
+                    block_pieces.push(first..all.len() as u32);
+                }
+                let slots = 2 * all.len();
+                Arc::new(ProgCode {
+                    prog: prog.clone(),
+                    live: crate::analysis::liveness(prog),
+                    pieces: all,
+                    block_pieces,
+                    fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),
+                    runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
+                    tiers: (0..slots).map(|_| AtomicU8::new(0)).collect(),
+                })
+            })
+            .clone()
+    }
+
+    /// Compiles piece `piece` of `code` (the full-warp variant with `full`) with tier 1 now, if
+    /// not already compiled, and returns its address.
+    pub(super) fn compile(
+        &self,
+        code: &ProgCode,
+        piece: u32,
+        full: bool,
+    ) -> Result<usize, JitError> {
+        let mut inner = self.tier1.lock().unwrap_or_else(|e| e.into_inner());
+        let i = slot(piece, full);
+        match code.fns[i].load(Ordering::Acquire) {
+            0 => {}
+            usize::MAX => {
+                let msg = "an earlier attempt failed".to_string();
+                let block = code.pieces[piece as usize].block;
+                return Err(JitError::Compile { block, msg });
+            }
+            addr => return Ok(addr),
+        }
+        let r = inner.compile_piece(code, piece, full);
+        match &r {
+            Ok(addr) => {
+                code.tiers[i].store(1, Ordering::Relaxed);
+                code.fns[i].store(*addr, Ordering::Release);
+            }
+            Err(e) => {
+                // A block Cranelift rejects is a warpjit bug: it stays interpreted (counted in
+                // --stats) and the error is kept for `Jit::errors`.
+                code.fns[i].store(usize::MAX, Ordering::Release);
+                inner.errors.push(e.to_string());
+            }
+        }
+        r
+    }
+
+    /// Compiles every block of a program with tier 1 now (see [`Jit::compile_all_tier`]).
+    pub fn compile_all(&self, prog: &Arc<Program>) -> Result<usize, JitError> {
+        self.compile_all_tier(prog, Tier::One)
+    }
+
+    /// Compiles every block of a program (every piece of it, see [`pieces`]) with `tier` now,
+    /// on this thread (for tests, benchmarks and compile-latency measurement); later runs use
+    /// that code. Returns how many functions were compiled.
+    pub fn compile_all_tier(&self, prog: &Arc<Program>, tier: Tier) -> Result<usize, JitError> {
+        let code = self.code_for(prog);
+        let mut n = 0;
+        for piece in 0..code.pieces.len() as u32 {
+            for full in [false, true] {
+                match tier {
+                    Tier::One => {
+                        self.compile(&code, piece, full)?;
+                    }
+                    Tier::Two => {
+                        let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
+                        let addr = inner.compile_piece(&code, piece, full)?;
+                        code.tiers[slot(piece, full)].store(2, Ordering::Relaxed);
+                        code.fns[slot(piece, full)].store(addr, Ordering::Release);
+                    }
+                }
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}

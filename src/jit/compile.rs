@@ -1,0 +1,224 @@
+//! Compiling one piece of a block: a Cranelift JIT module and context per tier, with the
+//! runtime helpers registered, and the CLIF dump (`WARPJIT_DUMP_CLIF`).
+
+use super::cache::{Piece, ProgCode};
+use super::tier::Tier;
+use super::{abi, codegen, JitError};
+use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module};
+use std::collections::HashMap;
+
+/// One tier's compiler: its JIT module (which owns the code), a reused Cranelift context, and
+/// its counters.
+pub(super) struct Inner {
+    pub(super) module: JITModule,
+    pub(super) ctx: Context,
+    pub(super) fctx: FunctionBuilderContext,
+    pub(super) exec_inst: FuncId,
+    pub(super) mem_slow: FuncId,
+    pub(super) next_name: u32,
+    pub(super) dump: Option<std::path::PathBuf>,
+    pub(super) tier: Tier,
+    pub(super) compiled: u64,
+    pub(super) compile_nanos: u64,
+    pub(super) longest_nanos: u64,
+    pub(super) errors: Vec<String>,
+}
+
+// SAFETY: `JITModule` holds `RefCell`s and raw code pointers but no thread-bound state; it is
+// only ever used under the `Mutex` below.
+unsafe impl Send for Inner {}
+
+impl Inner {
+    /// A JIT module and context for one tier, with the runtime helpers registered.
+    pub(super) fn new(tier: Tier) -> Result<Inner, JitError> {
+        let mut flags = settings::builder();
+        let host = |e: &dyn std::fmt::Display| JitError::Host(e.to_string());
+        let regalloc = match tier {
+            Tier::One => "single_pass",
+            Tier::Two => "backtracking",
+        };
+        let verify = if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        };
+        for (k, v) in [
+            ("use_colocated_libcalls", "false"),
+            ("is_pic", "false"),
+            ("opt_level", "none"),
+            ("regalloc_algorithm", regalloc),
+            ("enable_verifier", verify),
+        ] {
+            flags.set(k, v).map_err(|e| host(&e))?;
+        }
+        let isa = cranelift_native::builder()
+            .map_err(|e| host(&e))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| host(&e))?;
+        let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        builder.symbol(
+            "warpjit_jit_exec_inst",
+            abi::warpjit_jit_exec_inst as *const u8,
+        );
+        builder.symbol(
+            "warpjit_jit_mem_slow",
+            abi::warpjit_jit_mem_slow as *const u8,
+        );
+        let mut module = JITModule::new(builder);
+        let ptr = module.target_config().pointer_type();
+        let mut sig = module.make_signature();
+        sig.params.extend([
+            AbiParam::new(ptr),
+            AbiParam::new(ptr),
+            AbiParam::new(ptr),
+            AbiParam::new(types::I32),
+        ]);
+        sig.returns.push(AbiParam::new(types::I32));
+        let exec_inst = module
+            .declare_function("warpjit_jit_exec_inst", Linkage::Import, &sig)
+            .map_err(|e| host(&e))?;
+        sig.params.push(AbiParam::new(types::I32));
+        let mem_slow = module
+            .declare_function("warpjit_jit_mem_slow", Linkage::Import, &sig)
+            .map_err(|e| host(&e))?;
+        Ok(Inner {
+            ctx: module.make_context(),
+            module,
+            fctx: FunctionBuilderContext::new(),
+            exec_inst,
+            mem_slow,
+            next_name: 0,
+            dump: std::env::var_os("WARPJIT_DUMP_CLIF").map(std::path::PathBuf::from),
+            tier,
+            compiled: 0,
+            compile_nanos: 0,
+            longest_nanos: 0,
+            errors: Vec::new(),
+        })
+    }
+
+    /// Compiles one piece of a block: its instructions, then what is live after its last one
+    /// (the block's live-out for its last piece) stored back.
+    pub(super) fn compile_piece(
+        &mut self,
+        code: &ProgCode,
+        piece: u32,
+        full: bool,
+    ) -> Result<usize, JitError> {
+        let Piece { block: id, insts } = &code.pieces[piece as usize];
+        let (id, insts) = (*id, insts.clone());
+        let prog = &*code.prog;
+        let live_after = code.live.live_after_each(prog, id);
+        let block = &prog.blocks[id as usize];
+        let live_out = match insts.end {
+            end if end == block.insts.len() => &code.live.live_out[id as usize],
+            end => &live_after[end - 1],
+        };
+        let t0 = std::time::Instant::now();
+        let err = |msg: String| JitError::Compile { block: id, msg };
+        let name = format!(
+            "block{}_{}{}{}_t{}",
+            self.next_name,
+            id,
+            if insts.start > 0 {
+                format!("_at{}", insts.start)
+            } else {
+                String::new()
+            },
+            if full { "_full" } else { "" },
+            if self.tier == Tier::One { 1 } else { 2 }
+        );
+        self.next_name += 1;
+        self.module.clear_context(&mut self.ctx);
+        let ptr = self.module.target_config().pointer_type();
+        let comments;
+        {
+            let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            let exec_inst = self.module.declare_func_in_func(self.exec_inst, fb.func);
+            let mem_slow = self.module.declare_func_in_func(self.mem_slow, fb.func);
+            let env = codegen::Env {
+                exec_inst,
+                mem_slow,
+                ptr,
+                live_out,
+            };
+            let mut tx = codegen::Tx::new(&mut fb, env, full);
+            for (inst, after) in block.insts[insts.clone()]
+                .iter()
+                .zip(&live_after[insts.clone()])
+            {
+                tx.inst(inst, after);
+            }
+            comments = std::mem::take(&mut tx.comments);
+            tx.finish();
+            fb.finalize(self.module.target_config());
+        }
+        let fid = self
+            .module
+            .declare_function(&name, Linkage::Local, &self.ctx.func.signature)
+            .map_err(|e| err(e.to_string()))?;
+        self.ctx.func.name = UserFuncName::user(0, fid.as_u32());
+        if let Some(dir) = &self.dump {
+            let text = dump_clif(&self.ctx.func, &comments);
+            let _ = std::fs::create_dir_all(dir);
+            let _ = std::fs::write(dir.join(format!("{name}.clif")), text);
+        }
+        self.module
+            .define_function(fid, &mut self.ctx)
+            .map_err(|e| err(format!("{e:?}")))?;
+        self.module
+            .finalize_definitions()
+            .map_err(|e| err(e.to_string()))?;
+        let addr = self.module.get_finalized_function(fid) as usize;
+        let nanos = t0.elapsed().as_nanos() as u64;
+        self.compiled += 1;
+        self.compile_nanos += nanos;
+        self.longest_nanos = self.longest_nanos.max(nanos);
+        Ok(addr)
+    }
+}
+
+/// CLIF text with each guest instruction as a comment above the code it produced.
+fn dump_clif(
+    func: &cranelift_codegen::ir::Function,
+    comments: &[(cranelift_codegen::ir::Inst, String)],
+) -> String {
+    use cranelift_codegen::write::{decorate_function, FuncWriter, PlainWriter};
+    struct W<'c>(HashMap<cranelift_codegen::ir::Inst, &'c str>);
+    impl FuncWriter for W<'_> {
+        fn write_instruction(
+            &mut self,
+            w: &mut dyn std::fmt::Write,
+            func: &cranelift_codegen::ir::Function,
+            aliases: &cranelift_codegen::entity::SecondaryMap<
+                cranelift_codegen::ir::Value,
+                Vec<cranelift_codegen::ir::Value>,
+            >,
+            inst: cranelift_codegen::ir::Inst,
+            indent: usize,
+        ) -> std::fmt::Result {
+            if let Some(c) = self.0.get(&inst) {
+                writeln!(w, "{:indent$}; {c}", "")?;
+            }
+            PlainWriter.write_instruction(w, func, aliases, inst, indent)
+        }
+        fn write_block_header(
+            &mut self,
+            w: &mut dyn std::fmt::Write,
+            func: &cranelift_codegen::ir::Function,
+            block: cranelift_codegen::ir::Block,
+            indent: usize,
+        ) -> std::fmt::Result {
+            PlainWriter.write_block_header(w, func, block, indent)
+        }
+    }
+    let mut s = String::new();
+    let map = comments.iter().map(|(i, c)| (*i, c.as_str())).collect();
+    let _ = decorate_function(&mut W(map), &mut s, func);
+    s
+}

@@ -1,0 +1,156 @@
+//! [`JitRunner`], the JIT's [`BodyRunner`]: runs a block's compiled pieces, compiling them
+//! when they become hot enough, and interprets what is not compiled.
+
+use super::abi::{self, BlockFn, JitCx};
+use super::cache::{slot, ProgCode};
+use super::Jit;
+use crate::exec::{BodyRunner, CtaEnv, Machine, Stats};
+use crate::interp::Interp;
+use crate::ir::{Block, BlockId};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use warpjit_runtime::{Fault, FaultKind, WarpState};
+
+/// The JIT's body runner for one host thread.
+pub(super) struct JitRunner<'j> {
+    jit: &'j Jit,
+    code: Arc<ProgCode>,
+    /// Kept across block calls so segment hints persist.
+    jcx: Box<JitCx>,
+    /// Tier-1 executions per block variant on this thread.
+    hot: Vec<u32>,
+}
+
+impl<'j> JitRunner<'j> {
+    pub(super) fn new(jit: &'j Jit, code: Arc<ProgCode>, machine: &Machine) -> Self {
+        let jcx = Box::new(JitCx {
+            fault: None,
+            consts: std::ptr::null(),
+            nbanks: 0,
+            _pad: 0,
+            shared_window: machine.shared_window,
+            env: std::ptr::null_mut(),
+            delegated: 0,
+            mem: &machine.global,
+            hints: [abi::SegHint::EMPTY; abi::HINTS],
+            sink: [0; 2],
+            zero: [0; 2],
+            slow: 0,
+            shared: std::ptr::null_mut(),
+            shared_len: 0,
+        });
+        let hot = vec![0; code.fns.len()];
+        JitRunner {
+            jit,
+            code,
+            jcx,
+            hot,
+        }
+    }
+}
+
+impl BodyRunner for JitRunner<'_> {
+    fn run_body(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+        stats: &mut Stats,
+    ) -> Result<(), Fault> {
+        // The active mask only changes at terminators: one variant serves the whole block.
+        let full = w.active == u32::MAX;
+        let pieces = self.code.block_pieces[id as usize].clone();
+        // The common case, one piece already compiled at tier 2 (or at tier 1 and not yet hot):
+        // straight to the call.
+        if pieces.len() == 1 {
+            let i = slot(pieces.start, full);
+            let f = self.code.fns[i].load(Ordering::Acquire);
+            if f != 0 && f != usize::MAX && self.code.tiers[i].load(Ordering::Relaxed) != 1 {
+                return self.call(f, w, env, stats);
+            }
+        }
+        let mut runs = None;
+        let mut interpreted = false;
+        for piece in pieces {
+            let i = slot(piece, full);
+            let mut f = self.code.fns[i].load(Ordering::Acquire);
+            if f == 0 {
+                let runs = *runs.get_or_insert_with(|| {
+                    self.code.runs[id as usize].fetch_add(1, Ordering::Relaxed) + 1
+                });
+                if runs >= self.jit.threshold {
+                    // A piece that fails to compile is interpreted; the failure is counted
+                    // (`CompileStats::failed`, printed by `--stats`) and kept in `Jit::errors`.
+                    f = self.jit.compile(&self.code, piece, full).unwrap_or(0);
+                }
+            } else if self.code.tiers[i].load(Ordering::Relaxed) == 1 {
+                // Hot at tier 1 (counted per host thread, no shared counter): ask for tier 2.
+                self.hot[i] += 1;
+                if self.hot[i] == self.jit.hot_threshold {
+                    self.jit.promote(&self.code, piece, full);
+                }
+            }
+            if f == 0 || f == usize::MAX {
+                interpreted = true;
+                let range = self.code.pieces[piece as usize].insts.clone();
+                Interp::run_insts(&block.insts[range], w, env)?;
+                continue;
+            }
+            self.call(f, w, env, stats)?;
+        }
+        stats.interp_blocks += interpreted as u64;
+        Ok(())
+    }
+
+    fn run_prefix(
+        &mut self,
+        _: BlockId,
+        block: &Block,
+        n: usize,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
+        Interp::run_insts(&block.insts[..n], w, env)
+    }
+}
+
+impl JitRunner<'_> {
+    /// Runs compiled function `f` on the warp.
+    #[inline]
+    fn call(
+        &mut self,
+        f: usize,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+        stats: &mut Stats,
+    ) -> Result<(), Fault> {
+        // SAFETY: `f` is a finalized function of one of our modules with the `BlockFn`
+        // signature; module code is never freed (Cranelift leaks finalized code on drop).
+        let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
+        let jcx = &mut *self.jcx;
+        jcx.fault = None;
+        jcx.consts = env.consts.as_bytes().as_ptr();
+        jcx.nbanks = env.nbanks;
+        jcx.env = env as *mut CtaEnv<'_> as *mut std::ffi::c_void;
+        jcx.delegated = 0;
+        jcx.slow = 0;
+        jcx.shared = env.shared.as_mut_ptr();
+        jcx.shared_len = env.shared.len() as u64;
+        // SAFETY: `w` and `jcx` are live for the call; compiled code only touches the warp
+        // state, the constant banks, global memory inside hinted segments and (through helpers)
+        // the interpreter context.
+        let r = unsafe { func(w, jcx) };
+        stats.delegated += jcx.delegated;
+        stats.slow_paths += jcx.slow;
+        if r != 0 {
+            // Compiled code returns 1 only after a helper recorded the fault.
+            let kind = FaultKind::BudgetExhausted {
+                budget: 0,
+                ctas: None,
+            };
+            return Err(jcx.fault.take().unwrap_or(Fault::new(kind, 0)));
+        }
+        Ok(())
+    }
+}

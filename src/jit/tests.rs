@@ -1,0 +1,490 @@
+//! Unit tests of the JIT: the rules it mirrors from `crate::semantics`, weights and pieces, the
+//! tier-2 thread.
+
+use super::*;
+use crate::ir::Program;
+use std::time::Duration;
+use warpjit_runtime::WarpState;
+
+fn program(text: &str) -> Arc<Program> {
+    Arc::new(crate::sass::parse_program(text, &Default::default()).expect("assembles"))
+}
+
+/// Runs `text` (one CTA of 32 threads) with every block compiled beforehand, and returns the
+/// 256 bytes at 0x10000 (each lane stores at `0x10000 + 8 * lane`).
+fn run_compiled(
+    jit: &Jit,
+    text: &str,
+    consts: warpjit_runtime::ConstBanks,
+    mode: warpjit_runtime::BankMode,
+    shared_window: u64,
+) -> Vec<u8> {
+    let prog = program(text);
+    jit.compile_all(&prog).expect("compiles");
+    let mut machine = Machine {
+        shared_window,
+        ..Machine::default()
+    };
+    let init = warpjit_runtime::memory::Init::Zero;
+    machine.global.map(0x10000, 0x100, init).expect("maps");
+    let launch = Launch {
+        mode,
+        ..Launch::new(prog, consts)
+    };
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    let stats = jit.run(&machine, &launch, &opts).expect("runs");
+    assert_eq!((stats.interp_blocks, stats.delegated), (0, 0), "{text}");
+    machine.global.read_bytes(0x10000, 0x100).expect("mapped")
+}
+
+fn word(mem: &[u8], lane: usize) -> u32 {
+    u32::from_le_bytes(mem[8 * lane..8 * lane + 4].try_into().unwrap())
+}
+
+/// The rules the JIT mirrors in generated code (LEA's window predicate, LDC's address modes
+/// and range) agree with their one definition in `crate::semantics` on edge values.
+#[test]
+fn semantics_mirrors() {
+    use crate::ir::LdcMode;
+    use crate::semantics::{ldc_address, ldc_readable, lea_outside_window};
+    use warpjit_runtime::{BankMode, ConstBanks};
+    let jit = Jit::new().expect("host supported");
+    // LEA: lane l holds (lo, hi) = c[0][8l], c[0][8l + 4]; P0 is LO's window test on lo, P1
+    // HI's on {hi, lo}.
+    let lea = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nLDC.64 R4, c[0x0][R1];\n\
+               LEA P0, R6, R4, RZ, 0x0;\nLEA.HI P1, R7, R4, RZ, R5, 0x0;\n\
+               P2R R8, PR, RZ, 0x3;\nSTG [R1+0x10000], R8;\nEXIT;\n";
+    let top = u64::MAX - 0xff_ffff;
+    for window in [0x0100_0000, 0xff00_0000, 0x1_0000_0000, 0, top] {
+        let (wl, wh) = (window as u32, (window >> 32) as u32);
+        let los = [
+            0,
+            wl.wrapping_sub(1),
+            wl,
+            wl.wrapping_add(0xff_ffff),
+            wl.wrapping_add(0x100_0000),
+            u32::MAX,
+        ];
+        let his = [wh, wh.wrapping_sub(1), wh.wrapping_add(1), 0, u32::MAX];
+        let lanes: Vec<(u32, u32)> = (0..32).map(|l| (los[l % 6], his[l / 6 % 5])).collect();
+        let mut consts = ConstBanks::new();
+        for (l, (lo, hi)) in lanes.iter().enumerate() {
+            consts.write(0, 8 * l as u32, &lo.to_le_bytes()).unwrap();
+            consts
+                .write(0, 8 * l as u32 + 4, &hi.to_le_bytes())
+                .unwrap();
+        }
+        let mem = run_compiled(&jit, lea, consts, BankMode::Compute, window);
+        for (l, &(lo, hi)) in lanes.iter().enumerate() {
+            let want = lea_outside_window(window, false, lo, 0) as u32
+                | (lea_outside_window(window, true, hi, lo) as u32) << 1;
+            assert_eq!(
+                word(&mem, l),
+                want,
+                "window {window:#x}, lane {l}: {lo:#x} {hi:#x}"
+            );
+        }
+    }
+    // LDC: lane l's Ra is c[0][4l]; every other word of banks 1 to 17 is its own address
+    // with the bank in the high half.
+    let ras: [u32; 32] = [
+        0,
+        4,
+        0xffec,
+        0xfff0,
+        0xfffc,
+        0x1_0000,
+        0xffff_fff0,
+        0xffff_ffec,
+        0xffff_fffc,
+        0x0001_0004,
+        0x0001_0008,
+        0x000b_fff8,
+        0x000c_0008,
+        0x000f_0000,
+        0x0010_0000,
+        0x0005_fff0,
+        0x0006_0000,
+        0x0007_fffc,
+        0x0008_0000,
+        0x001d_0010,
+        0x001e_0000,
+        0x7fff_0000,
+        0x8000_0004,
+        0xfffe_fffc,
+        0x0000_8000,
+        0x0000_7ffc,
+        0x0002_fff8,
+        0x0003_0008,
+        0x0000_fff8,
+        0x0001_fffc,
+        0x000d_0000,
+        0x0010_fff0,
+    ];
+    let mut consts = ConstBanks::new();
+    for bank in 1..18u32 {
+        for addr in (0..0x1_0000u32).step_by(4) {
+            consts
+                .write(bank, addr, &(bank << 16 | addr).to_le_bytes())
+                .unwrap();
+        }
+    }
+    for (l, ra) in ras.iter().enumerate() {
+        consts.write(0, 4 * l as u32, &ra.to_le_bytes()).unwrap();
+    }
+    for (mode, mname) in [
+        (LdcMode::Ia, "IA"),
+        (LdcMode::Il, "IL"),
+        (LdcMode::Is, "IS"),
+        (LdcMode::Isl, "ISL"),
+    ] {
+        for imm in [0x10, -0x8] {
+            let off = if imm < 0 {
+                format!("-{:#x}", -imm)
+            } else {
+                format!("+{imm:#x}")
+            };
+            let ldc = format!(
+                "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSHL R9, R0, 0x2;\nLDC R2, c[0x0][R9];\n\
+                 LDC.{mname} R3, c[0x2][R2{off}];\nSTG [R1+0x10000], R3;\nEXIT;\n"
+            );
+            for bmode in [BankMode::Compute, BankMode::Graphics] {
+                let mem = run_compiled(&jit, &ldc, consts.clone(), bmode, 0x0100_0000);
+                for (l, &ra) in ras.iter().enumerate() {
+                    let (bank, addr) = ldc_address(mode, 2, imm, ra);
+                    let want = if ldc_readable(bank, addr, 4, bmode.banks(), mode == LdcMode::Isl) {
+                        consts.word(bank, addr as u32)
+                    } else {
+                        0
+                    };
+                    assert_eq!(
+                        word(&mem, l),
+                        want,
+                        "LDC.{mname} imm {imm}, {bmode:?}, lane {l}: Ra {ra:#x}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Compiled global loads address memory as `crate::semantics::effective` says (32-bit
+/// wrap-around, `.E` pairs with a borrow across 4 GiB, misaligned addresses aligned down), on
+/// both their fast path (every lane in the hinted segment) and their slow path.
+#[test]
+fn effective_address_mirror() {
+    use crate::semantics::effective;
+    use warpjit_runtime::memory::Init;
+    use warpjit_runtime::{ConstBanks, LANES};
+    let jit = Jit::new().expect("host supported");
+    // Lane l's Ra pair is c[0][8l], c[0][8l + 4]; each thread stores both loads at
+    // 0x10000 + 8 * tid.
+    let text = |e: &str| {
+        format!(
+            "S2R R0, SR_LANEID;\nS2R R8, SR_TID.X;\nSHL R1, R0, 0x3;\nLDC.64 R4, c[0x0][R1];\n\
+             LDG{e} R6, [R4+0x10];\nLDG{e} R7, [R4-0x10];\nSHL R9, R8, 0x3;\n\
+             STG [R9+0x10000], R6;\nSTG [R9+0x10004], R7;\nEXIT;\n"
+        )
+    };
+    // A segment across 4 GiB and one at 0 (32-bit addresses wrap into it).
+    let fill = |base: u64, len: u64| -> Vec<u8> {
+        (base..base + len)
+            .step_by(4)
+            .flat_map(|a| ((a as u32).wrapping_mul(0x9e37_79b1) ^ (a >> 32) as u32).to_le_bytes())
+            .collect()
+    };
+    let wide: Vec<(u32, u32)> = [0xffff_ff10, 0xffff_fff0, 0xffff_fff3, 0xffff_fffc]
+        .iter()
+        .map(|&lo| (lo, 0))
+        .chain([0, 4, 8, 0xb, 0xe0].iter().map(|&lo| (lo, 1)))
+        .collect();
+    let narrow: Vec<(u32, u32)> = [0xffff_fff0, 0xffff_fff3, 0xffff_fffc, 0x10, 0x13, 0x80]
+        .iter()
+        .map(|&lo| (lo, 0))
+        .collect();
+    for (e, table, all_fast) in [(".E", &wide, true), ("", &narrow, false)] {
+        let prog = program(&text(e));
+        jit.compile_all(&prog).expect("compiles");
+        let mut machine = Machine::default();
+        let (hi_base, lo_base) = (0xffff_ff00u64, 0u64);
+        machine
+            .global
+            .map(hi_base, 0x200, Init::Bytes(&fill(hi_base, 0x200)))
+            .unwrap();
+        machine
+            .global
+            .map(lo_base, 0x100, Init::Bytes(&fill(lo_base, 0x100)))
+            .unwrap();
+        machine.global.map(0x10000, 0x800, Init::Zero).unwrap();
+        let mut consts = ConstBanks::new();
+        let mut w = WarpState::new_boxed(u32::MAX);
+        for l in 0..LANES {
+            let (lo, hi) = table[l % table.len()];
+            consts.write(0, 8 * l as u32, &lo.to_le_bytes()).unwrap();
+            consts
+                .write(0, 8 * l as u32 + 4, &hi.to_le_bytes())
+                .unwrap();
+            (w.regs[4][l], w.regs[5][l]) = (lo, hi);
+        }
+        let launch = Launch {
+            block: [256, 1, 1],
+            ..Launch::new(prog, consts)
+        };
+        let opts = RunOptions {
+            threads: 1,
+            ..RunOptions::default()
+        };
+        let stats = jit.run(&machine, &launch, &opts).expect("runs");
+        assert_eq!((stats.interp_blocks, stats.delegated), (0, 0));
+        if all_fast {
+            // Only the first warp misses each instruction's hint; seven take the fast path.
+            assert!(stats.slow_paths <= 4, "{stats:?}");
+        }
+        let out = machine.global.read_bytes(0x10000, 0x800).unwrap();
+        for tid in 0..256 {
+            let l = tid % LANES;
+            for (k, off) in [0x10i32, -0x10].into_iter().enumerate() {
+                let addr = crate::ir::Addr {
+                    base: Some(crate::ir::Reg(4)),
+                    offset: off,
+                };
+                let ea = effective(&w, addr, e == ".E", l) & !3;
+                let want = machine.global.read_bytes(ea, 4).unwrap();
+                let at = 8 * tid + 4 * k;
+                assert_eq!(
+                    &out[at..at + 4],
+                    &want[..],
+                    "LDG{e} lane {l} offset {off}: {ea:#x}"
+                );
+            }
+        }
+    }
+}
+
+/// The compile weight of instances of every op of the table (each branch of an op whose
+/// weight depends on its operands), pinned to the values measured when it was chosen.
+#[test]
+fn weight_of_every_op_is_pinned() {
+    let cases: &[(&str, u32)] = &[
+        ("MOV R1, R2;", 4),
+        ("MOV32I R1, 0x5;", 4),
+        ("S2R R1, SR_TID.X;", 4),
+        ("IADD R1, R2, R3;", 4),
+        ("IADD32I R1, R2, 0x5;", 4),
+        ("IADD3 R1, R2, R3, R4;", 4),
+        ("ISCADD R1, R2, R3, 0x2;", 4),
+        ("XMAD R1, R2, R3, R4;", 8),
+        ("SHL R1, R2, 0x3;", 4),
+        ("SHL R1, R2, R3;", 8),
+        ("SHR R1, R2, 0x3;", 4),
+        ("SHR R1, R2, R3;", 8),
+        ("SHR.BREV R1, R2, 0x3;", 8),
+        ("LOP.AND R1, R2, R3;", 4),
+        ("LOP32I.AND R1, R2, 0xff;", 4),
+        ("LOP3.LUT R1, R2, R3, R4, 0x96;", 8),
+        ("BFE.U32 R1, R2, 0x804;", 4),
+        ("BFE.U32 R1, R2, R3;", 12),
+        ("BFE.U32.BREV R1, R2, 0x804;", 12),
+        ("BFI R1, R2, 0x804, R3;", 4),
+        ("BFI R1, R2, R3, R4;", 12),
+        ("SEL R1, R2, R3, P0;", 8),
+        ("ISETP.NE.AND P0, PT, R1, R2, PT;", 4),
+        ("PSETP.AND.AND P0, PT, P1, P2, PT;", 4),
+        ("P2R R1, PR, RZ, 0x7f;", 16),
+        ("IMNMX R1, R2, R3, PT;", 8),
+        ("PRMT R1, R2, 0x3210, R3;", 4),
+        ("LEA R1, R2, R3, 0x4;", 4),
+        ("LDC R1, c[0x2][0x10];", 4),
+        ("LDC R1, c[0x2][R2+0x10];", 12),
+        ("LDG.E.U8 R1, [R2];", 14),
+        ("LDG.E.S8 R1, [R2];", 14),
+        ("LDG.E.U16 R1, [R2];", 14),
+        ("LDG.E.S16 R1, [R2];", 14),
+        ("LDG.E R1, [R2];", 12),
+        ("LDG.E.64 R4, [R2];", 16),
+        ("LDG.E.128 R4, [R2];", 24),
+        ("LDG.E.U.128 R4, [R2];", 14),
+        ("STG.E.U8 [R2], R1;", 14),
+        ("STG.E [R2], R1;", 12),
+        ("STG.E.64 [R2], R4;", 16),
+        ("STG.E.128 [R2], R4;", 24),
+        ("LD.E.U16 R1, [R2];", 22),
+        ("LD.E R1, [R2];", 20),
+        ("LD.E.64 R4, [R2];", 24),
+        ("LD.E.128 R4, [R2];", 32),
+        ("ST.E.S8 [R2], R1;", 22),
+        ("ST.E [R2], R1;", 20),
+        ("ST.E.64 [R2], R4;", 24),
+        ("ST.E.128 [R2], R4;", 32),
+        ("LDS.U16 R1, [R2];", 14),
+        ("LDS R1, [R2];", 12),
+        ("LDS.64 R4, [R2];", 16),
+        ("LDS.128 R4, [R2];", 24),
+        ("STS.U8 [R2], R1;", 14),
+        ("STS [R2], R1;", 12),
+        ("STS.64 [R2], R4;", 16),
+        ("STS.128 [R2], R4;", 24),
+        ("MEMBAR.CTA;", 1),
+        ("NOP;", 1),
+        ("DEPBAR.LE SB0, 0x0;", 1),
+    ];
+    let text: String = cases.iter().map(|(t, _)| format!("{t}\n")).collect();
+    let prog = program(&format!("{text}EXIT;\n"));
+    let insts = &prog.blocks[0].insts;
+    assert_eq!(insts.len(), cases.len());
+    let mut seen = std::collections::HashSet::new();
+    for ((t, want), inst) in cases.iter().zip(insts) {
+        assert_eq!(weight(inst), *want, "{t}");
+        seen.insert(std::mem::discriminant(&inst.op));
+    }
+    macro_rules! count_ops {
+        ($($v:ident($s:ident),)*) => { [$(stringify!($v)),*].len() };
+    }
+    assert_eq!(
+        seen.len(),
+        crate::for_each_op!(count_ops),
+        "an op has no case"
+    );
+}
+
+/// A block of 120 128-bit loads (weight 2880) becomes 6 pieces, none heavier than
+/// `MAX_PIECE_WEIGHT`, covering the block in order; each is compiled as its own function.
+#[test]
+fn long_blocks_are_compiled_in_pieces_of_bounded_weight() {
+    let prog = program(&format!("{}EXIT;\n", "LDG.E.128 R4, [R2];\n".repeat(120)));
+    let insts = &prog.blocks[0].insts;
+    let p = pieces(insts);
+    assert_eq!(p.len(), 6, "{p:?}");
+    let mut next = 0;
+    for r in &p {
+        assert_eq!(r.start, next);
+        assert!(!r.is_empty());
+        let w: u32 = insts[r.clone()].iter().map(weight).sum();
+        assert!(w <= MAX_PIECE_WEIGHT, "{r:?} weighs {w}");
+        next = r.end;
+    }
+    assert_eq!(next, insts.len());
+    // Plain ALU instructions weigh 4: 128 of them fit one piece, 129 do not.
+    let alu = |n: usize| program(&format!("{}EXIT;\n", "IADD R4, R4, R5;\n".repeat(n)));
+    assert_eq!(pieces(&alu(128).blocks[0].insts), vec![0..128]);
+    assert_eq!(pieces(&alu(129).blocks[0].insts), vec![0..128, 128..129]);
+    assert_eq!(pieces(&[]), vec![0..0]);
+
+    let jit = Jit::new().expect("host supported");
+    let fns = jit.compile_all(&prog).expect("compiles");
+    let blocks = prog.blocks.len();
+    assert_eq!(fns, 2 * (p.len() + blocks - 1), "two variants per piece");
+    assert!(jit.errors().is_empty(), "{:?}", jit.errors());
+}
+
+/// Dropping a Jit neither waits for the tier-2 thread nor lets it work through its queue:
+/// with the tier-2 compiler held busy and requests queued, the drop returns, and once
+/// released the thread compiles none of them.
+#[test]
+fn dropping_the_jit_abandons_the_tier2_queue() {
+    let prog = program(
+        "IADD R4, R4, R5;\nISETP.NE.AND P0, PT, R4, RZ, PT;\n@P0 EXIT;\nIADD R4, R4, R5;\nEXIT;\n",
+    );
+    let jit = Jit::new().expect("host supported");
+    jit.compile_all(&prog).expect("tier 1");
+    let code = jit.code_for(&prog);
+    let t2 = jit.tier2.clone();
+    let busy = t2.lock().unwrap_or_else(|e| e.into_inner());
+    let queued = code.pieces.len() as u32;
+    for piece in 0..queued {
+        for full in [false, true] {
+            jit.promote(&code, piece, full);
+        }
+    }
+    assert!(queued >= 2);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        drop(jit);
+        let _ = tx.send(());
+    });
+    // A hang guard, not a measurement: the drop either returns at once or never (it would
+    // wait for a thread that waits for `busy`).
+    let dropped = rx.recv_timeout(Duration::from_secs(30)).is_ok();
+    drop(busy);
+    assert!(dropped, "dropping the Jit waited for the tier-2 thread");
+    // The thread ends (dropping its share of the tier-2 compiler) without compiling.
+    for _ in 0..3000 {
+        if Arc::strong_count(&t2) == 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(Arc::strong_count(&t2), 1, "the tier-2 thread did not end");
+    let compiled = t2.lock().map(|i| i.compiled).unwrap_or(u64::MAX);
+    assert_eq!(compiled, 0, "the tier-2 thread compiled abandoned requests");
+}
+
+/// A shut-down worker returns before its next compile, leaving its queue.
+#[test]
+fn a_shut_down_worker_leaves_its_queue() {
+    let prog = program("IADD R4, R4, R5;\nEXIT;\n");
+    let jit = Jit::new().expect("host supported");
+    let code = jit.code_for(&prog);
+    let (tx, rx) = mpsc::channel();
+    for full in [false, true] {
+        let (code, piece) = (code.clone(), 0);
+        tx.send(Tier2Request { code, piece, full }).expect("queued");
+    }
+    let inner = Mutex::new(Inner::new(Tier::Two).expect("host supported"));
+    tier2_worker(&rx, &inner, &AtomicBool::new(true));
+    assert_eq!(inner.lock().map(|i| i.compiled).ok(), Some(0));
+    // It took one request and left the other; without the flag it compiles that one.
+    drop(tx);
+    tier2_worker(&rx, &inner, &AtomicBool::new(false));
+    assert_eq!(inner.lock().map(|i| i.compiled).ok(), Some(1));
+}
+
+/// A function Cranelift rejects (here its module refuses the function's name, declared before
+/// with another signature) leaves its block interpreted, with the same results, and is counted
+/// in `CompileStats::failed` (printed by `--stats`), its error kept in `Jit::errors`; it is not
+/// retried.
+#[test]
+fn a_block_that_fails_to_compile_is_interpreted_and_counted() {
+    use cranelift_module::{Linkage, Module};
+    let prog = program(
+        "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nIADD R2, R0, 0x5;\nSTG [R1+0x10000], R2;\nEXIT;\n",
+    );
+    let mut jit = Jit::new().expect("host supported");
+    jit.threshold = 1;
+    {
+        // The name tier 1 gives its first function, block 0's full-warp variant.
+        let mut inner = jit.tier1.lock().unwrap();
+        let sig = inner.module.make_signature();
+        inner
+            .module
+            .declare_function("block0_0_full_t1", Linkage::Local, &sig)
+            .expect("declared");
+    }
+    let mut machine = Machine::default();
+    let init = warpjit_runtime::memory::Init::Zero;
+    machine.global.map(0x10000, 0x100, init).expect("maps");
+    let launch = Launch::new(prog, warpjit_runtime::ConstBanks::new());
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    for run in 1..=2u32 {
+        let stats = jit.run(&machine, &launch, &opts).expect("runs");
+        assert_eq!(stats.interp_blocks, 1, "run {run}: {stats:?}");
+        let c = jit.compile_stats();
+        assert_eq!((c.blocks, c.failed, c.tier2_failed), (0, 1, 0), "run {run}");
+        let errors = jit.errors();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with("compiling block 0 failed"),
+            "{errors:?}"
+        );
+        let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
+        for lane in 0..32 {
+            assert_eq!(word(&mem, lane), lane as u32 + 5, "run {run}, lane {lane}");
+        }
+    }
+}
