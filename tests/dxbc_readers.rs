@@ -473,3 +473,301 @@ fn token_streams_reject_bad_lengths() {
     let p = tokens::decode(&bytes, 0).unwrap();
     assert_eq!(p.insts().next().unwrap().opcode, Opcode::Ret);
 }
+
+mod generated {
+    //! Random programs: print → parse and encode → decode give them back.
+    use proptest::prelude::*;
+    use warpjit::dxbc::ast::*;
+    use warpjit::dxbc::{container, text};
+
+    fn dst() -> impl Strategy<Value = Operand> {
+        (
+            prop::sample::select(vec![
+                RegFile::Temp,
+                RegFile::Output,
+                RegFile::Uav,
+                RegFile::Tgsm,
+            ]),
+            0u32..64,
+            1u8..16,
+        )
+            .prop_map(|(f, n, m)| Operand::reg(f, &[n], Components::Mask(m)))
+    }
+
+    fn select() -> impl Strategy<Value = Components> {
+        prop_oneof![
+            (0u8..4).prop_map(Components::Select),
+            prop::array::uniform4(0u8..4).prop_map(Components::Swizzle),
+        ]
+    }
+
+    fn index() -> impl Strategy<Value = Index> {
+        prop_oneof![
+            (0u32..4096).prop_map(Index::Imm),
+            (0u32..8, 0u8..4).prop_map(|(r, c)| Index::Reg(Box::new(Operand::reg(
+                RegFile::Temp,
+                &[r],
+                Components::Select(c)
+            )))),
+            (0u32..8, 0u8..4, 1u32..100).prop_map(|(r, c, k)| Index::RegPlus(
+                Box::new(Operand::reg(RegFile::Temp, &[r], Components::Select(c))),
+                k
+            )),
+        ]
+    }
+
+    fn src() -> impl Strategy<Value = Operand> {
+        let reg = (
+            prop::sample::select(vec![
+                RegFile::Temp,
+                RegFile::Input,
+                RegFile::ConstantBuffer,
+                RegFile::IndexableTemp,
+                RegFile::ImmediateConstantBuffer,
+                RegFile::Resource,
+                RegFile::ThreadId,
+            ]),
+            0u32..16,
+            index(),
+            select(),
+        )
+            .prop_map(|(file, n, idx, components)| {
+                let indices = match file {
+                    RegFile::ConstantBuffer | RegFile::IndexableTemp => vec![Index::Imm(n), idx],
+                    RegFile::ImmediateConstantBuffer => vec![idx],
+                    RegFile::ThreadId => vec![],
+                    _ => vec![Index::Imm(n)],
+                };
+                Operand {
+                    value: OperandValue::Reg { file, indices },
+                    components,
+                    modifier: Modifier::None,
+                }
+            });
+        let imm = prop_oneof![
+            any::<u32>().prop_map(|v| Operand::imm(&[v])),
+            prop::array::uniform4(any::<u32>()).prop_map(|v| Operand::imm(&v)),
+        ];
+        (
+            prop_oneof![3 => reg, 1 => imm],
+            prop::sample::select(vec![
+                Modifier::None,
+                Modifier::Neg,
+                Modifier::Abs,
+                Modifier::AbsNeg,
+            ]),
+        )
+            .prop_map(|(mut op, m)| {
+                op.modifier = m;
+                op
+            })
+    }
+
+    fn return_type() -> impl Strategy<Value = ReturnType> {
+        prop::sample::select(ReturnType::ALL.to_vec())
+    }
+
+    fn inst() -> impl Strategy<Value = Inst> {
+        let opcode = prop::sample::select(
+            Opcode::ALL
+                .iter()
+                .copied()
+                .filter(|o| !matches!(o, Opcode::Sync | Opcode::ResInfo | Opcode::SampleInfo))
+                .collect::<Vec<_>>(),
+        );
+        (
+            opcode,
+            any::<bool>(),
+            any::<bool>(),
+            prop::option::of(prop::array::uniform3(-8i8..8)),
+            prop::option::of((
+                prop::sample::select(ResourceDim::ALL.to_vec()),
+                0u32..4096,
+                prop::option::of(prop::array::uniform4(return_type())),
+            )),
+            prop::collection::vec(dst(), 2),
+            prop::collection::vec(src(), 0..4),
+        )
+            .prop_map(|(opcode, sat, nz, offsets, res, dsts, srcs)| {
+                let mut operands: Vec<Operand> =
+                    dsts.into_iter().take(opcode.dst_count()).collect();
+                operands.extend(srcs);
+                let mut i = Inst::new(opcode, operands);
+                i.saturate = sat;
+                i.test = opcode
+                    .takes_test()
+                    .then_some(if nz { Test::NonZero } else { Test::Zero });
+                i.offsets = offsets;
+                if let Some((dim, stride, rt)) = res {
+                    i.resource = Some(ResourceInfo { dim, stride });
+                    i.return_type = rt;
+                }
+                i
+            })
+    }
+
+    fn special_inst() -> impl Strategy<Value = Inst> {
+        prop_oneof![
+            prop::array::uniform4(any::<bool>()).prop_map(|f| {
+                let mut i = Inst::new(Opcode::Sync, vec![]);
+                i.sync = SyncFlags {
+                    threads: f[0],
+                    tgsm: f[1],
+                    uav_group: f[2],
+                    uav_global: f[3],
+                };
+                i
+            }),
+            (prop::sample::select(vec![
+                InfoReturn::Float,
+                InfoReturn::RcpFloat,
+                InfoReturn::Uint
+            ]))
+            .prop_map(|r| {
+                let mut i = Inst::new(
+                    Opcode::ResInfo,
+                    vec![
+                        Operand::reg(RegFile::Temp, &[0], Components::Mask(3)),
+                        Operand::imm(&[0]),
+                        Operand::reg(RegFile::Resource, &[1], Components::Swizzle([0, 1, 2, 3])),
+                    ],
+                );
+                i.info_return = r;
+                i
+            }),
+        ]
+    }
+
+    fn decl() -> impl Strategy<Value = Decl> {
+        let flags = prop::array::uniform3(any::<bool>()).prop_map(|f| UavFlags {
+            glc: f[0],
+            opc: f[1],
+            rov: f[2],
+        });
+        let sv = prop::option::of((
+            prop::sample::select(vec![SvKind::Sgv, SvKind::Siv]),
+            (0u32..30).prop_map(SystemValue),
+        ));
+        prop_oneof![
+            (0u32..256).prop_map(Decl::GlobalFlags),
+            (0u32..14, 1u32..4096, any::<bool>()).prop_map(|(slot, size, dynamic)| {
+                Decl::ConstantBuffer {
+                    slot,
+                    size,
+                    dynamic,
+                }
+            }),
+            prop::collection::vec(prop::array::uniform4(any::<u32>()), 0..6)
+                .prop_map(Decl::ImmediateConstantBuffer),
+            (
+                0u32..128,
+                prop::sample::select(ResourceDim::ALL[1..11].to_vec()),
+                0u32..33,
+                prop::array::uniform4(return_type())
+            )
+                .prop_map(|(slot, dim, s, return_type)| Decl::Resource {
+                    slot,
+                    dim,
+                    samples: if dim.is_multisample() { s } else { 0 },
+                    return_type,
+                }),
+            (0u32..128).prop_map(|slot| Decl::ResourceRaw { slot }),
+            (0u32..128, 1u32..2048)
+                .prop_map(|(slot, stride)| Decl::ResourceStructured { slot, stride }),
+            (
+                0u32..64,
+                prop::sample::select(ResourceDim::ALL[1..11].to_vec()),
+                prop::array::uniform4(return_type()),
+                flags.clone()
+            )
+                .prop_map(|(slot, dim, return_type, flags)| Decl::UavTyped {
+                    slot,
+                    dim,
+                    return_type,
+                    flags
+                }),
+            (0u32..64, flags.clone()).prop_map(|(slot, flags)| Decl::UavRaw { slot, flags }),
+            (0u32..64, 1u32..2048, flags).prop_map(|(slot, stride, flags)| {
+                Decl::UavStructured {
+                    slot,
+                    stride,
+                    flags,
+                }
+            }),
+            (0u32..8, 4u32..32768).prop_map(|(slot, bytes)| Decl::TgsmRaw { slot, bytes }),
+            (0u32..8, 4u32..256, 1u32..1024).prop_map(|(slot, stride, count)| {
+                Decl::TgsmStructured {
+                    slot,
+                    stride,
+                    count,
+                }
+            }),
+            (0u32..16, prop::sample::select(SamplerMode::ALL.to_vec()))
+                .prop_map(|(slot, mode)| Decl::Sampler { slot, mode }),
+            (
+                any::<bool>(),
+                prop::sample::select(Interpolation::ALL.to_vec()),
+                0u32..32,
+                1u8..16,
+                sv.clone()
+            )
+                .prop_map(|(ps, interp, n, m, sv)| Decl::Input {
+                    ps,
+                    interpolation: if ps { interp } else { Interpolation::Undefined },
+                    reg: Operand::reg(RegFile::Input, &[n], Components::Mask(m)),
+                    sv,
+                }),
+            (0u32..8, 1u8..16, sv).prop_map(|(n, m, sv)| Decl::Output {
+                reg: Operand::reg(RegFile::Output, &[n], Components::Mask(m)),
+                sv,
+            }),
+            Just(Decl::Output {
+                reg: Operand::reg(RegFile::OutputDepth, &[], Components::One),
+                sv: None,
+            }),
+            (0u32..4096).prop_map(Decl::Temps),
+            (0u32..8, 1u32..4096, 1u32..5).prop_map(|(reg, size, components)| {
+                Decl::IndexableTemp {
+                    reg,
+                    size,
+                    components,
+                }
+            }),
+            prop::array::uniform3(1u32..1025).prop_map(Decl::ThreadGroup),
+        ]
+    }
+
+    fn program() -> impl Strategy<Value = Program> {
+        (
+            prop::sample::select(Stage::ALL.to_vec()),
+            4u8..6,
+            0u8..2,
+            prop::collection::vec(decl(), 0..6),
+            prop::collection::vec(prop_oneof![4 => inst(), 1 => special_inst()], 0..12),
+        )
+            .prop_map(|(stage, major, minor, decls, insts)| Program {
+                version: Version {
+                    stage,
+                    major,
+                    minor,
+                },
+                statements: decls
+                    .into_iter()
+                    .map(Statement::Decl)
+                    .chain(insts.into_iter().map(Statement::Inst))
+                    .collect(),
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn print_parse_and_encode_decode_are_identities(p in program()) {
+            let printed = text::print(&p);
+            let back = text::parse(&printed);
+            prop_assert_eq!(back.as_ref(), Ok(&p), "{}", printed);
+            let bytes = container::write_program(&p).unwrap();
+            prop_assert_eq!(container::read_program(&bytes), Ok(p));
+        }
+    }
+}

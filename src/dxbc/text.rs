@@ -35,6 +35,17 @@ impl fmt::Display for TextError {
 
 impl std::error::Error for TextError {}
 
+impl TextError {
+    /// The error as a [`Diagnostic`](crate::diag::Diagnostic) about `path`, whose text is `src`.
+    pub fn to_diagnostic(&self, path: &std::path::Path, src: &str) -> crate::diag::Diagnostic {
+        let line_text = src
+            .lines()
+            .nth(self.line.saturating_sub(1) as usize)
+            .unwrap_or("");
+        crate::diag::Diagnostic::text(path, self.line, self.col, line_text, self.message.clone())
+    }
+}
+
 type Result<T> = std::result::Result<T, TextError>;
 
 /// Parses a whole listing into a [`Program`].

@@ -33,6 +33,14 @@ impl fmt::Display for BinaryError {
 
 impl std::error::Error for BinaryError {}
 
+impl BinaryError {
+    /// The error as a [`Diagnostic`](crate::diag::Diagnostic) about `path`, whose bytes are
+    /// `bytes` (the whole input the offset counts in).
+    pub fn to_diagnostic(&self, path: &std::path::Path, bytes: &[u8]) -> crate::diag::Diagnostic {
+        crate::diag::Diagnostic::byte(path, bytes, self.offset as u64, self.message.clone())
+    }
+}
+
 /// A model that has no token encoding (an offset outside -8..7, an immediate of 2 values, ...).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EncodeError(pub String);
