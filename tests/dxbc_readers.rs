@@ -649,7 +649,7 @@ mod generated {
             (0u32..30).prop_map(SystemValue),
         ));
         prop_oneof![
-            (0u32..256).prop_map(Decl::GlobalFlags),
+            (0u32..0x2000).prop_map(Decl::GlobalFlags),
             (0u32..14, 1u32..4096, any::<bool>()).prop_map(|(slot, size, dynamic)| {
                 Decl::ConstantBuffer {
                     slot,
@@ -768,6 +768,104 @@ mod generated {
             prop_assert_eq!(back.as_ref(), Ok(&p), "{}", printed);
             let bytes = container::write_program(&p).unwrap();
             prop_assert_eq!(container::read_program(&bytes), Ok(p));
+        }
+    }
+}
+
+/// A small deterministic generator for the mutation tests.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn mutated_listings_never_panic() {
+    let src = String::from_utf8(fixture("resource_types_5", "asm")).unwrap();
+    let chars: Vec<char> = src.chars().collect();
+    let pieces = [
+        "(",
+        ")",
+        "[",
+        "]",
+        ",",
+        ".",
+        "|",
+        "-",
+        "+",
+        "{",
+        "}",
+        "0x",
+        "9",
+        " ",
+        "\n",
+        "_",
+        "l(",
+        "é",
+        "∞",
+        "r",
+        "_indexable",
+        "(-9,1)",
+        "1.#QNAN0",
+        "99999999999",
+    ];
+    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    for _ in 0..1500 {
+        let mut text: Vec<char> = chars.clone();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(text.len());
+            match rng.below(3) {
+                0 => {
+                    text.remove(at);
+                }
+                _ => {
+                    let p = pieces[rng.below(pieces.len())];
+                    for (k, c) in p.chars().enumerate() {
+                        text.insert(at + k, c);
+                    }
+                }
+            }
+        }
+        let text: String = text.into_iter().collect();
+        if let Err(e) = text::parse(&text) {
+            assert!(e.line >= 1 && e.col >= 1);
+        }
+    }
+}
+
+#[test]
+fn mutated_token_streams_never_panic() {
+    let good = fixture("compute", "cso");
+    let c = container::Container::parse(&good).unwrap();
+    let chunk = *c.shader_chunk().unwrap();
+    let words = chunk.data.len() / 4;
+    let mut rng = XorShift(0x0fed_cba9_8765_4321);
+    for _ in 0..3000 {
+        let mut bytes = chunk.data.to_vec();
+        for _ in 0..1 + rng.below(4) {
+            let w = 4 * rng.below(words);
+            let v = match rng.below(4) {
+                0 => rng.next() as u32,
+                1 => u32::from_le_bytes(bytes[w..w + 4].try_into().unwrap()) ^ (1 << rng.below(32)),
+                2 => 0,
+                _ => u32::MAX,
+            };
+            bytes[w..w + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        if let Err(e) = tokens::decode(&bytes, chunk.offset) {
+            assert!(
+                e.offset >= chunk.offset && e.offset <= chunk.offset + bytes.len(),
+                "{e}"
+            );
         }
     }
 }

@@ -389,12 +389,17 @@ impl<'a> Parser<'a> {
         let rest = &lower[4..];
         if rest == "globalflags" {
             let mut flags = 0;
+            self.skip_ws();
+            if matches!(self.peek(), None | Some('\n' | '\r')) {
+                return Ok(Decl::GlobalFlags(0));
+            }
             loop {
                 let (s, w) = self.word();
                 let bit = GLOBAL_FLAGS
                     .iter()
                     .find(|(_, n)| *n == w)
                     .map(|(b, _)| *b)
+                    .or_else(|| parse_uint(w))
                     .ok_or_else(|| self.error_at(s, w, "unknown global flag"))?;
                 flags |= bit;
                 if !self.eat('|') {
@@ -1134,11 +1139,15 @@ fn sv_text(sv: Option<(SvKind, SystemValue)>) -> (&'static str, String) {
 pub fn print_decl(d: &Decl) -> String {
     match d {
         Decl::GlobalFlags(flags) => {
-            let names: Vec<&str> = GLOBAL_FLAGS
+            let mut names: Vec<String> = GLOBAL_FLAGS
                 .iter()
                 .filter(|(b, _)| flags & b != 0)
-                .map(|(_, n)| *n)
+                .map(|(_, n)| n.to_string())
                 .collect();
+            let unnamed = GLOBAL_FLAGS.iter().fold(*flags, |f, (b, _)| f & !b);
+            if unnamed != 0 {
+                names.push(format!("{unnamed:#x}"));
+            }
             format!("dcl_globalFlags {}", names.join(" | "))
         }
         Decl::ConstantBuffer {
