@@ -1,5 +1,5 @@
 //! Listings in the syntax Microsoft's compilers print (fxc, D3DCompiler_43 and _47): the parser
-//! ([`parse`]) and the printer ([`print`]), with `parse(&print(p)) == p` for every program.
+//! ([`parse`]) and the printer ([`print()`]), with `parse(&print(p)) == p` for every program.
 //!
 //! The parser takes a listing pasted whole: `//` comments (the header and the instruction-count
 //! trailer) are skipped, declarations may be spelled in either case (`CB0[16]`, `cb0[1]`), and every

@@ -119,7 +119,7 @@ impl Reader<'_> {
 /// Decodes a token stream (a SHDR or SHEX chunk's data). `base` is the byte offset of `bytes` in
 /// the whole input, so errors name offsets in it.
 pub fn decode(bytes: &[u8], base: usize) -> Result<Program, BinaryError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(BinaryError {
             offset: base + bytes.len() / 4 * 4,
             message: "the token stream is not a whole number of 32-bit tokens".into(),
@@ -176,7 +176,7 @@ pub fn decode(bytes: &[u8], base: usize) -> Result<Program, BinaryError> {
             }
             if tok >> 11 == ICB_CLASS {
                 let data = &words[i + 2..i + size];
-                if data.len() % 4 != 0 {
+                if !data.len().is_multiple_of(4) {
                     return Err(r.err(
                         i + 1,
                         "immediate constant buffer is not a whole number of 4-value rows",
