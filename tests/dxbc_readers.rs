@@ -734,6 +734,11 @@ mod generated {
                 }
             }),
             prop::array::uniform3(1u32..1025).prop_map(Decl::ThreadGroup),
+            (0u32..40).prop_map(|p| Decl::InputPrimitive(Primitive(p))),
+            (0u32..14).prop_map(|t| Decl::OutputTopology(Topology(t))),
+            (0u32..1024).prop_map(Decl::MaxOutputVertexCount),
+            (1u32..33).prop_map(Decl::GsInstanceCount),
+            (0u32..4).prop_map(Decl::Stream),
         ]
     }
 
@@ -868,4 +873,28 @@ fn mutated_token_streams_never_panic() {
             );
         }
     }
+}
+
+#[test]
+fn geometry_shader_declarations_and_inputs() {
+    let src = "gs_4_0\ndcl_input v[3][0].xyzw\ndcl_inputprimitive triangle\n\
+        dcl_outputtopology trianglestrip\ndcl_output_siv o0.xyzw, position\ndcl_maxout 3\n\
+        mov o0.xyzw, v[1][0].xyzw\nemit \ncut \nret \n";
+    let p = text::parse(src).unwrap();
+    let d: Vec<&Decl> = p.decls().collect();
+    assert_eq!(d[1], &Decl::InputPrimitive(Primitive(3)));
+    assert_eq!(d[2], &Decl::OutputTopology(Topology(5)));
+    assert_eq!(d[4], &Decl::MaxOutputVertexCount(3));
+    let printed = text::print(&p);
+    assert!(printed.contains("mov o0.xyzw, v[1][0].xyzw"), "{printed}");
+    assert_print_parse_identity(&p, "gs");
+    let bytes = container::write_program(&p).unwrap();
+    assert_eq!(container::read_program(&bytes).unwrap(), p);
+}
+
+#[test]
+fn crlf_and_tabs_read_like_the_plain_listing() {
+    let src = String::from_utf8(fixture("FilterCS_Horizontal", "asm")).unwrap();
+    let windows = src.replace('\n', "\r\n").replace("  ", "\t");
+    assert_eq!(text::parse(&windows).unwrap(), text::parse(&src).unwrap());
 }

@@ -1070,4 +1070,80 @@ pub enum Decl {
     },
     /// `dcl_thread_group 64, 1, 1`.
     ThreadGroup([u32; 3]),
+    /// `dcl_inputprimitive triangle` (geometry shaders).
+    InputPrimitive(Primitive),
+    /// `dcl_outputtopology trianglestrip` (geometry shaders).
+    OutputTopology(Topology),
+    /// `dcl_maxout 3`: the most vertices a geometry shader invocation emits.
+    MaxOutputVertexCount(u32),
+    /// `dcl_gsinstances 2`.
+    GsInstanceCount(u32),
+    /// `dcl_stream m0`.
+    Stream(u32),
+}
+
+/// The input primitive of a geometry shader (token value; 8 + n - 1 is an n-control-point patch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Primitive(pub u32);
+
+const PRIMITIVES: [(u32, &str); 6] = [
+    (0, "undefined"),
+    (1, "point"),
+    (2, "line"),
+    (3, "triangle"),
+    (6, "lineadj"),
+    (7, "triangleadj"),
+];
+
+impl Primitive {
+    /// The listing spelling, or `None` for a value printed as its number.
+    pub fn text(self) -> Option<&'static str> {
+        PRIMITIVES
+            .iter()
+            .find(|(v, _)| *v == self.0)
+            .map(|(_, n)| *n)
+    }
+
+    /// The primitive with this spelling.
+    pub fn from_text(s: &str) -> Option<Primitive> {
+        PRIMITIVES
+            .iter()
+            .find(|(_, n)| *n == s)
+            .map(|(v, _)| Primitive(*v))
+    }
+}
+
+/// The output topology of a geometry shader (token value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Topology(pub u32);
+
+const TOPOLOGIES: [(u32, &str); 10] = [
+    (0, "undefined"),
+    (1, "pointlist"),
+    (2, "linelist"),
+    (3, "linestrip"),
+    (4, "trianglelist"),
+    (5, "trianglestrip"),
+    (10, "linelistadj"),
+    (11, "linestripadj"),
+    (12, "trianglelistadj"),
+    (13, "trianglestripadj"),
+];
+
+impl Topology {
+    /// The listing spelling, or `None` for a value printed as its number.
+    pub fn text(self) -> Option<&'static str> {
+        TOPOLOGIES
+            .iter()
+            .find(|(v, _)| *v == self.0)
+            .map(|(_, n)| *n)
+    }
+
+    /// The topology with this spelling.
+    pub fn from_text(s: &str) -> Option<Topology> {
+        TOPOLOGIES
+            .iter()
+            .find(|(_, n)| *n == s)
+            .map(|(v, _)| Topology(*v))
+    }
 }

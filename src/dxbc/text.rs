@@ -449,6 +449,29 @@ impl<'a> Parser<'a> {
             let z = self.number()?;
             return Ok(Decl::ThreadGroup([x, y, z]));
         }
+        if rest == "inputprimitive" {
+            let (s, w) = self.word();
+            let v = Primitive::from_text(w)
+                .or_else(|| parse_uint(w).map(Primitive))
+                .ok_or_else(|| self.error_at(s, w, "unknown input primitive"))?;
+            return Ok(Decl::InputPrimitive(v));
+        }
+        if rest == "outputtopology" {
+            let (s, w) = self.word();
+            let v = Topology::from_text(w)
+                .or_else(|| parse_uint(w).map(Topology))
+                .ok_or_else(|| self.error_at(s, w, "unknown output topology"))?;
+            return Ok(Decl::OutputTopology(v));
+        }
+        if rest == "maxout" {
+            return Ok(Decl::MaxOutputVertexCount(self.number()?));
+        }
+        if rest == "gsinstances" {
+            return Ok(Decl::GsInstanceCount(self.number()?));
+        }
+        if rest == "stream" {
+            return Ok(Decl::Stream(self.slot(RegFile::Stream)?));
+        }
         if rest == "sampler" {
             let slot = self.slot(RegFile::Sampler)?;
             self.expect(',')?;
@@ -1061,7 +1084,11 @@ pub fn print_operand(op: &Operand) -> String {
             body.push_str(file.text());
             for (n, idx) in indices.iter().enumerate() {
                 match idx {
-                    Index::Imm(v) if n == 0 && !file.brackets_first_index() => {
+                    Index::Imm(v)
+                        if n == 0
+                            && !file.brackets_first_index()
+                            && !(*file == RegFile::Input && indices.len() == 2) =>
+                    {
                         let _ = write!(body, "{v}");
                     }
                     Index::Imm(v) => {
@@ -1255,5 +1282,16 @@ pub fn print_decl(d: &Decl) -> String {
             components,
         } => format!("dcl_indexableTemp x{reg}[{size}], {components}"),
         Decl::ThreadGroup([x, y, z]) => format!("dcl_thread_group {x}, {y}, {z}"),
+        Decl::InputPrimitive(p) => format!(
+            "dcl_inputprimitive {}",
+            p.text().map_or_else(|| p.0.to_string(), str::to_string)
+        ),
+        Decl::OutputTopology(t) => format!(
+            "dcl_outputtopology {}",
+            t.text().map_or_else(|| t.0.to_string(), str::to_string)
+        ),
+        Decl::MaxOutputVertexCount(n) => format!("dcl_maxout {n}"),
+        Decl::GsInstanceCount(n) => format!("dcl_gsinstances {n}"),
+        Decl::Stream(m) => format!("dcl_stream m{m}"),
     }
 }

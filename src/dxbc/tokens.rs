@@ -59,6 +59,9 @@ const ICB_CLASS: u32 = 3;
 const DCL_RESOURCE: u32 = 88;
 const DCL_CONSTANT_BUFFER: u32 = 89;
 const DCL_SAMPLER: u32 = 90;
+const DCL_OUTPUT_TOPOLOGY: u32 = 92;
+const DCL_INPUT_PRIMITIVE: u32 = 93;
+const DCL_MAX_OUTPUT_VERTEX_COUNT: u32 = 94;
 const DCL_INPUT: u32 = 95;
 const DCL_INPUT_SGV: u32 = 96;
 const DCL_INPUT_SIV: u32 = 97;
@@ -71,6 +74,7 @@ const DCL_OUTPUT_SIV: u32 = 103;
 const DCL_TEMPS: u32 = 104;
 const DCL_INDEXABLE_TEMP: u32 = 105;
 const DCL_GLOBAL_FLAGS: u32 = 106;
+const DCL_STREAM: u32 = 143;
 const DCL_THREAD_GROUP: u32 = 155;
 const DCL_UAV_TYPED: u32 = 156;
 const DCL_UAV_RAW: u32 = 157;
@@ -79,6 +83,7 @@ const DCL_TGSM_RAW: u32 = 159;
 const DCL_TGSM_STRUCTURED: u32 = 160;
 const DCL_RESOURCE_RAW: u32 = 161;
 const DCL_RESOURCE_STRUCTURED: u32 = 162;
+const DCL_GS_INSTANCE_COUNT: u32 = 206;
 
 const OPERAND_IMM32: u32 = 4;
 const OPERAND_IMM64: u32 = 5;
@@ -443,6 +448,11 @@ fn decode_decl(r: &Reader, i: usize, end: usize) -> Result<Decl, BinaryError> {
             size: r.take(j, end, "size")?,
             components: r.take(j, end, "component count")?,
         },
+        DCL_OUTPUT_TOPOLOGY => Decl::OutputTopology(Topology((tok >> 11) & 0x7f)),
+        DCL_INPUT_PRIMITIVE => Decl::InputPrimitive(Primitive((tok >> 11) & 0x3f)),
+        DCL_MAX_OUTPUT_VERTEX_COUNT => Decl::MaxOutputVertexCount(r.take(j, end, "count")?),
+        DCL_GS_INSTANCE_COUNT => Decl::GsInstanceCount(r.take(j, end, "count")?),
+        DCL_STREAM => Decl::Stream(slot(r, j, end, RegFile::Stream)?),
         DCL_THREAD_GROUP => Decl::ThreadGroup([
             r.take(j, end, "x size")?,
             r.take(j, end, "y size")?,
@@ -884,6 +894,24 @@ fn encode_decl(w: &mut Vec<u32>, d: &Decl) -> Result<(), EncodeError> {
         } => {
             w.push(DCL_INDEXABLE_TEMP);
             w.extend([*reg, *size, *components]);
+        }
+        Decl::OutputTopology(t) => {
+            if t.0 > 0x7f {
+                return Err(EncodeError(format!("output topology {} is too large", t.0)));
+            }
+            w.push(DCL_OUTPUT_TOPOLOGY | t.0 << 11);
+        }
+        Decl::InputPrimitive(p) => {
+            if p.0 > 0x3f {
+                return Err(EncodeError(format!("input primitive {} is too large", p.0)));
+            }
+            w.push(DCL_INPUT_PRIMITIVE | p.0 << 11);
+        }
+        Decl::MaxOutputVertexCount(n) => w.extend([DCL_MAX_OUTPUT_VERTEX_COUNT, *n]),
+        Decl::GsInstanceCount(n) => w.extend([DCL_GS_INSTANCE_COUNT, *n]),
+        Decl::Stream(m) => {
+            w.push(DCL_STREAM);
+            encode_operand(w, &slot_operand(RegFile::Stream, *m))?;
         }
         Decl::ThreadGroup(xyz) => {
             w.push(DCL_THREAD_GROUP);
