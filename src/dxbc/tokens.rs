@@ -291,10 +291,47 @@ fn decode_inst(r: &Reader, i: usize, end: usize, opcode: Opcode) -> Result<Inst,
             t => return Err(r.err(j - 1, format!("unknown extended opcode token type {t}"))),
         }
     }
+    if inst.return_type.is_some() && inst.resource.is_none() {
+        return Err(r.err(i, "a return-type token without a resource-dimension token"));
+    }
     while j < end {
-        inst.operands.push(decode_operand(r, &mut j, end)?);
+        let mut op = decode_operand(r, &mut j, end)?;
+        canonicalize(&mut op, inst.operands.len() < opcode.dst_count());
+        inst.operands.push(op);
     }
     Ok(inst)
+}
+
+/// Brings an operand's component selection to the one form the listing syntax shows, so that a
+/// decoded program prints and parses back unchanged: a destination's selection becomes a mask of
+/// the components it names; a source's one- or four-component mask becomes a select or the
+/// identity swizzle; an empty selection is the register file's default (one component for `oDepth`
+/// and the other scalar outputs, none otherwise). fxc's own output is already in this form.
+fn canonicalize(op: &mut Operand, dst: bool) {
+    let OperandValue::Reg { file, indices } = &mut op.value else {
+        return;
+    };
+    for idx in indices.iter_mut() {
+        if let Index::Reg(r) | Index::RegPlus(r, _) = idx {
+            canonicalize(r, false);
+        }
+    }
+    op.components = match op.components {
+        Components::Zero | Components::One | Components::Mask(0) => {
+            if file.is_scalar() {
+                Components::One
+            } else {
+                Components::Zero
+            }
+        }
+        Components::Select(c) if dst => Components::Mask(1 << c),
+        Components::Swizzle(s) if dst => Components::Mask(s.iter().fold(0, |m, &c| m | 1 << c)),
+        Components::Mask(m) if !dst && m.count_ones() == 1 => {
+            Components::Select(m.trailing_zeros() as u8)
+        }
+        Components::Mask(0xf) if !dst => Components::Swizzle([0, 1, 2, 3]),
+        other => other,
+    };
 }
 
 /// Four 4-bit return types from `bits`.
@@ -487,7 +524,13 @@ fn decode_decl(r: &Reader, i: usize, end: usize) -> Result<Decl, BinaryError> {
         }
         DCL_RESOURCE => {
             let dim = dim()?;
+            if matches!(dim, ResourceDim::RawBuffer | ResourceDim::StructuredBuffer) {
+                return Err(r.err(i, "dcl_resource of a raw or structured buffer"));
+            }
             let samples = (tok >> 16) & 0x7f;
+            if samples != 0 && !dim.is_multisample() {
+                return Err(r.err(i, "a sample count on a texture that is not multisample"));
+            }
             let slot = slot(r, j, end, RegFile::Resource)?;
             let rt = r.take(j, end, "return type")?;
             Decl::Resource {
@@ -542,7 +585,8 @@ fn decode_decl(r: &Reader, i: usize, end: usize) -> Result<Decl, BinaryError> {
             } else {
                 Interpolation::Undefined
             };
-            let reg = decode_operand(r, j, end)?;
+            let mut reg = decode_operand(r, j, end)?;
+            canonicalize(&mut reg, true);
             let sv_kind = match op {
                 DCL_INPUT_SGV | DCL_INPUT_PS_SGV | DCL_OUTPUT_SGV => Some(SvKind::Sgv),
                 DCL_INPUT_SIV | DCL_INPUT_PS_SIV | DCL_OUTPUT_SIV => Some(SvKind::Siv),
