@@ -1295,3 +1295,47 @@ pub fn print_decl(d: &Decl) -> String {
         Decl::Stream(m) => format!("dcl_stream m{m}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mnemonics_split_into_opcode_and_modifiers() {
+        let i = parse_mnemonic(
+            "sample_c_lz_aoffimmi_indexable(1,2,0)(texture2d)(float,float,float,float)",
+        )
+        .unwrap();
+        assert_eq!(i.opcode, Opcode::SampleCLz);
+        assert_eq!(i.offsets, Some([1, 2, 0]));
+        assert_eq!(i.return_type, Some([ReturnType::Float; 4]));
+        let i = parse_mnemonic("imm_atomic_cmp_exch").unwrap();
+        assert_eq!(i.opcode, Opcode::ImmAtomicCmpExch);
+        let i = parse_mnemonic("retc_nz").unwrap();
+        assert_eq!((i.opcode, i.test), (Opcode::Retc, Some(Test::NonZero)));
+        assert!(parse_mnemonic("round_z_z").is_err());
+        assert!(parse_mnemonic("ld(1,2,3)(texture2d)").is_err());
+        assert!(parse_mnemonic("ld_indexable").is_err());
+        assert!(parse_mnemonic("ld_indexable(structured_buffer, stride=x)").is_err());
+        assert!(parse_mnemonic("ldms(1,2,3,4)").is_err());
+    }
+
+    #[test]
+    fn literals() {
+        assert_eq!(parse_literal("1"), Some(1));
+        assert_eq!(parse_literal("-1"), Some(u32::MAX));
+        assert_eq!(parse_literal("4294967295"), Some(u32::MAX));
+        assert_eq!(parse_literal("4294967296"), None);
+        assert_eq!(parse_literal("-2147483648"), Some(0x8000_0000));
+        assert_eq!(parse_literal("-2147483649"), None);
+        assert_eq!(parse_literal("0x00008000"), Some(0x8000));
+        assert_eq!(parse_literal("0.707107"), Some(0.707107f32.to_bits()));
+        assert_eq!(parse_literal("-1.#IND00"), Some(0xffc0_0000));
+        assert_eq!(parse_literal("1.5.5"), None);
+        assert_eq!(parse_literal("-"), None);
+        assert_eq!(parse_literal("x"), None);
+        assert_eq!(format_literal(0x3f35_04f3), "0.70710677");
+        assert_eq!(format_literal(0x7fc0_0000), "0x7fc00000");
+        assert_eq!(format_literal(0xffff_ffff), "-1");
+    }
+}

@@ -964,3 +964,95 @@ fn encode_decl(w: &mut Vec<u32>, d: &Decl) -> Result<(), EncodeError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// `cs_5_0`, then `words`, with the stream length filled in.
+    fn stream(words: &[u32]) -> Vec<u8> {
+        let mut all = vec![0x0005_0050, 2 + words.len() as u32];
+        all.extend_from_slice(words);
+        bytes(&all)
+    }
+
+    #[test]
+    fn hand_assembled_tokens_decode_as_the_format_says() {
+        // mov r0.x, l(1.0): opcode 54, 5 tokens; r0 with mask .x (4 components, mask mode,
+        // 1-D immediate index); a one-component immediate.
+        let p = decode(
+            &stream(&[0x0500_0036, 0x0010_0012, 0, 0x0000_4001, 0x3f80_0000]),
+            0,
+        )
+        .unwrap();
+        let i = p.insts().next().unwrap();
+        assert_eq!(i.opcode, Opcode::Mov);
+        assert_eq!(
+            i.operands,
+            vec![
+                Operand::reg(RegFile::Temp, &[0], Components::Mask(1)),
+                Operand::imm(&[0x3f80_0000]),
+            ]
+        );
+        // ldms_aoffimmi(-2,3,0) r0.xyzw, r1.xyzw, t0.xyzw, l(0): the sample-controls extended
+        // token carries 4-bit offsets at bits 9, 13 and 17.
+        let offsets = 1 | (0xe << 9) | (3 << 13) | (1 << 31);
+        let dim = 2 | (4 << 6);
+        let p = decode(
+            &stream(&[
+                0x0b00_002e | (1 << 31),
+                offsets,
+                dim,
+                0x0010_00f2,
+                0,
+                0x0010_0e46,
+                1,
+                0x0010_7e46,
+                0,
+                0x0000_4001,
+                0,
+            ]),
+            0,
+        )
+        .unwrap();
+        let i = p.insts().next().unwrap();
+        assert_eq!(i.opcode, Opcode::LdMs);
+        assert_eq!(i.offsets, Some([-2, 3, 0]));
+        assert_eq!(
+            i.resource,
+            Some(ResourceInfo {
+                dim: ResourceDim::Texture2DMs,
+                stride: 0
+            })
+        );
+        assert_eq!(
+            i.operands[2],
+            Operand::reg(RegFile::Resource, &[0], Components::Swizzle([0, 1, 2, 3]))
+        );
+        // What the encoder writes decodes back.
+        let again = decode(&encode(&p).unwrap(), 0).unwrap();
+        assert_eq!(again, p);
+    }
+
+    #[test]
+    fn sign_extension_of_offsets() {
+        assert_eq!(sign4(0x7), 7);
+        assert_eq!(sign4(0x8), -8);
+        assert_eq!(sign4(0xf), -1);
+        assert_eq!(sign4(0x10), 0);
+    }
+
+    #[test]
+    fn truncated_operands_name_their_token() {
+        // mov whose length says 5 tokens but the stream ends after 3.
+        let e = decode(&stream(&[0x0500_0036, 0x0010_0012, 0]), 0x40).unwrap_err();
+        assert_eq!(e.offset, 0x40 + 8, "{e}");
+        // An operand of type 200.
+        let e = decode(&stream(&[0x0200_0036, 200 << 12]), 0).unwrap_err();
+        assert!(e.message.contains("operand type"), "{e}");
+    }
+}
