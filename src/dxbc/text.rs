@@ -1329,7 +1329,7 @@ mod tests {
         assert_eq!(parse_literal("-2147483648"), Some(0x8000_0000));
         assert_eq!(parse_literal("-2147483649"), None);
         assert_eq!(parse_literal("0x00008000"), Some(0x8000));
-        assert_eq!(parse_literal("0.707107"), Some(0.707107f32.to_bits()));
+        assert_eq!(parse_literal("0.707107"), Some(0x3f35_04f7));
         assert_eq!(parse_literal("-1.#IND00"), Some(0xffc0_0000));
         assert_eq!(parse_literal("1.5.5"), None);
         assert_eq!(parse_literal("-"), None);
