@@ -142,8 +142,9 @@ impl<'a> Parser<'a> {
         while let Some(c) = self.peek() {
             if c == ' ' || c == '\t' {
                 self.pos += 1;
-            } else if self.rest().starts_with("//") {
-                // A comment runs to the end of the line.
+            } else if self.rest().starts_with("//") || self.rest().starts_with("#line") {
+                // A comment, or a `#line N "file"` directive of a listing compiled with debug
+                // information, runs to the end of the line.
                 self.pos += self.rest().find('\n').unwrap_or(self.rest().len());
             } else {
                 break;
