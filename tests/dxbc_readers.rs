@@ -7,7 +7,7 @@ use std::path::Path;
 use warpjit::dxbc::ast::*;
 use warpjit::dxbc::{container, text, tokens};
 
-const FIXTURES: [&str; 7] = [
+const FIXTURES: [&str; 13] = [
     "BasicCompute11_Structured",
     "ComputeShaderSort11_BitonicSort",
     "FilterCS_Horizontal",
@@ -15,6 +15,12 @@ const FIXTURES: [&str; 7] = [
     "BC7Decode",
     "resource_types_4",
     "resource_types_5",
+    "signatures_ps_0",
+    "switch",
+    "ParticleDraw_VS",
+    "ParticleDraw_GS",
+    "signatures_vs",
+    "TransparencyAA10_1_VS",
 ];
 
 fn fixture(name: &str, ext: &str) -> Vec<u8> {
