@@ -920,3 +920,24 @@ fn line_directives_of_debug_listings_are_skipped() {
     let without = "cs_5_0\ndcl_thread_group 1, 1, 1\nmov r0.x, l(1)\nret \n";
     assert_eq!(text::parse(with).unwrap(), text::parse(without).unwrap());
 }
+
+#[test]
+fn errors_become_located_diagnostics() {
+    use warpjit::diag::Location;
+    let src = "cs_5_0\n  foo r0.x\n";
+    let e = text::parse(src).unwrap_err();
+    let d = e.to_diagnostic(Path::new("k.asm"), src);
+    assert_eq!(
+        (d.line(), d.col(), d.line_text()),
+        (Some(2), Some(3), Some("  foo r0.x"))
+    );
+    assert!(d.render(false).contains("k.asm:2:3"), "{}", d.render(false));
+    let bytes = b"DXBC0123456789abcdef";
+    let e = container::read_program(bytes).unwrap_err();
+    let d = e.to_diagnostic(Path::new("k.cso"), bytes);
+    assert!(
+        matches!(d.location, Location::Byte { offset: 20, .. }),
+        "{:?}",
+        d.location
+    );
+}
