@@ -941,3 +941,15 @@ fn errors_become_located_diagnostics() {
         d.location
     );
 }
+
+#[test]
+fn checksums_match_the_compiler() {
+    for name in FIXTURES {
+        let bytes = fixture(name, "cso");
+        assert_eq!(container::checksum(&bytes)[..], bytes[4..20], "{name}");
+    }
+    // A written container carries its checksum.
+    let p = parse_fixture("compute");
+    let bytes = container::write_program(&p).unwrap();
+    assert_eq!(container::checksum(&bytes)[..], bytes[4..20]);
+}

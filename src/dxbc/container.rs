@@ -4,7 +4,8 @@
 //! count, then one 32-bit offset per chunk. Each chunk is a four-character code, its size in bytes,
 //! and its data. The shader is the `SHDR` (shader model 4) or `SHEX` (shader model 5) chunk; every
 //! other chunk (RDEF, ISGN, OSGN, STAT, SFI0, ...) is ignored, so stripped blobs read too. The
-//! checksum is neither checked on reading nor computed on writing (it is written as zeros).
+//! checksum is not checked on reading (hand-made and patched blobs read too); [`write_program`]
+//! computes it ([`checksum`]), as Direct3D requires of a blob it loads.
 
 use super::ast::Program;
 use super::tokens::{self, BinaryError, EncodeError};
@@ -139,6 +140,71 @@ pub fn read_program(bytes: &[u8]) -> Result<Program, BinaryError> {
     tokens::decode(chunk.data, chunk.offset)
 }
 
+/// The checksum of a container (`bytes` whole, header included): the MD5 compression function
+/// run over everything after the checksum field, with the container format's own padding (the bit
+/// count at the start of the last block and `(bits >> 2) | 1` at its end, instead of MD5's).
+pub fn checksum(bytes: &[u8]) -> [u8; 16] {
+    let data = bytes.get(20..).unwrap_or(&[]);
+    let bits = (data.len() as u32).wrapping_mul(8);
+    let mut state = [0x6745_2301u32, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+    let full = data.len() / 64 * 64;
+    for block in data[..full].chunks_exact(64) {
+        md5_block(&mut state, block);
+    }
+    let rest = &data[full..];
+    let mut last = [0u8; 64];
+    if rest.len() < 56 {
+        last[4..4 + rest.len()].copy_from_slice(rest);
+        last[4 + rest.len()] = 0x80;
+    } else {
+        let mut pad = [0u8; 64];
+        pad[..rest.len()].copy_from_slice(rest);
+        pad[rest.len()] = 0x80;
+        md5_block(&mut state, &pad);
+    }
+    last[..4].copy_from_slice(&bits.to_le_bytes());
+    last[60..].copy_from_slice(&((bits >> 2) | 1).to_le_bytes());
+    md5_block(&mut state, &last);
+    let mut out = [0u8; 16];
+    for (o, s) in out.chunks_exact_mut(4).zip(state) {
+        o.copy_from_slice(&s.to_le_bytes());
+    }
+    out
+}
+
+/// MD5's compression function on one 64-byte block.
+fn md5_block(state: &mut [u32; 4], block: &[u8]) {
+    const SHIFTS: [[u32; 4]; 4] = [
+        [7, 12, 17, 22],
+        [5, 9, 14, 20],
+        [4, 11, 16, 23],
+        [6, 10, 15, 21],
+    ];
+    let m: Vec<u32> = block
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let [mut a, mut b, mut c, mut d] = *state;
+    for i in 0..64 {
+        let (f, g) = match i / 16 {
+            0 => ((b & c) | (!b & d), i),
+            1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
+            2 => (b ^ c ^ d, (3 * i + 5) % 16),
+            _ => (c ^ (b | !d), (7 * i) % 16),
+        };
+        // The sine table of MD5: floor(|sin(i + 1)| * 2^32).
+        let k = ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32;
+        let f = f.wrapping_add(a).wrapping_add(k).wrapping_add(m[g]);
+        a = d;
+        d = c;
+        c = b;
+        b = b.wrapping_add(f.rotate_left(SHIFTS[i / 16][i % 4]));
+    }
+    for (s, v) in state.iter_mut().zip([a, b, c, d]) {
+        *s = s.wrapping_add(v);
+    }
+}
+
 /// Writes a container holding `p` alone, in a `SHEX` chunk for shader model 5 and `SHDR` below.
 pub fn write_program(p: &Program) -> Result<Vec<u8>, EncodeError> {
     let data = tokens::encode(p)?;
@@ -160,5 +226,7 @@ pub fn write_program(p: &Program) -> Result<Vec<u8>, EncodeError> {
     out.extend_from_slice(fourcc);
     out.extend_from_slice(&(data.len() as u32).to_le_bytes());
     out.extend_from_slice(&data);
+    let sum = checksum(&out);
+    out[4..20].copy_from_slice(&sum);
     Ok(out)
 }

@@ -17,7 +17,7 @@
 //! - [`container`] and [`tokens`]: the reader of `DXBC` containers (the SHDR or SHEX chunk; other
 //!   chunks ignored; the checksum is not checked) and of their token stream into the same model,
 //!   with errors naming the byte offset; and the inverse, a token encoder and a container writer
-//!   (`decode(encode(p)) == p`; the checksum is written as zeros). A container and the listing fxc
+//!   (`decode(encode(p)) == p`; the container's checksum is computed as the compiler's is). A container and the listing fxc
 //!   prints for it read to the same program, except for float literals the listing prints with too
 //!   few digits (the container's bits are authoritative).
 //!
