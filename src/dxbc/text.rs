@@ -972,6 +972,13 @@ fn parse_offsets(g: &str) -> Option<std::result::Result<[i8; 3], String>> {
     Some(Ok(out))
 }
 
+impl fmt::Display for Program {
+    /// The listing, as [`print()`] gives it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&print(self))
+    }
+}
+
 /// Prints a program in fxc's syntax (`parse(&print(p)) == p`).
 pub fn print(p: &Program) -> String {
     let mut out = String::new();
