@@ -19,6 +19,7 @@
 pub mod analysis;
 pub mod bench;
 pub mod diag;
+pub mod dxbc;
 pub mod exec;
 pub mod frontend;
 pub mod interp;

@@ -1,0 +1,35 @@
+//! The Direct3D shader model 4/5 (DXBC) front-end layer: a typed program model and its two readers.
+//!
+//! What exists:
+//! - [`ast`]: the model of a program: version; declarations, one typed variant per `dcl_*`
+//!   (constant and immediate constant buffers, textures, buffers, UAVs, TGSM, samplers, inputs and
+//!   outputs with their system values and interpolation, temps, indexable temps, thread group,
+//!   global flags, and the geometry-shader ones); instructions with `_sat`, `_z`/`_nz`,
+//!   `_aoffimmi(u,v,w)`, `_indexable(dim, stride=N)` and return types, resinfo and sync flags; operands
+//!   with register file, up to three indices with relative addressing, mask / swizzle / select, and
+//!   `-` / `|x|` modifiers, or `l(...)` immediates. The opcodes come from one table
+//!   ([`ast::Opcode`]: listing spelling, token number, destination count), which holds the whole
+//!   shader model 4/5 instruction set, so any real listing reads; which instructions run is for the
+//!   lowering to decide.
+//! - [`text`]: the reader of listings as Microsoft's compilers print them (pasted whole, comments
+//!   included), with located errors, and the printer back to that syntax: `parse(print(p)) == p`,
+//!   float literals bit for bit.
+//! - [`container`] and [`tokens`]: the reader of `DXBC` containers (the SHDR or SHEX chunk; other
+//!   chunks ignored; the checksum is not checked) and of their token stream into the same model,
+//!   with errors naming the byte offset; and the inverse, a token encoder and a container writer
+//!   (`decode(encode(p)) == p`; the container's checksum is computed as the compiler's is). A container and the listing fxc
+//!   prints for it read to the same program, except for float literals the listing prints with too
+//!   few digits (the container's bits are authoritative).
+//!
+//! What does not exist yet: no lowering of the model to the IR, no semantic checks (stage and
+//! shader-model rules, declared registers and resources, operand counts and kinds per opcode), no
+//! hull/domain-shader declarations, 64-bit immediates, minimum precision or shader model 5.1
+//! resource spaces; and nothing reaches this module from traces or the command line (the front-end
+//! boundary in `frontend` still refuses DXBC).
+
+pub mod ast;
+pub mod container;
+pub mod text;
+pub mod tokens;
+
+pub use ast::Program;
