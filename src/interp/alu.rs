@@ -56,6 +56,9 @@ fn plus_row(w: &WarpState, negs: u32, x: bool, po: bool) -> Row {
     }
 }
 
+// Not inlined: inlined into the adds it made their bodies a third larger and the `loop` bench
+// kernel's interpreter 6% slower (measured after the interpreter's split into files).
+#[inline(never)]
 fn not_if(v: Row, neg: bool) -> Row {
     if neg {
         map(&v, |x| !x)

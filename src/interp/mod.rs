@@ -43,7 +43,7 @@ impl Engine for Interpreter {
 /// Runs one instruction with the interpreter's code for the lanes in `mask` (the lanes that
 /// execute it: active and guard true; non-zero). A fault comes back with its lane and the
 /// instruction's pc. `--check` findings and memory accesses go to `env`'s observer.
-#[inline]
+#[inline(always)]
 pub fn exec_inst(
     inst: &Inst,
     w: &mut WarpState,

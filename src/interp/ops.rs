@@ -22,7 +22,7 @@ pub trait Exec {
 macro_rules! dispatch {
     ($($v:ident($s:ident),)*) => {
         /// Executes one op (the table's dispatcher).
-        #[inline]
+        #[inline(always)]
         pub(super) fn exec_op(op: &Op, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
             match op {
                 $(Op::$v(o) => o.exec(w, mask, env),)*
