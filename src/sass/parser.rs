@@ -3,7 +3,7 @@
 //! A statement ends at `;` or at the end of a line. It is `label:` (`name:`, `.L_1:`), or
 //! `[@[!]P] MNEMONIC[.MOD]... [operand {, operand}]`. Braces are dropped: a `{ ... }` group inside
 //! a statement is a scheduling control block, a lone `{` or `}` marks a dual-issue pair as cuobjdump
-//! prints it; only DEPBAR keeps them, as part of its verbatim operand text.
+//! prints it; only DEPBAR keeps them, in its operand text (which `syntax` parses).
 
 use super::lexer::{number, Tok, Token};
 use super::AsmError;

@@ -256,18 +256,24 @@ impl Operands for Nop {
     }
 }
 
-/// `DEPBAR[.LE] SBn, count[, {..}]`: a scoreboard wait, no functional effect. Operands are kept
-/// verbatim for printing.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// `DEPBAR[.LE] [SBn, count][, {..}]`: a scoreboard wait, a scheduling hint with no effect on
+/// results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Depbar {
-    /// Operand text after the mnemonic and modifiers, normalised (single spaces).
-    pub text: String,
     /// `.LE` written.
     pub le: bool,
+    /// `SBn, count`: wait until scoreboard `n` (0 to 5) counts at most `count` (0 to 63).
+    pub threshold: Option<(u8, u8)>,
+    /// `{a, b, ...}`: the scoreboards waited on, bit `i` for `SBi` (0 if none are listed).
+    pub waits: u8,
 }
 
 impl Operands for Depbar {
     fn operands(&self, _o: &mut Roles<'_>) {
-        let Depbar { text: _, le: _ } = self;
+        let Depbar {
+            le: _,
+            threshold: _,
+            waits: _,
+        } = self;
     }
 }

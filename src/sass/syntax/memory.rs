@@ -285,16 +285,85 @@ impl SassSyntax for Nop {
 
 impl SassSyntax for Depbar {
     fn parse(a: &mut Args<'_>) -> R<Self> {
+        let le = a.flag("LE")?;
+        let raw = a.raw();
+        let bad = |why: &str| {
+            AsmError::at(
+                raw.mn_loc,
+                format!(
+                    "{why} in `DEPBAR {}` (expected `SBn, count`, `{{a, b, ...}}` or both; \
+                     scoreboards 0 to 5, count 0 to 0x3f)",
+                    raw.text
+                ),
+            )
+        };
+        let (threshold, waits) = depbar_operands(&raw.text).map_err(bad)?;
         Ok(Depbar {
-            le: a.flag("LE")?,
-            text: a.raw().text.clone(),
+            le,
+            threshold,
+            waits,
         })
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "DEPBAR{}", m(self.le, ".LE"))?;
-        if !self.text.is_empty() {
-            write!(f, " {}", self.text)?;
+        let mut sep = " ";
+        if let Some((sb, count)) = self.threshold {
+            write!(f, " SB{sb}, {count:#x}")?;
+            sep = ", ";
+        }
+        if self.waits != 0 {
+            let list: Vec<String> = (0..6u8)
+                .rev()
+                .filter(|i| self.waits >> i & 1 != 0)
+                .map(|i| i.to_string())
+                .collect();
+            write!(f, "{sep}{{{}}}", list.join(", "))?;
         }
         Ok(())
     }
+}
+
+/// DEPBAR's operands: the `SBn, count` threshold and the mask of scoreboards listed in braces.
+type DepbarOperands = (Option<(u8, u8)>, u8);
+
+/// [`DepbarOperands`] from DEPBAR's normalised operand text (`SB0, 0x0, {1, 0}`), or what is
+/// wrong with it.
+fn depbar_operands(text: &str) -> Result<DepbarOperands, &'static str> {
+    let number = |t: &str| -> Option<u32> {
+        let t = t.trim();
+        match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            Some(h) => u32::from_str_radix(h, 16).ok(),
+            None => t.parse().ok(),
+        }
+    };
+    let mut rest = text.trim();
+    let mut threshold = None;
+    if let Some(r) = rest.strip_prefix("SB") {
+        let (sb, r) = r.split_once(',').ok_or("no count after the scoreboard")?;
+        let sb = number(sb).filter(|n| *n < 6).ok_or("a bad scoreboard")?;
+        let (count, r) = match r.find(',') {
+            Some(i) => (&r[..i], &r[i + 1..]),
+            None => (r, ""),
+        };
+        let count = number(count).filter(|n| *n < 0x40).ok_or("a bad count")?;
+        threshold = Some((sb as u8, count as u8));
+        rest = r.trim();
+    }
+    let mut waits = 0u8;
+    if !rest.is_empty() {
+        let list = rest
+            .strip_prefix('{')
+            .and_then(|r| r.strip_suffix('}'))
+            .ok_or("unexpected text")?;
+        for item in list.split(',') {
+            let i = number(item)
+                .filter(|n| *n < 6)
+                .ok_or("a bad scoreboard in braces")?;
+            if waits >> i & 1 != 0 {
+                return Err("a scoreboard listed twice");
+            }
+            waits |= 1 << i;
+        }
+    }
+    Ok((threshold, waits))
 }
