@@ -184,11 +184,11 @@ impl Lower for Shl {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
-        if !matches!(o.b, Src::Imm(_)) {
+        // A register or constant shift amount varies by lane: per-lane code.
+        let Src::Imm(s) = o.b else {
             tx.shift_lanes(g, LaneShift::Shl(o));
             return true;
-        }
-        let Src::Imm(s) = o.b else { return false };
+        };
         let m = tx.guard_mask(g);
         let s = if o.w { s & 31 } else { s };
         let a = tx.reg(o.a);
@@ -210,14 +210,10 @@ impl Lower for Shr {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
-        if o.brev || !matches!(o.b, Src::Imm(_)) {
+        let (Src::Imm(s), false) = (o.b, o.brev) else {
             tx.shift_lanes(g, LaneShift::Shr(o));
             return true;
-        }
-        let Src::Imm(s) = o.b else { return false };
-        if o.brev {
-            return false;
-        }
+        };
         let m = tx.guard_mask(g);
         let s = if o.w { s & 31 } else { s };
         let a = tx.reg(o.a);
@@ -310,14 +306,10 @@ impl Lower for Bfe {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
-        if o.brev || !matches!(o.b, Src::Imm(_)) {
+        let (Src::Imm(ctl), false) = (o.b, o.brev) else {
             tx.bitfield_lanes(g, LaneBitfield::Bfe(o));
             return true;
-        }
-        let Src::Imm(ctl) = o.b else { return false };
-        if o.brev {
-            return false;
-        }
+        };
         let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
         let m = tx.guard_mask(g);
         let a = tx.reg(o.a);
@@ -365,11 +357,10 @@ impl Lower for Bfi {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
-        if !matches!(o.b, Src::Imm(_)) {
+        let Src::Imm(ctl) = o.b else {
             tx.bitfield_lanes(g, LaneBitfield::Bfi(o));
             return true;
-        }
-        let Src::Imm(ctl) = o.b else { return false };
+        };
         let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
         let m = tx.guard_mask(g);
         let c = tx.src(o.c);
