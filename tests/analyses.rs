@@ -165,7 +165,7 @@ impl BodyRunner for Checker<'_> {
                 }
                 let cond = match block.term {
                     Terminator::Branch { cond, .. }
-                    | Terminator::Sync { cond, .. }
+                    | Terminator::Wait { cond, .. }
                     | Terminator::Barrier { cond, .. } => Some(cond),
                     Terminator::Exit {
                         cond,
@@ -260,8 +260,8 @@ fn analyses_agree_with_the_interpreter() {
             .filter(|&b| {
                 u.is_converged(b as u32)
                     && p.blocks.iter().enumerate().any(|(q, blk)| {
-                        !u.is_converged(q as u32) && matches!(blk.term, Terminator::Sync { .. })
-                    }) && p.blocks.iter().any(|blk| matches!(blk.term, Terminator::Ssy { reconverge, .. } if reconverge as usize == b))
+                        !u.is_converged(q as u32) && matches!(blk.term, Terminator::Wait { .. })
+                    }) && p.blocks.iter().any(|blk| matches!(blk.term, Terminator::Push { target, .. } if target as usize == b))
             })
             .count();
         diverged += (0..p.blocks.len() as u32)

@@ -539,7 +539,7 @@ fn planted_bugs_are_detected() {
                 o.ps = None;
             }
         }),
-        ("STS .64 stored as .32", Profile::Mixed, |op| {
+        ("STS .64 stored as .32", Profile::Memory, |op| {
             if let Op::Sts(o) = op {
                 if o.size == MemSize::B64 {
                     o.size = MemSize::B32;

@@ -167,8 +167,9 @@ fn blocks_and_terminators() {
                 fallthrough: 1,
                 pc: 0x18
             },
-            Terminator::Ssy {
-                reconverge: 4,
+            Terminator::Push {
+                region: Region::Sync,
+                target: 4,
                 next: 2,
                 pc: 0x28
             },
@@ -182,7 +183,8 @@ fn blocks_and_terminators() {
                 target: 4,
                 pc: None
             },
-            Terminator::Sync {
+            Terminator::Wait {
+                region: Region::Sync,
                 cond: Cond::ALWAYS,
                 next: 5,
                 pc: 0x48

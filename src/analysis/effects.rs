@@ -224,7 +224,7 @@ impl Terminator {
         let mut e = Effects::NONE;
         let cond = match *self {
             Terminator::Jump { .. } => None,
-            Terminator::Ssy { .. } => {
+            Terminator::Push { .. } => {
                 e.can_fault = true;
                 None
             }
@@ -233,7 +233,7 @@ impl Terminator {
                 e.can_fault = !(cond.is_always() || never(cond.guard));
                 Some(cond)
             }
-            Terminator::Sync { cond, .. } => Some(cond),
+            Terminator::Wait { cond, .. } => Some(cond),
             Terminator::Exit { cond, next, .. } => next.map(|_| cond),
             Terminator::Barrier { cond, .. } => {
                 e.can_fault = true;
@@ -697,7 +697,8 @@ mod tests {
             pc: 0,
         };
         assert_eq!(t.effects(), Effects::NONE);
-        let t = Terminator::Sync {
+        let t = Terminator::Wait {
+            region: Region::Sync,
             cond: cond(7, true, Some(CcTest::Eq)),
             next: 1,
             pc: 0,
@@ -731,8 +732,9 @@ mod tests {
         };
         assert_eq!((t.effects().pred_reads, t.effects().can_fault), (2, true));
         assert!(
-            Terminator::Ssy {
-                reconverge: 1,
+            Terminator::Push {
+                region: Region::Break,
+                target: 1,
                 next: 1,
                 pc: 0
             }

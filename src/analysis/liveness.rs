@@ -30,15 +30,16 @@ pub struct Liveness {
     pub live_out: Vec<LiveSet>,
 }
 
-/// Where a thread may go after block `b`: [`Terminator::successors`] plus, for a `SYNC`, the
-/// reconvergence block of every `SSY` in the program (a thread that syncs resumes at the
-/// reconvergence point of whichever SSY entry is innermost when it syncs). A thread that exits
-/// goes nowhere. Ids outside the program are dropped; the list has no duplicates.
+/// Where a thread may go after block `b`: [`Terminator::successors`] plus, for a
+/// [`Terminator::Wait`] (`SYNC`, `BRK`, `CONT`), the target of every [`Terminator::Push`] of the
+/// same region kind in the program (a thread that waits resumes at the target of whichever entry
+/// of that kind is innermost when it waits). A thread that exits goes nowhere. Ids outside the
+/// program are dropped; the list has no duplicates.
 pub fn thread_successors(p: &Program, b: BlockId) -> Vec<BlockId> {
     let term = &p.blocks[b as usize].term;
     let mut s = term.successors();
-    if let Terminator::Sync { .. } = term {
-        s.extend(ssy_targets(p));
+    if let Terminator::Wait { region, .. } = *term {
+        s.extend(push_targets(p, region));
     }
     s.retain(|&t| (t as usize) < p.blocks.len());
     s.sort_unstable();
@@ -46,13 +47,16 @@ pub fn thread_successors(p: &Program, b: BlockId) -> Vec<BlockId> {
     s
 }
 
-/// The reconvergence blocks of every `SSY` in the program, sorted, without duplicates.
-pub fn ssy_targets(p: &Program) -> Vec<BlockId> {
+/// The targets of every [`Terminator::Push`] of kind `region` in the program (for
+/// [`Region::Sync`], the reconvergence blocks of every `SSY`), sorted, without duplicates.
+pub fn push_targets(p: &Program, region: Region) -> Vec<BlockId> {
     let mut t: Vec<BlockId> = p
         .blocks
         .iter()
         .filter_map(|b| match b.term {
-            Terminator::Ssy { reconverge, .. } => Some(reconverge),
+            Terminator::Push {
+                region: r, target, ..
+            } if r == region => Some(target),
             _ => None,
         })
         .collect();

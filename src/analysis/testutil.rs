@@ -99,8 +99,14 @@ pub fn exit_if(cond: Cond, next: BlockId) -> Terminator {
 
 /// SSY.
 pub fn ssy(reconverge: BlockId, next: BlockId) -> Terminator {
-    Terminator::Ssy {
-        reconverge,
+    push(Region::Sync, reconverge, next)
+}
+
+/// SSY, PBK or PCNT.
+pub fn push(region: Region, target: BlockId, next: BlockId) -> Terminator {
+    Terminator::Push {
+        region,
+        target,
         next,
         pc: 0,
     }
@@ -108,16 +114,22 @@ pub fn ssy(reconverge: BlockId, next: BlockId) -> Terminator {
 
 /// SYNC (all lanes).
 pub fn sync(next: BlockId) -> Terminator {
-    Terminator::Sync {
-        cond: Cond::ALWAYS,
-        next,
-        pc: 0,
-    }
+    sync_if(Cond::ALWAYS, next)
 }
 
 /// Conditional SYNC.
 pub fn sync_if(cond: Cond, next: BlockId) -> Terminator {
-    Terminator::Sync { cond, next, pc: 0 }
+    wait_if(Region::Sync, cond, next)
+}
+
+/// Conditional SYNC, BRK or CONT.
+pub fn wait_if(region: Region, cond: Cond, next: BlockId) -> Terminator {
+    Terminator::Wait {
+        region,
+        cond,
+        next,
+        pc: 0,
+    }
 }
 
 /// `MOV Rd, Sb`.

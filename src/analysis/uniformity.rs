@@ -30,9 +30,10 @@
 //! An instruction guarded by `!PT` never runs and changes nothing. At a join, an item is uniform
 //! when it is uniform on every incoming thread edge (meet = both uniform), iterated to the
 //! greatest fixed point (so uniform loop counters stay uniform). The thread edges are
-//! [`Terminator::successors`] without SSY's reconvergence edge (a thread reaches the
+//! [`Terminator::successors`] without a push's edge to its target (a thread reaches an SSY's
 //! reconvergence block only by a SYNC or by ordinary flow, never straight from the SSY) plus, for
-//! SYNC, the reconvergence block of every SSY in the program.
+//! a wait (SYNC, BRK, CONT), the target of every push of its kind (SSY, PBK, PCNT) in the
+//! program.
 //!
 //! # Convergence
 //!
@@ -41,28 +42,33 @@
 //!
 //! - both successors of a `BRA` whose condition (guard predicate, ZF of a CC test) is not
 //!   uniform at the end of its block;
-//! - the next block of a `SYNC` whose condition is not uniform (the syncing lanes wait);
+//! - the next block of a wait (`SYNC`, `BRK`, `CONT`) whose condition is not uniform (the
+//!   waiting lanes leave);
+//! - when the program has a `BRK` or `CONT` and any block is non-converged, the target of every
+//!   push: those waits take their lanes out of the entries above the one they wait at, so a
+//!   push's target may resume without lanes that were active at the push;
 //!
 //! and that is closed under the warp's mask-preserving edges out of a non-converged block: BRA
-//! targets, JMP, EXIT/BAR/SSY next, SSY → its reconvergence block (the entry SSY pushes holds that
-//! block's mask), and SYNC → next, except for an unconditional SYNC while an SSY entry is surely
-//! pending (then every lane syncs and none goes to next). An SSY's reconvergence block is not
-//! tainted by the divergence inside the region: when the warp resumes there, the active mask is
-//! the SSY's mask minus exited lanes, which is every live lane if the SSY ran converged.
+//! targets, JMP, EXIT/BAR/SSY next, a push → its target (the entry pushed holds that
+//! block's mask), and a wait → next, except for an unconditional wait while an entry of its kind
+//! is surely pending (then every lane waits and none goes to next). Without BRK and CONT, an
+//! SSY's reconvergence block is not tainted by the divergence inside the region: when the warp
+//! resumes there, the active mask is the SSY's mask minus exited lanes, which is every live lane
+//! if the SSY ran converged.
 //!
 //! A non-uniform `EXIT` does not diverge: exited lanes never come back, and the lanes left are
 //! exactly the live ones. A non-uniform `BAR.SYNC` condition does not change the mask either.
 //!
-//! "An SSY entry is surely pending" is a must-analysis over the warp's control flow: true after
-//! SSY, unchanged along every other edge, and at an SSY's reconvergence block whatever held at the
-//! SSY (the stack below the popped entry is the stack the SSY pushed onto).
+//! "An entry of a kind is surely pending" is a must-analysis over the warp's control flow, one per
+//! kind: true after a push of that kind, unchanged along every other edge, and at a push's target
+//! whatever held at the push (the stack below the popped entry is the stack the push pushed onto).
 //!
 //! Uniformity uses convergence (writes in non-converged blocks are non-uniform) and convergence
 //! uses uniformity (of branch conditions); both are iterated together from the optimistic start
 //! until neither changes.
 
 use super::effects::never;
-use super::liveness::ssy_targets;
+use super::liveness::push_targets;
 use super::{StateSet, FLAG_OF};
 use crate::ir::*;
 use warpjit_runtime::warp::ZF;
@@ -81,8 +87,8 @@ pub struct Uniformity {
     converged: Vec<bool>,
     /// Whether each block's terminator condition is uniform.
     cond_uniform: Vec<bool>,
-    /// Whether an SSY entry is surely on the stack when each block runs.
-    ssy_pending: Vec<bool>,
+    /// Whether an entry of each region kind is surely on the stack when each block runs.
+    pending: Vec<[bool; 3]>,
 }
 
 /// Whether a lane condition evaluates the same in every active lane, given the uniform items.
@@ -154,13 +160,22 @@ pub fn step_forward(i: &Inst, u: &mut UniformSet, converged: bool) {
     }
 }
 
-/// Thread edges for uniformity: successors without SSY's reconvergence edge, plus SYNC → every
-/// SSY reconvergence block.
-fn thread_edges(p: &Program, b: usize, targets: &[BlockId]) -> Vec<BlockId> {
+/// The index of a region kind in a `[bool; 3]`.
+fn ix(r: Region) -> usize {
+    match r {
+        Region::Sync => 0,
+        Region::Break => 1,
+        Region::Continue => 2,
+    }
+}
+
+/// Thread edges for uniformity: successors without a push's edge to its target, plus each
+/// wait → the target of every push of its region kind.
+fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; 3]) -> Vec<BlockId> {
     let mut s = match p.blocks[b].term {
-        Terminator::Ssy { next, .. } => vec![next],
-        Terminator::Sync { next, .. } => std::iter::once(next)
-            .chain(targets.iter().copied())
+        Terminator::Push { next, .. } => vec![next],
+        Terminator::Wait { region, next, .. } => std::iter::once(next)
+            .chain(targets[ix(region)].iter().copied())
             .collect(),
         ref t => t.successors(),
     };
@@ -172,10 +187,12 @@ fn thread_edges(p: &Program, b: usize, targets: &[BlockId]) -> Vec<BlockId> {
 
 /// Edges of the warp along which the active mask is kept: where a non-converged block passes
 /// its state on (see the module docs).
-fn warp_mask_edges(t: &Terminator, pending: bool) -> Vec<BlockId> {
+fn warp_mask_edges(t: &Terminator, pending: [bool; 3]) -> Vec<BlockId> {
     match *t {
-        Terminator::Sync { cond, next, .. } => {
-            if cond.is_always() && pending {
+        Terminator::Wait {
+            region, cond, next, ..
+        } => {
+            if cond.is_always() && pending[ix(region)] {
                 vec![]
             } else {
                 vec![next]
@@ -185,21 +202,29 @@ fn warp_mask_edges(t: &Terminator, pending: bool) -> Vec<BlockId> {
     }
 }
 
-/// The must-analysis "an SSY entry is on the reconvergence stack" at each block's entry.
-fn ssy_pending(p: &Program) -> Vec<bool> {
+/// The must-analysis "an entry of region kind k is on the reconvergence stack" at each block's
+/// entry, for the three kinds.
+fn entries_pending(p: &Program) -> Vec<[bool; 3]> {
     let n = p.blocks.len();
-    let mut pend: Vec<Option<bool>> = vec![None; n];
+    let mut pend: Vec<Option<[bool; 3]>> = vec![None; n];
     if n == 0 {
         return vec![];
     }
-    pend[0] = Some(false);
+    pend[0] = Some([false; 3]);
     let mut work = vec![0usize];
     while let Some(b) = work.pop() {
         let Some(v) = pend[b] else { continue };
-        let edges: Vec<(BlockId, bool)> = match p.blocks[b].term {
-            Terminator::Ssy {
-                reconverge, next, ..
-            } => vec![(next, true), (reconverge, v)],
+        let edges: Vec<(BlockId, [bool; 3])> = match p.blocks[b].term {
+            Terminator::Push {
+                region,
+                target,
+                next,
+                ..
+            } => {
+                let mut after = v;
+                after[ix(region)] = true;
+                vec![(next, after), (target, v)]
+            }
             ref t => t.successors().into_iter().map(|s| (s, v)).collect(),
         };
         for (s, val) in edges {
@@ -208,7 +233,7 @@ fn ssy_pending(p: &Program) -> Vec<bool> {
             };
             let new = match *slot {
                 None => Some(val),
-                Some(c) => Some(c && val),
+                Some(c) => Some(std::array::from_fn(|k| c[k] && val[k])),
             };
             if new != *slot {
                 *slot = new;
@@ -216,7 +241,7 @@ fn ssy_pending(p: &Program) -> Vec<bool> {
             }
         }
     }
-    pend.into_iter().map(|v| v.unwrap_or(false)).collect()
+    pend.into_iter().map(|v| v.unwrap_or([false; 3])).collect()
 }
 
 /// Forward uniformity for a given set of non-converged blocks: (entry, exit) states, `None`
@@ -265,9 +290,20 @@ fn forward(
 /// Computes uniformity and convergence for every block of `p` (see the module docs).
 pub fn uniformity(p: &Program) -> Uniformity {
     let n = p.blocks.len();
-    let targets = ssy_targets(p);
+    let targets = Region::ALL.map(|r| push_targets(p, r));
     let edges: Vec<Vec<BlockId>> = (0..n).map(|b| thread_edges(p, b, &targets)).collect();
-    let pending = ssy_pending(p);
+    let pending = entries_pending(p);
+    // A BRK or CONT takes its lanes out of the entries above the one it waits at, so with one in
+    // the program a push's target may run without lanes that were active at the push.
+    let waits_past = p.blocks.iter().any(|b| {
+        matches!(
+            b.term,
+            Terminator::Wait {
+                region: Region::Break | Region::Continue,
+                ..
+            }
+        )
+    });
     let mut div = vec![false; n];
     let (entry, exit) = loop {
         let (entry, exit) = forward(p, &edges, &div);
@@ -285,13 +321,21 @@ pub fn uniformity(p: &Program) -> Uniformity {
                 } if !cond_is_uniform(cond, u) => {
                     vec![taken, fallthrough]
                 }
-                Terminator::Sync { cond, next, .. } if !cond_is_uniform(cond, u) => vec![next],
+                Terminator::Wait { cond, next, .. } if !cond_is_uniform(cond, u) => vec![next],
                 _ => vec![],
             };
             for s in seeds {
                 if (s as usize) < n && !new[s as usize] {
                     new[s as usize] = true;
                     work.push(s as usize);
+                }
+            }
+        }
+        if waits_past && new.iter().any(|&d| d) {
+            for t in targets.iter().flatten() {
+                if (*t as usize) < n && !new[*t as usize] {
+                    new[*t as usize] = true;
+                    work.push(*t as usize);
                 }
             }
         }
@@ -324,10 +368,10 @@ pub fn uniformity(p: &Program) -> Uniformity {
         after.push(v);
         let c = match block.term {
             Terminator::Jump { .. }
-            | Terminator::Ssy { .. }
+            | Terminator::Push { .. }
             | Terminator::Exit { next: None, .. } => true,
             Terminator::Branch { cond, .. }
-            | Terminator::Sync { cond, .. }
+            | Terminator::Wait { cond, .. }
             | Terminator::Exit { cond, .. }
             | Terminator::Barrier { cond, .. } => cond_is_uniform(cond, &u),
         };
@@ -338,7 +382,7 @@ pub fn uniformity(p: &Program) -> Uniformity {
         after,
         converged: div.iter().map(|d| !d).collect(),
         cond_uniform,
-        ssy_pending: pending,
+        pending,
     }
 }
 
@@ -399,10 +443,11 @@ impl Uniformity {
         self.converged[b as usize]
     }
 
-    /// Whether an SSY entry is surely on the reconvergence stack whenever block `b` runs (then an
-    /// unconditional SYNC at its end never falls through to the next block).
-    pub fn ssy_pending(&self, b: BlockId) -> bool {
-        self.ssy_pending[b as usize]
+    /// Whether an entry of kind `region` (for [`Region::Sync`], an SSY entry) is surely on the
+    /// reconvergence stack whenever block `b` runs (then an unconditional wait of that kind at
+    /// its end never falls through to the next block).
+    pub fn pending(&self, b: BlockId, region: Region) -> bool {
+        self.pending[b as usize][ix(region)]
     }
 }
 
@@ -639,7 +684,12 @@ mod tests {
             (0..6).map(|b| u.is_converged(b)).collect::<Vec<_>>(),
             vec![true, true, false, false, true, true]
         );
-        assert!(u.ssy_pending(1) && u.ssy_pending(2) && u.ssy_pending(3) && !u.ssy_pending(4));
+        assert!(
+            u.pending(1, Region::Sync)
+                && u.pending(2, Region::Sync)
+                && u.pending(3, Region::Sync)
+                && !u.pending(4, Region::Sync)
+        );
         assert!(!u.reg_uniform_in(4, Reg(1)), "each side wrote its own R1");
         assert!(u.reg_uniform_in(4, Reg(5)));
         assert!(
@@ -677,12 +727,14 @@ mod tests {
         );
         for b in &mut q.blocks[1..] {
             b.term = match b.term {
-                Terminator::Ssy {
-                    reconverge,
+                Terminator::Push {
+                    region,
+                    target,
                     next,
                     pc,
-                } => Terminator::Ssy {
-                    reconverge: reconverge + 1,
+                } => Terminator::Push {
+                    region,
+                    target: target + 1,
                     next: next + 1,
                     pc,
                 },
@@ -697,7 +749,13 @@ mod tests {
                     fallthrough: fallthrough + 1,
                     pc,
                 },
-                Terminator::Sync { cond, next, pc } => Terminator::Sync {
+                Terminator::Wait {
+                    region,
+                    cond,
+                    next,
+                    pc,
+                } => Terminator::Wait {
+                    region,
                     cond,
                     next: next + 1,
                     pc,
@@ -746,6 +804,46 @@ mod tests {
         assert!(!u.reg_uniform_in(3, Reg(1)));
         assert!(u.reg_uniform_in(4, Reg(2)) && u.reg_uniform_after(4, 0, Reg(3)));
         assert!(u.branch_is_uniform(4));
+    }
+
+    #[test]
+    fn break_out_of_an_ssy_region_taints_its_target() {
+        // B0: R0 = tid; P0 = R0 < 3; PBK B5 -> B1
+        // B1: SSY B4 -> B2
+        // B2: @P0 BRK -> B3                  (lanes 0-2 leave the loop, and the SSY entry)
+        // B3: SYNC -> B4
+        // B4: R1 = 1; BRK -> B5             (runs without lanes 0-2)
+        // B5: EXIT
+        let p = prog(vec![
+            blk(
+                vec![
+                    inst(s2r(0, SpecialReg::TidX)),
+                    inst(isetp(0, Cmp::Lt, 0, Src::Imm(3))),
+                ],
+                push(Region::Break, 5, 1),
+            ),
+            blk(vec![], ssy(4, 2)),
+            blk(vec![], wait_if(Region::Break, pcond(0, false), 3)),
+            blk(vec![], sync(4)),
+            blk(
+                vec![inst(movi(1, 1))],
+                wait_if(Region::Break, Cond::ALWAYS, 5),
+            ),
+            blk(vec![], exit()),
+        ]);
+        let u = uniformity(&p);
+        assert!(!u.branch_is_uniform(2));
+        assert!(!u.is_converged(3) && !u.is_converged(4));
+        assert!(u.pending(4, Region::Break) && u.pending(3, Region::Sync));
+        assert!(!u.pending(5, Region::Break));
+        // A thread that breaks resumes at the PBK target.
+        assert_eq!(super::super::liveness::thread_successors(&p, 2), vec![3, 5]);
+        // Without the BRK (a plain SYNC there) the SSY target would be converged.
+        let mut q = p.clone();
+        q.blocks[2].term = sync_if(pcond(0, false), 3);
+        q.blocks[4].term = jump(5);
+        let u = uniformity(&q);
+        assert!(u.is_converged(4) && !u.is_converged(3));
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //!
 //! Model: the warp has an active mask, an exited mask and a stack of pending entries.
 //! - A divergent `BRA` pushes the fall-through lanes as a `Div` entry and runs the taken lanes.
-//! - `SSY` pushes a `Sync` entry: the reconvergence block and the current active mask.
-//! - `SYNC` takes its lanes out of the active mask (they wait at the innermost `Sync` entry);
-//!   with no `Sync` entry pending it does nothing.
+//! - `SSY`, `PBK` and `PCNT` ([`Terminator::Push`]) push an entry of their [`Region`] kind: its
+//!   target block and the current active mask.
+//! - `SYNC`, `BRK` and `CONT` ([`Terminator::Wait`]) take their lanes out of the active mask and
+//!   out of every entry above the innermost entry of their kind: they wait there, and run again
+//!   when that entry is popped. With no entry of their kind pending they do nothing.
 //! - `EXIT` marks its lanes exited and takes them out of the active mask.
 //! - Whenever the active mask is empty, the warp pops entries until one still has live lanes
 //!   (its mask minus exited lanes) and continues there; an empty stack ends the warp.
@@ -26,8 +28,8 @@ pub const MAX_STACK: usize = 1024;
 /// Kind of a reconvergence-stack entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntryKind {
-    /// Pushed by SSY: where the warp reconverges.
-    Sync,
+    /// Pushed by [`Terminator::Push`] (SSY, PBK, PCNT): where the lanes of a region continue.
+    Region(Region),
     /// Pushed by a divergent branch: the fall-through lanes, still to run.
     Div,
 }
@@ -236,8 +238,9 @@ pub fn run_warp<const OBSERVE: bool>(
                     ctl.block = taken;
                 }
             }
-            Terminator::Ssy {
-                reconverge,
+            Terminator::Push {
+                region,
+                target,
                 next,
                 pc,
             } => {
@@ -245,17 +248,24 @@ pub fn run_warp<const OBSERVE: bool>(
                     ctl,
                     w,
                     Entry {
-                        kind: EntryKind::Sync,
-                        block: reconverge,
+                        kind: EntryKind::Region(region),
+                        block: target,
                         mask: w.active,
                     },
                     pc,
                 )?;
                 ctl.block = next;
             }
-            Terminator::Sync { cond, next, .. } => {
-                if ctl.stack.iter().any(|e| e.kind == EntryKind::Sync) {
-                    w.active &= !cond_mask(w, cond);
+            Terminator::Wait {
+                region, cond, next, ..
+            } => {
+                let kind = EntryKind::Region(region);
+                if let Some(at) = ctl.stack.iter().rposition(|e| e.kind == kind) {
+                    let waiting = w.active & cond_mask(w, cond);
+                    w.active &= !waiting;
+                    for e in &mut ctl.stack[at + 1..] {
+                        e.mask &= !waiting;
+                    }
                 }
                 ctl.block = next;
             }

@@ -90,10 +90,28 @@ impl Cond {
     }
 }
 
+/// The kinds of reconvergence-stack entry: a region of code whose lanes wait, at a
+/// [`Terminator::Wait`] of the same kind, until every lane of the region has arrived or exited
+/// (docs/semantics.md §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Region {
+    /// Reconvergence after divergent code (SASS `SSY` / `SYNC`; DXBC `if`, `switch` cases).
+    Sync,
+    /// A loop's exit (SASS `PBK` / `BRK`; DXBC `loop` / `break`, `switch` / `break`).
+    Break,
+    /// A loop iteration's end (SASS `PCNT` / `CONT`; DXBC `continue`).
+    Continue,
+}
+
+impl Region {
+    /// Every kind.
+    pub const ALL: [Region; 3] = [Region::Sync, Region::Break, Region::Continue];
+}
+
 /// How a block ends. Each variant documents which lanes go where.
 ///
 /// Warp-level control follows Maxwell's reconvergence stack (docs/semantics.md §7): when the active
-/// mask becomes empty (every lane exited or waits at SYNC), the warp pops the stack; an empty
+/// mask becomes empty (every lane exited or waits), the warp pops the stack; an empty
 /// stack ends the warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Terminator {
@@ -117,24 +135,30 @@ pub enum Terminator {
         /// pc of the BRA.
         pc: u32,
     },
-    /// `SSY target`: push a reconvergence point at `reconverge` with the current active mask, then
-    /// continue at `next`.
-    Ssy {
-        /// Where the warp reconverges.
-        reconverge: BlockId,
+    /// Push a stack entry of kind `region` (SASS `SSY`, `PBK`, `PCNT`) holding `target` and the
+    /// current active mask, then continue at `next`.
+    Push {
+        /// Which kind of entry (which waits resume at it).
+        region: Region,
+        /// Where the entry's lanes continue when it is popped.
+        target: BlockId,
         /// Next block in program order.
         next: BlockId,
-        /// pc of the SSY.
+        /// pc of the instruction.
         pc: u32,
     },
-    /// `SYNC`: lanes where `cond` holds wait at the innermost reconvergence point; the others
-    /// continue at `next`. With no SSY pending, SYNC does nothing.
-    Sync {
-        /// Which lanes sync.
+    /// Lanes where `cond` holds wait at the innermost entry of kind `region` (SASS `SYNC`, `BRK`,
+    /// `CONT`): they leave the active mask and every entry above that one, and continue at its
+    /// target when it is popped. The others continue at `next`. With no such entry pending, it
+    /// does nothing.
+    Wait {
+        /// Which kind of entry the lanes wait at.
+        region: Region,
+        /// Which lanes wait.
         cond: Cond,
-        /// Next block in program order (for lanes that do not sync).
+        /// Next block in program order (for lanes that do not wait).
         next: BlockId,
-        /// pc of the SYNC.
+        /// pc of the instruction.
         pc: u32,
     },
     /// `EXIT`: lanes where `cond` holds end; the others continue at `next` (if there is no next
@@ -168,8 +192,8 @@ impl Terminator {
         match *self {
             Terminator::Jump { pc, .. } | Terminator::Exit { pc, .. } => pc,
             Terminator::Branch { pc, .. }
-            | Terminator::Ssy { pc, .. }
-            | Terminator::Sync { pc, .. }
+            | Terminator::Push { pc, .. }
+            | Terminator::Wait { pc, .. }
             | Terminator::Barrier { pc, .. } => Some(pc),
         }
     }
@@ -181,10 +205,8 @@ impl Terminator {
             Terminator::Branch {
                 taken, fallthrough, ..
             } => vec![taken, fallthrough],
-            Terminator::Ssy {
-                reconverge, next, ..
-            } => vec![next, reconverge],
-            Terminator::Sync { next, .. } | Terminator::Barrier { next, .. } => vec![next],
+            Terminator::Push { target, next, .. } => vec![next, target],
+            Terminator::Wait { next, .. } | Terminator::Barrier { next, .. } => vec![next],
             Terminator::Exit { next, .. } => next.into_iter().collect(),
         }
     }

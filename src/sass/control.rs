@@ -1,4 +1,4 @@
-//! Control instructions: BRA, SSY, SYNC, EXIT, BAR.SYNC. They end blocks (see
+//! Control instructions: BRA, SSY, SYNC, PBK, BRK, PCNT, CONT, EXIT, BAR.SYNC. They end blocks (see
 //! [`Terminator`](crate::ir::Terminator)); here they are parsed and printed as written, with
 //! symbolic or absolute targets that [`program`](super::program) resolves.
 
@@ -7,7 +7,7 @@ use std::fmt;
 use super::parser::RawKind;
 use super::validate::Args;
 use super::AsmError;
-use crate::ir::{CcTest, Guard, SrcLoc};
+use crate::ir::{CcTest, Guard, Region, SrcLoc};
 
 /// A branch target as written.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -37,13 +37,18 @@ pub enum ControlKind {
         /// Where to go.
         target: Target,
     },
-    /// `SSY target` (never guarded).
-    Ssy {
-        /// The reconvergence point.
+    /// `SSY target`, `PBK target`, `PCNT target` (never guarded).
+    Push {
+        /// Which one.
+        region: Region,
+        /// Where the region's lanes continue (the reconvergence point, the loop exit, the loop
+        /// continue point).
         target: Target,
     },
-    /// `SYNC [CC.EQ|CC.NE]`.
-    Sync {
+    /// `SYNC`, `BRK`, `CONT`, each `[CC.EQ|CC.NE]`.
+    Wait {
+        /// Which one.
+        region: Region,
         /// Condition-code test.
         cc: Option<CcTest>,
     },
@@ -76,9 +81,27 @@ impl Control {
     /// The branch target, if the instruction has one.
     pub fn target(&self) -> Option<&Target> {
         match &self.kind {
-            ControlKind::Bra { target, .. } | ControlKind::Ssy { target } => Some(target),
+            ControlKind::Bra { target, .. } | ControlKind::Push { target, .. } => Some(target),
             _ => None,
         }
+    }
+}
+
+/// The SASS mnemonic that pushes an entry of `region`: `SSY`, `PBK`, `PCNT`.
+pub fn push_mnemonic(region: Region) -> &'static str {
+    match region {
+        Region::Sync => "SSY",
+        Region::Break => "PBK",
+        Region::Continue => "PCNT",
+    }
+}
+
+/// The SASS mnemonic that waits at an entry of `region`: `SYNC`, `BRK`, `CONT`.
+pub fn wait_mnemonic(region: Region) -> &'static str {
+    match region {
+        Region::Sync => "SYNC",
+        Region::Break => "BRK",
+        Region::Continue => "CONT",
     }
 }
 
@@ -92,10 +115,15 @@ impl fmt::Display for Control {
         write!(f, "{}", self.guard)?;
         match &self.kind {
             ControlKind::Bra { cc, target } => write!(f, "BRA {}{target}", cc_text(*cc, ", ")),
-            ControlKind::Ssy { target } => write!(f, "SSY {target}"),
-            ControlKind::Sync { cc } => {
-                write!(f, "SYNC{}", cc.map(|c| format!(" {c}")).unwrap_or_default())
+            ControlKind::Push { region, target } => {
+                write!(f, "{} {target}", push_mnemonic(*region))
             }
+            ControlKind::Wait { region, cc } => write!(
+                f,
+                "{}{}",
+                wait_mnemonic(*region),
+                cc.map(|c| format!(" {c}")).unwrap_or_default()
+            ),
             ControlKind::Exit { cc } => {
                 write!(f, "EXIT{}", cc.map(|c| format!(" {c}")).unwrap_or_default())
             }
@@ -149,7 +177,9 @@ fn target(a: &mut Args<'_>) -> Result<(Target, SrcLoc), AsmError> {
 }
 
 /// The mnemonics [`parse_control`] knows.
-pub const MNEMONICS: &[&str] = &["BRA", "SSY", "SYNC", "EXIT", "BAR"];
+pub const MNEMONICS: &[&str] = &[
+    "BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "EXIT", "BAR",
+];
 
 /// Parses a control instruction by mnemonic; `None` if the mnemonic is not one. Returns the
 /// instruction and, for branches, where the target is written.
@@ -157,7 +187,10 @@ pub fn parse_control(a: &mut Args<'_>) -> Option<Result<(ControlKind, Option<Src
     let raw = a.raw();
     let r = (|| {
         let mut tloc = None;
-        let kind = match raw.mnemonic.as_str() {
+        let m = raw.mnemonic.as_str();
+        let push = Region::ALL.into_iter().find(|&r| push_mnemonic(r) == m);
+        let wait = Region::ALL.into_iter().find(|&r| wait_mnemonic(r) == m);
+        let kind = match m {
             "BRA" => {
                 a.flag("U")?;
                 let cc = cc_test(a)?;
@@ -165,15 +198,21 @@ pub fn parse_control(a: &mut Args<'_>) -> Option<Result<(ControlKind, Option<Src
                 tloc = Some(l);
                 ControlKind::Bra { cc, target }
             }
-            "SSY" => {
+            _ if push.is_some() => {
                 if let Some(l) = raw.guard_loc {
-                    return a.err(l, "SSY cannot be guarded");
+                    return a.err(l, format!("{m} cannot be guarded"));
                 }
                 let (target, l) = target(a)?;
                 tloc = Some(l);
-                ControlKind::Ssy { target }
+                ControlKind::Push {
+                    region: push.unwrap_or(Region::Sync),
+                    target,
+                }
             }
-            "SYNC" => ControlKind::Sync { cc: cc_test(a)? },
+            _ if wait.is_some() => ControlKind::Wait {
+                region: wait.unwrap_or(Region::Sync),
+                cc: cc_test(a)?,
+            },
             "EXIT" => ControlKind::Exit { cc: cc_test(a)? },
             "BAR" => {
                 a.require(&[("SYNC", ())])?;

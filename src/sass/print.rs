@@ -5,6 +5,7 @@
 
 use std::fmt::{self, Write};
 
+use super::control::{push_mnemonic, wait_mnemonic};
 use super::spelling;
 use crate::ir::{BlockId, Cond, Inst, Op, Program, Terminator};
 
@@ -92,12 +93,21 @@ pub fn print_program(p: &Program) -> Result<String, Unspelled> {
                     format!("{}BRA {cc}{}", cond.guard, target(p, taken)),
                 )
             }
-            Terminator::Ssy { reconverge, pc, .. } => {
-                (Some(pc), format!("SSY {}", target(p, reconverge)))
-            }
-            Terminator::Sync { cond, pc, .. } => {
-                (Some(pc), format!("{}SYNC{}", cond.guard, cc_suffix(cond)))
-            }
+            Terminator::Push {
+                region,
+                target: t,
+                pc,
+                ..
+            } => (
+                Some(pc),
+                format!("{} {}", push_mnemonic(region), target(p, t)),
+            ),
+            Terminator::Wait {
+                region, cond, pc, ..
+            } => (
+                Some(pc),
+                format!("{}{}{}", cond.guard, wait_mnemonic(region), cc_suffix(cond)),
+            ),
             Terminator::Exit { pc: None, .. } => continue,
             Terminator::Exit { cond, pc, .. } => {
                 (pc, format!("{}EXIT{}", cond.guard, cc_suffix(cond)))

@@ -125,7 +125,7 @@ fn needs_next(c: &Control) -> bool {
     match &c.kind {
         ControlKind::Bra { cc, .. } => !(always && cc.is_none()),
         ControlKind::Exit { .. } => false,
-        ControlKind::Ssy { .. } | ControlKind::Sync { .. } | ControlKind::Bar { .. } => true,
+        ControlKind::Push { .. } | ControlKind::Wait { .. } | ControlKind::Bar { .. } => true,
     }
 }
 
@@ -292,12 +292,14 @@ fn terminator(c: &Control, target: Option<BlockId>, next: Option<BlockId>) -> Op
                 }
             }
         }
-        ControlKind::Ssy { .. } => Terminator::Ssy {
-            reconverge: target?,
+        ControlKind::Push { region, .. } => Terminator::Push {
+            region,
+            target: target?,
             next: next?,
             pc,
         },
-        ControlKind::Sync { cc } => Terminator::Sync {
+        ControlKind::Wait { region, cc } => Terminator::Wait {
+            region,
             cond: cond(cc),
             next: next?,
             pc,

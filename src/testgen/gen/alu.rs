@@ -587,6 +587,9 @@ impl Gen<'_, '_> {
     }
 
     pub(super) fn misc(&mut self) {
+        if self.chance(25) && self.break_or_continue() {
+            return;
+        }
         match self.below(5) {
             0 => self.emit("NOP"),
             1 => {

@@ -1,5 +1,5 @@
 //! Control-flow statements: lane-varying conditions, if/else with and without SSY/SYNC,
-//! counted and endless loops, EXIT and BAR.SYNC.
+//! counted and endless loops (with BRA, or PBK/BRK and PCNT/CONT), EXIT and BAR.SYNC.
 
 use super::{floor_pow2, Gen};
 use crate::ir::*;
@@ -102,7 +102,12 @@ impl Gen<'_, '_> {
         let cnt = Reg(20 + 2 * lvl);
         let lim = Reg(21 + 2 * lvl);
         self.loop_depth += 1;
-        let kind = self.weighted(&[40, 35, 25]);
+        let kind = self.weighted(&[35, 30, 20, 15]);
+        if kind == 3 {
+            self.pbk_loop(cnt, lim, depth);
+            self.loop_depth -= 1;
+            return;
+        }
         let (l_top, l_after) = (self.new_label(), self.new_label());
         let ssy = kind == 1 && self.chance(50);
         match kind {
@@ -151,6 +156,68 @@ impl Gen<'_, '_> {
             self.place(&l_after);
         }
         self.loop_depth -= 1;
+    }
+
+    /// A loop with a lane-varying trip count (1 to 4) built as ptxas builds loops with `break`
+    /// and `continue`: PBK before it, and (in some) PCNT at the top of each iteration with an
+    /// unconditional CONT at its end; the body may BRK or CONT from any depth ([`Gen::misc`]),
+    /// inside SSY regions included.
+    fn pbk_loop(&mut self, cnt: Reg, lim: Reg, depth: u32) {
+        let (l_top, l_next, l_exit) = (self.new_label(), self.new_label(), self.new_label());
+        let cont = self.chance(60);
+        self.emit(format!("MOV {cnt}, RZ"));
+        let src = self.pick(&["R27", "R24", "R25", "R3"]);
+        self.emit(format!("LOP32I.AND {lim}, {src}, 0x3"));
+        self.emit(format!("IADD32I {lim}, {lim}, 0x1"));
+        let t = self.target(&l_exit);
+        self.emit(format!("PBK {t}"));
+        self.place(&l_top);
+        if cont {
+            let t = self.target(&l_next);
+            self.emit(format!("PCNT {t}"));
+            self.cont_depth += 1;
+        }
+        self.brk_depth += 1;
+        let n = self.range(1, 4) as usize;
+        self.stmts(n, depth + 1);
+        self.brk_depth -= 1;
+        if cont {
+            self.cont_depth -= 1;
+            self.emit("CONT");
+        }
+        self.place(&l_next);
+        let p = Pred(self.below(7) as u8);
+        self.emit(format!("IADD32I {cnt}, {cnt}, 0x1"));
+        self.emit(format!("ISETP.GE.U32.AND {p}, PT, {cnt}, {lim}, PT"));
+        if self.chance(50) {
+            self.emit(format!("@{p} BRK"));
+            let t = self.target(&l_top);
+            self.emit(format!("BRA {t}"));
+        } else {
+            let t = self.target(&l_top);
+            self.emit(format!("@!{p} BRA {t}"));
+            self.emit("BRK");
+        }
+        self.place(&l_exit);
+    }
+
+    /// `@P BRK` or `@P CONT` out of the innermost PBK loop or PCNT iteration, if there is one.
+    pub(super) fn break_or_continue(&mut self) -> bool {
+        let brk = self.brk_depth > 0;
+        let cont = self.cont_depth > 0;
+        if !brk && !cont {
+            return false;
+        }
+        let p = Pred(self.below(7) as u8);
+        self.cond(p);
+        let neg = if self.chance(50) { "!" } else { "" };
+        let what = if brk && (!cont || self.chance(50)) {
+            "BRK"
+        } else {
+            "CONT"
+        };
+        self.emit(format!("@{neg}{p} {what}"));
+        true
     }
 
     pub(super) fn inf_loop(&mut self) {

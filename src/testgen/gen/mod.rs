@@ -93,6 +93,9 @@ pub(super) struct Gen<'a, 'b> {
     inf_loop: bool,
     loop_depth: u8,
     ssy_depth: u32,
+    /// Enclosing PBK loops (a BRK may be emitted) and PCNT iterations (a CONT may be).
+    brk_depth: u32,
+    cont_depth: u32,
 }
 
 /// Generates a whole case.
@@ -111,6 +114,8 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
         inf_loop: false,
         loop_depth: 0,
         ssy_depth: 0,
+        brk_depth: 0,
+        cont_depth: 0,
     };
     let block = if g.chance(50) {
         match g.below(3) {
