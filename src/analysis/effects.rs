@@ -40,6 +40,8 @@ pub struct MemSpaces {
     pub shared: bool,
     /// The constant banks (LDC, `c[b][imm]` operands).
     pub constant: bool,
+    /// Resource views (DXBC `t#`, `u#`, `g#`).
+    pub view: bool,
 }
 
 impl MemSpaces {
@@ -48,6 +50,7 @@ impl MemSpaces {
         global: false,
         shared: false,
         constant: false,
+        view: false,
     };
 
     /// True when no space is touched.
@@ -163,6 +166,7 @@ impl Visitor for Effects {
         spaces.global |= global;
         spaces.shared |= shared;
         spaces.constant |= m.space == Space::Constant;
+        spaces.view |= m.space == Space::View;
         self.can_fault |= m.addr.is_some();
     }
     fn may_fault(&mut self) {

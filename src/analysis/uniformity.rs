@@ -102,7 +102,7 @@ fn cond_is_uniform(c: Cond, u: &UniformSet) -> bool {
 }
 
 /// Whether the op's result can differ between lanes with equal inputs: its roles say so (a
-/// thread id), or it loads from global or shared memory.
+/// thread id), or it loads from global or shared memory or a resource view.
 fn lane_dependent_source(op: &Op, e: &super::Effects) -> bool {
     struct Varying(bool);
     impl Visitor for Varying {
@@ -112,7 +112,7 @@ fn lane_dependent_source(op: &Op, e: &super::Effects) -> bool {
     }
     let mut v = Varying(false);
     op.operands(&mut v);
-    v.0 || e.mem_reads.global || e.mem_reads.shared
+    v.0 || e.mem_reads.global || e.mem_reads.shared || e.mem_reads.view
 }
 
 /// Steps forward over one instruction: `u` (uniform before `i`) becomes what is uniform after

@@ -21,14 +21,19 @@
 //!   prints for it read to the same program, except for float literals the listing prints with too
 //!   few digits (the container's bits are authoritative).
 //!
-//! What does not exist yet: no lowering of the model to the IR, no semantic checks (stage and
-//! shader-model rules, declared registers and resources, operand counts and kinds per opcode), no
+//! - [`lower`]: the lowering to the IR of compute shaders: the integer and float ALU, structured
+//!   control flow, `ld_structured`/`ld_raw`/`store_*` on `t#`, `u#` and `g#`, `ld` and `ldms`.
+//!
+//! What does not exist yet: vertex and pixel shader inputs and outputs, indexable temps,
+//! immediate and relatively indexed constant buffers, typed UAV stores, atomics, the stage and
+//! shader-model rules; no
 //! hull/domain-shader declarations, 64-bit immediates, minimum precision or shader model 5.1
 //! resource spaces; and nothing reaches this module from traces or the command line (the front-end
 //! boundary in `frontend` still refuses DXBC).
 
 pub mod ast;
 pub mod container;
+pub mod lower;
 pub mod text;
 pub mod tokens;
 

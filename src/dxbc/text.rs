@@ -50,7 +50,16 @@ type Result<T> = std::result::Result<T, TextError>;
 
 /// Parses a whole listing into a [`Program`].
 pub fn parse(src: &str) -> Result<Program> {
+    parse_located(src).map(|(p, _)| p)
+}
+
+/// Parses a whole listing into a [`Program`] and the 1-based (line, column) where each of its
+/// statements starts.
+pub fn parse_located(src: &str) -> Result<(Program, Vec<(u32, u32)>)> {
     let mut p = Parser { src, pos: 0 };
+    let mut locs = Vec::new();
+    // Line counting carried forward from one statement to the next.
+    let (mut line, mut line_start, mut counted) = (1u32, 0usize, 0usize);
     p.skip_blank();
     let (start, word) = p.word();
     let version = parse_version(word).ok_or_else(|| {
@@ -67,13 +76,25 @@ pub fn parse(src: &str) -> Result<Program> {
         if p.pos >= src.len() {
             break;
         }
+        for (i, b) in src.as_bytes()[counted..p.pos].iter().enumerate() {
+            if *b == b'\n' {
+                line += 1;
+                line_start = counted + i + 1;
+            }
+        }
+        counted = p.pos;
+        let col = src[line_start..p.pos].chars().count() as u32 + 1;
+        locs.push((line, col));
         statements.push(p.statement()?);
         p.end_of_statement()?;
     }
-    Ok(Program {
-        version,
-        statements,
-    })
+    Ok((
+        Program {
+            version,
+            statements,
+        },
+        locs,
+    ))
 }
 
 fn parse_version(word: &str) -> Option<Version> {

@@ -1,6 +1,7 @@
 //! [`CtaEnv`]: what the instructions of one CTA's warps may touch besides their registers.
 
 use super::observe::{CheckFinding, MemAccess, MemSpace, Observer, WarpAt};
+use warpjit_runtime::resource::Resources;
 use warpjit_runtime::{ConstBanks, GlobalMemory};
 
 /// Everything an instruction may touch besides the warp's registers: global memory, the constant
@@ -16,6 +17,8 @@ pub struct CtaEnv<'a> {
     pub nbanks: u32,
     /// The CTA's shared memory.
     pub shared: &'a mut [u8],
+    /// The bound textures and buffers.
+    pub resources: &'a Resources,
     /// Base of the shared window.
     pub shared_window: u64,
     /// Segment-lookup hint of the interpreter's global accesses.

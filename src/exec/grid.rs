@@ -255,6 +255,7 @@ pub fn run_cta(
         consts: &launch.consts,
         nbanks: launch.mode.banks(),
         shared: &mut s.shared,
+        resources: &machine.resources,
         shared_window: machine.shared_window,
         hint: 0,
         observer,

@@ -21,6 +21,7 @@ pub use warp::BodyRunner;
 
 use crate::ir::Program;
 use std::sync::Arc;
+use warpjit_runtime::resource::Resources;
 use warpjit_runtime::{BankMode, ConstBanks, Fault, GlobalMemory, DEFAULT_SHARED_WINDOW};
 
 /// The state launches share: global memory, the generic shared window and the launch budget.
@@ -33,6 +34,9 @@ pub struct Machine {
     /// The launch budget: warp instructions any one launch may issue in all, shared equally
     /// among its CTAs (see [`Launch::cta_share`]). Default [`DEFAULT_LAUNCH_BUDGET`].
     pub launch_budget: u64,
+    /// The bound textures and buffers (DXBC `t#`, `u#`): like global memory, they keep what
+    /// launches write for the launches after them.
+    pub resources: Resources,
 }
 
 impl Default for Machine {
@@ -41,6 +45,7 @@ impl Default for Machine {
             global: GlobalMemory::new(),
             shared_window: DEFAULT_SHARED_WINDOW,
             launch_budget: DEFAULT_LAUNCH_BUDGET,
+            resources: Resources::new(),
         }
     }
 }

@@ -17,9 +17,11 @@
 #![allow(clippy::needless_range_loop)] // lane loops index several rows at once
 
 mod alu;
+mod func;
 mod lanes;
 mod memory;
 mod ops;
+mod resource;
 
 use crate::exec::warp::exec_mask;
 use crate::exec::{grid::run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};

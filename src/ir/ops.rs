@@ -15,10 +15,14 @@
 //! [`Terminator`](super::Terminator).
 
 pub mod alu;
+pub mod func;
 pub mod memory;
+pub mod resource;
 
 pub use alu::*;
+pub use func::*;
 pub use memory::*;
+pub use resource::*;
 
 /// Invokes `$m!` with the whole op list: `Variant(Struct)`, comma separated.
 #[macro_export]
@@ -57,6 +61,12 @@ macro_rules! for_each_op {
             Membar(Membar),
             Nop(Nop),
             Depbar(Depbar),
+            Un(Un),
+            Bin(Bin),
+            Tern(Tern),
+            LdBuf(LdBuf),
+            StBuf(StBuf),
+            LdTex(LdTex),
         }
     };
 }

@@ -53,6 +53,10 @@ pub enum Space {
     Constant,
     /// Generic: global where the steering predicate holds, the shared window elsewhere.
     Generic(PredSrc),
+    /// A resource view: a bound texture or buffer (DXBC `t#`, `u#`) or a declared range of
+    /// shared memory (`g#`). Bounds are exact, reads out of range give 0 and writes out of range
+    /// are dropped: such an access never faults.
+    View,
 }
 
 impl Space {
@@ -62,7 +66,7 @@ impl Space {
         match self {
             Space::Global => (true, false),
             Space::Shared => (false, true),
-            Space::Constant => (false, false),
+            Space::Constant | Space::View => (false, false),
             Space::Generic(s) if s.pred.is_pt() => (!s.neg, s.neg),
             Space::Generic(_) => (true, true),
         }
@@ -213,6 +217,16 @@ impl Roles<'_> {
         self.0.mem(MemRole {
             dir: Dir::Use,
             space: Space::Constant,
+            bytes,
+            addr: None,
+        });
+    }
+    /// A resource-view access of `bytes` per lane (a load for [`Dir::Use`], a store for
+    /// [`Dir::Def`]); its coordinates are separate sources.
+    pub fn view_access(&mut self, dir: Dir, bytes: u32) {
+        self.0.mem(MemRole {
+            dir,
+            space: Space::View,
             bytes,
             addr: None,
         });

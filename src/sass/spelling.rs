@@ -93,7 +93,14 @@ sass_table! {
         Nop "NOP",
         Depbar "DEPBAR",
     }
-    unspelled {}
+    unspelled {
+        Un,
+        Bin,
+        Tern,
+        LdBuf,
+        StBuf,
+        LdTex,
+    }
 }
 
 macro_rules! by_op {

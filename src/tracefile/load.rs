@@ -176,6 +176,7 @@ impl Loader {
                 global,
                 shared_window,
                 launch_budget,
+                resources: Default::default(),
             },
             base_consts,
             bank0_covered,

@@ -13,6 +13,9 @@
 //! | LDC bank and address per mode, and which reads are in range | [`ldc_address`], [`ldc_readable`] | §17 |
 //! | LEA's window predicate (Plg and CC.OF) | [`lea_outside_window`] | §15, §19 |
 
+pub mod d3d;
+pub mod func;
+
 use crate::ir::{Addr, Iadd3, LdcMode};
 use warpjit_runtime::helpers::window_detect;
 use warpjit_runtime::WarpState;

@@ -1,0 +1,1455 @@
+//! Lowering a DXBC program ([`ast::Program`]) to the IR.
+//!
+//! Registers: the component `c` of `r#` is IR register `4 * # + c`; after the temps come the
+//! compute system values the program declares (`vThreadID`, `vThreadGroupID`, `vThreadIDInGroup`,
+//! `vThreadIDInGroupFlattened`, filled by a prologue from the thread and group ids), then a few
+//! scratch registers for one instruction's intermediate values. An instruction becomes one IR op
+//! per written component (in x, y, z, w order), each reading its sources' swizzled components; a
+//! component whose result would overwrite a register a later component still reads is computed into
+//! a scratch register and copied at the end. Source modifiers are ops of their own (`FNeg`/`FAbs`
+//! on float operands, `Ineg` on integer ones), `_sat` an op after the result.
+//!
+//! Structured control flow becomes blocks and terminators on the reconvergence stack
+//! (docs/semantics.md §7): `if` pushes a [`Region::Sync`] entry at its `endif` and branches to the
+//! `else` part; both parts end waiting at it. `loop` pushes a [`Region::Break`] entry at its exit
+//! and, at the top of every iteration, a [`Region::Continue`] entry at the latch; `break` and
+//! `continue` wait at them, and the iteration's end waits at the latch, which jumps back to the
+//! top. `switch` pushes a break entry and tests its cases in order (the first case whose value
+//! equals the selector; `default` last); a case body that does not `break` falls into the next.
+//! `ret` exits; `sync_g_t` (any `sync` with `_t`) is a barrier.
+
+use super::ast::{self, Components, Decl, Index, Modifier, Opcode, OperandValue, RegFile, Test};
+use crate::ir::*;
+use std::fmt;
+
+/// An error in a program the lowering cannot run: which statement, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LowerError {
+    /// Index of the statement in [`ast::Program::statements`].
+    pub stmt: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for LowerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "statement {}: {}", self.stmt, self.message)
+    }
+}
+
+impl std::error::Error for LowerError {}
+
+/// A lowered program and what a launch needs to know about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lowered {
+    /// The IR.
+    pub program: Program,
+    /// `dcl_thread_group` of a compute shader.
+    pub thread_group: Option<[u32; 3]>,
+    /// Bytes of shared memory the `g#` declarations take (one after another, in slot order).
+    pub tgsm_bytes: u32,
+    /// The `t#` and `u#` views the program declares.
+    pub views: Vec<ViewDecl>,
+}
+
+/// A declared `t#` or `u#` view, for checking what a launch binds to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewDecl {
+    /// `View::Srv(slot)` or `View::Uav(slot)`.
+    pub view: View,
+    /// What it is declared as.
+    pub kind: ViewKind,
+}
+
+/// What a view is declared as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewKind {
+    /// A structured buffer of this stride.
+    Structured(u32),
+    /// A raw (byte-address) buffer.
+    Raw,
+    /// A typed buffer or texture of this dimension (`samples` for multisampled textures; 0:
+    /// any count).
+    Typed {
+        /// The dimension.
+        dim: ast::ResourceDim,
+        /// The declared sample count (0: not given).
+        samples: u32,
+    },
+}
+
+/// Builds one result's op of a two-destination instruction from its register and sources.
+type ResultOp = dyn Fn(Reg, &[Src]) -> Op;
+
+/// Scratch registers one instruction may use.
+const SCRATCH: u32 = 16;
+/// Registers the system values take after the temps: three components each of `vThreadID`,
+/// `vThreadGroupID` and `vThreadIDInGroup`, then `vThreadIDInGroupFlattened`.
+const SYSVALS: u32 = 10;
+/// The predicate conditions are computed into.
+const P_COND: Pred = Pred(0);
+
+/// How an instruction reads an operand's modifiers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ty {
+    /// `-` negates the float, `|x|` takes its magnitude.
+    Float,
+    /// `-` is two's complement negation; `|x|` is an error.
+    Int,
+}
+
+/// An enclosing control structure.
+enum Frame {
+    If {
+        else_blk: BlockId,
+        end: BlockId,
+        has_else: bool,
+    },
+    Loop {
+        head: BlockId,
+        latch: BlockId,
+        exit: BlockId,
+    },
+    Switch {
+        end: BlockId,
+        first_test: BlockId,
+        selector: Src,
+        /// Case values (`None` for `default`) and their bodies, in order.
+        cases: Vec<(Option<u32>, BlockId)>,
+    },
+}
+
+struct Lower<'a> {
+    prog: &'a ast::Program,
+    views: Vec<ViewDecl>,
+    /// `g#` slot, its range in shared memory and its stride (0: raw).
+    tgsm: Vec<(u32, View, u32)>,
+    blocks: Vec<Block>,
+    /// The open block, if any (None right after a terminator until the next block starts).
+    cur: Option<BlockId>,
+    frames: Vec<Frame>,
+    temps: u32,
+    sysval_base: u32,
+    scratch_base: u32,
+    scratch_next: u32,
+    /// The current statement, its pc and location.
+    stmt: usize,
+    pc: u32,
+    loc: SrcLoc,
+}
+
+/// Lowers `prog`, whose statements start at `locs` (line, column; empty for a binary), to the IR.
+pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Lowered, LowerError> {
+    let mut temps = 0;
+    let mut thread_group = None;
+    for d in prog.decls() {
+        match d {
+            Decl::Temps(n) => temps = *n,
+            Decl::ThreadGroup(g) => thread_group = Some(*g),
+            _ => {}
+        }
+    }
+    let (views, tgsm, tgsm_bytes) = declared_views(prog);
+    let sysval_base = 4 * temps;
+    let scratch_base = sysval_base + SYSVALS;
+    if scratch_base + SCRATCH > 255 {
+        let at = prog
+            .statements
+            .iter()
+            .position(|s| matches!(s, ast::Statement::Decl(Decl::Temps(_))))
+            .unwrap_or(0);
+        return Err(LowerError {
+            stmt: at,
+            message: format!(
+                "dcl_temps {temps} needs {} registers; warpjit gives a program 255, so at most {} temps",
+                4 * temps,
+                (255 - SYSVALS - SCRATCH) / 4
+            ),
+        });
+    }
+    let mut l = Lower {
+        prog,
+        views,
+        tgsm,
+        blocks: Vec::new(),
+        cur: None,
+        frames: Vec::new(),
+        temps,
+        sysval_base,
+        scratch_base,
+        scratch_next: 0,
+        stmt: 0,
+        pc: 0,
+        loc: SrcLoc::default(),
+    };
+    let entry = l.new_block();
+    l.start(entry);
+    l.prologue(thread_group.unwrap_or([1, 1, 1]));
+    let mut pc = 0;
+    for (i, s) in prog.statements.iter().enumerate() {
+        let ast::Statement::Inst(inst) = s else {
+            continue;
+        };
+        l.stmt = i;
+        l.pc = pc;
+        pc += 1;
+        l.loc = locs
+            .get(i)
+            .map(|&(line, col)| SrcLoc { line, col })
+            .unwrap_or_default();
+        l.scratch_next = 0;
+        l.inst(inst)?;
+    }
+    if let Some(f) = l.frames.last() {
+        let what = match f {
+            Frame::If { .. } => "an `if` without its `endif`",
+            Frame::Loop { .. } => "a `loop` without its `endloop`",
+            Frame::Switch { .. } => "a `switch` without its `endswitch`",
+        };
+        return Err(l.err(what));
+    }
+    if l.cur.is_some() {
+        l.finish(Terminator::Exit {
+            cond: Cond::ALWAYS,
+            next: None,
+            pc: None,
+        });
+    }
+    let registers = 255;
+    Ok(Lowered {
+        program: Program {
+            isa: Isa::Dxbc,
+            blocks: l.blocks,
+            registers,
+        },
+        thread_group,
+        tgsm_bytes,
+        views: l.views,
+    })
+}
+
+/// The views a program declares: `t#`/`u#` with their kinds, and the `g#` ranges laid out in
+/// shared memory one after another (4-byte aligned), with the total.
+fn declared_views(prog: &ast::Program) -> (Vec<ViewDecl>, Vec<(u32, View, u32)>, u32) {
+    let mut views = Vec::new();
+    let mut tgsm = Vec::new();
+    let mut next = 0u32;
+    for d in prog.decls() {
+        let (view, kind) = match *d {
+            Decl::Resource {
+                slot, dim, samples, ..
+            } => (View::Srv(slot as u8), ViewKind::Typed { dim, samples }),
+            Decl::ResourceRaw { slot } => (View::Srv(slot as u8), ViewKind::Raw),
+            Decl::ResourceStructured { slot, stride } => {
+                (View::Srv(slot as u8), ViewKind::Structured(stride))
+            }
+            Decl::UavTyped { slot, dim, .. } => {
+                (View::Uav(slot as u8), ViewKind::Typed { dim, samples: 0 })
+            }
+            Decl::UavRaw { slot, .. } => (View::Uav(slot as u8), ViewKind::Raw),
+            Decl::UavStructured { slot, stride, .. } => {
+                (View::Uav(slot as u8), ViewKind::Structured(stride))
+            }
+            Decl::TgsmRaw { slot, bytes } => {
+                let size = bytes.saturating_add(3) & !3;
+                tgsm.push((slot, View::Tgsm { base: next, size }, 0));
+                next = next.saturating_add(size);
+                continue;
+            }
+            Decl::TgsmStructured {
+                slot,
+                stride,
+                count,
+            } => {
+                let size = stride.saturating_mul(count);
+                tgsm.push((slot, View::Tgsm { base: next, size }, stride));
+                next = next.saturating_add(size);
+                continue;
+            }
+            _ => continue,
+        };
+        views.push(ViewDecl { view, kind });
+    }
+    (views, tgsm, next)
+}
+
+impl Lower<'_> {
+    fn err(&self, message: impl Into<String>) -> LowerError {
+        LowerError {
+            stmt: self.stmt,
+            message: message.into(),
+        }
+    }
+
+    fn new_block(&mut self) -> BlockId {
+        self.blocks.push(Block {
+            insts: Vec::new(),
+            term: Terminator::Exit {
+                cond: Cond::ALWAYS,
+                next: None,
+                pc: None,
+            },
+            pc: self.pc,
+            labels: Vec::new(),
+        });
+        (self.blocks.len() - 1) as BlockId
+    }
+
+    /// Makes `b` the open block (the previous one must have been finished).
+    fn start(&mut self, b: BlockId) {
+        debug_assert!(self.cur.is_none());
+        self.blocks[b as usize].pc = self.pc;
+        self.cur = Some(b);
+    }
+
+    /// The open block, opening an unreachable one after a terminator (code after `break`).
+    fn open(&mut self) -> BlockId {
+        match self.cur {
+            Some(b) => b,
+            None => {
+                let b = self.new_block();
+                self.start(b);
+                b
+            }
+        }
+    }
+
+    /// Ends the open block with `term`.
+    fn finish(&mut self, term: Terminator) {
+        let b = self.open();
+        self.blocks[b as usize].term = term;
+        self.cur = None;
+    }
+
+    /// Ends the open block with `term(next)` and opens `next`, a new block.
+    fn finish_into(&mut self, term: impl FnOnce(BlockId) -> Terminator) -> BlockId {
+        let next = self.new_block();
+        self.finish(term(next));
+        self.start(next);
+        next
+    }
+
+    fn emit(&mut self, op: impl Into<Op>) {
+        let b = self.open();
+        let (pc, loc) = (self.pc, self.loc);
+        self.blocks[b as usize].insts.push(Inst {
+            guard: Guard::ALWAYS,
+            op: op.into(),
+            pc,
+            loc,
+        });
+    }
+
+    fn scratch(&mut self) -> Result<Reg, LowerError> {
+        if self.scratch_next >= SCRATCH {
+            return Err(self.err(
+                "instruction too complex: it needs more scratch registers than warpjit reserves",
+            ));
+        }
+        let r = Reg((self.scratch_base + self.scratch_next) as u8);
+        self.scratch_next += 1;
+        Ok(r)
+    }
+
+    /// Fills the system-value registers from the thread and group ids.
+    fn prologue(&mut self, group: [u32; 3]) {
+        let base = self.sysval_base;
+        let uses = |f: RegFile| {
+            self.prog.statements.iter().any(|s| match s {
+                ast::Statement::Inst(i) => i.operands.iter().any(|o| uses_file(o, f)),
+                ast::Statement::Decl(_) => false,
+            })
+        };
+        let (tid, gid, local, flat) = (
+            uses(RegFile::ThreadId),
+            uses(RegFile::ThreadGroupId),
+            uses(RegFile::ThreadIdInGroup),
+            uses(RegFile::ThreadIdInGroupFlattened),
+        );
+        if !(tid || gid || local || flat) {
+            return;
+        }
+        let t = [SpecialReg::TidX, SpecialReg::TidY, SpecialReg::TidZ];
+        let c = [SpecialReg::CtaidX, SpecialReg::CtaidY, SpecialReg::CtaidZ];
+        for k in 0..3u32 {
+            self.emit(S2r {
+                d: Reg((base + 6 + k) as u8),
+                sr: t[k as usize],
+            });
+            self.emit(S2r {
+                d: Reg((base + 3 + k) as u8),
+                sr: c[k as usize],
+            });
+            // vThreadID = vThreadGroupID * group size + vThreadIDInGroup.
+            self.emit(Tern {
+                d: Reg((base + k) as u8),
+                f: TernFn::Imad,
+                a: Src::Reg(Reg((base + 3 + k) as u8)),
+                b: Src::Imm(group[k as usize]),
+                c: Src::Reg(Reg((base + 6 + k) as u8)),
+            });
+        }
+        // Flattened: (z * gy + y) * gx + x.
+        let f = Reg((base + 9) as u8);
+        self.emit(Tern {
+            d: f,
+            f: TernFn::Imad,
+            a: Src::Reg(Reg((base + 8) as u8)),
+            b: Src::Imm(group[1]),
+            c: Src::Reg(Reg((base + 7) as u8)),
+        });
+        self.emit(Tern {
+            d: f,
+            f: TernFn::Imad,
+            a: Src::Reg(f),
+            b: Src::Imm(group[0]),
+            c: Src::Reg(Reg((base + 6) as u8)),
+        });
+    }
+
+    /// The IR register of component `c` of `r#i`.
+    fn temp(&self, i: u32, c: u8) -> Result<Reg, LowerError> {
+        if i >= self.temps {
+            return Err(self.err(format!("r{i} is not declared (dcl_temps {})", self.temps)));
+        }
+        Ok(Reg((4 * i + c as u32) as u8))
+    }
+
+    /// The value of component `comp` (of the destination's) of source `op`, read as `ty`.
+    fn src(&mut self, op: &ast::Operand, comp: u8, ty: Ty) -> Result<Src, LowerError> {
+        let k = source_component(op.components, comp);
+        let plain = match &op.value {
+            OperandValue::Imm32(v) => Src::Imm(if v.len() == 1 {
+                v[0]
+            } else {
+                v.get(comp as usize).copied().unwrap_or(0)
+            }),
+            OperandValue::Reg { file, indices } => {
+                let imm = |n: usize| match indices.get(n) {
+                    Some(Index::Imm(i)) => Some(*i),
+                    _ => None,
+                };
+                match file {
+                    RegFile::Temp => match imm(0) {
+                        Some(i) => Src::Reg(self.temp(i, k)?),
+                        None => return Err(self.err("a temp register needs a literal index")),
+                    },
+                    RegFile::ThreadId => Src::Reg(Reg((self.sysval_base + k as u32) as u8)),
+                    RegFile::ThreadGroupId => {
+                        Src::Reg(Reg((self.sysval_base + 3 + k as u32) as u8))
+                    }
+                    RegFile::ThreadIdInGroup => {
+                        Src::Reg(Reg((self.sysval_base + 6 + k as u32) as u8))
+                    }
+                    RegFile::ThreadIdInGroupFlattened => {
+                        Src::Reg(Reg((self.sysval_base + 9) as u8))
+                    }
+                    RegFile::ConstantBuffer => match (imm(0), indices.get(1)) {
+                        (Some(slot), Some(Index::Imm(row))) if slot < 14 && *row < 4096 => {
+                            Src::Const(ConstRef {
+                                bank: slot as u8,
+                                offset: (16 * row + 4 * k as u32) as u16,
+                            })
+                        }
+                        (Some(slot), Some(Index::Imm(_))) if slot < 14 => {
+                            return Err(self.err("constant buffer index out of range (at most 4095)"))
+                        }
+                        (Some(_), Some(Index::Imm(_))) => {
+                            return Err(self.err("constant buffer slot out of range (cb0 to cb13)"))
+                        }
+                        _ => {
+                            return Err(self.err(
+                                "relatively indexed constant buffers (cb#[r#.x + n]) are not supported yet",
+                            ))
+                        }
+                    },
+                    other => {
+                        return Err(self.err(format!(
+                            "operand `{}` is not supported yet",
+                            other.text()
+                        )))
+                    }
+                }
+            }
+        };
+        let (neg, abs) = match op.modifier {
+            Modifier::None => return Ok(plain),
+            Modifier::Neg => (true, false),
+            Modifier::Abs => (false, true),
+            Modifier::AbsNeg => (true, true),
+        };
+        match ty {
+            Ty::Int if abs => Err(self.err("`|x|` on an integer operand")),
+            Ty::Int => {
+                let t = self.scratch()?;
+                self.emit(Un {
+                    d: t,
+                    f: UnFn::Ineg,
+                    a: plain,
+                });
+                Ok(Src::Reg(t))
+            }
+            Ty::Float => {
+                let t = self.scratch()?;
+                let mut v = plain;
+                if abs {
+                    self.emit(Un {
+                        d: t,
+                        f: UnFn::FAbs,
+                        a: v,
+                    });
+                    v = Src::Reg(t);
+                }
+                if neg {
+                    self.emit(Un {
+                        d: t,
+                        f: UnFn::FNeg,
+                        a: v,
+                    });
+                }
+                Ok(Src::Reg(t))
+            }
+        }
+    }
+
+    /// The registers a destination operand writes, per component (`None` for components not in
+    /// its mask; all `None` for `null`).
+    fn dests(&self, op: &ast::Operand) -> Result<[Option<Reg>; 4], LowerError> {
+        let OperandValue::Reg { file, indices } = &op.value else {
+            return Err(self.err("a literal cannot be a destination"));
+        };
+        let mask = match op.components {
+            Components::Mask(m) => m,
+            Components::One | Components::Zero => 1,
+            Components::Select(k) => 1 << k,
+            Components::Swizzle(_) => 0xf,
+        };
+        match file {
+            RegFile::Null => Ok([None; 4]),
+            RegFile::Temp => {
+                let Some(Index::Imm(i)) = indices.first() else {
+                    return Err(self.err("a temp register needs a literal index"));
+                };
+                let mut out = [None; 4];
+                for (c, o) in out.iter_mut().enumerate() {
+                    if mask & (1 << c) != 0 {
+                        *o = Some(self.temp(*i, c as u8)?);
+                    }
+                }
+                Ok(out)
+            }
+            other => Err(self.err(format!("writing `{}` is not supported yet", other.text()))),
+        }
+    }
+
+    /// Lowers a one-destination instruction component by component: `op` gets the destination
+    /// register and the sources (read as `tys`) of each written component.
+    fn per_component(
+        &mut self,
+        inst: &ast::Inst,
+        tys: &[Ty],
+        mut op: impl FnMut(&mut Self, Reg, &[Src]) -> Result<(), LowerError>,
+    ) -> Result<(), LowerError> {
+        let dests = self.dests(&inst.operands[0])?;
+        let srcs = &inst.operands[1..];
+        if srcs.len() != tys.len() {
+            return Err(self.err(format!(
+                "`{}` takes {} source operands, not {}",
+                inst.opcode.text(),
+                tys.len(),
+                srcs.len()
+            )));
+        }
+        // The registers each component reads (for the overwrite check).
+        let reads: Vec<Vec<Reg>> = (0..4u8)
+            .map(|c| {
+                srcs.iter()
+                    .filter_map(|s| self.reg_read(s, c))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut copies = Vec::new();
+        for c in 0..4u8 {
+            let Some(d) = dests[c as usize] else { continue };
+            let later = (c + 1..4)
+                .filter(|&k| dests[k as usize].is_some())
+                .any(|k| reads[k as usize].contains(&d));
+            let target = if later { self.scratch()? } else { d };
+            let mut vals = Vec::with_capacity(srcs.len());
+            for (s, ty) in srcs.iter().zip(tys) {
+                vals.push(self.src(s, c, *ty)?);
+            }
+            op(self, target, &vals)?;
+            if inst.saturate {
+                self.emit(Un {
+                    d: target,
+                    f: UnFn::Sat,
+                    a: Src::Reg(target),
+                });
+            }
+            if later {
+                copies.push((d, target));
+            }
+        }
+        for (d, t) in copies {
+            self.emit(Mov { d, b: Src::Reg(t) });
+        }
+        Ok(())
+    }
+
+    /// The IR register component `c` of `op` reads, if it is a register.
+    fn reg_read(&self, op: &ast::Operand, c: u8) -> Option<Reg> {
+        match &op.value {
+            OperandValue::Reg {
+                file: RegFile::Temp,
+                indices,
+            } => match indices.first() {
+                Some(Index::Imm(i)) if *i < self.temps => Some(Reg((4 * i
+                    + source_component(op.components, c) as u32)
+                    as u8)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn un(&mut self, inst: &ast::Inst, f: UnFn, ty: Ty) -> Result<(), LowerError> {
+        self.per_component(inst, &[ty], |l: &mut Self, d, s: &[Src]| {
+            l.emit(Un { d, f, a: s[0] });
+            Ok(())
+        })
+    }
+
+    fn bin(&mut self, inst: &ast::Inst, f: BinFn, ty: Ty) -> Result<(), LowerError> {
+        self.per_component(inst, &[ty, ty], |l: &mut Self, d, s: &[Src]| {
+            l.emit(Bin {
+                d,
+                f,
+                a: s[0],
+                b: s[1],
+            });
+            Ok(())
+        })
+    }
+
+    fn tern(&mut self, inst: &ast::Inst, f: TernFn, tys: [Ty; 3]) -> Result<(), LowerError> {
+        self.per_component(inst, &tys, |l: &mut Self, d, s: &[Src]| {
+            l.emit(Tern {
+                d,
+                f,
+                a: s[0],
+                b: s[1],
+                c: s[2],
+            });
+            Ok(())
+        })
+    }
+
+    /// An instruction with two destinations (`imul`, `udiv`, `sincos`, `swapc`, ...): every
+    /// result is computed into scratch registers first, then copied, so neither destination
+    /// clobbers a source of the other.
+    fn two_dests(
+        &mut self,
+        inst: &ast::Inst,
+        tys: &[Ty],
+        ops: [&ResultOp; 2],
+    ) -> Result<(), LowerError> {
+        if inst.operands.len() != 2 + tys.len() {
+            return Err(self.err(format!(
+                "`{}` takes 2 destinations and {} sources",
+                inst.opcode.text(),
+                tys.len()
+            )));
+        }
+        let dests = [
+            self.dests(&inst.operands[0])?,
+            self.dests(&inst.operands[1])?,
+        ];
+        let mut copies = Vec::new();
+        for (k, dk) in dests.iter().enumerate() {
+            for c in 0..4u8 {
+                let Some(d) = dk[c as usize] else { continue };
+                let mut vals = Vec::new();
+                for (s, ty) in inst.operands[2..].iter().zip(tys) {
+                    vals.push(self.src(s, c, *ty)?);
+                }
+                let t = self.scratch()?;
+                self.emit((ops[k])(t, &vals));
+                if inst.saturate {
+                    self.emit(Un {
+                        d: t,
+                        f: UnFn::Sat,
+                        a: Src::Reg(t),
+                    });
+                }
+                copies.push((d, t));
+            }
+        }
+        for (d, t) in copies {
+            self.emit(Mov { d, b: Src::Reg(t) });
+        }
+        Ok(())
+    }
+
+    /// `dp2`, `dp3`, `dp4`: one sum of products, written to every component of the mask.
+    fn dot(&mut self, inst: &ast::Inst, n: u8) -> Result<(), LowerError> {
+        if inst.operands.len() != 3 {
+            return Err(self.err("a dot product takes one destination and two sources"));
+        }
+        let acc = self.scratch()?;
+        for c in 0..n {
+            let a = self.src(&inst.operands[1], c, Ty::Float)?;
+            let b = self.src(&inst.operands[2], c, Ty::Float)?;
+            if c == 0 {
+                self.emit(Bin {
+                    d: acc,
+                    f: BinFn::Mul,
+                    a,
+                    b,
+                });
+            } else {
+                self.emit(Tern {
+                    d: acc,
+                    f: TernFn::Mad,
+                    a,
+                    b,
+                    c: Src::Reg(acc),
+                });
+            }
+        }
+        if inst.saturate {
+            self.emit(Un {
+                d: acc,
+                f: UnFn::Sat,
+                a: Src::Reg(acc),
+            });
+        }
+        for d in self.dests(&inst.operands[0])?.into_iter().flatten() {
+            self.emit(Mov {
+                d,
+                b: Src::Reg(acc),
+            });
+        }
+        Ok(())
+    }
+
+    /// `bfi dst, width, offset, insert, base`.
+    fn bfi(&mut self, inst: &ast::Inst) -> Result<(), LowerError> {
+        let tys = [Ty::Int; 4];
+        self.per_component(inst, &tys, |l: &mut Self, d, s: &[Src]| {
+            let m = l.scratch()?;
+            let sh = l.scratch()?;
+            l.emit(Bin {
+                d: m,
+                f: BinFn::BfMask,
+                a: s[0],
+                b: s[1],
+            });
+            l.emit(Bin {
+                d: sh,
+                f: BinFn::Ishl,
+                a: s[2],
+                b: s[1],
+            });
+            l.emit(Tern {
+                d,
+                f: TernFn::BitSelect,
+                a: Src::Reg(m),
+                b: Src::Reg(sh),
+                c: s[3],
+            });
+            Ok(())
+        })
+    }
+
+    /// Sets [`P_COND`] to "component `.x`-selected value of `op` is non-zero".
+    fn condition(&mut self, inst: &ast::Inst) -> Result<Cond, LowerError> {
+        let Some(op) = inst.operands.first() else {
+            return Err(self.err(format!("`{}` needs an operand", inst.opcode.text())));
+        };
+        let v = self.src(op, 0, Ty::Int)?;
+        let a = match v {
+            Src::Reg(r) => r,
+            other => {
+                let t = self.scratch()?;
+                self.emit(Mov { d: t, b: other });
+                t
+            }
+        };
+        self.emit(Isetp {
+            cmp: Cmp::Ne,
+            unsigned: true,
+            x: false,
+            bop: BoolOp::And,
+            p: P_COND,
+            q: Pred::PT,
+            a,
+            b: Src::Reg(Reg::RZ),
+            c: PredSrc::TRUE,
+        });
+        let neg = match inst.test {
+            Some(Test::NonZero) => false,
+            Some(Test::Zero) => true,
+            None => return Err(self.err("a conditional instruction needs `_z` or `_nz`")),
+        };
+        Ok(Cond {
+            guard: Guard(PredSrc { pred: P_COND, neg }),
+            cc: None,
+        })
+    }
+
+    /// The view a resource operand (`t#`, `u#`, `g#`) names and its declared stride (0 for raw
+    /// and typed views).
+    fn view(&self, op: &ast::Operand) -> Result<(View, ViewKind), LowerError> {
+        let OperandValue::Reg { file, indices } = &op.value else {
+            return Err(self.err("expected a resource (t#, u# or g#)"));
+        };
+        let Some(Index::Imm(slot)) = indices.first() else {
+            return Err(self.err("a resource needs a literal slot"));
+        };
+        let slot = *slot;
+        let found = match file {
+            RegFile::Resource | RegFile::Uav => {
+                let want = if *file == RegFile::Resource {
+                    View::Srv(slot as u8)
+                } else {
+                    View::Uav(slot as u8)
+                };
+                self.views
+                    .iter()
+                    .find(|v| v.view == want && slot < 128)
+                    .map(|v| (v.view, v.kind))
+            }
+            RegFile::Tgsm => self.tgsm.iter().find(|t| t.0 == slot).map(|t| {
+                (
+                    t.1,
+                    if t.2 == 0 {
+                        ViewKind::Raw
+                    } else {
+                        ViewKind::Structured(t.2)
+                    },
+                )
+            }),
+            other => {
+                return Err(self.err(format!(
+                    "expected a resource (t#, u# or g#), not `{}`",
+                    other.text()
+                )))
+            }
+        };
+        found.ok_or_else(|| self.err(format!("{}{slot} is not declared", file.text())))
+    }
+
+    /// `ld_structured` and `ld_raw`: `dst, [index,] offset, view`.
+    fn ld_buf(&mut self, inst: &ast::Inst, structured: bool) -> Result<(), LowerError> {
+        let n = if structured { 4 } else { 3 };
+        if inst.operands.len() != n {
+            return Err(self.err(format!("`{}` takes {n} operands", inst.opcode.text())));
+        }
+        let res = &inst.operands[n - 1];
+        let (view, kind) = self.view(res)?;
+        let stride = match (kind, structured) {
+            (ViewKind::Structured(s), true) => s,
+            (ViewKind::Raw, false) => 0,
+            // A raw access of a structured view addresses its bytes.
+            (ViewKind::Structured(_), false) => 0,
+            _ => {
+                return Err(self.err(format!(
+                    "`{}` needs a {} view",
+                    inst.opcode.text(),
+                    if structured { "structured" } else { "raw" }
+                )))
+            }
+        };
+        let (index, offset) = if structured {
+            (
+                self.src(&inst.operands[1], 0, Ty::Int)?,
+                self.src(&inst.operands[2], 0, Ty::Int)?,
+            )
+        } else {
+            (Src::Imm(0), self.src(&inst.operands[1], 0, Ty::Int)?)
+        };
+        let dests = self.dests(&inst.operands[0])?;
+        let comp = std::array::from_fn(|c| source_component(res.components, c as u8));
+        self.emit(LdBuf {
+            d: dests.map(|d| d.unwrap_or(Reg::RZ)),
+            view,
+            stride,
+            index,
+            offset,
+            comp,
+        });
+        Ok(())
+    }
+
+    /// `store_structured` and `store_raw`: `view.mask, [index,] offset, value`.
+    fn st_buf(&mut self, inst: &ast::Inst, structured: bool) -> Result<(), LowerError> {
+        let n = if structured { 4 } else { 3 };
+        if inst.operands.len() != n {
+            return Err(self.err(format!("`{}` takes {n} operands", inst.opcode.text())));
+        }
+        let dst = &inst.operands[0];
+        let (view, kind) = self.view(dst)?;
+        if matches!(view, View::Srv(_)) {
+            return Err(self.err("a t# view is read only"));
+        }
+        let stride = match (kind, structured) {
+            (ViewKind::Structured(s), true) => s,
+            (ViewKind::Raw, false) | (ViewKind::Structured(_), false) => 0,
+            _ => {
+                return Err(self.err(format!(
+                    "`{}` needs a {} view",
+                    inst.opcode.text(),
+                    if structured { "structured" } else { "raw" }
+                )))
+            }
+        };
+        let (index, offset) = if structured {
+            (
+                self.src(&inst.operands[1], 0, Ty::Int)?,
+                self.src(&inst.operands[2], 0, Ty::Int)?,
+            )
+        } else {
+            (Src::Imm(0), self.src(&inst.operands[1], 0, Ty::Int)?)
+        };
+        let mask = match dst.components {
+            Components::Mask(m) => m,
+            _ => 1,
+        };
+        let value = &inst.operands[n - 1];
+        let mut v = [Src::Imm(0); 4];
+        for (c, slot) in v.iter_mut().enumerate() {
+            if mask & (1 << c) != 0 {
+                *slot = self.src(value, c as u8, Ty::Int)?;
+            }
+        }
+        self.emit(StBuf {
+            view,
+            stride,
+            index,
+            offset,
+            v,
+            mask,
+        });
+        Ok(())
+    }
+
+    /// `ld`, `ldms` (`ld2dms`): `dst, address, view[, sample]`.
+    fn ld_tex(&mut self, inst: &ast::Inst, ms: bool) -> Result<(), LowerError> {
+        let n = if ms { 4 } else { 3 };
+        if inst.operands.len() != n {
+            return Err(self.err(format!("`{}` takes {n} operands", inst.opcode.text())));
+        }
+        let res = &inst.operands[2];
+        let (view, kind) = self.view(res)?;
+        let ViewKind::Typed { dim, .. } = kind else {
+            return Err(self.err(format!(
+                "`{}` needs a texture or typed buffer",
+                inst.opcode.text()
+            )));
+        };
+        use ast::ResourceDim as D;
+        match (dim, ms) {
+            (D::Texture2DMs | D::Texture2DMsArray, true) => {}
+            (D::Texture2D | D::Texture2DArray | D::Buffer, false) => {}
+            (D::Texture2DMs | D::Texture2DMsArray, false) => {
+                return Err(self.err("a multisampled texture is read with `ldms`"))
+            }
+            (other, _) => {
+                return Err(self.err(format!(
+                    "`{}` on a {} is not supported",
+                    inst.opcode.text(),
+                    other.text()
+                )))
+            }
+        }
+        let addr = &inst.operands[1];
+        let x = self.src(addr, 0, Ty::Int)?;
+        let y = self.src(addr, 1, Ty::Int)?;
+        let slice = self.src(addr, 2, Ty::Int)?;
+        let (sample, mip) = if ms {
+            (self.src(&inst.operands[3], 0, Ty::Int)?, Src::Imm(0))
+        } else if dim == D::Buffer {
+            (Src::Imm(0), Src::Imm(0))
+        } else {
+            (Src::Imm(0), self.src(addr, 3, Ty::Int)?)
+        };
+        let offset = inst.offsets.unwrap_or([0; 3]);
+        let dests = self.dests(&inst.operands[0])?;
+        self.emit(LdTex {
+            d: dests.map(|d| d.unwrap_or(Reg::RZ)),
+            view,
+            x,
+            y,
+            slice,
+            sample,
+            mip,
+            offset: [offset[0], offset[1]],
+            comp: std::array::from_fn(|c| source_component(res.components, c as u8)),
+        });
+        Ok(())
+    }
+
+    fn inst(&mut self, inst: &ast::Inst) -> Result<(), LowerError> {
+        use Opcode as O;
+        let pc = self.pc;
+        match inst.opcode {
+            O::Mov => self.per_component(inst, &[Ty::Float], |l: &mut Self, d, s: &[Src]| {
+                l.emit(Mov { d, b: s[0] });
+                Ok(())
+            })?,
+            O::Movc => self.tern(inst, TernFn::Movc, [Ty::Int, Ty::Float, Ty::Float])?,
+            O::Swapc => self.two_dests(
+                inst,
+                &[Ty::Int, Ty::Float, Ty::Float],
+                [
+                    &|d, s| tern_op(d, TernFn::Movc, s[0], s[2], s[1]),
+                    &|d, s| tern_op(d, TernFn::Movc, s[0], s[1], s[2]),
+                ],
+            )?,
+            // Float arithmetic.
+            O::Add => self.bin(inst, BinFn::Add, Ty::Float)?,
+            O::Mul => self.bin(inst, BinFn::Mul, Ty::Float)?,
+            O::Div => self.bin(inst, BinFn::Div, Ty::Float)?,
+            O::Min => self.bin(inst, BinFn::Min, Ty::Float)?,
+            O::Max => self.bin(inst, BinFn::Max, Ty::Float)?,
+            O::Eq => self.bin(inst, BinFn::Eq, Ty::Float)?,
+            O::Ne => self.bin(inst, BinFn::Ne, Ty::Float)?,
+            O::Lt => self.bin(inst, BinFn::Lt, Ty::Float)?,
+            O::Ge => self.bin(inst, BinFn::Ge, Ty::Float)?,
+            O::Mad => self.tern(inst, TernFn::Mad, [Ty::Float; 3])?,
+            O::Dp2 => self.dot(inst, 2)?,
+            O::Dp3 => self.dot(inst, 3)?,
+            O::Dp4 => self.dot(inst, 4)?,
+            O::Sqrt => self.un(inst, UnFn::Sqrt, Ty::Float)?,
+            O::Rsq => self.un(inst, UnFn::Rsq, Ty::Float)?,
+            O::Rcp => self.un(inst, UnFn::Rcp, Ty::Float)?,
+            O::Exp => self.un(inst, UnFn::Exp, Ty::Float)?,
+            O::Log => self.un(inst, UnFn::Log, Ty::Float)?,
+            O::Frc => self.un(inst, UnFn::Frc, Ty::Float)?,
+            O::RoundNe => self.un(inst, UnFn::RoundNe, Ty::Float)?,
+            O::RoundNi => self.un(inst, UnFn::RoundNi, Ty::Float)?,
+            O::RoundPi => self.un(inst, UnFn::RoundPi, Ty::Float)?,
+            O::RoundZ => self.un(inst, UnFn::RoundZ, Ty::Float)?,
+            O::Sincos => self.two_dests(
+                inst,
+                &[Ty::Float],
+                [&|d, s| un_op(d, UnFn::Sin, s[0]), &|d, s| {
+                    un_op(d, UnFn::Cos, s[0])
+                }],
+            )?,
+            // Conversions.
+            O::Ftoi => self.un(inst, UnFn::Ftoi, Ty::Float)?,
+            O::Ftou => self.un(inst, UnFn::Ftou, Ty::Float)?,
+            O::Itof => self.un(inst, UnFn::Itof, Ty::Int)?,
+            O::Utof => self.un(inst, UnFn::Utof, Ty::Int)?,
+            O::F32ToF16 => self.un(inst, UnFn::F32ToF16, Ty::Float)?,
+            O::F16ToF32 => self.un(inst, UnFn::F16ToF32, Ty::Int)?,
+            // Integer arithmetic and bits.
+            O::Iadd => self.bin(inst, BinFn::Iadd, Ty::Int)?,
+            O::Ineg => self.un(inst, UnFn::Ineg, Ty::Int)?,
+            O::Imad | O::Umad => self.tern(inst, TernFn::Imad, [Ty::Int; 3])?,
+            O::Imul => self.two_dests(
+                inst,
+                &[Ty::Int, Ty::Int],
+                [&|d, s| bin_op(d, BinFn::ImulHi, s[0], s[1]), &|d, s| {
+                    bin_op(d, BinFn::MulLo, s[0], s[1])
+                }],
+            )?,
+            O::Umul => self.two_dests(
+                inst,
+                &[Ty::Int, Ty::Int],
+                [&|d, s| bin_op(d, BinFn::UmulHi, s[0], s[1]), &|d, s| {
+                    bin_op(d, BinFn::MulLo, s[0], s[1])
+                }],
+            )?,
+            O::Udiv => self.two_dests(
+                inst,
+                &[Ty::Int, Ty::Int],
+                [&|d, s| bin_op(d, BinFn::Udiv, s[0], s[1]), &|d, s| {
+                    bin_op(d, BinFn::Urem, s[0], s[1])
+                }],
+            )?,
+            O::Uaddc => self.two_dests(
+                inst,
+                &[Ty::Int, Ty::Int],
+                [&|d, s| bin_op(d, BinFn::Iadd, s[0], s[1]), &|d, s| {
+                    bin_op(d, BinFn::AddCarry, s[0], s[1])
+                }],
+            )?,
+            O::Usubb => self.two_dests(
+                inst,
+                &[Ty::Int, Ty::Int],
+                [&|d, s| bin_op(d, BinFn::Isub, s[0], s[1]), &|d, s| {
+                    bin_op(d, BinFn::SubBorrow, s[0], s[1])
+                }],
+            )?,
+            O::And => self.bin(inst, BinFn::And, Ty::Int)?,
+            O::Or => self.bin(inst, BinFn::Or, Ty::Int)?,
+            O::Xor => self.bin(inst, BinFn::Xor, Ty::Int)?,
+            O::Not => self.un(inst, UnFn::Not, Ty::Int)?,
+            O::Ishl => self.bin(inst, BinFn::Ishl, Ty::Int)?,
+            O::Ishr => self.bin(inst, BinFn::Ishr, Ty::Int)?,
+            O::Ushr => self.bin(inst, BinFn::Ushr, Ty::Int)?,
+            O::Imin => self.bin(inst, BinFn::Imin, Ty::Int)?,
+            O::Imax => self.bin(inst, BinFn::Imax, Ty::Int)?,
+            O::Umin => self.bin(inst, BinFn::Umin, Ty::Int)?,
+            O::Umax => self.bin(inst, BinFn::Umax, Ty::Int)?,
+            O::Ieq => self.bin(inst, BinFn::Ieq, Ty::Int)?,
+            O::Ine => self.bin(inst, BinFn::Ine, Ty::Int)?,
+            O::Ilt => self.bin(inst, BinFn::Ilt, Ty::Int)?,
+            O::Ige => self.bin(inst, BinFn::Ige, Ty::Int)?,
+            O::Ult => self.bin(inst, BinFn::Ult, Ty::Int)?,
+            O::Uge => self.bin(inst, BinFn::Uge, Ty::Int)?,
+            O::Ubfe => self.tern(inst, TernFn::Ubfe, [Ty::Int; 3])?,
+            O::Ibfe => self.tern(inst, TernFn::Ibfe, [Ty::Int; 3])?,
+            O::Bfi => self.bfi(inst)?,
+            O::Bfrev => self.un(inst, UnFn::Bfrev, Ty::Int)?,
+            O::CountBits => self.un(inst, UnFn::CountBits, Ty::Int)?,
+            O::FirstBitHi => self.un(inst, UnFn::FirstBitHi, Ty::Int)?,
+            O::FirstBitLo => self.un(inst, UnFn::FirstBitLo, Ty::Int)?,
+            O::FirstBitShi => self.un(inst, UnFn::FirstBitShi, Ty::Int)?,
+            O::Nop => {}
+            // Resources.
+            O::LdStructured => self.ld_buf(inst, true)?,
+            O::LdRaw => self.ld_buf(inst, false)?,
+            O::StoreStructured => self.st_buf(inst, true)?,
+            O::StoreRaw => self.st_buf(inst, false)?,
+            O::Ld => self.ld_tex(inst, false)?,
+            O::LdMs => self.ld_tex(inst, true)?,
+            // Control flow.
+            O::If => {
+                let cond = self.condition(inst)?;
+                let end = self.new_block();
+                self.finish_into(|next| Terminator::Push {
+                    region: Region::Sync,
+                    target: end,
+                    next,
+                    pc,
+                });
+                let (then, else_blk) = (self.new_block(), self.new_block());
+                // The lanes whose condition fails take the branch to the else part.
+                let taken = Cond {
+                    guard: Guard(PredSrc {
+                        pred: cond.guard.0.pred,
+                        neg: !cond.guard.0.neg,
+                    }),
+                    cc: None,
+                };
+                self.finish(Terminator::Branch {
+                    cond: taken,
+                    taken: else_blk,
+                    fallthrough: then,
+                    pc,
+                });
+                self.start(then);
+                self.frames.push(Frame::If {
+                    else_blk,
+                    end,
+                    has_else: false,
+                });
+            }
+            O::Else => {
+                let Some(Frame::If {
+                    else_blk, has_else, ..
+                }) = self.frames.last_mut()
+                else {
+                    return Err(self.err("`else` without `if`"));
+                };
+                if *has_else {
+                    return Err(self.err("a second `else` for one `if`"));
+                }
+                *has_else = true;
+                let e = *else_blk;
+                self.wait(Region::Sync, Cond::ALWAYS, e);
+                self.start(e);
+            }
+            O::EndIf => {
+                let Some(Frame::If {
+                    else_blk,
+                    end,
+                    has_else,
+                }) = self.frames.pop()
+                else {
+                    return Err(self.err("`endif` without `if`"));
+                };
+                if !has_else {
+                    self.wait(Region::Sync, Cond::ALWAYS, else_blk);
+                    self.start(else_blk);
+                }
+                self.wait(Region::Sync, Cond::ALWAYS, end);
+                self.start(end);
+            }
+            O::Loop => {
+                let (head, latch, exit) = (self.new_block(), self.new_block(), self.new_block());
+                self.finish(Terminator::Push {
+                    region: Region::Break,
+                    target: exit,
+                    next: head,
+                    pc,
+                });
+                self.start(head);
+                self.finish_into(|next| Terminator::Push {
+                    region: Region::Continue,
+                    target: latch,
+                    next,
+                    pc,
+                });
+                self.frames.push(Frame::Loop { head, latch, exit });
+            }
+            O::EndLoop => {
+                let Some(Frame::Loop { head, latch, exit }) = self.frames.pop() else {
+                    return Err(self.err("`endloop` without `loop`"));
+                };
+                self.wait(Region::Continue, Cond::ALWAYS, latch);
+                self.start(latch);
+                self.finish(Terminator::Jump {
+                    target: head,
+                    pc: Some(pc),
+                });
+                self.start(exit);
+            }
+            O::Break | O::Breakc => {
+                if !self
+                    .frames
+                    .iter()
+                    .any(|f| matches!(f, Frame::Loop { .. } | Frame::Switch { .. }))
+                {
+                    return Err(self.err("`break` outside a loop or switch"));
+                }
+                let cond = if inst.opcode == O::Breakc {
+                    self.condition(inst)?
+                } else {
+                    Cond::ALWAYS
+                };
+                self.finish_into(|next| Terminator::Wait {
+                    region: Region::Break,
+                    cond,
+                    next,
+                    pc,
+                });
+            }
+            O::Continue | O::Continuec => {
+                if !self.frames.iter().any(|f| matches!(f, Frame::Loop { .. })) {
+                    return Err(self.err("`continue` outside a loop"));
+                }
+                let cond = if inst.opcode == O::Continuec {
+                    self.condition(inst)?
+                } else {
+                    Cond::ALWAYS
+                };
+                self.finish_into(|next| Terminator::Wait {
+                    region: Region::Continue,
+                    cond,
+                    next,
+                    pc,
+                });
+            }
+            O::Switch => {
+                let Some(op) = inst.operands.first() else {
+                    return Err(self.err("`switch` needs an operand"));
+                };
+                let selector = self.src(op, 0, Ty::Int)?;
+                let selector = match selector {
+                    Src::Reg(r) if r.0 as u32 >= self.scratch_base => {
+                        return Err(self.err("a `switch` selector with a modifier is not supported"))
+                    }
+                    s => s,
+                };
+                let (end, first_test) = (self.new_block(), self.new_block());
+                self.finish(Terminator::Push {
+                    region: Region::Break,
+                    target: end,
+                    next: first_test,
+                    pc,
+                });
+                self.frames.push(Frame::Switch {
+                    end,
+                    first_test,
+                    selector,
+                    cases: Vec::new(),
+                });
+            }
+            O::Case | O::Default => {
+                let value = if inst.opcode == O::Case {
+                    match inst.operands.first().map(|o| &o.value) {
+                        Some(OperandValue::Imm32(v)) if v.len() == 1 => Some(v[0]),
+                        _ => return Err(self.err("`case` takes one literal")),
+                    }
+                } else {
+                    None
+                };
+                if !matches!(self.frames.last(), Some(Frame::Switch { .. })) {
+                    return Err(self.err("`case` or `default` outside a switch"));
+                }
+                // Consecutive labels share a body; a body that does not break falls through.
+                let body = match self.cur {
+                    Some(b) if self.blocks[b as usize].insts.is_empty() => b,
+                    Some(_) => {
+                        let b = self.new_block();
+                        self.finish(Terminator::Jump {
+                            target: b,
+                            pc: None,
+                        });
+                        self.start(b);
+                        b
+                    }
+                    None => {
+                        let b = self.new_block();
+                        self.start(b);
+                        b
+                    }
+                };
+                if let Some(Frame::Switch { cases, .. }) = self.frames.last_mut() {
+                    if cases.iter().any(|(v, _)| *v == value) {
+                        return Err(self.err("a case value or `default` repeated in one switch"));
+                    }
+                    cases.push((value, body));
+                }
+            }
+            O::EndSwitch => {
+                let Some(Frame::Switch {
+                    end,
+                    first_test,
+                    selector,
+                    cases,
+                }) = self.frames.pop()
+                else {
+                    return Err(self.err("`endswitch` without `switch`"));
+                };
+                self.wait(Region::Break, Cond::ALWAYS, end);
+                // The tests, in case order; `default` (or, without one, the end) last.
+                let mut test = first_test;
+                let values: Vec<(u32, BlockId)> = cases
+                    .iter()
+                    .filter_map(|(v, b)| v.map(|v| (v, *b)))
+                    .collect();
+                let default = cases.iter().find(|(v, _)| v.is_none()).map(|(_, b)| *b);
+                let sel = match selector {
+                    Src::Reg(r) => Some(r),
+                    _ => None,
+                };
+                for (v, body) in values {
+                    self.start(test);
+                    let a = match sel {
+                        Some(r) => r,
+                        None => {
+                            let t = Reg(self.scratch_base as u8);
+                            self.emit(Mov { d: t, b: selector });
+                            t
+                        }
+                    };
+                    self.emit(Isetp {
+                        cmp: Cmp::Eq,
+                        unsigned: true,
+                        x: false,
+                        bop: BoolOp::And,
+                        p: P_COND,
+                        q: Pred::PT,
+                        a,
+                        b: Src::Imm(v),
+                        c: PredSrc::TRUE,
+                    });
+                    let next = self.new_block();
+                    self.finish(Terminator::Branch {
+                        cond: Cond {
+                            guard: Guard(PredSrc {
+                                pred: P_COND,
+                                neg: false,
+                            }),
+                            cc: None,
+                        },
+                        taken: body,
+                        fallthrough: next,
+                        pc,
+                    });
+                    test = next;
+                }
+                self.start(test);
+                match default {
+                    Some(b) => self.finish(Terminator::Jump {
+                        target: b,
+                        pc: None,
+                    }),
+                    None => self.wait(Region::Break, Cond::ALWAYS, end),
+                }
+                self.start(end);
+            }
+            O::Ret => {
+                self.finish_into(|next| Terminator::Exit {
+                    cond: Cond::ALWAYS,
+                    next: Some(next),
+                    pc: Some(pc),
+                });
+            }
+            O::Retc => {
+                let cond = self.condition(inst)?;
+                self.finish_into(|next| Terminator::Exit {
+                    cond,
+                    next: Some(next),
+                    pc: Some(pc),
+                });
+            }
+            O::Sync => {
+                if inst.sync.threads {
+                    self.finish_into(|next| Terminator::Barrier {
+                        id: 0,
+                        cond: Cond::ALWAYS,
+                        next,
+                        pc,
+                    });
+                }
+                // A memory fence alone orders nothing more: a warp runs its lanes in lockstep and
+                // warps of a group in turn between barriers.
+            }
+            other => return Err(self.err(format!("unsupported instruction {}", other.text()))),
+        }
+        Ok(())
+    }
+
+    /// Ends the open block waiting at the innermost `region` entry; `next` follows in order.
+    fn wait(&mut self, region: Region, cond: Cond, next: BlockId) {
+        let pc = self.pc;
+        self.finish(Terminator::Wait {
+            region,
+            cond,
+            next,
+            pc,
+        });
+    }
+}
+
+/// The component of a source that the destination's component `comp` reads.
+fn source_component(c: Components, comp: u8) -> u8 {
+    match c {
+        Components::Swizzle(s) => s[comp as usize & 3],
+        Components::Select(k) => k,
+        Components::Mask(_) | Components::One | Components::Zero => comp,
+    }
+}
+
+/// Whether `op` (or a register in its indices) names register file `f`.
+fn uses_file(op: &ast::Operand, f: RegFile) -> bool {
+    match &op.value {
+        OperandValue::Reg { file, indices } => {
+            *file == f
+                || indices.iter().any(|i| match i {
+                    Index::Imm(_) => false,
+                    Index::Reg(o) | Index::RegPlus(o, _) => uses_file(o, f),
+                })
+        }
+        OperandValue::Imm32(_) => false,
+    }
+}
+
+fn un_op(d: Reg, f: UnFn, a: Src) -> Op {
+    Un { d, f, a }.into()
+}
+
+fn bin_op(d: Reg, f: BinFn, a: Src, b: Src) -> Op {
+    Bin { d, f, a, b }.into()
+}
+
+fn tern_op(d: Reg, f: TernFn, a: Src, b: Src, c: Src) -> Op {
+    Tern { d, f, a, b, c }.into()
+}

@@ -1,0 +1,186 @@
+//! Resource-view ops: buffer and texture loads and stores against the launch's bound resources
+//! (`CtaEnv::resources`) and the `g#` ranges of the CTA's shared memory. Nothing here faults:
+//! out of range, reads give 0 and writes are dropped (with a `--check` finding for `g#`).
+
+use super::lanes::*;
+use super::ops::*;
+use crate::exec::CtaEnv;
+use crate::ir::*;
+use warpjit_runtime::resource::{Resource, Resources};
+use warpjit_runtime::WarpState;
+
+/// The resource a `t#`/`u#` view names, if one is bound.
+fn bound(res: &Resources, view: View) -> Option<&Resource> {
+    match view {
+        View::Srv(s) => res.srv(s as u32),
+        View::Uav(s) => res.uav(s as u32),
+        View::Tgsm { .. } => None,
+    }
+}
+
+/// The word at byte address `addr` of view `view` (0 out of range or unbound).
+fn read_word(env: &mut CtaEnv<'_>, view: View, addr: u64, lane: usize) -> u32 {
+    match view {
+        View::Tgsm { base, size } => {
+            let a = addr & !3;
+            if a + 4 <= size as u64 {
+                let at = base as usize + a as usize;
+                match env.shared.get(at..at + 4) {
+                    Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                    None => 0,
+                }
+            } else {
+                env.finding(
+                    lane,
+                    format!("g# read at byte {addr:#x} is outside its {size} bytes (reads 0)"),
+                );
+                0
+            }
+        }
+        _ => match bound(env.resources, view).and_then(Resource::buffer) {
+            Some(b) => b.read_u32(addr),
+            None => 0,
+        },
+    }
+}
+
+/// Writes the word at byte address `addr` of view `view` (dropped out of range or unbound).
+fn write_word(env: &mut CtaEnv<'_>, view: View, addr: u64, value: u32, lane: usize) {
+    match view {
+        View::Tgsm { base, size } => {
+            let a = addr & !3;
+            if a + 4 <= size as u64 {
+                let at = base as usize + a as usize;
+                if let Some(b) = env.shared.get_mut(at..at + 4) {
+                    b.copy_from_slice(&value.to_le_bytes());
+                }
+            } else {
+                env.finding(
+                    lane,
+                    format!("g# write at byte {addr:#x} is outside its {size} bytes (dropped)"),
+                );
+            }
+        }
+        _ => {
+            if let Some(b) = bound(env.resources, view).and_then(Resource::buffer) {
+                b.write_u32(addr, value);
+            }
+        }
+    }
+}
+
+/// `stride * index + offset` in 64 bits.
+fn address(stride: u32, index: u32, offset: u32) -> u64 {
+    stride as u64 * index as u64 + offset as u64
+}
+
+impl Exec for LdBuf {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let index = src(w, self.index, mask, env)?;
+        let offset = src(w, self.offset, mask, env)?;
+        let mut out = [[0u32; 32]; 4];
+        for l in lanes(mask) {
+            let a = address(self.stride, index[l], offset[l]);
+            for c in 0..4 {
+                if self.d[c].is_rz() {
+                    continue;
+                }
+                let k = self.comp[c] as u64;
+                if env.check
+                    && self.stride != 0
+                    && offset[l] as u64 + 4 * k + 4 > self.stride as u64
+                {
+                    env.finding(
+                        l,
+                        format!(
+                            "structured read at byte offset {:#x} + {} passes the {}-byte stride",
+                            offset[l],
+                            4 * k,
+                            self.stride
+                        ),
+                    );
+                }
+                out[c][l] = read_word(env, self.view, a + 4 * k, l);
+            }
+        }
+        for c in 0..4 {
+            if !self.d[c].is_rz() {
+                put(w, self.d[c].0, &out[c], mask);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Exec for StBuf {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let index = src(w, self.index, mask, env)?;
+        let offset = src(w, self.offset, mask, env)?;
+        let mut vals = [[0u32; 32]; 4];
+        for c in 0..4 {
+            if self.mask & (1 << c) != 0 {
+                vals[c] = src(w, self.v[c], mask, env)?;
+            }
+        }
+        // Lane by lane in ascending order: where lanes collide, the highest lane's value stays.
+        for l in lanes(mask) {
+            let a = address(self.stride, index[l], offset[l]);
+            for (c, v) in vals.iter().enumerate() {
+                if self.mask & (1 << c) != 0 {
+                    write_word(env, self.view, a + 4 * c as u64, v[l], l);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Exec for LdTex {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let x = src(w, self.x, mask, env)?;
+        let y = src(w, self.y, mask, env)?;
+        let slice = src(w, self.slice, mask, env)?;
+        let sample = src(w, self.sample, mask, env)?;
+        let mip = src(w, self.mip, mask, env)?;
+        let mut out = [[0u32; 32]; 4];
+        for l in lanes(mask) {
+            let res = env.resources;
+            let texel = match bound(res, self.view) {
+                Some(Resource::Texture(t)) => {
+                    let d = t.dim();
+                    let s = if d.is_array() { slice[l] } else { 0 };
+                    let q = if d.is_multisample() { sample[l] } else { 0 };
+                    if env.check && d.is_multisample() && q >= t.samples() {
+                        env.finding(
+                            l,
+                            format!(
+                                "sample index {q} is not below the texture's {} samples (read as out of range)",
+                                t.samples()
+                            ),
+                        );
+                    }
+                    // Offsets are added with wrap-around: below zero is far out of range.
+                    let cx = x[l].wrapping_add(self.offset[0] as i32 as u32);
+                    let cy = y[l].wrapping_add(self.offset[1] as i32 as u32);
+                    if mip[l] != 0 {
+                        t.load(u32::MAX, u32::MAX, 0, 0)
+                    } else {
+                        t.load(cx, cy, s, q)
+                    }
+                }
+                // A typed buffer: element `x`.
+                Some(Resource::Buffer(b)) => b.load_typed(x[l]),
+                None => [0; 4],
+            };
+            for c in 0..4 {
+                out[c][l] = texel[self.comp[c] as usize & 3];
+            }
+        }
+        for c in 0..4 {
+            if !self.d[c].is_rz() {
+                put(w, self.d[c].0, &out[c], mask);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,148 @@
+//! Resource-view ops: loads and stores of bound buffers and textures (DXBC `t#`, `u#`) and of
+//! declared ranges of shared memory (`g#`), each with its operand roles. A view access never
+//! faults: out of range, a read gives 0 and a write is dropped (docs/semantics.md, DXBC).
+
+use crate::ir::operand::*;
+use crate::ir::roles::*;
+
+/// The view an op addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum View {
+    /// `t#`: a shader resource view (read only).
+    Srv(u8),
+    /// `u#`: an unordered access view (read and write).
+    Uav(u8),
+    /// `g#`: `size` bytes of the CTA's shared memory from byte `base`.
+    Tgsm {
+        /// First byte in shared memory.
+        base: u32,
+        /// Bytes the declaration gives it.
+        size: u32,
+    },
+}
+
+/// Loads up to four 32-bit words of a structured or raw view: the byte address is
+/// `stride * index + offset` in 64 bits (`stride` 0 for a raw view: the address is `offset`),
+/// and `d[c]` (unless `RZ`) receives the word at `address + 4 * comp[c]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LdBuf {
+    /// Destination per component (`RZ`: not written).
+    pub d: [Reg; 4],
+    /// The view.
+    pub view: View,
+    /// Structure stride in bytes (0: raw).
+    pub stride: u32,
+    /// Structure index.
+    pub index: Src,
+    /// Byte offset.
+    pub offset: Src,
+    /// Which word of the structure (from the offset) each destination component reads.
+    pub comp: [u8; 4],
+}
+
+impl Operands for LdBuf {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let LdBuf {
+            d,
+            view: _,
+            stride: _,
+            index,
+            offset,
+            comp: _,
+        } = *self;
+        o.src(index);
+        o.src(offset);
+        let n = d.iter().filter(|r| !r.is_rz()).count() as u32;
+        o.view_access(Dir::Use, 4 * n);
+        for r in d {
+            o.def(r);
+        }
+    }
+}
+
+/// Stores up to four 32-bit words to a structured or raw view: for each component `c` in
+/// `mask`, `v[c]` goes to the word at `stride * index + offset + 4 * c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StBuf {
+    /// The view (`u#` or `g#`).
+    pub view: View,
+    /// Structure stride in bytes (0: raw).
+    pub stride: u32,
+    /// Structure index.
+    pub index: Src,
+    /// Byte offset.
+    pub offset: Src,
+    /// The value of each component.
+    pub v: [Src; 4],
+    /// Components written (bit `c` for component `c`).
+    pub mask: u8,
+}
+
+impl Operands for StBuf {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let StBuf {
+            view: _,
+            stride: _,
+            index,
+            offset,
+            v,
+            mask,
+        } = *self;
+        o.src(index);
+        o.src(offset);
+        for (c, s) in v.iter().enumerate() {
+            if mask & (1 << c) != 0 {
+                o.src(*s);
+            }
+        }
+        o.view_access(Dir::Def, 4 * mask.count_ones());
+    }
+}
+
+/// Loads one texel of a texture (`ld`, `ldms`, `ld2dms`): integer coordinates `x`, `y`, array
+/// `slice` and `sample`, each plus an immediate offset where given (`_aoffimmi`), converted from
+/// the texture's format to four words; `d[c]` (unless `RZ`) receives word `comp[c]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LdTex {
+    /// Destination per component (`RZ`: not written).
+    pub d: [Reg; 4],
+    /// The texture's `t#` or `u#` slot.
+    pub view: View,
+    /// Column.
+    pub x: Src,
+    /// Row.
+    pub y: Src,
+    /// Array slice (ignored by a texture that is not an array).
+    pub slice: Src,
+    /// Sample (0 for a texture that is not multisampled).
+    pub sample: Src,
+    /// Mip level (a texture has one: any other level is out of range).
+    pub mip: Src,
+    /// Immediate offsets added to `x` and `y` (`_aoffimmi(u,v)`).
+    pub offset: [i8; 2],
+    /// Which converted word each destination component receives.
+    pub comp: [u8; 4],
+}
+
+impl Operands for LdTex {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let LdTex {
+            d,
+            view: _,
+            x,
+            y,
+            slice,
+            sample,
+            mip,
+            offset: _,
+            comp: _,
+        } = *self;
+        for s in [x, y, slice, sample, mip] {
+            o.src(s);
+        }
+        o.view_access(Dir::Use, 16);
+        for r in d {
+            o.def(r);
+        }
+    }
+}
