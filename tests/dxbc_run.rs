@@ -15,6 +15,11 @@ type Bind = Box<dyn Fn() -> (bool, u32, Resource)>;
 /// Runs `listing` over one thread group under the interpreter and the JIT, each on fresh
 /// resources from `binds`; returns the bytes of every UAV slot listed in `read`, per engine.
 fn run(listing: &str, binds: &[Bind], read: &[u32]) -> Vec<Vec<Vec<u8>>> {
+    run_with(listing, binds, read, ConstBanks::new())
+}
+
+/// [`run`] with constant banks.
+fn run_with(listing: &str, binds: &[Bind], read: &[u32], consts: ConstBanks) -> Vec<Vec<Vec<u8>>> {
     let (prog, locs) = parse_located(listing).expect("listing parses");
     let lowered = lower(&prog, &locs).expect("program lowers");
     let program = Arc::new(lowered.program);
@@ -35,7 +40,7 @@ fn run(listing: &str, binds: &[Bind], read: &[u32]) -> Vec<Vec<Vec<u8>>> {
         let launch = Launch {
             block: lowered.thread_group.expect("a compute shader"),
             shared_bytes: lowered.tgsm_bytes,
-            ..Launch::new(program.clone(), ConstBanks::new())
+            ..Launch::new(program.clone(), consts.clone())
         };
         let ro = RunOptions {
             threads: 1,
@@ -65,10 +70,14 @@ fn le(ws: &[u32]) -> Vec<u8> {
 }
 
 fn uav(kind: BufferKind, size: u64) -> Bind {
+    uav_at(0, kind, size)
+}
+
+fn uav_at(slot: u32, kind: BufferKind, size: u64) -> Bind {
     Box::new(move || {
         (
             true,
-            0,
+            slot,
             Resource::Buffer(Buffer::new(kind, size, &[]).expect("buffer")),
         )
     })
@@ -301,5 +310,131 @@ ret
             &texel(x.wrapping_sub(1), y, s),
             "thread {t} with offset -1"
         );
+    }
+}
+
+#[test]
+fn atomics_take_effect_lane_by_lane_in_ascending_order() {
+    // Word 0 counts: lane l's imm_atomic_iadd sees the l increments of the lanes before it.
+    // Word 33 ends as the largest tid (31). The compare-exchange at word 34 succeeds for lane 0
+    // only (0 -> 1): lane 0 gets 0, every later lane the 1 it wrote.
+    let listing = "cs_5_0
+dcl_uav_raw u0
+dcl_input vThreadIDInGroup.x
+dcl_temps 2
+dcl_thread_group 32, 1, 1
+imm_atomic_iadd r0.x, u0, l(0), l(1)
+ishl r1.x, vThreadIDInGroup.x, l(2)
+iadd r1.y, r1.x, l(4)
+store_raw u0.x, r1.y, r0.x
+atomic_umax u0, l(132), vThreadIDInGroup.x
+iadd r0.y, vThreadIDInGroup.x, l(1)
+imm_atomic_cmp_exch r0.z, u0, l(136), l(0), r0.y
+iadd r1.y, r1.x, l(140)
+store_raw u0.x, r1.y, r0.z
+ret
+";
+    let out = run(listing, &[uav(BufferKind::Raw, 268)], &[0]);
+    let got = words(&out[0][0]);
+    let mut want = vec![32];
+    want.extend(0..32);
+    want.push(31);
+    want.push(1);
+    want.push(0);
+    want.extend([1; 31]);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn groupshared_memory_and_a_barrier_exchange_values_between_warps() {
+    // 64 threads (two warps): each writes its id to g0[id], all wait at the barrier, and each
+    // reads g0[63 - id]; a g# read past its 256 bytes gives 0.
+    let listing = "cs_5_0
+dcl_uav_structured u0, 4
+dcl_tgsm_structured g0, 4, 64
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 1
+dcl_thread_group 8, 8, 1
+store_structured g0.x, vThreadIDInGroupFlattened, l(0), vThreadIDInGroupFlattened
+sync_g_t
+iadd r0.x, -vThreadIDInGroupFlattened, l(63)
+ld_structured r0.y, r0.x, l(0), g0.xxxx
+ld_structured r0.z, l(64), l(0), g0.xxxx
+iadd r0.y, r0.y, r0.z
+store_structured u0.x, vThreadIDInGroupFlattened, l(0), r0.y
+ret
+";
+    let out = run(
+        listing,
+        &[uav(BufferKind::Structured { stride: 4 }, 256)],
+        &[0],
+    );
+    let got = words(&out[0][0]);
+    assert_eq!(got, (0..64).rev().collect::<Vec<u32>>());
+}
+
+#[test]
+fn typed_uav_stores_convert_and_loads_convert_back() {
+    // R8G8B8A8_UNORM: 0.5 * 255 = 127.5 rounds to even, 128; 0.25 * 255 = 63.75 -> 64; -1
+    // clamps to 0 and 2 to 255. Read back: 128/255 is 0x3f008081, 64/255 0x3e808081 (the
+    // nearest binary32 values), 255/255 is 1.0. Texel (1, 0) is past the 1x1 texture: 0 in
+    // all four components (the format has all four).
+    let listing = "cs_5_0
+dcl_uav_typed_texture2d (unorm,unorm,unorm,unorm) u1
+dcl_uav_raw u0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+store_uav_typed u1.xyzw, l(0,0,0,0), l(0.500000,0.250000,-1.000000,2.000000)
+ld_uav_typed r0.xyzw, l(0,0,0,0), u1.xyzw
+store_raw u0.xyzw, l(0), r0.xyzw
+ld_uav_typed r1.xyzw, l(1,0,0,0), u1.xyzw
+store_raw u0.xyzw, l(16), r1.xyzw
+ret
+";
+    let tex: Bind = Box::new(|| {
+        let f = Format::from_name("R8G8B8A8_UNORM").expect("format");
+        let t = Texture::new(TextureDim::Tex2d, f, 1, 1, 1, 1, &[]).expect("texture");
+        (true, 1, Resource::Texture(t))
+    });
+    let out = run(listing, &[uav(BufferKind::Raw, 32), tex], &[0, 1]);
+    assert_eq!(out[0][1], vec![128, 64, 0, 255]);
+    assert_eq!(
+        words(&out[0][0]),
+        vec![0x3f00_8081, 0x3e80_8081, 0, 0x3f80_0000, 0, 0, 0, 0]
+    );
+}
+
+#[test]
+fn immediate_and_relatively_indexed_constant_buffers_read_zero_past_their_size() {
+    // icb has two entries: lane i reads icb[(i & 3)].y: 11, 21, then 0 past the end. cb1 is
+    // declared with 2 entries and bank 1 holds 100 + word at every word: cb1[i & 3].z reads
+    // 100 + 4 (i & 3) + 2 for i & 3 < 2, else 0 (the bank has data there, but past the declared
+    // size reads 0).
+    let listing = "cs_5_0
+dcl_immediateConstantBuffer { { 10, 11, 12, 13},
+                              { 20, 21, 22, 23} }
+dcl_constantbuffer CB1[2], dynamicIndexed
+dcl_uav_raw u0
+dcl_input vThreadIDInGroup.x
+dcl_temps 2
+dcl_thread_group 32, 1, 1
+and r1.x, vThreadIDInGroup.x, l(3)
+mov r0.x, icb[r1.x + 0].y
+mov r0.y, cb1[r1.x + 0].z
+mov r0.z, icb[1].w
+ishl r1.y, vThreadIDInGroup.x, l(4)
+store_raw u0.xyz, r1.y, r0.xyzx
+ret
+";
+    let mut consts = ConstBanks::new();
+    let bank: Vec<u32> = (0..64).map(|w| 100 + w).collect();
+    consts.write(1, 0, &le(&bank)).expect("bank 1");
+    let out = run_with(listing, &[uav(BufferKind::Raw, 512)], &[0], consts);
+    let got = words(&out[0][0]);
+    for t in 0..32usize {
+        let i = (t & 3) as u32;
+        let icb = [11, 21, 0, 0][i as usize];
+        let cb = if i < 2 { 100 + 4 * i + 2 } else { 0 };
+        assert_eq!(&got[4 * t..4 * t + 3], &[icb, cb, 23], "thread {t}");
     }
 }

@@ -124,6 +124,10 @@ struct Lower<'a> {
     views: Vec<ViewDecl>,
     /// `g#` slot, its range in shared memory and its stride (0: raw).
     tgsm: Vec<(u32, View, u32)>,
+    /// The immediate constant buffer, four words an entry.
+    icb: Option<std::sync::Arc<[u32]>>,
+    /// Declared constant buffers: slot and size in 16-byte entries.
+    cbs: Vec<(u32, u32)>,
     blocks: Vec<Block>,
     /// The open block, if any (None right after a terminator until the next block starts).
     cur: Option<BlockId>,
@@ -171,6 +175,17 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Lowered, LowerE
         prog,
         views,
         tgsm,
+        icb: prog.decls().find_map(|d| match d {
+            Decl::ImmediateConstantBuffer(v) => Some(v.iter().flatten().copied().collect()),
+            _ => None,
+        }),
+        cbs: prog
+            .decls()
+            .filter_map(|d| match *d {
+                Decl::ConstantBuffer { slot, size, .. } => Some((slot, size)),
+                _ => None,
+            })
+            .collect(),
         blocks: Vec::new(),
         cur: None,
         frames: Vec::new(),
@@ -452,22 +467,66 @@ impl Lower<'_> {
                             })
                         }
                         (Some(slot), Some(Index::Imm(_))) if slot < 14 => {
-                            return Err(self.err("constant buffer index out of range (at most 4095)"))
+                            return Err(
+                                self.err("constant buffer index out of range (at most 4095)")
+                            )
                         }
                         (Some(_), Some(Index::Imm(_))) => {
                             return Err(self.err("constant buffer slot out of range (cb0 to cb13)"))
                         }
+                        (Some(slot), Some(Index::Reg(o) | Index::RegPlus(o, _))) if slot < 14 => {
+                            let n = match indices.get(1) {
+                                Some(Index::RegPlus(_, n)) => *n,
+                                _ => 0,
+                            };
+                            let o = (**o).clone();
+                            Src::Reg(self.cb_relative(slot, &o, n, k)?)
+                        }
                         _ => {
-                            return Err(self.err(
-                                "relatively indexed constant buffers (cb#[r#.x + n]) are not supported yet",
-                            ))
+                            return Err(self.err("constant buffer slot out of range (cb0 to cb13)"))
                         }
                     },
+                    RegFile::ImmediateConstantBuffer => {
+                        let Some(table) = self.icb.clone() else {
+                            return Err(self.err("icb is read without dcl_immediateConstantBuffer"));
+                        };
+                        match indices.first() {
+                            Some(Index::Imm(i)) => Src::Imm(
+                                table
+                                    .get(4 * *i as usize + k as usize)
+                                    .copied()
+                                    .unwrap_or(0),
+                            ),
+                            Some(Index::Reg(o) | Index::RegPlus(o, _)) => {
+                                let n = match indices.first() {
+                                    Some(Index::RegPlus(_, n)) => *n,
+                                    _ => 0,
+                                };
+                                let o = (**o).clone();
+                                let entries = (table.len() / 4) as u32;
+                                let e = self.clamped_index(&o, n, entries)?;
+                                let w = self.scratch()?;
+                                self.emit(Tern {
+                                    d: w,
+                                    f: TernFn::Imad,
+                                    a: Src::Reg(e),
+                                    b: Src::Imm(4),
+                                    c: Src::Imm(k as u32),
+                                });
+                                self.emit(Table {
+                                    d: w,
+                                    index: Src::Reg(w),
+                                    table,
+                                });
+                                Src::Reg(w)
+                            }
+                            None => return Err(self.err("icb needs an index")),
+                        }
+                    }
                     other => {
-                        return Err(self.err(format!(
-                            "operand `{}` is not supported yet",
-                            other.text()
-                        )))
+                        return Err(
+                            self.err(format!("operand `{}` is not supported yet", other.text()))
+                        )
                     }
                 }
             }
@@ -510,6 +569,75 @@ impl Lower<'_> {
                 Ok(Src::Reg(t))
             }
         }
+    }
+
+    /// `min(index + n, limit)` into a scratch register, where `index` is the selected component
+    /// of `op`: an entry index that cannot wrap around into range.
+    fn clamped_index(&mut self, op: &ast::Operand, n: u32, limit: u32) -> Result<Reg, LowerError> {
+        let i = self.src(op, 0, Ty::Int)?;
+        let t = self.scratch()?;
+        self.emit(Bin {
+            d: t,
+            f: BinFn::Iadd,
+            a: i,
+            b: Src::Imm(n),
+        });
+        // An index that wrapped past 2^32 is out of range too: compare before clamping.
+        self.emit(Bin {
+            d: t,
+            f: BinFn::Umin,
+            a: Src::Reg(t),
+            b: Src::Imm(limit),
+        });
+        Ok(t)
+    }
+
+    /// Component `k` of `cb{slot}[op + n]`: 0 past the declared size (an index at or past it
+    /// reads 0, as D3D's robust access says).
+    fn cb_relative(
+        &mut self,
+        slot: u32,
+        op: &ast::Operand,
+        n: u32,
+        k: u8,
+    ) -> Result<Reg, LowerError> {
+        let Some(&(_, size)) = self.cbs.iter().find(|c| c.0 == slot) else {
+            return Err(self.err(format!("cb{slot} is not declared")));
+        };
+        let size = size.min(4096);
+        let e = self.clamped_index(op, n, size)?;
+        let a = self.scratch()?;
+        self.emit(Bin {
+            d: a,
+            f: BinFn::Ishl,
+            a: Src::Reg(e),
+            b: Src::Imm(4),
+        });
+        let v = self.scratch()?;
+        self.emit(Ldc {
+            d: v,
+            size: LdcSize::B32,
+            mode: LdcMode::Ia,
+            bank: slot as u8,
+            a,
+            imm: 4 * k as i32,
+        });
+        // In range exactly when the clamped index is below the size.
+        let ok = self.scratch()?;
+        self.emit(Bin {
+            d: ok,
+            f: BinFn::Ult,
+            a: Src::Reg(e),
+            b: Src::Imm(size),
+        });
+        self.emit(Tern {
+            d: v,
+            f: TernFn::Movc,
+            a: Src::Reg(ok),
+            b: Src::Reg(v),
+            c: Src::Imm(0),
+        });
+        Ok(v)
     }
 
     /// The registers a destination operand writes, per component (`None` for components not in
@@ -969,7 +1097,8 @@ impl Lower<'_> {
         let slice = self.src(addr, 2, Ty::Int)?;
         let (sample, mip) = if ms {
             (self.src(&inst.operands[3], 0, Ty::Int)?, Src::Imm(0))
-        } else if dim == D::Buffer {
+        } else if dim == D::Buffer || inst.opcode == Opcode::LdUavTyped {
+            // Buffers have no mips; `ld_uav_typed` reads mip 0 (its address has no level).
             (Src::Imm(0), Src::Imm(0))
         } else {
             (Src::Imm(0), self.src(addr, 3, Ty::Int)?)
@@ -986,6 +1115,85 @@ impl Lower<'_> {
             mip,
             offset: [offset[0], offset[1]],
             comp: std::array::from_fn(|c| source_component(res.components, c as u8)),
+        });
+        Ok(())
+    }
+
+    /// `store_uav_typed u#.mask, address, value`.
+    fn st_tex(&mut self, inst: &ast::Inst) -> Result<(), LowerError> {
+        if inst.operands.len() != 3 {
+            return Err(self.err("`store_uav_typed` takes 3 operands"));
+        }
+        let (view, kind) = self.view(&inst.operands[0])?;
+        if !matches!((view, kind), (View::Uav(_), ViewKind::Typed { .. })) {
+            return Err(self.err("`store_uav_typed` needs a typed u# view"));
+        }
+        let addr = &inst.operands[1];
+        let (x, y, slice) = (
+            self.src(addr, 0, Ty::Int)?,
+            self.src(addr, 1, Ty::Int)?,
+            self.src(addr, 2, Ty::Int)?,
+        );
+        let mut v = [Src::Imm(0); 4];
+        for (c, slot) in v.iter_mut().enumerate() {
+            *slot = self.src(&inst.operands[2], c as u8, Ty::Int)?;
+        }
+        self.emit(StTex {
+            view,
+            x,
+            y,
+            slice,
+            v,
+        });
+        Ok(())
+    }
+
+    /// `atomic_* view, address, value[, value]` and `imm_atomic_* dst, view, address, value[,
+    /// value]`.
+    fn atomic(&mut self, inst: &ast::Inst, f: AtomFn, returns: bool) -> Result<(), LowerError> {
+        let first = returns as usize;
+        let values = if f == AtomFn::CmpExch { 2 } else { 1 };
+        if inst.operands.len() != first + 2 + values {
+            return Err(self.err(format!(
+                "`{}` takes {} operands",
+                inst.opcode.text(),
+                first + 2 + values
+            )));
+        }
+        let (view, kind) = self.view(&inst.operands[first])?;
+        if matches!(view, View::Srv(_)) {
+            return Err(self.err("an atomic needs a u# or g# view"));
+        }
+        let stride = match kind {
+            ViewKind::Structured(s) => s,
+            _ => 0,
+        };
+        let a_op = &inst.operands[first + 1];
+        let addr = [
+            self.src(a_op, 0, Ty::Int)?,
+            self.src(a_op, 1, Ty::Int)?,
+            self.src(a_op, 2, Ty::Int)?,
+        ];
+        let a = self.src(&inst.operands[first + 2], 0, Ty::Int)?;
+        let b = if values == 2 {
+            self.src(&inst.operands[first + 3], 0, Ty::Int)?
+        } else {
+            Src::Imm(0)
+        };
+        let d = if returns {
+            let ds = self.dests(&inst.operands[0])?;
+            ds.into_iter().flatten().next().unwrap_or(Reg::RZ)
+        } else {
+            Reg::RZ
+        };
+        self.emit(Atom {
+            d,
+            view,
+            stride,
+            addr,
+            f,
+            a,
+            b,
         });
         Ok(())
     }
@@ -1117,6 +1325,27 @@ impl Lower<'_> {
             O::StoreRaw => self.st_buf(inst, false)?,
             O::Ld => self.ld_tex(inst, false)?,
             O::LdMs => self.ld_tex(inst, true)?,
+            O::LdUavTyped => self.ld_tex(inst, false)?,
+            O::StoreUavTyped => self.st_tex(inst)?,
+            O::AtomicIadd => self.atomic(inst, AtomFn::Add, false)?,
+            O::AtomicAnd => self.atomic(inst, AtomFn::And, false)?,
+            O::AtomicOr => self.atomic(inst, AtomFn::Or, false)?,
+            O::AtomicXor => self.atomic(inst, AtomFn::Xor, false)?,
+            O::AtomicImax => self.atomic(inst, AtomFn::Imax, false)?,
+            O::AtomicImin => self.atomic(inst, AtomFn::Imin, false)?,
+            O::AtomicUmax => self.atomic(inst, AtomFn::Umax, false)?,
+            O::AtomicUmin => self.atomic(inst, AtomFn::Umin, false)?,
+            O::AtomicCmpStore => self.atomic(inst, AtomFn::CmpExch, false)?,
+            O::ImmAtomicIadd => self.atomic(inst, AtomFn::Add, true)?,
+            O::ImmAtomicAnd => self.atomic(inst, AtomFn::And, true)?,
+            O::ImmAtomicOr => self.atomic(inst, AtomFn::Or, true)?,
+            O::ImmAtomicXor => self.atomic(inst, AtomFn::Xor, true)?,
+            O::ImmAtomicImax => self.atomic(inst, AtomFn::Imax, true)?,
+            O::ImmAtomicImin => self.atomic(inst, AtomFn::Imin, true)?,
+            O::ImmAtomicUmax => self.atomic(inst, AtomFn::Umax, true)?,
+            O::ImmAtomicUmin => self.atomic(inst, AtomFn::Umin, true)?,
+            O::ImmAtomicExch => self.atomic(inst, AtomFn::Exch, true)?,
+            O::ImmAtomicCmpExch => self.atomic(inst, AtomFn::CmpExch, true)?,
             // Control flow.
             O::If => {
                 let cond = self.condition(inst)?;

@@ -37,3 +37,12 @@ impl Exec for Tern {
         Ok(())
     }
 }
+
+impl Exec for Table {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let i = src(w, self.index, mask, env)?;
+        let r: Row = std::array::from_fn(|l| self.table.get(i[l] as usize).copied().unwrap_or(0));
+        put(w, self.d.0, &r, mask);
+        Ok(())
+    }
+}

@@ -6,7 +6,7 @@ use super::lanes::*;
 use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
-use warpjit_runtime::resource::{Resource, Resources};
+use warpjit_runtime::resource::{AtomicOp, BufferKind, Resource, Resources};
 use warpjit_runtime::WarpState;
 
 /// The resource a `t#`/`u#` view names, if one is bound.
@@ -181,6 +181,120 @@ impl Exec for LdTex {
                 put(w, self.d[c].0, &out[c], mask);
             }
         }
+        Ok(())
+    }
+}
+
+impl Exec for StTex {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let x = src(w, self.x, mask, env)?;
+        let y = src(w, self.y, mask, env)?;
+        let slice = src(w, self.slice, mask, env)?;
+        let mut v = [[0u32; 32]; 4];
+        for (c, s) in self.v.iter().enumerate() {
+            v[c] = src(w, *s, mask, env)?;
+        }
+        let res = env.resources;
+        for l in lanes(mask) {
+            let value = [v[0][l], v[1][l], v[2][l], v[3][l]];
+            match bound(res, self.view) {
+                Some(Resource::Texture(t)) => {
+                    let s = if t.dim().is_array() { slice[l] } else { 0 };
+                    t.store(x[l], y[l], s, 0, value);
+                }
+                Some(Resource::Buffer(b)) => {
+                    b.store_typed(x[l], value);
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The runtime's operation for an atomic's function and operands.
+fn atomic_op(f: AtomFn, a: u32, b: u32) -> AtomicOp {
+    match f {
+        AtomFn::Add => AtomicOp::Add(a),
+        AtomFn::And => AtomicOp::And(a),
+        AtomFn::Or => AtomicOp::Or(a),
+        AtomFn::Xor => AtomicOp::Xor(a),
+        AtomFn::Imax => AtomicOp::IMax(a),
+        AtomFn::Imin => AtomicOp::IMin(a),
+        AtomFn::Umax => AtomicOp::UMax(a),
+        AtomFn::Umin => AtomicOp::UMin(a),
+        AtomFn::Exch => AtomicOp::Exchange(a),
+        AtomFn::CmpExch => AtomicOp::CompareExchange {
+            compare: a,
+            value: b,
+        },
+    }
+}
+
+impl Exec for Atom {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let addr = [
+            src(w, self.addr[0], mask, env)?,
+            src(w, self.addr[1], mask, env)?,
+            src(w, self.addr[2], mask, env)?,
+        ];
+        let a = src(w, self.a, mask, env)?;
+        let b = src(w, self.b, mask, env)?;
+        let res = env.resources;
+        let mut old = [0u32; 32];
+        // One lane at a time, in ascending order: each sees the updates of the lanes before it.
+        for l in lanes(mask) {
+            let op = atomic_op(self.f, a[l], b[l]);
+            old[l] = match self.view {
+                View::Tgsm { base, size } => {
+                    let at = if self.stride == 0 {
+                        addr[0][l] as u64
+                    } else {
+                        address(self.stride, addr[0][l], addr[1][l])
+                    } & !3;
+                    if at + 4 <= size as u64 {
+                        let i = base as usize + at as usize;
+                        match env.shared.get_mut(i..i + 4) {
+                            Some(bytes) => {
+                                let o =
+                                    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                                bytes.copy_from_slice(&op.combine(o).to_le_bytes());
+                                o
+                            }
+                            None => 0,
+                        }
+                    } else {
+                        env.finding(
+                            l,
+                            format!(
+                                "g# atomic at byte {at:#x} is outside its {size} bytes (dropped)"
+                            ),
+                        );
+                        0
+                    }
+                }
+                _ => {
+                    let word = match bound(res, self.view) {
+                        Some(Resource::Buffer(buf)) => match buf.kind() {
+                            BufferKind::Raw => buf.atomic_word(addr[0][l] as u64),
+                            BufferKind::Structured { stride } => {
+                                buf.atomic_word(address(stride, addr[0][l], addr[1][l]))
+                            }
+                            BufferKind::Typed(_) => buf
+                                .element_offset(addr[0][l])
+                                .and_then(|off| buf.atomic_word(off)),
+                        },
+                        Some(Resource::Texture(t)) => {
+                            let s = if t.dim().is_array() { addr[2][l] } else { 0 };
+                            t.atomic_word(addr[0][l], addr[1][l], s)
+                        }
+                        None => None,
+                    };
+                    word.map_or(0, |wd| op.apply(wd))
+                }
+            };
+        }
+        put(w, self.d.0, &old, mask);
         Ok(())
     }
 }

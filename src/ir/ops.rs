@@ -67,6 +67,9 @@ macro_rules! for_each_op {
             LdBuf(LdBuf),
             StBuf(StBuf),
             LdTex(LdTex),
+            StTex(StTex),
+            Atom(Atom),
+            Table(Table),
         }
     };
 }

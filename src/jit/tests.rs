@@ -344,7 +344,12 @@ fn weight_of_every_op_is_pinned() {
     // Ops without a SASS spelling (DXBC's), delegated to the interpreter's code for now.
     let (r, s) = (Reg(1), Src::Reg(Reg(2)));
     let unspelled: [Op; 6] = [
-        Un { d: r, f: UnFn::Sqrt, a: s }.into(),
+        Un {
+            d: r,
+            f: UnFn::Sqrt,
+            a: s,
+        }
+        .into(),
         Bin {
             d: r,
             f: BinFn::Add,

@@ -100,6 +100,9 @@ sass_table! {
         LdBuf,
         StBuf,
         LdTex,
+        StTex,
+        Atom,
+        Table,
     }
 }
 

@@ -5,6 +5,7 @@
 
 use crate::ir::operand::*;
 use crate::ir::roles::*;
+use std::sync::Arc;
 
 macro_rules! lane_fns {
     ($(#[$m:meta])* $name:ident { $($(#[$d:meta])* $v:ident,)* }) => {
@@ -240,5 +241,25 @@ impl Operands for Tern {
         o.src(a);
         o.src(b);
         o.src(c);
+    }
+}
+
+/// `d = table[index]` in each lane, 0 past its end: a constant table the program carries (DXBC's
+/// immediate constant buffer, `icb[...]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    /// Destination.
+    pub d: Reg,
+    /// Word index.
+    pub index: Src,
+    /// The words.
+    pub table: Arc<[u32]>,
+}
+
+impl Operands for Table {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Table { d, index, table: _ } = self;
+        o.def(*d);
+        o.src(*index);
     }
 }

@@ -146,3 +146,109 @@ impl Operands for LdTex {
         }
     }
 }
+
+/// Writes one texel of a texture or element of a typed buffer (`store_uav_typed`): the four
+/// values converted to the view's format (a buffer's element `x`; a texture's texel `x`, `y` of
+/// `slice`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StTex {
+    /// The `u#` view.
+    pub view: View,
+    /// Column, or element of a buffer.
+    pub x: Src,
+    /// Row.
+    pub y: Src,
+    /// Array slice (ignored by a texture that is not an array).
+    pub slice: Src,
+    /// The four values (components the format lacks are ignored).
+    pub v: [Src; 4],
+}
+
+impl Operands for StTex {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let StTex {
+            view: _,
+            x,
+            y,
+            slice,
+            v,
+        } = *self;
+        for s in [x, y, slice] {
+            o.src(s);
+        }
+        for s in v {
+            o.src(s);
+        }
+        o.view_access(Dir::Def, 16);
+    }
+}
+
+/// The read-modify-write of an atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomFn {
+    /// Wrapping add.
+    Add,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise xor.
+    Xor,
+    /// Signed maximum.
+    Imax,
+    /// Signed minimum.
+    Imin,
+    /// Unsigned maximum.
+    Umax,
+    /// Unsigned minimum.
+    Umin,
+    /// Exchange with `a`.
+    Exch,
+    /// Writes `b` where the word equals `a`.
+    CmpExch,
+}
+
+/// An atomic on one 32-bit word of a view, lane by lane in ascending lane order: `d` (unless
+/// `RZ`) receives the word's value before the lane's own update. The word is, by the view:
+/// raw, byte `addr[0]`; structured, byte `stride * addr[0] + addr[1]`; a typed buffer, element
+/// `addr[0]`; a texture, texel (`addr[0]`, `addr[1]`) of slice `addr[2]`. Out of range nothing
+/// is written and `d` receives 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Atom {
+    /// The old value (`RZ`: not returned).
+    pub d: Reg,
+    /// The `u#` or `g#` view.
+    pub view: View,
+    /// Structure stride of a structured `g#` (0: raw); a `u#` view's own kind decides.
+    pub stride: u32,
+    /// The address, as above.
+    pub addr: [Src; 3],
+    /// The operation.
+    pub f: AtomFn,
+    /// Its operand (the compared value of `CmpExch`).
+    pub a: Src,
+    /// The value `CmpExch` writes (unused by the others).
+    pub b: Src,
+}
+
+impl Operands for Atom {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Atom {
+            d,
+            view: _,
+            stride: _,
+            addr,
+            f: _,
+            a,
+            b,
+        } = *self;
+        for s in addr {
+            o.src(s);
+        }
+        o.src(a);
+        o.src(b);
+        o.view_access(Dir::Use, 4);
+        o.view_access(Dir::Def, 4);
+        o.def(d);
+    }
+}
