@@ -2,11 +2,22 @@
 //!
 //! [`run_trace`] loads a trace ([`load_trace`]), runs its launches in file order over one machine
 //! with an [`Engine`], stops at the first launch that faults, and otherwise checks the trace's
-//! `[[expect]]` tables against global memory. The outcome is a [`TraceReport`]; an invalid trace
-//! is a [`TraceError`].
+//! expectations: `[[expect]]` against global memory, `[[expect_buffer]]` and `[[expect_texture]]`
+//! against the resources. The outcome is a [`TraceReport`]; an invalid trace is a [`TraceError`].
+//!
+//! The checks of DXBC results work on plain values, whatever stores them: [`check_buffer`] and
+//! [`check_texture`] compare an expectation with a resource's bytes after the run,
+//! [`check_output`] compares a `[[launch.expect_output]]` with the `o#` register of every
+//! invocation. No engine runs DXBC programs yet, so [`run`] refuses (as not supported yet) what
+//! it cannot check: a launch's `[[launch.input]]` or `[[launch.expect_output]]`, and a resource
+//! expectation after a DXBC launch. Without DXBC launches no launch writes a resource, so the
+//! resource expectations are checked against the resources' initial contents.
 
 use crate::exec::{Engine, RunOptions, Stats};
-use crate::tracefile::{files, Data, DataKind, Expect, Trace, TraceError};
+use crate::ir::Isa;
+use crate::tracefile::{
+    files, Data, DataKind, Expect, ExpectResource, LaunchSpec, RegData, Trace, TraceError, View,
+};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -31,24 +42,21 @@ pub fn run_trace(
 }
 
 /// Runs a loaded trace's launches in file order with `engine`, stopping at the first launch that
-/// faults; when none does, checks every `[[expect]]` against global memory.
+/// faults; when none does, checks every `[[expect]]` against global memory, then every
+/// `[[expect_buffer]]` and `[[expect_texture]]` against its resource.
 ///
-/// Execution events (and `--check` findings) go to `opts.observer`. An error is returned only for a
-/// problem of the trace found while checking (an expectation's file unreadable or resized).
+/// Execution events (and `--check` findings) go to `opts.observer`. An error is returned for what
+/// cannot run or be checked yet (before any launch runs: see [`unsupported`]) and for a problem of
+/// the trace found while checking (an expectation's file unreadable or resized).
 pub fn run(
     trace: Trace,
     engine: &dyn Engine,
     opts: &RunOptions,
 ) -> Result<TraceReport, TraceError> {
-    let mut report = TraceReport {
-        engine: engine.name(),
-        launches: Vec::new(),
-        total: Stats::default(),
-        seconds: 0.0,
-        mismatches: Vec::new(),
-        mismatch_count: 0,
-        fault: None,
-    };
+    if let Some(e) = unsupported(&trace) {
+        return Err(e);
+    }
+    let mut report = TraceReport::new(engine.name());
     for spec in &trace.launches {
         let launch = trace.launch(spec);
         let start = Instant::now();
@@ -75,7 +83,78 @@ pub fn run(
     for e in &trace.expects {
         check(&trace, e, &mut report)?;
     }
+    // No launch wrote a resource (`unsupported` refused DXBC launches with resource
+    // expectations): each holds its initial contents.
+    for e in &trace.expect_buffers {
+        let b = &trace.buffers[e.resource];
+        let bytes = b
+            .initial_bytes(e.data.byte_len())
+            .map_err(|err| trace.error_at(&e.span, err.to_string()))?;
+        check_buffer(&trace, e, &bytes, &mut report)?;
+    }
+    for e in &trace.expect_textures {
+        let t = &trace.textures[e.resource];
+        let bytes = t
+            .initial_bytes(e.data.byte_len())
+            .map_err(|err| trace.error_at(&e.span, err.to_string()))?;
+        check_texture(&trace, e, &bytes, &mut report)?;
+    }
     Ok(report)
+}
+
+/// What [`run`] cannot do yet, as a "not supported yet" error pointing at the table: give a
+/// launch its `[[launch.input]]` (no engine takes `v#` values), check a
+/// `[[launch.expect_output]]` (no engine returns `o#` values), or check an `[[expect_buffer]]` or
+/// `[[expect_texture]]` after a DXBC launch (no engine returns resources). Today the loader refuses
+/// DXBC launches before this is reached; this keeps such a trace from passing unchecked once
+/// they load.
+pub fn unsupported(trace: &Trace) -> Option<TraceError> {
+    for spec in &trace.launches {
+        if let Some(i) = spec.inputs.first() {
+            return Some(trace.unsupported_at(
+                &i.span,
+                format!(
+                    "[[launch.input]] v{} of launch {} cannot be given yet: no engine takes v# \
+                     values of DXBC vs/gs/ps invocations",
+                    i.reg, spec.index
+                ),
+            ));
+        }
+        if let Some(o) = spec.expect_outputs.first() {
+            return Some(trace.unsupported_at(
+                &o.span,
+                format!(
+                    "[[launch.expect_output]] o{} of launch {} cannot be checked yet: no engine \
+                     returns o# values of DXBC vs/gs/ps invocations",
+                    o.reg, spec.index
+                ),
+            ));
+        }
+    }
+    if let Some(dxbc) = trace.launches.iter().find(|s| s.isa == Isa::Dxbc) {
+        let first = trace
+            .expect_buffers
+            .iter()
+            .map(|e| (e, "[[expect_buffer]]"))
+            .chain(
+                trace
+                    .expect_textures
+                    .iter()
+                    .map(|e| (e, "[[expect_texture]]")),
+            )
+            .min_by_key(|(e, _)| e.line);
+        if let Some((e, table)) = first {
+            return Some(trace.unsupported_at(
+                &e.span,
+                format!(
+                    "{table} cannot be checked yet after a DXBC launch (launch {}, line {}): no \
+                     engine returns the resources it writes",
+                    dxbc.index, dxbc.line
+                ),
+            ));
+        }
+    }
+    None
 }
 
 /// Bytes of an expectation compared at a time (a multiple of every element size).
@@ -135,10 +214,35 @@ fn check(trace: &Trace, e: &Expect, report: &mut TraceReport) -> Result<(), Trac
 
 /// Adds the mismatches of one chunk (`want` against `got`, `off` bytes into expectation `e`).
 fn compare_chunk(e: &Expect, off: u64, want: &[u8], got: &[u8], report: &mut TraceReport) {
+    let place = |byte: u64| Place::Global {
+        addr: e.addr.wrapping_add(byte),
+    };
+    compare_elements(
+        (Table::Expect, e.index, e.line),
+        e.data.kind(),
+        off,
+        want,
+        got,
+        place,
+        report,
+    );
+}
+
+/// Adds the mismatches between `want` and `got` (the same length, `off` bytes into an
+/// expectation's data), element by element of `kind`; `place` says where the element at a byte
+/// offset of the data lies.
+fn compare_elements(
+    (table, index, line): (Table, usize, u32),
+    kind: DataKind,
+    off: u64,
+    want: &[u8],
+    got: &[u8],
+    place: impl Fn(u64) -> Place,
+    report: &mut TraceReport,
+) {
     if want == got {
         return;
     }
-    let kind = e.data.kind();
     let size = kind.element_size() as usize;
     for (i, (w, g)) in want
         .chunks_exact(size)
@@ -152,16 +256,172 @@ fn compare_chunk(e: &Expect, off: u64, want: &[u8], got: &[u8], report: &mut Tra
         if report.mismatches.len() < MAX_MISMATCHES {
             let byte = off + (i * size) as u64;
             report.mismatches.push(Mismatch {
-                expect: e.index,
-                line: e.line,
+                table,
+                expect: index,
+                line,
                 kind,
                 index: byte / size as u64,
-                addr: e.addr.wrapping_add(byte),
+                place: place(byte),
                 expected: Value::new(kind, w),
                 got: Value::new(kind, g),
             });
         }
     }
+}
+
+/// An expectation's bytes (a file is read), or an error at `span`.
+fn expected_bytes(
+    trace: &Trace,
+    data: &Data,
+    span: &std::ops::Range<usize>,
+) -> Result<Vec<u8>, TraceError> {
+    data.to_bytes()
+        .map_err(|err| trace.error_at(span, err.to_string()))
+}
+
+/// Compares `[[expect_buffer]]` `e` of `trace` with `bytes`, the contents of the buffer it names
+/// after the run (from its first byte; at least as many bytes as the expectation's data), and adds
+/// each element that differs to the report: `expect_buffer N (line L): u32[I] at u3 byte 0xB:
+/// expected ..., got ...`.
+///
+/// An error is returned when the expectation's file cannot be read, or `bytes` is shorter than
+/// the expectation (the caller passed the wrong resource).
+pub fn check_buffer(
+    trace: &Trace,
+    e: &ExpectResource,
+    bytes: &[u8],
+    report: &mut TraceReport,
+) -> Result<(), TraceError> {
+    let want = expected_bytes(trace, &e.data, &e.span)?;
+    let got = resource_prefix(trace, e, bytes, want.len(), "buffer")?;
+    let (view, slot) = (e.view, e.slot);
+    let place = |byte| Place::Buffer { view, slot, byte };
+    compare_elements(
+        (Table::ExpectBuffer, e.index, e.line),
+        e.data.kind(),
+        0,
+        &want,
+        got,
+        place,
+        report,
+    );
+    Ok(())
+}
+
+/// Compares `[[expect_texture]]` `e` of `trace` with `bytes`, the contents of the texture it
+/// names after the run, in the layout of `[[texture]]` data (slice, row, column, sample; from the
+/// first byte; at least as many bytes as the expectation's data), and adds each element that
+/// differs to the report, with the texture element it lies in: `expect_texture N (line L):
+/// u32[I] at t0 byte 0xB (slice S, row Y, column X, sample K): expected ..., got ...`.
+///
+/// Errors as for [`check_buffer`].
+pub fn check_texture(
+    trace: &Trace,
+    e: &ExpectResource,
+    bytes: &[u8],
+    report: &mut TraceReport,
+) -> Result<(), TraceError> {
+    let want = expected_bytes(trace, &e.data, &e.span)?;
+    let got = resource_prefix(trace, e, bytes, want.len(), "texture")?;
+    let texture = &trace.textures[e.resource];
+    let (view, slot) = (e.view, e.slot);
+    let place = |byte| {
+        let (slice, row, column, sample) = texture.element_at(byte);
+        Place::Texture {
+            view,
+            slot,
+            byte,
+            slice,
+            row,
+            column,
+            sample,
+        }
+    };
+    compare_elements(
+        (Table::ExpectTexture, e.index, e.line),
+        e.data.kind(),
+        0,
+        &want,
+        got,
+        place,
+        report,
+    );
+    Ok(())
+}
+
+/// The first `len` bytes of a resource's contents, or an error when it has fewer.
+fn resource_prefix<'a>(
+    trace: &Trace,
+    e: &ExpectResource,
+    bytes: &'a [u8],
+    len: usize,
+    what: &str,
+) -> Result<&'a [u8], TraceError> {
+    bytes.get(..len).ok_or_else(|| {
+        trace.error_at(
+            &e.span,
+            format!(
+                "the {what} {}{} holds {} bytes after the run, fewer than the {len} the \
+                 expectation checks",
+                e.view.register(),
+                e.slot,
+                bytes.len()
+            ),
+        )
+    })
+}
+
+/// Compares `[[launch.expect_output]]` `e` of launch `spec` with `outputs`: the `o#` register it
+/// names (`o{e.reg}`) after the launch, one `[x, y, z, w]` per invocation in invocation order
+/// (at least as many invocations as the expectation covers). Adds each element that differs to
+/// the report: `expect_output N of launch M (line L): u32[I] at invocation K o2.y: expected ...,
+/// got ...` (a `u8` or `file` element names its byte of the component, `o2.y byte 1`).
+///
+/// An error is returned when the expectation's file cannot be read, or `outputs` covers fewer
+/// invocations than the expectation.
+pub fn check_output(
+    trace: &Trace,
+    spec: &LaunchSpec,
+    e: &RegData,
+    outputs: &[[u32; 4]],
+    report: &mut TraceReport,
+) -> Result<(), TraceError> {
+    let want = expected_bytes(trace, &e.data, &e.span)?;
+    let invocations = want.len() / 16;
+    if outputs.len() < invocations {
+        return Err(trace.error_at(
+            &e.span,
+            format!(
+                "launch {} gave o{} for {} invocations, fewer than the {invocations} the \
+                 expectation checks",
+                spec.index,
+                e.reg,
+                outputs.len()
+            ),
+        ));
+    }
+    let got: Vec<u8> = outputs[..invocations]
+        .iter()
+        .flat_map(|v| v.iter().flat_map(|w| w.to_le_bytes()))
+        .collect();
+    let (launch, reg) = (spec.index, e.reg);
+    let place = |byte: u64| Place::Output {
+        launch,
+        reg,
+        invocation: byte / 16,
+        component: (byte % 16 / 4) as u8,
+        byte: (byte % 4) as u8,
+    };
+    compare_elements(
+        (Table::ExpectOutput, e.index, e.line),
+        e.data.kind(),
+        0,
+        &want,
+        &got,
+        place,
+        report,
+    );
+    Ok(())
 }
 
 /// What one launch did.
@@ -199,6 +459,19 @@ pub struct TraceReport {
 }
 
 impl TraceReport {
+    /// The report of a run that has not started: no launches, no mismatches, no fault.
+    pub fn new(engine: &'static str) -> TraceReport {
+        TraceReport {
+            engine,
+            launches: Vec::new(),
+            total: Stats::default(),
+            seconds: 0.0,
+            mismatches: Vec::new(),
+            mismatch_count: 0,
+            fault: None,
+        }
+    }
+
     /// True when every launch ran and every expectation held.
     pub fn passed(&self) -> bool {
         self.fault.is_none() && self.mismatch_count == 0
@@ -258,32 +531,146 @@ pub fn rate(count: u64, seconds: f64) -> f64 {
     }
 }
 
+/// Which kind of expectation table a mismatch comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// `[[expect]]`.
+    Expect,
+    /// `[[expect_buffer]]`.
+    ExpectBuffer,
+    /// `[[expect_texture]]`.
+    ExpectTexture,
+    /// `[[launch.expect_output]]`.
+    ExpectOutput,
+}
+
+impl Table {
+    /// The table's name without brackets, as mismatches print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Expect => "expect",
+            Table::ExpectBuffer => "expect_buffer",
+            Table::ExpectTexture => "expect_texture",
+            Table::ExpectOutput => "expect_output",
+        }
+    }
+}
+
+/// Where a compared element lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// Global memory: `at 0x10004`.
+    Global {
+        /// Address of the element.
+        addr: u64,
+    },
+    /// A buffer: `at u3 byte 0x10`.
+    Buffer {
+        /// Its view.
+        view: View,
+        /// Its slot.
+        slot: u32,
+        /// Byte offset of the element in the buffer.
+        byte: u64,
+    },
+    /// A texture: `at t0 byte 0x10 (slice 0, row 1, column 0, sample 2)`.
+    Texture {
+        /// Its view.
+        view: View,
+        /// Its slot.
+        slot: u32,
+        /// Byte offset of the element in the texture's data.
+        byte: u64,
+        /// Array slice of the texture element it lies in.
+        slice: u64,
+        /// Row.
+        row: u64,
+        /// Column.
+        column: u64,
+        /// Sample.
+        sample: u64,
+    },
+    /// An output register: `at invocation 5 o2.y` (`o2.y byte 1` for a byte of it).
+    Output {
+        /// The launch.
+        launch: u32,
+        /// The `o#` register.
+        reg: u32,
+        /// The invocation.
+        invocation: u64,
+        /// The component, 0 to 3 (x, y, z, w).
+        component: u8,
+        /// The byte within the component (0 for word elements).
+        byte: u8,
+    },
+}
+
 /// One element of an expectation that did not hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mismatch {
-    /// 0-based index of the `[[expect]]` among the trace's.
+    /// The kind of expectation table.
+    pub table: Table,
+    /// 0-based index of the expectation among the trace's tables of that kind (for
+    /// `[[launch.expect_output]]`: among its launch's).
     pub expect: usize,
-    /// Line of that `[[expect]]` in the trace.
+    /// Line of that table in the trace.
     pub line: u32,
     /// Its data key.
     pub kind: DataKind,
     /// Index of the element in the data (a file compares bytes).
     pub index: u64,
-    /// Address of the element.
-    pub addr: u64,
+    /// Where the element lies.
+    pub place: Place,
     /// The expected value.
     pub expected: Value,
-    /// The value in memory.
+    /// The value found.
     pub got: Value,
 }
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.table.name(), self.expect)?;
+        if let Place::Output { launch, .. } = self.place {
+            write!(f, " of launch {launch}")?;
+        }
         write!(
             f,
-            "expect {} (line {}): {}[{}] at {:#x}: expected {}, got {}",
-            self.expect, self.line, self.kind, self.index, self.addr, self.expected, self.got
-        )
+            " (line {}): {}[{}] at ",
+            self.line, self.kind, self.index
+        )?;
+        match self.place {
+            Place::Global { addr } => write!(f, "{addr:#x}")?,
+            Place::Buffer { view, slot, byte } => {
+                write!(f, "{}{slot} byte {byte:#x}", view.register())?
+            }
+            Place::Texture {
+                view,
+                slot,
+                byte,
+                slice,
+                row,
+                column,
+                sample,
+            } => write!(
+                f,
+                "{}{slot} byte {byte:#x} (slice {slice}, row {row}, column {column}, sample {sample})",
+                view.register()
+            )?,
+            Place::Output {
+                reg,
+                invocation,
+                component,
+                byte,
+                ..
+            } => {
+                let c = ['x', 'y', 'z', 'w'][component as usize & 3];
+                write!(f, "invocation {invocation} o{reg}.{c}")?;
+                if self.kind.element_size() == 1 {
+                    write!(f, " byte {byte}")?;
+                }
+            }
+        }
+        write!(f, ": expected {}, got {}", self.expected, self.got)
     }
 }
 
