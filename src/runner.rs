@@ -722,4 +722,206 @@ mod tests {
         assert_eq!(Value::F32(0x7fc0_0001).to_string(), "NaN (0x7fc00001)");
         assert_eq!(Value::U8(255).to_string(), "255 (0xff)");
     }
+
+    use crate::tracefile::{Data, RegData};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Loads `body` (after the format line) from a fresh scratch file.
+    fn trace(body: &str) -> Trace {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!("warpjit-runner-tests-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join(format!("t{}.toml", N.fetch_add(1, Ordering::Relaxed)));
+        std::fs::write(&path, format!("format = \"warpjit-trace/1\"\n{body}")).expect("scratch");
+        crate::tracefile::load(&path).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn lines(r: &TraceReport) -> Vec<String> {
+        r.mismatches.iter().map(|m| m.to_string()).collect()
+    }
+
+    fn le(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn buffer_checks_compare_elements_of_the_data_key() {
+        let t = trace(
+            "[[buffer]]\nslot = 3\nsize = 16\n\
+             [[expect_buffer]]\nslot = 3\nu32 = [1, 2, 3]\n\
+             [[expect_buffer]]\nslot = 3\nu8 = [1, 0, 0, 0, 2]\n",
+        );
+        let (a, b) = (&t.expect_buffers[0], &t.expect_buffers[1]);
+        let mut r = TraceReport::new("test");
+        check_buffer(&t, a, &le(&[1, 2, 3, 0xffff_ffff]), &mut r).expect("checked");
+        assert!(
+            r.passed(),
+            "equal bytes, and bytes past the data are not compared"
+        );
+        check_buffer(&t, a, &le(&[1, 9, 3, 4]), &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            ["expect_buffer 0 (line 5): u32[1] at u3 byte 0x4: expected 2 (0x00000002), got 9 (0x00000009)"]
+        );
+        assert_eq!(
+            r.mismatches[0].place,
+            Place::Buffer {
+                view: View::Uav,
+                slot: 3,
+                byte: 4
+            }
+        );
+        let mut r = TraceReport::new("test");
+        check_buffer(&t, b, &le(&[1, 0x0300]), &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            ["expect_buffer 1 (line 8): u8[4] at u3 byte 0x4: expected 2 (0x02), got 0 (0x00)"]
+        );
+        assert_eq!((r.mismatch_count, r.exit_code()), (1, 1));
+        // Fewer bytes than the expectation checks: the caller's error, located at the slot.
+        let e = check_buffer(&t, a, &le(&[1, 2]), &mut r)
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            e.as_deref().is_some_and(|e| e.contains(
+                ":6:8: error: the buffer u3 holds 8 bytes after \
+             the run, fewer than the 12 the expectation checks"
+            )),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn texture_checks_name_the_texel_and_sample() {
+        // 2x2 texels, 2 samples, 4-byte elements: element ((slice*2 + row)*2 + column)*2 + sample.
+        let t = trace(
+            "[[texture]]\nslot = 1\ndim = \"2dms\"\nformat = \"R32_FLOAT\"\nwidth = 2\nheight = 2\nsamples = 2\n\
+             [[expect_texture]]\nslot = 1\nview = \"srv\"\nf32 = [0, 1, 2, 3, 4, 5, 6, 7]\n",
+        );
+        let e = &t.expect_textures[0];
+        let mut got: Vec<u32> = (0..8).map(|i| (i as f32).to_bits()).collect();
+        let mut r = TraceReport::new("test");
+        check_texture(&t, e, &le(&got), &mut r).expect("checked");
+        assert!(r.passed());
+        // Element 5: row 1, column 0, sample 1; -0.0 is not 0.0 (bit-exact).
+        got[5] = 0x8000_0000;
+        got[2] = 2.5f32.to_bits();
+        check_texture(&t, e, &le(&got), &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            [
+                "expect_texture 0 (line 9): f32[2] at t1 byte 0x8 (slice 0, row 0, column 1, sample 0): expected 2.0 (0x40000000), got 2.5 (0x40200000)",
+                "expect_texture 0 (line 9): f32[5] at t1 byte 0x14 (slice 0, row 1, column 0, sample 1): expected 5.0 (0x40a00000), got -0.0 (0x80000000)",
+            ]
+        );
+        let err = check_texture(&t, e, &le(&got[..7]), &mut r)
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.contains("the texture t1 holds 28 bytes")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn output_checks_name_the_invocation_and_component() {
+        let t = trace("[[launch]]\ncode = \"EXIT;\"\n");
+        let mut spec = t.launches[0].clone();
+        let reg = |index: usize, reg: u32, data: Data| RegData {
+            index,
+            reg,
+            data,
+            line: 7,
+            span: 0..1,
+        };
+        spec.expect_outputs = vec![
+            reg(0, 2, Data::U32(vec![1, 2, 3, 4, 5, 6, 0, 8])),
+            reg(1, 1, Data::U8(vec![1, 0, 0, 0, 2, 0, 0, 0])),
+        ];
+        spec.expect_outputs[1].data = Data::U8((0..16).collect());
+        let out = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 9, 9, 9]];
+        let mut r = TraceReport::new("test");
+        check_output(&t, &spec, &spec.expect_outputs[0], &out, &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            ["expect_output 0 of launch 0 (line 7): u32[6] at invocation 1 o2.z: expected 0 (0x00000000), got 7 (0x00000007)"]
+        );
+        // Invocation i's .xyzw are words 4i..4i+3; a byte element names its byte of the word.
+        let bytes: [u32; 4] = [0x0302_0100, 0x0706_0504, 0x0b0a_0909, 0x0f0e_0d0c];
+        let mut r = TraceReport::new("test");
+        check_output(&t, &spec, &spec.expect_outputs[1], &[bytes], &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            ["expect_output 1 of launch 0 (line 7): u8[8] at invocation 0 o1.z byte 0: expected 8 (0x08), got 9 (0x09)"]
+        );
+        let err = check_output(&t, &spec, &spec.expect_outputs[0], &out[..1], &mut r)
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            err.as_deref().is_some_and(|e| e.contains("launch 0 gave o2 for 1 invocations, fewer than the 2")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn mismatches_past_twenty_are_counted() {
+        let t = trace("[[buffer]]\nslot = 0\nsize = 100\n[[expect_buffer]]\nslot = 0\nu8 = [1]\n");
+        let mut t = t;
+        t.expect_buffers[0].data = Data::U8(vec![1; 25]);
+        let mut r = TraceReport::new("test");
+        check_buffer(&t, &t.expect_buffers[0], &[0; 100], &mut r).expect("checked");
+        assert_eq!((r.mismatch_count, r.mismatches.len()), (25, 25));
+        let text = r.failure_text(20);
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("mismatch: ")).count(),
+            20
+        );
+        assert!(
+            text.contains("... and 5 more\nwarpjit: 25 mismatches\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_checked_yet_is_refused() {
+        let mut t = trace(
+            "[[buffer]]\nslot = 0\nsize = 4\n[[launch]]\ncode = \"EXIT;\"\n[[expect_buffer]]\nslot = 0\nu32 = [0]\n",
+        );
+        assert!(unsupported(&t).is_none(), "SASS launches write no resource");
+        let input = RegData {
+            index: 0,
+            reg: 1,
+            data: Data::U32(vec![0; 4]),
+            line: 5,
+            span: 0..1,
+        };
+        t.launches[0].inputs.push(input.clone());
+        let e = unsupported(&t).map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("[[launch.input]] v1 of launch 0 cannot be given yet"),
+            "{e}"
+        );
+        t.launches[0].inputs.clear();
+        t.launches[0].expect_outputs.push(input);
+        let e = unsupported(&t).map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("[[launch.expect_output]] o1 of launch 0 cannot be checked yet"),
+            "{e}"
+        );
+        t.launches[0].expect_outputs.clear();
+        t.launches[0].isa = Isa::Dxbc;
+        let e = unsupported(&t);
+        assert!(matches!(e, Some(TraceError::Unsupported(_))));
+        let e = e.map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains(":8:8: error: [[expect_buffer]] cannot be checked yet after a DXBC launch (launch 0, line 5)"),
+            "{e}"
+        );
+        t.expect_buffers.clear();
+        assert!(
+            unsupported(&t).is_none(),
+            "a DXBC launch without expectations runs"
+        );
+    }
 }
