@@ -18,9 +18,14 @@
 //! A launch may have at most [`exec::MAX_LAUNCH_THREADS`] threads (grid × block).
 //!
 //! Where the format leaves a detail open, this module decides (each is listed in the docs of the
-//! item it concerns): `isa` defaults to `"sass"`, `grid` to `[1, 1, 1]`, `block` to `[32, 1, 1]`
-//! (both may have 1 to 3 components, missing ones 1), `[[const]] offset` to 0, `[[buffer]] view`
-//! to `"uav"`, `[[texture]] array_size` to 1.
+//! item it concerns): `isa` defaults to `"sass"` (or what a binary `code_file` is), `grid` to
+//! `[1, 1, 1]`, `block` to `[32, 1, 1]` (both may have 1 to 3 components, missing ones 1),
+//! `[[const]] offset` to 0, `[[buffer]] view` to `"uav"` (as the expectations' `view`),
+//! `[[texture]] samples` and `array_size` to 1 (each given only for the dims it applies to).
+//!
+//! DXBC keys (textures, buffers, `invocations`, `[[launch.input]]`, `[[launch.expect_output]]`,
+//! `[[expect_buffer]]`, `[[expect_texture]]`) are validated and kept in [`Trace`] and
+//! [`LaunchSpec`]; DXBC programs themselves do not compile yet.
 
 mod code;
 mod error;
