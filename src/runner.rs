@@ -2,11 +2,22 @@
 //!
 //! [`run_trace`] loads a trace ([`load_trace`]), runs its launches in file order over one machine
 //! with an [`Engine`], stops at the first launch that faults, and otherwise checks the trace's
-//! `[[expect]]` tables against global memory. The outcome is a [`TraceReport`]; an invalid trace
-//! is a [`TraceError`].
+//! expectations: `[[expect]]` against global memory, `[[expect_buffer]]` and `[[expect_texture]]`
+//! against the resources. The outcome is a [`TraceReport`]; an invalid trace is a [`TraceError`].
+//!
+//! The checks of DXBC results work on plain values, whatever stores them: [`check_buffer`] and
+//! [`check_texture`] compare an expectation with a resource's bytes after the run,
+//! [`check_output`] compares a `[[launch.expect_output]]` with the `o#` register of every
+//! invocation. No engine runs DXBC programs yet, so [`run`] refuses (as not supported yet) what
+//! it cannot check: a launch's `[[launch.input]]` or `[[launch.expect_output]]`, and a resource
+//! expectation after a DXBC launch. Without DXBC launches no launch writes a resource, so the
+//! resource expectations are checked against the resources' initial contents.
 
 use crate::exec::{Engine, RunOptions, Stats};
-use crate::tracefile::{files, Data, DataKind, Expect, Trace, TraceError};
+use crate::ir::Isa;
+use crate::tracefile::{
+    files, Data, DataKind, Expect, ExpectResource, LaunchSpec, RegData, Trace, TraceError, View,
+};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -31,24 +42,21 @@ pub fn run_trace(
 }
 
 /// Runs a loaded trace's launches in file order with `engine`, stopping at the first launch that
-/// faults; when none does, checks every `[[expect]]` against global memory.
+/// faults; when none does, checks every `[[expect]]` against global memory, then every
+/// `[[expect_buffer]]` and `[[expect_texture]]` against its resource.
 ///
-/// Execution events (and `--check` findings) go to `opts.observer`. An error is returned only for a
-/// problem of the trace found while checking (an expectation's file unreadable or resized).
+/// Execution events (and `--check` findings) go to `opts.observer`. An error is returned for what
+/// cannot run or be checked yet (before any launch runs: see [`unsupported`]) and for a problem of
+/// the trace found while checking (an expectation's file unreadable or resized).
 pub fn run(
     trace: Trace,
     engine: &dyn Engine,
     opts: &RunOptions,
 ) -> Result<TraceReport, TraceError> {
-    let mut report = TraceReport {
-        engine: engine.name(),
-        launches: Vec::new(),
-        total: Stats::default(),
-        seconds: 0.0,
-        mismatches: Vec::new(),
-        mismatch_count: 0,
-        fault: None,
-    };
+    if let Some(e) = unsupported(&trace) {
+        return Err(e);
+    }
+    let mut report = TraceReport::new(engine.name());
     for spec in &trace.launches {
         let launch = trace.launch(spec);
         let start = Instant::now();
@@ -75,7 +83,78 @@ pub fn run(
     for e in &trace.expects {
         check(&trace, e, &mut report)?;
     }
+    // No launch wrote a resource (`unsupported` refused DXBC launches with resource
+    // expectations): each holds its initial contents.
+    for e in &trace.expect_buffers {
+        let b = &trace.buffers[e.resource];
+        let bytes = b
+            .initial_bytes(e.data.byte_len())
+            .map_err(|err| trace.error_at(&e.span, err.to_string()))?;
+        check_buffer(&trace, e, &bytes, &mut report)?;
+    }
+    for e in &trace.expect_textures {
+        let t = &trace.textures[e.resource];
+        let bytes = t
+            .initial_bytes(e.data.byte_len())
+            .map_err(|err| trace.error_at(&e.span, err.to_string()))?;
+        check_texture(&trace, e, &bytes, &mut report)?;
+    }
     Ok(report)
+}
+
+/// What [`run`] cannot do yet, as a "not supported yet" error pointing at the table: give a
+/// launch its `[[launch.input]]` (no engine takes `v#` values), check a
+/// `[[launch.expect_output]]` (no engine returns `o#` values), or check an `[[expect_buffer]]` or
+/// `[[expect_texture]]` after a DXBC launch (no engine returns resources). Today the loader refuses
+/// DXBC launches before this is reached; this keeps such a trace from passing unchecked once
+/// they load.
+pub fn unsupported(trace: &Trace) -> Option<TraceError> {
+    for spec in &trace.launches {
+        if let Some(i) = spec.inputs.first() {
+            return Some(trace.unsupported_at(
+                &i.span,
+                format!(
+                    "[[launch.input]] v{} of launch {} cannot be given yet: no engine takes v# \
+                     values of DXBC vs/gs/ps invocations",
+                    i.reg, spec.index
+                ),
+            ));
+        }
+        if let Some(o) = spec.expect_outputs.first() {
+            return Some(trace.unsupported_at(
+                &o.span,
+                format!(
+                    "[[launch.expect_output]] o{} of launch {} cannot be checked yet: no engine \
+                     returns o# values of DXBC vs/gs/ps invocations",
+                    o.reg, spec.index
+                ),
+            ));
+        }
+    }
+    if let Some(dxbc) = trace.launches.iter().find(|s| s.isa == Isa::Dxbc) {
+        let first = trace
+            .expect_buffers
+            .iter()
+            .map(|e| (e, "[[expect_buffer]]"))
+            .chain(
+                trace
+                    .expect_textures
+                    .iter()
+                    .map(|e| (e, "[[expect_texture]]")),
+            )
+            .min_by_key(|(e, _)| e.line);
+        if let Some((e, table)) = first {
+            return Some(trace.unsupported_at(
+                &e.span,
+                format!(
+                    "{table} cannot be checked yet after a DXBC launch (launch {}, line {}): no \
+                     engine returns the resources it writes",
+                    dxbc.index, dxbc.line
+                ),
+            ));
+        }
+    }
+    None
 }
 
 /// Bytes of an expectation compared at a time (a multiple of every element size).
@@ -135,10 +214,35 @@ fn check(trace: &Trace, e: &Expect, report: &mut TraceReport) -> Result<(), Trac
 
 /// Adds the mismatches of one chunk (`want` against `got`, `off` bytes into expectation `e`).
 fn compare_chunk(e: &Expect, off: u64, want: &[u8], got: &[u8], report: &mut TraceReport) {
+    let place = |byte: u64| Place::Global {
+        addr: e.addr.wrapping_add(byte),
+    };
+    compare_elements(
+        (Table::Expect, e.index, e.line),
+        e.data.kind(),
+        off,
+        want,
+        got,
+        place,
+        report,
+    );
+}
+
+/// Adds the mismatches between `want` and `got` (the same length, `off` bytes into an
+/// expectation's data), element by element of `kind`; `place` says where the element at a byte
+/// offset of the data lies.
+fn compare_elements(
+    (table, index, line): (Table, usize, u32),
+    kind: DataKind,
+    off: u64,
+    want: &[u8],
+    got: &[u8],
+    place: impl Fn(u64) -> Place,
+    report: &mut TraceReport,
+) {
     if want == got {
         return;
     }
-    let kind = e.data.kind();
     let size = kind.element_size() as usize;
     for (i, (w, g)) in want
         .chunks_exact(size)
@@ -152,16 +256,172 @@ fn compare_chunk(e: &Expect, off: u64, want: &[u8], got: &[u8], report: &mut Tra
         if report.mismatches.len() < MAX_MISMATCHES {
             let byte = off + (i * size) as u64;
             report.mismatches.push(Mismatch {
-                expect: e.index,
-                line: e.line,
+                table,
+                expect: index,
+                line,
                 kind,
                 index: byte / size as u64,
-                addr: e.addr.wrapping_add(byte),
+                place: place(byte),
                 expected: Value::new(kind, w),
                 got: Value::new(kind, g),
             });
         }
     }
+}
+
+/// An expectation's bytes (a file is read), or an error at `span`.
+fn expected_bytes(
+    trace: &Trace,
+    data: &Data,
+    span: &std::ops::Range<usize>,
+) -> Result<Vec<u8>, TraceError> {
+    data.to_bytes()
+        .map_err(|err| trace.error_at(span, err.to_string()))
+}
+
+/// Compares `[[expect_buffer]]` `e` of `trace` with `bytes`, the contents of the buffer it names
+/// after the run (from its first byte; at least as many bytes as the expectation's data), and adds
+/// each element that differs to the report: `expect_buffer N (line L): u32[I] at u3 byte 0xB:
+/// expected ..., got ...`.
+///
+/// An error is returned when the expectation's file cannot be read, or `bytes` is shorter than
+/// the expectation (the caller passed the wrong resource).
+pub fn check_buffer(
+    trace: &Trace,
+    e: &ExpectResource,
+    bytes: &[u8],
+    report: &mut TraceReport,
+) -> Result<(), TraceError> {
+    let want = expected_bytes(trace, &e.data, &e.span)?;
+    let got = resource_prefix(trace, e, bytes, want.len(), "buffer")?;
+    let (view, slot) = (e.view, e.slot);
+    let place = |byte| Place::Buffer { view, slot, byte };
+    compare_elements(
+        (Table::ExpectBuffer, e.index, e.line),
+        e.data.kind(),
+        0,
+        &want,
+        got,
+        place,
+        report,
+    );
+    Ok(())
+}
+
+/// Compares `[[expect_texture]]` `e` of `trace` with `bytes`, the contents of the texture it
+/// names after the run, in the layout of `[[texture]]` data (slice, row, column, sample; from the
+/// first byte; at least as many bytes as the expectation's data), and adds each element that
+/// differs to the report, with the texture element it lies in: `expect_texture N (line L):
+/// u32[I] at t0 byte 0xB (slice S, row Y, column X, sample K): expected ..., got ...`.
+///
+/// Errors as for [`check_buffer`].
+pub fn check_texture(
+    trace: &Trace,
+    e: &ExpectResource,
+    bytes: &[u8],
+    report: &mut TraceReport,
+) -> Result<(), TraceError> {
+    let want = expected_bytes(trace, &e.data, &e.span)?;
+    let got = resource_prefix(trace, e, bytes, want.len(), "texture")?;
+    let texture = &trace.textures[e.resource];
+    let (view, slot) = (e.view, e.slot);
+    let place = |byte| {
+        let (slice, row, column, sample) = texture.element_at(byte);
+        Place::Texture {
+            view,
+            slot,
+            byte,
+            slice,
+            row,
+            column,
+            sample,
+        }
+    };
+    compare_elements(
+        (Table::ExpectTexture, e.index, e.line),
+        e.data.kind(),
+        0,
+        &want,
+        got,
+        place,
+        report,
+    );
+    Ok(())
+}
+
+/// The first `len` bytes of a resource's contents, or an error when it has fewer.
+fn resource_prefix<'a>(
+    trace: &Trace,
+    e: &ExpectResource,
+    bytes: &'a [u8],
+    len: usize,
+    what: &str,
+) -> Result<&'a [u8], TraceError> {
+    bytes.get(..len).ok_or_else(|| {
+        trace.error_at(
+            &e.span,
+            format!(
+                "the {what} {}{} holds {} bytes after the run, fewer than the {len} the \
+                 expectation checks",
+                e.view.register(),
+                e.slot,
+                bytes.len()
+            ),
+        )
+    })
+}
+
+/// Compares `[[launch.expect_output]]` `e` of launch `spec` with `outputs`: the `o#` register it
+/// names (`o{e.reg}`) after the launch, one `[x, y, z, w]` per invocation in invocation order
+/// (at least as many invocations as the expectation covers). Adds each element that differs to
+/// the report: `expect_output N of launch M (line L): u32[I] at invocation K o2.y: expected ...,
+/// got ...` (a `u8` or `file` element names its byte of the component, `o2.y byte 1`).
+///
+/// An error is returned when the expectation's file cannot be read, or `outputs` covers fewer
+/// invocations than the expectation.
+pub fn check_output(
+    trace: &Trace,
+    spec: &LaunchSpec,
+    e: &RegData,
+    outputs: &[[u32; 4]],
+    report: &mut TraceReport,
+) -> Result<(), TraceError> {
+    let want = expected_bytes(trace, &e.data, &e.span)?;
+    let invocations = want.len() / 16;
+    if outputs.len() < invocations {
+        return Err(trace.error_at(
+            &e.span,
+            format!(
+                "launch {} gave o{} for {} invocations, fewer than the {invocations} the \
+                 expectation checks",
+                spec.index,
+                e.reg,
+                outputs.len()
+            ),
+        ));
+    }
+    let got: Vec<u8> = outputs[..invocations]
+        .iter()
+        .flat_map(|v| v.iter().flat_map(|w| w.to_le_bytes()))
+        .collect();
+    let (launch, reg) = (spec.index, e.reg);
+    let place = |byte: u64| Place::Output {
+        launch,
+        reg,
+        invocation: byte / 16,
+        component: (byte % 16 / 4) as u8,
+        byte: (byte % 4) as u8,
+    };
+    compare_elements(
+        (Table::ExpectOutput, e.index, e.line),
+        e.data.kind(),
+        0,
+        &want,
+        &got,
+        place,
+        report,
+    );
+    Ok(())
 }
 
 /// What one launch did.
@@ -199,6 +459,19 @@ pub struct TraceReport {
 }
 
 impl TraceReport {
+    /// The report of a run that has not started: no launches, no mismatches, no fault.
+    pub fn new(engine: &'static str) -> TraceReport {
+        TraceReport {
+            engine,
+            launches: Vec::new(),
+            total: Stats::default(),
+            seconds: 0.0,
+            mismatches: Vec::new(),
+            mismatch_count: 0,
+            fault: None,
+        }
+    }
+
     /// True when every launch ran and every expectation held.
     pub fn passed(&self) -> bool {
         self.fault.is_none() && self.mismatch_count == 0
@@ -258,32 +531,146 @@ pub fn rate(count: u64, seconds: f64) -> f64 {
     }
 }
 
+/// Which kind of expectation table a mismatch comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// `[[expect]]`.
+    Expect,
+    /// `[[expect_buffer]]`.
+    ExpectBuffer,
+    /// `[[expect_texture]]`.
+    ExpectTexture,
+    /// `[[launch.expect_output]]`.
+    ExpectOutput,
+}
+
+impl Table {
+    /// The table's name without brackets, as mismatches print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Expect => "expect",
+            Table::ExpectBuffer => "expect_buffer",
+            Table::ExpectTexture => "expect_texture",
+            Table::ExpectOutput => "expect_output",
+        }
+    }
+}
+
+/// Where a compared element lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// Global memory: `at 0x10004`.
+    Global {
+        /// Address of the element.
+        addr: u64,
+    },
+    /// A buffer: `at u3 byte 0x10`.
+    Buffer {
+        /// Its view.
+        view: View,
+        /// Its slot.
+        slot: u32,
+        /// Byte offset of the element in the buffer.
+        byte: u64,
+    },
+    /// A texture: `at t0 byte 0x10 (slice 0, row 1, column 0, sample 2)`.
+    Texture {
+        /// Its view.
+        view: View,
+        /// Its slot.
+        slot: u32,
+        /// Byte offset of the element in the texture's data.
+        byte: u64,
+        /// Array slice of the texture element it lies in.
+        slice: u64,
+        /// Row.
+        row: u64,
+        /// Column.
+        column: u64,
+        /// Sample.
+        sample: u64,
+    },
+    /// An output register: `at invocation 5 o2.y` (`o2.y byte 1` for a byte of it).
+    Output {
+        /// The launch.
+        launch: u32,
+        /// The `o#` register.
+        reg: u32,
+        /// The invocation.
+        invocation: u64,
+        /// The component, 0 to 3 (x, y, z, w).
+        component: u8,
+        /// The byte within the component (0 for word elements).
+        byte: u8,
+    },
+}
+
 /// One element of an expectation that did not hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mismatch {
-    /// 0-based index of the `[[expect]]` among the trace's.
+    /// The kind of expectation table.
+    pub table: Table,
+    /// 0-based index of the expectation among the trace's tables of that kind (for
+    /// `[[launch.expect_output]]`: among its launch's).
     pub expect: usize,
-    /// Line of that `[[expect]]` in the trace.
+    /// Line of that table in the trace.
     pub line: u32,
     /// Its data key.
     pub kind: DataKind,
     /// Index of the element in the data (a file compares bytes).
     pub index: u64,
-    /// Address of the element.
-    pub addr: u64,
+    /// Where the element lies.
+    pub place: Place,
     /// The expected value.
     pub expected: Value,
-    /// The value in memory.
+    /// The value found.
     pub got: Value,
 }
 
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.table.name(), self.expect)?;
+        if let Place::Output { launch, .. } = self.place {
+            write!(f, " of launch {launch}")?;
+        }
         write!(
             f,
-            "expect {} (line {}): {}[{}] at {:#x}: expected {}, got {}",
-            self.expect, self.line, self.kind, self.index, self.addr, self.expected, self.got
-        )
+            " (line {}): {}[{}] at ",
+            self.line, self.kind, self.index
+        )?;
+        match self.place {
+            Place::Global { addr } => write!(f, "{addr:#x}")?,
+            Place::Buffer { view, slot, byte } => {
+                write!(f, "{}{slot} byte {byte:#x}", view.register())?
+            }
+            Place::Texture {
+                view,
+                slot,
+                byte,
+                slice,
+                row,
+                column,
+                sample,
+            } => write!(
+                f,
+                "{}{slot} byte {byte:#x} (slice {slice}, row {row}, column {column}, sample {sample})",
+                view.register()
+            )?,
+            Place::Output {
+                reg,
+                invocation,
+                component,
+                byte,
+                ..
+            } => {
+                let c = ['x', 'y', 'z', 'w'][component as usize & 3];
+                write!(f, "invocation {invocation} o{reg}.{c}")?;
+                if self.kind.element_size() == 1 {
+                    write!(f, " byte {byte}")?;
+                }
+            }
+        }
+        write!(f, ": expected {}, got {}", self.expected, self.got)
     }
 }
 
@@ -334,5 +721,206 @@ mod tests {
         assert_eq!(Value::F32(0x3fc0_0000).to_string(), "1.5 (0x3fc00000)");
         assert_eq!(Value::F32(0x7fc0_0001).to_string(), "NaN (0x7fc00001)");
         assert_eq!(Value::U8(255).to_string(), "255 (0xff)");
+    }
+
+    use crate::tracefile::{Data, RegData};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Loads `body` (after the format line) from a fresh scratch file.
+    fn trace(body: &str) -> Trace {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!("warpjit-runner-tests-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join(format!("t{}.toml", N.fetch_add(1, Ordering::Relaxed)));
+        std::fs::write(&path, format!("format = \"warpjit-trace/1\"\n{body}")).expect("scratch");
+        crate::tracefile::load(&path).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn lines(r: &TraceReport) -> Vec<String> {
+        r.mismatches.iter().map(|m| m.to_string()).collect()
+    }
+
+    fn le(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn buffer_checks_compare_elements_of_the_data_key() {
+        let t = trace(
+            "[[buffer]]\nslot = 3\nsize = 16\n\
+             [[expect_buffer]]\nslot = 3\nu32 = [1, 2, 3]\n\
+             [[expect_buffer]]\nslot = 3\nu8 = [1, 0, 0, 0, 2]\n",
+        );
+        let (a, b) = (&t.expect_buffers[0], &t.expect_buffers[1]);
+        let mut r = TraceReport::new("test");
+        check_buffer(&t, a, &le(&[1, 2, 3, 0xffff_ffff]), &mut r).expect("checked");
+        assert!(
+            r.passed(),
+            "equal bytes, and bytes past the data are not compared"
+        );
+        check_buffer(&t, a, &le(&[1, 9, 3, 4]), &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            ["expect_buffer 0 (line 5): u32[1] at u3 byte 0x4: expected 2 (0x00000002), got 9 (0x00000009)"]
+        );
+        assert_eq!(
+            r.mismatches[0].place,
+            Place::Buffer {
+                view: View::Uav,
+                slot: 3,
+                byte: 4
+            }
+        );
+        let mut r = TraceReport::new("test");
+        check_buffer(&t, b, &le(&[1, 0x0300]), &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            ["expect_buffer 1 (line 8): u8[4] at u3 byte 0x4: expected 2 (0x02), got 0 (0x00)"]
+        );
+        assert_eq!((r.mismatch_count, r.exit_code()), (1, 1));
+        // Fewer bytes than the expectation checks: the caller's error, located at the slot.
+        let e = check_buffer(&t, a, &le(&[1, 2]), &mut r)
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            e.as_deref().is_some_and(|e| e.contains(
+                ":6:8: error: the buffer u3 holds 8 bytes after \
+             the run, fewer than the 12 the expectation checks"
+            )),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn texture_checks_name_the_texel_and_sample() {
+        // 2x2 texels, 2 samples, 4-byte elements: element ((slice*2 + row)*2 + column)*2 + sample.
+        let t = trace(
+            "[[texture]]\nslot = 1\ndim = \"2dms\"\nformat = \"R32_FLOAT\"\nwidth = 2\nheight = 2\nsamples = 2\n\
+             [[expect_texture]]\nslot = 1\nview = \"srv\"\nf32 = [0, 1, 2, 3, 4, 5, 6, 7]\n",
+        );
+        let e = &t.expect_textures[0];
+        let mut got: Vec<u32> = (0..8).map(|i| (i as f32).to_bits()).collect();
+        let mut r = TraceReport::new("test");
+        check_texture(&t, e, &le(&got), &mut r).expect("checked");
+        assert!(r.passed());
+        // Element 5: row 1, column 0, sample 1; -0.0 is not 0.0 (bit-exact).
+        got[5] = 0x8000_0000;
+        got[2] = 2.5f32.to_bits();
+        check_texture(&t, e, &le(&got), &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            [
+                "expect_texture 0 (line 9): f32[2] at t1 byte 0x8 (slice 0, row 0, column 1, sample 0): expected 2.0 (0x40000000), got 2.5 (0x40200000)",
+                "expect_texture 0 (line 9): f32[5] at t1 byte 0x14 (slice 0, row 1, column 0, sample 1): expected 5.0 (0x40a00000), got -0.0 (0x80000000)",
+            ]
+        );
+        let err = check_texture(&t, e, &le(&got[..7]), &mut r)
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.contains("the texture t1 holds 28 bytes")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn output_checks_name_the_invocation_and_component() {
+        let t = trace("[[launch]]\ncode = \"EXIT;\"\n");
+        let mut spec = t.launches[0].clone();
+        let reg = |index: usize, reg: u32, data: Data| RegData {
+            index,
+            reg,
+            data,
+            line: 7,
+            span: 0..1,
+        };
+        spec.expect_outputs = vec![
+            reg(0, 2, Data::U32(vec![1, 2, 3, 4, 5, 6, 0, 8])),
+            reg(1, 1, Data::U8((0..16).collect())),
+        ];
+        let out = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 9, 9, 9]];
+        let mut r = TraceReport::new("test");
+        check_output(&t, &spec, &spec.expect_outputs[0], &out, &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            ["expect_output 0 of launch 0 (line 7): u32[6] at invocation 1 o2.z: expected 0 (0x00000000), got 7 (0x00000007)"]
+        );
+        // Invocation i's .xyzw are words 4i..4i+3; a byte element names its byte of the word.
+        let bytes: [u32; 4] = [0x0302_0100, 0x0706_0504, 0x0b0a_0909, 0x0f0e_0d0c];
+        let mut r = TraceReport::new("test");
+        check_output(&t, &spec, &spec.expect_outputs[1], &[bytes], &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            ["expect_output 1 of launch 0 (line 7): u8[8] at invocation 0 o1.z byte 0: expected 8 (0x08), got 9 (0x09)"]
+        );
+        let err = check_output(&t, &spec, &spec.expect_outputs[0], &out[..1], &mut r)
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            err.as_deref().is_some_and(|e| e.contains("launch 0 gave o2 for 1 invocations, fewer than the 2")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn mismatches_past_twenty_are_counted() {
+        let t = trace("[[buffer]]\nslot = 0\nsize = 100\n[[expect_buffer]]\nslot = 0\nu8 = [1]\n");
+        let mut t = t;
+        t.expect_buffers[0].data = Data::U8(vec![1; 25]);
+        let mut r = TraceReport::new("test");
+        check_buffer(&t, &t.expect_buffers[0], &[0; 100], &mut r).expect("checked");
+        assert_eq!((r.mismatch_count, r.mismatches.len()), (25, 25));
+        let text = r.failure_text(20);
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("mismatch: ")).count(),
+            20
+        );
+        assert!(
+            text.contains("... and 5 more\nwarpjit: 25 mismatches\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_checked_yet_is_refused() {
+        let mut t = trace(
+            "[[buffer]]\nslot = 0\nsize = 4\n[[launch]]\ncode = \"EXIT;\"\n[[expect_buffer]]\nslot = 0\nu32 = [0]\n",
+        );
+        assert!(unsupported(&t).is_none(), "SASS launches write no resource");
+        let input = RegData {
+            index: 0,
+            reg: 1,
+            data: Data::U32(vec![0; 4]),
+            line: 5,
+            span: 0..1,
+        };
+        t.launches[0].inputs.push(input.clone());
+        let e = unsupported(&t).map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("[[launch.input]] v1 of launch 0 cannot be given yet"),
+            "{e}"
+        );
+        t.launches[0].inputs.clear();
+        t.launches[0].expect_outputs.push(input);
+        let e = unsupported(&t).map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains("[[launch.expect_output]] o1 of launch 0 cannot be checked yet"),
+            "{e}"
+        );
+        t.launches[0].expect_outputs.clear();
+        t.launches[0].isa = Isa::Dxbc;
+        let e = unsupported(&t);
+        assert!(matches!(e, Some(TraceError::Unsupported(_))));
+        let e = e.map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            e.contains(":8:8: error: [[expect_buffer]] cannot be checked yet after a DXBC launch (launch 0, line 5)"),
+            "{e}"
+        );
+        t.expect_buffers.clear();
+        assert!(
+            unsupported(&t).is_none(),
+            "a DXBC launch without expectations runs"
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! DXGI format names a `[[texture]]` may name, with their element sizes.
+//! DXGI format names a `[[texture]]` or a typed `[[buffer]]` may name, with their element sizes.
 
 /// Uncompressed DXGI formats (without the `DXGI_FORMAT_` prefix) and bytes per element.
 const FORMATS: &[(&str, u32)] = &[
@@ -84,6 +84,11 @@ const FORMATS: &[(&str, u32)] = &[
 pub(crate) fn lookup(name: &str) -> Option<(&'static str, u32)> {
     let bare = name.strip_prefix("DXGI_FORMAT_").unwrap_or(name);
     FORMATS.iter().find(|(n, _)| *n == bare).copied()
+}
+
+/// Every name [`lookup`] knows (without the prefix), for suggestions.
+pub(crate) fn names() -> impl Iterator<Item = &'static str> {
+    FORMATS.iter().map(|(n, _)| *n)
 }
 
 #[cfg(test)]

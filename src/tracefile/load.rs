@@ -82,7 +82,7 @@ fn unknown_key_suggestion(message: &str) -> Option<crate::diag::Note> {
 
 /// The trace loader: the trace's text (for errors) and the directory its side files are
 /// relative to. Its parts: `load/memory.rs` (global memory, constants, expectations),
-/// `load/resources.rs` (textures, buffers), `load/launch.rs` (launches and their programs).
+/// `load/resources.rs` (textures, buffers, their expectations), `load/launch.rs` (launches and their programs).
 struct Loader {
     src: Source,
     dir: PathBuf,
@@ -160,7 +160,8 @@ impl Loader {
         }
 
         let expects = self.expects(&raw, &global)?;
-        self.expect_buffers(&raw)?;
+        let expect_buffers = self.expect_buffers(&raw, &textures, &buffers)?;
+        let expect_textures = self.expect_textures(&raw, &textures, &buffers)?;
 
         Ok(Trace {
             path: self.src.path.clone(),
@@ -172,6 +173,8 @@ impl Loader {
             buffers,
             launches,
             expects,
+            expect_buffers,
+            expect_textures,
             machine: Machine {
                 global,
                 shared_window,

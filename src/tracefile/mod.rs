@@ -18,9 +18,14 @@
 //! A launch may have at most [`exec::MAX_LAUNCH_THREADS`] threads (grid × block).
 //!
 //! Where the format leaves a detail open, this module decides (each is listed in the docs of the
-//! item it concerns): `isa` defaults to `"sass"`, `grid` to `[1, 1, 1]`, `block` to `[32, 1, 1]`
-//! (both may have 1 to 3 components, missing ones 1), `[[const]] offset` to 0, `[[buffer]] view`
-//! to `"uav"`, `[[texture]] array_size` to 1.
+//! item it concerns): `isa` defaults to `"sass"` (or what a binary `code_file` is), `grid` to
+//! `[1, 1, 1]`, `block` to `[32, 1, 1]` (both may have 1 to 3 components, missing ones 1),
+//! `[[const]] offset` to 0, `[[buffer]] view` to `"uav"` (as the expectations' `view`),
+//! `[[texture]] samples` and `array_size` to 1 (each given only for the dims it applies to).
+//!
+//! DXBC keys (textures, buffers, `invocations`, `[[launch.input]]`, `[[launch.expect_output]]`,
+//! `[[expect_buffer]]`, `[[expect_texture]]`) are validated and kept in [`Trace`] and
+//! [`LaunchSpec`]; DXBC programs themselves do not compile yet.
 
 mod code;
 mod error;
@@ -36,7 +41,7 @@ pub use files::{MAX_PROGRAM_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
 pub use load::load;
 
 use crate::exec::{self, Machine};
-use crate::ir::Program;
+use crate::ir::{Isa, Program};
 use error::Source;
 use std::fmt;
 use std::ops::Range;
@@ -199,35 +204,120 @@ pub struct ConstData {
 /// `[[texture]] dim`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureDim {
-    /// `"2dms"`: a 2D multisample texture.
+    /// `"2d"`: a 2D texture (`Texture2D`, or `RWTexture2D` as a `uav`).
+    Tex2d,
+    /// `"2darray"`: a 2D texture array (`Texture2DArray`, `RWTexture2DArray`).
+    Tex2dArray,
+    /// `"2dms"`: a 2D multisample texture (`Texture2DMS`).
     Ms2d,
-    /// `"2dmsarray"`: a 2D multisample texture array.
+    /// `"2dmsarray"`: a 2D multisample texture array (`Texture2DMSArray`).
     Ms2dArray,
 }
 
-/// A `[[texture]]` (DXBC `t#`), validated structurally; not used by SASS launches.
+impl TextureDim {
+    /// Every dimension, in the order the trace format lists them.
+    pub const ALL: [TextureDim; 4] = [
+        TextureDim::Tex2d,
+        TextureDim::Tex2dArray,
+        TextureDim::Ms2d,
+        TextureDim::Ms2dArray,
+    ];
+
+    /// The `dim` value naming it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextureDim::Tex2d => "2d",
+            TextureDim::Tex2dArray => "2darray",
+            TextureDim::Ms2d => "2dms",
+            TextureDim::Ms2dArray => "2dmsarray",
+        }
+    }
+
+    /// The dimension a `dim` value names.
+    pub fn named(name: &str) -> Option<TextureDim> {
+        TextureDim::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// A multisample dimension (`samples` applies).
+    pub fn is_ms(self) -> bool {
+        matches!(self, TextureDim::Ms2d | TextureDim::Ms2dArray)
+    }
+
+    /// An array dimension (`array_size` applies).
+    pub fn is_array(self) -> bool {
+        matches!(self, TextureDim::Tex2dArray | TextureDim::Ms2dArray)
+    }
+}
+
+/// Which register class a texture or buffer binds to. `t#` and `u#` are numbered apart: `t0` and
+/// `u0` are different slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum View {
+    /// `t#`: a shader resource view (read-only).
+    Srv,
+    /// `u#`: an unordered access view (read-write).
+    Uav,
+}
+
+impl View {
+    /// The `view` value naming it.
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Srv => "srv",
+            View::Uav => "uav",
+        }
+    }
+
+    /// The register prefix: `t` or `u`.
+    pub fn register(self) -> char {
+        match self {
+            View::Srv => 't',
+            View::Uav => 'u',
+        }
+    }
+
+    /// Slots of the view: 128 `t#` (D3D11's SRV slots), 64 `u#` (D3D11.1's UAV slots).
+    pub fn slots(self) -> u32 {
+        match self {
+            View::Srv => 128,
+            View::Uav => 64,
+        }
+    }
+}
+
+/// Largest resource (`[[texture]]` or `[[buffer]]`): 4 GiB, the reach of DXBC's 32-bit byte
+/// offsets.
+pub const MAX_RESOURCE_BYTES: u64 = 1 << 32;
+
+/// A `[[texture]]` (DXBC `t#`, or `u#` with `view = "uav"`), validated; not used by SASS
+/// launches.
 ///
-/// Decisions: `slot` 0..=127 (D3D11's SRV slots) and unique among textures and `srv` buffers;
-/// `format` a DXGI format name (uncompressed; the `DXGI_FORMAT_` prefix is optional); `width`
-/// and `height` 1..=16384; `samples` a power of two 1..=32; `array_size` 1..=2048 (1 for
-/// `"2dms"`, the default); the data at most width × height × samples × array_size elements.
+/// Decisions: `view` defaults to `"srv"` (as the format says); a `"uav"` texture is `"2d"` or
+/// `"2darray"` (Direct3D has no multisample UAVs); `slot` 0..=127 for `srv`, 0..=63 for `uav`,
+/// unique per view among textures and buffers; `format` a DXGI format name (uncompressed; the
+/// `DXGI_FORMAT_` prefix is optional); `width` and `height` 1..=16384; `samples` only for
+/// `"2dms"`/`"2dmsarray"`, a power of two 1..=32 (default 1); `array_size` only for
+/// `"2darray"`/`"2dmsarray"`, 1..=2048 (default 1); at most [`MAX_RESOURCE_BYTES`] in all; the
+/// data at most the texture's bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Texture {
-    /// `t#` slot.
+    /// Slot (`t#` or `u#` by `view`).
     pub slot: u32,
+    /// `t#` or `u#`.
+    pub view: View,
     /// Dimension.
     pub dim: TextureDim,
     /// DXGI format name, without the `DXGI_FORMAT_` prefix.
     pub format: String,
-    /// Bytes per element of the format.
+    /// Bytes per element (one sample of one texel) of the format.
     pub element_bytes: u32,
     /// Width in texels.
     pub width: u32,
     /// Height in texels.
     pub height: u32,
-    /// Samples per texel.
+    /// Samples per texel (1 unless multisample).
     pub samples: u32,
-    /// Array slices.
+    /// Array slices (1 unless an array).
     pub array_size: u32,
     /// Texel bytes, ordered slice, row, column, sample (zeros past the end); `None`: zero-filled.
     pub data: Option<Data>,
@@ -235,29 +325,79 @@ pub struct Texture {
     pub line: u32,
 }
 
-/// Which register class a buffer binds to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum View {
-    /// `t#` (read-only).
-    Srv,
-    /// `u#` (read-write).
-    Uav,
+impl Texture {
+    /// Size in bytes: width × height × samples × array_size × element_bytes.
+    pub fn byte_len(&self) -> u64 {
+        self.width as u64
+            * self.height as u64
+            * self.samples as u64
+            * self.array_size as u64
+            * self.element_bytes as u64
+    }
+
+    /// Byte offset of an element: `((slice × height + row) × width + column) × samples + sample`
+    /// elements in (the data's order).
+    pub fn offset(&self, slice: u32, row: u32, column: u32, sample: u32) -> u64 {
+        let e = ((slice as u64 * self.height as u64 + row as u64) * self.width as u64
+            + column as u64)
+            * self.samples as u64
+            + sample as u64;
+        e * self.element_bytes as u64
+    }
+
+    /// The element a byte offset falls in, as (slice, row, column, sample); the inverse of
+    /// [`Texture::offset`].
+    pub fn element_at(&self, byte: u64) -> (u64, u64, u64, u64) {
+        let e = byte / self.element_bytes as u64;
+        let sample = e % self.samples as u64;
+        let texel = e / self.samples as u64;
+        let column = texel % self.width as u64;
+        let row = texel / self.width as u64 % self.height as u64;
+        let slice = texel / self.width as u64 / self.height as u64;
+        (slice, row, column, sample)
+    }
+
+    /// The first `len` bytes of its initial contents: the data, then zeros.
+    pub fn initial_bytes(&self, len: u64) -> std::io::Result<Vec<u8>> {
+        initial_bytes(&self.data, len)
+    }
 }
 
-/// A `[[buffer]]` (DXBC structured buffer), validated structurally; not used by SASS launches.
+/// What kind of `[[buffer]]`: by its `stride` and `format` keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BufferKind {
+    /// `stride = N`: a structured buffer of `N`-byte structures.
+    Structured {
+        /// Structure stride in bytes.
+        stride: u32,
+    },
+    /// `format = "..."`: a typed buffer.
+    Typed {
+        /// DXGI format name, without the `DXGI_FORMAT_` prefix.
+        format: String,
+        /// Bytes per element of the format.
+        element_bytes: u32,
+    },
+    /// Neither: a raw (byte-address) buffer.
+    Raw,
+}
+
+/// A `[[buffer]]` (DXBC `t#` or `u#` buffer), validated; not used by SASS launches.
 ///
-/// Decisions: `view` defaults to `"uav"` as in `[[expect_buffer]]`; `slot` 0..=127 for `srv`,
-/// 0..=63 for `uav`, unique per view; `stride` a multiple of 4 in 4..=2048 (D3D11's limit); the
-/// size (`size`, or the data's length) a non-zero multiple of the stride and at least the data's
-/// length.
+/// Decisions: `view` defaults to `"uav"` (as in `[[expect_buffer]]`; the format names no
+/// default); `slot` 0..=127 for `srv`, 0..=63 for `uav`, unique per view among buffers and
+/// textures; a structured buffer's `stride` a multiple of 4 in 4..=2048 (D3D11's limit); `stride`
+/// and `format` exclusive; the size (`size`, or the data's length) at least the data's length,
+/// at most [`MAX_RESOURCE_BYTES`], and a non-zero multiple of the element: the stride, the
+/// format's element size, or 4 for a raw buffer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Buffer {
-    /// Slot.
+    /// Slot (`t#` or `u#` by `view`).
     pub slot: u32,
     /// `t#` or `u#`.
     pub view: View,
-    /// Structure stride in bytes.
-    pub stride: u32,
+    /// Structured, typed or raw.
+    pub kind: BufferKind,
     /// Size in bytes.
     pub size: u64,
     /// Initial contents (zeros after); `None`: zero-filled.
@@ -266,30 +406,126 @@ pub struct Buffer {
     pub line: u32,
 }
 
+impl Buffer {
+    /// The structure stride of a structured buffer.
+    pub fn stride(&self) -> Option<u32> {
+        match self.kind {
+            BufferKind::Structured { stride } => Some(stride),
+            _ => None,
+        }
+    }
+
+    /// Bytes per element: the stride, the typed format's element size, or 4 (raw).
+    pub fn element_bytes(&self) -> u32 {
+        match &self.kind {
+            BufferKind::Structured { stride } => *stride,
+            BufferKind::Typed { element_bytes, .. } => *element_bytes,
+            BufferKind::Raw => 4,
+        }
+    }
+
+    /// The first `len` bytes of its initial contents: the data, then zeros.
+    pub fn initial_bytes(&self, len: u64) -> std::io::Result<Vec<u8>> {
+        initial_bytes(&self.data, len)
+    }
+}
+
+/// `len` bytes: `data`'s first bytes, then zeros.
+fn initial_bytes(data: &Option<Data>, len: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = match data {
+        Some(d) => d.to_bytes()?,
+        None => Vec::new(),
+    };
+    bytes.resize(len as usize, 0);
+    Ok(bytes)
+}
+
+/// One `[[launch.input]]` or `[[launch.expect_output]]`: a DXBC `v#` or `o#` register of every
+/// invocation of a vs/gs/ps launch, 4 words (x, y, z, w) per invocation: invocation `i`'s
+/// `.xyzw` are words `4i` to `4i + 3` of the data.
+///
+/// Decisions: `reg` 0..=31 and unique among the launch's tables of the same kind; the data a
+/// whole number of invocations (a multiple of 16 bytes), at most `invocations` of them; an input
+/// shorter than that leaves the other invocations' register 0, an output expectation checks the
+/// invocations it gives (at least one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegData {
+    /// 0-based index among the launch's `[[launch.input]]` (or `[[launch.expect_output]]`)
+    /// tables.
+    pub index: usize,
+    /// The register number (`v#` or `o#`).
+    pub reg: u32,
+    /// The contents.
+    pub data: Data,
+    /// Line of the table in the trace.
+    pub line: u32,
+    /// Span of the `reg` value, for errors found while running.
+    pub(crate) span: Range<usize>,
+}
+
+impl RegData {
+    /// Invocations the data covers.
+    pub fn invocations(&self) -> u64 {
+        self.data.byte_len() / 16
+    }
+
+    /// The data as one `[x, y, z, w]` per invocation (a file is read).
+    pub fn words(&self) -> std::io::Result<Vec<[u32; 4]>> {
+        let bytes = self.data.to_bytes()?;
+        Ok(bytes
+            .chunks_exact(16)
+            .map(|c| {
+                let w = |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+                [w(0), w(4), w(8), w(12)]
+            })
+            .collect())
+    }
+}
+
 /// One `[[launch]]`, its program assembled.
 #[derive(Clone, Debug)]
 pub struct LaunchSpec {
     /// 0-based index (file order), as faults report it.
     pub index: u32,
+    /// The program's ISA: the `isa` key, or what a binary `code_file` is (a DXBC container is
+    /// `dxbc`, a cubin `sass`); default `sass`.
+    pub isa: Isa,
     /// The assembled program.
     pub program: Arc<Program>,
     /// Where the program text came from: the trace (inline `code`) or its `code_file`.
     pub program_path: PathBuf,
-    /// CTAs per grid.
+    /// `kernel`: the entry of a cubin `code_file` to launch (only with a cubin).
+    pub kernel: Option<String>,
+    /// CTAs per grid (thread groups, for DXBC cs).
     pub grid: [u32; 3],
-    /// Threads per CTA.
+    /// Threads per CTA (`[32, 1, 1]` when the trace gives none: see `block_given`).
     pub block: [u32; 3],
+    /// Whether the trace gave `block` (a DXBC cs takes it from `dcl_thread_group` otherwise).
+    pub block_given: bool,
+    /// `invocations`: DXBC vs/gs/ps invocations to run (only with `isa = "dxbc"`, not with
+    /// `grid` or `block`).
+    pub invocations: Option<u32>,
     /// Constant-bank mode.
     pub mode: BankMode,
     /// Registers given to the program (1..=255).
     pub registers: u32,
-    /// Shared memory bytes per CTA.
+    /// Shared memory bytes per CTA (TGSM for DXBC).
     pub shared_bytes: u32,
+    /// `local_bytes`: SASS local memory per thread, when given (only with SASS; at most
+    /// [`MAX_LOCAL_BYTES`]).
+    pub local_bytes: Option<u32>,
     /// Per-warp instruction budget.
     pub budget: u64,
+    /// `[[launch.input]]`: `v#` contents (DXBC vs/gs/ps only).
+    pub inputs: Vec<RegData>,
+    /// `[[launch.expect_output]]`: `o#` contents expected after this launch (DXBC vs/gs/ps only).
+    pub expect_outputs: Vec<RegData>,
     /// Line of the table in the trace.
     pub line: u32,
 }
+
+/// Largest `local_bytes`: 512 KiB, Maxwell's local memory per thread.
+pub const MAX_LOCAL_BYTES: u32 = 512 << 10;
 
 /// One `[[expect]]`: global memory contents after all launches.
 #[derive(Clone, Debug, PartialEq)]
@@ -306,6 +542,30 @@ pub struct Expect {
     pub(crate) span: Range<usize>,
 }
 
+/// One `[[expect_buffer]]` or `[[expect_texture]]`: a resource's contents after all launches,
+/// from its first byte (a texture's in the order of its data: slice, row, column, sample).
+///
+/// Decisions: `view` defaults to `"uav"` (as the format says); the slot must name a
+/// `[[buffer]]` (or `[[texture]]`) of that view; the data is not empty and at most the
+/// resource's size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExpectResource {
+    /// 0-based index among the trace's tables of its kind.
+    pub index: usize,
+    /// `t#` or `u#`.
+    pub view: View,
+    /// Slot.
+    pub slot: u32,
+    /// Index of the resource in [`Trace::buffers`] (or [`Trace::textures`]).
+    pub resource: usize,
+    /// The expected contents.
+    pub data: Data,
+    /// Line of the table in the trace.
+    pub line: u32,
+    /// Span of the `slot` value, for errors found while checking.
+    pub(crate) span: Range<usize>,
+}
+
 /// A loaded, validated trace: its model, and the machine state it starts from.
 pub struct Trace {
     /// The trace file, as given.
@@ -318,14 +578,18 @@ pub struct Trace {
     pub sparse: Vec<SparseRegion>,
     /// `[[const]]` blocks, in file order.
     pub consts: Vec<ConstData>,
-    /// `[[texture]]` tables (kept for the DXBC front-end).
+    /// `[[texture]]` tables, in file order.
     pub textures: Vec<Texture>,
-    /// `[[buffer]]` tables (kept for the DXBC front-end).
+    /// `[[buffer]]` tables, in file order.
     pub buffers: Vec<Buffer>,
     /// `[[launch]]` tables, in file order.
     pub launches: Vec<LaunchSpec>,
     /// `[[expect]]` tables, in file order.
     pub expects: Vec<Expect>,
+    /// `[[expect_buffer]]` tables, in file order.
+    pub expect_buffers: Vec<ExpectResource>,
+    /// `[[expect_texture]]` tables, in file order.
+    pub expect_textures: Vec<ExpectResource>,
     /// Global memory as mapped from the trace (launches change it as they run).
     pub machine: Machine,
     /// The constant banks with the trace's `[[const]]` data, before launch constants.
@@ -389,5 +653,19 @@ impl Trace {
     /// A [`TraceError::Invalid`] pointing at an expectation's `addr`.
     pub(crate) fn expect_error(&self, e: &Expect, message: impl Into<String>) -> TraceError {
         self.source.invalid(&e.span, message)
+    }
+
+    /// A [`TraceError::Invalid`] at a span of the trace.
+    pub(crate) fn error_at(&self, span: &Range<usize>, message: impl Into<String>) -> TraceError {
+        self.source.invalid(span, message)
+    }
+
+    /// A [`TraceError::Unsupported`] at a span of the trace.
+    pub(crate) fn unsupported_at(
+        &self,
+        span: &Range<usize>,
+        message: impl Into<String>,
+    ) -> TraceError {
+        self.source.unsupported(span, message)
     }
 }

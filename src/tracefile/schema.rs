@@ -133,7 +133,9 @@ pub(crate) struct RawTrace {
     #[serde(default)]
     pub(crate) expect: Vec<Spanned<RawExpect>>,
     #[serde(default)]
-    pub(crate) expect_buffer: Vec<Spanned<RawExpectBuffer>>,
+    pub(crate) expect_buffer: Vec<Spanned<RawExpectResource>>,
+    #[serde(default)]
+    pub(crate) expect_texture: Vec<Spanned<RawExpectResource>>,
 }
 
 /// `[machine]`.
@@ -182,11 +184,14 @@ with_data! {
     #[serde(deny_unknown_fields)]
     pub(crate) struct RawTexture {
         pub(crate) slot: Spanned<u32>,
+        #[serde(default)]
+        pub(crate) view: Option<Spanned<String>>,
         pub(crate) dim: Spanned<String>,
         pub(crate) format: Spanned<String>,
         pub(crate) width: Spanned<u32>,
         pub(crate) height: Spanned<u32>,
-        pub(crate) samples: Spanned<u32>,
+        #[serde(default)]
+        pub(crate) samples: Option<Spanned<u32>>,
         #[serde(default)]
         pub(crate) array_size: Option<Spanned<u32>>,
     }
@@ -200,7 +205,10 @@ with_data! {
         pub(crate) slot: Spanned<u32>,
         #[serde(default)]
         pub(crate) view: Option<Spanned<String>>,
-        pub(crate) stride: Spanned<u32>,
+        #[serde(default)]
+        pub(crate) stride: Option<Spanned<u32>>,
+        #[serde(default)]
+        pub(crate) format: Option<Spanned<String>>,
         #[serde(default)]
         pub(crate) size: Option<Spanned<U64>>,
     }
@@ -217,6 +225,8 @@ pub(crate) struct RawLaunch {
     #[serde(default)]
     pub(crate) code_file: Option<Spanned<String>>,
     #[serde(default)]
+    pub(crate) kernel: Option<Spanned<String>>,
+    #[serde(default)]
     pub(crate) grid: Option<Spanned<Vec<Spanned<u32>>>>,
     #[serde(default)]
     pub(crate) block: Option<Spanned<Vec<Spanned<u32>>>>,
@@ -228,6 +238,8 @@ pub(crate) struct RawLaunch {
     pub(crate) registers: Option<Spanned<u32>>,
     #[serde(default)]
     pub(crate) shared_bytes: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub(crate) local_bytes: Option<Spanned<u32>>,
     #[serde(default)]
     pub(crate) budget: Option<Spanned<U64>>,
     #[serde(default)]
@@ -255,10 +267,10 @@ with_data! {
 }
 
 with_data! {
-    /// `[[expect_buffer]]`.
+    /// `[[expect_buffer]]` and `[[expect_texture]]`.
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
-    pub(crate) struct RawExpectBuffer {
+    pub(crate) struct RawExpectResource {
         pub(crate) slot: Spanned<u32>,
         #[serde(default)]
         pub(crate) view: Option<Spanned<String>>,

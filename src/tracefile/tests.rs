@@ -376,17 +376,15 @@ fn launch_keys() {
         err("[[launch]]\ninvocations = 4\ncode = \"EXIT;\"\n"),
         "3:15: `invocations` counts DXBC vs/gs/ps invocations; a SASS launch runs grid × block threads"
     );
-    assert!(
-        err("[[launch]]\ncode = \"EXIT;\"\n[[launch.input]]\nreg = 0\nu32 = [1]\n")
-            .starts_with("4:1: DXBC inputs are not supported yet")
-    );
-    assert!(
-        err("[[launch]]\ncode = \"EXIT;\"\n[[launch.expect_output]]\nreg = 0\nu32 = [1]\n")
-            .starts_with("4:1: DXBC outputs are not supported yet")
+    assert_eq!(
+        err("[[launch]]\ncode = \"EXIT;\"\n[[launch.input]]\nreg = 0\nu32 = [1]\n"),
+        "4:1: [[launch.input]] is for the v# registers of DXBC vs/gs/ps invocations; a SASS launch \
+         has none"
     );
     assert_eq!(
-        err("[[launch]]\ncode = \"EXIT;\"\n[[launch.input]]\nreg = 32\nu32 = [1]\n"),
-        "5:7: reg 32 is out of range 0 to 31"
+        err("[[launch]]\ncode = \"EXIT;\"\n[[launch.expect_output]]\nreg = 0\nu32 = [1]\n"),
+        "4:1: [[launch.expect_output]] is for the o# registers of DXBC vs/gs/ps invocations; a SASS \
+         launch has none"
     );
     assert!(
         err("[[launch]]\ncode = \"EXIT;\"\n[[launch.input]]\nreg = 0\nvalue = 1\n")
@@ -414,85 +412,243 @@ fn expectations() {
     );
     assert!(err(&format!("{seg}[[expect]]\naddr = 0x100\nsize = 4\n"))
         .starts_with("10:1: unknown field `size`"));
-    assert!(err("[[expect_buffer]]\nslot = 0\nu32 = [1]\n")
-        .starts_with("2:1: DXBC outputs are not supported yet"));
+}
+
+/// A 2x2, 2-sample `R32_UINT` multisample texture at t0 (lines 2 to 8).
+const TEX: &str = "[[texture]]\nslot = 0\ndim = \"2dms\"\nformat = \"R32_UINT\"\nwidth = 2\nheight = 2\nsamples = 2\n";
+/// A 2x2 `R32_UINT` texture at t0 (lines 2 to 7).
+const TEX2D: &str =
+    "[[texture]]\nslot = 0\ndim = \"2d\"\nformat = \"R32_UINT\"\nwidth = 2\nheight = 2\n";
+
+#[test]
+fn textures_are_kept() {
+    let t = ok("[[texture]]\nslot = 3\ndim = \"2dmsarray\"\nformat = \"DXGI_FORMAT_R8G8B8A8_UNORM\"\nwidth = 2\nheight = 2\n\
+                samples = 4\narray_size = 2\nu8 = [1, 2, 3]\n");
+    let x = &t.textures[0];
     assert_eq!(
-        err("[[expect_buffer]]\nslot = 64\nu32 = [1]\n"),
-        "3:8: slot 64 is out of range: u# slots are 0 to 63"
+        (x.slot, x.view, x.dim, x.format.as_str(), x.element_bytes),
+        (3, View::Srv, TextureDim::Ms2dArray, "R8G8B8A8_UNORM", 4)
     );
+    assert_eq!((x.width, x.height, x.samples, x.array_size), (2, 2, 4, 2));
+    assert_eq!((x.data.clone(), x.line), (Some(Data::U8(vec![1, 2, 3])), 2));
+    // 2 slices x 2 rows x 2 columns x 4 samples x 4 bytes.
+    assert_eq!(x.byte_len(), 2 * 2 * 2 * 4 * 4);
+    // Element order: slice, row, column, sample.
+    assert_eq!(x.offset(1, 0, 1, 3), ((4 + 1) * 4 + 3) * 4);
+    assert_eq!(x.element_at(((4 + 1) * 4 + 3) * 4 + 2), (1, 0, 1, 3));
+    assert_eq!(x.initial_bytes(5).ok(), Some(vec![1, 2, 3, 0, 0]));
+
+    for (dim, want) in [
+        ("2d", TextureDim::Tex2d),
+        ("2darray", TextureDim::Tex2dArray),
+        ("2dms", TextureDim::Ms2d),
+        ("2dmsarray", TextureDim::Ms2dArray),
+    ] {
+        let t = ok(&TEX2D.replace("\"2d\"", &format!("{dim:?}")));
+        let x = &t.textures[0];
+        // Defaults: one sample, one slice, a t# slot.
+        assert_eq!(
+            (x.dim, x.samples, x.array_size, x.view),
+            (want, 1, 1, View::Srv)
+        );
+        assert_eq!(x.dim.name(), dim);
+    }
+    // A RWTexture2D at u0 and a Texture2D at t0: t# and u# are numbered apart.
+    let t = ok(&format!(
+        "{TEX2D}{}",
+        TEX2D.replace("slot = 0", "slot = 0\nview = \"uav\"")
+    ));
     assert_eq!(
-        err("[[expect_buffer]]\nslot = 0\nview = \"rtv\"\nu32 = [1]\n"),
-        "4:8: unknown view \"rtv\": expected \"uav\" or \"srv\""
+        (t.textures[0].view, t.textures[1].view),
+        (View::Srv, View::Uav)
     );
+    let t = ok(&format!("{TEX2D}u32 = [1, 2, 3, 4]\n"));
+    assert_eq!(t.textures[0].data, Some(Data::U32(vec![1, 2, 3, 4])));
+    let t = ok(&TEX2D
+        .replace("\"2d\"", "\"2darray\"")
+        .replace("height = 2", "height = 2\narray_size = 2048"));
+    assert_eq!(t.textures[0].array_size, 2048);
 }
 
 #[test]
-fn textures_and_buffers_are_validated_and_kept() {
-    let tex = "[[texture]]\nslot = 3\ndim = \"2dmsarray\"\nformat = \"DXGI_FORMAT_R8G8B8A8_UNORM\"\nwidth = 2\nheight = 2\n\
-               samples = 4\narray_size = 2\nu8 = [1, 2, 3]\n";
-    let buf = "[[buffer]]\nslot = 3\nview = \"srv\"\nstride = 16\nu32 = [1, 2, 3, 4]\n[[buffer]]\nslot = 3\nstride = 8\nsize = 64\n";
-    let t = ok(&format!(
-        "{tex}[[buffer]]\nslot = 4\nview = \"srv\"\nstride = 4\nsize = 4\n{}",
-        &buf[buf.find("[[buffer]]\nslot = 3\nstride").unwrap_or(0)..]
-    ));
-    assert_eq!(t.textures.len(), 1);
-    let x = &t.textures[0];
+fn texture_errors() {
     assert_eq!(
-        (x.slot, x.dim, x.format.as_str(), x.element_bytes),
-        (3, TextureDim::Ms2dArray, "R8G8B8A8_UNORM", 4)
+        err(&TEX.replace("\"2dms\"", "\"3d\"")),
+        "4:7: unknown dim \"3d\": expected \"2d\", \"2darray\", \"2dms\" or \"2dmsarray\""
     );
-    assert_eq!((x.width, x.height, x.samples, x.array_size), (2, 2, 4, 2));
-    assert_eq!(t.buffers.len(), 2);
-    assert_eq!(
-        (t.buffers[1].view, t.buffers[1].slot, t.buffers[1].size),
-        (View::Uav, 3, 64)
-    );
-    let t = ok(buf);
-    assert_eq!((t.buffers[0].view, t.buffers[0].size), (View::Srv, 16));
-
-    let base = "[[texture]]\nslot = 0\ndim = \"2dms\"\nformat = \"R32_UINT\"\nwidth = 2\nheight = 2\nsamples = 2\n";
-    assert_eq!(
-        err(&base.replace("\"2dms\"", "\"3d\"")),
-        "4:7: unknown dim \"3d\": expected \"2dms\" or \"2dmsarray\""
-    );
-    assert!(err(&base.replace("R32_UINT", "BC1_UNORM"))
+    assert!(err(&TEX.replace("R32_UINT", "BC1_UNORM"))
         .starts_with("5:10: unknown format \"BC1_UNORM\""));
+    let e = load_text(&format!("{HEAD}{}", TEX.replace("R32_UINT", "r32_uint")))
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(e.contains("did you mean `R32_UINT`?"), "{e}");
     assert_eq!(
-        err(&base.replace("samples = 2", "samples = 3")),
+        err(&TEX.replace("samples = 2", "samples = 3")),
         "8:11: samples 3: expected 1, 2, 4, 8, 16 or 32"
     );
     assert_eq!(
-        err(&base.replace("width = 2", "width = 0")),
+        err(&TEX.replace("samples = 2", "samples = 64")),
+        "8:11: samples 64: expected 1, 2, 4, 8, 16 or 32"
+    );
+    assert_eq!(
+        err(&TEX.replace("width = 2", "width = 0")),
         "6:9: width 0 is out of range 1 to 16384"
     );
     assert_eq!(
-        err(&format!("{base}array_size = 2\n")),
-        "9:14: a \"2dms\" texture has array_size 1; use dim = \"2dmsarray\""
+        err(&TEX.replace("height = 2", "height = 16385")),
+        "7:10: height 16385 is out of range 1 to 16384"
     );
     assert_eq!(
-        err(&format!("{base}u32 = [1, 2, 3, 4, 5, 6, 7, 8, 9]\n")),
+        err(&format!("{TEX2D}samples = 1\n")),
+        "8:11: `samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2d\" texture has one sample"
+    );
+    assert_eq!(
+        err(&format!("{}samples = 2\n", TEX2D.replace("\"2d\"", "\"2darray\""))),
+        "8:11: `samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2darray\" texture has one sample"
+    );
+    assert_eq!(
+        err(&format!("{TEX}array_size = 1\n")),
+        "9:14: `array_size` is for texture arrays; a \"2dms\" texture has one slice (use dim = \"2dmsarray\")"
+    );
+    assert_eq!(
+        err(&format!("{TEX2D}array_size = 2\n")),
+        "8:14: `array_size` is for texture arrays; a \"2d\" texture has one slice (use dim = \"2darray\")"
+    );
+    let arr = TEX.replace("\"2dms\"", "\"2dmsarray\"");
+    assert_eq!(
+        err(&format!("{arr}array_size = 0\n")),
+        "9:14: array_size 0 is out of range 1 to 2048"
+    );
+    assert_eq!(
+        err(&format!("{arr}array_size = 2049\n")),
+        "9:14: array_size 2049 is out of range 1 to 2048"
+    );
+    assert_eq!(
+        err(&format!("{TEX}u32 = [1, 2, 3, 4, 5, 6, 7, 8, 9]\n")),
         "9:7: the data (36 bytes) is larger than the texture (32 bytes)"
     );
     assert_eq!(
-        err(&format!("{base}{base}")),
+        ok(&format!("{TEX}u8 = [{}]\n", ["7"; 32].join(", "))).textures[0]
+            .data
+            .as_ref()
+            .map(Data::byte_len),
+        Some(32)
+    );
+    assert_eq!(
+        err(&format!("{TEX}{TEX}")),
         "10:8: t0 is already bound by the [[texture]] at line 2"
     );
     assert_eq!(
-        err(&base.replace("slot = 0", "slot = 128")),
+        err(&TEX.replace("slot = 0", "slot = 128")),
         "3:8: slot 128 is out of range: t# slots are 0 to 127"
     );
-
-    let b = "[[buffer]]\nslot = 0\nstride = 12\nsize = 24\n";
+    let uav = TEX2D.replace("slot = 0", "slot = 64\nview = \"uav\"");
     assert_eq!(
-        err(&b.replace("12", "6")),
+        err(&uav),
+        "3:8: slot 64 is out of range: u# slots are 0 to 63"
+    );
+    assert_eq!(
+        err(&TEX2D.replace("slot = 0", "slot = 0\nview = \"rtv\"")),
+        "4:8: unknown view \"rtv\": expected \"srv\" (t#) or \"uav\" (u#)"
+    );
+    assert_eq!(
+        err(&TEX.replace("slot = 0", "slot = 0\nview = \"uav\"")),
+        "5:7: a \"2dms\" texture cannot be a \"uav\": Direct3D has no multisample UAVs (a uav texture \
+         is \"2d\" or \"2darray\")"
+    );
+    assert_eq!(
+        err(&format!("{arr}array_size = 2048\n")
+            .replace("samples = 2", "samples = 32")
+            .replace("R32_UINT", "R32G32B32A32_UINT")
+            .replace("width = 2", "width = 16384")
+            .replace("height = 2", "height = 16384")),
+        "6:9: the texture is 281474976710656 bytes (width × height × samples × array_size × \
+         16-byte R32G32B32A32_UINT): a resource is at most 0x100000000 bytes (4 GiB)"
+    );
+    assert!(err(&format!("{TEX}depth = 1\n")).starts_with("9:1: unknown field `depth`"));
+    assert!(
+        err(&TEX.replace("width = 2\n", "")).starts_with("2:1: missing field `width`"),
+        "{}",
+        err(&TEX.replace("width = 2\n", ""))
+    );
+}
+
+/// A structured buffer at u0, 12-byte stride, 24 bytes (lines 2 to 5).
+const BUF: &str = "[[buffer]]\nslot = 0\nstride = 12\nsize = 24\n";
+
+#[test]
+fn buffers_are_kept() {
+    let t = ok(&format!(
+        "{TEX2D}[[buffer]]\nslot = 1\nview = \"srv\"\nstride = 16\nu32 = [1, 2, 3, 4]\n\
+         [[buffer]]\nslot = 0\nformat = \"DXGI_FORMAT_R32G32B32_FLOAT\"\nsize = 24\n\
+         [[buffer]]\nslot = 1\nu8 = [1, 2, 3, 4, 5, 6, 7, 8]\n"
+    ));
+    let b = &t.buffers;
+    assert_eq!(b.len(), 3);
+    assert_eq!(
+        (b[0].view, b[0].slot, b[0].size, b[0].stride(), b[0].line),
+        (View::Srv, 1, 16, Some(16), 8)
+    );
+    assert_eq!(b[0].kind, BufferKind::Structured { stride: 16 });
+    assert_eq!(
+        b[1].kind,
+        BufferKind::Typed {
+            format: "R32G32B32_FLOAT".to_string(),
+            element_bytes: 12
+        }
+    );
+    // The default view is "uav": u0 and u1, apart from t0 and t1.
+    assert_eq!(
+        (
+            b[1].view,
+            b[1].slot,
+            b[1].size,
+            b[1].element_bytes(),
+            b[1].stride()
+        ),
+        (View::Uav, 0, 24, 12, None)
+    );
+    assert_eq!(
+        (
+            b[2].view,
+            b[2].kind.clone(),
+            b[2].size,
+            b[2].element_bytes()
+        ),
+        (View::Uav, BufferKind::Raw, 8, 4)
+    );
+    assert_eq!(b[0].initial_bytes(6).ok(), Some(vec![1, 0, 0, 0, 2, 0]));
+    assert_eq!(b[1].initial_bytes(3).ok(), Some(vec![0, 0, 0]));
+    // The largest buffer: 4 GiB (nothing is allocated at load).
+    let t = ok("[[buffer]]\nslot = 0\nsize = 0x1_0000_0000\n");
+    assert_eq!(t.buffers[0].size, 1 << 32);
+}
+
+#[test]
+fn buffer_errors() {
+    assert_eq!(
+        err(&BUF.replace("12", "6")),
         "4:10: stride 6: expected a multiple of 4 from 4 to 2048"
     );
     assert_eq!(
-        err(&b.replace("24", "20")),
+        err(&BUF.replace("12", "0")),
+        "4:10: stride 0: expected a multiple of 4 from 4 to 2048"
+    );
+    assert_eq!(
+        err(&BUF.replace("12", "2052").replace("24", "2052")),
+        "4:10: stride 2052: expected a multiple of 4 from 4 to 2048"
+    );
+    assert_eq!(
+        err(&BUF.replace("24", "20")),
         "5:8: buffer size 20 is not a non-zero multiple of the stride (12)"
     );
     assert_eq!(
-        err(&format!("{b}u32 = [1, 2, 3, 4, 5, 6, 7]\n")),
+        err(&BUF.replace("24", "0")),
+        "5:8: buffer size 0 is not a non-zero multiple of the stride (12)"
+    );
+    assert_eq!(
+        err(&format!("{BUF}u32 = [1, 2, 3, 4, 5, 6, 7]\n")),
         "5:8: size 24 is smaller than the data (28 bytes)"
     );
     assert_eq!(
@@ -500,14 +656,348 @@ fn textures_and_buffers_are_validated_and_kept() {
         "2:1: [[buffer]] needs a `size` or one of the data keys u32, i32, f32, u8, file"
     );
     assert_eq!(
-        err(&format!("{b}{b}")),
-        "7:8: u0 is already bound at line 2"
+        err("[[buffer]]\nslot = 0\nstride = 8\nu32 = [1, 2, 3]\n"),
+        "5:7: buffer size 12 is not a non-zero multiple of the stride (8)"
+    );
+    assert_eq!(
+        err(&format!("{BUF}{BUF}")),
+        "7:8: u0 is already bound by the [[buffer]] at line 2"
     );
     assert_eq!(
         err(&format!(
-            "{base}[[buffer]]\nslot = 0\nview = \"srv\"\nstride = 4\nsize = 4\n"
+            "{TEX}[[buffer]]\nslot = 0\nview = \"srv\"\nstride = 4\nsize = 4\n"
         )),
-        "10:8: t0 is already bound at line 2"
+        "10:8: t0 is already bound by the [[texture]] at line 2"
+    );
+    let rw = TEX2D.replace("slot = 0", "slot = 0\nview = \"uav\"");
+    assert_eq!(
+        err(&format!("{rw}{BUF}")),
+        "10:8: u0 is already bound by the [[texture]] at line 2"
+    );
+    assert_eq!(
+        err(&BUF.replace("slot = 0", "slot = 64")),
+        "3:8: slot 64 is out of range: u# slots are 0 to 63"
+    );
+    assert_eq!(
+        err(&BUF.replace("slot = 0", "slot = 128\nview = \"srv\"")),
+        "3:8: slot 128 is out of range: t# slots are 0 to 127"
+    );
+    assert_eq!(
+        err(&BUF.replace("slot = 0", "slot = 0\nview = \"rtv\"")),
+        "4:8: unknown view \"rtv\": expected \"srv\" (t#) or \"uav\" (u#)"
+    );
+    // Structured, typed or raw: `stride` and `format` exclude each other.
+    assert_eq!(
+        err("[[buffer]]\nslot = 0\nstride = 4\nformat = \"R32_UINT\"\nsize = 4\n"),
+        "5:10: `format` conflicts with `stride`: a buffer is structured (`stride`), typed \
+         (`format`) or raw (neither)"
+    );
+    assert_eq!(
+        err("[[buffer]]\nslot = 0\nformat = \"R32_UINT\"\nstride = 4\nsize = 4\n"),
+        "5:10: `stride` conflicts with `format`: a buffer is structured (`stride`), typed \
+         (`format`) or raw (neither)"
+    );
+    // Typed: a DXGI format, the size a multiple of its element.
+    assert!(
+        err("[[buffer]]\nslot = 0\nformat = \"R32_UINTT\"\nsize = 4\n")
+            .starts_with("4:10: unknown format \"R32_UINTT\"")
+    );
+    assert_eq!(
+        err("[[buffer]]\nslot = 0\nformat = \"R32G32B32_FLOAT\"\nsize = 16\n"),
+        "5:8: buffer size 16 is not a non-zero multiple of the size of a R32G32B32_FLOAT element (12)"
+    );
+    assert_eq!(
+        err("[[buffer]]\nslot = 0\nformat = \"R16_UINT\"\nu8 = [1]\n"),
+        "5:6: buffer size 1 is not a non-zero multiple of the size of a R16_UINT element (2)"
+    );
+    // Raw: a multiple of 4 bytes.
+    assert_eq!(
+        err("[[buffer]]\nslot = 0\nsize = 6\n"),
+        "4:8: buffer size 6 is not a non-zero multiple of 4, a raw buffer's word (4)"
+    );
+    assert_eq!(
+        err("[[buffer]]\nslot = 0\nu8 = [1, 2, 3]\n"),
+        "4:6: buffer size 3 is not a non-zero multiple of 4, a raw buffer's word (4)"
+    );
+    assert_eq!(
+        err("[[buffer]]\nslot = 0\nu8 = []\n"),
+        "4:6: buffer size 0 is not a non-zero multiple of 4, a raw buffer's word (4)"
+    );
+    assert_eq!(
+        err("[[buffer]]\nslot = 0\nsize = 0x1_0000_0004\n"),
+        "4:8: buffer size 0x100000004: a resource is at most 0x100000000 bytes (4 GiB)"
+    );
+    assert!(err(&format!("{BUF}dim = \"2d\"\n")).starts_with("6:1: unknown field `dim`"));
+}
+
+/// t0: a 2x1 `R32_UINT` texture (line 2); t1: a 4-word structured buffer (line 8); u1: a raw
+/// 16-byte buffer (line 13); u2: a 4x4 `R8_UNORM` RWTexture2D (line 16). Expectations start at
+/// line 23.
+const RESOURCES: &str = "[[texture]]\nslot = 0\ndim = \"2d\"\nformat = \"R32_UINT\"\nwidth = 2\nheight = 1\n\
+    [[buffer]]\nslot = 1\nview = \"srv\"\nstride = 4\nu32 = [1, 2, 3, 4]\n\
+    [[buffer]]\nslot = 1\nsize = 16\n\
+    [[texture]]\nslot = 2\nview = \"uav\"\ndim = \"2d\"\nformat = \"R8_UNORM\"\nwidth = 4\nheight = 4\n";
+
+#[test]
+fn resource_expectations_are_kept() {
+    let t = ok(&format!(
+        "{RESOURCES}[[expect_buffer]]\nslot = 1\nu32 = [0]\n\
+         [[expect_buffer]]\nslot = 1\nview = \"srv\"\ni32 = [1, 2, 3, 4]\n\
+         [[expect_texture]]\nslot = 0\nview = \"srv\"\nu32 = [0, 0]\n\
+         [[expect_texture]]\nslot = 2\nu8 = [0, 0, 0]\n"
+    ));
+    let b = &t.expect_buffers;
+    assert_eq!(b.len(), 2);
+    assert_eq!(
+        (b[0].index, b[0].view, b[0].slot, b[0].resource, b[0].line),
+        (0, View::Uav, 1, 1, 23)
+    );
+    assert_eq!(b[0].data, Data::U32(vec![0]));
+    assert_eq!(
+        (b[1].index, b[1].view, b[1].slot, b[1].resource, b[1].line),
+        (1, View::Srv, 1, 0, 26)
+    );
+    let x = &t.expect_textures;
+    assert_eq!(
+        (x[0].index, x[0].view, x[0].slot, x[0].resource, x[0].line),
+        (0, View::Srv, 0, 0, 30)
+    );
+    assert_eq!(
+        (x[1].index, x[1].view, x[1].slot, x[1].resource, x[1].line),
+        (1, View::Uav, 2, 1, 34)
+    );
+    assert_eq!(x[1].data, Data::U8(vec![0, 0, 0]));
+}
+
+#[test]
+fn resource_expectation_errors() {
+    let e = |body: &str| err(&format!("{RESOURCES}{body}"));
+    assert_eq!(
+        e("[[expect_buffer]]\nslot = 5\nu32 = [1]\n"),
+        "24:8: u5 is not bound: [[expect_buffer]] checks a [[buffer]] of view \"uav\" (the default \
+         view is \"uav\")"
+    );
+    assert_eq!(
+        e("[[expect_buffer]]\nslot = 0\nview = \"srv\"\nu32 = [1]\n"),
+        "24:8: t0 is the [[texture]] at line 2, not a [[buffer]]: check it with [[expect_texture]]"
+    );
+    assert_eq!(
+        e("[[expect_texture]]\nslot = 1\nview = \"srv\"\nu32 = [1]\n"),
+        "24:8: t1 is the [[buffer]] at line 8, not a [[texture]]: check it with [[expect_buffer]]"
+    );
+    // The default view is "uav": slot 0 is u0, which nothing binds.
+    assert_eq!(
+        e("[[expect_texture]]\nslot = 0\nu32 = [1]\n"),
+        "24:8: u0 is not bound: [[expect_texture]] checks a [[texture]] of view \"uav\" (the \
+         default view is \"uav\")"
+    );
+    assert_eq!(
+        e("[[expect_texture]]\nslot = 0\nview = \"srv\"\nu32 = [1, 2, 3]\n"),
+        "26:7: the expected data (12 bytes) is larger than t0 (8 bytes)"
+    );
+    assert_eq!(
+        e("[[expect_buffer]]\nslot = 1\nu8 = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]\n"),
+        "25:6: the expected data (17 bytes) is larger than u1 (16 bytes)"
+    );
+    assert_eq!(
+        e("[[expect_buffer]]\nslot = 1\n"),
+        "23:1: [[expect_buffer]] needs one of the data keys u32, i32, f32, u8, file"
+    );
+    assert_eq!(
+        e("[[expect_texture]]\nslot = 2\n"),
+        "23:1: [[expect_texture]] needs one of the data keys u32, i32, f32, u8, file"
+    );
+    assert_eq!(
+        e("[[expect_buffer]]\nslot = 1\nu32 = []\n"),
+        "25:7: the expected data is empty: an expectation must check at least one byte"
+    );
+    assert_eq!(
+        e("[[expect_buffer]]\nslot = 64\nu32 = [1]\n"),
+        "24:8: slot 64 is out of range: u# slots are 0 to 63"
+    );
+    assert_eq!(
+        e("[[expect_texture]]\nslot = 128\nview = \"srv\"\nu32 = [1]\n"),
+        "24:8: slot 128 is out of range: t# slots are 0 to 127"
+    );
+    assert_eq!(
+        e("[[expect_buffer]]\nslot = 0\nview = \"rtv\"\nu32 = [1]\n"),
+        "25:8: unknown view \"rtv\": expected \"srv\" (t#) or \"uav\" (u#)"
+    );
+    assert!(e("[[expect_texture]]\nslot = 2\naddr = 0\nu8 = [1]\n")
+        .starts_with("25:1: unknown field `addr`"));
+    assert!(
+        e("[[expect_buffer]]\nu32 = [1]\n").starts_with("23:1: missing field `slot`"),
+        "{}",
+        e("[[expect_buffer]]\nu32 = [1]\n")
+    );
+}
+
+/// A DXBC launch: every key valid (lines 2 to 8), so loading stops at the unsupported ISA.
+const DXBC: &str = "[[launch]]\nisa = \"dxbc\"\ninvocations = 2\ncode = \"vs_5_0\\nret\\n\"\n\
+    [[launch.input]]\nreg = 0\nu32 = [1, 2, 3, 4, 5, 6, 7, 8]\n";
+const DXBC_UNSUPPORTED: &str =
+    "3:7: DXBC programs are not supported yet (only isa = \"sass\" runs)";
+
+#[test]
+fn dxbc_launch_keys() {
+    assert_eq!(err(DXBC), DXBC_UNSUPPORTED);
+    assert_eq!(
+        err(&format!("{DXBC}[[launch.expect_output]]\nreg = 1\nf32 = [1, 2, 3, 4]\n[[launch.input]]\nreg = 1\nu8 = []\n")),
+        DXBC_UNSUPPORTED
+    );
+    assert_eq!(
+        err(&DXBC.replace("reg = 0", "reg = 32")),
+        "7:7: reg 32 is out of range 0 to 31"
+    );
+    assert_eq!(
+        err(&format!("{DXBC}[[launch.input]]\nreg = 0\nu32 = []\n")),
+        "10:7: v0 is already given by the [[launch.input]] at line 6"
+    );
+    assert_eq!(
+        err(&format!("{DXBC}[[launch.expect_output]]\nreg = 3\nu32 = [1, 2, 3, 4]\n[[launch.expect_output]]\nreg = 3\nu32 = [1, 2, 3, 4]\n")),
+        "13:7: o3 is already given by the [[launch.expect_output]] at line 9"
+    );
+    assert_eq!(
+        err(&DXBC.replace("invocations = 2\n", "")),
+        "5:1: [[launch.input]] needs the launch's `invocations` (its data is 4 words per invocation)"
+    );
+    assert_eq!(
+        err(&DXBC.replace("[1, 2, 3, 4, 5, 6, 7, 8]", "[1, 2, 3, 4, 5]")),
+        "8:7: the data is 20 bytes, not a whole number of invocations: v0 is 4 words (x, y, z, w, \
+         16 bytes) per invocation"
+    );
+    assert_eq!(
+        err(&DXBC.replace(
+            "[1, 2, 3, 4, 5, 6, 7, 8]",
+            "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]"
+        )),
+        "8:7: the data covers 3 invocations, more than the launch's 2"
+    );
+    assert_eq!(
+        err(&format!(
+            "{DXBC}[[launch.expect_output]]\nreg = 0\ni32 = []\n"
+        )),
+        "11:7: the expected data is empty: an expectation must check at least one invocation"
+    );
+    assert_eq!(
+        err(&format!("{DXBC}[[launch.expect_output]]\nreg = 0\n")),
+        "9:1: [[launch.expect_output]] needs one of the data keys u32, i32, f32, u8, file"
+    );
+    assert_eq!(
+        err(&DXBC.replace("invocations = 2", "invocations = 2\ngrid = [1]")),
+        "4:15: `invocations` (a vs/gs/ps launch) conflicts with `grid` (a cs launch's thread \
+         groups): give one or the other"
+    );
+    assert_eq!(
+        err(&DXBC.replace("invocations = 2", "invocations = 2\nblock = [64]")),
+        "4:15: `invocations` (a vs/gs/ps launch) conflicts with `block` (a cs launch's thread \
+         groups): give one or the other"
+    );
+    assert_eq!(
+        err(&DXBC.replace("invocations = 2", "invocations = 0x40000001")),
+        "4:15: invocations = 1073741825: a launch has at most 1073741824 (2^30)"
+    );
+    assert_eq!(
+        err(&DXBC.replace("invocations = 2", "invocations = 2\nlocal_bytes = 16")),
+        "5:15: `local_bytes` gives SASS local memory; a DXBC program has none (its indexable temps \
+         x# are sized by dcl_indexableTemp)"
+    );
+    assert_eq!(
+        err(&DXBC.replace("invocations = 2", "invocations = 2\nkernel = \"main\"")),
+        "5:10: `kernel` names the entry of a cubin `code_file`; inline `code` has none"
+    );
+    assert!(err(&format!(
+        "{DXBC}[[launch.input]]\nreg = 1\nu32 = [1]\nmask = 1\n"
+    ))
+    .starts_with("12:1: unknown field `mask`"));
+}
+
+#[test]
+fn sass_launch_keys() {
+    let t = ok("[[launch]]\nlocal_bytes = 0x80000\ncode = \"EXIT;\"\n[[launch]]\nblock = [64]\ncode = \"EXIT;\"\n");
+    let l = &t.launches;
+    assert_eq!(
+        (
+            l[0].isa,
+            l[0].local_bytes,
+            l[0].block_given,
+            l[0].invocations,
+            l[0].kernel.clone()
+        ),
+        (Isa::Sass, Some(0x80000), false, None, None)
+    );
+    assert!(l[0].inputs.is_empty() && l[0].expect_outputs.is_empty());
+    assert_eq!(
+        (l[1].local_bytes, l[1].block_given, l[1].block),
+        (None, true, [64, 1, 1])
+    );
+    assert_eq!(
+        err("[[launch]]\nlocal_bytes = 0x80001\ncode = \"EXIT;\"\n"),
+        "3:15: local_bytes = 0x80001 is more than 0x80000 (512 KiB, Maxwell's local memory per thread)"
+    );
+    assert_eq!(
+        err("[[launch]]\nkernel = \"k\"\ncode = \"EXIT;\"\n"),
+        "3:10: `kernel` names the entry of a cubin `code_file`; inline `code` has none"
+    );
+    assert_eq!(
+        err("[[launch]]\nkernel = \"\"\ncode = \"EXIT;\"\n"),
+        "3:10: `kernel` is empty: name the cubin's entry"
+    );
+}
+
+#[test]
+fn binaries_set_the_isa() {
+    let dir = scratch_dir().join("binaries");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("k.cso"), b"DXBC\0\0\0\0").expect("file");
+    std::fs::write(dir.join("k.cubin"), b"\x7fELF\x02\x01\x01").expect("file");
+    std::fs::write(dir.join("k.sass"), "EXIT;\n").expect("file");
+    let trace = dir.join("t.toml");
+    let run = |launch: &str| {
+        std::fs::write(&trace, format!("{HEAD}[[launch]]\n{launch}")).expect("trace");
+        load(&trace)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let e = run("isa = \"sass\"\ncode_file = \"k.cso\"\n");
+    assert!(
+        e.contains(":3:7: error: isa = \"sass\", but the code_file \"k.cso\" is a DXBC container"),
+        "{e}"
+    );
+    let e = run("isa = \"dxbc\"\ncode_file = \"k.cubin\"\n");
+    assert!(
+        e.contains(
+            ":3:7: error: isa = \"dxbc\", but the code_file \"k.cubin\" is a CUDA cubin (SASS)"
+        ),
+        "{e}"
+    );
+    // A DXBC container is a DXBC launch without `isa`: its keys are accepted.
+    let e = run("code_file = \"k.cso\"\ninvocations = 1\n");
+    assert!(
+        e.contains("k.cso: byte 0x0: error: a DXBC container"),
+        "{e}"
+    );
+    let e = run("code_file = \"k.cso\"\nlocal_bytes = 4\n");
+    assert!(
+        e.contains(":4:15: error: `local_bytes` gives SASS local memory"),
+        "{e}"
+    );
+    // A cubin takes `kernel`; other files do not.
+    let e = run("code_file = \"k.cubin\"\nkernel = \"vecadd\"\n");
+    assert!(
+        e.contains("k.cubin: byte 0x0: error: an ELF file (a cubin)"),
+        "{e}"
+    );
+    let e = run("code_file = \"k.sass\"\nkernel = \"vecadd\"\n");
+    assert!(
+        e.contains(":4:10: error: `kernel` names the entry of a cubin, and the code_file \"k.sass\" is not one (not an ELF file)"),
+        "{e}"
+    );
+    let e = run("code_file = \"k.cso\"\nkernel = \"main\"\n");
+    assert!(
+        e.contains(":4:10: error: `kernel` names the entry of a cubin"),
+        "{e}"
     );
 }
 

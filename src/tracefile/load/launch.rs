@@ -1,18 +1,21 @@
-//! Loading `[[launch]]`: dimensions, shared memory, budgets, inputs, and each launch's program
+//! Loading `[[launch]]`: its ISA, dimensions, shared and local memory, budgets, DXBC inputs and
+//! output expectations, and each launch's program
 //! through the front-end boundary (each distinct program compiled once).
 
 use super::{sp, sp64, Loader};
 use crate::diag::{Diagnostic, Location};
 use crate::exec::{DEFAULT_BUDGET, MAX_LAUNCH_THREADS};
-use crate::frontend;
+use crate::frontend::{self, Content};
 use crate::ir::{Isa, Program};
 use crate::tracefile::code::{value_offset, StringMap};
 use crate::tracefile::files::{self, MAX_PROGRAM_BYTES};
 use crate::tracefile::schema::{HasData, RawLaunch, RawRegData};
 use crate::tracefile::{
-    LaunchSpec, TraceError, MAX_BLOCK, MAX_GRID, MAX_SHARED_BYTES, MAX_THREADS_PER_CTA,
+    LaunchSpec, RegData, TraceError, MAX_BLOCK, MAX_GRID, MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
+    MAX_THREADS_PER_CTA,
 };
 use std::collections::HashMap;
+use std::io::Read;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,6 +25,31 @@ use warpjit_runtime::BankMode;
 /// What makes two launches' programs the same: from a `code_file`, the `code` text or
 /// `code_file` value, `isa`, `registers`.
 pub(super) type ProgramKey = (bool, String, Isa, u32);
+
+/// Which register table: `[[launch.input]]` (`v#`) or `[[launch.expect_output]]` (`o#`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RegTable {
+    Input,
+    ExpectOutput,
+}
+
+/// A launch's keys, validated: [`LaunchSpec`] without the program.
+#[derive(Debug)]
+pub(super) struct LaunchKeys {
+    pub(super) isa: Isa,
+    pub(super) kernel: Option<String>,
+    pub(super) grid: [u32; 3],
+    pub(super) block: [u32; 3],
+    pub(super) block_given: bool,
+    pub(super) invocations: Option<u32>,
+    pub(super) mode: BankMode,
+    pub(super) registers: u32,
+    pub(super) shared_bytes: u32,
+    pub(super) local_bytes: Option<u32>,
+    pub(super) budget: u64,
+    pub(super) inputs: Vec<RegData>,
+    pub(super) expect_outputs: Vec<RegData>,
+}
 
 /// The programs a trace's launches assembled so far.
 #[derive(Default)]
@@ -70,6 +98,8 @@ impl Loader {
         Ok(out)
     }
 
+    /// A launch: its keys ([`Loader::launch_keys`]), then its program (an ISA that cannot run yet
+    /// is refused at its `isa` key once every key is valid).
     pub(super) fn launch(
         &self,
         index: u32,
@@ -77,53 +107,41 @@ impl Loader {
         programs: &mut Programs,
     ) -> Result<LaunchSpec, TraceError> {
         let table = l.span();
+        let k = self.launch_keys(l)?;
         let l = l.get_ref();
-        let isa = match &l.isa {
-            None => Isa::Sass,
-            Some(name) => match frontend::isa_named(name.get_ref()) {
-                Some(isa) => {
-                    if let Some(why) = frontend::unsupported_isa(isa) {
-                        return Err(self.src.unsupported(&name.span(), why));
-                    }
-                    isa
-                }
-                None => {
-                    let mut d = self.src.at(
-                        &name.span(),
-                        format!(
-                            "unknown isa {:?}: expected \"sass\" or \"dxbc\"",
-                            name.get_ref()
-                        ),
-                    );
-                    d.notes.extend(crate::diag::did_you_mean(
-                        name.get_ref(),
-                        frontend::ISA_NAMES.iter().copied(),
-                    ));
-                    return Err(TraceError::Invalid(d));
-                }
-            },
-        };
-        if let Some(inv) = &l.invocations {
-            return Err(self.invalid(
-                &inv.span(),
-                "`invocations` counts DXBC vs/gs/ps invocations; a SASS launch runs grid × block threads",
-            ));
+        if let Some(name) = &l.isa {
+            if let Some(why) = frontend::unsupported_isa(k.isa) {
+                return Err(self.src.unsupported(&name.span(), why));
+            }
         }
-        if let Some(i) = l.input.first() {
-            self.reg_data(i)?;
-            return Err(self.src.unsupported(
-                &i.span(),
-                "DXBC inputs are not supported yet: [[launch.input]] sets v# registers of DXBC vs/gs/ps launches",
-            ));
-        }
-        if let Some(o) = l.expect_output.first() {
-            self.reg_data(o)?;
-            return Err(self.src.unsupported(
-                &o.span(),
-                "DXBC outputs are not supported yet: [[launch.expect_output]] checks o# registers of DXBC \
-                 vs/gs/ps launches",
-            ));
-        }
+        let (program, program_path) = self.program(l, &table, k.isa, k.registers, programs)?;
+        Ok(LaunchSpec {
+            index,
+            isa: k.isa,
+            program,
+            program_path,
+            kernel: k.kernel,
+            grid: k.grid,
+            block: k.block,
+            block_given: k.block_given,
+            invocations: k.invocations,
+            mode: k.mode,
+            registers: k.registers,
+            shared_bytes: k.shared_bytes,
+            local_bytes: k.local_bytes,
+            budget: k.budget,
+            inputs: k.inputs,
+            expect_outputs: k.expect_outputs,
+            line: self.line(&table),
+        })
+    }
+
+    /// Every key of a launch but its program, validated.
+    pub(super) fn launch_keys(&self, l: &Spanned<RawLaunch>) -> Result<LaunchKeys, TraceError> {
+        let table = l.span();
+        let l = l.get_ref();
+        let isa = self.isa(l)?;
+        let kernel = self.kernel(l)?;
         let grid = self.dims(&l.grid, "grid", [1, 1, 1], MAX_GRID)?;
         let block = self.dims(&l.block, "block", [32, 1, 1], MAX_BLOCK)?;
         let threads: u64 = block.iter().map(|&b| b as u64).product();
@@ -142,6 +160,10 @@ impl Loader {
                 format!("grid × block is {total} threads: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
             ));
         }
+        let invocations = self.invocations(l, isa)?;
+        let inputs = self.reg_tables(&l.input, isa, invocations, RegTable::Input)?;
+        let expect_outputs =
+            self.reg_tables(&l.expect_output, isa, invocations, RegTable::ExpectOutput)?;
         let mode = match &l.mode {
             None => BankMode::Compute,
             Some(m) => match m.get_ref().as_str() {
@@ -178,6 +200,26 @@ impl Loader {
                 n
             }
         };
+        let local_bytes = match &l.local_bytes {
+            None => None,
+            Some(s) => {
+                let (n, span) = sp(s);
+                if isa == Isa::Dxbc {
+                    return Err(self.invalid(
+                        &span,
+                        "`local_bytes` gives SASS local memory; a DXBC program has none (its \
+                         indexable temps x# are sized by dcl_indexableTemp)",
+                    ));
+                }
+                if n > MAX_LOCAL_BYTES {
+                    return Err(self.invalid(
+                        &span,
+                        format!("local_bytes = {n:#x} is more than {MAX_LOCAL_BYTES:#x} (512 KiB, Maxwell's local memory per thread)"),
+                    ));
+                }
+                Some(n)
+            }
+        };
         let budget = match &l.budget {
             None => DEFAULT_BUDGET,
             Some(b) => {
@@ -188,34 +230,217 @@ impl Loader {
                 n
             }
         };
-        let (program, program_path) = self.program(l, &table, isa, registers, programs)?;
-        Ok(LaunchSpec {
-            index,
-            program,
-            program_path,
+        Ok(LaunchKeys {
+            isa,
+            kernel,
             grid,
             block,
+            block_given: l.block.is_some(),
+            invocations,
             mode,
             registers,
             shared_bytes,
+            local_bytes,
             budget,
-            line: self.line(&table),
+            inputs,
+            expect_outputs,
         })
     }
 
-    /// Structural checks of a `[[launch.input]]` / `[[launch.expect_output]]`.
-    pub(super) fn reg_data(&self, r: &Spanned<RawRegData>) -> Result<(), TraceError> {
-        let (reg, span) = sp(&r.get_ref().reg);
-        if reg >= 32 {
-            return Err(self.invalid(&span, format!("reg {reg} is out of range 0 to 31")));
+    /// What a launch's `code_file` is, by its first bytes (`None` for inline `code`, or when
+    /// both keys are given: [`Loader::assemble`] reports that).
+    fn code_file_content(&self, l: &RawLaunch) -> Result<Option<Content>, TraceError> {
+        let (None, Some(file)) = (&l.code, &l.code_file) else {
+            return Ok(None);
+        };
+        let path = self.dir.join(file.get_ref());
+        let (f, _) = files::open_regular(&path).map_err(|m| self.invalid(&file.span(), m))?;
+        let mut magic = Vec::with_capacity(4);
+        f.take(4).read_to_end(&mut magic).map_err(|e| {
+            self.invalid(&file.span(), format!("cannot read {}: {e}", path.display()))
+        })?;
+        Ok(Some(Content::of(&magic)))
+    }
+
+    /// The launch's ISA: the `isa` key (default `"sass"`), or what a binary `code_file` is, with
+    /// which the key must agree.
+    fn isa(&self, l: &RawLaunch) -> Result<Isa, TraceError> {
+        let named = match &l.isa {
+            None => None,
+            Some(name) => match frontend::isa_named(name.get_ref()) {
+                Some(isa) => Some((isa, name)),
+                None => {
+                    let mut d = self.src.at(
+                        &name.span(),
+                        format!(
+                            "unknown isa {:?}: expected \"sass\" or \"dxbc\"",
+                            name.get_ref()
+                        ),
+                    );
+                    d.notes.extend(crate::diag::did_you_mean(
+                        name.get_ref(),
+                        frontend::ISA_NAMES.iter().copied(),
+                    ));
+                    return Err(TraceError::Invalid(d));
+                }
+            },
+        };
+        let binary = match self.code_file_content(l)? {
+            Some(Content::Elf) => Some((Isa::Sass, "a CUDA cubin (SASS)")),
+            Some(Content::DxbcContainer) => Some((Isa::Dxbc, "a DXBC container")),
+            Some(Content::Text) | None => None,
+        };
+        match (named, binary) {
+            (Some((isa, name)), Some((is, what))) if isa != is => Err(self.invalid(
+                &name.span(),
+                format!(
+                    "isa = {:?}, but the code_file {:?} is {what}",
+                    name.get_ref(),
+                    l.code_file.as_ref().map_or("", |f| f.get_ref().as_str())
+                ),
+            )),
+            (Some((isa, _)), _) | (None, Some((isa, _))) => Ok(isa),
+            (None, None) => Ok(Isa::Sass),
         }
-        if self.data(r.get_ref().data())?.is_none() {
+    }
+
+    /// `kernel`: only with a cubin `code_file`; not empty.
+    fn kernel(&self, l: &RawLaunch) -> Result<Option<String>, TraceError> {
+        let Some(k) = &l.kernel else { return Ok(None) };
+        let name = k.get_ref();
+        if name.is_empty() {
+            return Err(self.invalid(&k.span(), "`kernel` is empty: name the cubin's entry"));
+        }
+        let message = match (&l.code, self.code_file_content(l)?) {
+            (_, Some(Content::Elf)) => return Ok(Some(name.clone())),
+            (Some(_), _) => "`kernel` names the entry of a cubin `code_file`; inline `code` has none".to_string(),
+            (None, _) => format!(
+                "`kernel` names the entry of a cubin, and the code_file {:?} is not one (not an ELF file)",
+                l.code_file.as_ref().map_or("", |f| f.get_ref().as_str())
+            ),
+        };
+        Err(self.invalid(&k.span(), message))
+    }
+
+    /// `invocations`: only for DXBC, and not with `grid` or `block`.
+    fn invocations(&self, l: &RawLaunch, isa: Isa) -> Result<Option<u32>, TraceError> {
+        let Some(inv) = &l.invocations else {
+            return Ok(None);
+        };
+        let (n, span) = sp(inv);
+        if isa != Isa::Dxbc {
             return Err(self.invalid(
-                &r.span(),
-                "needs one of the data keys u32, i32, f32, u8, file",
+                &span,
+                "`invocations` counts DXBC vs/gs/ps invocations; a SASS launch runs grid × block threads",
             ));
         }
-        Ok(())
+        for (key, given) in [("grid", &l.grid), ("block", &l.block)] {
+            if given.is_some() {
+                return Err(self.invalid(
+                    &span,
+                    format!(
+                        "`invocations` (a vs/gs/ps launch) conflicts with `{key}` (a cs launch's \
+                         thread groups): give one or the other"
+                    ),
+                ));
+            }
+        }
+        if n as u64 > MAX_LAUNCH_THREADS {
+            return Err(self.invalid(
+                &span,
+                format!("invocations = {n}: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
+            ));
+        }
+        Ok(Some(n))
+    }
+
+    /// `[[launch.input]]` or `[[launch.expect_output]]` tables: DXBC only, with `invocations`;
+    /// `reg` 0 to 31 and unique; the data whole invocations (16 bytes each), at most
+    /// `invocations` of them (an expectation at least one).
+    fn reg_tables(
+        &self,
+        tables: &[Spanned<RawRegData>],
+        isa: Isa,
+        invocations: Option<u32>,
+        kind: RegTable,
+    ) -> Result<Vec<RegData>, TraceError> {
+        let (name, file) = match kind {
+            RegTable::Input => ("[[launch.input]]", 'v'),
+            RegTable::ExpectOutput => ("[[launch.expect_output]]", 'o'),
+        };
+        let mut out: Vec<RegData> = Vec::new();
+        for (index, r) in tables.iter().enumerate() {
+            if isa != Isa::Dxbc {
+                return Err(self.invalid(
+                    &r.span(),
+                    format!(
+                        "{name} is for the {file}# registers of DXBC vs/gs/ps invocations; a SASS \
+                         launch has none"
+                    ),
+                ));
+            }
+            let Some(invocations) = invocations else {
+                return Err(self.invalid(
+                    &r.span(),
+                    format!(
+                        "{name} needs the launch's `invocations` (its data is 4 words per \
+                         invocation)"
+                    ),
+                ));
+            };
+            let (reg, span) = sp(&r.get_ref().reg);
+            if reg >= 32 {
+                return Err(self.invalid(&span, format!("reg {reg} is out of range 0 to 31")));
+            }
+            if let Some(o) = out.iter().find(|o| o.reg == reg) {
+                return Err(self.invalid(
+                    &span,
+                    format!(
+                        "{file}{reg} is already given by the {name} at line {}",
+                        o.line
+                    ),
+                ));
+            }
+            let Some((data, data_span)) = self.data(r.get_ref().data())? else {
+                return Err(self.invalid(
+                    &r.span(),
+                    format!("{name} needs one of the data keys u32, i32, f32, u8, file"),
+                ));
+            };
+            let len = data.byte_len();
+            if len % 16 != 0 {
+                return Err(self.invalid(
+                    &data_span,
+                    format!(
+                        "the data is {len} bytes, not a whole number of invocations: {file}{reg} \
+                         is 4 words (x, y, z, w, 16 bytes) per invocation"
+                    ),
+                ));
+            }
+            if len / 16 > invocations as u64 {
+                return Err(self.invalid(
+                    &data_span,
+                    format!(
+                        "the data covers {} invocations, more than the launch's {invocations}",
+                        len / 16
+                    ),
+                ));
+            }
+            if len == 0 && kind == RegTable::ExpectOutput {
+                return Err(self.invalid(
+                    &data_span,
+                    "the expected data is empty: an expectation must check at least one invocation",
+                ));
+            }
+            out.push(RegData {
+                index,
+                reg,
+                data,
+                line: self.line(&r.span()),
+                span,
+            });
+        }
+        Ok(out)
     }
 
     /// Assembles a launch's program from `code` or `code_file`.
@@ -367,5 +592,76 @@ impl Loader {
             n.line = n.line.map(|l| l.saturating_add(first));
         }
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tracefile::error::Source;
+    use crate::tracefile::schema::RawTrace;
+    use crate::tracefile::Data;
+    use std::path::Path;
+
+    /// The keys of the first launch of `text` (a whole trace), its program not compiled: what a
+    /// DXBC launch keeps, though DXBC programs do not compile yet.
+    fn keys(text: &str) -> LaunchKeys {
+        let raw: RawTrace = toml::from_str(text).expect("valid TOML");
+        let loader = Loader {
+            src: Source::new(Path::new("t.toml"), text.to_string()),
+            dir: PathBuf::new(),
+        };
+        loader
+            .launch_keys(&raw.launch[0])
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn dxbc_launches_keep_inputs_outputs_and_invocations() {
+        let k = keys(
+            "format = \"warpjit-trace/1\"\n[[launch]]\nisa = \"dxbc\"\ninvocations = 3\ncode = \"ps_5_0\"\n\
+             [[launch.input]]\nreg = 2\nu32 = [1, 2, 3, 4, 5, 6, 7, 8]\n\
+             [[launch.input]]\nreg = 0\nf32 = [1.5, 0, 0, 1]\n\
+             [[launch.expect_output]]\nreg = 0\nu8 = [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]\n",
+        );
+        assert_eq!(k.isa, Isa::Dxbc);
+        assert_eq!(k.invocations, Some(3));
+        assert!(!k.block_given);
+        assert_eq!(k.local_bytes, None);
+        assert_eq!(k.inputs.len(), 2);
+        let (a, b) = (&k.inputs[0], &k.inputs[1]);
+        assert_eq!((a.index, a.reg, a.line, a.invocations()), (0, 2, 6, 2));
+        assert_eq!(
+            a.words().ok(),
+            Some(vec![[1, 2, 3, 4], [5, 6, 7, 8]]),
+            "invocation i's v#.xyzw are words 4i to 4i+3"
+        );
+        assert_eq!((b.index, b.reg, b.line), (1, 0, 9));
+        assert_eq!(b.data, Data::F32(vec![1.5, 0.0, 0.0, 1.0]));
+        assert_eq!(b.words().ok(), Some(vec![[0x3fc0_0000, 0, 0, 0x3f80_0000]]));
+        let o = &k.expect_outputs[0];
+        assert_eq!((o.index, o.reg, o.line, o.invocations()), (0, 0, 12, 1));
+        assert_eq!(o.words().ok(), Some(vec![[1, 2, 3, 4]]));
+    }
+
+    #[test]
+    fn dxbc_compute_launches_keep_grid_and_block() {
+        let k = keys(
+            "format = \"warpjit-trace/1\"\n[[launch]]\nisa = \"dxbc\"\ngrid = [4, 2]\nblock = [8, 8]\nshared_bytes = 64\ncode = \"cs_5_0\"\n",
+        );
+        assert_eq!(
+            (
+                k.isa,
+                k.grid,
+                k.block,
+                k.block_given,
+                k.shared_bytes,
+                k.invocations
+            ),
+            (Isa::Dxbc, [4, 2, 1], [8, 8, 1], true, 64, None)
+        );
+        let k =
+            keys("format = \"warpjit-trace/1\"\n[[launch]]\nisa = \"dxbc\"\ncode = \"cs_5_0\"\n");
+        assert_eq!((k.block, k.block_given), ([32, 1, 1], false));
     }
 }

@@ -1,101 +1,144 @@
-//! Loading the resources a graphics ISA reads: `[[texture]]`, `[[buffer]]` (views and slots),
-//! and `[[expect_buffer]]` (checked, then refused).
+//! Loading the resources a graphics ISA reads: `[[texture]]` and `[[buffer]]` (views, slots,
+//! kinds, sizes), and the expectations on them, `[[expect_buffer]]` and `[[expect_texture]]`.
 
 use super::{sp, sp64, Loader};
-use crate::tracefile::schema::{HasData, RawTrace};
-use crate::tracefile::{formats, Buffer, Texture, TextureDim, TraceError, View};
+use crate::tracefile::schema::{HasData, RawExpectResource, RawTrace};
+use crate::tracefile::{
+    formats, Buffer, BufferKind, ExpectResource, Texture, TextureDim, TraceError, View,
+    MAX_RESOURCE_BYTES,
+};
+use std::ops::Range;
 use toml::Spanned;
 
-impl Loader {
-    /// `[[expect_buffer]]`: checked structurally, then refused (DXBC outputs do not exist yet).
-    pub(super) fn expect_buffers(&self, raw: &RawTrace) -> Result<(), TraceError> {
-        for b in &raw.expect_buffer {
-            let b = b.get_ref();
-            let view = self.view(&b.view)?;
-            self.slot(&b.slot, view)?;
-            if self.data(b.data())?.is_none() {
-                return Err(self.invalid(
-                    &b.slot.span(),
-                    "[[expect_buffer]] needs one of the data keys u32, i32, f32, u8, file",
-                ));
-            }
-        }
-        if let Some(b) = raw.expect_buffer.first() {
-            return Err(self.src.unsupported(
-                &b.span(),
-                "DXBC outputs are not supported yet: [[expect_buffer]] checks a buffer that only DXBC \
-                 programs write",
-            ));
-        }
-        Ok(())
-    }
+/// The data keys, for messages.
+const DATA_KEYS: &str = "u32, i32, f32, u8, file";
 
-    pub(super) fn view(&self, v: &Option<Spanned<String>>) -> Result<View, TraceError> {
+/// Which expectation table: `[[expect_buffer]]` or `[[expect_texture]]`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Buffer,
+    Texture,
+}
+
+impl Target {
+    fn table(self) -> &'static str {
+        match self {
+            Target::Buffer => "[[expect_buffer]]",
+            Target::Texture => "[[expect_texture]]",
+        }
+    }
+}
+
+impl Loader {
+    /// A `view` value; `default` when absent.
+    pub(super) fn view(
+        &self,
+        v: &Option<Spanned<String>>,
+        default: View,
+    ) -> Result<View, TraceError> {
         match v {
-            None => Ok(View::Uav),
+            None => Ok(default),
             Some(v) => match v.get_ref().as_str() {
                 "uav" => Ok(View::Uav),
                 "srv" => Ok(View::Srv),
                 other => Err(self.invalid(
                     &v.span(),
-                    format!("unknown view {other:?}: expected \"uav\" or \"srv\""),
+                    format!("unknown view {other:?}: expected \"srv\" (t#) or \"uav\" (u#)"),
                 )),
             },
         }
     }
 
+    /// A `slot` value, in range for its view.
     pub(super) fn slot(&self, s: &Spanned<u32>, view: View) -> Result<u32, TraceError> {
         let (slot, span) = sp(s);
-        let (max, reg) = match view {
-            View::Srv => (128, "t#"),
-            View::Uav => (64, "u#"),
-        };
-        if slot >= max {
+        if slot >= view.slots() {
             return Err(self.invalid(
                 &span,
                 format!(
-                    "slot {slot} is out of range: {reg} slots are 0 to {}",
-                    max - 1
+                    "slot {slot} is out of range: {}# slots are 0 to {}",
+                    view.register(),
+                    view.slots() - 1
                 ),
             ));
         }
         Ok(slot)
     }
 
+    /// The line of the texture or buffer already bound to `slot` of `view`, if any.
+    fn bound(
+        &self,
+        view: View,
+        slot: u32,
+        textures: &[Texture],
+        buffers: &[Buffer],
+    ) -> Option<(u32, &'static str)> {
+        let t = textures
+            .iter()
+            .find(|o| o.view == view && o.slot == slot)
+            .map(|o| (o.line, "[[texture]]"));
+        t.or_else(|| {
+            buffers
+                .iter()
+                .find(|o| o.view == view && o.slot == slot)
+                .map(|o| (o.line, "[[buffer]]"))
+        })
+    }
+
+    /// A `format` value: its canonical name and element size.
+    fn format(&self, f: &Spanned<String>) -> Result<(&'static str, u32), TraceError> {
+        formats::lookup(f.get_ref()).ok_or_else(|| {
+            let mut d = self.src.at(
+                &f.span(),
+                format!(
+                    "unknown format {:?}: expected an uncompressed DXGI format name such as \
+                     \"R32G32B32A32_UINT\"",
+                    f.get_ref()
+                ),
+            );
+            d.notes
+                .extend(crate::diag::did_you_mean(f.get_ref(), formats::names()));
+            TraceError::Invalid(d)
+        })
+    }
+
+    /// `[[texture]]`.
     pub(super) fn textures(&self, raw: &RawTrace) -> Result<Vec<Texture>, TraceError> {
         let mut out: Vec<Texture> = Vec::new();
         for t in &raw.texture {
             let line = self.line(&t.span());
             let t = t.get_ref();
-            let slot = self.slot(&t.slot, View::Srv)?;
-            if let Some(o) = out.iter().find(|o| o.slot == slot) {
+            let view = self.view(&t.view, View::Srv)?;
+            let slot = self.slot(&t.slot, view)?;
+            if let Some((l, table)) = self.bound(view, slot, &out, &[]) {
                 return Err(self.invalid(
                     &t.slot.span(),
                     format!(
-                        "t{slot} is already bound by the [[texture]] at line {}",
-                        o.line
+                        "{}{slot} is already bound by the {table} at line {l}",
+                        view.register()
                     ),
                 ));
             }
-            let dim = match t.dim.get_ref().as_str() {
-                "2dms" => TextureDim::Ms2d,
-                "2dmsarray" => TextureDim::Ms2dArray,
-                other => {
-                    return Err(self.invalid(
-                        &t.dim.span(),
-                        format!("unknown dim {other:?}: expected \"2dms\" or \"2dmsarray\""),
-                    ))
-                }
-            };
-            let Some((format, element_bytes)) = formats::lookup(t.format.get_ref()) else {
+            let Some(dim) = TextureDim::named(t.dim.get_ref()) else {
                 return Err(self.invalid(
-                    &t.format.span(),
+                    &t.dim.span(),
                     format!(
-                        "unknown format {:?}: expected an uncompressed DXGI format name such as \"R32G32B32A32_UINT\"",
-                        t.format.get_ref()
+                        "unknown dim {:?}: expected \"2d\", \"2darray\", \"2dms\" or \"2dmsarray\"",
+                        t.dim.get_ref()
                     ),
                 ));
             };
+            if view == View::Uav && dim.is_ms() {
+                return Err(self.invalid(
+                    &t.dim.span(),
+                    format!(
+                        "a \"{}\" texture cannot be a \"uav\": Direct3D has no multisample UAVs \
+                         (a uav texture is \"2d\" or \"2darray\")",
+                        dim.name()
+                    ),
+                ));
+            }
+            let (format, element_bytes) = self.format(&t.format)?;
             for (v, key) in [(&t.width, "width"), (&t.height, "height")] {
                 let (n, span) = sp(v);
                 if !(1..=16384).contains(&n) {
@@ -104,36 +147,76 @@ impl Loader {
                     );
                 }
             }
-            let (samples, span) = sp(&t.samples);
-            if !(samples.is_power_of_two() && samples <= 32) {
-                return Err(self.invalid(
-                    &span,
-                    format!("samples {samples}: expected 1, 2, 4, 8, 16 or 32"),
-                ));
-            }
+            let samples = match &t.samples {
+                None => 1,
+                Some(s) => {
+                    let (samples, span) = sp(s);
+                    if !dim.is_ms() {
+                        return Err(self.invalid(
+                            &span,
+                            format!(
+                                "`samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \
+                                 \"{}\" texture has one sample",
+                                dim.name()
+                            ),
+                        ));
+                    }
+                    if !(samples.is_power_of_two() && samples <= 32) {
+                        return Err(self.invalid(
+                            &span,
+                            format!("samples {samples}: expected 1, 2, 4, 8, 16 or 32"),
+                        ));
+                    }
+                    samples
+                }
+            };
             let array_size = match &t.array_size {
                 None => 1,
                 Some(a) => {
                     let (n, span) = sp(a);
+                    if !dim.is_array() {
+                        let array = if dim.is_ms() { "2dmsarray" } else { "2darray" };
+                        return Err(self.invalid(
+                            &span,
+                            format!(
+                                "`array_size` is for texture arrays; a \"{}\" texture has one \
+                                 slice (use dim = \"{array}\")",
+                                dim.name()
+                            ),
+                        ));
+                    }
                     if !(1..=2048).contains(&n) {
                         return Err(self
                             .invalid(&span, format!("array_size {n} is out of range 1 to 2048")));
                     }
-                    if n != 1 && dim == TextureDim::Ms2d {
-                        return Err(self.invalid(
-                            &span,
-                            "a \"2dms\" texture has array_size 1; use dim = \"2dmsarray\"",
-                        ));
-                    }
                     n
                 }
             };
+            let texture = Texture {
+                slot,
+                view,
+                dim,
+                format: format.to_string(),
+                element_bytes,
+                width: *t.width.get_ref(),
+                height: *t.height.get_ref(),
+                samples,
+                array_size,
+                data: None,
+                line,
+            };
+            let capacity = texture.byte_len();
+            if capacity > MAX_RESOURCE_BYTES {
+                return Err(self.invalid(
+                    &t.width.span(),
+                    format!(
+                        "the texture is {capacity} bytes (width × height × samples × array_size \
+                         × {element_bytes}-byte {format}): a resource is at most \
+                         {MAX_RESOURCE_BYTES:#x} bytes (4 GiB)"
+                    ),
+                ));
+            }
             let data = self.data(t.data())?;
-            let capacity = *t.width.get_ref() as u64
-                * *t.height.get_ref() as u64
-                * samples as u64
-                * array_size as u64
-                * element_bytes as u64;
             if let Some((d, span)) = &data {
                 if d.byte_len() > capacity {
                     return Err(self.invalid(
@@ -146,21 +229,14 @@ impl Loader {
                 }
             }
             out.push(Texture {
-                slot,
-                dim,
-                format: format.to_string(),
-                element_bytes,
-                width: *t.width.get_ref(),
-                height: *t.height.get_ref(),
-                samples,
-                array_size,
                 data: data.map(|(d, _)| d),
-                line,
+                ..texture
             });
         }
         Ok(out)
     }
 
+    /// `[[buffer]]`.
     pub(super) fn buffers(
         &self,
         raw: &RawTrace,
@@ -170,67 +246,214 @@ impl Loader {
         for b in &raw.buffer {
             let line = self.line(&b.span());
             let t = b.get_ref();
-            let view = self.view(&t.view)?;
+            let view = self.view(&t.view, View::Uav)?;
             let slot = self.slot(&t.slot, view)?;
-            let clash = out
-                .iter()
-                .find(|o| o.view == view && o.slot == slot)
-                .map(|o| o.line);
-            let clash = clash.or_else(|| {
-                textures
-                    .iter()
-                    .find(|o| view == View::Srv && o.slot == slot)
-                    .map(|o| o.line)
-            });
-            if let Some(l) = clash {
-                let reg = if view == View::Srv { "t" } else { "u" };
+            if let Some((l, table)) = self.bound(view, slot, textures, &out) {
                 return Err(self.invalid(
                     &t.slot.span(),
-                    format!("{reg}{slot} is already bound at line {l}"),
+                    format!(
+                        "{}{slot} is already bound by the {table} at line {l}",
+                        view.register()
+                    ),
                 ));
             }
-            let (stride, stride_span) = sp(&t.stride);
-            if stride % 4 != 0 || !(4..=2048).contains(&stride) {
-                return Err(self.invalid(
-                    &stride_span,
-                    format!("stride {stride}: expected a multiple of 4 from 4 to 2048"),
-                ));
-            }
+            let kind = match (&t.stride, &t.format) {
+                (Some(s), Some(f)) => {
+                    let (later, first) = if s.span().start > f.span().start {
+                        (s.span(), "format")
+                    } else {
+                        (f.span(), "stride")
+                    };
+                    let other = if first == "stride" {
+                        "format"
+                    } else {
+                        "stride"
+                    };
+                    return Err(self.invalid(
+                        &later,
+                        format!(
+                            "`{other}` conflicts with `{first}`: a buffer is structured (`stride`), \
+                             typed (`format`) or raw (neither)"
+                        ),
+                    ));
+                }
+                (Some(s), None) => {
+                    let (stride, span) = sp(s);
+                    if stride % 4 != 0 || !(4..=2048).contains(&stride) {
+                        return Err(self.invalid(
+                            &span,
+                            format!("stride {stride}: expected a multiple of 4 from 4 to 2048"),
+                        ));
+                    }
+                    BufferKind::Structured { stride }
+                }
+                (None, Some(f)) => {
+                    let (format, element_bytes) = self.format(f)?;
+                    BufferKind::Typed {
+                        format: format.to_string(),
+                        element_bytes,
+                    }
+                }
+                (None, None) => BufferKind::Raw,
+            };
             let data = self.data(t.data())?;
             let len = data.as_ref().map(|(d, _)| d.byte_len());
-            let (size, span) =
-                match (&t.size, len) {
-                    (Some(s), len) => {
-                        let (size, span) = sp64(s);
-                        if let Some(len) = len.filter(|&l| l > size) {
-                            return Err(self.invalid(
-                                &span,
-                                format!("size {size} is smaller than the data ({len} bytes)"),
-                            ));
-                        }
-                        (size, span)
+            let (size, span) = match (&t.size, len) {
+                (Some(s), len) => {
+                    let (size, span) = sp64(s);
+                    if let Some(len) = len.filter(|&l| l > size) {
+                        return Err(self.invalid(
+                            &span,
+                            format!("size {size} is smaller than the data ({len} bytes)"),
+                        ));
                     }
-                    (None, Some(len)) => (len, data.as_ref().map_or(b.span(), |(_, s)| s.clone())),
-                    (None, None) => return Err(self.invalid(
+                    (size, span)
+                }
+                (None, Some(len)) => (len, data.as_ref().map_or(b.span(), |(_, s)| s.clone())),
+                (None, None) => {
+                    return Err(self.invalid(
                         &b.span(),
-                        "[[buffer]] needs a `size` or one of the data keys u32, i32, f32, u8, file",
-                    )),
-                };
-            if size == 0 || size % stride as u64 != 0 {
+                        format!("[[buffer]] needs a `size` or one of the data keys {DATA_KEYS}"),
+                    ))
+                }
+            };
+            let (element, what) = match &kind {
+                BufferKind::Structured { stride } => (*stride, "the stride".to_string()),
+                BufferKind::Typed {
+                    format,
+                    element_bytes,
+                } => (*element_bytes, format!("the size of a {format} element")),
+                BufferKind::Raw => (4, "4, a raw buffer's word".to_string()),
+            };
+            if size == 0 || size % element as u64 != 0 {
+                return Err(self.invalid(
+                    &span,
+                    format!("buffer size {size} is not a non-zero multiple of {what} ({element})"),
+                ));
+            }
+            if size > MAX_RESOURCE_BYTES {
                 return Err(self.invalid(
                     &span,
                     format!(
-                        "buffer size {size} is not a non-zero multiple of the stride ({stride})"
+                        "buffer size {size:#x}: a resource is at most {MAX_RESOURCE_BYTES:#x} bytes \
+                         (4 GiB)"
                     ),
                 ));
             }
             out.push(Buffer {
                 slot,
                 view,
-                stride,
+                kind,
                 size,
                 data: data.map(|(d, _)| d),
                 line,
+            });
+        }
+        Ok(out)
+    }
+
+    /// `[[expect_buffer]]`.
+    pub(super) fn expect_buffers(
+        &self,
+        raw: &RawTrace,
+        textures: &[Texture],
+        buffers: &[Buffer],
+    ) -> Result<Vec<ExpectResource>, TraceError> {
+        let sizes: Vec<(View, u32, u64)> =
+            buffers.iter().map(|b| (b.view, b.slot, b.size)).collect();
+        self.expect_resources(
+            &raw.expect_buffer,
+            Target::Buffer,
+            &sizes,
+            textures,
+            buffers,
+        )
+    }
+
+    /// `[[expect_texture]]`.
+    pub(super) fn expect_textures(
+        &self,
+        raw: &RawTrace,
+        textures: &[Texture],
+        buffers: &[Buffer],
+    ) -> Result<Vec<ExpectResource>, TraceError> {
+        let sizes: Vec<(View, u32, u64)> = textures
+            .iter()
+            .map(|t| (t.view, t.slot, t.byte_len()))
+            .collect();
+        self.expect_resources(
+            &raw.expect_texture,
+            Target::Texture,
+            &sizes,
+            textures,
+            buffers,
+        )
+    }
+
+    /// The expectation tables of one kind: `sizes` are (view, slot, bytes) of the resources they
+    /// may name, in the order of [`crate::tracefile::Trace::buffers`] (or `textures`).
+    fn expect_resources(
+        &self,
+        tables: &[Spanned<RawExpectResource>],
+        target: Target,
+        sizes: &[(View, u32, u64)],
+        textures: &[Texture],
+        buffers: &[Buffer],
+    ) -> Result<Vec<ExpectResource>, TraceError> {
+        let mut out = Vec::new();
+        for (index, e) in tables.iter().enumerate() {
+            let line = self.line(&e.span());
+            let t = e.get_ref();
+            let view = self.view(&t.view, View::Uav)?;
+            let slot = self.slot(&t.slot, view)?;
+            let span: Range<usize> = t.slot.span();
+            let reg = format!("{}{slot}", view.register());
+            let Some(resource) = sizes.iter().position(|&(v, s, _)| v == view && s == slot) else {
+                let (declared, other) = match target {
+                    Target::Buffer => ("[[buffer]]", "[[expect_texture]]"),
+                    Target::Texture => ("[[texture]]", "[[expect_buffer]]"),
+                };
+                let message = match self.bound(view, slot, textures, buffers) {
+                    Some((l, table)) => format!(
+                        "{reg} is the {table} at line {l}, not a {declared}: check it with {other}"
+                    ),
+                    None => format!(
+                        "{reg} is not bound: {} checks a {declared} of view \"{}\" (the default \
+                         view is \"uav\")",
+                        target.table(),
+                        view.name()
+                    ),
+                };
+                return Err(self.invalid(&span, message));
+            };
+            let Some((data, data_span)) = self.data(t.data())? else {
+                return Err(self.invalid(
+                    &e.span(),
+                    format!("{} needs one of the data keys {DATA_KEYS}", target.table()),
+                ));
+            };
+            let len = data.byte_len();
+            if len == 0 {
+                return Err(self.invalid(
+                    &data_span,
+                    "the expected data is empty: an expectation must check at least one byte",
+                ));
+            }
+            let size = sizes[resource].2;
+            if len > size {
+                return Err(self.invalid(
+                    &data_span,
+                    format!("the expected data ({len} bytes) is larger than {reg} ({size} bytes)"),
+                ));
+            }
+            out.push(ExpectResource {
+                index,
+                view,
+                slot,
+                resource,
+                data,
+                line,
+                span,
             });
         }
         Ok(out)
