@@ -7,12 +7,17 @@
 //!   addresses by offset.
 //! - [`fault::Fault`]: guest errors as values.
 //! - [`helpers`]: the shared-window test both engines use.
+//! - [`format`]: DXGI formats and the conversions of loads and typed stores.
+//! - [`resource`]: textures, buffers and the `t#`/`u#` slots of a DXBC launch, with exact bounds
+//!   and atomics.
 #![warn(missing_docs)]
 
 pub mod consts;
 pub mod fault;
+pub mod format;
 pub mod helpers;
 pub mod memory;
+pub mod resource;
 pub mod warp;
 
 pub use consts::{BankMode, ConstBanks};
