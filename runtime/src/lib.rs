@@ -7,7 +7,7 @@
 //!   addresses by offset.
 //! - [`fault::Fault`]: guest errors as values.
 //! - [`helpers`]: the shared-window test both engines use.
-//! - [`format`]: DXGI formats and the conversions of loads and typed stores.
+//! - [`format`](mod@format): DXGI formats and the conversions of loads and typed stores.
 //! - [`resource`]: textures, buffers and the `t#`/`u#` slots of a DXBC launch, with exact bounds
 //!   and atomics.
 #![warn(missing_docs)]
