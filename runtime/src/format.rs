@@ -186,6 +186,17 @@ fn element_bits(bytes: &[u8]) -> u128 {
 /// # Panics
 /// If `bytes` is shorter than [`Format::element_bytes`] (extra bytes are ignored).
 pub fn decode(format: Format, bytes: &[u8]) -> [u32; 4] {
+    use Format::*;
+    let word = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+    // The formats that need no conversion.
+    match format {
+        R32G32B32A32_FLOAT | R32G32B32A32_UINT | R32G32B32A32_SINT => {
+            return [word(0), word(1), word(2), word(3)]
+        }
+        R32_UINT | R32_SINT => return [word(0), 0, 0, 1],
+        R32_FLOAT | D32_FLOAT => return [word(0), 0, 0, ONE_F32],
+        _ => {}
+    }
     let n = format.element_bytes() as usize;
     let bits = element_bits(&bytes[..n]);
     let mut out = format.defaults();

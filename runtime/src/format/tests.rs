@@ -571,3 +571,37 @@ fn f32_to_f16_rounds_to_nearest_even() {
         }
     }
 }
+
+/// Every UNORM/SNORM store is the nearest code: |clamp(x) * d - code| <= 1/2, exactly.
+#[test]
+fn normalized_stores_are_the_nearest_code() {
+    let mut s: u32 = 0x2545_f491;
+    for _ in 0..100_000 {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        // |x| in [2^-40, 1]: exponent field 87 to 126, or exactly 1.
+        let mag = (87 << 23) + s % ((127 - 87) << 23);
+        let x = mag | (s & 0x8000_0000);
+        let (m, e) = parts(mag); // |x| = m * 2^e, e in [-63, -24]
+        let neg = x >> 31 != 0;
+        for bits in [8u8, 10, 16] {
+            // UNORM: negative values clamp to 0.
+            let d = (1i128 << bits) - 1;
+            let code = f32_to_unorm(x, bits) as i128;
+            let target = if neg { 0 } else { m * d }; // in units of 2^e
+            assert!(
+                2 * (target - (code << -e)).abs() <= 1i128 << -e,
+                "unorm{bits} {x:#x} -> {code}"
+            );
+            let d = (1i128 << (bits - 1)) - 1;
+            let raw = f32_to_snorm(x, bits);
+            let code = ((raw << (32 - bits as u32)) as i32 >> (32 - bits as u32)) as i128;
+            let target = if neg { -m * d } else { m * d };
+            assert!(
+                2 * (target - (code << -e)).abs() <= 1i128 << -e,
+                "snorm{bits} {x:#x} -> {code}"
+            );
+        }
+    }
+}
