@@ -49,8 +49,8 @@ pub struct Component {
 
 macro_rules! formats {
     ($($variant:ident $name:literal $bytes:literal [$(($ch:literal, $off:literal, $bits:literal, $kind:ident)),*];)*) => {
-        /// A DXGI format a texture or typed buffer can have (uncompressed, not typeless, not
-        /// sRGB).
+        /// A DXGI format a texture or typed buffer can have: uncompressed and not sRGB; the
+        /// typeless parts of the depth-stencil views (`X8`, `X24`, `X32`) are ignored bits.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[allow(non_camel_case_types)]
         pub enum Format {
@@ -137,6 +137,15 @@ formats! {
     R8_SNORM "R8_SNORM" 1 [(0, 0, 8, Snorm)];
     R8_SINT "R8_SINT" 1 [(0, 0, 8, Sint)];
     A8_UNORM "A8_UNORM" 1 [(3, 0, 8, Unorm)];
+    B5G6R5_UNORM "B5G6R5_UNORM" 2 [(2, 0, 5, Unorm), (1, 5, 6, Unorm), (0, 11, 5, Unorm)];
+    B5G5R5A1_UNORM "B5G5R5A1_UNORM" 2 [(2, 0, 5, Unorm), (1, 5, 5, Unorm), (0, 10, 5, Unorm), (3, 15, 1, Unorm)];
+    B4G4R4A4_UNORM "B4G4R4A4_UNORM" 2 [(2, 0, 4, Unorm), (1, 4, 4, Unorm), (0, 8, 4, Unorm), (3, 12, 4, Unorm)];
+    D24_UNORM_S8_UINT "D24_UNORM_S8_UINT" 4 [(0, 0, 24, Unorm), (1, 24, 8, Uint)];
+    R24_UNORM_X8_TYPELESS "R24_UNORM_X8_TYPELESS" 4 [(0, 0, 24, Unorm)];
+    X24_TYPELESS_G8_UINT "X24_TYPELESS_G8_UINT" 4 [(1, 24, 8, Uint)];
+    D32_FLOAT_S8X24_UINT "D32_FLOAT_S8X24_UINT" 8 [(0, 0, 32, Float), (1, 32, 8, Uint)];
+    R32_FLOAT_X8X24_TYPELESS "R32_FLOAT_X8X24_TYPELESS" 8 [(0, 0, 32, Float)];
+    X32_TYPELESS_G8X24_UINT "X32_TYPELESS_G8X24_UINT" 8 [(1, 32, 8, Uint)];
 }
 
 impl Format {
@@ -186,6 +195,17 @@ fn element_bits(bytes: &[u8]) -> u128 {
 /// # Panics
 /// If `bytes` is shorter than [`Format::element_bytes`] (extra bytes are ignored).
 pub fn decode(format: Format, bytes: &[u8]) -> [u32; 4] {
+    use Format::*;
+    let word = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+    // The formats that need no conversion.
+    match format {
+        R32G32B32A32_FLOAT | R32G32B32A32_UINT | R32G32B32A32_SINT => {
+            return [word(0), word(1), word(2), word(3)]
+        }
+        R32_UINT | R32_SINT => return [word(0), 0, 0, 1],
+        R32_FLOAT | D32_FLOAT => return [word(0), 0, 0, ONE_F32],
+        _ => {}
+    }
     let n = format.element_bytes() as usize;
     let bits = element_bits(&bytes[..n]);
     let mut out = format.defaults();
@@ -197,7 +217,8 @@ pub fn decode(format: Format, bytes: &[u8]) -> [u32; 4] {
 }
 
 /// Writes `value` (R, G, B, A) into one element of `format`, converted per component with the
-/// typed-store rules; components the format lacks are ignored.
+/// typed-store rules; components the format lacks are ignored, and the element's unused bits
+/// (`X` in a format's name) are written as 0.
 ///
 /// # Panics
 /// If `out` is shorter than [`Format::element_bytes`] (bytes past it are left alone).

@@ -334,7 +334,8 @@ impl Texture {
 
     /// What a load (`ld`, `ldms`, `ld_uav_typed`) of the texel returns: its decoding, or out of
     /// range the decoding of an all-zero element (0 in the format's components, the defaults in
-    /// the rest).
+    /// the rest). The texture has one mip level: a load of another level is the caller's
+    /// out-of-range case, as is a `slice` other than 0 of a non-array texture (pass 0).
     pub fn load(&self, x: u32, y: u32, slice: u32, sample: u32) -> [u32; 4] {
         let b = self.texel(x, y, slice, sample).unwrap_or([0; 16]);
         decode(self.format, &b)

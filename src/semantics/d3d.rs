@@ -53,6 +53,18 @@ fn fout(x: f32) -> u32 {
     }
 }
 
+/// The `-` source modifier on a float operand: the sign bit flipped (NaN and denormals
+/// included; the op that reads the operand flushes it).
+pub fn fneg(a: u32) -> u32 {
+    a ^ 0x8000_0000
+}
+
+/// The `_abs` source modifier on a float operand: the sign bit cleared (`-x_abs` is
+/// `fneg(fabs(x))`).
+pub fn fabs(a: u32) -> u32 {
+    a & 0x7fff_ffff
+}
+
 /// `add`: a + b.
 pub fn add(a: u32, b: u32) -> u32 {
     fout(fin(a) + fin(b))

@@ -12,6 +12,8 @@
 //! | effective global/generic address | [`effective`] | §16 |
 //! | LDC bank and address per mode, and which reads are in range | [`ldc_address`], [`ldc_readable`] | §17 |
 //! | LEA's window predicate (Plg and CC.OF) | [`lea_outside_window`] | §15, §19 |
+//! | Direct3D 11 float and integer arithmetic (DXBC) | [`d3d`] | DXBC numerics |
+//! | what each per-lane function op computes | [`func`] | DXBC numerics |
 
 pub mod d3d;
 pub mod func;

@@ -298,6 +298,10 @@ fn encode_decode_round_trips_every_code() {
         Format::R10G10B10A2_UNORM,
         Format::R10G10B10A2_UINT,
         Format::R11G11B10_FLOAT,
+        Format::B5G6R5_UNORM,
+        Format::B5G5R5A1_UNORM,
+        Format::B4G4R4A4_UNORM,
+        Format::X24_TYPELESS_G8_UINT,
     ] {
         for c in f.components() {
             for code in 0u32..1 << c.bits {
@@ -569,5 +573,107 @@ fn f32_to_f16_rounds_to_nearest_even() {
         if h > 0 && d(h) == lo {
             assert_eq!(h & 1, 0, "tie to even: {x:#x}");
         }
+    }
+}
+
+/// Every UNORM/SNORM store is the nearest code: |clamp(x) * d - code| <= 1/2, exactly.
+#[test]
+fn normalized_stores_are_the_nearest_code() {
+    let mut s: u32 = 0x2545_f491;
+    for _ in 0..100_000 {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        // |x| in [2^-40, 1]: exponent field 87 to 126, or exactly 1.
+        let mag = (87 << 23) + s % ((127 - 87) << 23);
+        let x = mag | (s & 0x8000_0000);
+        let (m, e) = parts(mag); // |x| = m * 2^e, e in [-63, -24]
+        let neg = x >> 31 != 0;
+        for bits in [8u8, 10, 16] {
+            // UNORM: negative values clamp to 0.
+            let d = (1i128 << bits) - 1;
+            let code = f32_to_unorm(x, bits) as i128;
+            let target = if neg { 0 } else { m * d }; // in units of 2^e
+            assert!(
+                2 * (target - (code << -e)).abs() <= 1i128 << -e,
+                "unorm{bits} {x:#x} -> {code}"
+            );
+            let d = (1i128 << (bits - 1)) - 1;
+            let raw = f32_to_snorm(x, bits);
+            let code = ((raw << (32 - bits as u32)) as i32 >> (32 - bits as u32)) as i128;
+            let target = if neg { -m * d } else { m * d };
+            assert!(
+                2 * (target - (code << -e)).abs() <= 1i128 << -e,
+                "snorm{bits} {x:#x} -> {code}"
+            );
+        }
+    }
+}
+
+#[test]
+fn packed_16_bit_and_depth_stencil_formats() {
+    // B5G6R5: B in bits 0..5, G in 5..11, R in 11..16.
+    let word: u16 = 31 | 1 << 11; // G = 0
+    let v = decode(Format::B5G6R5_UNORM, &word.to_le_bytes());
+    assert_eq!(v[2], 0x3f80_0000);
+    assert_eq!(v[1], 0);
+    assert_nearest(v[0], 1, 31);
+    assert_eq!(v[3], 0x3f80_0000, "no alpha: 1.0");
+    // B5G5R5A1: A is bit 15, 1 bit: 0 or 1.0.
+    let v = decode(Format::B5G5R5A1_UNORM, &0x8000u16.to_le_bytes());
+    assert_eq!(v, [0, 0, 0, 0x3f80_0000]);
+    let v = decode(Format::B4G4R4A4_UNORM, &0x0f00u16.to_le_bytes());
+    assert_eq!(v, [0x3f80_0000, 0, 0, 0]);
+    // D24_UNORM_S8_UINT: depth in bits 0..24 (UNORM), stencil in 24..32 (UINT); alpha follows
+    // the first component: 1.0.
+    let word: u32 = 0x00ff_ffff | 0x7f << 24;
+    assert_eq!(
+        decode(Format::D24_UNORM_S8_UINT, &word.to_le_bytes()),
+        [0x3f80_0000, 0x7f, 0, 0x3f80_0000]
+    );
+    let v = decode(
+        Format::R24_UNORM_X8_TYPELESS,
+        &(1u32 | 0xff << 24).to_le_bytes(),
+    );
+    assert_nearest(v[0], 1, (1 << 24) - 1);
+    assert_eq!(&v[1..], &[0, 0, 0x3f80_0000]);
+    // Only a UINT component present: the default alpha is 0x00000001.
+    assert_eq!(
+        decode(
+            Format::X24_TYPELESS_G8_UINT,
+            &(0x12u32 << 24 | 0xabcdef).to_le_bytes()
+        ),
+        [0, 0x12, 0, 1]
+    );
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&0x4049_0fdbu32.to_le_bytes());
+    b[4] = 9;
+    b[5] = 0xee; // X24: ignored
+    assert_eq!(
+        decode(Format::D32_FLOAT_S8X24_UINT, &b),
+        [0x4049_0fdb, 9, 0, 0x3f80_0000]
+    );
+    assert_eq!(
+        decode(Format::R32_FLOAT_X8X24_TYPELESS, &b),
+        [0x4049_0fdb, 0, 0, 0x3f80_0000]
+    );
+    assert_eq!(decode(Format::X32_TYPELESS_G8X24_UINT, &b), [0, 9, 0, 1]);
+    // 24-bit UNORM stores: the exact product rounds (0.5 -> 2^23).
+    assert_eq!(f32_to_unorm(0.5f32.to_bits(), 24), 1 << 23);
+    assert_eq!(f32_to_unorm(1.0f32.to_bits(), 24), (1 << 24) - 1);
+    // A sample of 24-bit codes round-trips.
+    for code in (0..1u32 << 24).step_by(4099).chain([(1 << 24) - 1]) {
+        let v = unorm_to_f32(code, 24);
+        assert_nearest_or_ends(v, code, 24);
+        assert_eq!(f32_to_unorm(v, 24), code);
+    }
+}
+
+fn assert_nearest_or_ends(v: u32, code: u32, bits: u8) {
+    let d = (1i128 << bits) - 1;
+    match code as i128 {
+        0 => assert_eq!(v, 0),
+        c if c == d => assert_eq!(v, 0x3f80_0000),
+        c => assert_nearest(v, c, d),
     }
 }

@@ -229,6 +229,20 @@ fn frc_and_rounding() {
 }
 
 #[test]
+fn source_modifiers_only_touch_the_sign() {
+    assert_eq!(
+        fneg(MIN_DENORM),
+        NEG_DENORM,
+        "no flush by the modifier itself"
+    );
+    assert_eq!(fneg(NEG_ZERO), 0);
+    assert_eq!(fneg(CANONICAL_NAN), 0xffc0_0000);
+    assert_eq!(fabs(NEG_INF), INF);
+    assert_eq!(fneg(fabs(b(2.0))), b(-2.0));
+    assert_eq!(add(fneg(b(1.0)), b(1.0)), 0);
+}
+
+#[test]
 fn saturate() {
     assert_eq!(sat(CANONICAL_NAN), 0);
     assert_eq!(sat(0xffc0_0000), 0);
