@@ -3,14 +3,16 @@
 //!
 //! [`compile`] chooses the front-end by the launch's ISA and, for binary input, by its content:
 //! an ELF file is a cubin (NVIDIA's compiled kernels), `DXBC` opens a Direct3D shader container,
-//! anything else is program text. Today only SASS text assembles ([`crate::sass`]); cubins, DXBC
-//! containers and DXBC text answer a located "not supported yet". Callers (the trace loader)
-//! know no front-end: they hand over bytes and get a program or a diagnostic.
+//! anything else is program text: SASS ([`crate::sass`]) or a DXBC listing ([`crate::dxbc`]), as
+//! the ISA says. A DXBC container or listing is read into the DXBC model and lowered
+//! ([`crate::dxbc::lower`]); cubins answer a located "not supported yet". Callers (the trace
+//! loader) know no front-end: they hand over bytes and get a program or a diagnostic.
 //!
 //! Diagnostics point into the bytes given, with [`Options::path`] as their file: lines and
 //! columns for text, byte offsets for binaries.
 
 use crate::diag::Diagnostic;
+use crate::dxbc;
 use crate::ir::{self, Isa};
 use crate::sass;
 use std::path::PathBuf;
@@ -65,9 +67,54 @@ pub const ISA_NAMES: &[&str] = &["sass", "dxbc"];
 /// Why programs of `isa` cannot run yet, if they cannot (the loader points at the `isa` key).
 pub fn unsupported_isa(isa: Isa) -> Option<&'static str> {
     match isa {
-        Isa::Sass => None,
-        Isa::Dxbc => Some("DXBC programs are not supported yet (only isa = \"sass\" runs)"),
+        Isa::Sass | Isa::Dxbc => None,
     }
+}
+
+/// A DXBC program (its model, and where its statements start in a listing) lowered, with
+/// lowering errors located: at the statement's line in a listing, or naming the instruction in a
+/// binary.
+fn lower_dxbc(
+    path: &std::path::Path,
+    prog: &dxbc::ast::Program,
+    locs: &[(u32, u32)],
+    text: Option<&str>,
+) -> Result<ir::Program, Diagnostic> {
+    dxbc::lower::lower(prog, locs).map_err(|e| {
+        let (line, col) = match e.stmt {
+            Some(i) => locs.get(i).copied().unwrap_or((1, 1)),
+            None => (1, 1),
+        };
+        match text {
+            Some(src) => {
+                // The version line is the first line that is not blank or a comment.
+                let line = if e.stmt.is_none() {
+                    src.lines()
+                        .position(|l| {
+                            let t = l.trim();
+                            !t.is_empty() && !t.starts_with("//")
+                        })
+                        .map_or(1, |i| i as u32 + 1)
+                } else {
+                    line
+                };
+                let line_text = src.lines().nth(line as usize - 1).unwrap_or("");
+                Diagnostic::text(path, line, col, line_text, e.message)
+            }
+            None => {
+                let what = match e.stmt.and_then(|i| prog.statements.get(i)) {
+                    Some(dxbc::ast::Statement::Inst(i)) => {
+                        format!("`{}`: ", dxbc::text::print_inst(i).trim())
+                    }
+                    Some(dxbc::ast::Statement::Decl(d)) => {
+                        format!("`{}`: ", dxbc::text::print_decl(d).trim())
+                    }
+                    None => String::new(),
+                };
+                Diagnostic::file(path, format!("{what}{}", e.message))
+            }
+        }
+    })
 }
 
 /// Turns a program's bytes into IR: chooses the front-end by `opts.isa` and the bytes' content.
@@ -81,12 +128,9 @@ pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> 
             "an ELF file (a cubin): cubins are not supported yet; give the program as SASS text",
         )),
         Content::DxbcContainer => {
-            return Err(Diagnostic::byte(
-                path,
-                bytes,
-                0,
-                "a DXBC container: DXBC programs are not supported yet",
-            ))
+            let prog =
+                dxbc::container::read_program(bytes).map_err(|e| e.to_diagnostic(path, bytes))?;
+            return lower_dxbc(path, &prog, &[], None);
         }
         Content::Text => {}
     }
@@ -105,10 +149,11 @@ pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> 
             };
             sass::parse_program(text, &asm).map_err(|e| e.diagnostic(path))
         }
-        Isa::Dxbc => Err(Diagnostic::file(
-            path,
-            unsupported_isa(Isa::Dxbc).unwrap_or("DXBC is not supported yet"),
-        )),
+        Isa::Dxbc => {
+            let (prog, locs) =
+                dxbc::text::parse_located(text).map_err(|e| e.to_diagnostic(path, text))?;
+            lower_dxbc(path, &prog, &locs, Some(text))
+        }
     }
 }
 
@@ -135,7 +180,7 @@ mod tests {
             "{e}"
         );
         let e = compile(b"DXBC\0\0", &opts()).unwrap_err();
-        assert!(e.headline().contains("a DXBC container"), "{e}");
+        assert!(e.headline().starts_with("k.bin: byte 0x"), "{e}");
         let e = compile(b"EXIT;\n\xff", &opts()).unwrap_err();
         assert!(e.headline().starts_with("k.bin: byte 0x6: error: "), "{e}");
         let e = compile(b" BOGUS;", &opts()).unwrap_err();
@@ -145,5 +190,31 @@ mod tests {
             ..opts()
         };
         assert!(compile(b"ret", &dx).is_err());
+    }
+
+    #[test]
+    fn dxbc_listings_lower_or_point_at_the_line() {
+        let dx = Options {
+            isa: Isa::Dxbc,
+            ..opts()
+        };
+        let p = compile(b"// a header\ncs_5_0\ndcl_thread_group 4, 2, 1\nret\n", &dx).unwrap();
+        assert_eq!(p.isa, Isa::Dxbc);
+        assert_eq!(p.interface.block, Some([4, 2, 1]));
+        let e = compile(
+            b"cs_5_0\ndcl_temps 1\ndcl_thread_group 1, 1, 1\n  sample_l r0.xyzw, r0.xyxx, t0.xyzw, s0, l(0)\nret\n",
+            &dx,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.headline(),
+            "k.bin:4:3: error: unsupported instruction sample_l"
+        );
+        let e = compile(b"// header\n\nps_5_0\nret\n", &dx).unwrap_err();
+        assert!(
+            e.headline()
+                .starts_with("k.bin:3:1: error: pixel shaders are not supported yet"),
+            "{e}"
+        );
     }
 }

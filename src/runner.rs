@@ -8,13 +8,12 @@
 //! The checks of DXBC results work on plain values, whatever stores them: [`check_buffer`] and
 //! [`check_texture`] compare an expectation with a resource's bytes after the run,
 //! [`check_output`] compares a `[[launch.expect_output]]` with the `o#` register of every
-//! invocation. No engine runs DXBC programs yet, so [`run`] refuses (as not supported yet) what
-//! it cannot check: a launch's `[[launch.input]]` or `[[launch.expect_output]]`, and a resource
-//! expectation after a DXBC launch. Without DXBC launches no launch writes a resource, so the
-//! resource expectations are checked against the resources' initial contents.
+//! invocation. The engines run DXBC compute shaders, not yet vertex, geometry or pixel shaders, so
+//! [`run`] refuses (as not supported yet) a launch's `[[launch.input]]` or
+//! `[[launch.expect_output]]`. Resource expectations are checked against what the machine's
+//! resources hold after the launches.
 
 use crate::exec::{Engine, RunOptions, Stats};
-use crate::ir::Isa;
 use crate::tracefile::{
     files, Data, DataKind, Expect, ExpectResource, LaunchSpec, RegData, Trace, TraceError, View,
 };
@@ -83,31 +82,37 @@ pub fn run(
     for e in &trace.expects {
         check(&trace, e, &mut report)?;
     }
-    // No launch wrote a resource (`unsupported` refused DXBC launches with resource
-    // expectations): each holds its initial contents.
+    // Resources hold what the launches wrote (and their initial contents elsewhere).
     for e in &trace.expect_buffers {
         let b = &trace.buffers[e.resource];
-        let bytes = b
-            .initial_bytes(e.data.byte_len())
-            .map_err(|err| trace.error_at(&e.span, err.to_string()))?;
+        let bytes = resource_bytes(&trace, b.view, b.slot, e.data.byte_len());
         check_buffer(&trace, e, &bytes, &mut report)?;
     }
     for e in &trace.expect_textures {
         let t = &trace.textures[e.resource];
-        let bytes = t
-            .initial_bytes(e.data.byte_len())
-            .map_err(|err| trace.error_at(&e.span, err.to_string()))?;
+        let bytes = resource_bytes(&trace, t.view, t.slot, e.data.byte_len());
         check_texture(&trace, e, &bytes, &mut report)?;
     }
     Ok(report)
 }
 
+/// The first `len` bytes a bound resource holds now.
+fn resource_bytes(trace: &Trace, view: View, slot: u32, len: u64) -> Vec<u8> {
+    let r = match view {
+        View::Srv => trace.machine.resources.srv(slot),
+        View::Uav => trace.machine.resources.uav(slot),
+    };
+    let mut out = vec![0; len as usize];
+    if let Some(r) = r {
+        r.storage().read(0, &mut out);
+    }
+    out
+}
+
 /// What [`run`] cannot do yet, as a "not supported yet" error pointing at the table: give a
-/// launch its `[[launch.input]]` (no engine takes `v#` values), check a
-/// `[[launch.expect_output]]` (no engine returns `o#` values), or check an `[[expect_buffer]]` or
-/// `[[expect_texture]]` after a DXBC launch (no engine returns resources). Today the loader refuses
-/// DXBC launches before this is reached; this keeps such a trace from passing unchecked once
-/// they load.
+/// launch its `[[launch.input]]` (no engine takes `v#` values) or check a
+/// `[[launch.expect_output]]` (no engine returns `o#` values). The front-end refuses vertex,
+/// geometry and pixel shaders before this is reached; this keeps a trace from passing unchecked.
 pub fn unsupported(trace: &Trace) -> Option<TraceError> {
     for spec in &trace.launches {
         if let Some(i) = spec.inputs.first() {
@@ -127,29 +132,6 @@ pub fn unsupported(trace: &Trace) -> Option<TraceError> {
                     "[[launch.expect_output]] o{} of launch {} cannot be checked yet: no engine \
                      returns o# values of DXBC vs/gs/ps invocations",
                     o.reg, spec.index
-                ),
-            ));
-        }
-    }
-    if let Some(dxbc) = trace.launches.iter().find(|s| s.isa == Isa::Dxbc) {
-        let first = trace
-            .expect_buffers
-            .iter()
-            .map(|e| (e, "[[expect_buffer]]"))
-            .chain(
-                trace
-                    .expect_textures
-                    .iter()
-                    .map(|e| (e, "[[expect_texture]]")),
-            )
-            .min_by_key(|(e, _)| e.line);
-        if let Some((e, table)) = first {
-            return Some(trace.unsupported_at(
-                &e.span,
-                format!(
-                    "{table} cannot be checked yet after a DXBC launch (launch {}, line {}): no \
-                     engine returns the resources it writes",
-                    dxbc.index, dxbc.line
                 ),
             ));
         }
@@ -909,18 +891,10 @@ mod tests {
             "{e}"
         );
         t.launches[0].expect_outputs.clear();
-        t.launches[0].isa = Isa::Dxbc;
-        let e = unsupported(&t);
-        assert!(matches!(e, Some(TraceError::Unsupported(_))));
-        let e = e.map(|e| e.to_string()).unwrap_or_default();
-        assert!(
-            e.contains(":8:8: error: [[expect_buffer]] cannot be checked yet after a DXBC launch (launch 0, line 5)"),
-            "{e}"
-        );
-        t.expect_buffers.clear();
+        t.launches[0].isa = crate::ir::Isa::Dxbc;
         assert!(
             unsupported(&t).is_none(),
-            "a DXBC launch without expectations runs"
+            "a DXBC launch with resource expectations runs: they are checked"
         );
     }
 }

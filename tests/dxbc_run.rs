@@ -22,7 +22,7 @@ fn run(listing: &str, binds: &[Bind], read: &[u32]) -> Vec<Vec<Vec<u8>>> {
 fn run_with(listing: &str, binds: &[Bind], read: &[u32], consts: ConstBanks) -> Vec<Vec<Vec<u8>>> {
     let (prog, locs) = parse_located(listing).expect("listing parses");
     let lowered = lower(&prog, &locs).expect("program lowers");
-    let program = Arc::new(lowered.program);
+    let program = Arc::new(lowered);
     let mut jit = warpjit::jit::Jit::new().expect("jit");
     jit.threshold = 1;
     let engines: [&dyn Engine; 2] = [&warpjit::interp::Interpreter, &jit];
@@ -38,8 +38,8 @@ fn run_with(listing: &str, binds: &[Bind], read: &[u32], consts: ConstBanks) -> 
             }
         }
         let launch = Launch {
-            block: lowered.thread_group.expect("a compute shader"),
-            shared_bytes: lowered.tgsm_bytes,
+            block: program.interface.block.expect("a compute shader"),
+            shared_bytes: program.interface.shared_bytes,
             ..Launch::new(program.clone(), consts.clone())
         };
         let ro = RunOptions {

@@ -38,6 +38,7 @@ pub fn prog(blocks: Vec<Block>) -> Program {
         isa: Isa::Sass,
         blocks,
         registers: 255,
+        interface: Interface::default(),
     }
 }
 

@@ -25,58 +25,22 @@ use std::fmt;
 /// An error in a program the lowering cannot run: which statement, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LowerError {
-    /// Index of the statement in [`ast::Program::statements`].
-    pub stmt: usize,
+    /// Index of the statement in [`ast::Program::statements`]; `None` for the version line.
+    pub stmt: Option<usize>,
     /// What is wrong.
     pub message: String,
 }
 
 impl fmt::Display for LowerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "statement {}: {}", self.stmt, self.message)
+        match self.stmt {
+            Some(i) => write!(f, "statement {i}: {}", self.message),
+            None => write!(f, "version line: {}", self.message),
+        }
     }
 }
 
 impl std::error::Error for LowerError {}
-
-/// A lowered program and what a launch needs to know about it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lowered {
-    /// The IR.
-    pub program: Program,
-    /// `dcl_thread_group` of a compute shader.
-    pub thread_group: Option<[u32; 3]>,
-    /// Bytes of shared memory the `g#` declarations take (one after another, in slot order).
-    pub tgsm_bytes: u32,
-    /// The `t#` and `u#` views the program declares.
-    pub views: Vec<ViewDecl>,
-}
-
-/// A declared `t#` or `u#` view, for checking what a launch binds to it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ViewDecl {
-    /// `View::Srv(slot)` or `View::Uav(slot)`.
-    pub view: View,
-    /// What it is declared as.
-    pub kind: ViewKind,
-}
-
-/// What a view is declared as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ViewKind {
-    /// A structured buffer of this stride.
-    Structured(u32),
-    /// A raw (byte-address) buffer.
-    Raw,
-    /// A typed buffer or texture of this dimension (`samples` for multisampled textures; 0:
-    /// any count).
-    Typed {
-        /// The dimension.
-        dim: ast::ResourceDim,
-        /// The declared sample count (0: not given).
-        samples: u32,
-    },
-}
 
 /// Builds one result's op of a two-destination instruction from its register and sources.
 type ResultOp = dyn Fn(Reg, &[Src]) -> Op;
@@ -143,7 +107,23 @@ struct Lower<'a> {
 }
 
 /// Lowers `prog`, whose statements start at `locs` (line, column; empty for a binary), to the IR.
-pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Lowered, LowerError> {
+pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerError> {
+    if prog.version.stage != ast::Stage::Compute {
+        return Err(LowerError {
+            stmt: None,
+            message: format!(
+                "{} shaders are not supported yet: warpjit runs compute shaders (cs_4_0 to cs_5_0)",
+                match prog.version.stage {
+                    ast::Stage::Pixel => "pixel",
+                    ast::Stage::Vertex => "vertex",
+                    ast::Stage::Geometry => "geometry",
+                    ast::Stage::Hull => "hull",
+                    ast::Stage::Domain => "domain",
+                    ast::Stage::Compute => "compute",
+                }
+            ),
+        });
+    }
     let mut temps = 0;
     let mut thread_group = None;
     for d in prog.decls() {
@@ -152,6 +132,12 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Lowered, LowerE
             Decl::ThreadGroup(g) => thread_group = Some(*g),
             _ => {}
         }
+    }
+    if thread_group.is_none() {
+        return Err(LowerError {
+            stmt: None,
+            message: "a compute shader needs `dcl_thread_group x, y, z`".into(),
+        });
     }
     let (views, tgsm, tgsm_bytes) = declared_views(prog);
     let sysval_base = 4 * temps;
@@ -163,7 +149,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Lowered, LowerE
             .position(|s| matches!(s, ast::Statement::Decl(Decl::Temps(_))))
             .unwrap_or(0);
         return Err(LowerError {
-            stmt: at,
+            stmt: Some(at),
             message: format!(
                 "dcl_temps {temps} needs {} registers; warpjit gives a program 255, so at most {} temps",
                 4 * temps,
@@ -231,15 +217,16 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Lowered, LowerE
         });
     }
     let registers = 255;
-    Ok(Lowered {
-        program: Program {
-            isa: Isa::Dxbc,
-            blocks: l.blocks,
-            registers,
+    Ok(Program {
+        isa: Isa::Dxbc,
+        blocks: l.blocks,
+        registers,
+        interface: Interface {
+            block: thread_group,
+            // `g#` ranges one after another, in declaration order.
+            shared_bytes: tgsm_bytes,
+            views: l.views,
         },
-        thread_group,
-        tgsm_bytes,
-        views: l.views,
     })
 }
 
@@ -253,14 +240,12 @@ fn declared_views(prog: &ast::Program) -> (Vec<ViewDecl>, Vec<(u32, View, u32)>,
         let (view, kind) = match *d {
             Decl::Resource {
                 slot, dim, samples, ..
-            } => (View::Srv(slot as u8), ViewKind::Typed { dim, samples }),
+            } => (View::Srv(slot as u8), view_kind(dim, samples)),
             Decl::ResourceRaw { slot } => (View::Srv(slot as u8), ViewKind::Raw),
             Decl::ResourceStructured { slot, stride } => {
                 (View::Srv(slot as u8), ViewKind::Structured(stride))
             }
-            Decl::UavTyped { slot, dim, .. } => {
-                (View::Uav(slot as u8), ViewKind::Typed { dim, samples: 0 })
-            }
+            Decl::UavTyped { slot, dim, .. } => (View::Uav(slot as u8), view_kind(dim, 0)),
             Decl::UavRaw { slot, .. } => (View::Uav(slot as u8), ViewKind::Raw),
             Decl::UavStructured { slot, stride, .. } => {
                 (View::Uav(slot as u8), ViewKind::Structured(stride))
@@ -291,7 +276,7 @@ fn declared_views(prog: &ast::Program) -> (Vec<ViewDecl>, Vec<(u32, View, u32)>,
 impl Lower<'_> {
     fn err(&self, message: impl Into<String>) -> LowerError {
         LowerError {
-            stmt: self.stmt,
+            stmt: Some(self.stmt),
             message: message.into(),
         }
     }
@@ -1070,26 +1055,34 @@ impl Lower<'_> {
         }
         let res = &inst.operands[2];
         let (view, kind) = self.view(res)?;
-        let ViewKind::Typed { dim, .. } = kind else {
-            return Err(self.err(format!(
-                "`{}` needs a texture or typed buffer",
-                inst.opcode.text()
-            )));
-        };
-        use ast::ResourceDim as D;
-        match (dim, ms) {
-            (D::Texture2DMs | D::Texture2DMsArray, true) => {}
-            (D::Texture2D | D::Texture2DArray | D::Buffer, false) => {}
-            (D::Texture2DMs | D::Texture2DMsArray, false) => {
-                return Err(self.err("a multisampled texture is read with `ldms`"))
-            }
-            (other, _) => {
+        let (is_buffer, ms) = match kind {
+            ViewKind::TypedBuffer => (true, false),
+            ViewKind::Texture {
+                dim: TextureKind::Tex2d | TextureKind::Tex2dArray,
+                ..
+            } => (false, false),
+            ViewKind::Texture {
+                dim: TextureKind::Tex2dMs | TextureKind::Tex2dMsArray,
+                ..
+            } => (false, true),
+            // 1D, 3D and cube textures cannot be bound by a trace: such a view reads as unbound.
+            ViewKind::Texture {
+                dim: TextureKind::Other,
+                ..
+            } => (false, false),
+            ViewKind::Structured(_) | ViewKind::Raw => {
                 return Err(self.err(format!(
-                    "`{}` on a {} is not supported",
-                    inst.opcode.text(),
-                    other.text()
+                    "`{}` needs a texture or typed buffer",
+                    inst.opcode.text()
                 )))
             }
+        };
+        if ms != (inst.opcode == Opcode::LdMs) {
+            return Err(self.err(if ms {
+                "a multisampled texture is read with `ldms`"
+            } else {
+                "`ldms` reads a multisampled texture"
+            }));
         }
         let addr = &inst.operands[1];
         let x = self.src(addr, 0, Ty::Int)?;
@@ -1097,7 +1090,7 @@ impl Lower<'_> {
         let slice = self.src(addr, 2, Ty::Int)?;
         let (sample, mip) = if ms {
             (self.src(&inst.operands[3], 0, Ty::Int)?, Src::Imm(0))
-        } else if dim == D::Buffer || inst.opcode == Opcode::LdUavTyped {
+        } else if is_buffer || inst.opcode == Opcode::LdUavTyped {
             // Buffers have no mips; `ld_uav_typed` reads mip 0 (its address has no level).
             (Src::Imm(0), Src::Imm(0))
         } else {
@@ -1125,7 +1118,13 @@ impl Lower<'_> {
             return Err(self.err("`store_uav_typed` takes 3 operands"));
         }
         let (view, kind) = self.view(&inst.operands[0])?;
-        if !matches!((view, kind), (View::Uav(_), ViewKind::Typed { .. })) {
+        if !matches!(
+            (view, kind),
+            (
+                View::Uav(_),
+                ViewKind::TypedBuffer | ViewKind::Texture { .. }
+            )
+        ) {
             return Err(self.err("`store_uav_typed` needs a typed u# view"));
         }
         let addr = &inst.operands[1];
@@ -1194,6 +1193,56 @@ impl Lower<'_> {
             f,
             a,
             b,
+        });
+        Ok(())
+    }
+
+    /// `bufinfo dst, view`, `resinfo dst, mip, view`, `sampleinfo dst, view`.
+    fn info(&mut self, inst: &ast::Inst) -> Result<(), LowerError> {
+        let format = match inst.info_return {
+            ast::InfoReturn::Float => InfoFormat::Float,
+            ast::InfoReturn::Uint => InfoFormat::Uint,
+            ast::InfoReturn::RcpFloat => InfoFormat::RcpFloat,
+        };
+        let (kind, res, mip) = match inst.opcode {
+            Opcode::BufInfo if inst.operands.len() == 2 => {
+                (InfoKind::BufferLength, &inst.operands[1], Src::Imm(0))
+            }
+            Opcode::ResInfo if inst.operands.len() == 3 => (
+                InfoKind::Dimensions(format),
+                &inst.operands[2],
+                self.src(&inst.operands[1], 0, Ty::Int)?,
+            ),
+            Opcode::SampleInfo if inst.operands.len() == 2 => {
+                (InfoKind::Samples(format), &inst.operands[1], Src::Imm(0))
+            }
+            _ => {
+                return Err(self.err(format!(
+                    "`{}` has the wrong number of operands",
+                    inst.opcode.text()
+                )))
+            }
+        };
+        let (view, vk) = self.view(res)?;
+        let ok = match kind {
+            InfoKind::BufferLength => !matches!(vk, ViewKind::Texture { .. }),
+            InfoKind::Dimensions(_) | InfoKind::Samples(_) => {
+                matches!(vk, ViewKind::Texture { .. })
+            }
+        };
+        if !ok || matches!(view, View::Tgsm { .. }) {
+            return Err(self.err(format!(
+                "`{}` does not apply to that view",
+                inst.opcode.text()
+            )));
+        }
+        let dests = self.dests(&inst.operands[0])?;
+        self.emit(Info {
+            d: dests.map(|d| d.unwrap_or(Reg::RZ)),
+            view,
+            kind,
+            mip,
+            comp: std::array::from_fn(|c| source_component(res.components, c as u8)),
         });
         Ok(())
     }
@@ -1311,6 +1360,7 @@ impl Lower<'_> {
             O::Uge => self.bin(inst, BinFn::Uge, Ty::Int)?,
             O::Ubfe => self.tern(inst, TernFn::Ubfe, [Ty::Int; 3])?,
             O::Ibfe => self.tern(inst, TernFn::Ibfe, [Ty::Int; 3])?,
+            O::Msad => self.tern(inst, TernFn::Msad, [Ty::Int; 3])?,
             O::Bfi => self.bfi(inst)?,
             O::Bfrev => self.un(inst, UnFn::Bfrev, Ty::Int)?,
             O::CountBits => self.un(inst, UnFn::CountBits, Ty::Int)?,
@@ -1324,9 +1374,21 @@ impl Lower<'_> {
             O::StoreStructured => self.st_buf(inst, true)?,
             O::StoreRaw => self.st_buf(inst, false)?,
             O::Ld => self.ld_tex(inst, false)?,
-            O::LdMs => self.ld_tex(inst, true)?,
+            O::LdMs => {
+                let v = self.prog.version;
+                if (v.major, v.minor) < (4, 1) {
+                    return Err(self.err(format!(
+                        "`ldms` needs shader model 4.1 or later; this program is {}_{}_{}",
+                        v.stage.prefix(),
+                        v.major,
+                        v.minor
+                    )));
+                }
+                self.ld_tex(inst, true)?
+            }
             O::LdUavTyped => self.ld_tex(inst, false)?,
             O::StoreUavTyped => self.st_tex(inst)?,
+            O::BufInfo | O::ResInfo | O::SampleInfo => self.info(inst)?,
             O::AtomicIadd => self.atomic(inst, AtomFn::Add, false)?,
             O::AtomicAnd => self.atomic(inst, AtomFn::And, false)?,
             O::AtomicOr => self.atomic(inst, AtomFn::Or, false)?,
@@ -1646,6 +1708,27 @@ impl Lower<'_> {
             pc,
         });
     }
+}
+
+/// The view kind of a typed declaration.
+fn view_kind(dim: ast::ResourceDim, samples: u32) -> ViewKind {
+    use ast::ResourceDim as D;
+    let dim = match dim {
+        D::Buffer => return ViewKind::TypedBuffer,
+        D::Texture2D => TextureKind::Tex2d,
+        D::Texture2DArray => TextureKind::Tex2dArray,
+        D::Texture2DMs => TextureKind::Tex2dMs,
+        D::Texture2DMsArray => TextureKind::Tex2dMsArray,
+        D::Unknown
+        | D::Texture1D
+        | D::Texture3D
+        | D::TextureCube
+        | D::Texture1DArray
+        | D::TextureCubeArray
+        | D::RawBuffer
+        | D::StructuredBuffer => TextureKind::Other,
+    };
+    ViewKind::Texture { dim, samples }
 }
 
 /// The component of a source that the destination's component `comp` reads.

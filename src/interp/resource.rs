@@ -298,3 +298,62 @@ impl Exec for Atom {
         Ok(())
     }
 }
+
+/// `n` as [`Info`] returns it.
+fn info_number(n: u32, f: InfoFormat, reciprocal: bool) -> u32 {
+    match f {
+        InfoFormat::Uint => n,
+        InfoFormat::Float => (n as f32).to_bits(),
+        InfoFormat::RcpFloat if reciprocal => (1.0 / n as f32).to_bits(),
+        InfoFormat::RcpFloat => (n as f32).to_bits(),
+    }
+}
+
+impl Exec for Info {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let mip = src(w, self.mip, mask, env)?;
+        let res = env.resources;
+        let mut out = [[0u32; 32]; 4];
+        for l in lanes(mask) {
+            let v: [u32; 4] = match (self.kind, bound(res, self.view)) {
+                (_, None) => [0; 4],
+                (InfoKind::BufferLength, Some(Resource::Buffer(b))) => {
+                    let n = match b.kind() {
+                        BufferKind::Raw => b.size(),
+                        BufferKind::Structured { stride } => b.size() / stride as u64,
+                        BufferKind::Typed(f) => b.size() / f.element_bytes() as u64,
+                    };
+                    [n.min(u32::MAX as u64) as u32; 4]
+                }
+                (InfoKind::Dimensions(f), Some(Resource::Texture(t))) => {
+                    // One mip level: a query of another gives 0 but the mip count.
+                    let (wd, ht, sl) = if mip[l] == 0 {
+                        (t.width(), t.height(), t.array_size())
+                    } else {
+                        (0, 0, 0)
+                    };
+                    [
+                        info_number(wd, f, true),
+                        info_number(ht, f, true),
+                        info_number(sl, f, !t.dim().is_array()),
+                        info_number(1, f, false),
+                    ]
+                }
+                (InfoKind::Samples(f), Some(Resource::Texture(t))) => {
+                    [info_number(t.samples(), f, false), 0, 0, 0]
+                }
+                // A query of the wrong kind of resource (the loader refuses such bindings).
+                (_, Some(_)) => [0; 4],
+            };
+            for c in 0..4 {
+                out[c][l] = v[self.comp[c] as usize & 3];
+            }
+        }
+        for c in 0..4 {
+            if !self.d[c].is_rz() {
+                put(w, self.d[c].0, &out[c], mask);
+            }
+        }
+        Ok(())
+    }
+}

@@ -243,6 +243,62 @@ pub struct Program {
     pub blocks: Vec<Block>,
     /// Number of general registers the launch gives the program.
     pub registers: u32,
+    /// What the program asks of a launch beyond its code.
+    pub interface: Interface,
+}
+
+/// What a program asks of the launch that runs it: its thread-group shape, shared memory, and
+/// the resource views it declares (for a SASS text program, nothing).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Interface {
+    /// The threads per CTA the program is written for (DXBC `dcl_thread_group`).
+    pub block: Option<[u32; 3]>,
+    /// Shared memory the program's own declarations take (DXBC `g#`).
+    pub shared_bytes: u32,
+    /// The resource views it declares.
+    pub views: Vec<ViewDecl>,
+}
+
+/// A declared `t#` or `u#` view, for checking what a launch binds to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewDecl {
+    /// `View::Srv(slot)` or `View::Uav(slot)`.
+    pub view: View,
+    /// What it is declared as.
+    pub kind: ViewKind,
+}
+
+/// What a view is declared as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewKind {
+    /// A structured buffer of this stride.
+    Structured(u32),
+    /// A raw (byte-address) buffer.
+    Raw,
+    /// A typed buffer.
+    TypedBuffer,
+    /// A texture.
+    Texture {
+        /// Its dimension.
+        dim: TextureKind,
+        /// The declared sample count of a multisampled texture (0: any count).
+        samples: u32,
+    },
+}
+
+/// A texture's dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextureKind {
+    /// 2D.
+    Tex2d,
+    /// 2D array.
+    Tex2dArray,
+    /// 2D multisampled.
+    Tex2dMs,
+    /// 2D multisampled array.
+    Tex2dMsArray,
+    /// Any other (1D, 3D, cube): declared, but no instruction warpjit runs reads it.
+    Other,
 }
 
 impl Program {

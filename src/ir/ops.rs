@@ -69,6 +69,7 @@ macro_rules! for_each_op {
             LdTex(LdTex),
             StTex(StTex),
             Atom(Atom),
+            Info(Info),
             Table(Table),
         }
     };

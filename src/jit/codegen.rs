@@ -89,7 +89,7 @@ crate::for_each_op!(lower_dispatch);
 
 // The per-lane function ops (DXBC's ALU) and the resource-view ops run with the interpreter's
 // code for now.
-delegated!(Un, Bin, Tern, Table, LdBuf, StBuf, LdTex, StTex, Atom);
+delegated!(Un, Bin, Tern, Table, LdBuf, StBuf, LdTex, StTex, Atom, Info);
 
 // Declared after the macros above, which they use.
 mod alu;

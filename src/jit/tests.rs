@@ -343,7 +343,7 @@ fn weight_of_every_op_is_pinned() {
     }
     // Ops without a SASS spelling (DXBC's), delegated to the interpreter's code for now.
     let (r, s) = (Reg(1), Src::Reg(Reg(2)));
-    let unspelled: [Op; 6] = [
+    let unspelled: [Op; 10] = [
         Un {
             d: r,
             f: UnFn::Sqrt,
@@ -392,6 +392,38 @@ fn weight_of_every_op_is_pinned() {
             sample: s,
             mip: Src::Imm(0),
             offset: [0, 0],
+            comp: [0, 1, 2, 3],
+        }
+        .into(),
+        StTex {
+            view: View::Uav(0),
+            x: s,
+            y: s,
+            slice: s,
+            v: [s; 4],
+        }
+        .into(),
+        Atom {
+            d: r,
+            view: View::Uav(0),
+            stride: 0,
+            addr: [s; 3],
+            f: AtomFn::Add,
+            a: s,
+            b: s,
+        }
+        .into(),
+        Table {
+            d: r,
+            index: s,
+            table: vec![1, 2].into(),
+        }
+        .into(),
+        Info {
+            d: [r; 4],
+            view: View::Srv(0),
+            kind: InfoKind::BufferLength,
+            mip: Src::Imm(0),
             comp: [0, 1, 2, 3],
         }
         .into(),

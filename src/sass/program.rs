@@ -268,6 +268,7 @@ pub fn build(text: &str, opts: &AsmOptions) -> Result<Program, AsmError> {
         isa: Isa::Sass,
         blocks,
         registers: opts.registers,
+        interface: crate::ir::Interface::default(),
     })
 }
 

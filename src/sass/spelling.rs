@@ -102,6 +102,7 @@ sass_table! {
         LdTex,
         StTex,
         Atom,
+        Info,
         Table,
     }
 }

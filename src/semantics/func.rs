@@ -104,6 +104,7 @@ pub fn tern(f: TernFn, a: u32, b: u32, c: u32) -> u32 {
         TernFn::BitSelect => (b & a) | (c & !a),
         TernFn::Ubfe => d3d::ubfe(a, b, c),
         TernFn::Ibfe => d3d::ibfe(a, b, c),
+        TernFn::Msad => d3d::msad(a, b, c),
     }
 }
 

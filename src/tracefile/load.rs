@@ -153,10 +153,12 @@ impl Loader {
         let textures = self.textures(&raw)?;
         let buffers = self.buffers(&raw, &textures)?;
 
+        let resources = self.resources(&raw, &textures, &buffers)?;
+
         let mut launches = Vec::new();
         let mut programs = Programs::default();
         for (i, l) in raw.launch.iter().enumerate() {
-            launches.push(self.launch(i as u32, l, &mut programs)?);
+            launches.push(self.launch(i as u32, l, &mut programs, &textures, &buffers)?);
         }
 
         let expects = self.expects(&raw, &global)?;
@@ -179,7 +181,7 @@ impl Loader {
                 global,
                 shared_window,
                 launch_budget,
-                resources: Default::default(),
+                resources,
             },
             base_consts,
             bank0_covered,

@@ -175,6 +175,9 @@ lane_fns! {
         Ubfe,
         /// Signed bit-field extract.
         Ibfe,
+        /// Masked sum of absolute byte differences of reference `a` and source `b`, plus `c`
+        /// (reference bytes that are 0 are skipped).
+        Msad,
     }
 }
 

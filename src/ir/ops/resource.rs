@@ -252,3 +252,59 @@ impl Operands for Atom {
         o.def(d);
     }
 }
+
+/// What [`Info`] asks of a view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InfoKind {
+    /// A buffer's length in its elements (`bufinfo`): structures of a structured buffer, bytes
+    /// of a raw one, elements of a typed one; in all four components.
+    BufferLength,
+    /// A texture's width, height, array size (or 1) and mip count at a mip level (`resinfo`).
+    Dimensions(InfoFormat),
+    /// A texture's sample count in `x` (`sampleinfo`; 1 for a texture that is not multisampled).
+    Samples(InfoFormat),
+}
+
+/// How [`Info`] returns numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InfoFormat {
+    /// As floats.
+    Float,
+    /// As unsigned integers (`_uint`).
+    Uint,
+    /// Width, height and depth as reciprocal floats, the rest as floats (`_rcpFloat`).
+    RcpFloat,
+}
+
+/// Queries the size of a view: four words, of which `d[c]` (unless `RZ`) receives word
+/// `comp[c]`. An unbound view gives 0 in all four.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Info {
+    /// Destination per component (`RZ`: not written).
+    pub d: [Reg; 4],
+    /// The `t#` or `u#` view.
+    pub view: View,
+    /// What is asked.
+    pub kind: InfoKind,
+    /// The mip level (`resinfo`).
+    pub mip: Src,
+    /// Which word each destination component receives.
+    pub comp: [u8; 4],
+}
+
+impl Operands for Info {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Info {
+            d,
+            view: _,
+            kind: _,
+            mip,
+            comp: _,
+        } = *self;
+        o.src(mip);
+        o.view_access(Dir::Use, 0);
+        for r in d {
+            o.def(r);
+        }
+    }
+}

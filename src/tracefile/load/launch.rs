@@ -6,13 +6,13 @@ use super::{sp, sp64, Loader};
 use crate::diag::{Diagnostic, Location};
 use crate::exec::{DEFAULT_BUDGET, MAX_LAUNCH_THREADS};
 use crate::frontend::{self, Content};
-use crate::ir::{Isa, Program};
+use crate::ir::{Isa, Program, TextureKind, ViewKind};
 use crate::tracefile::code::{value_offset, StringMap};
 use crate::tracefile::files::{self, MAX_PROGRAM_BYTES};
 use crate::tracefile::schema::{HasData, RawLaunch, RawRegData};
 use crate::tracefile::{
-    LaunchSpec, RegData, TraceError, MAX_BLOCK, MAX_GRID, MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
-    MAX_THREADS_PER_CTA,
+    Buffer, BufferKind, LaunchSpec, RegData, Texture, TextureDim, TraceError, View, MAX_BLOCK,
+    MAX_GRID, MAX_LOCAL_BYTES, MAX_SHARED_BYTES, MAX_THREADS_PER_CTA,
 };
 use std::collections::HashMap;
 use std::io::Read;
@@ -105,9 +105,11 @@ impl Loader {
         index: u32,
         l: &Spanned<RawLaunch>,
         programs: &mut Programs,
+        textures: &[Texture],
+        buffers: &[Buffer],
     ) -> Result<LaunchSpec, TraceError> {
         let table = l.span();
-        let k = self.launch_keys(l)?;
+        let mut k = self.launch_keys(l)?;
         let l = l.get_ref();
         if let Some(name) = &l.isa {
             if let Some(why) = frontend::unsupported_isa(k.isa) {
@@ -115,6 +117,7 @@ impl Loader {
             }
         }
         let (program, program_path) = self.program(l, &table, k.isa, k.registers, programs)?;
+        self.apply_interface(l, &table, &program, &mut k, textures, buffers)?;
         Ok(LaunchSpec {
             index,
             isa: k.isa,
@@ -134,6 +137,152 @@ impl Loader {
             expect_outputs: k.expect_outputs,
             line: self.line(&table),
         })
+    }
+
+    /// What the program asks of the launch (see [`crate::ir::Interface`]): its thread-group
+    /// shape is the block (a `block` key must agree), its shared memory the least `shared_bytes`,
+    /// and every view it declares must fit what the trace binds to that slot (a view with nothing
+    /// bound reads 0).
+    fn apply_interface(
+        &self,
+        l: &RawLaunch,
+        table: &Range<usize>,
+        program: &Program,
+        k: &mut LaunchKeys,
+        textures: &[Texture],
+        buffers: &[Buffer],
+    ) -> Result<(), TraceError> {
+        let code_span = l
+            .code
+            .as_ref()
+            .map(|c| c.span())
+            .or_else(|| l.code_file.as_ref().map(|c| c.span()))
+            .unwrap_or_else(|| table.clone());
+        let iface = &program.interface;
+        if let Some(b) = iface.block {
+            if k.block_given && k.block != b {
+                let span = l.block.as_ref().map_or(table.clone(), |s| s.span());
+                return Err(self.invalid(
+                    &span,
+                    format!(
+                        "block = {:?}, but the program's dcl_thread_group is {b:?}: leave `block` \
+                         out or make them agree",
+                        k.block
+                    ),
+                ));
+            }
+            let threads: u64 = b.iter().map(|&v| v as u64).product();
+            if threads == 0
+                || threads > MAX_THREADS_PER_CTA
+                || b.iter().zip(MAX_BLOCK).any(|(v, m)| *v > m)
+            {
+                return Err(self.invalid(
+                    &code_span,
+                    format!("the program's dcl_thread_group {b:?} is not a valid thread group (at most {MAX_THREADS_PER_CTA} threads)"),
+                ));
+            }
+            let total = k.grid.iter().map(|&g| g as u128).product::<u128>() * threads as u128;
+            if total > MAX_LAUNCH_THREADS as u128 {
+                let span = l.grid.as_ref().map_or(table.clone(), |g| g.span());
+                return Err(self.invalid(
+                    &span,
+                    format!("grid × thread group is {total} threads: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
+                ));
+            }
+            k.block = b;
+        }
+        if iface.shared_bytes > k.shared_bytes {
+            match &l.shared_bytes {
+                Some(s) => {
+                    return Err(self.invalid(
+                        &s.span(),
+                        format!(
+                            "shared_bytes = {}, but the program's g# declarations take {} bytes",
+                            k.shared_bytes, iface.shared_bytes
+                        ),
+                    ))
+                }
+                None if iface.shared_bytes > MAX_SHARED_BYTES => return Err(self.invalid(
+                    &code_span,
+                    format!(
+                        "the program's g# declarations take {} bytes, more than {MAX_SHARED_BYTES}",
+                        iface.shared_bytes
+                    ),
+                )),
+                None => k.shared_bytes = iface.shared_bytes,
+            }
+        }
+        for decl in &iface.views {
+            let (view, slot, reg) = match decl.view {
+                crate::ir::View::Srv(s) => (View::Srv, s as u32, "t"),
+                crate::ir::View::Uav(s) => (View::Uav, s as u32, "u"),
+                crate::ir::View::Tgsm { .. } => continue,
+            };
+            let bound_tex = textures.iter().find(|t| t.view == view && t.slot == slot);
+            let bound_buf = buffers.iter().find(|b| b.view == view && b.slot == slot);
+            let problem = match (decl.kind, bound_tex, bound_buf) {
+                (_, None, None) => None,
+                (ViewKind::Structured(s), _, Some(b)) => match b.kind {
+                    BufferKind::Structured { stride } if stride == s => None,
+                    BufferKind::Structured { stride } => Some(format!(
+                        "is declared with stride {s}, but the [[buffer]] at line {} has stride {stride}",
+                        b.line
+                    )),
+                    _ => Some(format!(
+                        "is a structured buffer, but the [[buffer]] at line {} is not (give it `stride = {s}`)",
+                        b.line
+                    )),
+                },
+                (ViewKind::Raw, _, Some(b)) => match b.kind {
+                    BufferKind::Raw => None,
+                    _ => Some(format!(
+                        "is a raw buffer, but the [[buffer]] at line {} has a stride or format",
+                        b.line
+                    )),
+                },
+                (ViewKind::TypedBuffer, _, Some(b)) => match b.kind {
+                    BufferKind::Typed { .. } => None,
+                    _ => Some(format!(
+                        "is a typed buffer, but the [[buffer]] at line {} has no `format`",
+                        b.line
+                    )),
+                },
+                (ViewKind::Texture { dim, samples }, Some(t), _) => {
+                    let want = match dim {
+                        TextureKind::Tex2d => Some(TextureDim::Tex2d),
+                        TextureKind::Tex2dArray => Some(TextureDim::Tex2dArray),
+                        TextureKind::Tex2dMs => Some(TextureDim::Ms2d),
+                        TextureKind::Tex2dMsArray => Some(TextureDim::Ms2dArray),
+                        TextureKind::Other => None,
+                    };
+                    if want != Some(t.dim) {
+                        Some(format!(
+                            "is declared as a {dim:?} texture, but the [[texture]] at line {} is {:?}",
+                            t.line, t.dim
+                        ))
+                    } else if samples != 0 && samples != t.samples {
+                        Some(format!(
+                            "is declared with {samples} samples, but the [[texture]] at line {} has {}",
+                            t.line, t.samples
+                        ))
+                    } else {
+                        None
+                    }
+                }
+                (ViewKind::Texture { .. }, None, Some(b)) => Some(format!(
+                    "is declared as a texture, but a [[buffer]] is bound there (line {})",
+                    b.line
+                )),
+                (_, Some(t), None) => Some(format!(
+                    "is declared as a buffer, but a [[texture]] is bound there (line {})",
+                    t.line
+                )),
+            };
+            if let Some(p) = problem {
+                return Err(self.invalid(&code_span, format!("the program's {reg}{slot} {p}")));
+            }
+        }
+        Ok(())
     }
 
     /// Every key of a launch but its program, validated.

@@ -9,6 +9,7 @@ use crate::tracefile::{
 };
 use std::ops::Range;
 use toml::Spanned;
+use warpjit_runtime::resource::Resources;
 
 /// The data keys, for messages.
 const DATA_KEYS: &str = "u32, i32, f32, u8, file";
@@ -87,6 +88,22 @@ impl Loader {
 
     /// A `format` value: its canonical name and element size.
     fn format(&self, f: &Spanned<String>) -> Result<(&'static str, u32), TraceError> {
+        let found = self.known_format(f)?;
+        if warpjit_runtime::format::Format::from_name(found.0).is_none() {
+            return Err(self.src.unsupported(
+                &f.span(),
+                format!(
+                    "format {} is not supported yet: warpjit converts the UNORM, SNORM, UINT, \
+                     SINT and FLOAT formats, not typeless or sRGB ones",
+                    found.0
+                ),
+            ));
+        }
+        Ok(found)
+    }
+
+    /// A `format` value naming a DXGI format: its canonical name and element size.
+    fn known_format(&self, f: &Spanned<String>) -> Result<(&'static str, u32), TraceError> {
         formats::lookup(f.get_ref()).ok_or_else(|| {
             let mut d = self.src.at(
                 &f.span(),
@@ -458,4 +475,79 @@ impl Loader {
         }
         Ok(out)
     }
+}
+
+impl Loader {
+    /// The machine's textures and buffers, from the trace's tables (already validated).
+    pub(super) fn resources(
+        &self,
+        raw: &RawTrace,
+        textures: &[Texture],
+        buffers: &[Buffer],
+    ) -> Result<Resources, TraceError> {
+        use warpjit_runtime::resource as rt;
+        let mut r = Resources::new();
+        let format = |name: &str, span: &std::ops::Range<usize>| {
+            rt_format(name)
+                .ok_or_else(|| self.invalid(span, format!("format {name} cannot be converted")))
+        };
+        for (t, rawt) in textures.iter().zip(&raw.texture) {
+            let span = rawt.span();
+            let dim = match t.dim {
+                TextureDim::Tex2d => rt::TextureDim::Tex2d,
+                TextureDim::Tex2dArray => rt::TextureDim::Tex2dArray,
+                TextureDim::Ms2d => rt::TextureDim::Tex2dMs,
+                TextureDim::Ms2dArray => rt::TextureDim::Tex2dMsArray,
+            };
+            let init = t
+                .initial_bytes(t.byte_len())
+                .map_err(|e| self.invalid(&span, e.to_string()))?;
+            let tex = rt::Texture::new(
+                dim,
+                format(&t.format, &span)?,
+                t.width,
+                t.height,
+                t.samples,
+                t.array_size,
+                &init,
+            )
+            .map_err(|e| self.invalid(&span, e.to_string()))?;
+            self.bind(&mut r, t.view, t.slot, rt::Resource::Texture(tex), &span)?;
+        }
+        for (b, rawb) in buffers.iter().zip(&raw.buffer) {
+            let span = rawb.span();
+            let kind = match &b.kind {
+                BufferKind::Structured { stride } => rt::BufferKind::Structured { stride: *stride },
+                BufferKind::Typed { format: f, .. } => rt::BufferKind::Typed(format(f, &span)?),
+                BufferKind::Raw => rt::BufferKind::Raw,
+            };
+            let init = b
+                .initial_bytes(b.size)
+                .map_err(|e| self.invalid(&span, e.to_string()))?;
+            let buf = rt::Buffer::new(kind, b.size, &init)
+                .map_err(|e| self.invalid(&span, e.to_string()))?;
+            self.bind(&mut r, b.view, b.slot, rt::Resource::Buffer(buf), &span)?;
+        }
+        Ok(r)
+    }
+
+    fn bind(
+        &self,
+        r: &mut Resources,
+        view: View,
+        slot: u32,
+        res: warpjit_runtime::resource::Resource,
+        span: &std::ops::Range<usize>,
+    ) -> Result<(), TraceError> {
+        match view {
+            View::Srv => r.bind_srv(slot, res),
+            View::Uav => r.bind_uav(slot, res),
+        }
+        .map_err(|e| self.invalid(span, e.to_string()))
+    }
+}
+
+/// The runtime's format for a canonical DXGI name.
+fn rt_format(name: &str) -> Option<warpjit_runtime::format::Format> {
+    warpjit_runtime::format::Format::from_name(name)
 }
