@@ -4,13 +4,15 @@
 #   trace         every tests/traces/**/*.toml and examples/*.toml
 #   sass          the program of every launch of those traces (inline `code`), every *.sass file
 #                 under tests/traces, and each of those programs cut into single lines
+#   dxbc          every DXBC listing and container under tests/dxbc and examples, and the inline
+#                 DXBC programs of the traces
 #   differential  pseudo-random inputs of 16 to 4096 bytes (fixed seed), every profile and JIT
 #                 variant, so that the first inputs already make long programs
 # Needs bash and python3 (3.11 or later, for tomllib). Existing seeds are replaced.
 set -euo pipefail
 cd "$(dirname "$0")"
 rm -rf seeds
-mkdir -p seeds/trace seeds/sass seeds/differential
+mkdir -p seeds/trace seeds/sass seeds/dxbc seeds/differential
 python3 - <<'EOF'
 import pathlib, random, tomllib
 
@@ -29,6 +31,12 @@ for t in traces:
         code = launch.get("code") if isinstance(launch, dict) else None
         if isinstance(code, str):
             programs.append((f"{name[:-5]}_launch{i}", code))
+for pattern in ("tests/dxbc/*.asm", "tests/dxbc/*.cso", "examples/*.asm", "examples/*.cso"):
+    for f in sorted(root.glob(pattern)):
+        (seeds / "dxbc" / str(f.relative_to(root)).replace("/", "_")).write_bytes(f.read_bytes())
+for name, code in programs:
+    if any(code.lstrip().startswith(v) for v in ("cs_", "ps_", "vs_")):
+        (seeds / "dxbc" / f"{name}.asm").write_text(code)
 for s in sorted(root.glob("tests/traces/**/*.sass")):
     programs.append((str(s.relative_to(root)).replace("/", "_")[:-5], s.read_text()))
 

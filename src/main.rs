@@ -3,6 +3,8 @@
 //! ```text
 //! warpjit run TRACE [--engine jit|interp] [--threads N] [--check] [--stats]
 //! warpjit bench [--kernel NAME] [--threads N] [--iters N] [--size N]
+//! warpjit disasm FILE             # a DXBC container (.cso) as a listing
+//! warpjit asm LISTING -o FILE     # a DXBC listing as a container
 //! ```
 //!
 //! Exit status: 0 every launch ran and every expectation held; 1 an expectation did not hold;
@@ -27,7 +29,7 @@ const SHOWN_MISMATCHES: usize = 20;
 #[command(
     name = "warpjit",
     version,
-    about = "Run GPU programs (Maxwell SASS) on the CPU"
+    about = "Run GPU programs (Maxwell SASS, Direct3D DXBC) on the CPU"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -41,6 +43,99 @@ enum Command {
     /// Measure the interpreter, the JIT and native Rust on the built-in benchmark kernels, in
     /// one run, and print their throughput and ratios.
     Bench(BenchArgs),
+    /// Print a binary program as text: a DXBC container (fxc /Fo, a .cso) as a listing in the
+    /// syntax Microsoft's disassembler prints, which reads back to the same program.
+    Disasm(DisasmArgs),
+    /// Assemble a DXBC listing (as fxc prints it) into a DXBC container.
+    Asm(AsmArgs),
+}
+
+#[derive(Args)]
+struct DisasmArgs {
+    /// The binary.
+    file: PathBuf,
+}
+
+#[derive(Args)]
+struct AsmArgs {
+    /// The listing.
+    listing: PathBuf,
+    /// Where to write the container.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+}
+
+/// Largest program file `disasm` and `asm` read.
+const MAX_PROGRAM_FILE: u64 = 64 << 20;
+
+/// A regular file's bytes, at most [`MAX_PROGRAM_FILE`] of them.
+fn read_program_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    if meta.len() > MAX_PROGRAM_FILE {
+        return Err(format!(
+            "{}: {} bytes, more than the {MAX_PROGRAM_FILE} a program file may hold",
+            path.display(),
+            meta.len()
+        ));
+    }
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn disasm(args: &DisasmArgs) -> u8 {
+    let bytes = match read_program_file(&args.file) {
+        Ok(b) => b,
+        Err(m) => {
+            eprintln!("warpjit: {m}");
+            return 2;
+        }
+    };
+    if !warpjit::dxbc::container::is_container(&bytes) {
+        eprintln!(
+            "warpjit: {}: not a DXBC container (disasm reads a .cso; cubins are not supported yet)",
+            args.file.display()
+        );
+        return 2;
+    }
+    match warpjit::dxbc::disassemble(&bytes, &args.file) {
+        Ok(text) => {
+            print!("{text}");
+            0
+        }
+        Err(d) => {
+            eprintln!("{}", d.render(colour_stderr()));
+            2
+        }
+    }
+}
+
+fn asm(args: &AsmArgs) -> u8 {
+    let bytes = match read_program_file(&args.listing) {
+        Ok(b) => b,
+        Err(m) => {
+            eprintln!("warpjit: {m}");
+            return 2;
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        eprintln!("warpjit: {}: not UTF-8 text", args.listing.display());
+        return 2;
+    };
+    match warpjit::dxbc::assemble(text, &args.listing) {
+        Ok(out) => match std::fs::write(&args.output, out) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("warpjit: {}: {e}", args.output.display());
+                2
+            }
+        },
+        Err(d) => {
+            eprintln!("{}", d.render(colour_stderr()));
+            2
+        }
+    }
 }
 
 #[derive(Args)]
@@ -92,6 +187,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => ExitCode::from(run(&args)),
         Command::Bench(args) => ExitCode::from(bench(&args)),
+        Command::Disasm(args) => ExitCode::from(disasm(&args)),
+        Command::Asm(args) => ExitCode::from(asm(&args)),
     }
 }
 

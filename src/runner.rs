@@ -8,10 +8,8 @@
 //! The checks of DXBC results work on plain values, whatever stores them: [`check_buffer`] and
 //! [`check_texture`] compare an expectation with a resource's bytes after the run,
 //! [`check_output`] compares a `[[launch.expect_output]]` with the `o#` register of every
-//! invocation. The engines run DXBC compute shaders, not yet vertex, geometry or pixel shaders, so
-//! [`run`] refuses (as not supported yet) a launch's `[[launch.input]]` or
-//! `[[launch.expect_output]]`. Resource expectations are checked against what the machine's
-//! resources hold after the launches.
+//! invocation. Resource expectations are checked against what the machine's resources hold after
+//! the launches.
 
 use crate::exec::{Engine, RunOptions, Stats};
 use crate::tracefile::{
@@ -44,19 +42,23 @@ pub fn run_trace(
 /// faults; when none does, checks every `[[expect]]` against global memory, then every
 /// `[[expect_buffer]]` and `[[expect_texture]]` against its resource.
 ///
-/// Execution events (and `--check` findings) go to `opts.observer`. An error is returned for what
-/// cannot run or be checked yet (before any launch runs: see [`unsupported`]) and for a problem of
-/// the trace found while checking (an expectation's file unreadable or resized).
+/// A launch of a vertex or pixel shader gets its `[[launch.input]]` values as its invocations'
+/// `v#` registers, and its `[[launch.expect_output]]` tables are checked against the `o#`
+/// registers its invocations wrote, right after it runs.
+///
+/// Execution events (and `--check` findings) go to `opts.observer`. An error is returned for a
+/// problem of the trace found while running or checking (an expectation's file unreadable or
+/// resized).
 pub fn run(
     trace: Trace,
     engine: &dyn Engine,
     opts: &RunOptions,
 ) -> Result<TraceReport, TraceError> {
-    if let Some(e) = unsupported(&trace) {
-        return Err(e);
-    }
+    let mut trace = trace;
     let mut report = TraceReport::new(engine.name());
-    for spec in &trace.launches {
+    for i in 0..trace.launches.len() {
+        let io = stage_io(&mut trace, i)?;
+        let spec = &trace.launches[i];
         let launch = trace.launch(spec);
         let start = Instant::now();
         let result = engine.run(&trace.machine, &launch, opts);
@@ -78,6 +80,29 @@ pub fn run(
                 return Ok(report);
             }
         }
+        if let Some(outputs) = io {
+            let spec = &trace.launches[i];
+            let words = trace
+                .machine
+                .resources
+                .output()
+                .map(|b| b.storage().to_bytes())
+                .unwrap_or_default();
+            for e in &spec.expect_outputs {
+                let regs: Vec<[u32; 4]> = words
+                    .chunks_exact(16 * outputs as usize)
+                    .map(|inv| {
+                        let at = 16 * e.reg as usize;
+                        let w = |k: usize| {
+                            let b = &inv[at + 4 * k..at + 4 * k + 4];
+                            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+                        };
+                        [w(0), w(1), w(2), w(3)]
+                    })
+                    .collect();
+                check_output(&trace, spec, e, &regs, &mut report)?;
+            }
+        }
     }
     for e in &trace.expects {
         check(&trace, e, &mut report)?;
@@ -96,6 +121,45 @@ pub fn run(
     Ok(report)
 }
 
+/// For a launch of a program run over invocations, sets the machine's stage inputs (from the
+/// launch's `[[launch.input]]` tables; 0 elsewhere) and zeroed outputs, and returns how many
+/// `o#` registers an invocation writes; `None` (and no stage buffers) for other launches.
+fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<u32>, TraceError> {
+    let spec = &trace.launches[i];
+    let (Some(io), Some(n)) = (spec.program.interface.invocations, spec.invocations) else {
+        trace.machine.resources.set_input(None);
+        trace.machine.resources.set_output(None);
+        return Ok(None);
+    };
+    let n = n as u64;
+    let mut input = vec![0u8; (n * 16 * io.inputs as u64) as usize];
+    for r in &spec.inputs {
+        let words = r
+            .words()
+            .map_err(|err| trace.error_at(&r.span, err.to_string()))?;
+        for (inv, v) in words.iter().enumerate().take(n as usize) {
+            let at = (inv * io.inputs as usize + r.reg as usize) * 16;
+            for (k, w) in v.iter().enumerate() {
+                input[at + 4 * k..at + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
+            }
+        }
+    }
+    use warpjit_runtime::resource::{Buffer, BufferKind};
+    let make = |len: u64, init: &[u8]| {
+        Buffer::new(BufferKind::Raw, len.max(4), init).map_err(|err| {
+            trace.error_at(
+                &(0..0),
+                format!("launch {}: the invocations' registers: {err}", spec.index),
+            )
+        })
+    };
+    let inb = make(input.len() as u64, &input)?;
+    let outb = make(n * 16 * io.outputs as u64, &[])?;
+    trace.machine.resources.set_input(Some(inb));
+    trace.machine.resources.set_output(Some(outb));
+    Ok(Some(io.outputs))
+}
+
 /// The first `len` bytes a bound resource holds now.
 fn resource_bytes(trace: &Trace, view: View, slot: u32, len: u64) -> Vec<u8> {
     let r = match view {
@@ -107,36 +171,6 @@ fn resource_bytes(trace: &Trace, view: View, slot: u32, len: u64) -> Vec<u8> {
         r.storage().read(0, &mut out);
     }
     out
-}
-
-/// What [`run`] cannot do yet, as a "not supported yet" error pointing at the table: give a
-/// launch its `[[launch.input]]` (no engine takes `v#` values) or check a
-/// `[[launch.expect_output]]` (no engine returns `o#` values). The front-end refuses vertex,
-/// geometry and pixel shaders before this is reached; this keeps a trace from passing unchecked.
-pub fn unsupported(trace: &Trace) -> Option<TraceError> {
-    for spec in &trace.launches {
-        if let Some(i) = spec.inputs.first() {
-            return Some(trace.unsupported_at(
-                &i.span,
-                format!(
-                    "[[launch.input]] v{} of launch {} cannot be given yet: no engine takes v# \
-                     values of DXBC vs/gs/ps invocations",
-                    i.reg, spec.index
-                ),
-            ));
-        }
-        if let Some(o) = spec.expect_outputs.first() {
-            return Some(trace.unsupported_at(
-                &o.span,
-                format!(
-                    "[[launch.expect_output]] o{} of launch {} cannot be checked yet: no engine \
-                     returns o# values of DXBC vs/gs/ps invocations",
-                    o.reg, spec.index
-                ),
-            ));
-        }
-    }
-    None
 }
 
 /// Bytes of an expectation compared at a time (a multiple of every element size).
@@ -861,40 +895,6 @@ mod tests {
         assert!(
             text.contains("... and 5 more\nwarpjit: 25 mismatches\n"),
             "{text}"
-        );
-    }
-
-    #[test]
-    fn what_cannot_be_checked_yet_is_refused() {
-        let mut t = trace(
-            "[[buffer]]\nslot = 0\nsize = 4\n[[launch]]\ncode = \"EXIT;\"\n[[expect_buffer]]\nslot = 0\nu32 = [0]\n",
-        );
-        assert!(unsupported(&t).is_none(), "SASS launches write no resource");
-        let input = RegData {
-            index: 0,
-            reg: 1,
-            data: Data::U32(vec![0; 4]),
-            line: 5,
-            span: 0..1,
-        };
-        t.launches[0].inputs.push(input.clone());
-        let e = unsupported(&t).map(|e| e.to_string()).unwrap_or_default();
-        assert!(
-            e.contains("[[launch.input]] v1 of launch 0 cannot be given yet"),
-            "{e}"
-        );
-        t.launches[0].inputs.clear();
-        t.launches[0].expect_outputs.push(input);
-        let e = unsupported(&t).map(|e| e.to_string()).unwrap_or_default();
-        assert!(
-            e.contains("[[launch.expect_output]] o1 of launch 0 cannot be checked yet"),
-            "{e}"
-        );
-        t.launches[0].expect_outputs.clear();
-        t.launches[0].isa = crate::ir::Isa::Dxbc;
-        assert!(
-            unsupported(&t).is_none(),
-            "a DXBC launch with resource expectations runs: they are checked"
         );
     }
 }

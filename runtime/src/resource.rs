@@ -627,6 +627,10 @@ impl Resource {
 pub struct Resources {
     srv: Vec<Option<Resource>>,
     uav: Vec<Option<Resource>>,
+    /// The `v#` values of every invocation of a vertex or pixel shader launch.
+    input: Option<Buffer>,
+    /// The `o#` values every invocation of a vertex or pixel shader launch writes.
+    output: Option<Buffer>,
 }
 
 impl Default for Resources {
@@ -639,6 +643,8 @@ impl Resources {
     /// No resource bound.
     pub fn new() -> Self {
         Resources {
+            input: None,
+            output: None,
             srv: (0..SRV_SLOTS).map(|_| None).collect(),
             uav: (0..UAV_SLOTS).map(|_| None).collect(),
         }
@@ -663,6 +669,28 @@ impl Resources {
             }
             None => Err(ResourceError::Slot { slot, max }),
         }
+    }
+
+    /// Sets (or clears) the buffer of `v#` values a launch's invocations read.
+    pub fn set_input(&mut self, b: Option<Buffer>) {
+        self.input = b;
+    }
+
+    /// Sets (or clears) the buffer of `o#` values a launch's invocations write.
+    pub fn set_output(&mut self, b: Option<Buffer>) {
+        self.output = b;
+    }
+
+    /// The invocations' `v#` values, if set.
+    #[inline]
+    pub fn input(&self) -> Option<&Buffer> {
+        self.input.as_ref()
+    }
+
+    /// The invocations' `o#` values, if set.
+    #[inline]
+    pub fn output(&self) -> Option<&Buffer> {
+        self.output.as_ref()
     }
 
     /// What `t{slot}` holds (`None`: unbound, or past the last slot).

@@ -48,8 +48,9 @@ type ResultOp = dyn Fn(Reg, &[Src]) -> Op;
 /// Scratch registers one instruction may use.
 const SCRATCH: u32 = 16;
 /// Registers the system values take after the temps: three components each of `vThreadID`,
-/// `vThreadGroupID` and `vThreadIDInGroup`, then `vThreadIDInGroupFlattened`.
-const SYSVALS: u32 = 10;
+/// `vThreadGroupID` and `vThreadIDInGroup`, then `vThreadIDInGroupFlattened`, then the
+/// invocation index of a vertex or pixel shader.
+const SYSVALS: u32 = 11;
 /// The predicate conditions are computed into.
 const P_COND: Pred = Pred(0);
 
@@ -98,6 +99,10 @@ struct Lower<'a> {
     frames: Vec<Frame>,
     temps: u32,
     sysval_base: u32,
+    /// The `v#` and `o#` registers of a vertex or pixel shader (`None` for a compute shader).
+    io: Option<StageIo>,
+    /// The first `v#` register (the `o#` follow).
+    io_base: u32,
     scratch_base: u32,
     scratch_next: u32,
     /// The current statement, its pc and location.
@@ -108,40 +113,65 @@ struct Lower<'a> {
 
 /// Lowers `prog`, whose statements start at `locs` (line, column; empty for a binary), to the IR.
 pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerError> {
-    if prog.version.stage != ast::Stage::Compute {
+    let stage = prog.version.stage;
+    if !matches!(
+        stage,
+        ast::Stage::Compute | ast::Stage::Vertex | ast::Stage::Pixel
+    ) {
         return Err(LowerError {
             stmt: None,
             message: format!(
-                "{} shaders are not supported yet: warpjit runs compute shaders (cs_4_0 to cs_5_0)",
-                match prog.version.stage {
-                    ast::Stage::Pixel => "pixel",
-                    ast::Stage::Vertex => "vertex",
+                "{} shaders are not supported yet: warpjit runs compute, vertex and pixel shaders",
+                match stage {
                     ast::Stage::Geometry => "geometry",
                     ast::Stage::Hull => "hull",
                     ast::Stage::Domain => "domain",
-                    ast::Stage::Compute => "compute",
+                    ast::Stage::Pixel | ast::Stage::Vertex | ast::Stage::Compute => "these",
                 }
             ),
         });
     }
     let mut temps = 0;
     let mut thread_group = None;
+    let (mut inputs, mut outputs) = (0u32, 0u32);
     for d in prog.decls() {
         match d {
             Decl::Temps(n) => temps = *n,
             Decl::ThreadGroup(g) => thread_group = Some(*g),
+            Decl::Input { reg, .. } | Decl::Output { reg, .. } => {
+                if let OperandValue::Reg { file, indices } = &reg.value {
+                    if let Some(Index::Imm(i)) = indices.first() {
+                        match file {
+                            RegFile::Input => inputs = inputs.max(i.saturating_add(1)),
+                            RegFile::Output => outputs = outputs.max(i.saturating_add(1)),
+                            _ => {}
+                        }
+                    }
+                }
+            }
             _ => {}
         }
     }
-    if thread_group.is_none() {
+    let compute = stage == ast::Stage::Compute;
+    if compute && thread_group.is_none() {
         return Err(LowerError {
             stmt: None,
             message: "a compute shader needs `dcl_thread_group x, y, z`".into(),
         });
     }
+    if compute {
+        (inputs, outputs) = (0, 0);
+    }
     let (views, tgsm, tgsm_bytes) = declared_views(prog);
     let sysval_base = 4 * temps;
-    let scratch_base = sysval_base + SYSVALS;
+    let io_base = sysval_base + SYSVALS;
+    let scratch_base = io_base.saturating_add(4 * inputs.min(64) + 4 * outputs.min(64));
+    if inputs > 32 || outputs > 32 {
+        return Err(LowerError {
+            stmt: None,
+            message: "a shader has at most 32 input and 32 output registers".into(),
+        });
+    }
     if scratch_base + SCRATCH > 255 {
         let at = prog
             .statements
@@ -151,9 +181,10 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         return Err(LowerError {
             stmt: Some(at),
             message: format!(
-                "dcl_temps {temps} needs {} registers; warpjit gives a program 255, so at most {} temps",
-                4 * temps,
-                (255 - SYSVALS - SCRATCH) / 4
+                "dcl_temps {temps} with {inputs} inputs and {outputs} outputs needs {} registers \
+                 (4 each); warpjit gives a program 255, of which {} are its own",
+                4 * (temps + inputs + outputs),
+                SYSVALS + SCRATCH
             ),
         });
     }
@@ -177,6 +208,8 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         frames: Vec::new(),
         temps,
         sysval_base,
+        io: (!compute).then_some(StageIo { inputs, outputs }),
+        io_base,
         scratch_base,
         scratch_next: 0,
         stmt: 0,
@@ -185,7 +218,10 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
     };
     let entry = l.new_block();
     l.start(entry);
-    l.prologue(thread_group.unwrap_or([1, 1, 1]));
+    match thread_group {
+        Some(g) => l.prologue(g),
+        None => l.invocation_prologue(),
+    }
     let mut pc = 0;
     for (i, s) in prog.statements.iter().enumerate() {
         let ast::Statement::Inst(inst) = s else {
@@ -210,6 +246,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         return Err(l.err(what));
     }
     if l.cur.is_some() {
+        l.store_outputs(Guard::ALWAYS);
         l.finish(Terminator::Exit {
             cond: Cond::ALWAYS,
             next: None,
@@ -226,6 +263,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             // `g#` ranges one after another, in declaration order.
             shared_bytes: tgsm_bytes,
             views: l.views,
+            invocations: l.io,
         },
     })
 }
@@ -237,19 +275,17 @@ fn declared_views(prog: &ast::Program) -> (Vec<ViewDecl>, Vec<(u32, View, u32)>,
     let mut tgsm = Vec::new();
     let mut next = 0u32;
     for d in prog.decls() {
-        let (view, kind) = match *d {
+        let (uav, slot, kind) = match *d {
             Decl::Resource {
                 slot, dim, samples, ..
-            } => (View::Srv(slot as u8), view_kind(dim, samples)),
-            Decl::ResourceRaw { slot } => (View::Srv(slot as u8), ViewKind::Raw),
+            } => (false, slot, view_kind(dim, samples)),
+            Decl::ResourceRaw { slot } => (false, slot, ViewKind::Raw),
             Decl::ResourceStructured { slot, stride } => {
-                (View::Srv(slot as u8), ViewKind::Structured(stride))
+                (false, slot, ViewKind::Structured(stride))
             }
-            Decl::UavTyped { slot, dim, .. } => (View::Uav(slot as u8), view_kind(dim, 0)),
-            Decl::UavRaw { slot, .. } => (View::Uav(slot as u8), ViewKind::Raw),
-            Decl::UavStructured { slot, stride, .. } => {
-                (View::Uav(slot as u8), ViewKind::Structured(stride))
-            }
+            Decl::UavTyped { slot, dim, .. } => (true, slot, view_kind(dim, 0)),
+            Decl::UavRaw { slot, .. } => (true, slot, ViewKind::Raw),
+            Decl::UavStructured { slot, stride, .. } => (true, slot, ViewKind::Structured(stride)),
             Decl::TgsmRaw { slot, bytes } => {
                 let size = bytes.saturating_add(3) & !3;
                 tgsm.push((slot, View::Tgsm { base: next, size }, 0));
@@ -266,6 +302,12 @@ fn declared_views(prog: &ast::Program) -> (Vec<ViewDecl>, Vec<(u32, View, u32)>,
                 next = next.saturating_add(size);
                 continue;
             }
+            _ => continue,
+        };
+        // Slots past Direct3D's (t0-t127, u0-u63) are declared nowhere: using one is an error.
+        let view = match (uav, slot) {
+            (false, 0..=127) => View::Srv(slot as u8),
+            (true, 0..=63) => View::Uav(slot as u8),
             _ => continue,
         };
         views.push(ViewDecl { view, kind });
@@ -330,14 +372,103 @@ impl Lower<'_> {
     }
 
     fn emit(&mut self, op: impl Into<Op>) {
+        self.emit_guarded(Guard::ALWAYS, op);
+    }
+
+    fn emit_guarded(&mut self, guard: Guard, op: impl Into<Op>) {
         let b = self.open();
         let (pc, loc) = (self.pc, self.loc);
         self.blocks[b as usize].insts.push(Inst {
-            guard: Guard::ALWAYS,
+            guard,
             op: op.into(),
             pc,
             loc,
         });
+    }
+
+    /// The invocation index register of a vertex or pixel shader.
+    fn invocation(&self) -> Reg {
+        Reg((self.sysval_base + 10) as u8)
+    }
+
+    /// A vertex or pixel shader's start: its invocation index (32 a CTA), the lanes past the
+    /// launch's invocation count exit, and the others load their `v#` registers.
+    fn invocation_prologue(&mut self) {
+        let Some(io) = self.io else { return };
+        let (t, c, inv) = (self.scratch_base, self.scratch_base + 1, self.invocation());
+        self.emit(S2r {
+            d: Reg(t as u8),
+            sr: SpecialReg::TidX,
+        });
+        self.emit(S2r {
+            d: Reg(c as u8),
+            sr: SpecialReg::CtaidX,
+        });
+        self.emit(Tern {
+            d: inv,
+            f: TernFn::Imad,
+            a: Src::Reg(Reg(c as u8)),
+            b: Src::Imm(32),
+            c: Src::Reg(Reg(t as u8)),
+        });
+        self.emit(Isetp {
+            cmp: Cmp::Ge,
+            unsigned: true,
+            x: false,
+            bop: BoolOp::And,
+            p: P_COND,
+            q: Pred::PT,
+            a: inv,
+            b: Src::Const(ConstRef {
+                bank: INVOCATIONS_BANK,
+                offset: 0,
+            }),
+            c: PredSrc::TRUE,
+        });
+        let pc = self.pc;
+        self.finish_into(|next| Terminator::Exit {
+            cond: Cond {
+                guard: Guard(PredSrc {
+                    pred: P_COND,
+                    neg: false,
+                }),
+                cc: None,
+            },
+            next: Some(next),
+            pc: Some(pc),
+        });
+        for i in 0..io.inputs {
+            let base = self.io_base + 4 * i;
+            self.emit(LdBuf {
+                d: std::array::from_fn(|k| Reg((base + k as u32) as u8)),
+                view: View::Input,
+                stride: 16 * io.inputs,
+                index: Src::Reg(inv),
+                offset: Src::Imm(16 * i),
+                comp: [0, 1, 2, 3],
+            });
+        }
+    }
+
+    /// A vertex or pixel shader's end: the lanes `guard` lets through write their `o#`
+    /// registers to the launch's outputs (nothing for a compute shader).
+    fn store_outputs(&mut self, guard: Guard) {
+        let Some(io) = self.io else { return };
+        let inv = self.invocation();
+        for i in 0..io.outputs {
+            let base = self.io_base + 4 * (io.inputs + i);
+            self.emit_guarded(
+                guard,
+                StBuf {
+                    view: View::Output,
+                    stride: 16 * io.outputs,
+                    index: Src::Reg(inv),
+                    offset: Src::Imm(16 * i),
+                    v: std::array::from_fn(|k| Src::Reg(Reg((base + k as u32) as u8))),
+                    mask: 0xf,
+                },
+            );
+        }
     }
 
     fn scratch(&mut self) -> Result<Reg, LowerError> {
@@ -433,6 +564,12 @@ impl Lower<'_> {
                     RegFile::Temp => match imm(0) {
                         Some(i) => Src::Reg(self.temp(i, k)?),
                         None => return Err(self.err("a temp register needs a literal index")),
+                    },
+                    RegFile::Input => match (imm(0), self.io) {
+                        (Some(i), Some(io)) if i < io.inputs => {
+                            Src::Reg(Reg((self.io_base + 4 * i + k as u32) as u8))
+                        }
+                        _ => return Err(self.err("an input register v# that is not declared")),
                     },
                     RegFile::ThreadId => Src::Reg(Reg((self.sysval_base + k as u32) as u8)),
                     RegFile::ThreadGroupId => {
@@ -639,6 +776,22 @@ impl Lower<'_> {
         };
         match file {
             RegFile::Null => Ok([None; 4]),
+            RegFile::Output => {
+                let (Some(Index::Imm(i)), Some(io)) = (indices.first(), self.io) else {
+                    return Err(self.err("an output register o# needs a literal index"));
+                };
+                if *i >= io.outputs {
+                    return Err(self.err(format!("o{i} is not declared")));
+                }
+                let base = self.io_base + 4 * (io.inputs + i);
+                let mut out = [None; 4];
+                for (c, o) in out.iter_mut().enumerate() {
+                    if mask & (1 << c) != 0 {
+                        *o = Some(Reg((base + c as u32) as u8));
+                    }
+                }
+                Ok(out)
+            }
             RegFile::Temp => {
                 let Some(Index::Imm(i)) = indices.first() else {
                     return Err(self.err("a temp register needs a literal index"));
@@ -663,6 +816,14 @@ impl Lower<'_> {
         tys: &[Ty],
         mut op: impl FnMut(&mut Self, Reg, &[Src]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
+        if inst.operands.len() != 1 + tys.len() {
+            return Err(self.err(format!(
+                "`{}` takes a destination and {} source operands, not {} operands",
+                inst.opcode.text(),
+                tys.len(),
+                inst.operands.len()
+            )));
+        }
         let dests = self.dests(&inst.operands[0])?;
         let srcs = &inst.operands[1..];
         if srcs.len() != tys.len() {
@@ -1376,9 +1537,11 @@ impl Lower<'_> {
             O::Ld => self.ld_tex(inst, false)?,
             O::LdMs => {
                 let v = self.prog.version;
-                if (v.major, v.minor) < (4, 1) {
+                // Shader model 4.0 allows a multisample load in pixel shaders only (the `ld`
+                // page), and fxc writes those as `ldms`: accepted there.
+                if (v.major, v.minor) < (4, 1) && v.stage != ast::Stage::Pixel {
                     return Err(self.err(format!(
-                        "`ldms` needs shader model 4.1 or later; this program is {}_{}_{}",
+                        "`ldms` needs shader model 4.1 or later (4.0 in a pixel shader); this program is {}_{}_{}",
                         v.stage.prefix(),
                         v.major,
                         v.minor
@@ -1667,6 +1830,7 @@ impl Lower<'_> {
                 self.start(end);
             }
             O::Ret => {
+                self.store_outputs(Guard::ALWAYS);
                 self.finish_into(|next| Terminator::Exit {
                     cond: Cond::ALWAYS,
                     next: Some(next),
@@ -1674,6 +1838,19 @@ impl Lower<'_> {
                 });
             }
             O::Retc => {
+                let cond = self.condition(inst)?;
+                self.store_outputs(cond.guard);
+                self.finish_into(|next| Terminator::Exit {
+                    cond,
+                    next: Some(next),
+                    pc: Some(pc),
+                });
+            }
+            O::Discard => {
+                if self.prog.version.stage != ast::Stage::Pixel {
+                    return Err(self.err("`discard` is a pixel shader instruction"));
+                }
+                // A discarded invocation ends without writing its outputs.
                 let cond = self.condition(inst)?;
                 self.finish_into(|next| Terminator::Exit {
                     cond,

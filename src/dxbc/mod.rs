@@ -38,3 +38,29 @@ pub mod text;
 pub mod tokens;
 
 pub use ast::Program;
+
+use crate::diag::Diagnostic;
+use std::path::Path;
+
+/// A `DXBC` container's program as a listing in the syntax Microsoft's disassembler prints, which
+/// [`text::parse`] reads back to the same program (float literals bit for bit). Errors name the
+/// byte offset in `bytes` (read from `path`).
+///
+/// ```
+/// let listing = "cs_5_0\ndcl_thread_group 1, 1, 1\nret\n";
+/// let bytes = warpjit::dxbc::assemble(listing, "k.asm".as_ref()).unwrap();
+/// let back = warpjit::dxbc::disassemble(&bytes, "k.cso".as_ref()).unwrap();
+/// assert_eq!(warpjit::dxbc::text::parse(&back), warpjit::dxbc::text::parse(listing));
+/// ```
+pub fn disassemble(bytes: &[u8], path: &Path) -> Result<String, Diagnostic> {
+    let p = container::read_program(bytes).map_err(|e| e.to_diagnostic(path, bytes))?;
+    Ok(text::print(&p))
+}
+
+/// A listing (as fxc prints it, comments allowed) assembled into a `DXBC` container with an
+/// SHDR (shader model 4) or SHEX (5) chunk and the checksum the compiler computes. Errors point
+/// at the listing's line and column.
+pub fn assemble(listing: &str, path: &Path) -> Result<Vec<u8>, Diagnostic> {
+    let p = text::parse(listing).map_err(|e| e.to_diagnostic(path, listing))?;
+    container::write_program(&p).map_err(|e| Diagnostic::file(path, e.0))
+}

@@ -6,7 +6,7 @@ use super::lanes::*;
 use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
-use warpjit_runtime::resource::{AtomicOp, BufferKind, Resource, Resources};
+use warpjit_runtime::resource::{AtomicOp, Buffer, BufferKind, Resource, Resources};
 use warpjit_runtime::WarpState;
 
 /// The resource a `t#`/`u#` view names, if one is bound.
@@ -14,7 +14,17 @@ fn bound(res: &Resources, view: View) -> Option<&Resource> {
     match view {
         View::Srv(s) => res.srv(s as u32),
         View::Uav(s) => res.uav(s as u32),
-        View::Tgsm { .. } => None,
+        View::Tgsm { .. } | View::Input | View::Output => None,
+    }
+}
+
+/// The buffer a buffer view reads or writes: a bound `t#`/`u#` buffer, or the stage's inputs
+/// and outputs.
+fn buffer(res: &Resources, view: View) -> Option<&Buffer> {
+    match view {
+        View::Input => res.input(),
+        View::Output => res.output(),
+        _ => bound(res, view).and_then(Resource::buffer),
     }
 }
 
@@ -37,7 +47,7 @@ fn read_word(env: &mut CtaEnv<'_>, view: View, addr: u64, lane: usize) -> u32 {
                 0
             }
         }
-        _ => match bound(env.resources, view).and_then(Resource::buffer) {
+        _ => match buffer(env.resources, view) {
             Some(b) => b.read_u32(addr),
             None => 0,
         },
@@ -61,8 +71,9 @@ fn write_word(env: &mut CtaEnv<'_>, view: View, addr: u64, value: u32, lane: usi
                 );
             }
         }
+        View::Input => {}
         _ => {
-            if let Some(b) = bound(env.resources, view).and_then(Resource::buffer) {
+            if let Some(b) = buffer(env.resources, view) {
                 b.write_u32(addr, value);
             }
         }

@@ -257,6 +257,23 @@ pub struct Interface {
     pub shared_bytes: u32,
     /// The resource views it declares.
     pub views: Vec<ViewDecl>,
+    /// For a program run over invocations (a DXBC vertex or pixel shader: 32 a CTA, their
+    /// number in constant bank [`INVOCATIONS_BANK`] word 0), how many `v#` and `o#` registers
+    /// each reads and writes (the [`View::Input`] and [`View::Output`] structures, 16 bytes a
+    /// register).
+    pub invocations: Option<StageIo>,
+}
+
+/// The constant bank whose word 0 holds a launch's invocation count.
+pub const INVOCATIONS_BANK: u8 = 17;
+
+/// The `v#` and `o#` registers of a program run over invocations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StageIo {
+    /// `v0` to `v{inputs-1}`.
+    pub inputs: u32,
+    /// `o0` to `o{outputs-1}`.
+    pub outputs: u32,
 }
 
 /// A declared `t#` or `u#` view, for checking what a launch binds to it.

@@ -612,6 +612,15 @@ impl Trace {
     /// x/y/z, \[0x14\], \[0x18\], \[0x1c\] nctaid x/y/z, \[0x20\] 0, \[0xfc\] `shared_bytes`.
     pub fn launch_consts(&self, spec: &LaunchSpec) -> ConstBanks {
         let mut banks = self.base_consts.clone();
+        if spec.isa == crate::ir::Isa::Dxbc {
+            // A DXBC program's banks are its constant buffers: no SASS launch constants; a
+            // vertex or pixel shader finds its invocation count in its own bank.
+            if let Some(n) = spec.invocations {
+                let bank = crate::ir::INVOCATIONS_BANK as u32;
+                let _ = banks.write(bank, 0, &n.to_le_bytes());
+            }
+            return banks;
+        }
         let words: [(u32, u32); 10] = [
             (0x0, self.shared_window as u32),
             (0x4, 0),
@@ -658,14 +667,5 @@ impl Trace {
     /// A [`TraceError::Invalid`] at a span of the trace.
     pub(crate) fn error_at(&self, span: &Range<usize>, message: impl Into<String>) -> TraceError {
         self.source.invalid(span, message)
-    }
-
-    /// A [`TraceError::Unsupported`] at a span of the trace.
-    pub(crate) fn unsupported_at(
-        &self,
-        span: &Range<usize>,
-        message: impl Into<String>,
-    ) -> TraceError {
-        self.source.unsupported(span, message)
     }
 }

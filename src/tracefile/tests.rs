@@ -314,12 +314,12 @@ fn launch_keys() {
     );
     assert_eq!(
         err("[[launch]]\nisa = \"dxbc\"\ncode = \"ret\"\n"),
-        "3:7: DXBC programs are not supported yet (only isa = \"sass\" runs)"
+        "4:9: expected a version line such as `cs_5_0` or `ps_4_1`"
     );
-    assert!(matches!(
-        load_text(&format!("{HEAD}[[launch]]\nisa = \"dxbc\"\n")),
-        Err(TraceError::Unsupported(_))
-    ));
+    assert_eq!(
+        err("[[launch]]\nisa = \"dxbc\"\n"),
+        "2:1: [[launch]] needs `code` (the program text) or `code_file`"
+    );
     assert_eq!(
         err("[[launch]]\n"),
         "2:1: [[launch]] needs `code` (the program text) or `code_file`"
@@ -832,18 +832,33 @@ fn resource_expectation_errors() {
     );
 }
 
-/// A DXBC launch: every key valid (lines 2 to 8), so loading stops at the unsupported ISA.
-const DXBC: &str = "[[launch]]\nisa = \"dxbc\"\ninvocations = 2\ncode = \"vs_5_0\\nret\\n\"\n\
+/// A DXBC vertex shader launch with every key valid (lines 2 to 8): it declares v0, v1 and o0 to
+/// o3.
+const DXBC: &str = "[[launch]]\nisa = \"dxbc\"\ninvocations = 2\ncode = \"vs_5_0\\ndcl_input v1.xyzw\\ndcl_output o3.xyzw\\nret\\n\"\n\
     [[launch.input]]\nreg = 0\nu32 = [1, 2, 3, 4, 5, 6, 7, 8]\n";
-const DXBC_UNSUPPORTED: &str =
-    "3:7: DXBC programs are not supported yet (only isa = \"sass\" runs)";
 
 #[test]
 fn dxbc_launch_keys() {
-    assert_eq!(err(DXBC), DXBC_UNSUPPORTED);
+    let t = ok(DXBC);
+    let l = &t.launches[0];
     assert_eq!(
-        err(&format!("{DXBC}[[launch.expect_output]]\nreg = 1\nf32 = [1, 2, 3, 4]\n[[launch.input]]\nreg = 1\nu8 = []\n")),
-        DXBC_UNSUPPORTED
+        (l.isa, l.invocations, l.grid, l.block, l.inputs.len()),
+        (Isa::Dxbc, Some(2), [1, 1, 1], [32, 1, 1], 1)
+    );
+    assert_eq!(l.mode, BankMode::Graphics, "a DXBC launch sees every bank");
+    let t = ok(&format!("{DXBC}[[launch.expect_output]]\nreg = 1\nf32 = [1, 2, 3, 4]\n[[launch.input]]\nreg = 1\nu8 = []\n"));
+    assert_eq!(
+        (
+            t.launches[0].inputs.len(),
+            t.launches[0].expect_outputs.len()
+        ),
+        (2, 1)
+    );
+    assert_eq!(
+        err(&format!(
+            "{DXBC}[[launch.expect_output]]\nreg = 4\nu32 = [1, 2, 3, 4]\n"
+        )),
+        "10:7: [[launch.expect_output]] names o4, but the program declares 4 o# registers"
     );
     assert_eq!(
         err(&DXBC.replace("reg = 0", "reg = 32")),
@@ -975,7 +990,7 @@ fn binaries_set_the_isa() {
     // A DXBC container is a DXBC launch without `isa`: its keys are accepted.
     let e = run("code_file = \"k.cso\"\ninvocations = 1\n");
     assert!(
-        e.contains("k.cso: byte 0x0: error: a DXBC container"),
+        e.contains("k.cso: byte 0x8: error: the container is 8 bytes, shorter than its header"),
         "{e}"
     );
     let e = run("code_file = \"k.cso\"\nlocal_bytes = 4\n");
@@ -1449,7 +1464,7 @@ fn code_files_are_bytes_chosen_by_content() {
         ),
         (
             b"DXBC\x00\x01",
-            "k.bin: byte 0x0: error: a DXBC container: DXBC programs are not supported yet",
+            "k.bin: byte 0x6: error: the container is 6 bytes, shorter than its header",
         ),
         (
             b"NOP;\n\xe9",

@@ -19,6 +19,10 @@ pub enum View {
         /// Bytes the declaration gives it.
         size: u32,
     },
+    /// The `v#` values of a vertex or pixel shader's invocations (read only).
+    Input,
+    /// The `o#` values its invocations write.
+    Output,
 }
 
 /// Loads up to four 32-bit words of a structured or raw view: the byte address is

@@ -159,6 +159,49 @@ impl Loader {
             .or_else(|| l.code_file.as_ref().map(|c| c.span()))
             .unwrap_or_else(|| table.clone());
         let iface = &program.interface;
+        if k.isa == Isa::Dxbc {
+            // DXBC programs address cb0 to cb13 and the invocation count bank: every bank.
+            k.mode = BankMode::Graphics;
+        }
+        match (iface.invocations, k.invocations) {
+            (Some(io), Some(n)) => {
+                k.grid = [n.div_ceil(32).max(1), 1, 1];
+                k.block = [32, 1, 1];
+                let tables = k
+                    .inputs
+                    .iter()
+                    .map(|r| (r, "[[launch.input]]", "v", io.inputs));
+                let outs = k
+                    .expect_outputs
+                    .iter()
+                    .map(|r| (r, "[[launch.expect_output]]", "o", io.outputs));
+                for (r, table, reg, have) in tables.chain(outs) {
+                    if r.reg >= have {
+                        return Err(self.invalid(
+                            &r.span,
+                            format!(
+                                "{table} names {reg}{}, but the program declares {have} {reg}# registers",
+                                r.reg
+                            ),
+                        ));
+                    }
+                }
+            }
+            (Some(_), None) => {
+                return Err(self.invalid(
+                    table,
+                    "a vertex or pixel shader launch needs `invocations` (how many to run)",
+                ))
+            }
+            (None, Some(_)) => {
+                let span = l.invocations.as_ref().map_or(table.clone(), |s| s.span());
+                return Err(self.invalid(
+                    &span,
+                    "`invocations` is for vertex and pixel shaders; a compute shader runs `grid` thread groups",
+                ));
+            }
+            (None, None) => {}
+        }
         if let Some(b) = iface.block {
             if k.block_given && k.block != b {
                 let span = l.block.as_ref().map_or(table.clone(), |s| s.span());
@@ -202,13 +245,15 @@ impl Loader {
                         ),
                     ))
                 }
-                None if iface.shared_bytes > MAX_SHARED_BYTES => return Err(self.invalid(
-                    &code_span,
-                    format!(
+                None if iface.shared_bytes > MAX_SHARED_BYTES => {
+                    return Err(self.invalid(
+                        &code_span,
+                        format!(
                         "the program's g# declarations take {} bytes, more than {MAX_SHARED_BYTES}",
                         iface.shared_bytes
                     ),
-                )),
+                    ))
+                }
                 None => k.shared_bytes = iface.shared_bytes,
             }
         }
@@ -216,7 +261,9 @@ impl Loader {
             let (view, slot, reg) = match decl.view {
                 crate::ir::View::Srv(s) => (View::Srv, s as u32, "t"),
                 crate::ir::View::Uav(s) => (View::Uav, s as u32, "u"),
-                crate::ir::View::Tgsm { .. } => continue,
+                crate::ir::View::Tgsm { .. } | crate::ir::View::Input | crate::ir::View::Output => {
+                    continue
+                }
             };
             let bound_tex = textures.iter().find(|t| t.view == view && t.slot == slot);
             let bound_buf = buffers.iter().find(|b| b.view == view && b.slot == slot);
