@@ -1942,3 +1942,42 @@ fn bin_op(d: Reg, f: BinFn, a: Src, b: Src) -> Op {
 fn tern_op(d: Reg, f: TernFn, a: Src, b: Src, c: Src) -> Op {
     Tern { d, f, a, b, c }.into()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(insts: Vec<ast::Inst>) -> ast::Program {
+        let mut statements = vec![ast::Statement::Decl(Decl::ThreadGroup([1, 1, 1]))];
+        statements.extend(insts.into_iter().map(ast::Statement::Inst));
+        ast::Program {
+            version: ast::Version {
+                stage: ast::Stage::Compute,
+                major: 5,
+                minor: 0,
+            },
+            statements,
+        }
+    }
+
+    /// Found by the dxbc fuzz target: a container can encode an instruction with fewer operands
+    /// than its opcode takes; the lowering refuses it instead of indexing past them.
+    #[test]
+    fn instructions_with_too_few_operands_are_errors() {
+        for op in [
+            Opcode::Mov,
+            Opcode::Add,
+            Opcode::Mad,
+            Opcode::Bfi,
+            Opcode::Dp3,
+        ] {
+            let e = lower(&program(vec![ast::Inst::new(op, vec![])]), &[]).unwrap_err();
+            assert_eq!(e.stmt, Some(1), "{op:?}");
+            assert!(
+                e.message.contains("operand") || e.message.contains("takes"),
+                "{op:?}: {}",
+                e.message
+            );
+        }
+    }
+}
