@@ -87,12 +87,12 @@ macro_rules! lower_dispatch {
 }
 crate::for_each_op!(lower_dispatch);
 
-// The per-lane function ops (DXBC's ALU) and the resource-view ops run with the interpreter's
-// code for now.
-delegated!(Un, Bin, Tern, Table, LdBuf, StBuf, LdTex, StTex, Atom, Info);
+// The resource-view ops and the constant table run with the interpreter's code for now.
+delegated!(Table, LdBuf, StBuf, LdTex, StTex, Atom, Info);
 
 // Declared after the macros above, which they use.
 mod alu;
+mod func;
 mod lea;
 mod mem;
 
