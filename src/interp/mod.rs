@@ -23,6 +23,8 @@ mod memory;
 mod ops;
 mod resource;
 
+pub use resource::{ld_buf_lanes, st_buf_lanes};
+
 use crate::exec::warp::exec_mask;
 use crate::exec::{grid::run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
 use crate::ir::{Block, BlockId, Inst};

@@ -85,35 +85,67 @@ fn address(stride: u32, index: u32, offset: u32) -> u64 {
     stride as u64 * index as u64 + offset as u64
 }
 
+/// [`LdBuf`] for the lanes of `mask`, given each lane's index and offset: the words each
+/// destination component receives (0 in lanes outside `mask`). The one definition the
+/// interpreter runs and the JIT calls.
+pub fn ld_buf_lanes(
+    op: &LdBuf,
+    env: &mut CtaEnv<'_>,
+    mask: u32,
+    index: &[u32; 32],
+    offset: &[u32; 32],
+) -> [[u32; 32]; 4] {
+    let mut out = [[0u32; 32]; 4];
+    for l in lanes(mask) {
+        let a = address(op.stride, index[l], offset[l]);
+        for c in 0..4 {
+            if op.d[c].is_rz() {
+                continue;
+            }
+            let k = op.comp[c] as u64;
+            if env.check && op.stride != 0 && offset[l] as u64 + 4 * k + 4 > op.stride as u64 {
+                env.finding(
+                    l,
+                    format!(
+                        "structured read at byte offset {:#x} + {} passes the {}-byte stride",
+                        offset[l],
+                        4 * k,
+                        op.stride
+                    ),
+                );
+            }
+            out[c][l] = read_word(env, op.view, a + 4 * k, l);
+        }
+    }
+    out
+}
+
+/// [`StBuf`] for the lanes of `mask`, given each lane's index, offset and component values:
+/// lane by lane in ascending order (where lanes collide, the highest lane's value stays). The
+/// one definition the interpreter runs and the JIT calls.
+pub fn st_buf_lanes(
+    op: &StBuf,
+    env: &mut CtaEnv<'_>,
+    mask: u32,
+    index: &[u32; 32],
+    offset: &[u32; 32],
+    vals: &[[u32; 32]; 4],
+) {
+    for l in lanes(mask) {
+        let a = address(op.stride, index[l], offset[l]);
+        for (c, v) in vals.iter().enumerate() {
+            if op.mask & (1 << c) != 0 {
+                write_word(env, op.view, a + 4 * c as u64, v[l], l);
+            }
+        }
+    }
+}
+
 impl Exec for LdBuf {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let index = src(w, self.index, mask, env)?;
         let offset = src(w, self.offset, mask, env)?;
-        let mut out = [[0u32; 32]; 4];
-        for l in lanes(mask) {
-            let a = address(self.stride, index[l], offset[l]);
-            for c in 0..4 {
-                if self.d[c].is_rz() {
-                    continue;
-                }
-                let k = self.comp[c] as u64;
-                if env.check
-                    && self.stride != 0
-                    && offset[l] as u64 + 4 * k + 4 > self.stride as u64
-                {
-                    env.finding(
-                        l,
-                        format!(
-                            "structured read at byte offset {:#x} + {} passes the {}-byte stride",
-                            offset[l],
-                            4 * k,
-                            self.stride
-                        ),
-                    );
-                }
-                out[c][l] = read_word(env, self.view, a + 4 * k, l);
-            }
-        }
+        let out = ld_buf_lanes(self, env, mask, &index, &offset);
         for c in 0..4 {
             if !self.d[c].is_rz() {
                 put(w, self.d[c].0, &out[c], mask);
@@ -133,15 +165,7 @@ impl Exec for StBuf {
                 vals[c] = src(w, self.v[c], mask, env)?;
             }
         }
-        // Lane by lane in ascending order: where lanes collide, the highest lane's value stays.
-        for l in lanes(mask) {
-            let a = address(self.stride, index[l], offset[l]);
-            for (c, v) in vals.iter().enumerate() {
-                if self.mask & (1 << c) != 0 {
-                    write_word(env, self.view, a + 4 * c as u64, v[l], l);
-                }
-            }
-        }
+        st_buf_lanes(self, env, mask, &index, &offset, &vals);
         Ok(())
     }
 }

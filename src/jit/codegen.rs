@@ -88,13 +88,14 @@ macro_rules! lower_dispatch {
 crate::for_each_op!(lower_dispatch);
 
 // The resource-view ops and the constant table run with the interpreter's code for now.
-delegated!(Table, LdBuf, StBuf, LdTex, StTex, Atom, Info);
+delegated!(Table, LdTex, StTex, Atom, Info);
 
 // Declared after the macros above, which they use.
 mod alu;
 mod func;
 mod lea;
 mod mem;
+mod view;
 
 /// A register row: 32 lanes as 8 vectors of 4.
 pub type Row = [Value; 8];
@@ -138,6 +139,10 @@ pub struct Env<'p> {
     pub exec_inst: FuncRef,
     /// The memory slow-path helper, imported into the function.
     pub mem_slow: FuncRef,
+    /// The buffer-view load routine (`jit::view`), imported into the function.
+    pub ld_buf: FuncRef,
+    /// The buffer-view store routine.
+    pub st_buf: FuncRef,
     /// Pointer type.
     pub ptr: Type,
     /// Live-out state of the block (what must be stored at the end).

@@ -20,6 +20,8 @@ pub(super) struct Inner {
     pub(super) fctx: FunctionBuilderContext,
     pub(super) exec_inst: FuncId,
     pub(super) mem_slow: FuncId,
+    pub(super) ld_buf: FuncId,
+    pub(super) st_buf: FuncId,
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
@@ -69,6 +71,14 @@ impl Inner {
             "warpjit_jit_mem_slow",
             abi::warpjit_jit_mem_slow as *const u8,
         );
+        builder.symbol(
+            "warpjit_jit_ld_buf",
+            super::view::warpjit_jit_ld_buf as *const u8,
+        );
+        builder.symbol(
+            "warpjit_jit_st_buf",
+            super::view::warpjit_jit_st_buf as *const u8,
+        );
         let mut module = JITModule::new(builder);
         let ptr = module.target_config().pointer_type();
         let mut sig = module.make_signature();
@@ -86,12 +96,28 @@ impl Inner {
         let mem_slow = module
             .declare_function("warpjit_jit_mem_slow", Linkage::Import, &sig)
             .map_err(|e| host(&e))?;
+        // (jcx, op, mask, area): the buffer-view routines (`jit::view`).
+        let mut view_sig = module.make_signature();
+        view_sig.params.extend([
+            AbiParam::new(ptr),
+            AbiParam::new(ptr),
+            AbiParam::new(types::I32),
+            AbiParam::new(ptr),
+        ]);
+        let ld_buf = module
+            .declare_function("warpjit_jit_ld_buf", Linkage::Import, &view_sig)
+            .map_err(|e| host(&e))?;
+        let st_buf = module
+            .declare_function("warpjit_jit_st_buf", Linkage::Import, &view_sig)
+            .map_err(|e| host(&e))?;
         Ok(Inner {
             ctx: module.make_context(),
             module,
             fctx: FunctionBuilderContext::new(),
             exec_inst,
             mem_slow,
+            ld_buf,
+            st_buf,
             next_name: 0,
             dump: std::env::var_os("WARPJIT_DUMP_CLIF").map(std::path::PathBuf::from),
             tier,
@@ -141,9 +167,13 @@ impl Inner {
             let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let exec_inst = self.module.declare_func_in_func(self.exec_inst, fb.func);
             let mem_slow = self.module.declare_func_in_func(self.mem_slow, fb.func);
+            let ld_buf = self.module.declare_func_in_func(self.ld_buf, fb.func);
+            let st_buf = self.module.declare_func_in_func(self.st_buf, fb.func);
             let env = codegen::Env {
                 exec_inst,
                 mem_slow,
+                ld_buf,
+                st_buf,
                 ptr,
                 live_out,
             };

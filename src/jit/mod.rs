@@ -49,6 +49,7 @@ pub mod memory;
 mod runner;
 pub mod scalar;
 mod tier;
+pub mod view;
 mod weight;
 
 pub use tier::Tier;

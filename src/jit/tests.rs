@@ -435,7 +435,11 @@ fn weight_of_every_op_is_pinned() {
             pc: 0,
             loc: SrcLoc::default(),
         };
-        let want = if matches!(inst.op, Op::Tern(_)) { 6 } else { 4 };
+        let want = match inst.op {
+            Op::Tern(_) => 6,
+            Op::LdBuf(_) | Op::StBuf(_) => 12,
+            _ => 4,
+        };
         assert_eq!(weight(&inst), want, "{:?}", inst.op);
         seen.insert(std::mem::discriminant(&inst.op));
     }

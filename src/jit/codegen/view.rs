@@ -1,0 +1,85 @@
+//! Buffer-view loads and stores (`LdBuf`, `StBuf`): the lanes' indices, offsets and values are
+//! stored to a [`ViewArea`] on the stack and one shared routine (`jit::view`) does the accesses
+//! with the interpreter's definition; loaded values come back from the area into registers. No
+//! register is flushed around the call (the routine reads and writes only the area and the
+//! resources).
+
+use super::super::view::ViewArea;
+use super::{flags, Lower, Row, Tx, V};
+use crate::ir::*;
+use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value};
+use std::mem::offset_of;
+
+impl Tx<'_, '_, '_> {
+    /// A fresh [`ViewArea`] on the stack and its address.
+    fn view_area(&mut self) -> Value {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            std::mem::size_of::<ViewArea>() as u32,
+            4,
+        ));
+        self.b.ins().stack_addr(self.env.ptr, slot, 0)
+    }
+
+    /// Stores a row into the area at byte `at`.
+    fn store_row(&mut self, area: Value, at: usize, row: &Row) {
+        for (k, v) in row.iter().enumerate() {
+            self.b.ins().store(flags(), *v, area, (at + 16 * k) as i32);
+        }
+    }
+
+    /// Loads the row at byte `at` of the area.
+    fn load_row(&mut self, area: Value, at: usize) -> Row {
+        std::array::from_fn(|k| self.b.ins().load(V, flags(), area, (at + 16 * k) as i32))
+    }
+}
+
+impl Lower for LdBuf {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let area = tx.view_area();
+        let index = tx.src(self.index);
+        let offset = tx.src(self.offset);
+        tx.store_row(area, offset_of!(ViewArea, index), &index);
+        tx.store_row(area, offset_of!(ViewArea, offset), &offset);
+        let op = tx.b.ins().iconst(tx.env.ptr, self as *const LdBuf as i64);
+        let f = tx.env.ld_buf;
+        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
+        for (c, d) in self.d.iter().enumerate() {
+            if !d.is_rz() {
+                let row = tx.load_row(area, offset_of!(ViewArea, vals) + 128 * c);
+                tx.set_reg(*d, row, m);
+            }
+        }
+        true
+    }
+}
+
+impl Lower for StBuf {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let area = tx.view_area();
+        let index = tx.src(self.index);
+        let offset = tx.src(self.offset);
+        tx.store_row(area, offset_of!(ViewArea, index), &index);
+        tx.store_row(area, offset_of!(ViewArea, offset), &offset);
+        for (c, v) in self.v.iter().enumerate() {
+            if self.mask & (1 << c) != 0 {
+                let row = tx.src(*v);
+                tx.store_row(area, offset_of!(ViewArea, vals) + 128 * c, &row);
+            }
+        }
+        let op = tx.b.ins().iconst(tx.env.ptr, self as *const StBuf as i64);
+        let f = tx.env.st_buf;
+        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
+        true
+    }
+}
