@@ -23,7 +23,7 @@ mod memory;
 mod ops;
 mod resource;
 
-pub use resource::{ld_buf_lanes, st_buf_lanes};
+pub use resource::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, TexCoords};
 
 use crate::exec::warp::exec_mask;
 use crate::exec::{grid::run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};

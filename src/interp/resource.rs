@@ -170,47 +170,66 @@ impl Exec for StBuf {
     }
 }
 
+/// The operand rows of an [`LdTex`]: column, row, slice, sample, mip level.
+pub type TexCoords = [[u32; 32]; 5];
+
+/// [`LdTex`] for the lanes of `mask`, given each lane's coordinates: the words each destination
+/// component receives (0 in lanes outside `mask`). The one definition the interpreter runs and
+/// the JIT calls.
+pub fn ld_tex_lanes(
+    op: &LdTex,
+    env: &mut CtaEnv<'_>,
+    mask: u32,
+    coords: &TexCoords,
+) -> [[u32; 32]; 4] {
+    let [x, y, slice, sample, mip] = coords;
+    let res = env.resources;
+    let mut out = [[0u32; 32]; 4];
+    for l in lanes(mask) {
+        let texel = match bound(res, op.view) {
+            Some(Resource::Texture(t)) => {
+                let d = t.dim();
+                let s = if d.is_array() { slice[l] } else { 0 };
+                let q = if d.is_multisample() { sample[l] } else { 0 };
+                if env.check && d.is_multisample() && q >= t.samples() {
+                    env.finding(
+                        l,
+                        format!(
+                            "sample index {q} is not below the texture's {} samples (read as out of range)",
+                            t.samples()
+                        ),
+                    );
+                }
+                // Offsets are added with wrap-around: below zero is far out of range.
+                let cx = x[l].wrapping_add(op.offset[0] as i32 as u32);
+                let cy = y[l].wrapping_add(op.offset[1] as i32 as u32);
+                if mip[l] != 0 {
+                    t.load(u32::MAX, u32::MAX, 0, 0)
+                } else {
+                    t.load(cx, cy, s, q)
+                }
+            }
+            // A typed buffer: element `x`.
+            Some(Resource::Buffer(b)) => b.load_typed(x[l]),
+            None => [0; 4],
+        };
+        for c in 0..4 {
+            out[c][l] = texel[op.comp[c] as usize & 3];
+        }
+    }
+    out
+}
+
 impl Exec for LdTex {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
-        let x = src(w, self.x, mask, env)?;
-        let y = src(w, self.y, mask, env)?;
-        let slice = src(w, self.slice, mask, env)?;
-        let sample = src(w, self.sample, mask, env)?;
-        let mip = src(w, self.mip, mask, env)?;
-        let mut out = [[0u32; 32]; 4];
-        for l in lanes(mask) {
-            let res = env.resources;
-            let texel = match bound(res, self.view) {
-                Some(Resource::Texture(t)) => {
-                    let d = t.dim();
-                    let s = if d.is_array() { slice[l] } else { 0 };
-                    let q = if d.is_multisample() { sample[l] } else { 0 };
-                    if env.check && d.is_multisample() && q >= t.samples() {
-                        env.finding(
-                            l,
-                            format!(
-                                "sample index {q} is not below the texture's {} samples (read as out of range)",
-                                t.samples()
-                            ),
-                        );
-                    }
-                    // Offsets are added with wrap-around: below zero is far out of range.
-                    let cx = x[l].wrapping_add(self.offset[0] as i32 as u32);
-                    let cy = y[l].wrapping_add(self.offset[1] as i32 as u32);
-                    if mip[l] != 0 {
-                        t.load(u32::MAX, u32::MAX, 0, 0)
-                    } else {
-                        t.load(cx, cy, s, q)
-                    }
-                }
-                // A typed buffer: element `x`.
-                Some(Resource::Buffer(b)) => b.load_typed(x[l]),
-                None => [0; 4],
-            };
-            for c in 0..4 {
-                out[c][l] = texel[self.comp[c] as usize & 3];
-            }
-        }
+        let coords = [
+            src(w, self.x, mask, env)?,
+            src(w, self.y, mask, env)?,
+            src(w, self.slice, mask, env)?,
+            src(w, self.sample, mask, env)?,
+            src(w, self.mip, mask, env)?,
+        ];
+        let out = ld_tex_lanes(self, env, mask, &coords);
         for c in 0..4 {
             if !self.d[c].is_rz() {
                 put(w, self.d[c].0, &out[c], mask);

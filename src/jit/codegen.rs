@@ -88,7 +88,7 @@ macro_rules! lower_dispatch {
 crate::for_each_op!(lower_dispatch);
 
 // The resource-view ops and the constant table run with the interpreter's code for now.
-delegated!(Table, LdTex, StTex, Atom, Info);
+delegated!(Table, StTex, Atom, Info);
 
 // Declared after the macros above, which they use.
 mod alu;
@@ -143,6 +143,8 @@ pub struct Env<'p> {
     pub ld_buf: FuncRef,
     /// The buffer-view store routine.
     pub st_buf: FuncRef,
+    /// The texture-load routine.
+    pub ld_tex: FuncRef,
     /// Pointer type.
     pub ptr: Type,
     /// Live-out state of the block (what must be stored at the end).

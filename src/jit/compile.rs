@@ -22,6 +22,7 @@ pub(super) struct Inner {
     pub(super) mem_slow: FuncId,
     pub(super) ld_buf: FuncId,
     pub(super) st_buf: FuncId,
+    pub(super) ld_tex: FuncId,
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
@@ -79,6 +80,10 @@ impl Inner {
             "warpjit_jit_st_buf",
             super::view::warpjit_jit_st_buf as *const u8,
         );
+        builder.symbol(
+            "warpjit_jit_ld_tex",
+            super::view::warpjit_jit_ld_tex as *const u8,
+        );
         let mut module = JITModule::new(builder);
         let ptr = module.target_config().pointer_type();
         let mut sig = module.make_signature();
@@ -110,6 +115,9 @@ impl Inner {
         let st_buf = module
             .declare_function("warpjit_jit_st_buf", Linkage::Import, &view_sig)
             .map_err(|e| host(&e))?;
+        let ld_tex = module
+            .declare_function("warpjit_jit_ld_tex", Linkage::Import, &view_sig)
+            .map_err(|e| host(&e))?;
         Ok(Inner {
             ctx: module.make_context(),
             module,
@@ -118,6 +126,7 @@ impl Inner {
             mem_slow,
             ld_buf,
             st_buf,
+            ld_tex,
             next_name: 0,
             dump: std::env::var_os("WARPJIT_DUMP_CLIF").map(std::path::PathBuf::from),
             tier,
@@ -169,11 +178,13 @@ impl Inner {
             let mem_slow = self.module.declare_func_in_func(self.mem_slow, fb.func);
             let ld_buf = self.module.declare_func_in_func(self.ld_buf, fb.func);
             let st_buf = self.module.declare_func_in_func(self.st_buf, fb.func);
+            let ld_tex = self.module.declare_func_in_func(self.ld_tex, fb.func);
             let env = codegen::Env {
                 exec_inst,
                 mem_slow,
                 ld_buf,
                 st_buf,
+                ld_tex,
                 ptr,
                 live_out,
             };

@@ -438,6 +438,7 @@ fn weight_of_every_op_is_pinned() {
         let want = match inst.op {
             Op::Tern(_) => 6,
             Op::LdBuf(_) | Op::StBuf(_) => 12,
+            Op::LdTex(_) => 16,
             _ => 4,
         };
         assert_eq!(weight(&inst), want, "{:?}", inst.op);

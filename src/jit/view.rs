@@ -1,4 +1,5 @@
-//! The shared routines compiled code calls for buffer-view loads and stores (`LdBuf`, `StBuf`):
+//! The shared routines compiled code calls for buffer-view loads and stores (`LdBuf`, `StBuf`)
+//! and texture loads (`LdTex`):
 //! the lanes' indices, offsets and values go through a [`ViewArea`] on the compiled function's
 //! stack, and the interpreter's own per-lane definition
 //! ([`crate::interp::ld_buf_lanes`], [`crate::interp::st_buf_lanes`]) does the access. No
@@ -7,8 +8,8 @@
 
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
-use crate::interp::{ld_buf_lanes, st_buf_lanes};
-use crate::ir::{LdBuf, StBuf};
+use crate::interp::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, TexCoords};
+use crate::ir::{LdBuf, LdTex, StBuf};
 
 /// What compiled code hands a view routine: per lane, the index and the offset, and the four
 /// components' values (the stored values, or the loaded ones on return).
@@ -54,4 +55,30 @@ pub unsafe extern "C" fn warpjit_jit_st_buf(
     let (jcx, op, area) = unsafe { (&mut *jcx, &*op, &*area) };
     let env = unsafe { &mut *(jcx.env as *mut CtaEnv<'_>) };
     st_buf_lanes(op, env, mask, &area.index, &area.offset, &area.vals);
+}
+
+/// What compiled code hands the texture-load routine: per lane, the five coordinates (column,
+/// row, slice, sample, mip), and on return the four components.
+#[repr(C, align(16))]
+pub struct TexArea {
+    /// Coordinates per lane.
+    pub coords: TexCoords,
+    /// Component values per lane.
+    pub vals: [[u32; 32]; 4],
+}
+
+/// Texture loads (`ld`, `ldms`, `ld_uav_typed`) for the lanes of `mask`.
+///
+/// # Safety
+/// As [`warpjit_jit_ld_buf`].
+pub unsafe extern "C" fn warpjit_jit_ld_tex(
+    jcx: *mut JitCx,
+    op: *const LdTex,
+    mask: u32,
+    area: *mut TexArea,
+) {
+    // SAFETY: as in `warpjit_jit_ld_buf`.
+    let (jcx, op, area) = unsafe { (&mut *jcx, &*op, &mut *area) };
+    let env = unsafe { &mut *(jcx.env as *mut CtaEnv<'_>) };
+    area.vals = ld_tex_lanes(op, env, mask, &area.coords);
 }

@@ -1,12 +1,72 @@
-//! The per-lane function ops ([`Un`], [`Bin`], [`Tern`]): the integer and bitwise functions
-//! inline as vector code, each exactly what `crate::semantics::func` computes (a differential
-//! test runs every function under both engines on edge values); the float functions, with their
-//! flush and NaN rules, and the rarer integer ones run with the interpreter's code for now.
+//! The per-lane function ops ([`Un`], [`Bin`], [`Tern`]): the integer and bitwise functions and
+//! the float add, mul, div, mad and compares (with D3D's flush and NaN rules) inline as vector
+//! code, each exactly what `crate::semantics::func` computes (a differential test runs every
+//! function under both engines on edge values); the rest run with the interpreter's code for now.
 
 use super::{Lower, Row, Tx};
 use crate::ir::*;
-use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::InstBuilder;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Value};
+
+/// The D3D float rules of `crate::semantics::d3d` in vector code: inputs flushed (a denormal
+/// becomes a zero of its sign), results flushed and NaN made canonical (0x7fc00000).
+impl Tx<'_, '_, '_> {
+    fn flush_denormals(&mut self, x: &Row) -> Row {
+        let exp = self.splat(0x7f80_0000);
+        let sign = self.splat(0x8000_0000);
+        let zero = self.splat(0);
+        std::array::from_fn(|k| {
+            let e = self.b.ins().band(x[k], exp[k]);
+            let denorm = self.b.ins().icmp(IntCC::Equal, e, zero[k]);
+            let signed_zero = self.b.ins().band(x[k], sign[k]);
+            self.b.ins().bitselect(denorm, signed_zero, x[k])
+        })
+    }
+
+    fn as_f32(&mut self, x: Value) -> Value {
+        let le = MemFlagsData::new().with_endianness(Endianness::Little);
+        self.b.ins().bitcast(types::F32X4, le, x)
+    }
+
+    fn as_i32(&mut self, x: Value) -> Value {
+        let le = MemFlagsData::new().with_endianness(Endianness::Little);
+        self.b.ins().bitcast(types::I32X4, le, x)
+    }
+
+    /// `fout(op(fin(a), fin(b)))`.
+    fn float_op(
+        &mut self,
+        a: &Row,
+        b: &Row,
+        op: fn(&mut cranelift_frontend::FunctionBuilder<'_>, Value, Value) -> Value,
+    ) -> Row {
+        let a = self.flush_denormals(a);
+        let b = self.flush_denormals(b);
+        let nan = self.splat(0x7fc0_0000);
+        let r: Row = std::array::from_fn(|k| {
+            let x = self.as_f32(a[k]);
+            let y = self.as_f32(b[k]);
+            let r = op(self.b, x, y);
+            let is_nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
+            let is_nan = self.as_i32(is_nan);
+            let bits = self.as_i32(r);
+            self.b.ins().bitselect(is_nan, nan[k], bits)
+        });
+        self.flush_denormals(&r)
+    }
+
+    /// A comparison of flushed inputs: all ones where it holds.
+    fn float_cmp(&mut self, cc: FloatCC, a: &Row, b: &Row) -> Row {
+        let a = self.flush_denormals(a);
+        let b = self.flush_denormals(b);
+        std::array::from_fn(|k| {
+            let x = self.as_f32(a[k]);
+            let y = self.as_f32(b[k]);
+            let m = self.b.ins().fcmp(cc, x, y);
+            self.as_i32(m)
+        })
+    }
+}
 
 /// Whether the JIT lowers `f` inline (a shift only by a constant amount).
 fn bin_inline(f: BinFn, b: Src) -> bool {
@@ -26,7 +86,14 @@ fn bin_inline(f: BinFn, b: Src) -> bool {
         | BinFn::Ilt
         | BinFn::Ige
         | BinFn::Ult
-        | BinFn::Uge => true,
+        | BinFn::Uge
+        | BinFn::Add
+        | BinFn::Mul
+        | BinFn::Div
+        | BinFn::Eq
+        | BinFn::Ne
+        | BinFn::Lt
+        | BinFn::Ge => true,
         BinFn::Ishl | BinFn::Ishr | BinFn::Ushr => matches!(b, Src::Imm(_)),
         BinFn::ImulHi
         | BinFn::UmulHi
@@ -35,15 +102,8 @@ fn bin_inline(f: BinFn, b: Src) -> bool {
         | BinFn::AddCarry
         | BinFn::SubBorrow
         | BinFn::BfMask
-        | BinFn::Add
-        | BinFn::Mul
-        | BinFn::Div
         | BinFn::Min
-        | BinFn::Max
-        | BinFn::Eq
-        | BinFn::Ne
-        | BinFn::Lt
-        | BinFn::Ge => false,
+        | BinFn::Max => false,
     }
 }
 
@@ -83,6 +143,14 @@ impl Lower for Bin {
                     BinFn::Ige => cmp(tx, IntCC::SignedGreaterThanOrEqual),
                     BinFn::Ult => cmp(tx, IntCC::UnsignedLessThan),
                     BinFn::Uge => cmp(tx, IntCC::UnsignedGreaterThanOrEqual),
+                    BinFn::Add => tx.float_op(&a, &b, |b, x, y| b.ins().fadd(x, y)),
+                    BinFn::Mul => tx.float_op(&a, &b, |b, x, y| b.ins().fmul(x, y)),
+                    BinFn::Div => tx.float_op(&a, &b, |b, x, y| b.ins().fdiv(x, y)),
+                    BinFn::Eq => tx.float_cmp(FloatCC::Equal, &a, &b),
+                    // True when either is NaN, as D3D's `ne`.
+                    BinFn::Ne => tx.float_cmp(FloatCC::NotEqual, &a, &b),
+                    BinFn::Lt => tx.float_cmp(FloatCC::LessThan, &a, &b),
+                    BinFn::Ge => tx.float_cmp(FloatCC::GreaterThanOrEqual, &a, &b),
                     BinFn::Ishl
                     | BinFn::Ishr
                     | BinFn::Ushr
@@ -93,15 +161,8 @@ impl Lower for Bin {
                     | BinFn::AddCarry
                     | BinFn::SubBorrow
                     | BinFn::BfMask
-                    | BinFn::Add
-                    | BinFn::Mul
-                    | BinFn::Div
                     | BinFn::Min
-                    | BinFn::Max
-                    | BinFn::Eq
-                    | BinFn::Ne
-                    | BinFn::Lt
-                    | BinFn::Ge => unreachable!("bin_inline said no"),
+                    | BinFn::Max => unreachable!("bin_inline said no"),
                 }
             }
         };
@@ -173,8 +234,8 @@ impl Lower for Tern {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         match self.f {
-            TernFn::Imad | TernFn::Movc | TernFn::BitSelect => {}
-            TernFn::Mad | TernFn::Ubfe | TernFn::Ibfe | TernFn::Msad => return false,
+            TernFn::Imad | TernFn::Movc | TernFn::BitSelect | TernFn::Mad => {}
+            TernFn::Ubfe | TernFn::Ibfe | TernFn::Msad => return false,
         }
         let m = tx.guard_mask(inst.guard);
         let a = tx.src(self.a);
@@ -192,7 +253,12 @@ impl Lower for Tern {
                 std::array::from_fn(|k| tx.b.ins().bitselect(on[k], b[k], c[k]))
             }
             TernFn::BitSelect => std::array::from_fn(|k| tx.b.ins().bitselect(a[k], b[k], c[k])),
-            TernFn::Mad | TernFn::Ubfe | TernFn::Ibfe | TernFn::Msad => {
+            // Unfused: the product rounded, flushed and made canonical, then the sum.
+            TernFn::Mad => {
+                let p = tx.float_op(&a, &b, |b, x, y| b.ins().fmul(x, y));
+                tx.float_op(&p, &c, |b, x, y| b.ins().fadd(x, y))
+            }
+            TernFn::Ubfe | TernFn::Ibfe | TernFn::Msad => {
                 unreachable!("delegated above")
             }
         };

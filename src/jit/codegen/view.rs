@@ -1,10 +1,10 @@
-//! Buffer-view loads and stores (`LdBuf`, `StBuf`): the lanes' indices, offsets and values are
+//! Buffer-view loads and stores (`LdBuf`, `StBuf`) and texture loads (`LdTex`): the lanes' operands are
 //! stored to a [`ViewArea`] on the stack and one shared routine (`jit::view`) does the accesses
 //! with the interpreter's definition; loaded values come back from the area into registers. No
 //! register is flushed around the call (the routine reads and writes only the area and the
 //! resources).
 
-use super::super::view::ViewArea;
+use super::super::view::{TexArea, ViewArea};
 use super::{flags, Lower, Row, Tx, V};
 use crate::ir::*;
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value};
@@ -80,6 +80,39 @@ impl Lower for StBuf {
         let op = tx.b.ins().iconst(tx.env.ptr, self as *const StBuf as i64);
         let f = tx.env.st_buf;
         tx.b.ins().call(f, &[tx.jcx, op, m, area]);
+        true
+    }
+}
+
+impl Lower for LdTex {
+    fn weight(&self) -> u32 {
+        16
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let slot = tx.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            std::mem::size_of::<TexArea>() as u32,
+            4,
+        ));
+        let area = tx.b.ins().stack_addr(tx.env.ptr, slot, 0);
+        for (k, s) in [self.x, self.y, self.slice, self.sample, self.mip]
+            .into_iter()
+            .enumerate()
+        {
+            let row = tx.src(s);
+            tx.store_row(area, offset_of!(TexArea, coords) + 128 * k, &row);
+        }
+        let op = tx.b.ins().iconst(tx.env.ptr, self as *const LdTex as i64);
+        let f = tx.env.ld_tex;
+        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
+        for (c, d) in self.d.iter().enumerate() {
+            if !d.is_rz() {
+                let row = tx.load_row(area, offset_of!(TexArea, vals) + 128 * c);
+                tx.set_reg(*d, row, m);
+            }
+        }
         true
     }
 }
