@@ -638,9 +638,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
+    /// The first CLIF instruction made since there were `n` (instructions are numbered in the
+    /// order they are made, whichever block they went to).
     fn first_inst_since(&self, n: usize) -> Option<cranelift_codegen::ir::Inst> {
-        let cur = self.b.current_block()?;
-        self.b.func.layout.block_insts(cur).find(|i| i.index() >= n)
+        (self.b.func.dfg.num_insts() > n).then(|| cranelift_codegen::ir::Inst::new(n))
     }
 
     /// Runs an instruction with the interpreter's code: flush everything, call, reload lazily.
