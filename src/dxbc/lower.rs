@@ -965,6 +965,23 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// A two-destination instruction of two integer sources whose results are `first` and
+    /// `second` of them (`imul`: high and low halves; `udiv`: quotient and remainder; ...).
+    fn bin_pair(
+        &mut self,
+        inst: &ast::Inst,
+        first: BinFn,
+        second: BinFn,
+    ) -> Result<(), LowerError> {
+        self.two_dests(
+            inst,
+            &[Ty::Int, Ty::Int],
+            [&move |d, s| bin_op(d, first, s[0], s[1]), &move |d, s| {
+                bin_op(d, second, s[0], s[1])
+            }],
+        )
+    }
+
     /// `dp2`, `dp3`, `dp4`: one sum of products, written to every component of the mask.
     fn dot(&mut self, inst: &ast::Inst, n: u8) -> Result<(), LowerError> {
         if inst.operands.len() != 3 {
@@ -1467,41 +1484,11 @@ impl Lower<'_> {
             O::Iadd => self.bin(inst, BinFn::Iadd, Ty::Int)?,
             O::Ineg => self.un(inst, UnFn::Ineg, Ty::Int)?,
             O::Imad | O::Umad => self.tern(inst, TernFn::Imad, [Ty::Int; 3])?,
-            O::Imul => self.two_dests(
-                inst,
-                &[Ty::Int, Ty::Int],
-                [&|d, s| bin_op(d, BinFn::ImulHi, s[0], s[1]), &|d, s| {
-                    bin_op(d, BinFn::MulLo, s[0], s[1])
-                }],
-            )?,
-            O::Umul => self.two_dests(
-                inst,
-                &[Ty::Int, Ty::Int],
-                [&|d, s| bin_op(d, BinFn::UmulHi, s[0], s[1]), &|d, s| {
-                    bin_op(d, BinFn::MulLo, s[0], s[1])
-                }],
-            )?,
-            O::Udiv => self.two_dests(
-                inst,
-                &[Ty::Int, Ty::Int],
-                [&|d, s| bin_op(d, BinFn::Udiv, s[0], s[1]), &|d, s| {
-                    bin_op(d, BinFn::Urem, s[0], s[1])
-                }],
-            )?,
-            O::Uaddc => self.two_dests(
-                inst,
-                &[Ty::Int, Ty::Int],
-                [&|d, s| bin_op(d, BinFn::Iadd, s[0], s[1]), &|d, s| {
-                    bin_op(d, BinFn::AddCarry, s[0], s[1])
-                }],
-            )?,
-            O::Usubb => self.two_dests(
-                inst,
-                &[Ty::Int, Ty::Int],
-                [&|d, s| bin_op(d, BinFn::Isub, s[0], s[1]), &|d, s| {
-                    bin_op(d, BinFn::SubBorrow, s[0], s[1])
-                }],
-            )?,
+            O::Imul => self.bin_pair(inst, BinFn::ImulHi, BinFn::MulLo)?,
+            O::Umul => self.bin_pair(inst, BinFn::UmulHi, BinFn::MulLo)?,
+            O::Udiv => self.bin_pair(inst, BinFn::Udiv, BinFn::Urem)?,
+            O::Uaddc => self.bin_pair(inst, BinFn::Iadd, BinFn::AddCarry)?,
+            O::Usubb => self.bin_pair(inst, BinFn::Isub, BinFn::SubBorrow)?,
             O::And => self.bin(inst, BinFn::And, Ty::Int)?,
             O::Or => self.bin(inst, BinFn::Or, Ty::Int)?,
             O::Xor => self.bin(inst, BinFn::Xor, Ty::Int)?,

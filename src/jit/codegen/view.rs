@@ -28,6 +28,16 @@ impl Tx<'_, '_, '_> {
         }
     }
 
+    /// A fresh [`ViewArea`] holding the lanes' structure indices and byte offsets.
+    fn view_operands(&mut self, index: Src, offset: Src) -> Value {
+        let area = self.view_area();
+        let index = self.src(index);
+        let offset = self.src(offset);
+        self.store_row(area, offset_of!(ViewArea, index), &index);
+        self.store_row(area, offset_of!(ViewArea, offset), &offset);
+        area
+    }
+
     /// Loads the row at byte `at` of the area.
     fn load_row(&mut self, area: Value, at: usize) -> Row {
         std::array::from_fn(|k| self.b.ins().load(V, flags(), area, (at + 16 * k) as i32))
@@ -41,11 +51,7 @@ impl Lower for LdBuf {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
-        let area = tx.view_area();
-        let index = tx.src(self.index);
-        let offset = tx.src(self.offset);
-        tx.store_row(area, offset_of!(ViewArea, index), &index);
-        tx.store_row(area, offset_of!(ViewArea, offset), &offset);
+        let area = tx.view_operands(self.index, self.offset);
         let op = tx.b.ins().iconst(tx.env.ptr, self as *const LdBuf as i64);
         let f = tx.env.ld_buf;
         tx.b.ins().call(f, &[tx.jcx, op, m, area]);
@@ -66,11 +72,7 @@ impl Lower for StBuf {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
-        let area = tx.view_area();
-        let index = tx.src(self.index);
-        let offset = tx.src(self.offset);
-        tx.store_row(area, offset_of!(ViewArea, index), &index);
-        tx.store_row(area, offset_of!(ViewArea, offset), &offset);
+        let area = tx.view_operands(self.index, self.offset);
         for (c, v) in self.v.iter().enumerate() {
             if self.mask & (1 << c) != 0 {
                 let row = tx.src(*v);
