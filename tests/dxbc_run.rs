@@ -346,6 +346,58 @@ ret
 }
 
 #[test]
+fn indexable_temps_are_private_per_thread_and_read_zero_out_of_range() {
+    // 64 threads (two warps), each with its own x0[4]: x0 = (1,2,3,4), (t,t,t,t), 7s, 9s; after a
+    // barrier (so that arrays shared between the warps would show),
+    // x0[0].xy swapped to (2,1). With i = t & 3: r1.xw = x0[i].wx; x0[i + 3].y = 0x55 (in range
+    // only for i = 0, dropped otherwise); r1.y = x0[3].y; r1.z = x0[i - 1].x (i = 0 wraps to
+    // 0xffffffff: out of range, reads 0).
+    let listing = "cs_5_0
+dcl_uav_structured u0, 16
+dcl_input vThreadID.x
+dcl_temps 2
+dcl_indexableTemp x0[4], 4
+dcl_indexableTemp x1[2], 1
+dcl_thread_group 64, 1, 1
+mov x0[0].xyzw, l(1,2,3,4)
+mov x0[1].xyzw, vThreadID.xxxx
+mov x0[2].xyzw, l(7,7,7,7)
+mov x1[1].x, l(5)
+mov x0[3].xyzw, l(9,9,9,9)
+sync_g_t
+mov x0[0].xy, x0[0].yxzw
+and r0.x, vThreadID.x, l(3)
+mov r1.xyzw, x0[r0.x + 0].wzyx
+iadd r0.y, r0.x, l(2)
+mov x0[r0.y + 1].y, l(85)
+mov r1.y, x0[3].y
+iadd r0.z, r0.x, l(-1)
+mov r1.z, x0[r0.z + 0].x
+store_structured u0.xyzw, vThreadID.x, l(0), r1.xyzw
+ret
+";
+    let out = run(
+        listing,
+        &[uav(BufferKind::Structured { stride: 16 }, 64 * 16)],
+        &[0],
+    );
+    let got = words(&out[0][0]);
+    for t in 0..64u32 {
+        let want = match t & 3 {
+            0 => [4, 85, 0, 2],
+            1 => [t, 9, 2, t],
+            2 => [7, 9, t, 7],
+            _ => [9, 9, 7, 9],
+        };
+        assert_eq!(
+            &got[4 * t as usize..4 * t as usize + 4],
+            &want,
+            "thread {t}"
+        );
+    }
+}
+
+#[test]
 fn groupshared_memory_and_a_barrier_exchange_values_between_warps() {
     // 64 threads (two warps): each writes its id to g0[id], all wait at the barrier, and each
     // reads g0[63 - id]; a g# read past its 256 bytes gives 0.

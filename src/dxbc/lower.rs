@@ -89,6 +89,11 @@ struct Lower<'a> {
     views: Vec<ViewDecl>,
     /// `g#` slot, its range in shared memory and its stride (0: raw).
     tgsm: Vec<(u32, View, u32)>,
+    /// `x#` arrays: register number, and their region of shared memory (16 bytes an element).
+    xtemps: Vec<(u32, View)>,
+    /// Stores of the current instruction's `x#` destination, emitted once its results are in
+    /// the scratch registers [`Lower::dests`] handed out.
+    xstores: Vec<StBuf>,
     /// The immediate constant buffer, four words an entry.
     icb: Option<std::sync::Arc<[u32]>>,
     /// Declared constant buffers: slot and size in 16-byte entries.
@@ -163,6 +168,11 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         (inputs, outputs) = (0, 0);
     }
     let (views, tgsm, tgsm_bytes) = declared_views(prog);
+    let threads = match thread_group {
+        Some(g) => g.iter().map(|&n| n as u64).product::<u64>(),
+        None => 32,
+    };
+    let (xtemps, shared_end) = indexable_temps(prog, tgsm_bytes, threads)?;
     let sysval_base = 4 * temps;
     let io_base = sysval_base + SYSVALS;
     let scratch_base = io_base.saturating_add(4 * inputs.min(64) + 4 * outputs.min(64));
@@ -192,6 +202,8 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         prog,
         views,
         tgsm,
+        xtemps,
+        xstores: Vec::new(),
         icb: prog.decls().find_map(|d| match d {
             Decl::ImmediateConstantBuffer(v) => Some(v.iter().flatten().copied().collect()),
             _ => None,
@@ -236,6 +248,9 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             .unwrap_or_default();
         l.scratch_next = 0;
         l.inst(inst)?;
+        for st in std::mem::take(&mut l.xstores) {
+            l.emit(st);
+        }
     }
     if let Some(f) = l.frames.last() {
         let what = match f {
@@ -261,11 +276,64 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         interface: Interface {
             block: thread_group,
             // `g#` ranges one after another, in declaration order.
-            shared_bytes: tgsm_bytes,
+            shared_bytes: shared_end,
+            tgsm_bytes,
             views: l.views,
             invocations: l.io,
         },
     })
+}
+
+/// Most shared memory a launch has (the 16 MiB shared window).
+const MAX_SHARED: u64 = 16 << 20;
+
+/// The `x#` arrays a program declares, each given `16 * size * threads` bytes of shared memory
+/// (16 bytes an element, whatever its component count), one after another from the first
+/// 16-byte boundary at or after `tgsm_bytes`; and the end of the last.
+fn indexable_temps(
+    prog: &ast::Program,
+    tgsm_bytes: u32,
+    threads: u64,
+) -> Result<(Vec<(u32, View)>, u32), LowerError> {
+    let mut out = Vec::new();
+    let mut next = if prog
+        .decls()
+        .any(|d| matches!(d, Decl::IndexableTemp { .. }))
+    {
+        (tgsm_bytes as u64).next_multiple_of(16)
+    } else {
+        tgsm_bytes as u64
+    };
+    for (i, s) in prog.statements.iter().enumerate() {
+        let ast::Statement::Decl(Decl::IndexableTemp { reg, size, .. }) = *s else {
+            continue;
+        };
+        let per_thread = 16 * size as u64;
+        let end = next + per_thread * threads;
+        if end > MAX_SHARED || out.iter().any(|&(r, _)| r == reg) {
+            return Err(LowerError {
+                stmt: Some(i),
+                message: if end > MAX_SHARED {
+                    format!(
+                        "x{reg}[{size}] for {threads} threads needs {} bytes, more than the \
+                         16 MiB of shared memory that holds the g# and x# arrays",
+                        per_thread * threads
+                    )
+                } else {
+                    format!("x{reg} is declared twice")
+                },
+            });
+        }
+        out.push((
+            reg,
+            View::Temp {
+                base: next as u32,
+                size: per_thread as u32,
+            },
+        ));
+        next = end;
+    }
+    Ok((out, next as u32))
 }
 
 /// The views a program declares: `t#`/`u#` with their kinds, and the `g#` ranges laid out in
@@ -608,6 +676,22 @@ impl Lower<'_> {
                             return Err(self.err("constant buffer slot out of range (cb0 to cb13)"))
                         }
                     },
+                    RegFile::IndexableTemp => {
+                        let (view, index) = self.xtemp_element(indices)?;
+                        let w = match index {
+                            Src::Reg(r) if self.is_scratch(r) => r,
+                            _ => self.scratch()?,
+                        };
+                        self.emit(LdBuf {
+                            d: [w, Reg::RZ, Reg::RZ, Reg::RZ],
+                            view,
+                            stride: 16,
+                            index,
+                            offset: Src::Imm(0),
+                            comp: [k, 0, 0, 0],
+                        });
+                        Src::Reg(w)
+                    }
                     RegFile::ImmediateConstantBuffer => {
                         let Some(table) = self.icb.clone() else {
                             return Err(self.err("icb is read without dcl_immediateConstantBuffer"));
@@ -693,6 +777,44 @@ impl Lower<'_> {
         }
     }
 
+    /// True when `r` is one of the scratch registers.
+    fn is_scratch(&self, r: Reg) -> bool {
+        (self.scratch_base..self.scratch_base + SCRATCH).contains(&(r.0 as u32))
+    }
+
+    /// The array and element index an `x#[i]` operand names (`indices`: the register number,
+    /// then the element: a literal, or a register component plus a literal, added in a scratch
+    /// register).
+    fn xtemp_element(&mut self, indices: &[Index]) -> Result<(View, Src), LowerError> {
+        let Some(&Index::Imm(reg)) = indices.first() else {
+            return Err(self.err("an indexable temp x# needs a literal register number"));
+        };
+        let Some(&(_, view)) = self.xtemps.iter().find(|x| x.0 == reg) else {
+            return Err(self.err(format!("x{reg} is not declared (dcl_indexableTemp)")));
+        };
+        let index = match indices.get(1) {
+            Some(Index::Imm(i)) => Src::Imm(*i),
+            Some(Index::Reg(o)) => {
+                let o = (**o).clone();
+                self.src(&o, 0, Ty::Int)?
+            }
+            Some(Index::RegPlus(o, n)) => {
+                let (o, n) = ((**o).clone(), *n);
+                let i = self.src(&o, 0, Ty::Int)?;
+                let t = self.scratch()?;
+                self.emit(Bin {
+                    d: t,
+                    f: BinFn::Iadd,
+                    a: i,
+                    b: Src::Imm(n),
+                });
+                Src::Reg(t)
+            }
+            None => return Err(self.err(format!("x{reg} needs an element index: x{reg}[i]"))),
+        };
+        Ok((view, index))
+    }
+
     /// `min(index + n, limit)` into a scratch register, where `index` is the selected component
     /// of `op`: an entry index that cannot wrap around into range.
     fn clamped_index(&mut self, op: &ast::Operand, n: u32, limit: u32) -> Result<Reg, LowerError> {
@@ -764,7 +886,7 @@ impl Lower<'_> {
 
     /// The registers a destination operand writes, per component (`None` for components not in
     /// its mask; all `None` for `null`).
-    fn dests(&self, op: &ast::Operand) -> Result<[Option<Reg>; 4], LowerError> {
+    fn dests(&mut self, op: &ast::Operand) -> Result<[Option<Reg>; 4], LowerError> {
         let OperandValue::Reg { file, indices } = &op.value else {
             return Err(self.err("a literal cannot be a destination"));
         };
@@ -802,6 +924,37 @@ impl Lower<'_> {
                         *o = Some(self.temp(*i, c as u8)?);
                     }
                 }
+                Ok(out)
+            }
+            RegFile::IndexableTemp => {
+                // The element index is read before the instruction writes anything; the
+                // results go to scratch registers, stored once the instruction is done.
+                let (view, mut index) = self.xtemp_element(indices)?;
+                if let Src::Reg(r) = index {
+                    if !self.is_scratch(r) {
+                        // A second destination of the instruction may overwrite it.
+                        let t = self.scratch()?;
+                        self.emit(Mov { d: t, b: index });
+                        index = Src::Reg(t);
+                    }
+                }
+                let mut out = [None; 4];
+                let mut v = [Src::Imm(0); 4];
+                for c in 0..4 {
+                    if mask & (1 << c) != 0 {
+                        let t = self.scratch()?;
+                        out[c] = Some(t);
+                        v[c] = Src::Reg(t);
+                    }
+                }
+                self.xstores.push(StBuf {
+                    view,
+                    stride: 16,
+                    index,
+                    offset: Src::Imm(0),
+                    v,
+                    mask,
+                });
                 Ok(out)
             }
             other => Err(self.err(format!("writing `{}` is not supported yet", other.text()))),

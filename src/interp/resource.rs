@@ -14,8 +14,18 @@ fn bound(res: &Resources, view: View) -> Option<&Resource> {
     match view {
         View::Srv(s) => res.srv(s as u32),
         View::Uav(s) => res.uav(s as u32),
-        View::Tgsm { .. } | View::Input | View::Output => None,
+        View::Tgsm { .. } | View::Temp { .. } | View::Input | View::Output => None,
     }
+}
+
+/// The byte of shared memory where word `addr` of lane `lane`'s `x#` array starts, if `addr` is
+/// inside the array's `size` bytes.
+fn temp_byte(env: &CtaEnv<'_>, base: u32, size: u32, addr: u64, lane: usize) -> Option<usize> {
+    let a = addr & !3;
+    (a + 4 <= size as u64).then(|| {
+        let thread = env.at.warp as usize * 32 + lane;
+        base as usize + thread * size as usize + a as usize
+    })
 }
 
 /// The buffer a buffer view reads or writes: a bound `t#`/`u#` buffer, or the stage's inputs
@@ -47,6 +57,23 @@ fn read_word(env: &mut CtaEnv<'_>, view: View, addr: u64, lane: usize) -> u32 {
                 0
             }
         }
+        View::Temp { base, size } => match temp_byte(env, base, size, addr, lane) {
+            Some(at) => match env.shared.get(at..at + 4) {
+                Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                None => 0,
+            },
+            None => {
+                env.finding(
+                    lane,
+                    format!(
+                        "x# read of element {} is outside its {} elements (reads 0)",
+                        addr / 16,
+                        size / 16
+                    ),
+                );
+                0
+            }
+        },
         _ => match buffer(env.resources, view) {
             Some(b) => b.read_u32(addr),
             None => 0,
@@ -71,6 +98,21 @@ fn write_word(env: &mut CtaEnv<'_>, view: View, addr: u64, value: u32, lane: usi
                 );
             }
         }
+        View::Temp { base, size } => match temp_byte(env, base, size, addr, lane) {
+            Some(at) => {
+                if let Some(b) = env.shared.get_mut(at..at + 4) {
+                    b.copy_from_slice(&value.to_le_bytes());
+                }
+            }
+            None => env.finding(
+                lane,
+                format!(
+                    "x# write of element {} is outside its {} elements (dropped)",
+                    addr / 16,
+                    size / 16
+                ),
+            ),
+        },
         View::Input => {}
         _ => {
             if let Some(b) = buffer(env.resources, view) {

@@ -253,8 +253,13 @@ pub struct Program {
 pub struct Interface {
     /// The threads per CTA the program is written for (DXBC `dcl_thread_group`).
     pub block: Option<[u32; 3]>,
-    /// Shared memory the program's own declarations take (DXBC `g#`).
+    /// Shared memory the program needs: its `g#` ranges (the first
+    /// [`tgsm_bytes`](Self::tgsm_bytes)), then the private `x#` arrays of every thread
+    /// ([`View::Temp`]) from the next 16-byte boundary.
     pub shared_bytes: u32,
+    /// The part of [`shared_bytes`](Self::shared_bytes) the program's `g#` declarations take
+    /// (what a trace's `shared_bytes` must cover).
+    pub tgsm_bytes: u32,
     /// The resource views it declares.
     pub views: Vec<ViewDecl>,
     /// For a program run over invocations (a DXBC vertex or pixel shader: 32 a CTA, their

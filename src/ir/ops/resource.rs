@@ -19,6 +19,14 @@ pub enum View {
         /// Bytes the declaration gives it.
         size: u32,
     },
+    /// `x#`: a private array of each thread, `size` bytes in the CTA's shared memory from byte
+    /// `base + size * t`, where `t` is the thread's index in its CTA (warp * 32 + lane).
+    Temp {
+        /// First byte of the region (thread 0's array).
+        base: u32,
+        /// Bytes each thread's array takes.
+        size: u32,
+    },
     /// The `v#` values of a vertex or pixel shader's invocations (read only).
     Input,
     /// The `o#` values its invocations write.

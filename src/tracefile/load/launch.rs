@@ -234,36 +234,39 @@ impl Loader {
             }
             k.block = b;
         }
-        if iface.shared_bytes > k.shared_bytes {
+        if iface.tgsm_bytes > k.shared_bytes {
             match &l.shared_bytes {
                 Some(s) => {
                     return Err(self.invalid(
                         &s.span(),
                         format!(
                             "shared_bytes = {}, but the program's g# declarations take {} bytes",
-                            k.shared_bytes, iface.shared_bytes
+                            k.shared_bytes, iface.tgsm_bytes
                         ),
                     ))
                 }
-                None if iface.shared_bytes > MAX_SHARED_BYTES => {
+                None if iface.tgsm_bytes > MAX_SHARED_BYTES => {
                     return Err(self.invalid(
                         &code_span,
                         format!(
                         "the program's g# declarations take {} bytes, more than {MAX_SHARED_BYTES}",
-                        iface.shared_bytes
+                        iface.tgsm_bytes
                     ),
                     ))
                 }
-                None => k.shared_bytes = iface.shared_bytes,
+                None => k.shared_bytes = iface.tgsm_bytes,
             }
         }
+        // The threads' x# arrays follow the g# ranges (the lowering keeps them in the window).
+        k.shared_bytes = k.shared_bytes.max(iface.shared_bytes);
         for decl in &iface.views {
             let (view, slot, reg) = match decl.view {
                 crate::ir::View::Srv(s) => (View::Srv, s as u32, "t"),
                 crate::ir::View::Uav(s) => (View::Uav, s as u32, "u"),
-                crate::ir::View::Tgsm { .. } | crate::ir::View::Input | crate::ir::View::Output => {
-                    continue
-                }
+                crate::ir::View::Tgsm { .. }
+                | crate::ir::View::Temp { .. }
+                | crate::ir::View::Input
+                | crate::ir::View::Output => continue,
             };
             let bound_tex = textures.iter().find(|t| t.view == view && t.slot == slot);
             let bound_buf = buffers.iter().find(|b| b.view == view && b.slot == slot);
