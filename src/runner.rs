@@ -76,6 +76,7 @@ pub fn run(
                 });
             }
             Err(fault) => {
+                report.fault_at = spec.source.at(fault.pc);
                 report.fault = Some(fault);
                 return Ok(report);
             }
@@ -472,6 +473,8 @@ pub struct TraceReport {
     pub mismatch_count: u64,
     /// The fault that stopped the run, if one did (then no expectation was checked).
     pub fault: Option<Fault>,
+    /// Where the faulting instruction is written (`path:line:col: text`), when known.
+    pub fault_at: Option<String>,
 }
 
 impl TraceReport {
@@ -485,6 +488,7 @@ impl TraceReport {
             mismatches: Vec::new(),
             mismatch_count: 0,
             fault: None,
+            fault_at: None,
         }
     }
 
@@ -518,6 +522,9 @@ impl TraceReport {
         let mut s = String::new();
         if let Some(fault) = &self.fault {
             let _ = writeln!(s, "{fault}");
+            if let Some(at) = &self.fault_at {
+                let _ = writeln!(s, "  at {at}");
+            }
             return s;
         }
         if self.mismatch_count == 0 {

@@ -39,6 +39,7 @@ pub fn prog(blocks: Vec<Block>) -> Program {
         blocks,
         registers: 255,
         interface: Interface::default(),
+        lines: Vec::new(),
     }
 }
 

@@ -235,6 +235,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         None => l.invocation_prologue(),
     }
     let mut pc = 0;
+    let mut lines = Vec::new();
     for (i, s) in prog.statements.iter().enumerate() {
         let ast::Statement::Inst(inst) = s else {
             continue;
@@ -246,6 +247,9 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             .get(i)
             .map(|&(line, col)| SrcLoc { line, col })
             .unwrap_or_default();
+        if locs.get(i).is_some() {
+            lines.push((l.pc, l.loc));
+        }
         l.scratch_next = 0;
         l.inst(inst)?;
         for st in std::mem::take(&mut l.xstores) {
@@ -281,6 +285,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             views: l.views,
             invocations: l.io,
         },
+        lines,
     })
 }
 

@@ -245,6 +245,17 @@ pub struct Program {
     pub registers: u32,
     /// What the program asks of a launch beyond its code.
     pub interface: Interface,
+    /// Where each guest instruction's text starts, by pc (sorted by pc): every per-lane and
+    /// control instruction of a text program; empty for a binary. Fault reports name the line.
+    pub lines: Vec<(u32, SrcLoc)>,
+}
+
+impl Program {
+    /// Where the guest instruction at `pc` starts in the program's text, if known.
+    pub fn line_of(&self, pc: u32) -> Option<SrcLoc> {
+        let i = self.lines.binary_search_by_key(&pc, |l| l.0).ok()?;
+        Some(self.lines[i].1)
+    }
 }
 
 /// What a program asks of the launch that runs it: its thread-group shape, shared memory, and

@@ -264,11 +264,14 @@ pub fn build(text: &str, opts: &AsmOptions) -> Result<Program, AsmError> {
             labels,
         });
     }
+    let mut lines: Vec<(u32, SrcLoc)> = items.iter().map(|it| (it.p.pc(), it.p.loc())).collect();
+    lines.sort_by_key(|l| l.0);
     Ok(Program {
         isa: Isa::Sass,
         blocks,
         registers: opts.registers,
         interface: crate::ir::Interface::default(),
+        lines,
     })
 }
 

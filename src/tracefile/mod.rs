@@ -176,6 +176,33 @@ pub struct GlobalSegment {
     pub line: u32,
 }
 
+/// Where each guest instruction of a launch's program is written, by pc: the line a fault
+/// report shows under the fault.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceLines {
+    /// The file the text is in: the trace (inline `code`) or the `code_file`.
+    pub path: PathBuf,
+    /// Sorted by pc: the pc, then the line and column (1-based; line 0 for an instruction of a
+    /// binary, which has no line) and the text shown (the line, or the binary's instruction as
+    /// its disassembler prints it).
+    pub lines: Vec<(u32, u32, u32, String)>,
+}
+
+impl SourceLines {
+    /// `path:line:col: text` (or `path: instruction pc: text` in a binary) for the guest
+    /// instruction at `pc`, if known.
+    pub fn at(&self, pc: u32) -> Option<String> {
+        let i = self.lines.binary_search_by_key(&pc, |l| l.0).ok()?;
+        let (pc, line, col, text) = &self.lines[i];
+        let path = self.path.display();
+        Some(if *line == 0 {
+            format!("{path}: instruction {pc}: {text}")
+        } else {
+            format!("{path}:{line}:{col}: {}", text.trim())
+        })
+    }
+}
+
 /// A `[[sparse]]` region of non-resident 64 KiB tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SparseRegion {
@@ -522,6 +549,8 @@ pub struct LaunchSpec {
     pub expect_outputs: Vec<RegData>,
     /// Line of the table in the trace.
     pub line: u32,
+    /// Where the program's instructions are written, for fault reports.
+    pub source: Arc<SourceLines>,
 }
 
 /// Largest `local_bytes`: 512 KiB, Maxwell's local memory per thread.

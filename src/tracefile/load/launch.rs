@@ -10,6 +10,7 @@ use crate::ir::{Isa, Program, TextureKind, ViewKind};
 use crate::tracefile::code::{value_offset, StringMap};
 use crate::tracefile::files::{self, MAX_PROGRAM_BYTES};
 use crate::tracefile::schema::{HasData, RawLaunch, RawRegData};
+use crate::tracefile::SourceLines;
 use crate::tracefile::{
     Buffer, BufferKind, LaunchSpec, RegData, Texture, TextureDim, TraceError, View, MAX_BLOCK,
     MAX_GRID, MAX_LOCAL_BYTES, MAX_SHARED_BYTES, MAX_THREADS_PER_CTA,
@@ -51,11 +52,14 @@ pub(super) struct LaunchKeys {
     pub(super) expect_outputs: Vec<RegData>,
 }
 
+/// An assembled program, where its text came from, and where its instructions are written.
+pub(super) type Made = (Arc<Program>, PathBuf, Arc<SourceLines>);
+
 /// The programs a trace's launches assembled so far.
 #[derive(Default)]
 pub(super) struct Programs {
     /// By (from a `code_file`, the `code` text or `code_file` value, `isa`, `registers`).
-    pub(super) done: HashMap<ProgramKey, (Arc<Program>, PathBuf)>,
+    pub(super) done: HashMap<ProgramKey, Made>,
     /// Bytes of the distinct texts assembled.
     pub(super) bytes: u64,
 }
@@ -116,7 +120,8 @@ impl Loader {
                 return Err(self.src.unsupported(&name.span(), why));
             }
         }
-        let (program, program_path) = self.program(l, &table, k.isa, k.registers, programs)?;
+        let (program, program_path, source) =
+            self.program(l, &table, k.isa, k.registers, programs)?;
         self.apply_interface(l, &table, &program, &mut k, textures, buffers)?;
         Ok(LaunchSpec {
             index,
@@ -136,6 +141,7 @@ impl Loader {
             inputs: k.inputs,
             expect_outputs: k.expect_outputs,
             line: self.line(&table),
+            source,
         })
     }
 
@@ -652,7 +658,7 @@ impl Loader {
         isa: Isa,
         registers: u32,
         programs: &mut Programs,
-    ) -> Result<(Arc<Program>, PathBuf), TraceError> {
+    ) -> Result<Made, TraceError> {
         let key = match (&l.code, &l.code_file) {
             (Some(code), None) => Some((false, code.get_ref().clone(), isa, registers)),
             (None, Some(file)) => Some((true, file.get_ref().clone(), isa, registers)),
@@ -691,7 +697,7 @@ impl Loader {
         isa: Isa,
         registers: u32,
         count: &mut impl FnMut(usize, &Range<usize>) -> Result<(), TraceError>,
-    ) -> Result<(Arc<Program>, PathBuf), TraceError> {
+    ) -> Result<Made, TraceError> {
         match (&l.code, &l.code_file) {
             (Some(a), Some(b)) => {
                 let (first, second) = if a.span().start < b.span().start {
@@ -719,7 +725,10 @@ impl Loader {
                     path: self.src.path.clone(),
                 };
                 match frontend::compile(code.get_ref().as_bytes(), &opts) {
-                    Ok(p) => Ok((Arc::new(p), self.src.path.clone())),
+                    Ok(p) => {
+                        let source = self.inline_lines(code, &p);
+                        Ok((Arc::new(p), self.src.path.clone(), Arc::new(source)))
+                    }
                     Err(d) => Err(TraceError::Program(self.inline_program_error(code, d))),
                 }
             }
@@ -734,11 +743,50 @@ impl Loader {
                     path: path.clone(),
                 };
                 match frontend::compile(&bytes, &opts) {
-                    Ok(p) => Ok((Arc::new(p), path)),
+                    Ok(p) => {
+                        let source = file_lines(&path, &bytes, &p);
+                        Ok((Arc::new(p), path, Arc::new(source)))
+                    }
                     Err(d) => Err(TraceError::Program(d)),
                 }
             }
         }
+    }
+
+    /// Where the instructions of a program from inline `code` are in the trace.
+    fn inline_lines(&self, code: &Spanned<String>, p: &Program) -> SourceLines {
+        let (span, value) = (code.span(), code.get_ref());
+        let map = StringMap::new(&self.src.text, &span, value);
+        let first = self.code_first_line(&span);
+        let lines = p
+            .lines
+            .iter()
+            .map(|&(pc, loc)| {
+                let (line, col) = match &map {
+                    Some(m) => self
+                        .src
+                        .line_col(m.trace_offset(value_offset(value, loc.line, loc.col))),
+                    None => (loc.line.saturating_add(first), loc.col),
+                };
+                let text = self.src.line_text(line as usize - 1).to_string();
+                (pc, line, col, text)
+            })
+            .collect();
+        SourceLines {
+            path: self.src.path.clone(),
+            lines,
+        }
+    }
+
+    /// Lines before the first line of an inline `code` value whose string form the decoder does
+    /// not know: the literal's line, or the next one when a line break follows the opening
+    /// quotes.
+    fn code_first_line(&self, span: &Range<usize>) -> u32 {
+        let raw = self.src.text.get(span.clone()).unwrap_or("");
+        let after_quotes = raw.get(3..).unwrap_or("");
+        let skip = (raw.starts_with("\"\"\"") || raw.starts_with("'''"))
+            && (after_quotes.starts_with('\n') || after_quotes.starts_with("\r\n"));
+        self.line(span) - 1 + u32::from(skip)
     }
 
     /// Points a front-end diagnostic about inline `code` at the trace: line and column of the
@@ -777,13 +825,8 @@ impl Loader {
             }
             return d;
         }
-        // A literal form the decoder does not know: shift lines only. The value's first line is
-        // the literal's line, or the next one when a line break follows the opening quotes.
-        let raw = self.src.text.get(span.clone()).unwrap_or("");
-        let after_quotes = raw.get(3..).unwrap_or("");
-        let skip = (raw.starts_with("\"\"\"") || raw.starts_with("'''"))
-            && (after_quotes.starts_with('\n') || after_quotes.starts_with("\r\n"));
-        let first = self.line(&span) - 1 + u32::from(skip);
+        // A literal form the decoder does not know: shift lines only.
+        let first = self.code_first_line(&span);
         if let Location::Text { line, .. } = &mut d.location {
             *line = line.saturating_add(first);
         }
@@ -791,6 +834,44 @@ impl Loader {
             n.line = n.line.map(|l| l.saturating_add(first));
         }
         d
+    }
+}
+
+/// Where the instructions of a program from a `code_file` are: its lines for a text; for a
+/// DXBC container, each instruction as `warpjit disasm` prints it.
+fn file_lines(path: &std::path::Path, bytes: &[u8], p: &Program) -> SourceLines {
+    let lines = match Content::of(bytes) {
+        Content::Text => {
+            let text = String::from_utf8_lossy(bytes);
+            let text_lines: Vec<&str> = text.lines().collect();
+            p.lines
+                .iter()
+                .map(|&(pc, loc)| {
+                    let t = text_lines.get(loc.line as usize - 1).unwrap_or(&"");
+                    (pc, loc.line, loc.col, t.to_string())
+                })
+                .collect()
+        }
+        Content::DxbcContainer => match crate::dxbc::container::read_program(bytes) {
+            Ok(prog) => prog
+                .statements
+                .iter()
+                .filter_map(|s| match s {
+                    crate::dxbc::ast::Statement::Inst(i) => {
+                        Some(crate::dxbc::text::print_inst(i).trim().to_string())
+                    }
+                    crate::dxbc::ast::Statement::Decl(_) => None,
+                })
+                .enumerate()
+                .map(|(pc, text)| (pc as u32, 0, 0, text))
+                .collect(),
+            Err(_) => Vec::new(),
+        },
+        Content::Elf => Vec::new(),
+    };
+    SourceLines {
+        path: path.to_path_buf(),
+        lines,
     }
 }
 
