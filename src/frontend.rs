@@ -210,11 +210,16 @@ mod tests {
             e.headline(),
             "k.bin:4:3: error: unsupported instruction sample_l"
         );
-        let e = compile(b"// header\n\ngs_5_0\nret\n", &dx).unwrap_err();
+        let e = compile(b"// header\n\nhs_5_0\nret\n", &dx).unwrap_err();
         assert!(
             e.headline()
-                .starts_with("k.bin:3:1: error: geometry shaders are not supported yet"),
+                .starts_with("k.bin:3:1: error: hull shaders (tessellation) are not supported"),
             "{e}"
+        );
+        let e = compile(b"gs_5_0\ndcl_maxout 3\nret\n", &dx).unwrap_err();
+        assert_eq!(
+            e.headline(),
+            "k.bin:1:1: error: a geometry shader needs `dcl_inputprimitive` (point, line, triangle, ...)"
         );
         let p = compile(b"ps_5_0\ndcl_output o0.xyzw\nret\n", &dx).unwrap();
         assert_eq!(

@@ -81,7 +81,8 @@ pub fn run(
                 return Ok(report);
             }
         }
-        if let Some(outputs) = io {
+        if let Some(io) = io {
+            let outputs = io.outputs;
             let spec = &trace.launches[i];
             let words = trace
                 .machine
@@ -101,7 +102,7 @@ pub fn run(
                         [w(0), w(1), w(2), w(3)]
                     })
                     .collect();
-                check_output(&trace, spec, e, &regs, &mut report)?;
+                check_output(&trace, spec, e, &regs, io.vertices_out, &mut report)?;
             }
         }
     }
@@ -125,7 +126,7 @@ pub fn run(
 /// For a launch of a program run over invocations, sets the machine's stage inputs (from the
 /// launch's `[[launch.input]]` tables; 0 elsewhere) and zeroed outputs, and returns how many
 /// `o#` registers an invocation writes; `None` (and no stage buffers) for other launches.
-fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<u32>, TraceError> {
+fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<crate::ir::StageIo>, TraceError> {
     let spec = &trace.launches[i];
     let (Some(io), Some(n)) = (spec.program.interface.invocations, spec.invocations) else {
         trace.machine.resources.set_input(None);
@@ -133,12 +134,15 @@ fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<u32>, TraceError> {
         return Ok(None);
     };
     let n = n as u64;
-    let mut input = vec![0u8; (n * 16 * io.inputs as u64) as usize];
+    // One record of `v#` per invocation and input vertex, of `o#` per invocation and output
+    // vertex (a geometry shader's emits).
+    let records_in = n * io.vertices_in as u64;
+    let mut input = vec![0u8; (records_in * 16 * io.inputs as u64) as usize];
     for r in &spec.inputs {
         let words = r
             .words()
             .map_err(|err| trace.error_at(&r.span, err.to_string()))?;
-        for (inv, v) in words.iter().enumerate().take(n as usize) {
+        for (inv, v) in words.iter().enumerate().take(records_in as usize) {
             let at = (inv * io.inputs as usize + r.reg as usize) * 16;
             for (k, w) in v.iter().enumerate() {
                 input[at + 4 * k..at + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
@@ -155,10 +159,10 @@ fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<u32>, TraceError> {
         })
     };
     let inb = make(input.len() as u64, &input)?;
-    let outb = make(n * 16 * io.outputs as u64, &[])?;
+    let outb = make(n * io.vertices_out as u64 * 16 * io.outputs as u64, &[])?;
     trace.machine.resources.set_input(Some(inb));
     trace.machine.resources.set_output(Some(outb));
-    Ok(Some(io.outputs))
+    Ok(Some(io))
 }
 
 /// The first `len` bytes a bound resource holds now.
@@ -389,10 +393,12 @@ fn resource_prefix<'a>(
 }
 
 /// Compares `[[launch.expect_output]]` `e` of launch `spec` with `outputs`: the `o#` register it
-/// names (`o{e.reg}`) after the launch, one `[x, y, z, w]` per invocation in invocation order
-/// (at least as many invocations as the expectation covers). Adds each element that differs to
+/// names (`o{e.reg}`) after the launch, one `[x, y, z, w]` per output record: `vertices` per
+/// invocation (1, or a geometry shader's `dcl_maxout`: one per `emit`), in order (at least as
+/// many records as the expectation covers). Adds each element that differs to
 /// the report: `expect_output N of launch M (line L): u32[I] at invocation K o2.y: expected ...,
-/// got ...` (a `u8` or `file` element names its byte of the component, `o2.y byte 1`).
+/// got ...` (a `u8` or `file` element names its byte of the component, `o2.y byte 1`; a
+/// geometry shader's record its vertex, `invocation 1 vertex 2 o0.x`).
 ///
 /// An error is returned when the expectation's file cannot be read, or `outputs` covers fewer
 /// invocations than the expectation.
@@ -401,6 +407,7 @@ pub fn check_output(
     spec: &LaunchSpec,
     e: &RegData,
     outputs: &[[u32; 4]],
+    vertices: u32,
     report: &mut TraceReport,
 ) -> Result<(), TraceError> {
     let want = expected_bytes(trace, &e.data, &e.span)?;
@@ -422,10 +429,12 @@ pub fn check_output(
         .flat_map(|v| v.iter().flat_map(|w| w.to_le_bytes()))
         .collect();
     let (launch, reg) = (spec.index, e.reg);
+    let per = vertices.max(1) as u64;
     let place = |byte: u64| Place::Output {
         launch,
         reg,
-        invocation: byte / 16,
+        invocation: byte / 16 / per,
+        vertex: (per > 1).then_some(byte / 16 % per),
         component: (byte % 16 / 4) as u8,
         byte: (byte % 4) as u8,
     };
@@ -621,6 +630,8 @@ pub enum Place {
         reg: u32,
         /// The invocation.
         invocation: u64,
+        /// The output vertex of a geometry shader's invocation (its `n`th emit).
+        vertex: Option<u64>,
         /// The component, 0 to 3 (x, y, z, w).
         component: u8,
         /// The byte within the component (0 for word elements).
@@ -682,12 +693,17 @@ impl fmt::Display for Mismatch {
             Place::Output {
                 reg,
                 invocation,
+                vertex,
                 component,
                 byte,
                 ..
             } => {
                 let c = ['x', 'y', 'z', 'w'][component as usize & 3];
-                write!(f, "invocation {invocation} o{reg}.{c}")?;
+                write!(f, "invocation {invocation} ")?;
+                if let Some(v) = vertex {
+                    write!(f, "vertex {v} ")?;
+                }
+                write!(f, "o{reg}.{c}")?;
                 if self.kind.element_size() == 1 {
                     write!(f, " byte {byte}")?;
                 }
@@ -857,6 +873,7 @@ mod tests {
             data,
             line: 7,
             span: 0..1,
+            data_span: 0..1,
         };
         spec.expect_outputs = vec![
             reg(0, 2, Data::U32(vec![1, 2, 3, 4, 5, 6, 0, 8])),
@@ -864,7 +881,7 @@ mod tests {
         ];
         let out = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 9, 9, 9]];
         let mut r = TraceReport::new("test");
-        check_output(&t, &spec, &spec.expect_outputs[0], &out, &mut r).expect("checked");
+        check_output(&t, &spec, &spec.expect_outputs[0], &out, 1, &mut r).expect("checked");
         assert_eq!(
             lines(&r),
             ["expect_output 0 of launch 0 (line 7): u32[6] at invocation 1 o2.z: expected 0 (0x00000000), got 7 (0x00000007)"]
@@ -872,17 +889,25 @@ mod tests {
         // Invocation i's .xyzw are words 4i..4i+3; a byte element names its byte of the word.
         let bytes: [u32; 4] = [0x0302_0100, 0x0706_0504, 0x0b0a_0909, 0x0f0e_0d0c];
         let mut r = TraceReport::new("test");
-        check_output(&t, &spec, &spec.expect_outputs[1], &[bytes], &mut r).expect("checked");
+        check_output(&t, &spec, &spec.expect_outputs[1], &[bytes], 1, &mut r).expect("checked");
         assert_eq!(
             lines(&r),
             ["expect_output 1 of launch 0 (line 7): u8[8] at invocation 0 o1.z byte 0: expected 8 (0x08), got 9 (0x09)"]
         );
-        let err = check_output(&t, &spec, &spec.expect_outputs[0], &out[..1], &mut r)
+        let err = check_output(&t, &spec, &spec.expect_outputs[0], &out[..1], 1, &mut r)
             .err()
             .map(|e| e.to_string());
         assert!(
             err.as_deref().is_some_and(|e| e.contains("launch 0 gave o2 for 1 invocations, fewer than the 2")),
             "{err:?}"
+        );
+        // A geometry shader with 2 output vertices an invocation: record 1 is invocation 0's
+        // second emit.
+        let mut r = TraceReport::new("test");
+        check_output(&t, &spec, &spec.expect_outputs[0], &out, 2, &mut r).expect("checked");
+        assert_eq!(
+            lines(&r),
+            ["expect_output 0 of launch 0 (line 7): u32[6] at invocation 0 vertex 1 o2.z: expected 0 (0x00000000), got 7 (0x00000007)"]
         );
     }
 

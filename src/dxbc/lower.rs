@@ -108,6 +108,9 @@ struct Lower<'a> {
     io: Option<StageIo>,
     /// The first `v#` register (the `o#` follow).
     io_base: u32,
+    /// The `v#` registers held in registers (all for a vertex or pixel shader; none for a
+    /// geometry shader, which reads `v[vertex][reg]` from the launch's inputs).
+    in_regs: u32,
     scratch_base: u32,
     scratch_next: u32,
     /// The current statement, its pc and location.
@@ -119,23 +122,21 @@ struct Lower<'a> {
 /// Lowers `prog`, whose statements start at `locs` (line, column; empty for a binary), to the IR.
 pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerError> {
     let stage = prog.version.stage;
-    if !matches!(
-        stage,
-        ast::Stage::Compute | ast::Stage::Vertex | ast::Stage::Pixel
-    ) {
+    if matches!(stage, ast::Stage::Hull | ast::Stage::Domain) {
         return Err(LowerError {
             stmt: None,
             message: format!(
-                "{} shaders are not supported yet: warpjit runs compute, vertex and pixel shaders",
-                match stage {
-                    ast::Stage::Geometry => "geometry",
-                    ast::Stage::Hull => "hull",
-                    ast::Stage::Domain => "domain",
-                    ast::Stage::Pixel | ast::Stage::Vertex | ast::Stage::Compute => "these",
+                "{} shaders (tessellation) are not supported: warpjit runs compute, vertex, \
+                 geometry and pixel shaders",
+                if stage == ast::Stage::Hull {
+                    "hull"
+                } else {
+                    "domain"
                 }
             ),
         });
     }
+    let geometry = stage == ast::Stage::Geometry;
     let mut temps = 0;
     let mut thread_group = None;
     let (mut inputs, mut outputs) = (0u32, 0u32);
@@ -145,7 +146,9 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             Decl::ThreadGroup(g) => thread_group = Some(*g),
             Decl::Input { reg, .. } | Decl::Output { reg, .. } => {
                 if let OperandValue::Reg { file, indices } = &reg.value {
-                    if let Some(Index::Imm(i)) = indices.first() {
+                    // A geometry shader's inputs are `v[vertex][reg]`.
+                    let at = usize::from(geometry && *file == RegFile::Input && indices.len() == 2);
+                    if let Some(Index::Imm(i)) = indices.get(at) {
                         match file {
                             RegFile::Input => inputs = inputs.max(i.saturating_add(1)),
                             RegFile::Output => outputs = outputs.max(i.saturating_add(1)),
@@ -167,6 +170,14 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
     if compute {
         (inputs, outputs) = (0, 0);
     }
+    let gs = if geometry {
+        Some(geometry_shape(prog)?)
+    } else {
+        None
+    };
+    // A geometry shader reads its inputs where they are (`v[vertex][reg]`); the others hold
+    // theirs in registers, loaded at the start.
+    let in_regs = if geometry { 0 } else { inputs };
     let (views, tgsm, tgsm_bytes) = declared_views(prog);
     let threads = match thread_group {
         Some(g) => g.iter().map(|&n| n as u64).product::<u64>(),
@@ -175,7 +186,10 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
     let (xtemps, shared_end) = indexable_temps(prog, tgsm_bytes, threads)?;
     let sysval_base = 4 * temps;
     let io_base = sysval_base + SYSVALS;
-    let scratch_base = io_base.saturating_add(4 * inputs.min(64) + 4 * outputs.min(64));
+    // A geometry shader's emit counter follows its outputs.
+    let scratch_base = io_base
+        .saturating_add(4 * in_regs.min(64) + 4 * outputs.min(64))
+        .saturating_add(u32::from(geometry));
     if inputs > 32 || outputs > 32 {
         return Err(LowerError {
             stmt: None,
@@ -220,7 +234,13 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         frames: Vec::new(),
         temps,
         sysval_base,
-        io: (!compute).then_some(StageIo { inputs, outputs }),
+        io: (!compute).then_some(StageIo {
+            inputs,
+            outputs,
+            vertices_in: gs.map_or(1, |g| g.0),
+            vertices_out: gs.map_or(1, |g| g.1),
+        }),
+        in_regs,
         io_base,
         scratch_base,
         scratch_next: 0,
@@ -287,6 +307,48 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         },
         lines,
     })
+}
+
+/// A geometry shader's input vertices per invocation (from `dcl_inputprimitive`, else the
+/// first index of its `dcl_input v[n][reg]`) and `dcl_maxout`.
+fn geometry_shape(prog: &ast::Program) -> Result<(u32, u32), LowerError> {
+    let mut vertices = None;
+    let mut maxout = None;
+    for d in prog.decls() {
+        match d {
+            Decl::InputPrimitive(p) => {
+                vertices = match p.0 {
+                    1 => Some(1),
+                    2 => Some(2),
+                    3 => Some(3),
+                    6 => Some(4),
+                    7 => Some(6),
+                    n @ 8..=39 => Some(n - 7),
+                    _ => vertices,
+                }
+            }
+            Decl::Input { reg, .. } if vertices.is_none() => {
+                if let OperandValue::Reg { indices, .. } = &reg.value {
+                    if let (Some(Index::Imm(n)), 2) = (indices.first(), indices.len()) {
+                        vertices = Some(*n);
+                    }
+                }
+            }
+            Decl::MaxOutputVertexCount(n) => maxout = Some(*n),
+            _ => {}
+        }
+    }
+    let err = |message: &str| LowerError {
+        stmt: None,
+        message: message.into(),
+    };
+    let vertices = vertices.filter(|n| (1..=32).contains(n)).ok_or_else(|| {
+        err("a geometry shader needs `dcl_inputprimitive` (point, line, triangle, ...)")
+    })?;
+    let maxout = maxout
+        .filter(|n| (1..=1024).contains(n))
+        .ok_or_else(|| err("a geometry shader needs `dcl_maxout n` (1 to 1024)"))?;
+    Ok((vertices, maxout))
 }
 
 /// Most shared memory a launch has (the 16 MiB shared window).
@@ -459,6 +521,141 @@ impl Lower<'_> {
         });
     }
 
+    /// A geometry shader's count of the vertices it emitted.
+    fn emit_counter(&self) -> Reg {
+        let outputs = self.io.map_or(0, |io| io.outputs);
+        Reg((self.io_base + 4 * (self.in_regs + outputs)) as u8)
+    }
+
+    /// Component `k` of a geometry shader's `v[vertex][reg]`: the launch's input record
+    /// `invocation * vertices_in + vertex`; a vertex index at or past the primitive's vertex
+    /// count reads 0.
+    fn vertex_input(&mut self, indices: &[Index], k: u8) -> Result<Src, LowerError> {
+        let Some(io) = self
+            .io
+            .filter(|_| self.prog.version.stage == ast::Stage::Geometry)
+        else {
+            return Err(self.err("`v[vertex][reg]` is a geometry shader's input"));
+        };
+        let Some(&Index::Imm(reg)) = indices.get(1) else {
+            return Err(self.err("an input register v[vertex][reg] needs a literal register"));
+        };
+        if reg >= io.inputs {
+            return Err(self.err(format!("v{reg} is not declared")));
+        }
+        let nv = io.vertices_in;
+        let inv = Src::Reg(self.invocation());
+        let t = self.scratch()?;
+        match &indices[0] {
+            Index::Imm(v) if *v < nv => self.emit(Tern {
+                d: t,
+                f: TernFn::Imad,
+                a: inv,
+                b: Src::Imm(nv),
+                c: Src::Imm(*v),
+            }),
+            Index::Imm(_) => self.emit(Mov {
+                d: t,
+                b: Src::Imm(u32::MAX),
+            }),
+            Index::Reg(o) | Index::RegPlus(o, _) => {
+                let n = match &indices[0] {
+                    Index::RegPlus(_, n) => *n,
+                    _ => 0,
+                };
+                let o = (**o).clone();
+                let v = self.src(&o, 0, Ty::Int)?;
+                let ok = self.scratch()?;
+                self.emit(Bin {
+                    d: t,
+                    f: BinFn::Iadd,
+                    a: v,
+                    b: Src::Imm(n),
+                });
+                self.emit(Bin {
+                    d: ok,
+                    f: BinFn::Ult,
+                    a: Src::Reg(t),
+                    b: Src::Imm(nv),
+                });
+                self.emit(Tern {
+                    d: t,
+                    f: TernFn::Imad,
+                    a: inv,
+                    b: Src::Imm(nv),
+                    c: Src::Reg(t),
+                });
+                self.emit(Tern {
+                    d: t,
+                    f: TernFn::Movc,
+                    a: Src::Reg(ok),
+                    b: Src::Reg(t),
+                    c: Src::Imm(u32::MAX),
+                });
+            }
+        }
+        self.emit(LdBuf {
+            d: [t, Reg::RZ, Reg::RZ, Reg::RZ],
+            view: View::Input,
+            stride: 16 * io.inputs,
+            index: Src::Reg(t),
+            offset: Src::Imm(16 * reg),
+            comp: [k, 0, 0, 0],
+        });
+        Ok(Src::Reg(t))
+    }
+
+    /// `emit`: a geometry shader's `o#` registers become its next output record
+    /// (`invocation * vertices_out + n` for its `n`th emit; dropped past `dcl_maxout`).
+    fn emit_vertex(&mut self) -> Result<(), LowerError> {
+        let Some(io) = self
+            .io
+            .filter(|_| self.prog.version.stage == ast::Stage::Geometry)
+        else {
+            return Err(self.err("`emit` is a geometry shader instruction"));
+        };
+        let (n, inv) = (self.emit_counter(), self.invocation());
+        let (t, ok) = (self.scratch()?, self.scratch()?);
+        self.emit(Bin {
+            d: ok,
+            f: BinFn::Ult,
+            a: Src::Reg(n),
+            b: Src::Imm(io.vertices_out),
+        });
+        self.emit(Tern {
+            d: t,
+            f: TernFn::Imad,
+            a: Src::Reg(inv),
+            b: Src::Imm(io.vertices_out),
+            c: Src::Reg(n),
+        });
+        self.emit(Tern {
+            d: t,
+            f: TernFn::Movc,
+            a: Src::Reg(ok),
+            b: Src::Reg(t),
+            c: Src::Imm(u32::MAX),
+        });
+        for i in 0..io.outputs {
+            let base = self.io_base + 4 * (self.in_regs + i);
+            self.emit(StBuf {
+                view: View::Output,
+                stride: 16 * io.outputs,
+                index: Src::Reg(t),
+                offset: Src::Imm(16 * i),
+                v: std::array::from_fn(|k| Src::Reg(Reg((base + k as u32) as u8))),
+                mask: 0xf,
+            });
+        }
+        self.emit(Bin {
+            d: n,
+            f: BinFn::Iadd,
+            a: Src::Reg(n),
+            b: Src::Imm(1),
+        });
+        Ok(())
+    }
+
     /// The invocation index register of a vertex or pixel shader.
     fn invocation(&self) -> Reg {
         Reg((self.sysval_base + 10) as u8)
@@ -510,6 +707,14 @@ impl Lower<'_> {
             next: Some(next),
             pc: Some(pc),
         });
+        if self.prog.version.stage == ast::Stage::Geometry {
+            // Its inputs stay where they are; it has emitted nothing yet.
+            self.emit(Mov {
+                d: self.emit_counter(),
+                b: Src::Imm(0),
+            });
+            return;
+        }
         for i in 0..io.inputs {
             let base = self.io_base + 4 * i;
             self.emit(LdBuf {
@@ -527,9 +732,13 @@ impl Lower<'_> {
     /// registers to the launch's outputs (nothing for a compute shader).
     fn store_outputs(&mut self, guard: Guard) {
         let Some(io) = self.io else { return };
+        if self.prog.version.stage == ast::Stage::Geometry {
+            // A geometry shader's outputs are what it emits.
+            return;
+        }
         let inv = self.invocation();
         for i in 0..io.outputs {
-            let base = self.io_base + 4 * (io.inputs + i);
+            let base = self.io_base + 4 * (self.in_regs + i);
             self.emit_guarded(
                 guard,
                 StBuf {
@@ -638,8 +847,9 @@ impl Lower<'_> {
                         Some(i) => Src::Reg(self.temp(i, k)?),
                         None => return Err(self.err("a temp register needs a literal index")),
                     },
+                    RegFile::Input if indices.len() == 2 => self.vertex_input(indices, k)?,
                     RegFile::Input => match (imm(0), self.io) {
-                        (Some(i), Some(io)) if i < io.inputs => {
+                        (Some(i), Some(io)) if i < self.in_regs && i < io.inputs => {
                             Src::Reg(Reg((self.io_base + 4 * i + k as u32) as u8))
                         }
                         _ => return Err(self.err("an input register v# that is not declared")),
@@ -910,7 +1120,7 @@ impl Lower<'_> {
                 if *i >= io.outputs {
                     return Err(self.err(format!("o{i} is not declared")));
                 }
-                let base = self.io_base + 4 * (io.inputs + i);
+                let base = self.io_base + 4 * (self.in_regs + i);
                 let mut out = [None; 4];
                 for (c, o) in out.iter_mut().enumerate() {
                     if mask & (1 << c) != 0 {
@@ -1990,6 +2200,15 @@ impl Lower<'_> {
                     next: Some(next),
                     pc: Some(pc),
                 });
+            }
+            O::Emit | O::EmitStream | O::EmitThenCut | O::EmitThenCutStream => {
+                self.emit_vertex()?;
+            }
+            O::Cut | O::CutStream => {
+                if self.prog.version.stage != ast::Stage::Geometry {
+                    return Err(self.err("`cut` is a geometry shader instruction"));
+                }
+                // A strip's end is not observable in the records: nothing to do.
             }
             O::Discard => {
                 if self.prog.version.stage != ast::Stage::Pixel {

@@ -21,15 +21,15 @@
 //!   prints for it read to the same program, except for float literals the listing prints with too
 //!   few digits (the container's bits are authoritative).
 //!
-//! - [`lower`]: the lowering to the IR of compute shaders: the integer and float ALU, structured
-//!   control flow, `ld_structured`/`ld_raw`/`store_*` on `t#`, `u#` and `g#`, `ld` and `ldms`.
+//! - [`lower`]: the lowering to the IR of compute, vertex, geometry and pixel shaders: the
+//!   integer and float ALU, structured control flow, buffer, texture and `g#` loads, stores and
+//!   atomics, constant buffers (also relatively indexed), the immediate constant buffer, indexable
+//!   temps, `v#`/`o#` and a geometry shader's `emit`, with the stage and shader-model rules.
 //!
-//! What does not exist yet: vertex and pixel shader inputs and outputs, indexable temps,
-//! immediate and relatively indexed constant buffers, typed UAV stores, atomics, the stage and
-//! shader-model rules; no
-//! hull/domain-shader declarations, 64-bit immediates, minimum precision or shader model 5.1
-//! resource spaces; and nothing reaches this module from traces or the command line (the front-end
-//! boundary in `frontend` still refuses DXBC).
+//! What does not exist yet: sampling with filters, derivatives, doubles, subroutines, hull and
+//! domain shaders, the special registers (`vCoverage`, `vPrim`, `oDepth`, `oMask`), 64-bit
+//! immediates, minimum precision and shader model 5.1 resource spaces (each a located load
+//! error).
 
 pub mod ast;
 pub mod container;

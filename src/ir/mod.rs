@@ -273,7 +273,7 @@ pub struct Interface {
     pub tgsm_bytes: u32,
     /// The resource views it declares.
     pub views: Vec<ViewDecl>,
-    /// For a program run over invocations (a DXBC vertex or pixel shader: 32 a CTA, their
+    /// For a program run over invocations (a DXBC vertex, geometry or pixel shader: 32 a CTA, their
     /// number in constant bank [`INVOCATIONS_BANK`] word 0), how many `v#` and `o#` registers
     /// each reads and writes (the [`View::Input`] and [`View::Output`] structures, 16 bytes a
     /// register).
@@ -290,6 +290,12 @@ pub struct StageIo {
     pub inputs: u32,
     /// `o0` to `o{outputs-1}`.
     pub outputs: u32,
+    /// Input vertices per invocation: 1, or a geometry shader's primitive's vertex count (its
+    /// `v[vertex][reg]`).
+    pub vertices_in: u32,
+    /// Output records per invocation: 1 (the `o#` at its end), or a geometry shader's
+    /// `dcl_maxout` (one per `emit`).
+    pub vertices_out: u32,
 }
 
 /// A declared `t#` or `u#` view, for checking what a launch binds to it.

@@ -488,10 +488,12 @@ pub struct RegData {
     pub line: u32,
     /// Span of the `reg` value, for errors found while running.
     pub(crate) span: Range<usize>,
+    /// Span of the data key's value.
+    pub(crate) data_span: Range<usize>,
 }
 
 impl RegData {
-    /// Invocations the data covers.
+    /// Records the data covers: invocations (a geometry shader's: vertices).
     pub fn invocations(&self) -> u64 {
         self.data.byte_len() / 16
     }

@@ -27,7 +27,7 @@ pub enum View {
         /// Bytes each thread's array takes.
         size: u32,
     },
-    /// The `v#` values of a vertex or pixel shader's invocations (read only).
+    /// The `v#` values of a vertex, geometry or pixel shader's invocations (read only).
     Input,
     /// The `o#` values its invocations write.
     Output,

@@ -176,12 +176,33 @@ impl Loader {
                 let tables = k
                     .inputs
                     .iter()
-                    .map(|r| (r, "[[launch.input]]", "v", io.inputs));
-                let outs = k
-                    .expect_outputs
-                    .iter()
-                    .map(|r| (r, "[[launch.expect_output]]", "o", io.outputs));
-                for (r, table, reg, have) in tables.chain(outs) {
+                    .map(|r| (r, "[[launch.input]]", "v", io.inputs, io.vertices_in));
+                let outs = k.expect_outputs.iter().map(|r| {
+                    (
+                        r,
+                        "[[launch.expect_output]]",
+                        "o",
+                        io.outputs,
+                        io.vertices_out,
+                    )
+                });
+                for (r, table, reg, have, per) in tables.chain(outs) {
+                    let records = r.invocations();
+                    if records > n as u64 * per as u64 {
+                        return Err(self.invalid(
+                            &r.data_span,
+                            if per == 1 {
+                                format!(
+                                    "the data covers {records} invocations, more than the launch's {n}"
+                                )
+                            } else {
+                                format!(
+                                    "the data covers {records} vertices, more than the launch's {n} \
+                                     invocations × {per} ({reg}# is 4 words a vertex)"
+                                )
+                            },
+                        ));
+                    }
                     if r.reg >= have {
                         return Err(self.invalid(
                             &r.span,
@@ -193,17 +214,15 @@ impl Loader {
                     }
                 }
             }
-            (Some(_), None) => {
-                return Err(self.invalid(
-                    table,
-                    "a vertex or pixel shader launch needs `invocations` (how many to run)",
-                ))
-            }
+            (Some(_), None) => return Err(self.invalid(
+                table,
+                "a vertex, geometry or pixel shader launch needs `invocations` (how many to run)",
+            )),
             (None, Some(_)) => {
                 let span = l.invocations.as_ref().map_or(table.clone(), |s| s.span());
                 return Err(self.invalid(
                     &span,
-                    "`invocations` is for vertex and pixel shaders; a compute shader runs `grid` thread groups",
+                    "`invocations` is for vertex, geometry and pixel shaders; a compute shader runs `grid` thread groups",
                 ));
             }
             (None, None) => {}
@@ -584,7 +603,7 @@ impl Loader {
                     ),
                 ));
             }
-            let Some(invocations) = invocations else {
+            if invocations.is_none() {
                 return Err(self.invalid(
                     &r.span(),
                     format!(
@@ -592,7 +611,7 @@ impl Loader {
                          invocation)"
                     ),
                 ));
-            };
+            }
             let (reg, span) = sp(&r.get_ref().reg);
             if reg >= 32 {
                 return Err(self.invalid(&span, format!("reg {reg} is out of range 0 to 31")));
@@ -622,15 +641,8 @@ impl Loader {
                     ),
                 ));
             }
-            if len / 16 > invocations as u64 {
-                return Err(self.invalid(
-                    &data_span,
-                    format!(
-                        "the data covers {} invocations, more than the launch's {invocations}",
-                        len / 16
-                    ),
-                ));
-            }
+            // How many records fit is checked once the program is known (a geometry shader has
+            // several an invocation).
             if len == 0 && kind == RegTable::ExpectOutput {
                 return Err(self.invalid(
                     &data_span,
@@ -643,6 +655,7 @@ impl Loader {
                 data,
                 line: self.line(&r.span()),
                 span,
+                data_span,
             });
         }
         Ok(out)
