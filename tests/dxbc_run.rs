@@ -398,6 +398,46 @@ ret
 }
 
 #[test]
+fn append_and_consume_use_the_hidden_counter_in_lane_order() {
+    // 64 threads: each odd thread appends its id to u0 (imm_atomic_alloc returns the counter,
+    // then increments it); warps run in turn up to the barrier and lanes in ascending order, so
+    // slot k gets thread 2k + 1. After the barrier the counter is 32, and threads 0-3 consume
+    // (decrement, then return): 31, 30, 29, 28, stored to u1[id].
+    let listing = "cs_5_0
+dcl_uav_structured u0, 4
+dcl_uav_structured u1, 4
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_thread_group 64, 1, 1
+and r0.x, vThreadID.x, l(1)
+if_nz r0.x
+  imm_atomic_alloc r0.y, u0
+  store_structured u0.x, r0.y, l(0), vThreadID.x
+endif
+sync_g_t
+ult r0.x, vThreadID.x, l(4)
+if_nz r0.x
+  imm_atomic_consume r0.y, u0
+  store_structured u1.x, vThreadID.x, l(0), r0.y
+endif
+ret
+";
+    let out = run(
+        listing,
+        &[
+            uav(BufferKind::Structured { stride: 4 }, 32 * 4),
+            uav_at(1, BufferKind::Structured { stride: 4 }, 16),
+        ],
+        &[0, 1],
+    );
+    assert_eq!(
+        words(&out[0][0]),
+        (0..32).map(|k| 2 * k + 1).collect::<Vec<u32>>()
+    );
+    assert_eq!(words(&out[0][1]), [31, 30, 29, 28]);
+}
+
+#[test]
 fn groupshared_memory_and_a_barrier_exchange_values_between_warps() {
     // 64 threads (two warps): each writes its id to g0[id], all wait at the barrier, and each
     // reads g0[63 - id]; a g# read past its 256 bytes gives 0.

@@ -379,6 +379,8 @@ pub enum BufferKind {
 pub struct Buffer {
     kind: BufferKind,
     data: Storage,
+    /// The hidden counter of a structured UAV (`imm_atomic_alloc` / `imm_atomic_consume`).
+    counter: AtomicU32,
 }
 
 impl Buffer {
@@ -392,7 +394,14 @@ impl Buffer {
         Ok(Buffer {
             kind,
             data: Storage::new(size, init)?,
+            counter: AtomicU32::new(0),
         })
+    }
+
+    /// The buffer's hidden counter (0 when made), which `imm_atomic_alloc` increments and
+    /// `imm_atomic_consume` decrements, wrapping.
+    pub fn counter(&self) -> &AtomicU32 {
+        &self.counter
     }
 
     /// The view kind.

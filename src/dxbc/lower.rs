@@ -1743,6 +1743,38 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// `imm_atomic_alloc dst, u#` and `imm_atomic_consume dst, u#`: a structured UAV's hidden
+    /// counter.
+    fn counter(&mut self, inst: &ast::Inst) -> Result<(), LowerError> {
+        if inst.operands.len() != 2 {
+            return Err(self.err(format!("`{}` takes 2 operands", inst.opcode.text())));
+        }
+        let (view, kind) = self.view(&inst.operands[1])?;
+        if !matches!((view, kind), (View::Uav(_), ViewKind::Structured(_))) {
+            return Err(self.err(format!(
+                "`{}` needs a structured u# view (its hidden counter)",
+                inst.opcode.text()
+            )));
+        }
+        let d = self.dests(&inst.operands[0])?;
+        let d = d.into_iter().flatten().next().unwrap_or(Reg::RZ);
+        let f = if inst.opcode == Opcode::ImmAtomicAlloc {
+            AtomFn::Alloc
+        } else {
+            AtomFn::Consume
+        };
+        self.emit(Atom {
+            d,
+            view,
+            stride: 0,
+            addr: [Src::Imm(0); 3],
+            f,
+            a: Src::Imm(0),
+            b: Src::Imm(0),
+        });
+        Ok(())
+    }
+
     /// `bufinfo dst, view`, `resinfo dst, mip, view`, `sampleinfo dst, view`.
     fn info(&mut self, inst: &ast::Inst) -> Result<(), LowerError> {
         let format = match inst.info_return {
@@ -1916,6 +1948,7 @@ impl Lower<'_> {
             O::AtomicUmax => self.atomic(inst, AtomFn::Umax, false)?,
             O::AtomicUmin => self.atomic(inst, AtomFn::Umin, false)?,
             O::AtomicCmpStore => self.atomic(inst, AtomFn::CmpExch, false)?,
+            O::ImmAtomicAlloc | O::ImmAtomicConsume => self.counter(inst)?,
             O::ImmAtomicIadd => self.atomic(inst, AtomFn::Add, true)?,
             O::ImmAtomicAnd => self.atomic(inst, AtomFn::And, true)?,
             O::ImmAtomicOr => self.atomic(inst, AtomFn::Or, true)?,

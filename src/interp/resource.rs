@@ -6,6 +6,7 @@ use super::lanes::*;
 use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
+use std::sync::atomic::Ordering;
 use warpjit_runtime::resource::{AtomicOp, Buffer, BufferKind, Resource, Resources};
 use warpjit_runtime::WarpState;
 
@@ -324,6 +325,8 @@ fn atomic_op(f: AtomFn, a: u32, b: u32) -> AtomicOp {
             compare: a,
             value: b,
         },
+        // Counters are not words: `Atom::exec` handles them first.
+        AtomFn::Alloc | AtomFn::Consume => AtomicOp::Add(0),
     }
 }
 
@@ -339,6 +342,22 @@ impl Exec for Atom {
         let res = env.resources;
         let mut old = [0u32; 32];
         // One lane at a time, in ascending order: each sees the updates of the lanes before it.
+        if matches!(self.f, AtomFn::Alloc | AtomFn::Consume) {
+            // The counter of a bound structured buffer; an unbound view returns 0.
+            let counter = match bound(res, self.view) {
+                Some(Resource::Buffer(buf)) => Some(buf.counter()),
+                _ => None,
+            };
+            for l in lanes(mask) {
+                old[l] = match (counter, self.f) {
+                    (Some(c), AtomFn::Alloc) => c.fetch_add(1, Ordering::Relaxed),
+                    (Some(c), _) => c.fetch_sub(1, Ordering::Relaxed).wrapping_sub(1),
+                    (None, _) => 0,
+                };
+            }
+            put(w, self.d.0, &old, mask);
+            return Ok(());
+        }
         for l in lanes(mask) {
             let op = atomic_op(self.f, a[l], b[l]);
             old[l] = match self.view {

@@ -218,6 +218,12 @@ pub enum AtomFn {
     Exch,
     /// Writes `b` where the word equals `a`.
     CmpExch,
+    /// `imm_atomic_alloc`: the view's hidden counter (not a word of it; `addr`, `a` and `b`
+    /// unused) is returned, then incremented (wrapping).
+    Alloc,
+    /// `imm_atomic_consume`: the view's hidden counter is decremented (wrapping), then
+    /// returned.
+    Consume,
 }
 
 /// An atomic on one 32-bit word of a view, lane by lane in ascending lane order: `d` (unless
