@@ -116,6 +116,34 @@ fn check_reports_diagnostics_on_stderr() {
 }
 
 #[test]
+fn dxbc_robust_accesses_are_check_diagnostics_on_both_engines() {
+    // tests/traces/dxbc_robust_access.toml: one thread makes every kind of access D3D's robust
+    // rules define (docs/semantics.md §27); each reads 0 or is dropped, and is a diagnostic.
+    let want = [
+        "check: structured read at byte offset 0x4 + 4 passes the 8-byte stride (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0001)",
+        "check: t0 read at byte 0x10 is past its 16 bytes (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0001)",
+        "check: t1 is not bound (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0002)",
+        "check: g# read at byte 0x40 is outside its 64 bytes (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0003)",
+        "check: x# read of element 4 is outside its 4 elements (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0004)",
+        "check: cb0[2] is past the 2 entries the program declares (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0005)",
+        "check: icb read past the 3 entries of the immediate constant buffer (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0006)",
+        "check: u0 write at byte 0x20 is past its 32 bytes (dropped) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0008)",
+        "check: u1 is not bound (write dropped) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0009)",
+    ];
+    for engine in ["interp", "jit"] {
+        let o = warpjit(&[
+            "run",
+            "tests/traces/dxbc_robust_access.toml",
+            "--check",
+            "--engine",
+            engine,
+        ]);
+        assert_eq!(code(&o), 0, "{engine}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().collect::<Vec<_>>(), want, "{engine}");
+    }
+}
+
+#[test]
 fn failing_traces_exit_and_print_as_their_headers_say() {
     let dir = root().join("tests/traces/fail");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)

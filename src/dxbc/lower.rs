@@ -1051,8 +1051,8 @@ impl Lower<'_> {
         Ok(t)
     }
 
-    /// Component `k` of `cb{slot}[op + n]`: 0 past the declared size (an index at or past it
-    /// reads 0, as D3D's robust access says).
+    /// Component `k` of `cb{slot}[op + n]` (the index wrapping in 32 bits): 0 at or past the
+    /// declared size, with a `--check` finding (D3D's robust access).
     fn cb_relative(
         &mut self,
         slot: u32,
@@ -1063,38 +1063,24 @@ impl Lower<'_> {
         let Some(&(_, size)) = self.cbs.iter().find(|c| c.0 == slot) else {
             return Err(self.err(format!("cb{slot} is not declared")));
         };
-        let size = size.min(4096);
-        let e = self.clamped_index(op, n, size)?;
-        let a = self.scratch()?;
-        self.emit(Bin {
-            d: a,
-            f: BinFn::Ishl,
-            a: Src::Reg(e),
-            b: Src::Imm(4),
-        });
+        let i = self.src(op, 0, Ty::Int)?;
         let v = self.scratch()?;
-        self.emit(Ldc {
-            d: v,
-            size: LdcSize::B32,
-            mode: LdcMode::Ia,
-            bank: slot as u8,
-            a,
-            imm: 4 * k as i32,
-        });
-        // In range exactly when the clamped index is below the size.
-        let ok = self.scratch()?;
         self.emit(Bin {
-            d: ok,
-            f: BinFn::Ult,
-            a: Src::Reg(e),
-            b: Src::Imm(size),
-        });
-        self.emit(Tern {
             d: v,
-            f: TernFn::Movc,
-            a: Src::Reg(ok),
-            b: Src::Reg(v),
-            c: Src::Imm(0),
+            f: BinFn::Iadd,
+            a: i,
+            b: Src::Imm(n),
+        });
+        self.emit(LdBuf {
+            d: [v, Reg::RZ, Reg::RZ, Reg::RZ],
+            view: View::Cb {
+                bank: slot as u8,
+                entries: size.min(4096) as u16,
+            },
+            stride: 16,
+            index: Src::Reg(v),
+            offset: Src::Imm(0),
+            comp: [k, 0, 0, 0],
         });
         Ok(v)
     }

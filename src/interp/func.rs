@@ -41,6 +41,19 @@ impl Exec for Tern {
 impl Exec for Table {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let i = src(w, self.index, mask, env)?;
+        if env.check {
+            for l in lanes(mask) {
+                if i[l] as usize >= self.table.len() {
+                    env.finding(
+                        l,
+                        format!(
+                            "icb read past the {} entries of the immediate constant buffer (reads 0)",
+                            self.table.len() / 4
+                        ),
+                    );
+                }
+            }
+        }
         let r: Row = std::array::from_fn(|l| self.table.get(i[l] as usize).copied().unwrap_or(0));
         put(w, self.d.0, &r, mask);
         Ok(())

@@ -15,7 +15,9 @@ fn bound(res: &Resources, view: View) -> Option<&Resource> {
     match view {
         View::Srv(s) => res.srv(s as u32),
         View::Uav(s) => res.uav(s as u32),
-        View::Tgsm { .. } | View::Temp { .. } | View::Input | View::Output => None,
+        View::Tgsm { .. } | View::Temp { .. } | View::Cb { .. } | View::Input | View::Output => {
+            None
+        }
     }
 }
 
@@ -58,6 +60,21 @@ fn read_word(env: &mut CtaEnv<'_>, view: View, addr: u64, lane: usize) -> u32 {
                 0
             }
         }
+        View::Cb { bank, entries } => {
+            let a = addr & !3;
+            if a + 4 <= 16 * entries as u64 && (bank as u32) < env.nbanks {
+                env.consts.word(bank as u32, a as u32)
+            } else {
+                env.finding(
+                    lane,
+                    format!(
+                        "cb{bank}[{}] is past the {entries} entries the program declares (reads 0)",
+                        addr / 16
+                    ),
+                );
+                0
+            }
+        }
         View::Temp { base, size } => match temp_byte(env, base, size, addr, lane) {
             Some(at) => match env.shared.get(at..at + 4) {
                 Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
@@ -76,9 +93,38 @@ fn read_word(env: &mut CtaEnv<'_>, view: View, addr: u64, lane: usize) -> u32 {
             }
         },
         _ => match buffer(env.resources, view) {
-            Some(b) => b.read_u32(addr),
-            None => 0,
+            Some(b) => {
+                let a = addr & !3;
+                if env.check && a.checked_add(4).is_none_or(|end| end > b.size()) {
+                    env.finding(
+                        lane,
+                        format!(
+                            "{} read at byte {addr:#x} is past its {} bytes (reads 0)",
+                            view_name(view),
+                            b.size()
+                        ),
+                    );
+                }
+                b.read_u32(addr)
+            }
+            None => {
+                env.finding(lane, format!("{} is not bound (reads 0)", view_name(view)));
+                0
+            }
         },
+    }
+}
+
+/// How a diagnostic names a view.
+fn view_name(view: View) -> String {
+    match view {
+        View::Srv(s) => format!("t{s}"),
+        View::Uav(s) => format!("u{s}"),
+        View::Tgsm { .. } => "g#".into(),
+        View::Temp { .. } => "x#".into(),
+        View::Cb { bank, .. } => format!("cb{bank}"),
+        View::Input => "v#".into(),
+        View::Output => "o#".into(),
     }
 }
 
@@ -114,12 +160,25 @@ fn write_word(env: &mut CtaEnv<'_>, view: View, addr: u64, value: u32, lane: usi
                 ),
             ),
         },
-        View::Input => {}
-        _ => {
-            if let Some(b) = buffer(env.resources, view) {
-                b.write_u32(addr, value);
+        View::Input | View::Cb { .. } => {}
+        _ => match buffer(env.resources, view) {
+            Some(b) => {
+                if !b.write_u32(addr, value) {
+                    env.finding(
+                        lane,
+                        format!(
+                            "{} write at byte {addr:#x} is past its {} bytes (dropped)",
+                            view_name(view),
+                            b.size()
+                        ),
+                    );
+                }
             }
-        }
+            None => env.finding(
+                lane,
+                format!("{} is not bound (write dropped)", view_name(view)),
+            ),
+        },
     }
 }
 
@@ -254,7 +313,10 @@ pub fn ld_tex_lanes(
             }
             // A typed buffer: element `x`.
             Some(Resource::Buffer(b)) => b.load_typed(x[l]),
-            None => [0; 4],
+            None => {
+                env.finding(l, format!("{} is not bound (reads 0)", view_name(op.view)));
+                [0; 4]
+            }
         };
         for c in 0..4 {
             out[c][l] = texel[op.comp[c] as usize & 3];
@@ -302,7 +364,10 @@ impl Exec for StTex {
                 Some(Resource::Buffer(b)) => {
                     b.store_typed(x[l], value);
                 }
-                None => {}
+                None => env.finding(
+                    l,
+                    format!("{} is not bound (write dropped)", view_name(self.view)),
+                ),
             }
         }
         Ok(())

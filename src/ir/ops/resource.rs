@@ -27,6 +27,14 @@ pub enum View {
         /// Bytes each thread's array takes.
         size: u32,
     },
+    /// `cb#` read by a register index: `entries` 16-byte entries of constant bank `bank` (read
+    /// only; past them, reads give 0).
+    Cb {
+        /// The constant bank.
+        bank: u8,
+        /// Entries the program declares (at most 4096).
+        entries: u16,
+    },
     /// The `v#` values of a vertex, geometry or pixel shader's invocations (read only).
     Input,
     /// The `o#` values its invocations write.

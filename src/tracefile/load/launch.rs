@@ -290,6 +290,7 @@ impl Loader {
                 crate::ir::View::Uav(s) => (View::Uav, s as u32, "u"),
                 crate::ir::View::Tgsm { .. }
                 | crate::ir::View::Temp { .. }
+                | crate::ir::View::Cb { .. }
                 | crate::ir::View::Input
                 | crate::ir::View::Output => continue,
             };
