@@ -1,0 +1,91 @@
+//! Every load error of the DXBC lowering, each from a small listing: the error names the
+//! listing's line and column and says why (exit 2 from `warpjit run`). The messages are the
+//! project's wording, written here by hand.
+
+use warpjit::frontend::{compile, Options};
+use warpjit::ir::Isa;
+
+/// The headline of the error `listing` gives (it must not lower).
+fn error(listing: &str) -> String {
+    let opts = Options {
+        isa: Isa::Dxbc,
+        registers: 255,
+        path: "k.asm".into(),
+    };
+    match compile(listing.as_bytes(), &opts) {
+        Ok(_) => panic!("lowered:\n{listing}"),
+        Err(d) => d.headline(),
+    }
+}
+
+/// A compute shader with `decls` and `body` (the body starts at line 3 + the declaration lines).
+fn cs(decls: &str, body: &str) -> String {
+    format!("cs_5_0\ndcl_thread_group 1, 1, 1\n{decls}{body}")
+}
+
+#[test]
+fn every_lowering_error_is_located_and_explained() {
+    let cases: Vec<(String, &str)> = vec![
+        // Stages and declarations.
+        ("hs_5_0\nret\n".into(), "1:1: error: hull shaders (tessellation) are not supported: warpjit runs compute, vertex, geometry and pixel shaders"),
+        ("ds_5_0\nret\n".into(), "1:1: error: domain shaders (tessellation) are not supported: warpjit runs compute, vertex, geometry and pixel shaders"),
+        ("cs_5_0\nret\n".into(), "1:1: error: a compute shader needs `dcl_thread_group x, y, z`"),
+        ("gs_4_0\ndcl_inputprimitive point\nret\n".into(), "1:1: error: a geometry shader needs `dcl_maxout n` (1 to 1024)"),
+        (cs("dcl_indexableTemp x0[2], 4\ndcl_indexableTemp x0[2], 4\n", "ret\n"), "4:1: error: x0 is declared twice"),
+        ("cs_5_0\ndcl_thread_group 1024, 1, 1\ndcl_indexableTemp x0[4096], 4\nret\n".into(), "3:1: error: x0[4096] for 1024 threads needs 67108864 bytes, more than the 16 MiB of shared memory that holds the g# and x# arrays"),
+        (cs("dcl_temps 60\n", "ret\n"), "3:1: error: dcl_temps 60 with 0 inputs and 0 outputs needs 240 registers (4 each); warpjit gives a program 255, of which 27 are its own"),
+        // Registers.
+        (cs("dcl_temps 1\n", "mov r1.x, l(0)\n"), "4:1: error: r1 is not declared (dcl_temps 1)"),
+        (cs("dcl_temps 1\n", "mov r0.x, x0[0].x\n"), "4:1: error: x0 is not declared (dcl_indexableTemp)"),
+        (cs("dcl_temps 1\n", "mov r0.x, icb[0].x\n"), "4:1: error: icb is read without dcl_immediateConstantBuffer"),
+        (cs("dcl_temps 1\n", "mov r0.x, cb1[r0.x + 0].x\n"), "4:1: error: cb1 is not declared"),
+        (cs("dcl_temps 1\n", "mov r0.x, cb14[0].x\n"), "4:1: error: constant buffer slot out of range (cb0 to cb13)"),
+        (cs("dcl_temps 1\n", "mov r0.x, cb0[4096].x\n"), "4:1: error: constant buffer index out of range (at most 4095)"),
+        (cs("dcl_temps 1\n", "mov l(1), r0.x\n"), "4:1: error: a literal cannot be a destination"),
+        (cs("dcl_temps 1\n", "iadd r0.x, |r0.x|, l(1)\n"), "4:1: error: `|x|` on an integer operand"),
+        (cs("dcl_temps 1\n", "mov r0.x, vPrim\n"), "4:1: error: operand `vPrim` is not supported yet"),
+        (cs("dcl_temps 1\n", "mov oDepth, r0.x\n"), "4:1: error: writing `oDepth` is not supported yet"),
+        (cs("dcl_temps 1\n", "mov r0.x, v[0][0].x\n"), "4:1: error: `v[vertex][reg]` is a geometry shader's input"),
+        ("vs_5_0\ndcl_output o0.xyzw\nmov o1.xyzw, l(0,0,0,0)\nret\n".into(), "3:1: error: o1 is not declared"),
+        ("vs_5_0\ndcl_input v0.x\nmov r0.x, v1.x\nret\n".into(), "3:1: error: r0 is not declared (dcl_temps 0)"),
+        ("vs_5_0\ndcl_temps 1\ndcl_input v0.x\nmov r0.x, v1.x\nret\n".into(), "4:1: error: an input register v# that is not declared"),
+        // Operand counts.
+        (cs("dcl_temps 1\n", "mov r0.x\n"), "4:1: error: `mov` takes a destination and 1 source operands, not 1 operands"),
+        (cs("dcl_temps 1\n", "dp3 r0.x, r0.xyzx\n"), "4:1: error: a dot product takes one destination and two sources"),
+        // Control flow.
+        (cs("", "else\n"), "3:1: error: `else` without `if`"),
+        (cs("dcl_temps 1\n", "if_nz r0.x\nelse\nelse\nendif\n"), "6:1: error: a second `else` for one `if`"),
+        (cs("", "endif\n"), "3:1: error: `endif` without `if`"),
+        (cs("", "endloop\n"), "3:1: error: `endloop` without `loop`"),
+        (cs("", "break\n"), "3:1: error: `break` outside a loop or switch"),
+        (cs("", "continue\n"), "3:1: error: `continue` outside a loop"),
+        (cs("", "case l(0)\n"), "3:1: error: `case` or `default` outside a switch"),
+        (cs("", "endswitch\n"), "3:1: error: `endswitch` without `switch`"),
+        (cs("dcl_temps 1\n", "switch r0.x\ncase l(1)\ncase l(1)\nbreak\nendswitch\n"), "6:1: error: a case value or `default` repeated in one switch"),
+        (cs("dcl_temps 1\n", "if_nz r0.x\nret\n"), "5:1: error: an `if` without its `endif`"),
+        (cs("", "loop\n"), "3:1: error: a `loop` without its `endloop`"),
+        (cs("", "emit\n"), "3:1: error: `emit` is a geometry shader instruction"),
+        (cs("", "cut\n"), "3:1: error: `cut` is a geometry shader instruction"),
+        (cs("", "discard_nz l(1)\n"), "3:1: error: `discard` is a pixel shader instruction"),
+        (cs("dcl_temps 1\n", "sample_l r0.xyzw, r0.xyxx, t0.xyzw, s0, l(0)\n"), "4:1: error: unsupported instruction sample_l"),
+        // Resources.
+        (cs("dcl_temps 1\n", "ld_structured r0.x, l(0), l(0), t0.xxxx\n"), "4:1: error: t0 is not declared"),
+        (cs("dcl_resource_raw t0\ndcl_temps 1\n", "ld_structured r0.x, l(0), l(0), t0.xxxx\n"), "5:1: error: `ld_structured` needs a structured view"),
+        (cs("dcl_resource_structured t0, 4\ndcl_temps 1\n", "store_structured t0.x, l(0), l(0), r0.x\n"), "5:1: error: a t# view is read only"),
+        (cs("dcl_resource_structured t0, 4\ndcl_temps 1\n", "atomic_iadd t0, l(0), l(1)\n"), "5:1: error: an atomic needs a u# or g# view"),
+        (cs("dcl_uav_raw u0\ndcl_temps 1\n", "imm_atomic_alloc r0.x, u0\n"), "5:1: error: `imm_atomic_alloc` needs a structured u# view (its hidden counter)"),
+        (cs("dcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\n", "ldms r0.xyzw, r0.xyzw, t0.xyzw, l(0)\n"), "5:1: error: `ldms` reads a multisampled texture"),
+        (cs("dcl_resource_texture2dms(4) (float,float,float,float) t0\ndcl_temps 1\n", "ld r0.xyzw, r0.xyzw, t0.xyzw\n"), "5:1: error: a multisampled texture is read with `ldms`"),
+        ("cs_4_0\ndcl_thread_group 1, 1, 1\ndcl_resource_texture2dms(4) (float,float,float,float) t0\ndcl_temps 1\nldms r0.xyzw, r0.xyzw, t0.xyzw, l(0)\nret\n".into(), "5:1: error: `ldms` needs shader model 4.1 or later (4.0 in a pixel shader); this program is cs_4_0"),
+        (cs("dcl_uav_typed_texture2d (float,float,float,float) u0\ndcl_temps 1\n", "bufinfo r0.x, u0\n"), "5:1: error: `bufinfo` does not apply to that view"),
+    ];
+    let mut failures = Vec::new();
+    for (listing, want) in &cases {
+        let got = error(listing);
+        let want = format!("k.asm:{want}");
+        if got != want {
+            failures.push(format!("{listing}\n  want {want}\n  got  {got}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
