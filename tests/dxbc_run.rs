@@ -438,6 +438,51 @@ ret
 }
 
 #[test]
+fn temps_past_the_register_file_live_in_memory_per_thread() {
+    // dcl_temps 100: more than the registers hold (r53 and up are kept in memory). r0 = t (the
+    // thread id) in every component, r_i = r_(i-1) + (1, 2, 3, 4), so r_i = t + (i, 2i, 3i, 4i);
+    // after a barrier (two warps: shared storage would show), r99.xy swap and
+    // r50.x = r99.x + r98.w = (t + 198) + (t + 392).
+    let mut listing = String::from(
+        "cs_5_0
+dcl_uav_structured u0, 16
+dcl_uav_structured u1, 4
+dcl_input vThreadID.x
+dcl_temps 100
+dcl_thread_group 64, 1, 1
+mov r0.xyzw, vThreadID.xxxx
+",
+    );
+    for i in 1..100 {
+        listing += &format!("iadd r{i}.xyzw, r{}.xyzw, l(1, 2, 3, 4)\n", i - 1);
+    }
+    listing += "sync_g_t
+mov r99.xy, r99.yxzw
+iadd r50.x, r99.x, r98.w
+store_structured u0.xyzw, vThreadID.x, l(0), r99.xyzw
+store_structured u1.x, vThreadID.x, l(0), r50.x
+ret
+";
+    let out = run(
+        &listing,
+        &[
+            uav(BufferKind::Structured { stride: 16 }, 64 * 16),
+            uav_at(1, BufferKind::Structured { stride: 4 }, 64 * 4),
+        ],
+        &[0, 1],
+    );
+    let (u0, u1) = (words(&out[0][0]), words(&out[0][1]));
+    for t in 0..64u32 {
+        assert_eq!(
+            &u0[4 * t as usize..4 * t as usize + 4],
+            &[t + 198, t + 99, t + 297, t + 396],
+            "thread {t}"
+        );
+        assert_eq!(u1[t as usize], 2 * t + 590, "thread {t}");
+    }
+}
+
+#[test]
 fn groupshared_memory_and_a_barrier_exchange_values_between_warps() {
     // 64 threads (two warps): each writes its id to g0[id], all wait at the barrier, and each
     // reads g0[63 - id]; a g# read past its 256 bytes gives 0.

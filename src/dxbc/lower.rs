@@ -47,6 +47,9 @@ type ResultOp = dyn Fn(Reg, &[Src]) -> Op;
 
 /// Scratch registers one instruction may use.
 const SCRATCH: u32 = 16;
+/// Scratch registers when some temps are kept in memory (each of their components an
+/// instruction reads takes one).
+const SCRATCH_SPILLED: u32 = 32;
 /// Registers the system values take after the temps: three components each of `vThreadID`,
 /// `vThreadGroupID` and `vThreadIDInGroup`, then `vThreadIDInGroupFlattened`, then the
 /// invocation index of a vertex or pixel shader.
@@ -103,6 +106,13 @@ struct Lower<'a> {
     cur: Option<BlockId>,
     frames: Vec<Frame>,
     temps: u32,
+    /// The temps held in registers (`r0` to `r{reg_temps-1}`); the others are in `spill`.
+    reg_temps: u32,
+    /// The private array of the temps that do not fit in registers (element `i - reg_temps`
+    /// holds `r{i}`).
+    spill: Option<View>,
+    /// Scratch registers an instruction may use.
+    scratch_n: u32,
     sysval_base: u32,
     /// The `v#` and `o#` registers of a vertex or pixel shader (`None` for a compute shader).
     io: Option<StageIo>,
@@ -183,35 +193,37 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         Some(g) => g.iter().map(|&n| n as u64).product::<u64>(),
         None => 32,
     };
-    let (xtemps, shared_end) = indexable_temps(prog, tgsm_bytes, threads)?;
-    let sysval_base = 4 * temps;
-    let io_base = sysval_base + SYSVALS;
-    // A geometry shader's emit counter follows its outputs.
-    let scratch_base = io_base
-        .saturating_add(4 * in_regs.min(64) + 4 * outputs.min(64))
-        .saturating_add(u32::from(geometry));
     if inputs > 32 || outputs > 32 {
         return Err(LowerError {
             stmt: None,
             message: "a shader has at most 32 input and 32 output registers".into(),
         });
     }
-    if scratch_base + SCRATCH > 255 {
-        let at = prog
-            .statements
-            .iter()
-            .position(|s| matches!(s, ast::Statement::Decl(Decl::Temps(_))))
-            .unwrap_or(0);
+    // Registers: the temps, the system values, the v# and o# held in registers (and a geometry
+    // shader's emit counter), scratch. Temps that do not fit stay in memory (a private array of
+    // each invocation, like an x#), read and written through scratch registers.
+    let own = SYSVALS + 4 * in_regs + 4 * outputs + u32::from(geometry);
+    let (reg_temps, scratch_n) = if 4 * temps + own + SCRATCH <= 255 {
+        (temps, SCRATCH)
+    } else if own + SCRATCH_SPILLED <= 255 {
+        ((255 - own - SCRATCH_SPILLED) / 4, SCRATCH_SPILLED)
+    } else {
         return Err(LowerError {
-            stmt: Some(at),
+            stmt: None,
             message: format!(
-                "dcl_temps {temps} with {inputs} inputs and {outputs} outputs needs {} registers \
-                 (4 each); warpjit gives a program 255, of which {} are its own",
-                4 * (temps + inputs + outputs),
-                SYSVALS + SCRATCH
+                "{inputs} inputs and {outputs} outputs need {} registers (4 each); warpjit \
+                 gives a program 255, of which {} are its own",
+                4 * (in_regs + outputs),
+                SYSVALS + SCRATCH_SPILLED
             ),
         });
-    }
+    };
+    let (xtemps, spill, shared_end) =
+        indexable_temps(prog, tgsm_bytes, threads, temps - reg_temps)?;
+    let sysval_base = 4 * reg_temps;
+    let io_base = sysval_base + SYSVALS;
+    // A geometry shader's emit counter follows its outputs.
+    let scratch_base = io_base + 4 * in_regs + 4 * outputs + u32::from(geometry);
     let mut l = Lower {
         prog,
         views,
@@ -233,6 +245,9 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         cur: None,
         frames: Vec::new(),
         temps,
+        reg_temps,
+        spill,
+        scratch_n,
         sysval_base,
         io: (!compute).then_some(StageIo {
             inputs,
@@ -361,11 +376,13 @@ fn indexable_temps(
     prog: &ast::Program,
     tgsm_bytes: u32,
     threads: u64,
-) -> Result<(Vec<(u32, View)>, u32), LowerError> {
+    spilled: u32,
+) -> Result<(Vec<(u32, View)>, Option<View>, u32), LowerError> {
     let mut out = Vec::new();
-    let mut next = if prog
-        .decls()
-        .any(|d| matches!(d, Decl::IndexableTemp { .. }))
+    let mut next = if spilled > 0
+        || prog
+            .decls()
+            .any(|d| matches!(d, Decl::IndexableTemp { .. }))
     {
         (tgsm_bytes as u64).next_multiple_of(16)
     } else {
@@ -400,7 +417,33 @@ fn indexable_temps(
         ));
         next = end;
     }
-    Ok((out, next as u32))
+    let spill = if spilled > 0 {
+        let per_thread = 16 * spilled as u64;
+        let end = next + per_thread * threads;
+        if end > MAX_SHARED {
+            let at = prog
+                .statements
+                .iter()
+                .position(|s| matches!(s, ast::Statement::Decl(Decl::Temps(_))));
+            return Err(LowerError {
+                stmt: at,
+                message: format!(
+                    "{spilled} temps past the registers, for {threads} threads, need {} bytes of \
+                     memory, more than the 16 MiB of shared memory that holds them",
+                    per_thread * threads
+                ),
+            });
+        }
+        let view = View::Temp {
+            base: next as u32,
+            size: per_thread as u32,
+        };
+        next = end;
+        Some(view)
+    } else {
+        None
+    };
+    Ok((out, spill, next as u32))
 }
 
 /// The views a program declares: `t#`/`u#` with their kinds, and the `g#` ranges laid out in
@@ -754,7 +797,7 @@ impl Lower<'_> {
     }
 
     fn scratch(&mut self) -> Result<Reg, LowerError> {
-        if self.scratch_next >= SCRATCH {
+        if self.scratch_next >= self.scratch_n {
             return Err(self.err(
                 "instruction too complex: it needs more scratch registers than warpjit reserves",
             ));
@@ -844,6 +887,18 @@ impl Lower<'_> {
                 };
                 match file {
                     RegFile::Temp => match imm(0) {
+                        Some(i) if i >= self.reg_temps && i < self.temps => {
+                            let w = self.scratch()?;
+                            self.emit(LdBuf {
+                                d: [w, Reg::RZ, Reg::RZ, Reg::RZ],
+                                view: self.spill.expect("temps past the registers are spilled"),
+                                stride: 16,
+                                index: Src::Imm(i - self.reg_temps),
+                                offset: Src::Imm(0),
+                                comp: [k, 0, 0, 0],
+                            });
+                            Src::Reg(w)
+                        }
                         Some(i) => Src::Reg(self.temp(i, k)?),
                         None => return Err(self.err("a temp register needs a literal index")),
                     },
@@ -994,7 +1049,7 @@ impl Lower<'_> {
 
     /// True when `r` is one of the scratch registers.
     fn is_scratch(&self, r: Reg) -> bool {
-        (self.scratch_base..self.scratch_base + SCRATCH).contains(&(r.0 as u32))
+        (self.scratch_base..self.scratch_base + self.scratch_n).contains(&(r.0 as u32))
     }
 
     /// The array and element index an `x#[i]` operand names (`indices`: the register number,
@@ -1119,6 +1174,30 @@ impl Lower<'_> {
                 let Some(Index::Imm(i)) = indices.first() else {
                     return Err(self.err("a temp register needs a literal index"));
                 };
+                if let Some(view) = self
+                    .spill
+                    .filter(|_| *i >= self.reg_temps && *i < self.temps)
+                {
+                    // Results go to scratch registers, stored once the instruction is done.
+                    let mut out = [None; 4];
+                    let mut v = [Src::Imm(0); 4];
+                    for c in 0..4 {
+                        if mask & (1 << c) != 0 {
+                            let t = self.scratch()?;
+                            out[c] = Some(t);
+                            v[c] = Src::Reg(t);
+                        }
+                    }
+                    self.xstores.push(StBuf {
+                        view,
+                        stride: 16,
+                        index: Src::Imm(i - self.reg_temps),
+                        offset: Src::Imm(0),
+                        v,
+                        mask,
+                    });
+                    return Ok(out);
+                }
                 let mut out = [None; 4];
                 for (c, o) in out.iter_mut().enumerate() {
                     if mask & (1 << c) != 0 {
@@ -1232,7 +1311,7 @@ impl Lower<'_> {
                 file: RegFile::Temp,
                 indices,
             } => match indices.first() {
-                Some(Index::Imm(i)) if *i < self.temps => Some(Reg((4 * i
+                Some(Index::Imm(i)) if *i < self.reg_temps => Some(Reg((4 * i
                     + source_component(op.components, c) as u32)
                     as u8)),
                 _ => None,
