@@ -366,6 +366,10 @@ fn geometry_shape(prog: &ast::Program) -> Result<(u32, u32), LowerError> {
     Ok((vertices, maxout))
 }
 
+/// The `x#` arrays (register number and region), the region of the temps kept in memory, and
+/// the end of the last region in shared memory.
+type MemoryTemps = (Vec<(u32, View)>, Option<View>, u32);
+
 /// Most shared memory a launch has (the 16 MiB shared window).
 const MAX_SHARED: u64 = 16 << 20;
 
@@ -377,7 +381,7 @@ fn indexable_temps(
     tgsm_bytes: u32,
     threads: u64,
     spilled: u32,
-) -> Result<(Vec<(u32, View)>, Option<View>, u32), LowerError> {
+) -> Result<MemoryTemps, LowerError> {
     let mut out = Vec::new();
     let mut next = if spilled > 0
         || prog
