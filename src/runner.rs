@@ -430,9 +430,11 @@ pub fn check_output(
         .collect();
     let (launch, reg) = (spec.index, e.reg);
     let per = vertices.max(1) as u64;
+    let name = e.name;
     let place = |byte: u64| Place::Output {
         launch,
         reg,
+        name,
         invocation: byte / 16 / per,
         vertex: (per > 1).then_some(byte / 16 % per),
         component: (byte % 16 / 4) as u8,
@@ -632,6 +634,8 @@ pub enum Place {
         invocation: u64,
         /// The output vertex of a geometry shader's invocation (its `n`th emit).
         vertex: Option<u64>,
+        /// The special register's name (`oDepth`), shown instead of `o{reg}`.
+        name: Option<&'static str>,
         /// The component, 0 to 3 (x, y, z, w).
         component: u8,
         /// The byte within the component (0 for word elements).
@@ -694,6 +698,7 @@ impl fmt::Display for Mismatch {
                 reg,
                 invocation,
                 vertex,
+                name,
                 component,
                 byte,
                 ..
@@ -703,7 +708,10 @@ impl fmt::Display for Mismatch {
                 if let Some(v) = vertex {
                     write!(f, "vertex {v} ")?;
                 }
-                write!(f, "o{reg}.{c}")?;
+                match name {
+                    Some(n) => write!(f, "{n}.{c}")?,
+                    None => write!(f, "o{reg}.{c}")?,
+                }
                 if self.kind.element_size() == 1 {
                     write!(f, " byte {byte}")?;
                 }
@@ -870,6 +878,7 @@ mod tests {
         let reg = |index: usize, reg: u32, data: Data| RegData {
             index,
             reg,
+            name: None,
             data,
             line: 7,
             span: 0..1,

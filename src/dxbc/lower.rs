@@ -118,6 +118,8 @@ struct Lower<'a> {
     io: Option<StageIo>,
     /// The first `v#` register (the `o#` follow).
     io_base: u32,
+    /// The special registers' slots.
+    named_io: Vec<NamedIo>,
     /// The `v#` registers held in registers (all for a vertex or pixel shader; none for a
     /// geometry shader, which reads `v[vertex][reg]` from the launch's inputs).
     in_regs: u32,
@@ -150,11 +152,24 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
     let mut temps = 0;
     let mut thread_group = None;
     let (mut inputs, mut outputs) = (0u32, 0u32);
+    // Special registers (`vCoverage`, `oDepth`, ...) declared, in order: their slots follow the
+    // numbered ones.
+    let mut named: Vec<(&'static str, bool)> = Vec::new();
     for d in prog.decls() {
         match d {
             Decl::Temps(n) => temps = *n,
             Decl::ThreadGroup(g) => thread_group = Some(*g),
             Decl::Input { reg, .. } | Decl::Output { reg, .. } => {
+                if let OperandValue::Reg { file, .. } = &reg.value {
+                    if let Some((name, output)) = special_io(*file) {
+                        // A geometry shader computes its primitive and instance ids.
+                        let computed = geometry && !output;
+                        if !computed && !named.iter().any(|n: &(&str, bool)| n.0 == name) {
+                            named.push((name, output));
+                        }
+                        continue;
+                    }
+                }
                 if let OperandValue::Reg { file, indices } = &reg.value {
                     // A geometry shader's inputs are `v[vertex][reg]`.
                     let at = usize::from(geometry && *file == RegFile::Input && indices.len() == 2);
@@ -170,6 +185,17 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             _ => {}
         }
     }
+    let numbered = (inputs, outputs);
+    let mut named_io = Vec::new();
+    for &(name, output) in &named {
+        let n = if output { &mut outputs } else { &mut inputs };
+        named_io.push(NamedIo {
+            name,
+            output,
+            slot: *n,
+        });
+        *n += 1;
+    }
     let compute = stage == ast::Stage::Compute;
     if compute && thread_group.is_none() {
         return Err(LowerError {
@@ -179,6 +205,12 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
     }
     if compute {
         (inputs, outputs) = (0, 0);
+        if let Some(&(name, _)) = named.first() {
+            return Err(LowerError {
+                stmt: None,
+                message: format!("a compute shader has no {name}"),
+            });
+        }
     }
     let gs = if geometry {
         Some(geometry_shape(prog)?)
@@ -193,7 +225,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         Some(g) => g.iter().map(|&n| n as u64).product::<u64>(),
         None => 32,
     };
-    if inputs > 32 || outputs > 32 {
+    if numbered.0 > 32 || numbered.1 > 32 {
         return Err(LowerError {
             stmt: None,
             message: "a shader has at most 32 input and 32 output registers".into(),
@@ -256,6 +288,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             vertices_out: gs.map_or(1, |g| g.1),
         }),
         in_regs,
+        named_io: named_io.clone(),
         io_base,
         scratch_base,
         scratch_next: 0,
@@ -319,6 +352,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             tgsm_bytes,
             views: l.views,
             invocations: l.io,
+            named_io: l.named_io,
         },
         lines,
     })
@@ -369,6 +403,23 @@ fn geometry_shape(prog: &ast::Program) -> Result<(u32, u32), LowerError> {
 /// The `x#` arrays (register number and region), the region of the temps kept in memory, and
 /// the end of the last region in shared memory.
 type MemoryTemps = (Vec<(u32, View)>, Option<View>, u32);
+
+/// The name of a special input or output register file, and whether it is an output: what a
+/// trace's `[[launch.input]]` / `[[launch.expect_output]]` names it.
+fn special_io(file: RegFile) -> Option<(&'static str, bool)> {
+    Some(match file {
+        RegFile::InputPrimitiveId => ("vPrim", false),
+        RegFile::InputCoverageMask => ("vCoverage", false),
+        RegFile::InnerCoverage => ("vInnerCoverage", false),
+        RegFile::GsInstanceId => ("vGSInstanceID", false),
+        RegFile::OutputDepth => ("oDepth", true),
+        RegFile::OutputDepthGe => ("oDepthGE", true),
+        RegFile::OutputDepthLe => ("oDepthLE", true),
+        RegFile::OutputCoverageMask => ("oMask", true),
+        RegFile::OutputStencilRef => ("oStencilRef", true),
+        _ => return None,
+    })
+}
 
 /// Most shared memory a launch has (the 16 MiB shared window).
 const MAX_SHARED: u64 = 16 << 20;
@@ -566,6 +617,23 @@ impl Lower<'_> {
             pc,
             loc,
         });
+    }
+
+    /// Component `k` of a special input register: a geometry shader's primitive id is its
+    /// invocation index and its instance id 0; elsewhere the register's record slot.
+    fn special_input(&mut self, file: RegFile, k: u8) -> Result<Src, LowerError> {
+        let (name, _) = special_io(file).expect("a special input");
+        if self.prog.version.stage == ast::Stage::Geometry {
+            return match file {
+                RegFile::InputPrimitiveId => Ok(Src::Reg(self.invocation())),
+                RegFile::GsInstanceId => Ok(Src::Imm(0)),
+                _ => Err(self.err(format!("a geometry shader has no {name}"))),
+            };
+        }
+        match self.named_io.iter().find(|n| n.name == name && !n.output) {
+            Some(n) => Ok(Src::Reg(Reg((self.io_base + 4 * n.slot + k as u32) as u8))),
+            None => Err(self.err(format!("{name} is not declared (dcl_input {name})"))),
+        }
     }
 
     /// A geometry shader's count of the vertices it emitted.
@@ -907,6 +975,9 @@ impl Lower<'_> {
                         None => return Err(self.err("a temp register needs a literal index")),
                     },
                     RegFile::Input if indices.len() == 2 => self.vertex_input(indices, k)?,
+                    f if special_io(*f).is_some_and(|(_, output)| !output) => {
+                        self.special_input(*f, k)?
+                    }
                     RegFile::Input => match (imm(0), self.io) {
                         (Some(i), Some(io)) if i < self.in_regs && i < io.inputs => {
                             Src::Reg(Reg((self.io_base + 4 * i + k as u32) as u8))
@@ -1206,6 +1277,25 @@ impl Lower<'_> {
                 for (c, o) in out.iter_mut().enumerate() {
                     if mask & (1 << c) != 0 {
                         *o = Some(self.temp(*i, c as u8)?);
+                    }
+                }
+                Ok(out)
+            }
+            f if special_io(*f).is_some_and(|(_, output)| output) => {
+                let (name, _) = special_io(*f).expect("a special output");
+                let Some(slot) = self
+                    .named_io
+                    .iter()
+                    .find(|n| n.name == name && n.output)
+                    .map(|n| n.slot)
+                else {
+                    return Err(self.err(format!("{name} is not declared (dcl_output {name})")));
+                };
+                let base = self.io_base + 4 * (self.in_regs + slot);
+                let mut out = [None; 4];
+                for (c, o) in out.iter_mut().enumerate() {
+                    if mask & (1 << c) != 0 {
+                        *o = Some(Reg((base + c as u32) as u8));
                     }
                 }
                 Ok(out)

@@ -24,11 +24,11 @@
 //! - [`lower`]: the lowering to the IR of compute, vertex, geometry and pixel shaders: the
 //!   integer and float ALU, structured control flow, buffer, texture and `g#` loads, stores and
 //!   atomics, constant buffers (also relatively indexed), the immediate constant buffer, indexable
-//!   temps, `v#`/`o#` and a geometry shader's `emit`, with the stage and shader-model rules.
+//!   temps, `v#`/`o#`, the special registers (`vCoverage`, `oDepth`, ...) and a geometry
+//!   shader's `emit`, with the stage and shader-model rules.
 //!
 //! What does not exist yet: sampling with filters, derivatives, doubles, subroutines, hull and
-//! domain shaders, the special registers (`vCoverage`, `vPrim`, `oDepth`, `oMask`), 64-bit
-//! immediates, minimum precision and shader model 5.1 resource spaces (each a located load
+//! domain shaders, 64-bit immediates, minimum precision and shader model 5.1 resource spaces (each a located load
 //! error).
 
 pub mod ast;

@@ -278,6 +278,21 @@ pub struct Interface {
     /// each reads and writes (the [`View::Input`] and [`View::Output`] structures, 16 bytes a
     /// register).
     pub invocations: Option<StageIo>,
+    /// The special input and output registers the program declares (`vCoverage`, `oDepth`,
+    /// ...), each a record slot after the numbered ones (counted in [`StageIo`]).
+    pub named_io: Vec<NamedIo>,
+}
+
+/// A special input or output register of a program run over invocations: which record slot
+/// holds it (after the numbered `v#` or `o#`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NamedIo {
+    /// Its name as the program and a trace spell it (`vCoverage`, `oDepth`, ...).
+    pub name: &'static str,
+    /// An output (`o...`) rather than an input.
+    pub output: bool,
+    /// Its slot among the inputs or outputs.
+    pub slot: u32,
 }
 
 /// The constant bank whose word 0 holds a launch's invocation count.

@@ -480,8 +480,11 @@ pub struct RegData {
     /// 0-based index among the launch's `[[launch.input]]` (or `[[launch.expect_output]]`)
     /// tables.
     pub index: usize,
-    /// The register number (`v#` or `o#`).
+    /// The register number (`v#` or `o#`); for a special register, its record slot once the
+    /// program is known.
     pub reg: u32,
+    /// The special register it names (`vCoverage`, `oDepth`, ...), if it names one.
+    pub name: Option<&'static str>,
     /// The contents.
     pub data: Data,
     /// Line of the table in the trace.

@@ -65,6 +65,43 @@ impl<'de> Deserialize<'de> for U64 {
     }
 }
 
+/// A `reg` key: a register number, or the name of a special register (`"oDepth"`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RegName {
+    /// `v#` / `o#`.
+    Num(u32),
+    /// `vCoverage`, `oDepth`, ...
+    Name(String),
+}
+
+impl<'de> Deserialize<'de> for RegName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RegName;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a register number, or the name of a special register such as \"oDepth\"",
+                )
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RegName, E> {
+                u32::try_from(v)
+                    .map(RegName::Num)
+                    .map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RegName, E> {
+                u32::try_from(v)
+                    .map(RegName::Num)
+                    .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RegName, E> {
+                Ok(RegName::Name(s.chars().take(64).collect()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Adds the data keys (`u32`, `i32`, `f32`, `u8`, `file`) to a table struct and implements
 /// [`HasData`] for it.
 macro_rules! with_data {
@@ -253,7 +290,7 @@ with_data! {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     pub(crate) struct RawRegData {
-        pub(crate) reg: Spanned<u32>,
+        pub(crate) reg: Spanned<RegName>,
     }
 }
 

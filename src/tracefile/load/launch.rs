@@ -9,7 +9,7 @@ use crate::frontend::{self, Content};
 use crate::ir::{Isa, Program, TextureKind, ViewKind};
 use crate::tracefile::code::{value_offset, StringMap};
 use crate::tracefile::files::{self, MAX_PROGRAM_BYTES};
-use crate::tracefile::schema::{HasData, RawLaunch, RawRegData};
+use crate::tracefile::schema::{HasData, RawLaunch, RawRegData, RegName};
 use crate::tracefile::SourceLines;
 use crate::tracefile::{
     Buffer, BufferKind, LaunchSpec, RegData, Texture, TextureDim, TraceError, View, MAX_BLOCK,
@@ -26,6 +26,11 @@ use warpjit_runtime::BankMode;
 /// What makes two launches' programs the same: from a `code_file`, the `code` text or
 /// `code_file` value, `isa`, `registers`.
 pub(super) type ProgramKey = (bool, String, Isa, u32);
+
+/// The special input registers a `[[launch.input]]` may name.
+const SPECIAL_INPUTS: &[&str] = &["vPrim", "vCoverage", "vInnerCoverage"];
+/// The special output registers a `[[launch.expect_output]]` may name.
+const SPECIAL_OUTPUTS: &[&str] = &["oDepth", "oDepthGE", "oDepthLE", "oMask", "oStencilRef"];
 
 /// Which register table: `[[launch.input]]` (`v#`) or `[[launch.expect_output]]` (`o#`).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -203,14 +208,34 @@ impl Loader {
                             },
                         ));
                     }
-                    if r.reg >= have {
-                        return Err(self.invalid(
-                            &r.span,
-                            format!(
-                                "{table} names {reg}{}, but the program declares {have} {reg}# registers",
-                                r.reg
-                            ),
-                        ));
+                    let output = reg == "o";
+                    let named = iface.named_io.iter().filter(|x| x.output == output).count();
+                    let have = have - named as u32;
+                    match r.name {
+                        Some(name) if !iface.named_io.iter().any(|x| x.name == name) => {
+                            return Err(self.invalid(
+                                &r.span,
+                                format!("{table} names {name}, but the program does not declare it"),
+                            ))
+                        }
+                        None if r.reg >= have => {
+                            return Err(self.invalid(
+                                &r.span,
+                                format!(
+                                    "{table} names {reg}{}, but the program declares {have} {reg}# registers",
+                                    r.reg
+                                ),
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+                // Special registers take the slots the program gives them.
+                for r in k.inputs.iter_mut().chain(k.expect_outputs.iter_mut()) {
+                    if let Some(name) = r.name {
+                        if let Some(x) = iface.named_io.iter().find(|x| x.name == name) {
+                            r.reg = x.slot;
+                        }
                     }
                 }
             }
@@ -613,17 +638,39 @@ impl Loader {
                     ),
                 ));
             }
-            let (reg, span) = sp(&r.get_ref().reg);
-            if reg >= 32 {
-                return Err(self.invalid(&span, format!("reg {reg} is out of range 0 to 31")));
-            }
+            let span = r.get_ref().reg.span();
+            let (reg, special) = match r.get_ref().reg.get_ref() {
+                RegName::Num(n) if *n >= 32 => {
+                    return Err(self.invalid(&span, format!("reg {n} is out of range 0 to 31")))
+                }
+                RegName::Num(n) => (*n, None),
+                RegName::Name(s) => {
+                    let names = match kind {
+                        RegTable::Input => SPECIAL_INPUTS,
+                        RegTable::ExpectOutput => SPECIAL_OUTPUTS,
+                    };
+                    match names.iter().position(|n| n == s) {
+                        // Named registers get numbers past the numbered ones until the program
+                        // gives them their slots.
+                        Some(i) => (32 + i as u32, Some(names[i])),
+                        None => {
+                            return Err(self.invalid(
+                                &span,
+                                format!(
+                                    "{s:?} is not a register {name} can name: {file}0 to {file}31 \
+                                     (a number) or one of {}",
+                                    names.join(", ")
+                                ),
+                            ))
+                        }
+                    }
+                }
+            };
+            let shown = special.map_or(format!("{file}{reg}"), str::to_string);
             if let Some(o) = out.iter().find(|o| o.reg == reg) {
                 return Err(self.invalid(
                     &span,
-                    format!(
-                        "{file}{reg} is already given by the {name} at line {}",
-                        o.line
-                    ),
+                    format!("{shown} is already given by the {name} at line {}", o.line),
                 ));
             }
             let Some((data, data_span)) = self.data(r.get_ref().data())? else {
@@ -637,7 +684,7 @@ impl Loader {
                 return Err(self.invalid(
                     &data_span,
                     format!(
-                        "the data is {len} bytes, not a whole number of invocations: {file}{reg} \
+                        "the data is {len} bytes, not a whole number of invocations: {shown} \
                          is 4 words (x, y, z, w, 16 bytes) per invocation"
                     ),
                 ));
@@ -653,6 +700,7 @@ impl Loader {
             out.push(RegData {
                 index,
                 reg,
+                name: special,
                 data,
                 line: self.line(&r.span()),
                 span,
