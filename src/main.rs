@@ -1,15 +1,16 @@
 //! `warpjit`: run kernel traces (docs/trace-format.md) on the CPU.
 //!
 //! ```text
-//! warpjit run TRACE [--engine jit|interp] [--threads N] [--check] [--stats]
+//! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json]
 //! warpjit bench [--kernel NAME] [--threads N] [--iters N] [--size N]
 //! warpjit disasm FILE             # a DXBC container (.cso) as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
 //! ```
 //!
 //! Exit status: 0 every launch ran and every expectation held; 1 an expectation did not hold;
-//! 2 the trace or a program in it is invalid (or the command line is); 3 a guest fault stopped a
-//! launch.
+//! 2 the trace or a program in it is invalid; 3 a guest fault stopped a launch; 4 `--engine both`
+//! found the engines disagree (a warpjit bug); 64 the command line is wrong. With several traces,
+//! the worst of these (4, 2, 3, 1, 0 in that order).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -156,9 +157,12 @@ struct BenchArgs {
 
 #[derive(Args)]
 struct RunArgs {
-    /// The trace file (TOML, format "warpjit-trace/1").
-    trace: PathBuf,
-    /// Execution engine.
+    /// Trace files (TOML, format "warpjit-trace/1"), or directories: every `*.toml` file in
+    /// one, in name order.
+    #[arg(required = true, value_name = "TRACE")]
+    traces: Vec<PathBuf>,
+    /// Execution engine; `both` runs each trace under the interpreter and the JIT and compares
+    /// every statistic, fault, mismatch and byte of memory and resources (exit 4 if they differ).
     #[arg(long, value_enum, default_value_t = EngineKind::Jit)]
     engine: EngineKind,
     /// Host threads running CTAs (default: all cores; 0 also means all cores; at most 4 × the
@@ -171,6 +175,10 @@ struct RunArgs {
     /// Print per-launch statistics.
     #[arg(long)]
     stats: bool,
+    /// Print one JSON document on stdout instead of text: per trace its outcome, exit status,
+    /// per-launch statistics, mismatches, fault, error and diagnostics.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -179,11 +187,25 @@ enum EngineKind {
     Jit,
     /// The reference interpreter.
     Interp,
+    /// Both, compared.
+    Both,
 }
 
+/// Exit status of a command-line usage error (sysexits' `EX_USAGE`), distinct from an invalid
+/// trace (2).
+const EXIT_USAGE: u8 = 64;
+/// Exit status when `--engine both` finds the engines disagree (a warpjit bug).
+const EXIT_DISAGREE: u8 = 4;
+
 fn main() -> ExitCode {
-    // Usage errors exit with status 2 (clap's own convention), --help and --version with 0.
-    let cli = Cli::parse();
+    // Usage errors exit with EXIT_USAGE, --help and --version with 0.
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { 0 });
+        }
+    };
     match cli.command {
         Command::Run(args) => ExitCode::from(run(&args)),
         Command::Bench(args) => ExitCode::from(bench(&args)),
@@ -216,37 +238,109 @@ fn check_threads(threads: Option<usize>, err: &mut impl Write) -> bool {
     }
 }
 
-/// `warpjit run`: returns the exit status.
-fn run(args: &RunArgs) -> u8 {
-    let mut out = std::io::stdout().lock();
-    let mut err = std::io::stderr().lock();
-    if !check_threads(args.threads, &mut err) {
-        return 2;
+/// The trace files `paths` name: files as given, directories as the `*.toml` files in them (in
+/// name order).
+fn expand_traces(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if !p.is_dir() {
+            out.push(p.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        if found.is_empty() {
+            return Err(format!(
+                "{}: a directory with no *.toml trace in it",
+                p.display()
+            ));
+        }
+        found.sort();
+        out.extend(found);
     }
-    let jit = match args.engine {
-        EngineKind::Interp => None,
-        EngineKind::Jit => match Jit::new() {
-            Ok(j) => Some(j),
-            Err(e) => {
-                let _ = writeln!(err, "warpjit: error: {e} (use --engine interp)");
-                return 2;
-            }
-        },
-    };
-    let engine: &dyn Engine = match &jit {
+    Ok(out)
+}
+
+/// What running one trace gave: its exit status, its text for stdout and stderr, and its JSON
+/// record.
+struct Outcome {
+    exit: u8,
+    out: String,
+    err: String,
+    json: serde_json::Value,
+}
+
+/// The JSON record of a report (`engine`, launches, totals, mismatches, fault).
+fn report_json(r: &TraceReport) -> serde_json::Value {
+    use serde_json::json;
+    let launches: Vec<_> = r
+        .launches
+        .iter()
+        .map(|l| {
+            json!({
+                "index": l.index,
+                "ctas": l.ctas,
+                "warps_per_cta": l.warps_per_cta,
+                "warps": l.stats.warps,
+                "warp_instructions": l.stats.warp_insts,
+                "lane_instructions": l.stats.lane_insts,
+                "seconds": l.seconds,
+            })
+        })
+        .collect();
+    let fault = r.fault.as_ref().map(|f| {
+        json!({
+            "kind": f.kind.to_string(),
+            "launch": f.launch,
+            "cta": f.cta,
+            "warp": f.warp,
+            "lane": f.lane,
+            "pc": f.pc,
+            "at": r.fault_at,
+        })
+    });
+    json!({
+        "engine": r.engine,
+        "launches": launches,
+        "lane_instructions": r.total.lane_insts,
+        "seconds": r.seconds,
+        "lane_instructions_per_second": r.rate(),
+        "mismatch_count": r.mismatch_count,
+        "mismatches": r.mismatches.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+        "fault": fault,
+    })
+}
+
+/// Runs one trace as `args` say.
+fn run_one(
+    path: &std::path::Path,
+    args: &RunArgs,
+    jit: Option<&Jit>,
+    opts: &RunOptions,
+    check: Option<&CheckObserver>,
+) -> Outcome {
+    use serde_json::json;
+    use std::fmt::Write as _;
+    let (mut out, mut err) = (String::new(), String::new());
+    let mut record = json!({ "trace": path.display().to_string() });
+    let engine: &dyn Engine = match jit {
         Some(j) => j,
         None => &Interpreter,
     };
-    let check = args.check.then(|| Arc::new(CheckObserver::default()));
-    let opts = RunOptions {
-        threads: args.threads.unwrap_or(0),
-        observer: check.clone().map(|c| c as Arc<dyn Observer>),
+    let result = if args.engine == EngineKind::Both {
+        runner::run_both(path, [&Interpreter, engine], opts).map(|(a, b, d)| (b, Some((a, d))))
+    } else {
+        runner::run_trace(path, engine, opts).map(|r| (r, None))
     };
-    let result = runner::run_trace(&args.trace, engine, &opts);
-    if let Some(check) = &check {
+    let mut diagnostics = Vec::new();
+    if let Some(check) = check {
         let findings = check.take();
         for d in &findings {
             let _ = writeln!(err, "{d}");
+            diagnostics.push(d.to_string());
         }
         if findings.len() >= MAX_FINDINGS {
             let _ = writeln!(
@@ -255,16 +349,27 @@ fn run(args: &RunArgs) -> u8 {
             );
         }
     }
-    let report = match result {
+    record["diagnostics"] = json!(diagnostics);
+    let (report, both) = match result {
         Ok(r) => r,
         Err(e) => {
-            let _ = writeln!(err, "{}", e.render(colour_stderr()));
-            return 2;
+            let _ = writeln!(err, "{}", e.render(colour_stderr() && !args.json));
+            record["exit"] = json!(2);
+            record["outcome"] = json!("invalid");
+            record["error"] = json!(e.render(false));
+            return Outcome {
+                exit: 2,
+                out,
+                err,
+                json: record,
+            };
         }
     };
     if args.stats {
-        print_launches(&mut out, &report);
-        if let Some(jit) = &jit {
+        let mut buf = Vec::new();
+        print_launches(&mut buf, &report);
+        out += &String::from_utf8_lossy(&buf);
+        if let Some(jit) = jit {
             let c = jit.compile_stats();
             let t = &report.total;
             let ms = c.nanos as f64 / 1e6;
@@ -294,11 +399,134 @@ fn run(args: &RunArgs) -> u8 {
             }
         }
     }
-    if report.fault.is_none() {
-        let _ = writeln!(out, "{}", summary(&report));
+    let mut exit = report.exit_code() as u8;
+    let mut outcome = match exit {
+        0 => "passed",
+        1 => "mismatch",
+        _ => "fault",
+    };
+    match &both {
+        Some((first, _)) => {
+            if report.fault.is_none() {
+                let _ = writeln!(out, "{}: {}", first.engine, summary(first));
+                let _ = writeln!(out, "{}: {}", report.engine, summary(&report));
+            }
+            record["reports"] = json!([report_json(first), report_json(&report)]);
+        }
+        None => {
+            if report.fault.is_none() {
+                let _ = writeln!(out, "{}", summary(&report));
+            }
+            record["reports"] = json!([report_json(&report)]);
+        }
     }
-    let _ = write!(err, "{}", report.failure_text(SHOWN_MISMATCHES));
-    report.exit_code() as u8
+    err += &report.failure_text(SHOWN_MISMATCHES);
+    if let Some((first, Some(diff))) = &both {
+        let _ = writeln!(
+            err,
+            "warpjit: {} and {} disagree on {}: {diff}",
+            first.engine,
+            report.engine,
+            path.display()
+        );
+        exit = EXIT_DISAGREE;
+        outcome = "engines disagree";
+        record["difference"] = json!(diff);
+    }
+    record["exit"] = json!(exit);
+    record["outcome"] = json!(outcome);
+    Outcome {
+        exit,
+        out,
+        err,
+        json: record,
+    }
+}
+
+/// `warpjit run`: returns the exit status.
+fn run(args: &RunArgs) -> u8 {
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
+    if !check_threads(args.threads, &mut err) {
+        return EXIT_USAGE;
+    }
+    let traces = match expand_traces(&args.traces) {
+        Ok(t) => t,
+        Err(m) => {
+            let _ = writeln!(err, "warpjit: error: {m}");
+            return EXIT_USAGE;
+        }
+    };
+    let jit = match args.engine {
+        EngineKind::Interp => None,
+        EngineKind::Jit | EngineKind::Both => match Jit::new() {
+            Ok(j) => Some(j),
+            Err(e) => {
+                let _ = writeln!(err, "warpjit: error: {e} (use --engine interp)");
+                return 2;
+            }
+        },
+    };
+    let check = args.check.then(|| Arc::new(CheckObserver::default()));
+    let opts = RunOptions {
+        threads: args.threads.unwrap_or(0),
+        observer: check.clone().map(|c| c as Arc<dyn Observer>),
+    };
+    let several = traces.len() > 1;
+    let mut records = Vec::new();
+    let mut exits = Vec::new();
+    for path in &traces {
+        let o = run_one(path, args, jit.as_ref(), &opts, check.as_deref());
+        if !args.json {
+            // With several traces, each line says which trace it is about.
+            let prefix = |text: &str| -> String {
+                if several {
+                    text.lines()
+                        .map(|l| format!("{}: {l}\n", path.display()))
+                        .collect()
+                } else {
+                    text.to_string()
+                }
+            };
+            let _ = write!(err, "{}", prefix(&o.err));
+            let _ = write!(out, "{}", prefix(&o.out));
+        }
+        exits.push(o.exit);
+        records.push(o.json);
+    }
+    // The worst outcome decides: engines disagreeing, an invalid trace, a fault, a mismatch.
+    let exit = [EXIT_DISAGREE, 2, 3, 1]
+        .into_iter()
+        .find(|c| exits.contains(c))
+        .unwrap_or(0);
+    let tally = |c: u8| exits.iter().filter(|&&e| e == c).count();
+    if args.json {
+        let doc = serde_json::json!({
+            "traces": records,
+            "exit": exit,
+            "passed": tally(0),
+            "mismatched": tally(1),
+            "invalid": tally(2),
+            "faulted": tally(3),
+            "disagreed": tally(EXIT_DISAGREE),
+        });
+        let _ = writeln!(out, "{doc:#}");
+    } else if several {
+        let _ = writeln!(
+            out,
+            "{} traces: {} passed, {} with mismatches, {} invalid, {} faulted{}",
+            traces.len(),
+            tally(0),
+            tally(1),
+            tally(2),
+            tally(3),
+            match tally(EXIT_DISAGREE) {
+                0 => String::new(),
+                n => format!(", {n} where the engines disagree"),
+            }
+        );
+    }
+    exit
 }
 
 /// `n thing` or `n things`.
@@ -359,7 +587,7 @@ fn bench(args: &BenchArgs) -> u8 {
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
     if !check_threads(args.threads, &mut err) {
-        return 2;
+        return EXIT_USAGE;
     }
     let opts = RunOptions {
         threads: args.threads.unwrap_or(0),

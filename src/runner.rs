@@ -55,9 +55,20 @@ pub fn run(
     opts: &RunOptions,
 ) -> Result<TraceReport, TraceError> {
     let mut trace = trace;
+    run_in(&mut trace, engine, opts)
+}
+
+/// [`run`], keeping the trace: its memory and resources hold what the launches left.
+pub fn run_in(
+    trace: &mut Trace,
+    engine: &dyn Engine,
+    opts: &RunOptions,
+) -> Result<TraceReport, TraceError> {
+    let trace_ref = trace;
     let mut report = TraceReport::new(engine.name());
+    let trace = &mut *trace_ref;
     for i in 0..trace.launches.len() {
-        let io = stage_io(&mut trace, i)?;
+        let io = stage_io(trace, i)?;
         let spec = &trace.launches[i];
         let launch = trace.launch(spec);
         let start = Instant::now();
@@ -102,25 +113,139 @@ pub fn run(
                         [w(0), w(1), w(2), w(3)]
                     })
                     .collect();
-                check_output(&trace, spec, e, &regs, io.vertices_out, &mut report)?;
+                check_output(trace, spec, e, &regs, io.vertices_out, &mut report)?;
             }
         }
     }
     for e in &trace.expects {
-        check(&trace, e, &mut report)?;
+        check(trace, e, &mut report)?;
     }
     // Resources hold what the launches wrote (and their initial contents elsewhere).
     for e in &trace.expect_buffers {
         let b = &trace.buffers[e.resource];
-        let bytes = resource_bytes(&trace, b.view, b.slot, e.data.byte_len());
-        check_buffer(&trace, e, &bytes, &mut report)?;
+        let bytes = resource_bytes(trace, b.view, b.slot, e.data.byte_len());
+        check_buffer(trace, e, &bytes, &mut report)?;
     }
     for e in &trace.expect_textures {
         let t = &trace.textures[e.resource];
-        let bytes = resource_bytes(&trace, t.view, t.slot, e.data.byte_len());
-        check_texture(&trace, e, &bytes, &mut report)?;
+        let bytes = resource_bytes(trace, t.view, t.slot, e.data.byte_len());
+        check_texture(trace, e, &bytes, &mut report)?;
     }
     Ok(report)
+}
+
+/// Runs the trace at `path` under two engines, each on its own fresh load, and compares
+/// everything the engines must agree on bit for bit: each launch's statistics (warps, warp and
+/// lane instructions), the fault, the mismatches, and every byte of global memory, buffers and
+/// textures afterwards. Returns both reports and the first difference found, if any (a warpjit
+/// bug). Only the first engine's run gets `opts.observer`.
+pub fn run_both(
+    path: &Path,
+    engines: [&dyn Engine; 2],
+    opts: &RunOptions,
+) -> Result<(TraceReport, TraceReport, Option<String>), TraceError> {
+    let mut a = load_trace(path)?;
+    let ra = run_in(&mut a, engines[0], opts)?;
+    let quiet = RunOptions {
+        observer: None,
+        ..opts.clone()
+    };
+    let mut b = load_trace(path)?;
+    let rb = run_in(&mut b, engines[1], &quiet)?;
+    let diff = difference(&a, &b, &ra, &rb);
+    Ok((ra, rb, diff))
+}
+
+/// The first thing two runs of one trace disagree on ([`run_both`]).
+fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Option<String> {
+    let (na, nb) = (ra.engine, rb.engine);
+    let work = |r: &TraceReport| -> Vec<(u32, u64, u64, u64)> {
+        r.launches
+            .iter()
+            .map(|l| {
+                (
+                    l.index,
+                    l.stats.warps,
+                    l.stats.warp_insts,
+                    l.stats.lane_insts,
+                )
+            })
+            .collect()
+    };
+    if work(ra) != work(rb) {
+        return Some(format!(
+            "launch statistics (index, warps, warp instructions, lane instructions): {na} {:?}, {nb} {:?}",
+            work(ra),
+            work(rb)
+        ));
+    }
+    if ra.fault != rb.fault {
+        let show = |f: &Option<Fault>| f.as_ref().map_or("no fault".to_string(), |f| f.to_string());
+        return Some(format!(
+            "the fault: {na}: {}; {nb}: {}",
+            show(&ra.fault),
+            show(&rb.fault)
+        ));
+    }
+    if ra.mismatch_count != rb.mismatch_count || ra.mismatches != rb.mismatches {
+        return Some(format!(
+            "the mismatches: {na} has {}, {nb} has {}",
+            ra.mismatch_count, rb.mismatch_count
+        ));
+    }
+    // Global memory, 1 MiB at a time.
+    const CHUNK: u64 = 1 << 20;
+    let (ma, mb) = (&a.machine.global, &b.machine.global);
+    for s in ma.segments() {
+        let mut at = s.base();
+        let end = s.base() + s.size();
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        while at < end {
+            let len = (end - at).min(CHUNK);
+            x.resize(len as usize, 0);
+            y.resize(len as usize, 0);
+            // Sparse tiles read as an error in both or neither: compare what reads.
+            let (ok_a, ok_b) = (
+                ma.read_into(at, &mut x).is_ok(),
+                mb.read_into(at, &mut y).is_ok(),
+            );
+            if ok_a && ok_b {
+                if let Some(i) = x.iter().zip(&y).position(|(p, q)| p != q) {
+                    return Some(format!(
+                        "global memory at {:#x}: {na} {:#04x}, {nb} {:#04x}",
+                        at + i as u64,
+                        x[i],
+                        y[i]
+                    ));
+                }
+            }
+            at += len;
+        }
+    }
+    let resources = a
+        .buffers
+        .iter()
+        .map(|r| (r.view, r.slot))
+        .chain(a.textures.iter().map(|t| (t.view, t.slot)));
+    for (view, slot) in resources {
+        let bytes = |t: &Trace| {
+            let r = match view {
+                View::Srv => t.machine.resources.srv(slot),
+                View::Uav => t.machine.resources.uav(slot),
+            };
+            r.map(|r| r.storage().to_bytes()).unwrap_or_default()
+        };
+        let (x, y) = (bytes(a), bytes(b));
+        if let Some(i) = x.iter().zip(&y).position(|(p, q)| p != q) {
+            return Some(format!(
+                "{}{slot} byte {i:#x}: {na} {:#04x}, {nb} {:#04x}",
+                view.register(),
+                x[i],
+                y[i]
+            ));
+        }
+    }
+    None
 }
 
 /// For a launch of a program run over invocations, sets the machine's stage inputs (from the
@@ -785,6 +910,36 @@ mod tests {
 
     fn lines(r: &TraceReport) -> Vec<String> {
         r.mismatches.iter().map(|m| m.to_string()).collect()
+    }
+
+    #[test]
+    fn two_runs_differ_by_a_byte_of_memory_or_a_buffer() {
+        // Two loads that differ in one byte of global memory (at 0x2001, in the second page),
+        // or of a buffer, as two engines' runs would if one were wrong.
+        let body = |g: u32, u: u32| {
+            format!(
+                "[[global]]\naddr = 0x1000\nsize = 0x1000\n[[global]]\naddr = 0x2000\nu32 = [{g}]\n\
+                 [[buffer]]\nslot = 1\nu32 = [0, {u}, 0, 0]\n[[launch]]\ncode = \"EXIT;\"\n"
+            )
+        };
+        let run = |t: &mut Trace| {
+            run_in(t, &crate::interp::Interpreter, &RunOptions::default()).expect("runs")
+        };
+        let (mut a, mut b) = (trace(&body(0, 0)), trace(&body(0, 0)));
+        let (ra, rb) = (run(&mut a), run(&mut b));
+        assert_eq!(difference(&a, &b, &ra, &rb), None);
+        let mut b = trace(&body(0x700, 0));
+        let rb = run(&mut b);
+        assert_eq!(
+            difference(&a, &b, &ra, &rb).as_deref(),
+            Some("global memory at 0x2001: interp 0x00, interp 0x07")
+        );
+        let mut b = trace(&body(0, 9));
+        let rb = run(&mut b);
+        assert_eq!(
+            difference(&a, &b, &ra, &rb).as_deref(),
+            Some("u1 byte 0x4: interp 0x00, interp 0x09")
+        );
     }
 
     fn le(words: &[u32]) -> Vec<u8> {

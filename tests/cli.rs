@@ -265,11 +265,11 @@ fn both_engines_run_every_example() {
         }
     }
     let o = warpjit(&["run", "examples/gather.toml", "--engine", "cuda"]);
-    assert_eq!(code(&o), 2, "an unknown engine is a usage error");
+    assert_eq!(code(&o), 64, "an unknown engine is a usage error");
 }
 
 #[test]
-fn usage_errors_exit_2() {
+fn usage_errors_exit_64() {
     for args in [
         &[][..],
         &["run"],
@@ -278,10 +278,11 @@ fn usage_errors_exit_2() {
         &["run", "examples/gather.toml", "--threads", "many"],
         &["run", "examples/gather.toml", "--threads", "-1"],
         &["run", "examples/gather.toml", "--bogus"],
-        &["run", "examples/gather.toml", "examples/addr64.toml"],
+        &["run", "tests/dxbc"],
     ] {
+        // EX_USAGE, distinct from an invalid trace (2).
         let o = warpjit(args);
-        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert_eq!(code(&o), 64, "{args:?}: {}", stderr(&o));
         assert!(!stderr(&o).is_empty(), "{args:?}");
     }
     assert_eq!(code(&warpjit(&["--help"])), 0);
@@ -298,8 +299,8 @@ fn unreadable_and_garbage_traces_exit_2_without_panicking() {
         stderr(&o)
     );
 
-    let o = warpjit(&["run", "tests/traces"]);
-    assert_eq!(code(&o), 2, "a directory: {}", stderr(&o));
+    // A directory is a set of traces (several_traces_and_directories_run_in_one_command); one
+    // with none in it is a usage error (usage_errors_exit_64).
 
     let cases: [(&str, &[u8]); 7] = [
         ("empty.toml", b""),
@@ -421,7 +422,7 @@ fn more_than_four_threads_per_core_is_a_usage_error() {
         let mut args = cmd.to_vec();
         args.extend(["--threads", &too_many]);
         let o = warpjit(&args);
-        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert_eq!(code(&o), 64, "{args:?}: {}", stderr(&o));
         assert_eq!(
             stderr(&o),
             format!(
@@ -433,4 +434,116 @@ fn more_than_four_threads_per_core_is_a_usage_error() {
     }
     let o = warpjit(&["run", "examples/gather.toml", "--threads", &max.to_string()]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn several_traces_and_directories_run_in_one_command() {
+    // A directory of two traces: one passes, one mismatches (1); each line names its trace, and
+    // a last line counts the outcomes.
+    let dir = std::env::temp_dir().join(format!("warpjit-cli-several-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let trace = |word: u32| {
+        format!(
+            "format = \"warpjit-trace/1\"\n[[global]]\naddr = 0x1000\nsize = 4\n[[launch]]\n\
+             code = \"MOV32I R0, 0x5; STG [RZ+0x1000], R0; EXIT;\"\n[[expect]]\naddr = 0x1000\nu32 = [{word}]\n"
+        )
+    };
+    std::fs::write(dir.join("a_pass.toml"), trace(5)).expect("write");
+    std::fs::write(dir.join("b_mismatch.toml"), trace(6)).expect("write");
+    std::fs::write(dir.join("notes.txt"), "not a trace").expect("write");
+    let o = warpjit(&["run", dir.to_str().expect("utf-8 path")]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    let a = dir.join("a_pass.toml").display().to_string();
+    let b = dir.join("b_mismatch.toml").display().to_string();
+    assert!(
+        out.starts_with(&format!("{a}: 1 launch, 1 warp, ")),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("2 traces: 1 passed, 1 with mismatches, 0 invalid, 0 faulted\n"),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "{b}: mismatch: expect 0 (line 7): u32[0] at 0x1000: expected 6"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    // An invalid trace outranks a mismatch.
+    std::fs::write(dir.join("c_invalid.toml"), "format = 1\n").expect("write");
+    let o = warpjit(&["run", dir.to_str().expect("utf-8 path")]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn engine_both_runs_the_interpreter_and_the_jit_and_compares() {
+    let o = warpjit(&["run", "examples/gather.toml", "--engine", "both"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("interp: 1 launch, 3 warps, "), "{out}");
+    assert!(lines[1].starts_with("jit: 1 launch, 3 warps, "), "{out}");
+    // Both fault alike on a fault trace: exit 3, not 4.
+    let o = warpjit(&[
+        "run",
+        "tests/traces/fail/fault_illegal_address.toml",
+        "--engine",
+        "both",
+    ]);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+}
+
+#[test]
+fn json_reports_outcomes_launches_mismatches_and_faults() {
+    let o = warpjit(&[
+        "run",
+        "examples/gather.toml",
+        "tests/traces/fail/fault_illegal_address.toml",
+        "--json",
+    ]);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    assert_eq!(doc["exit"], 3);
+    assert_eq!(
+        (doc["passed"].as_u64(), doc["faulted"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let t = &doc["traces"];
+    assert_eq!(t[0]["trace"], "examples/gather.toml");
+    assert_eq!(t[0]["outcome"], "passed");
+    assert_eq!(t[0]["reports"][0]["engine"], "jit");
+    assert_eq!(t[0]["reports"][0]["launches"][0]["ctas"], 3);
+    assert!(t[0]["reports"][0]["lane_instructions"].as_u64() > Some(0));
+    assert_eq!(t[1]["outcome"], "fault");
+    let f = &t[1]["reports"][0]["fault"];
+    assert_eq!(
+        (f["launch"].as_u64(), f["lane"].as_u64(), f["pc"].as_u64()),
+        (Some(1), Some(3), Some(0x28))
+    );
+    assert!(
+        f["kind"]
+            .as_str()
+            .is_some_and(|k| k.starts_with("illegal address")),
+        "{f}"
+    );
+    assert!(
+        f["at"]
+            .as_str()
+            .is_some_and(|a| a.ends_with("LDG R4, [R3+0x10000];")),
+        "{f}"
+    );
+    // An invalid trace: its error, rendered without colour.
+    let o = warpjit(&["run", "tests/traces/fail/bad_program_inline.toml", "--json"]);
+    assert_eq!(code(&o), 2);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    assert_eq!(doc["traces"][0]["outcome"], "invalid");
+    assert!(doc["traces"][0]["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("bad_program_inline.toml:15:9: error:")));
 }
