@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json]
+//!             [--dump DIR]
 //! warpjit bench [--kernel NAME] [--threads N] [--iters N] [--size N]
 //! warpjit disasm FILE             # a DXBC container (.cso) as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
@@ -179,6 +180,11 @@ struct RunArgs {
     /// per-launch statistics, mismatches, fault, error and diagnostics.
     #[arg(long)]
     json: bool,
+    /// After the run, write every global segment (`global_0x<BASE>.bin`), buffer and texture
+    /// (`t<SLOT>.bin`, `u<SLOT>.bin`) as raw files into DIR (with several traces, into
+    /// DIR/<trace name>/).
+    #[arg(long, value_name = "DIR")]
+    dump: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -321,6 +327,7 @@ fn run_one(
     jit: Option<&Jit>,
     opts: &RunOptions,
     check: Option<&CheckObserver>,
+    dump_dir: Option<&std::path::Path>,
 ) -> Outcome {
     use serde_json::json;
     use std::fmt::Write as _;
@@ -331,9 +338,13 @@ fn run_one(
         None => &Interpreter,
     };
     let result = if args.engine == EngineKind::Both {
-        runner::run_both(path, [&Interpreter, engine], opts).map(|(a, b, d)| (b, Some((a, d))))
+        runner::run_both(path, [&Interpreter, engine], opts)
+            .map(|(a, b, d, t)| (b, Some((a, d)), t))
     } else {
-        runner::run_trace(path, engine, opts).map(|r| (r, None))
+        runner::load_trace(path).and_then(|mut t| {
+            let r = runner::run_in(&mut t, engine, opts)?;
+            Ok((r, None, t))
+        })
     };
     let mut diagnostics = Vec::new();
     if let Some(check) = check {
@@ -350,7 +361,7 @@ fn run_one(
         }
     }
     record["diagnostics"] = json!(diagnostics);
-    let (report, both) = match result {
+    let (report, both, trace) = match result {
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(err, "{}", e.render(colour_stderr() && !args.json));
@@ -433,6 +444,20 @@ fn run_one(
         outcome = "engines disagree";
         record["difference"] = json!(diff);
     }
+    if let Some(dir) = dump_dir {
+        match runner::dump(&trace, dir) {
+            Ok(files) => {
+                record["dumped"] = json!(files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>())
+            }
+            Err(e) => {
+                let _ = writeln!(err, "warpjit: error: --dump {}: {e}", dir.display());
+                exit = exit.max(2);
+            }
+        }
+    }
     record["exit"] = json!(exit);
     record["outcome"] = json!(outcome);
     Outcome {
@@ -476,7 +501,21 @@ fn run(args: &RunArgs) -> u8 {
     let mut records = Vec::new();
     let mut exits = Vec::new();
     for path in &traces {
-        let o = run_one(path, args, jit.as_ref(), &opts, check.as_deref());
+        let dump = args.dump.as_ref().map(|d| {
+            if several {
+                d.join(path.file_stem().unwrap_or_default())
+            } else {
+                d.clone()
+            }
+        });
+        let o = run_one(
+            path,
+            args,
+            jit.as_ref(),
+            &opts,
+            check.as_deref(),
+            dump.as_deref(),
+        );
         if !args.json {
             // With several traces, each line says which trace it is about.
             let prefix = |text: &str| -> String {

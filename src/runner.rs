@@ -66,6 +66,7 @@ pub fn run_in(
 ) -> Result<TraceReport, TraceError> {
     let trace_ref = trace;
     let mut report = TraceReport::new(engine.name());
+    report.trace = trace_ref.path.clone();
     let trace = &mut *trace_ref;
     for i in 0..trace.launches.len() {
         let io = stage_io(trace, i)?;
@@ -143,7 +144,7 @@ pub fn run_both(
     path: &Path,
     engines: [&dyn Engine; 2],
     opts: &RunOptions,
-) -> Result<(TraceReport, TraceReport, Option<String>), TraceError> {
+) -> Result<(TraceReport, TraceReport, Option<String>, Trace), TraceError> {
     let mut a = load_trace(path)?;
     let ra = run_in(&mut a, engines[0], opts)?;
     let quiet = RunOptions {
@@ -153,7 +154,60 @@ pub fn run_both(
     let mut b = load_trace(path)?;
     let rb = run_in(&mut b, engines[1], &quiet)?;
     let diff = difference(&a, &b, &ra, &rb);
-    Ok((ra, rb, diff))
+    Ok((ra, rb, diff, b))
+}
+
+/// Writes what a run left, as raw files in `dir` (created if missing): every global segment as
+/// `global_0x<BASE>.bin` (16 hex digits; non-resident sparse tiles as zeros) and every bound
+/// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written.
+pub fn dump(trace: &Trace, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    use std::io::Write;
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    const CHUNK: u64 = 1 << 20;
+    let mem = &trace.machine.global;
+    for s in mem.segments() {
+        let path = dir.join(format!("global_{:#018x}.bin", s.base()));
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        let (mut at, end) = (s.base(), s.base() + s.size());
+        let mut buf = Vec::new();
+        while at < end {
+            let len = (end - at).min(CHUNK);
+            buf.clear();
+            buf.resize(len as usize, 0);
+            if mem.read_into(at, &mut buf).is_err() {
+                // A chunk with a non-resident tile: byte by byte, zeros where nothing reads.
+                for (i, b) in buf.iter_mut().enumerate() {
+                    let mut one = [0u8];
+                    *b = match mem.read_into(at + i as u64, &mut one) {
+                        Ok(()) => one[0],
+                        Err(_) => 0,
+                    };
+                }
+            }
+            f.write_all(&buf)?;
+            at += len;
+        }
+        f.flush()?;
+        written.push(path);
+    }
+    let resources = trace
+        .buffers
+        .iter()
+        .map(|r| (r.view, r.slot))
+        .chain(trace.textures.iter().map(|t| (t.view, t.slot)));
+    for (view, slot) in resources {
+        let r = match view {
+            View::Srv => trace.machine.resources.srv(slot),
+            View::Uav => trace.machine.resources.uav(slot),
+        };
+        if let Some(r) = r {
+            let path = dir.join(format!("{}{slot}.bin", view.register()));
+            std::fs::write(&path, r.storage().to_bytes())?;
+            written.push(path);
+        }
+    }
+    Ok(written)
 }
 
 /// The first thing two runs of one trace disagree on ([`run_both`]).
@@ -611,6 +665,8 @@ pub struct TraceReport {
     pub fault: Option<Fault>,
     /// Where the faulting instruction is written (`path:line:col: text`), when known.
     pub fault_at: Option<String>,
+    /// The trace file (empty for a report not made by a run).
+    pub trace: std::path::PathBuf,
 }
 
 impl TraceReport {
@@ -625,6 +681,7 @@ impl TraceReport {
             mismatch_count: 0,
             fault: None,
             fault_at: None,
+            trace: std::path::PathBuf::new(),
         }
     }
 
@@ -676,7 +733,11 @@ impl TraceReport {
             let _ = writeln!(s, "... and {more} more");
         }
         let plural = if self.mismatch_count == 1 { "" } else { "es" };
-        let _ = writeln!(s, "warpjit: {} mismatch{plural}", self.mismatch_count);
+        let _ = write!(s, "warpjit: {} mismatch{plural}", self.mismatch_count);
+        if !self.trace.as_os_str().is_empty() {
+            let _ = write!(s, " in {}", self.trace.display());
+        }
+        let _ = writeln!(s);
         s
     }
 }

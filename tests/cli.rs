@@ -547,3 +547,52 @@ fn json_reports_outcomes_launches_mismatches_and_faults() {
         .as_str()
         .is_some_and(|e| e.contains("bad_program_inline.toml:15:9: error:")));
 }
+
+#[test]
+fn dump_writes_every_segment_and_resource_after_the_run() {
+    let dir = std::env::temp_dir().join(format!("warpjit-cli-dump-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = warpjit(&[
+        "run",
+        "examples/gather.toml",
+        "--dump",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the dump directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "global_0x0000000000010000.bin",
+            "global_0x0000000000020000.bin",
+            "global_0x00000001fffffff0.bin"
+        ]
+    );
+    // out[i] = src[idx[i]] = 1000 + (7 i + 3) mod 16 for the 40 threads with i < n; the last 8
+    // of the 48 words stay 0.
+    let out = std::fs::read(dir.join("global_0x0000000000020000.bin")).expect("out");
+    let words: Vec<u32> = out
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let want: Vec<u32> = (0..48)
+        .map(|i| if i < 40 { 1000 + (7 * i + 3) % 16 } else { 0 })
+        .collect();
+    assert_eq!(words, want);
+    // A buffer's bytes under its register name.
+    let o = warpjit(&[
+        "run",
+        "tests/traces/dxbc_robust_access.toml",
+        "--dump",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let u0 = std::fs::read(dir.join("u0.bin")).expect("u0");
+    assert_eq!(u0.len(), 32);
+    assert_eq!(&u0[..4], &8u32.to_le_bytes());
+    let _ = std::fs::remove_dir_all(&dir);
+}
