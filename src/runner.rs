@@ -68,6 +68,12 @@ pub fn run_in(
     let mut report = TraceReport::new(engine.name());
     report.trace = trace_ref.path.clone();
     let trace = &mut *trace_ref;
+    if trace.launches.is_empty() {
+        return Err(trace.error_at(
+            &(0..0),
+            "the trace has no [[launch]]: there is nothing to run",
+        ));
+    }
     for i in 0..trace.launches.len() {
         let io = stage_io(trace, i)?;
         let spec = &trace.launches[i];
