@@ -429,6 +429,9 @@ pub struct Buffer {
     pub size: u64,
     /// Initial contents (zeros after); `None`: zero-filled.
     pub data: Option<Data>,
+    /// The initial value of a structured UAV's hidden counter (`imm_atomic_alloc` /
+    /// `imm_atomic_consume`); 0 when not given.
+    pub counter: u32,
     /// Line of the table in the trace.
     pub line: u32,
 }

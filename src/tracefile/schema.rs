@@ -248,6 +248,8 @@ with_data! {
         pub(crate) format: Option<Spanned<String>>,
         #[serde(default)]
         pub(crate) size: Option<Spanned<U64>>,
+        #[serde(default)]
+        pub(crate) counter: Option<Spanned<u32>>,
     }
 }
 

@@ -357,12 +357,24 @@ impl Loader {
                     ),
                 ));
             }
+            let counter = match &t.counter {
+                Some(c) if !(view == View::Uav && matches!(kind, BufferKind::Structured { .. })) => {
+                    return Err(self.invalid(
+                        &c.span(),
+                        "`counter` is the hidden counter of a structured UAV (view = \"uav\" with a \
+                         `stride`)",
+                    ))
+                }
+                Some(c) => *c.get_ref(),
+                None => 0,
+            };
             out.push(Buffer {
                 slot,
                 view,
                 kind,
                 size,
                 data: data.map(|(d, _)| d),
+                counter,
                 line,
             });
         }
@@ -526,6 +538,8 @@ impl Loader {
                 .map_err(|e| self.invalid(&span, e.to_string()))?;
             let buf = rt::Buffer::new(kind, b.size, &init)
                 .map_err(|e| self.invalid(&span, e.to_string()))?;
+            buf.counter()
+                .store(b.counter, std::sync::atomic::Ordering::Relaxed);
             self.bind(&mut r, b.view, b.slot, rt::Resource::Buffer(buf), &span)?;
         }
         Ok(r)
