@@ -596,3 +596,21 @@ fn dump_writes_every_segment_and_resource_after_the_run() {
     assert_eq!(&u0[..4], &8u32.to_le_bytes());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_real_bc7_encoder_runs_the_same_under_both_engines() {
+    // DirectXTex's BC7 encoder (tests/traces/dxbc_bc7_encoder.toml): --engine both compares
+    // every statistic and byte the interpreter and the JIT leave.
+    let o = warpjit(&[
+        "run",
+        "tests/traces/dxbc_bc7_encoder.toml",
+        "--engine",
+        "both",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("interp: 1 launch, 8 warps, "),
+        "{}",
+        stdout(&o)
+    );
+}

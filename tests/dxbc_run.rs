@@ -641,12 +641,12 @@ fn real_fixtures_lower_the_same_from_listing_and_container() {
     assert_eq!(
         refused,
         [
-            "operand `vCoverage` is not supported yet",
+            "unsupported instruction eval_sample_index",
             "unsupported instruction sample",
             "unsupported instruction sample",
         ]
     );
-    assert_eq!(lowered, 10);
+    assert_eq!(lowered, 12);
 }
 
 /// Every function op under both engines (`run` asserts they agree bit for bit) on edge values:
