@@ -109,6 +109,61 @@ pub fn run_grid(
     }
 }
 
+/// Sets warp `wi` of CTA `cta` up to start `launch`: its live lanes active (the others exited),
+/// its thread and CTA ids, the registers in `clear` (those the program may read before writing
+/// them) and the predicates and condition code at their launch values, at block 0 with an empty
+/// stack.
+pub fn init_warp(
+    w: &mut WarpState,
+    ctl: &mut WarpCtl,
+    launch: &Launch,
+    cta: [u32; 3],
+    wi: u32,
+    clear: &[u8],
+) {
+    let threads = launch.threads_per_cta();
+    let [bx, by, _] = launch.block.map(|v| v as u64);
+    let base = wi as u64 * LANES as u64;
+    let live = if base + 32 <= threads {
+        u32::MAX
+    } else {
+        (1u32 << (threads - base)) - 1
+    };
+    for &r in clear.iter() {
+        w.regs[r as usize] = [0; LANES];
+    }
+    w.lea_lo = [0; LANES];
+    w.preds = [0, 0, 0, 0, 0, 0, 0, u32::MAX];
+    w.cc = [0; 4];
+    w.active = live;
+    w.exited = !live;
+    w.ctaid = cta;
+    w.warp_id = wi;
+    // Thread ids of lane 0, then counted up (no division per lane).
+    let (mut x, mut y, mut z) = (
+        (base % bx) as u32,
+        (base / bx % by) as u32,
+        (base / (bx * by)) as u32,
+    );
+    for l in 0..LANES {
+        w.tid[0][l] = x;
+        w.tid[1][l] = y;
+        w.tid[2][l] = z;
+        x += 1;
+        if x as u64 == bx {
+            x = 0;
+            y += 1;
+            if y as u64 == by {
+                y = 0;
+                z += 1;
+            }
+        }
+    }
+    ctl.block = 0;
+    ctl.stack.clear();
+    ctl.issued = 0;
+}
+
 /// The rayon pool for `threads` host threads (clamped to [`max_threads`]), built once and reused
 /// by every later launch with the same count; `None` for the global pool (`threads` 0, all cores,
 /// or a pool that cannot be built). One pool is kept: asking for another count replaces it (the
@@ -173,7 +228,6 @@ pub fn run_cta(
 ) -> Result<Stats, Fault> {
     let prog = &*launch.program;
     let cta = cta_coords(launch.grid, i);
-    let threads = launch.threads_per_cta();
     let nw = launch.warps_per_cta() as usize;
     let clear = &s.clear;
     // The CTA's share of the launch budget, less its start (16, one per warp, one per 256 bytes
@@ -199,7 +253,6 @@ pub fn run_cta(
         s.warps.push(WarpState::new_boxed(0));
         s.ctls.push(WarpCtl::default());
     }
-    let [bx, by, _] = launch.block.map(|v| v as u64);
     for (wi, (w, ctl)) in s
         .warps
         .iter_mut()
@@ -207,45 +260,7 @@ pub fn run_cta(
         .take(nw)
         .enumerate()
     {
-        let base = wi as u64 * LANES as u64;
-        let live = if base + 32 <= threads {
-            u32::MAX
-        } else {
-            (1u32 << (threads - base)) - 1
-        };
-        for &r in clear.iter() {
-            w.regs[r as usize] = [0; LANES];
-        }
-        w.lea_lo = [0; LANES];
-        w.preds = [0, 0, 0, 0, 0, 0, 0, u32::MAX];
-        w.cc = [0; 4];
-        w.active = live;
-        w.exited = !live;
-        w.ctaid = cta;
-        w.warp_id = wi as u32;
-        // Thread ids of lane 0, then counted up (no division per lane).
-        let (mut x, mut y, mut z) = (
-            (base % bx) as u32,
-            (base / bx % by) as u32,
-            (base / (bx * by)) as u32,
-        );
-        for l in 0..LANES {
-            w.tid[0][l] = x;
-            w.tid[1][l] = y;
-            w.tid[2][l] = z;
-            x += 1;
-            if x as u64 == bx {
-                x = 0;
-                y += 1;
-                if y as u64 == by {
-                    y = 0;
-                    z += 1;
-                }
-            }
-        }
-        ctl.block = 0;
-        ctl.stack.clear();
-        ctl.issued = 0;
+        init_warp(w, ctl, launch, cta, wi as u32, clear);
     }
     s.shared.clear();
     s.shared.resize(launch.shared_bytes as usize, 0);

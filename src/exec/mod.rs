@@ -12,6 +12,7 @@
 pub mod env;
 pub mod grid;
 pub mod observe;
+pub mod step;
 pub mod warp;
 
 pub use env::CtaEnv;

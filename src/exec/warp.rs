@@ -153,20 +153,8 @@ pub fn run_warp<const OBSERVE: bool>(
 ) -> Result<Stop, Fault> {
     let obs = if OBSERVE { env.observer } else { None };
     loop {
-        if w.active == 0 {
-            loop {
-                match ctl.stack.pop() {
-                    None => return Ok(Stop::Exited),
-                    Some(e) => {
-                        let m = e.mask & !w.exited;
-                        if m != 0 {
-                            w.active = m;
-                            ctl.block = e.block;
-                            break;
-                        }
-                    }
-                }
-            }
+        if w.active == 0 && !resume(w, ctl) {
+            return Ok(Stop::Exited);
         }
         let block = &prog.blocks[ctl.block as usize];
         let term_pc = block.term.pc();
@@ -210,107 +198,140 @@ pub fn run_warp<const OBSERVE: bool>(
             o.inst(env.at, pc, w.active, w.active);
         }
         let id = ctl.block;
-        match block.term {
-            Terminator::Jump { target, .. } => ctl.block = target,
-            Terminator::Branch {
-                cond,
-                taken,
-                fallthrough,
-                pc,
-            } => {
-                let t = w.active & cond_mask(w, cond);
-                if t == w.active {
-                    ctl.block = taken;
-                } else if t == 0 {
-                    ctl.block = fallthrough;
-                } else {
-                    push(
-                        ctl,
-                        w,
-                        Entry {
-                            kind: EntryKind::Div,
-                            block: fallthrough,
-                            mask: w.active & !t,
-                        },
-                        pc,
-                    )?;
-                    w.active = t;
-                    ctl.block = taken;
-                }
-            }
-            Terminator::Push {
-                region,
-                target,
-                next,
-                pc,
-            } => {
-                push(
-                    ctl,
-                    w,
-                    Entry {
-                        kind: EntryKind::Region(region),
-                        block: target,
-                        mask: w.active,
-                    },
-                    pc,
-                )?;
-                ctl.block = next;
-            }
-            Terminator::Wait {
-                region, cond, next, ..
-            } => {
-                let kind = EntryKind::Region(region);
-                if let Some(at) = ctl.stack.iter().rposition(|e| e.kind == kind) {
-                    let waiting = w.active & cond_mask(w, cond);
-                    w.active &= !waiting;
-                    for e in &mut ctl.stack[at + 1..] {
-                        e.mask &= !waiting;
-                    }
-                }
-                ctl.block = next;
-            }
-            Terminator::Exit { cond, next, .. } => {
-                let e = match next {
-                    Some(_) => w.active & cond_mask(w, cond),
-                    None => w.active,
-                };
-                w.exited |= e;
-                w.active &= !e;
-                if let Some(next) = next {
-                    ctl.block = next;
-                }
-            }
-            Terminator::Barrier {
-                id: bar,
-                cond,
-                next,
-                pc,
-            } => {
-                ctl.block = next;
-                if w.active & cond_mask(w, cond) != 0 {
-                    let idle = !w.exited & !w.active;
-                    if w.active != (!w.exited) && env.check && idle != 0 {
-                        let l = idle.trailing_zeros();
-                        env.finding(
-                            l as usize,
-                            format!(
-                                "BAR.SYNC {bar} reached by a partial warp (lane {l} is not active)"
-                            ),
-                        );
-                        env.flush_findings(pc);
-                    }
-                    if let Some(o) = obs {
-                        o.barrier(env.at, bar, pc, w.active);
-                        o.block_exit(env.at, id);
-                    }
-                    return Ok(Stop::Barrier { id: bar, pc });
-                }
-            }
+        if let Some(stop) = terminate(block, id, w, ctl, env, obs)? {
+            return Ok(stop);
         }
         if let Some(o) = obs {
             o.block_exit(env.at, id);
         }
     }
+}
+
+/// When the active mask is empty: pops reconvergence-stack entries until one still has live
+/// lanes (its mask minus the exited lanes) and continues there. False when the stack ran out
+/// (the warp is done).
+#[inline]
+pub fn resume(w: &mut WarpState, ctl: &mut WarpCtl) -> bool {
+    while let Some(e) = ctl.stack.pop() {
+        let m = e.mask & !w.exited;
+        if m != 0 {
+            w.active = m;
+            ctl.block = e.block;
+            return true;
+        }
+    }
+    false
+}
+
+/// Carries out block `id`'s terminator, once its instructions have run: sets the next block,
+/// the active mask and the reconvergence stack. A barrier the warp reaches stops it (`Some`).
+#[inline(always)]
+pub fn terminate(
+    block: &Block,
+    id: BlockId,
+    w: &mut WarpState,
+    ctl: &mut WarpCtl,
+    env: &mut CtaEnv<'_>,
+    obs: Option<&dyn crate::exec::Observer>,
+) -> Result<Option<Stop>, Fault> {
+    match block.term {
+        Terminator::Jump { target, .. } => ctl.block = target,
+        Terminator::Branch {
+            cond,
+            taken,
+            fallthrough,
+            pc,
+        } => {
+            let t = w.active & cond_mask(w, cond);
+            if t == w.active {
+                ctl.block = taken;
+            } else if t == 0 {
+                ctl.block = fallthrough;
+            } else {
+                push(
+                    ctl,
+                    w,
+                    Entry {
+                        kind: EntryKind::Div,
+                        block: fallthrough,
+                        mask: w.active & !t,
+                    },
+                    pc,
+                )?;
+                w.active = t;
+                ctl.block = taken;
+            }
+        }
+        Terminator::Push {
+            region,
+            target,
+            next,
+            pc,
+        } => {
+            push(
+                ctl,
+                w,
+                Entry {
+                    kind: EntryKind::Region(region),
+                    block: target,
+                    mask: w.active,
+                },
+                pc,
+            )?;
+            ctl.block = next;
+        }
+        Terminator::Wait {
+            region, cond, next, ..
+        } => {
+            let kind = EntryKind::Region(region);
+            if let Some(at) = ctl.stack.iter().rposition(|e| e.kind == kind) {
+                let waiting = w.active & cond_mask(w, cond);
+                w.active &= !waiting;
+                for e in &mut ctl.stack[at + 1..] {
+                    e.mask &= !waiting;
+                }
+            }
+            ctl.block = next;
+        }
+        Terminator::Exit { cond, next, .. } => {
+            let e = match next {
+                Some(_) => w.active & cond_mask(w, cond),
+                None => w.active,
+            };
+            w.exited |= e;
+            w.active &= !e;
+            if let Some(next) = next {
+                ctl.block = next;
+            }
+        }
+        Terminator::Barrier {
+            id: bar,
+            cond,
+            next,
+            pc,
+        } => {
+            ctl.block = next;
+            if w.active & cond_mask(w, cond) != 0 {
+                let idle = !w.exited & !w.active;
+                if w.active != (!w.exited) && env.check && idle != 0 {
+                    let l = idle.trailing_zeros();
+                    env.finding(
+                        l as usize,
+                        format!(
+                            "BAR.SYNC {bar} reached by a partial warp (lane {l} is not active)"
+                        ),
+                    );
+                    env.flush_findings(pc);
+                }
+                if let Some(o) = obs {
+                    o.barrier(env.at, bar, pc, w.active);
+                    o.block_exit(env.at, id);
+                }
+                return Ok(Some(Stop::Barrier { id: bar, pc }));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Counts `n` issued instructions with the active mask `active`.
