@@ -14,9 +14,12 @@ use warpjit_runtime::{BankMode, ConstBanks};
 
 /// Threads per CTA in every kernel.
 pub const BLOCK: u32 = 256;
-const SRC: u64 = 0x1_0000_0000;
-const IDX: u64 = 0x2_0000_0000;
-const OUT: u64 = 0x3_0000_0000;
+/// Where every kernel's `src` array is mapped.
+pub const SRC: u64 = 0x1_0000_0000;
+/// Where its `idx` array is mapped.
+pub const IDX: u64 = 0x2_0000_0000;
+/// Where its output is.
+pub const OUT: u64 = 0x3_0000_0000;
 
 /// A benchmark kernel.
 pub struct Kernel {

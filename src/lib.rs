@@ -22,6 +22,7 @@ pub mod diag;
 pub mod dxbc;
 pub mod exec;
 pub mod frontend;
+pub mod gentrace;
 pub mod interp;
 pub mod ir;
 pub mod jit;

@@ -6,6 +6,7 @@
 //! warpjit bench [--kernel NAME] [--threads N] [--iters N] [--size N]
 //! warpjit disasm FILE             # a DXBC container (.cso) as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
+//! warpjit gen-trace KIND [--lane-instructions N] -o DIR
 //! ```
 //!
 //! Exit status: 0 every launch ran and every expectation held; 1 an expectation did not hold;
@@ -50,6 +51,21 @@ enum Command {
     Disasm(DisasmArgs),
     /// Assemble a DXBC listing (as fxc prints it) into a DXBC container.
     Asm(AsmArgs),
+    /// Write a self-checking trace of a benchmark kernel of any size: DIR/KIND.toml with its
+    /// inputs and expected output in side files (mapped, not copied, when it runs).
+    GenTrace(GenTraceArgs),
+}
+
+#[derive(Args)]
+struct GenTraceArgs {
+    /// The kernel (stream, gather, const_table, addr128, loop).
+    kind: String,
+    /// Lane-instructions the trace's launch issues (at least; whole CTAs of 256 threads).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    lane_instructions: u64,
+    /// The directory to write.
+    #[arg(short, long, value_name = "DIR")]
+    output: PathBuf,
 }
 
 #[derive(Args)]
@@ -217,6 +233,34 @@ fn main() -> ExitCode {
         Command::Bench(args) => ExitCode::from(bench(&args)),
         Command::Disasm(args) => ExitCode::from(disasm(&args)),
         Command::Asm(args) => ExitCode::from(asm(&args)),
+        Command::GenTrace(args) => ExitCode::from(gen_trace(&args)),
+    }
+}
+
+/// `warpjit gen-trace`: returns the exit status.
+fn gen_trace(args: &GenTraceArgs) -> u8 {
+    if !warpjit::gentrace::kinds().contains(&args.kind.as_str()) {
+        eprintln!(
+            "warpjit: error: no kernel `{}`: gen-trace knows {}",
+            args.kind,
+            warpjit::gentrace::kinds().join(", ")
+        );
+        return EXIT_USAGE;
+    }
+    match warpjit::gentrace::generate(&args.kind, args.lane_instructions, &args.output) {
+        Ok(g) => {
+            println!(
+                "{}: {} threads, {} lane-instructions",
+                g.trace.display(),
+                g.threads,
+                g.lane_instructions
+            );
+            0
+        }
+        Err(m) => {
+            eprintln!("warpjit: error: {m}");
+            2
+        }
     }
 }
 
