@@ -334,6 +334,60 @@ impl Prepared {
     }
 }
 
+/// The trace-level workloads `warpjit bench` runs after the kernels, by name: DXBC programs
+/// with their resources (the traces in `benches/traces/`, built in).
+pub const TRACE_WORKLOADS: &[(&str, &str)] = &[
+    (
+        "dxbc_gather",
+        include_str!("../benches/traces/dxbc_gather.toml"),
+    ),
+    (
+        "dxbc_msaa_resolve",
+        include_str!("../benches/traces/dxbc_msaa_resolve.toml"),
+    ),
+];
+
+/// A trace to measure: a built-in workload (its text) or a file.
+pub enum TraceSource {
+    /// A [`TRACE_WORKLOADS`] entry: its name and text.
+    BuiltIn(&'static str, &'static str),
+    /// A trace file.
+    File(std::path::PathBuf),
+}
+
+impl TraceSource {
+    /// The name a bench table shows.
+    pub fn name(&self) -> String {
+        match self {
+            TraceSource::BuiltIn(name, _) => name.to_string(),
+            TraceSource::File(p) => p.display().to_string(),
+        }
+    }
+
+    /// Loads it afresh (every run starts from the trace's own memory).
+    pub fn load(&self) -> Result<crate::tracefile::Trace, String> {
+        match self {
+            TraceSource::BuiltIn(name, text) => crate::tracefile::load_text(
+                std::path::Path::new(&format!("benches/traces/{name}.toml")),
+                text.to_string(),
+            ),
+            TraceSource::File(p) => crate::tracefile::load(p),
+        }
+        .map_err(|e| e.render(false))
+    }
+
+    /// Runs it once with `engine` (a fresh load, not timed): the lane-instructions and the
+    /// seconds its launches took. A fault or a failed expectation is an error.
+    pub fn run(&self, engine: &dyn Engine, opts: &RunOptions) -> Result<(u64, f64), String> {
+        let mut trace = self.load()?;
+        let r = crate::runner::run_in(&mut trace, engine, opts).map_err(|e| e.render(false))?;
+        if !r.passed() {
+            return Err(r.failure_text(3));
+        }
+        Ok((r.total.lane_insts, r.seconds))
+    }
+}
+
 /// Times `f` over `iters` runs after one warm-up and returns the best (least disturbed) run.
 pub fn best_of(iters: u32, mut f: impl FnMut()) -> Duration {
     f();

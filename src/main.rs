@@ -3,7 +3,7 @@
 //! ```text
 //! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json]
 //!             [--dump DIR]
-//! warpjit bench [--kernel NAME] [--threads N] [--iters N] [--size N]
+//! warpjit bench [TRACE...] [--kernel NAME] [--threads N] [--iters N] [--size N]
 //! warpjit disasm FILE             # a DXBC container (.cso) as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
 //! warpjit gen-trace KIND [--lane-instructions N] -o DIR
@@ -158,7 +158,11 @@ fn asm(args: &AsmArgs) -> u8 {
 
 #[derive(Args)]
 struct BenchArgs {
-    /// Only the kernel with this name (stream, gather, const_table, addr128, loop).
+    /// Trace files to measure after the built-in workloads (each run by both engines).
+    #[arg(value_name = "TRACE")]
+    traces: Vec<PathBuf>,
+    /// Only the built-in workload with this name (stream, gather, const_table, addr128, loop,
+    /// dxbc_gather, dxbc_msaa_resolve).
     #[arg(long)]
     kernel: Option<String>,
     /// Host threads (default: all cores; at most 4 × the cores).
@@ -676,6 +680,18 @@ fn bench(args: &BenchArgs) -> u8 {
         threads: args.threads.unwrap_or(0),
         ..RunOptions::default()
     };
+    if let Some(k) = &args.kernel {
+        let mut names: Vec<&str> = kernels().iter().map(|k| k.name).collect();
+        names.extend(warpjit::bench::TRACE_WORKLOADS.iter().map(|(n, _)| *n));
+        if !names.contains(&k.as_str()) {
+            let _ = writeln!(
+                err,
+                "warpjit: error: no workload `{k}`: bench knows {}",
+                names.join(", ")
+            );
+            return EXIT_USAGE;
+        }
+    }
     let n = args.size.max(1).div_ceil(BLOCK) * BLOCK;
     let jit = match Jit::new() {
         Ok(j) => j,
@@ -686,7 +702,7 @@ fn bench(args: &BenchArgs) -> u8 {
     };
     let _ = writeln!(
         out,
-        "{n} threads, best of {} runs; lane-instructions per second (G = 1e9)\n{:<12} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
+        "{n} threads, best of {} runs; lane-instructions per second (G = 1e9)\n{:<18} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
         args.iters, "kernel", "interp", "jit", "native", "jit/interp", "jit/native", "compile/inst"
     );
     let mut status = 0;
@@ -694,6 +710,7 @@ fn bench(args: &BenchArgs) -> u8 {
     for k in kernels()
         .iter()
         .filter(|k| args.kernel.as_deref().is_none_or(|n| n == k.name))
+        .filter(|_| args.traces.is_empty() || args.kernel.is_some())
     {
         let p = match prepare(k, n) {
             Ok(p) => p,
@@ -733,7 +750,7 @@ fn bench(args: &BenchArgs) -> u8 {
         ratios.push(gj / gi);
         let _ = writeln!(
             out,
-            "{:<12} {:>8.3}G {:>8.3}G {:>8.3}G {:>9.2}x {:>9.2}x {:>10.1} us",
+            "{:<18} {:>8.3}G {:>8.3}G {:>8.3}G {:>9.2}x {:>9.2}x {:>10.1} us",
             k.name,
             gi,
             gj,
@@ -742,6 +759,62 @@ fn bench(args: &BenchArgs) -> u8 {
             gj / gn,
             per_inst_us
         );
+    }
+    // Trace-level workloads: built in (unless trace files are given), then the files.
+    use warpjit::bench::{TraceSource, TRACE_WORKLOADS};
+    let mut sources: Vec<TraceSource> = TRACE_WORKLOADS
+        .iter()
+        .filter(|(n, _)| args.kernel.as_deref().is_none_or(|k| k == *n))
+        .filter(|_| args.traces.is_empty() || args.kernel.is_some())
+        .map(|&(n, t)| TraceSource::BuiltIn(n, t))
+        .collect();
+    sources.extend(args.traces.iter().cloned().map(TraceSource::File));
+    for src in &sources {
+        // The median of `iters` runs per engine, each on a fresh load (loading not timed).
+        let measure = |engine: &dyn Engine| -> Result<(u64, f64, f64), String> {
+            let mut times = Vec::new();
+            let mut lanes = 0;
+            src.run(engine, &opts)?;
+            for _ in 0..args.iters.max(1) {
+                let (l, t) = src.run(engine, &opts)?;
+                lanes = l;
+                times.push(t);
+            }
+            times.sort_by(f64::total_cmp);
+            let median = times[times.len() / 2];
+            let spread = times[times.len() - 1] / times[0].max(1e-12);
+            Ok((lanes, median, spread))
+        };
+        let (ri, rj) = (measure(&Interpreter), measure(&jit));
+        let ((lanes, ti, si), (_, tj, sj)) = match (ri, rj) {
+            (Ok(i), Ok(j)) => (i, j),
+            (Err(e), _) | (_, Err(e)) => {
+                let _ = writeln!(err, "warpjit: error: {}: {e}", src.name());
+                status = status.max(1);
+                continue;
+            }
+        };
+        let g = |t: f64| lanes as f64 / t.max(1e-12) / 1e9;
+        ratios.push(ti / tj.max(1e-12));
+        let _ = writeln!(
+            out,
+            "{:<18} {:>8.3}G {:>8.3}G {:>9} {:>9.2}x {:>10} {:>13}",
+            src.name(),
+            g(ti),
+            g(tj),
+            "-",
+            ti / tj.max(1e-12),
+            "-",
+            "-"
+        );
+        if si.max(sj) > 1.5 {
+            let _ = writeln!(
+                out,
+                "  (noisy: the slowest of {} runs took {:.1}x the fastest; the ratio is rough)",
+                args.iters.max(1),
+                si.max(sj)
+            );
+        }
     }
     if ratios.len() > 1 {
         let geo = ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64;

@@ -27,3 +27,18 @@ fn kernels_match_native_under_both_engines() {
         }
     }
 }
+
+#[test]
+fn the_built_in_trace_workloads_load() {
+    // `warpjit bench` runs them after the kernels (their size is for release builds: here they
+    // only load, programs lowered and resources bound).
+    for (name, _) in warpjit::bench::TRACE_WORKLOADS {
+        let src = warpjit::bench::TRACE_WORKLOADS
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(n, t)| warpjit::bench::TraceSource::BuiltIn(n, t))
+            .expect("listed");
+        let t = src.load().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(t.launches.len(), 1, "{name}");
+    }
+}

@@ -614,3 +614,15 @@ fn a_real_bc7_encoder_runs_the_same_under_both_engines() {
         stdout(&o)
     );
 }
+
+#[test]
+fn bench_and_gen_trace_refuse_unknown_workloads() {
+    for args in [
+        &["bench", "--kernel", "nope"][..],
+        &["gen-trace", "nope", "-o", "/nonexistent"],
+    ] {
+        let o = warpjit(args);
+        assert_eq!(code(&o), 64, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("nope"), "{args:?}: {}", stderr(&o));
+    }
+}

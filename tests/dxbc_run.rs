@@ -803,3 +803,57 @@ fn every_alu_instruction_agrees_between_the_engines_on_edge_values() {
     assert_eq!(at(22, 0), 0, "ieq 0, 5");
     assert_eq!(at(27, 1), 0, "uge 1, 0xffff");
 }
+
+/// Texture loads on every format agree between the engines (`run` compares them), in range and
+/// out: each texel of a 3x2 Texture2DMSArray of 2 samples and 2 slices holds pseudo-random
+/// bytes; 64 threads load x = t mod 4 (3 is past the width), y = (t / 4) mod 3 (2 is past the
+/// height), sample (t / 12) mod 3 and slice (t / 3) mod 3 (2 past the count), with and without
+/// an immediate offset, and with `ld` at mip level 0 and 1 on a Texture2DArray.
+#[test]
+fn texture_loads_agree_between_the_engines_on_every_format() {
+    let listing = "cs_5_0
+dcl_resource_texture2dmsarray(0) (float,float,float,float) t0
+dcl_resource_texture2darray (float,float,float,float) t1
+dcl_uav_raw u0
+dcl_input vThreadIDInGroup.x
+dcl_temps 4
+dcl_thread_group 64, 1, 1
+and r1.x, vThreadIDInGroup.x, l(3)
+udiv r1.y, null, vThreadIDInGroup.x, l(4)
+udiv null, r1.y, r1.y, l(3)
+udiv r1.w, null, vThreadIDInGroup.x, l(12)
+udiv null, r1.w, r1.w, l(3)
+udiv r1.z, null, vThreadIDInGroup.x, l(3)
+udiv null, r1.z, r1.z, l(3)
+ldms_indexable(texture2dmsarray)(float,float,float,float) r0.xyzw, r1.xyzw, t0.xyzw, r1.w
+ldms_aoffimmi_indexable(-1,1,0)(texture2dmsarray)(float,float,float,float) r2.xyzw, r1.xyzw, t0.wzyx, r1.w
+and r1.w, vThreadIDInGroup.x, l(1)
+ld_indexable(texture2darray)(float,float,float,float) r3.xyzw, r1.xyzw, t1.yxwz
+ishl r1.x, vThreadIDInGroup.x, l(6)
+store_raw u0.xyzw, r1.x, r0.xyzw
+iadd r1.x, r1.x, l(16)
+store_raw u0.xyzw, r1.x, r2.xyzw
+iadd r1.x, r1.x, l(16)
+store_raw u0.xyzw, r1.x, r3.xyzw
+ret
+";
+    for &f in Format::ALL {
+        let bytes = move |n: usize, seed: u32| -> Vec<u8> {
+            (0..n as u32)
+                .map(|i| (i.wrapping_mul(2_654_435_761) ^ seed).rotate_left(13) as u8)
+                .collect()
+        };
+        let eb = f.element_bytes() as usize;
+        let t0: Bind = Box::new(move || {
+            let data = bytes(3 * 2 * 2 * 2 * eb, 0x5a5a);
+            let t = Texture::new(TextureDim::Tex2dMsArray, f, 3, 2, 2, 2, &data).expect("t0");
+            (false, 0, Resource::Texture(t))
+        });
+        let t1: Bind = Box::new(move || {
+            let data = bytes(3 * 2 * 2 * eb, 0x1234);
+            let t = Texture::new(TextureDim::Tex2dArray, f, 3, 2, 1, 2, &data).expect("t1");
+            (false, 1, Resource::Texture(t))
+        });
+        run(listing, &[t0, t1, uav(BufferKind::Raw, 64 * 64)], &[0]);
+    }
+}

@@ -23,6 +23,7 @@ mod memory;
 mod ops;
 mod resource;
 
+pub(crate) use resource::buffer as view_buffer;
 pub use resource::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, TexCoords};
 
 use crate::exec::warp::exec_mask;

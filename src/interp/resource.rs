@@ -33,7 +33,7 @@ fn temp_byte(env: &CtaEnv<'_>, base: u32, size: u32, addr: u64, lane: usize) -> 
 
 /// The buffer a buffer view reads or writes: a bound `t#`/`u#` buffer, or the stage's inputs
 /// and outputs.
-fn buffer(res: &Resources, view: View) -> Option<&Buffer> {
+pub(crate) fn buffer(res: &Resources, view: View) -> Option<&Buffer> {
     match view {
         View::Input => res.input(),
         View::Output => res.output(),

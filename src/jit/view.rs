@@ -8,8 +8,12 @@
 
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
-use crate::interp::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, TexCoords};
-use crate::ir::{LdBuf, LdTex, StBuf};
+use crate::interp::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, view_buffer, TexCoords};
+use crate::ir::{LdBuf, LdTex, StBuf, View};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::OnceLock;
+use warpjit_runtime::format::{decode, decode_component, Kind};
+use warpjit_runtime::resource::{Buffer, Resource, Texture};
 
 /// What compiled code hands a view routine: per lane, the index and the offset, and the four
 /// components' values (the stored values, or the loaded ones on return).
@@ -38,7 +42,40 @@ pub unsafe extern "C" fn warpjit_jit_ld_buf(
     // the `CtaEnv` it built for this warp run.
     let (jcx, op, area) = unsafe { (&mut *jcx, &*op, &mut *area) };
     let env = unsafe { &mut *(jcx.env as *mut CtaEnv<'_>) };
+    if !env.check {
+        if let Some(b) = view_buffer(env.resources, op.view) {
+            ld_buffer_words(op, b, mask, area);
+            return;
+        }
+    }
     area.vals = ld_buf_lanes(op, env, mask, &area.index, &area.offset);
+}
+
+/// [`ld_buf_lanes`] for a view that is a bound buffer, without `--check`: the buffer found once,
+/// then each lane's words read straight from its storage (0 past its end, and in the lanes
+/// outside `mask`). It must give exactly what [`ld_buf_lanes`] gives (the differential tests run
+/// both).
+fn ld_buffer_words(op: &LdBuf, b: &Buffer, mask: u32, area: &mut ViewArea) {
+    let storage = b.storage();
+    let (words, len) = (storage.words(), storage.len());
+    let stride = op.stride as u64;
+    for (c, d) in op.d.iter().enumerate() {
+        let out = &mut area.vals[c];
+        *out = [0; 32];
+        if d.is_rz() {
+            continue;
+        }
+        let k = 4 * op.comp[c] as u64;
+        let mut m = mask;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let a = (stride * area.index[l] as u64 + area.offset[l] as u64 + k) & !3;
+            if a + 4 <= len {
+                out[l] = words[(a / 4) as usize].load(Relaxed);
+            }
+        }
+    }
 }
 
 /// Stores for the lanes of `mask`, in ascending lane order.
@@ -54,7 +91,36 @@ pub unsafe extern "C" fn warpjit_jit_st_buf(
     // SAFETY: as in `warpjit_jit_ld_buf`.
     let (jcx, op, area) = unsafe { (&mut *jcx, &*op, &*area) };
     let env = unsafe { &mut *(jcx.env as *mut CtaEnv<'_>) };
+    if !env.check && !matches!(op.view, View::Input) {
+        if let Some(b) = view_buffer(env.resources, op.view) {
+            st_buffer_words(op, b, mask, area);
+            return;
+        }
+    }
     st_buf_lanes(op, env, mask, &area.index, &area.offset, &area.vals);
+}
+
+/// [`st_buf_lanes`] for a view that is a bound buffer (not the read-only inputs), without
+/// `--check`: lane by lane in ascending order, component by component, each word inside the
+/// buffer stored and the others dropped, exactly as [`st_buf_lanes`] does.
+fn st_buffer_words(op: &StBuf, b: &Buffer, mask: u32, area: &ViewArea) {
+    let storage = b.storage();
+    let (words, len) = (storage.words(), storage.len());
+    let stride = op.stride as u64;
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let base = stride * area.index[l] as u64 + area.offset[l] as u64;
+        for c in 0..4 {
+            if op.mask & (1 << c) != 0 {
+                let a = (base + 4 * c as u64) & !3;
+                if a + 4 <= len {
+                    words[(a / 4) as usize].store(area.vals[c][l], Relaxed);
+                }
+            }
+        }
+    }
 }
 
 /// What compiled code hands the texture-load routine: per lane, the five coordinates (column,
@@ -80,5 +146,80 @@ pub unsafe extern "C" fn warpjit_jit_ld_tex(
     // SAFETY: as in `warpjit_jit_ld_buf`.
     let (jcx, op, area) = unsafe { (&mut *jcx, &*op, &mut *area) };
     let env = unsafe { &mut *(jcx.env as *mut CtaEnv<'_>) };
+    if !env.check {
+        let t = match op.view {
+            View::Srv(s) => env.resources.srv(s as u32),
+            View::Uav(s) => env.resources.uav(s as u32),
+            _ => None,
+        };
+        if let Some(Resource::Texture(t)) = t {
+            ld_texels(op, t, mask, area);
+            return;
+        }
+    }
     area.vals = ld_tex_lanes(op, env, mask, &area.coords);
+}
+
+/// The 32 bits each 8-bit code of `kind` decodes to ([`decode_component`]), computed once.
+fn byte_table(kind: Kind) -> &'static [u32; 256] {
+    static TABLES: [OnceLock<[u32; 256]>; 4] = [const { OnceLock::new() }; 4];
+    let i = match kind {
+        Kind::Unorm => 0,
+        Kind::Snorm => 1,
+        Kind::Uint => 2,
+        _ => 3,
+    };
+    TABLES[i].get_or_init(|| std::array::from_fn(|c| decode_component(kind, 8, c as u32)))
+}
+
+/// [`ld_tex_lanes`] for a bound texture, without `--check`: the texture found once; a 4-byte
+/// texel of 8-bit components decoded through per-code tables made from the format's own
+/// [`decode_component`], any other through [`Texture::load`]. Out of range (or a mip level
+/// other than 0) it reads what an empty texel decodes to. It must give exactly what
+/// [`ld_tex_lanes`] gives (the differential tests run both).
+fn ld_texels(op: &LdTex, t: &Texture, mask: u32, area: &mut TexArea) {
+    let [x, y, slice, sample, mip] = &area.coords;
+    let (dim, format) = (t.dim(), t.format());
+    let empty = decode(format, &[0; 16]);
+    let bytes8 = format.element_bytes() == 4
+        && format
+            .components()
+            .iter()
+            .all(|c| c.bits == 8 && c.offset % 8 == 0 && c.kind != Kind::Float);
+    let tables: Vec<(usize, u32, &[u32; 256])> = if bytes8 {
+        format
+            .components()
+            .iter()
+            .map(|c| (c.channel as usize, c.offset as u32, byte_table(c.kind)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let words = t.storage().words();
+    let mut vals = [[0u32; 32]; 4];
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let s = if dim.is_array() { slice[l] } else { 0 };
+        let q = if dim.is_multisample() { sample[l] } else { 0 };
+        let cx = x[l].wrapping_add(op.offset[0] as i32 as u32);
+        let cy = y[l].wrapping_add(op.offset[1] as i32 as u32);
+        let texel = match (mip[l], t.texel_offset(cx, cy, s, q)) {
+            (0, Some(off)) if bytes8 => {
+                let w = words[(off / 4) as usize].load(Relaxed);
+                let mut v = format.defaults();
+                for &(ch, shift, table) in &tables {
+                    v[ch] = table[(w >> shift) as usize & 0xff];
+                }
+                v
+            }
+            (0, Some(_)) => t.load(cx, cy, s, q),
+            _ => empty,
+        };
+        for c in 0..4 {
+            vals[c][l] = texel[op.comp[c] as usize & 3];
+        }
+    }
+    area.vals = vals;
 }

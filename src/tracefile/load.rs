@@ -43,6 +43,12 @@ pub fn load(path: &Path) -> Result<Trace, TraceError> {
             ));
         }
     };
+    load_text(path, text)
+}
+
+/// [`load`] of a trace whose text is already in memory (`path` names it in errors and is where
+/// its side files are looked for).
+pub fn load_text(path: &Path, text: String) -> Result<Trace, TraceError> {
     let src = Source::new(path, text);
     if let Some(at) = files::value_past_limit(&src.text, MAX_TRACE_VALUES) {
         return Err(src.invalid(

@@ -38,7 +38,7 @@ mod tests;
 
 pub use error::TraceError;
 pub use files::{MAX_PROGRAM_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
-pub use load::load;
+pub use load::{load, load_text};
 
 use crate::exec::{self, Machine};
 use crate::ir::{Isa, Program};
