@@ -33,7 +33,7 @@ fn every_lowering_error_is_located_and_explained() {
         ("gs_4_0\ndcl_inputprimitive point\nret\n".into(), "1:1: error: a geometry shader needs `dcl_maxout n` (1 to 1024)"),
         (cs("dcl_indexableTemp x0[2], 4\ndcl_indexableTemp x0[2], 4\n", "ret\n"), "4:1: error: x0 is declared twice"),
         ("cs_5_0\ndcl_thread_group 1024, 1, 1\ndcl_indexableTemp x0[4096], 4\nret\n".into(), "3:1: error: x0[4096] for 1024 threads needs 67108864 bytes, more than the 16 MiB of shared memory that holds the g# and x# arrays"),
-        ("vs_5_0\ndcl_input v31.x\ndcl_output o31.x\nret\n".into(), "1:1: error: 32 inputs and 32 outputs need 256 registers (4 each); warpjit gives a program 255, of which 43 are its own"),
+        ("vs_5_0\ndcl_input v31.x\ndcl_output o31.x\nret\n".into(), "1:1: error: 32 inputs and 32 outputs need 256 registers (4 each); warpjit gives a program 255, of which 59 are its own"),
         // Registers.
         (cs("dcl_temps 1\n", "mov r1.x, l(0)\n"), "4:1: error: r1 is not declared (dcl_temps 1)"),
         (cs("dcl_temps 1\n", "mov r0.x, x0[0].x\n"), "4:1: error: x0 is not declared (dcl_indexableTemp)"),

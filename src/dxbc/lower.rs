@@ -45,11 +45,12 @@ impl std::error::Error for LowerError {}
 /// Builds one result's op of a two-destination instruction from its register and sources.
 type ResultOp = dyn Fn(Reg, &[Src]) -> Op;
 
-/// Scratch registers one instruction may use.
-const SCRATCH: u32 = 16;
+/// Scratch registers one instruction may use (a relatively indexed or memory-held source
+/// component takes one, a destination kept in memory one per component).
+const SCRATCH: u32 = 32;
 /// Scratch registers when some temps are kept in memory (each of their components an
-/// instruction reads takes one).
-const SCRATCH_SPILLED: u32 = 32;
+/// instruction reads takes one more).
+const SCRATCH_SPILLED: u32 = 48;
 /// Registers the system values take after the temps: three components each of `vThreadID`,
 /// `vThreadGroupID` and `vThreadIDInGroup`, then `vThreadIDInGroupFlattened`, then the
 /// invocation index of a vertex or pixel shader.
@@ -1056,7 +1057,8 @@ impl Lower<'_> {
                                 let o = (**o).clone();
                                 let entries = (table.len() / 4) as u32;
                                 let e = self.clamped_index(&o, n, entries)?;
-                                let w = self.scratch()?;
+                                // The word index replaces the entry index in its scratch.
+                                let w = e;
                                 self.emit(Tern {
                                     d: w,
                                     f: TernFn::Imad,
@@ -1091,7 +1093,10 @@ impl Lower<'_> {
         match ty {
             Ty::Int if abs => Err(self.err("`|x|` on an integer operand")),
             Ty::Int => {
-                let t = self.scratch()?;
+                let t = match plain {
+                    Src::Reg(r) if self.is_scratch(r) => r,
+                    _ => self.scratch()?,
+                };
                 self.emit(Un {
                     d: t,
                     f: UnFn::Ineg,
@@ -1100,7 +1105,11 @@ impl Lower<'_> {
                 Ok(Src::Reg(t))
             }
             Ty::Float => {
-                let t = self.scratch()?;
+                // A value already in a scratch register is modified in place.
+                let t = match plain {
+                    Src::Reg(r) if self.is_scratch(r) => r,
+                    _ => self.scratch()?,
+                };
                 let mut v = plain;
                 if abs {
                     self.emit(Un {

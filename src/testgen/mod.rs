@@ -24,6 +24,7 @@
 //! every block in both JIT variants (any active mask and full warp) at both tiers, so a block
 //! that Cranelift rejects is reported instead of silently interpreted.
 
+pub mod dxbc;
 mod gen;
 
 use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};

@@ -1,0 +1,685 @@
+//! Random valid DXBC compute shaders and a differential check of the two engines: the DXBC twin
+//! of the SASS generator ([`super::Case`]).
+//!
+//! [`DxbcCase::generate`] turns bytes (through [`Unstructured`]) into a `cs_5_0` listing (text,
+//! so a failing case prints as a program `warpjit` accepts), a thread-group shape and the
+//! contents of its resources. Running out of bytes picks the simplest choice.
+//!
+//! Every program has the same frame: a prologue fills `r0`-`r5` from the thread id and edge
+//! values; random statements follow; an epilogue stores `r0`-`r5` of every thread into `u0`
+//! (96 bytes a thread), so that the whole state is observable. The random statements draw on
+//! the integer and float ALU (modifiers, `_sat`, swizzles and masks, both-result instructions),
+//! constant buffers (also relatively indexed), the immediate constant buffer, indexable temps,
+//! loads of structured and raw buffers whose sizes are not multiples of their strides (reads
+//! straddle the end), texture loads (`ld`, `ldms` with offsets, on 8-bit UNORM and 16-bit float
+//! formats, in and out of range), stores and atomics on a raw UAV, TGSM with a barrier, and
+//! structured control flow (`if`/`else`, bounded `loop`s with `breakc`/`continuec`, `switch`),
+//! divergent on the thread id. `r6` and `r7` are the loops' counters: the random code never
+//! writes them, so every program ends.
+//!
+//! [`check_dxbc`] runs the interpreter and the JIT (every block compiled on its first run) and
+//! requires the same statistics or fault and the same bytes in every UAV afterwards.
+
+use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
+use crate::interp::Interpreter;
+use crate::jit::Jit;
+use arbitrary::{Result, Unstructured};
+use std::fmt::Write;
+use std::sync::Arc;
+use warpjit_runtime::format::Format;
+use warpjit_runtime::resource::{Buffer, BufferKind, Resource, Texture, TextureDim};
+use warpjit_runtime::{ConstBanks, Fault};
+
+/// Values the random code mixes in: zeros, ones, sign bits, shift counts around 32, float
+/// infinities, NaNs, denormals, small integers.
+const EDGES: [u32; 24] = [
+    0,
+    1,
+    2,
+    31,
+    32,
+    33,
+    0xffff_ffff,
+    0x8000_0000,
+    0x7fff_ffff,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0x7f80_0001,
+    0x0000_0001,
+    0x807f_ffff,
+    0x4b80_0000,
+    0x4f00_0000,
+    0xcf00_0000,
+    0x3effffff,
+    0x0000_ffff,
+    0x1234_5678,
+    0x4049_0fdb,
+];
+
+/// Bytes of `u0` each thread stores its registers to.
+const SLOT: u32 = 96;
+/// Threads per group the generator picks from (40: a partial second warp).
+const GROUPS: [u32; 3] = [32, 64, 40];
+
+/// One generated shader and its launch.
+#[derive(Clone)]
+pub struct DxbcCase {
+    /// The listing.
+    pub text: String,
+    /// Threads per group (x).
+    pub group: u32,
+    /// Groups (x).
+    pub grid: u32,
+    /// Seed of the resources' contents.
+    pub seed: u32,
+}
+
+impl std::fmt::Debug for DxbcCase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DxbcCase {{ group: {}, grid: {}, seed: {:#x} }}\n{}",
+            self.group, self.grid, self.seed, self.text
+        )
+    }
+}
+
+/// The generator's state while writing a program.
+struct Gen<'a, 'b> {
+    u: &'a mut Unstructured<'b>,
+    out: String,
+    depth: usize,
+    loops: usize,
+    budget: usize,
+}
+
+const COMPS: [char; 4] = ['x', 'y', 'z', 'w'];
+
+impl Gen<'_, '_> {
+    fn pick<T: Copy>(&mut self, v: &[T]) -> Result<T> {
+        Ok(v[self.u.choose_index(v.len())?])
+    }
+
+    fn line(&mut self, s: &str) {
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    /// A write mask of `r0`-`r5`: `r3.xz`.
+    fn dest(&mut self) -> Result<String> {
+        let r = self.u.int_in_range(0..=5u8)?;
+        let m = self.u.int_in_range(1..=15u8)?;
+        let mask: String = (0..4)
+            .filter(|c| m & (1 << c) != 0)
+            .map(|c| COMPS[c])
+            .collect();
+        Ok(format!("r{r}.{mask}"))
+    }
+
+    /// One destination component: `r2.y`.
+    fn dest1(&mut self) -> Result<String> {
+        let r = self.u.int_in_range(0..=5u8)?;
+        let c = self.pick(&COMPS)?;
+        Ok(format!("r{r}.{c}"))
+    }
+
+    /// A four-component swizzle.
+    fn swizzle(&mut self) -> Result<String> {
+        let mut s = String::new();
+        for _ in 0..4 {
+            s.push(self.pick(&COMPS)?);
+        }
+        Ok(s)
+    }
+
+    /// A source operand: a temp with a swizzle, a literal, a constant-buffer entry (sometimes
+    /// relatively indexed), an icb entry, an indexable temp; `float` allows `-` and `|x|`.
+    fn src(&mut self, float: bool) -> Result<String> {
+        let base = match self.u.int_in_range(0..=9u8)? {
+            0..=4 => {
+                let r = self.u.int_in_range(0..=7u8)?;
+                format!("r{r}.{}", self.swizzle()?)
+            }
+            5 | 6 => {
+                let v: Vec<String> = (0..4)
+                    .map(|_| Ok(format!("{:#010x}", self.pick(&EDGES)?)))
+                    .collect::<Result<_>>()?;
+                return Ok(format!("l({})", v.join(", ")));
+            }
+            7 => {
+                if self.u.arbitrary()? {
+                    let i = self.u.int_in_range(0..=7u8)?;
+                    format!("cb0[{i}].{}", self.swizzle()?)
+                } else {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    let c = self.pick(&COMPS)?;
+                    let n = self.u.int_in_range(0..=9u8)?;
+                    format!("cb0[r{r}.{c} + {n}].{}", self.swizzle()?)
+                }
+            }
+            8 => {
+                let r = self.u.int_in_range(0..=5u8)?;
+                let c = self.pick(&COMPS)?;
+                let n = self.u.int_in_range(0..=5u8)?;
+                format!("icb[r{r}.{c} + {n}].{}", self.swizzle()?)
+            }
+            _ => {
+                let n = self.u.int_in_range(0..=4u8)?;
+                if self.u.arbitrary()? {
+                    format!("x0[{n}].{}", self.swizzle()?)
+                } else {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    let c = self.pick(&COMPS)?;
+                    format!("x0[r{r}.{c} + {n}].{}", self.swizzle()?)
+                }
+            }
+        };
+        if !float {
+            return Ok(if self.u.ratio(1, 8)? {
+                format!("-{base}")
+            } else {
+                base
+            });
+        }
+        Ok(match self.u.int_in_range(0..=7u8)? {
+            0 => format!("-{base}"),
+            1 => format!("|{base}|"),
+            2 => format!("-|{base}|"),
+            _ => base,
+        })
+    }
+
+    fn sat(&mut self) -> Result<&'static str> {
+        Ok(if self.u.ratio(1, 6)? { "_sat" } else { "" })
+    }
+
+    /// One ALU instruction.
+    fn alu(&mut self) -> Result<()> {
+        const INT2: [&str; 20] = [
+            "iadd", "and", "or", "xor", "ishl", "ushr", "ishr", "imin", "imax", "umin", "umax",
+            "ieq", "ine", "ilt", "ige", "ult", "uge", "ineg", "not", "bfrev",
+        ];
+        const FLOAT2: [&str; 8] = ["add", "mul", "div", "min", "max", "eq", "lt", "ge"];
+        const FLOAT1: [&str; 14] = [
+            "mov", "frc", "round_ne", "round_ni", "round_pi", "round_z", "sqrt", "rsq", "rcp",
+            "exp", "log", "ftoi", "ftou", "f32tof16",
+        ];
+        const INT1: [&str; 7] = [
+            "countbits",
+            "firstbit_hi",
+            "firstbit_lo",
+            "firstbit_shi",
+            "itof",
+            "utof",
+            "f16tof32",
+        ];
+        let d = self.dest()?;
+        let line = match self.u.int_in_range(0..=11u8)? {
+            0..=2 => {
+                let op = self.pick(&INT2)?;
+                let a = self.src(false)?;
+                if matches!(op, "ineg" | "not" | "bfrev") {
+                    format!("{op} {d}, {a}")
+                } else {
+                    let b = self.src(false)?;
+                    format!("{op} {d}, {a}, {b}")
+                }
+            }
+            3 | 4 => {
+                let op = self.pick(&FLOAT2)?;
+                let s = self.sat()?;
+                let (a, b) = (self.src(true)?, self.src(true)?);
+                format!("{op}{s} {d}, {a}, {b}")
+            }
+            5 => {
+                let op = self.pick(&FLOAT1)?;
+                let s = if matches!(op, "ftoi" | "ftou" | "f32tof16") {
+                    ""
+                } else {
+                    self.sat()?
+                };
+                let a = self.src(true)?;
+                format!("{op}{s} {d}, {a}")
+            }
+            6 => {
+                let op = self.pick(&INT1)?;
+                let a = self.src(false)?;
+                format!("{op} {d}, {a}")
+            }
+            7 => {
+                let s = self.sat()?;
+                let (a, b, c) = (self.src(true)?, self.src(true)?, self.src(true)?);
+                format!("mad{s} {d}, {a}, {b}, {c}")
+            }
+            8 => {
+                let op = self.pick(&["imad", "umad", "movc", "ubfe", "ibfe"])?;
+                let (a, b, c) = (self.src(false)?, self.src(false)?, self.src(false)?);
+                format!("{op} {d}, {a}, {b}, {c}")
+            }
+            9 => {
+                let (a, b, c, e) = (
+                    self.src(false)?,
+                    self.src(false)?,
+                    self.src(false)?,
+                    self.src(false)?,
+                );
+                format!("bfi {d}, {a}, {b}, {c}, {e}")
+            }
+            10 => {
+                let op = self.pick(&["dp2", "dp3", "dp4"])?;
+                let s = self.sat()?;
+                let d = self.dest1()?;
+                let (a, b) = (self.src(true)?, self.src(true)?);
+                format!("{op}{s} {d}, {a}, {b}")
+            }
+            _ => {
+                // Two results: either may be `null`.
+                let op = self.pick(&["udiv", "imul", "umul", "sincos", "swapc"])?;
+                let d2 = if self.u.ratio(1, 4)? {
+                    "null".to_string()
+                } else {
+                    self.dest()?
+                };
+                let (a, b) = (self.src(op == "sincos")?, self.src(false)?);
+                match op {
+                    "sincos" => format!("sincos {d}, {d2}, {a}"),
+                    "swapc" => {
+                        let c = self.src(false)?;
+                        format!("swapc {d}, {d2}, {a}, {b}, {c}")
+                    }
+                    _ => format!("{op} {d}, {d2}, {a}, {b}"),
+                }
+            }
+        };
+        self.line(&line);
+        Ok(())
+    }
+
+    /// One resource access.
+    fn resource(&mut self) -> Result<()> {
+        let r = self.u.int_in_range(0..=5u8)?;
+        let c = self.pick(&COMPS)?;
+        let line = match self.u.int_in_range(0..=8u8)? {
+            0 | 1 => {
+                let d = self.dest()?;
+                let off = self.pick(&["l(0)", "l(4)", "l(8)", "l(12)", "l(16)"])?;
+                let sw = self.swizzle()?;
+                format!("ld_structured_indexable(structured_buffer, stride=16)(mixed,mixed,mixed,mixed) {d}, r{r}.{c}, {off}, t0.{sw}")
+            }
+            2 => {
+                let d = self.dest()?;
+                let sw = self.swizzle()?;
+                format!(
+                    "ld_raw_indexable(raw_buffer)(mixed,mixed,mixed,mixed) {d}, r{r}.{c}, t1.{sw}"
+                )
+            }
+            3 => {
+                let d = self.dest()?;
+                let sw = self.swizzle()?;
+                format!("ld_indexable(texture2d)(float,float,float,float) {d}, r{r}.xyzw, t2.{sw}")
+            }
+            4 => {
+                let d = self.dest()?;
+                let sw = self.swizzle()?;
+                let (du, dv) = (
+                    self.u.int_in_range(-2..=2i8)?,
+                    self.u.int_in_range(-2..=2i8)?,
+                );
+                let s = self.src(false)?;
+                let s = s.split('.').next().unwrap_or("r0").to_string();
+                let sample = if s.starts_with('r') {
+                    format!("{s}.x")
+                } else {
+                    "l(1)".to_string()
+                };
+                format!("ldms_aoffimmi_indexable({du},{dv},0)(texture2dms)(float,float,float,float) {d}, r{r}.xyzw, t3.{sw}, {sample}")
+            }
+            5 => {
+                let v = self.src(false)?;
+                format!("and r6.x, r{r}.{c}, l(0x3fc)\nstore_raw u1.x, r6.x, {v}")
+            }
+            6 => {
+                let v = self.src(false)?;
+                let d = self.dest1()?;
+                let op = self.pick(&[
+                    "imm_atomic_iadd",
+                    "imm_atomic_umax",
+                    "imm_atomic_xor",
+                    "imm_atomic_exch",
+                ])?;
+                format!("and r6.x, r{r}.{c}, l(0x3fc)\n{op} {d}, u1, r6.x, {v}")
+            }
+            7 => {
+                let d = self.dest()?;
+                let sw = self.swizzle()?;
+                format!("ld_structured {d}, r{r}.{c}, l(0), g0.{sw}")
+            }
+            _ => {
+                let v = self.src(false)?;
+                let n = self.u.int_in_range(0..=4u8)?;
+                let m = self.pick(&["x", "xy", "yzw", "xyzw"])?;
+                format!("mov x0[r{r}.{c} + {n}].{m}, {v}")
+            }
+        };
+        self.line(&line);
+        Ok(())
+    }
+
+    /// Statements until the budget runs out or the bytes do.
+    fn block(&mut self) -> Result<()> {
+        while self.budget > 0 && !self.u.is_empty() {
+            self.budget -= 1;
+            match self.u.int_in_range(0..=19u8)? {
+                0..=9 => self.alu()?,
+                10..=13 => self.resource()?,
+                14 | 15 if self.depth < 3 => {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    let c = self.pick(&COMPS)?;
+                    let z = self.pick(&["if_nz", "if_z"])?;
+                    self.line(&format!("{z} r{r}.{c}"));
+                    self.depth += 1;
+                    self.block_some()?;
+                    if self.u.arbitrary()? {
+                        self.line("else");
+                        self.block_some()?;
+                    }
+                    self.depth -= 1;
+                    self.line("endif");
+                }
+                16 if self.depth < 3 && self.loops < 2 => {
+                    // r7.<k>: this loop's counter, r6.w its test (never written elsewhere).
+                    let k = COMPS[self.loops];
+                    let n = self.u.int_in_range(1..=4u8)?;
+                    self.line(&format!("mov r7.{k}, l(0)"));
+                    self.line("loop");
+                    self.line(&format!("uge r6.w, r7.{k}, l({n})"));
+                    self.line("breakc_nz r6.w");
+                    self.line(&format!("iadd r7.{k}, r7.{k}, l(1)"));
+                    self.depth += 1;
+                    self.loops += 1;
+                    self.block_some()?;
+                    if self.u.arbitrary()? {
+                        let r = self.u.int_in_range(0..=5u8)?;
+                        let c = self.pick(&COMPS)?;
+                        let op =
+                            self.pick(&["breakc_nz", "continuec_z", "continuec_nz", "breakc_z"])?;
+                        self.line(&format!("{op} r{r}.{c}"));
+                        self.block_some()?;
+                    }
+                    self.loops -= 1;
+                    self.depth -= 1;
+                    self.line("endloop");
+                }
+                17 if self.depth < 3 => {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    let c = self.pick(&COMPS)?;
+                    self.line(&format!("and r6.y, r{r}.{c}, l(3)"));
+                    self.line("switch r6.y");
+                    self.depth += 1;
+                    self.line("case l(0)");
+                    self.block_some()?;
+                    if self.u.arbitrary()? {
+                        self.line("break");
+                    }
+                    self.line("case l(1)");
+                    self.block_some()?;
+                    self.line("break");
+                    self.line("default");
+                    self.block_some()?;
+                    self.line("break");
+                    self.depth -= 1;
+                    self.line("endswitch");
+                }
+                18 if self.depth == 0 => {
+                    // TGSM through a barrier in uniform control flow: each thread writes its
+                    // slot, all wait, each reads another thread's.
+                    let v = self.src(false)?;
+                    self.line(&format!(
+                        "store_structured g0.xyzw, vThreadIDInGroupFlattened.x, l(0), {v}"
+                    ));
+                    self.line("sync_g_t");
+                    let d = self.dest()?;
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    self.line(&format!("and r6.z, r{r}.x, l(63)"));
+                    self.line(&format!("ld_structured {d}, r6.z, l(0), g0.xyzw"));
+                    self.line("sync_g_t");
+                }
+                _ => self.alu()?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A nested block of up to a few statements.
+    fn block_some(&mut self) -> Result<()> {
+        let n = self.u.int_in_range(0..=4usize)?.min(self.budget);
+        let keep = self.budget - n;
+        self.budget = n;
+        self.block()?;
+        self.budget = keep;
+        Ok(())
+    }
+}
+
+impl DxbcCase {
+    /// A case from `u`.
+    pub fn generate(u: &mut Unstructured<'_>) -> Result<DxbcCase> {
+        let group = GROUPS[u.choose_index(GROUPS.len())?];
+        let grid = u.int_in_range(1..=2u32)?;
+        let seed: u32 = u.arbitrary()?;
+        let budget = u.int_in_range(1..=40usize)?;
+        let mut g = Gen {
+            u,
+            out: String::new(),
+            depth: 0,
+            loops: 0,
+            budget,
+        };
+        g.line("cs_5_0");
+        g.line("dcl_globalFlags refactoringAllowed");
+        let icb: Vec<String> = (0..6)
+            .map(|i| {
+                let w = |k: u32| EDGES[((i * 4 + k) as usize * 7 + seed as usize) % EDGES.len()];
+                format!(
+                    "{{ {:#010x}, {:#010x}, {:#010x}, {:#010x} }}",
+                    w(0),
+                    w(1),
+                    w(2),
+                    w(3)
+                )
+            })
+            .collect();
+        g.line(&format!(
+            "dcl_immediateConstantBuffer {{ {} }}",
+            icb.join(",\n")
+        ));
+        g.line("dcl_constantbuffer CB0[8], dynamicIndexed");
+        g.line("dcl_resource_structured t0, 16");
+        g.line("dcl_resource_raw t1");
+        g.line("dcl_resource_texture2d (float,float,float,float) t2");
+        g.line("dcl_resource_texture2dms(2) (float,float,float,float) t3");
+        g.line("dcl_uav_structured u0, 96");
+        g.line("dcl_uav_raw u1");
+        g.line("dcl_input vThreadIDInGroupFlattened");
+        g.line("dcl_input vThreadID.x");
+        g.line("dcl_temps 8");
+        g.line("dcl_indexableTemp x0[5], 4");
+        g.line("dcl_tgsm_structured g0, 16, 64");
+        g.line(&format!("dcl_thread_group {group}, 1, 1"));
+        // Prologue: r0-r5 from the thread id and edge values.
+        g.line("mov r0.xyzw, vThreadID.xxxx");
+        g.line("iadd r0.yzw, r0.yyzw, l(0, 1, 2, 3)");
+        g.line("mov x0[0].xyzw, r0.xyzw");
+        for r in 1..6 {
+            let v: Vec<String> = (0..4)
+                .map(|_| Ok(format!("{:#010x}", g.pick(&EDGES)?)))
+                .collect::<Result<_>>()?;
+            g.line(&format!("xor r{r}.xyzw, r0.xyzw, l({})", v.join(", ")));
+        }
+        g.line("mov r6.xyzw, l(0, 0, 0, 0)");
+        g.line("mov r7.xyzw, l(0, 0, 0, 0)");
+        g.block()?;
+        // Epilogue: every thread's r0-r5 to its slot of u0.
+        for r in 0..6 {
+            g.line(&format!(
+                "store_structured u0.xyzw, vThreadID.x, l({}), r{r}.xyzw",
+                16 * r
+            ));
+        }
+        g.line("ret");
+        Ok(DxbcCase {
+            text: g.out,
+            group,
+            grid,
+            seed,
+        })
+    }
+
+    /// Fresh resources for one run: random contents from the seed.
+    fn machine(&self) -> Result<Machine, String> {
+        let mut m = Machine::default();
+        let mut x = self.seed | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut bytes = |n: usize| -> Vec<u8> {
+            (0..n)
+                .map(|i| {
+                    let w = next();
+                    if i % 5 == 0 {
+                        EDGES[(w % EDGES.len() as u32) as usize] as u8
+                    } else {
+                        w as u8
+                    }
+                })
+                .collect()
+        };
+        let e = |e: warpjit_runtime::resource::ResourceError| e.to_string();
+        // t0: 5 structures of 16 and 8 more bytes: reads straddle its end.
+        let t0 = Buffer::new(BufferKind::Structured { stride: 16 }, 88, &bytes(88)).map_err(e)?;
+        let t1 = Buffer::new(BufferKind::Raw, 60, &bytes(60)).map_err(e)?;
+        let f8 = Format::from_name("R8G8B8A8_UNORM").ok_or("format")?;
+        let t2 = Texture::new(TextureDim::Tex2d, f8, 4, 3, 1, 1, &bytes(48)).map_err(e)?;
+        let f16 = Format::from_name("R16G16B16A16_FLOAT").ok_or("format")?;
+        let t3 = Texture::new(TextureDim::Tex2dMs, f16, 3, 2, 2, 1, &bytes(96)).map_err(e)?;
+        let threads = (self.group * self.grid) as u64;
+        let u0 = Buffer::new(
+            BufferKind::Structured { stride: SLOT },
+            SLOT as u64 * threads,
+            &[],
+        )
+        .map_err(e)?;
+        let u1 = Buffer::new(BufferKind::Raw, 1024, &bytes(1024)).map_err(e)?;
+        let r = &mut m.resources;
+        r.bind_srv(0, Resource::Buffer(t0)).map_err(e)?;
+        r.bind_srv(1, Resource::Buffer(t1)).map_err(e)?;
+        r.bind_srv(2, Resource::Texture(t2)).map_err(e)?;
+        r.bind_srv(3, Resource::Texture(t3)).map_err(e)?;
+        r.bind_uav(0, Resource::Buffer(u0)).map_err(e)?;
+        r.bind_uav(1, Resource::Buffer(u1)).map_err(e)?;
+        Ok(m)
+    }
+
+    /// The launch: the program lowered, cb0 with random words.
+    pub fn launch(&self) -> Result<Launch, String> {
+        let (prog, locs) = crate::dxbc::text::parse_located(&self.text)
+            .map_err(|e| format!("generated listing does not parse: {e:?}\n{self:?}"))?;
+        let program = crate::dxbc::lower::lower(&prog, &locs)
+            .map_err(|e| format!("generated listing does not lower: {e}\n{self:?}"))?;
+        let mut consts = ConstBanks::new();
+        let words: Vec<u8> = (0..32u32)
+            .flat_map(|i| EDGES[((i * 5 + self.seed) as usize) % EDGES.len()].to_le_bytes())
+            .collect();
+        consts.write(0, 0, &words);
+        let shared = program.interface.shared_bytes;
+        Ok(Launch {
+            grid: [self.grid, 1, 1],
+            block: [self.group, 1, 1],
+            mode: warpjit_runtime::BankMode::Graphics,
+            shared_bytes: shared,
+            ..Launch::new(Arc::new(program), consts)
+        })
+    }
+}
+
+/// What one run gave: the statistics or the fault, and both UAVs' bytes.
+#[derive(Debug, PartialEq, Eq)]
+pub struct DxbcOutcome {
+    /// Warps, warp and lane instructions, or the fault.
+    pub result: std::result::Result<(u64, u64, u64), Fault>,
+    /// `u0` and `u1` afterwards.
+    pub uavs: Vec<Vec<u8>>,
+}
+
+fn run(case: &DxbcCase, engine: &dyn Engine, launch: &Launch) -> Result<DxbcOutcome, String> {
+    let m = case.machine()?;
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    let result = engine
+        .run(&m, launch, &opts)
+        .map(|s: Stats| (s.warps, s.warp_insts, s.lane_insts));
+    let uavs = (0..2)
+        .map(|s| {
+            m.resources
+                .uav(s)
+                .map(|r| r.storage().to_bytes())
+                .unwrap_or_default()
+        })
+        .collect();
+    Ok(DxbcOutcome { result, uavs })
+}
+
+/// Runs `case` under the interpreter and the JIT (every block compiled on its first run; twice,
+/// the second run reusing the code) and requires identical outcomes.
+pub fn check_dxbc(case: &DxbcCase) -> std::result::Result<DxbcOutcome, String> {
+    let launch = case.launch()?;
+    let want = run(case, &Interpreter, &launch)?;
+    let mut jit = Jit::new().map_err(|e| e.to_string())?;
+    jit.threshold = 1;
+    jit.hot_threshold = u32::MAX;
+    for pass in 0..2 {
+        let got = run(case, &jit, &launch)?;
+        if got != want {
+            let mut why = String::new();
+            if got.result != want.result {
+                let _ = write!(
+                    why,
+                    "outcome: interpreter {:?}, JIT {:?}",
+                    want.result, got.result
+                );
+            }
+            for (s, (a, b)) in want.uavs.iter().zip(&got.uavs).enumerate() {
+                if let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) {
+                    let _ = write!(
+                        why,
+                        " u{s} byte {i:#x} (thread {}, word {}): interpreter {:#04x}, JIT {:#04x}",
+                        i / SLOT as usize,
+                        i % SLOT as usize / 4,
+                        a[i],
+                        b[i]
+                    );
+                    break;
+                }
+            }
+            return Err(format!(
+                "the engines disagree (JIT run {}): {why}\n{case:?}",
+                pass + 1
+            ));
+        }
+    }
+    if !jit.errors().is_empty() {
+        return Err(format!(
+            "the JIT failed to compile: {:?}\n{case:?}",
+            jit.errors()
+        ));
+    }
+    Ok(want)
+}
