@@ -20,6 +20,15 @@ pub const SRC: u64 = 0x1_0000_0000;
 pub const IDX: u64 = 0x2_0000_0000;
 /// Where its output is.
 pub const OUT: u64 = 0x3_0000_0000;
+/// The kernel parameters at `c[0x0][0x140]`: the 64-bit addresses of `src`, `idx` and `out`.
+pub const PARAMS: [u32; 6] = [
+    SRC as u32,
+    (SRC >> 32) as u32,
+    IDX as u32,
+    (IDX >> 32) as u32,
+    OUT as u32,
+    (OUT >> 32) as u32,
+];
 
 /// A benchmark kernel.
 pub struct Kernel {
@@ -258,15 +267,7 @@ pub fn prepare(k: &Kernel, n: u32) -> Result<Prepared, String> {
     map(&mut machine, IDX, &bytes(&inputs.idx), 4 * n as u64)?;
     map(&mut machine, OUT, &[], k.out_bytes as u64 * n as u64)?;
     let mut consts = ConstBanks::new();
-    let params = [
-        SRC as u32,
-        (SRC >> 32) as u32,
-        IDX as u32,
-        (IDX >> 32) as u32,
-        OUT as u32,
-        (OUT >> 32) as u32,
-    ];
-    consts.write(0, 0x140, &bytes(&params));
+    consts.write(0, 0x140, &bytes(&PARAMS));
     consts.write(0, 0x160, &bytes(&inputs.base128));
     consts.write(2, 0, &bytes(&inputs.bank2));
     consts.write(3, 0, &bytes(&inputs.bank3));

@@ -8,7 +8,7 @@
 //! lane-instructions per thread, and the trace gets as many CTAs of [`BLOCK`] threads as reach
 //! the number asked for.
 
-use crate::bench::{kernels, prepare, Inputs, Kernel, BLOCK, IDX, OUT, SRC};
+use crate::bench::{kernels, prepare, Inputs, Kernel, BLOCK, IDX, OUT, PARAMS, SRC};
 use crate::exec::{Engine, RunOptions};
 use crate::interp::Interpreter;
 use std::io::Write;
@@ -114,14 +114,6 @@ fn list(v: &[u32]) -> String {
 
 /// The trace file's text.
 fn trace_text(k: &Kernel, inputs: &Inputs, n: u32, asked: u64, issued: u64) -> String {
-    let params = [
-        SRC as u32,
-        (SRC >> 32) as u32,
-        IDX as u32,
-        (IDX >> 32) as u32,
-        OUT as u32,
-        (OUT >> 32) as u32,
-    ];
     let warps = issued.div_ceil(32);
     // Room for the launch's warp instructions (at most one per lane-instruction).
     let budget = (2 * issued).max(crate::exec::DEFAULT_LAUNCH_BUDGET);
@@ -144,7 +136,7 @@ fn trace_text(k: &Kernel, inputs: &Inputs, n: u32, asked: u64, issued: u64) -> S
         name = k.name,
         about = k.about,
         out = k.out_bytes as u64 * n as u64,
-        params = list(&params),
+        params = list(&PARAMS),
         base128 = list(&inputs.base128),
         bank2 = list(&inputs.bank2),
         bank3 = list(&inputs.bank3),

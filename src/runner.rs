@@ -163,6 +163,24 @@ pub fn run_both(
     Ok((ra, rb, diff, b))
 }
 
+/// The buffers and textures a trace binds, in file order (buffers, then textures).
+fn bound_resources(
+    trace: &Trace,
+) -> impl Iterator<Item = (View, u32, &warpjit_runtime::resource::Resource)> {
+    let slots = trace
+        .buffers
+        .iter()
+        .map(|r| (r.view, r.slot))
+        .chain(trace.textures.iter().map(|t| (t.view, t.slot)));
+    slots.filter_map(|(view, slot)| {
+        let r = match view {
+            View::Srv => trace.machine.resources.srv(slot),
+            View::Uav => trace.machine.resources.uav(slot),
+        };
+        r.map(|r| (view, slot, r))
+    })
+}
+
 /// Writes what a run left, as raw files in `dir` (created if missing): every global segment as
 /// `global_0x<BASE>.bin` (16 hex digits; non-resident sparse tiles as zeros) and every bound
 /// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written.
@@ -197,21 +215,10 @@ pub fn dump(trace: &Trace, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf
         f.flush()?;
         written.push(path);
     }
-    let resources = trace
-        .buffers
-        .iter()
-        .map(|r| (r.view, r.slot))
-        .chain(trace.textures.iter().map(|t| (t.view, t.slot)));
-    for (view, slot) in resources {
-        let r = match view {
-            View::Srv => trace.machine.resources.srv(slot),
-            View::Uav => trace.machine.resources.uav(slot),
-        };
-        if let Some(r) = r {
-            let path = dir.join(format!("{}{slot}.bin", view.register()));
-            std::fs::write(&path, r.storage().to_bytes())?;
-            written.push(path);
-        }
+    for (view, slot, r) in bound_resources(trace) {
+        let path = dir.join(format!("{}{slot}.bin", view.register()));
+        std::fs::write(&path, r.storage().to_bytes())?;
+        written.push(path);
     }
     Ok(written)
 }
@@ -282,20 +289,8 @@ fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Optio
             at += len;
         }
     }
-    let resources = a
-        .buffers
-        .iter()
-        .map(|r| (r.view, r.slot))
-        .chain(a.textures.iter().map(|t| (t.view, t.slot)));
-    for (view, slot) in resources {
-        let bytes = |t: &Trace| {
-            let r = match view {
-                View::Srv => t.machine.resources.srv(slot),
-                View::Uav => t.machine.resources.uav(slot),
-            };
-            r.map(|r| r.storage().to_bytes()).unwrap_or_default()
-        };
-        let (x, y) = (bytes(a), bytes(b));
+    for ((view, slot, ra), (_, _, rb)) in bound_resources(a).zip(bound_resources(b)) {
+        let (x, y) = (ra.storage().to_bytes(), rb.storage().to_bytes());
         if let Some(i) = x.iter().zip(&y).position(|(p, q)| p != q) {
             return Some(format!(
                 "{}{slot} byte {i:#x}: {na} {:#04x}, {nb} {:#04x}",

@@ -1131,6 +1131,35 @@ impl Lower<'_> {
         }
     }
 
+    /// Destination registers for the components of `mask` of element `index` of a memory-held
+    /// array (`x#`, or the temps past the registers): scratch registers, stored to the element
+    /// once the instruction is done.
+    fn store_later(
+        &mut self,
+        view: View,
+        index: Src,
+        mask: u8,
+    ) -> Result<[Option<Reg>; 4], LowerError> {
+        let mut out = [None; 4];
+        let mut v = [Src::Imm(0); 4];
+        for c in 0..4 {
+            if mask & (1 << c) != 0 {
+                let t = self.scratch()?;
+                out[c] = Some(t);
+                v[c] = Src::Reg(t);
+            }
+        }
+        self.xstores.push(StBuf {
+            view,
+            stride: 16,
+            index,
+            offset: Src::Imm(0),
+            v,
+            mask,
+        });
+        Ok(out)
+    }
+
     /// True when `r` is one of the scratch registers.
     fn is_scratch(&self, r: Reg) -> bool {
         (self.scratch_base..self.scratch_base + self.scratch_n).contains(&(r.0 as u32))
@@ -1262,25 +1291,7 @@ impl Lower<'_> {
                     .spill
                     .filter(|_| *i >= self.reg_temps && *i < self.temps)
                 {
-                    // Results go to scratch registers, stored once the instruction is done.
-                    let mut out = [None; 4];
-                    let mut v = [Src::Imm(0); 4];
-                    for c in 0..4 {
-                        if mask & (1 << c) != 0 {
-                            let t = self.scratch()?;
-                            out[c] = Some(t);
-                            v[c] = Src::Reg(t);
-                        }
-                    }
-                    self.xstores.push(StBuf {
-                        view,
-                        stride: 16,
-                        index: Src::Imm(i - self.reg_temps),
-                        offset: Src::Imm(0),
-                        v,
-                        mask,
-                    });
-                    return Ok(out);
+                    return self.store_later(view, Src::Imm(i - self.reg_temps), mask);
                 }
                 let mut out = [None; 4];
                 for (c, o) in out.iter_mut().enumerate() {
@@ -1321,24 +1332,7 @@ impl Lower<'_> {
                         index = Src::Reg(t);
                     }
                 }
-                let mut out = [None; 4];
-                let mut v = [Src::Imm(0); 4];
-                for c in 0..4 {
-                    if mask & (1 << c) != 0 {
-                        let t = self.scratch()?;
-                        out[c] = Some(t);
-                        v[c] = Src::Reg(t);
-                    }
-                }
-                self.xstores.push(StBuf {
-                    view,
-                    stride: 16,
-                    index,
-                    offset: Src::Imm(0),
-                    v,
-                    mask,
-                });
-                Ok(out)
+                self.store_later(view, index, mask)
             }
             other => Err(self.err(format!("writing `{}` is not supported yet", other.text()))),
         }
