@@ -26,6 +26,9 @@ pub struct Options {
     pub registers: u32,
     /// The file the bytes come from, named in diagnostics.
     pub path: PathBuf,
+    /// The kernel to take from a listing that holds several (NVIDIA tools' output) or from a
+    /// cubin; `None` for a program that is one kernel.
+    pub kernel: Option<String>,
 }
 
 /// The kind of input, told by its first bytes.
@@ -120,7 +123,14 @@ fn lower_dxbc(
 /// Turns a program's bytes into IR: chooses the front-end by `opts.isa` and the bytes' content.
 pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> {
     let path = &opts.path;
-    match Content::of(bytes) {
+    let content = Content::of(bytes);
+    if opts.kernel.is_some() && (opts.isa == Isa::Dxbc || content == Content::DxbcContainer) {
+        return Err(Diagnostic::file(
+            path,
+            "`kernel` picks a kernel of a SASS listing or a cubin; a DXBC program is one shader",
+        ));
+    }
+    match content {
         Content::Elf => return Err(Diagnostic::byte(
             path,
             bytes,
@@ -147,7 +157,7 @@ pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> 
             let asm = sass::AsmOptions {
                 registers: opts.registers,
             };
-            sass::parse_program(text, &asm).map_err(|e| e.diagnostic(path))
+            sass::parse_listing(text, opts.kernel.as_deref(), &asm).map_err(|e| e.diagnostic(path))
         }
         Isa::Dxbc => {
             let (prog, locs) =
@@ -166,6 +176,7 @@ mod tests {
             isa: Isa::Sass,
             registers: 255,
             path: "k.bin".into(),
+            kernel: None,
         }
     }
 

@@ -11,6 +11,7 @@ fn error(listing: &str) -> String {
         isa: Isa::Dxbc,
         registers: 255,
         path: "k.asm".into(),
+        kernel: None,
     };
     match compile(listing.as_bytes(), &opts) {
         Ok(_) => panic!("lowered:\n{listing}"),

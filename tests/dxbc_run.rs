@@ -596,6 +596,7 @@ fn real_fixtures_lower_the_same_from_listing_and_container() {
             isa: Isa::Dxbc,
             registers: 255,
             path: path.clone(),
+            kernel: None,
         };
         let text = std::fs::read(&path).expect("listing");
         let bin = std::fs::read(path.with_extension("cso")).expect("container");

@@ -17,6 +17,7 @@ fuzz_target!(|data: &[u8]| {
         isa: Isa::Dxbc,
         registers: 255,
         path: "fuzz.dxbc".into(),
+        kernel: None,
     };
     if let Err(d) = compile(data, &opts) {
         // A diagnostic renders (bounded) without panicking.

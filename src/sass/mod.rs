@@ -11,6 +11,7 @@
 
 pub mod control;
 pub mod lexer;
+pub mod listing;
 pub mod parser;
 pub mod print;
 pub mod program;
@@ -357,6 +358,19 @@ impl std::fmt::Display for ParsedInst {
 /// Assembles a whole SASS listing into blocks (docs/semantics.md §2).
 pub fn parse_program(text: &str, opts: &AsmOptions) -> Result<ir::Program, AsmError> {
     program::build(text, opts).map_err(|e| e.with_source(text))
+}
+
+/// [`parse_program`] of a listing as NVIDIA's tools print it, pasted whole (`nvdisasm`,
+/// `cuobjdump -sass`: sections, directives, `Function : NAME`): the instructions of kernel
+/// `kernel` ([`listing::select_kernel`]; needed when the listing holds several). A plain listing
+/// parses as [`parse_program`] does.
+pub fn parse_listing(
+    text: &str,
+    kernel: Option<&str>,
+    opts: &AsmOptions,
+) -> Result<ir::Program, AsmError> {
+    let code = listing::select_kernel(text, kernel).map_err(|e| e.with_source(text))?;
+    program::build(&code, opts).map_err(|e| e.with_source(text))
 }
 
 /// Parses exactly one instruction (its pc is its `/*addr*/` comment, else 0x8, the first slot of

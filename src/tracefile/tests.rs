@@ -919,7 +919,7 @@ fn dxbc_launch_keys() {
     );
     assert_eq!(
         err(&DXBC.replace("invocations = 2", "invocations = 2\nkernel = \"main\"")),
-        "5:10: `kernel` names the entry of a cubin `code_file`; inline `code` has none"
+        "5:10: `kernel` picks a kernel of a SASS listing or a cubin; a DXBC program is one shader"
     );
     assert!(err(&format!(
         "{DXBC}[[launch.input]]\nreg = 1\nu32 = [1]\nmask = 1\n"
@@ -952,7 +952,8 @@ fn sass_launch_keys() {
     );
     assert_eq!(
         err("[[launch]]\nkernel = \"k\"\ncode = \"EXIT;\"\n"),
-        "3:10: `kernel` names the entry of a cubin `code_file`; inline `code` has none"
+        "3:10: `kernel = \"k\"`, but this listing has no kernels to choose from (no `Function :` or \
+         `.section .text.NAME` lines): a plain listing is one kernel"
     );
     assert_eq!(
         err("[[launch]]\nkernel = \"\"\ncode = \"EXIT;\"\n"),
@@ -998,7 +999,7 @@ fn binaries_set_the_isa() {
         e.contains(":4:15: error: `local_bytes` gives SASS local memory"),
         "{e}"
     );
-    // A cubin takes `kernel`; other files do not.
+    // A cubin or a tool's listing takes `kernel`; other files do not.
     let e = run("code_file = \"k.cubin\"\nkernel = \"vecadd\"\n");
     assert!(
         e.contains("k.cubin: byte 0x0: error: an ELF file (a cubin)"),
@@ -1006,12 +1007,14 @@ fn binaries_set_the_isa() {
     );
     let e = run("code_file = \"k.sass\"\nkernel = \"vecadd\"\n");
     assert!(
-        e.contains(":4:10: error: `kernel` names the entry of a cubin, and the code_file \"k.sass\" is not one (not an ELF file)"),
+        e.contains(
+            ":4:10: error: `kernel = \"vecadd\"`, but this listing has no kernels to choose from"
+        ),
         "{e}"
     );
     let e = run("code_file = \"k.cso\"\nkernel = \"main\"\n");
     assert!(
-        e.contains(":4:10: error: `kernel` names the entry of a cubin"),
+        e.contains(":4:10: error: `kernel` picks a kernel of a SASS listing or a cubin; a DXBC program is one shader"),
         "{e}"
     );
 }

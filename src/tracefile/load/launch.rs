@@ -24,8 +24,8 @@ use toml::Spanned;
 use warpjit_runtime::BankMode;
 
 /// What makes two launches' programs the same: from a `code_file`, the `code` text or
-/// `code_file` value, `isa`, `registers`.
-pub(super) type ProgramKey = (bool, String, Isa, u32);
+/// `code_file` value, `isa`, `registers`, `kernel`.
+pub(super) type ProgramKey = (bool, String, Isa, u32, Option<String>);
 
 /// The special input registers a `[[launch.input]]` may name.
 const SPECIAL_INPUTS: &[&str] = &["vPrim", "vCoverage", "vInnerCoverage"];
@@ -126,7 +126,7 @@ impl Loader {
             }
         }
         let (program, program_path, source) =
-            self.program(l, &table, k.isa, k.registers, programs)?;
+            self.program(l, &table, k.isa, k.registers, k.kernel.as_deref(), programs)?;
         self.apply_interface(l, &table, &program, &mut k, textures, buffers)?;
         Ok(LaunchSpec {
             index,
@@ -561,15 +561,9 @@ impl Loader {
         if name.is_empty() {
             return Err(self.invalid(&k.span(), "`kernel` is empty: name the cubin's entry"));
         }
-        let message = match (&l.code, self.code_file_content(l)?) {
-            (_, Some(Content::Elf)) => return Ok(Some(name.clone())),
-            (Some(_), _) => "`kernel` names the entry of a cubin `code_file`; inline `code` has none".to_string(),
-            (None, _) => format!(
-                "`kernel` names the entry of a cubin, and the code_file {:?} is not one (not an ELF file)",
-                l.code_file.as_ref().map_or("", |f| f.get_ref().as_str())
-            ),
-        };
-        Err(self.invalid(&k.span(), message))
+        // A cubin, or a listing NVIDIA's tools printed, may hold several kernels: the front-end
+        // picks this one, or says why it cannot.
+        Ok(Some(name.clone()))
     }
 
     /// `invocations`: only for DXBC, and not with `grid` or `block`.
@@ -719,11 +713,13 @@ impl Loader {
         table: &Range<usize>,
         isa: Isa,
         registers: u32,
+        kernel: Option<&str>,
         programs: &mut Programs,
     ) -> Result<Made, TraceError> {
+        let kernel_key = kernel.map(str::to_string);
         let key = match (&l.code, &l.code_file) {
-            (Some(code), None) => Some((false, code.get_ref().clone(), isa, registers)),
-            (None, Some(file)) => Some((true, file.get_ref().clone(), isa, registers)),
+            (Some(code), None) => Some((false, code.get_ref().clone(), isa, registers, kernel_key)),
+            (None, Some(file)) => Some((true, file.get_ref().clone(), isa, registers, kernel_key)),
             _ => None,
         };
         if let Some(p) = key.as_ref().and_then(|k| programs.done.get(k)) {
@@ -743,7 +739,7 @@ impl Loader {
             }
             Ok(())
         };
-        let made = self.assemble(l, table, isa, registers, &mut count)?;
+        let made = self.assemble(l, table, isa, registers, kernel, &mut count)?;
         if let Some(k) = key {
             programs.done.insert(k, made.clone());
         }
@@ -758,6 +754,7 @@ impl Loader {
         table: &Range<usize>,
         isa: Isa,
         registers: u32,
+        kernel: Option<&str>,
         count: &mut impl FnMut(usize, &Range<usize>) -> Result<(), TraceError>,
     ) -> Result<Made, TraceError> {
         match (&l.code, &l.code_file) {
@@ -785,13 +782,16 @@ impl Loader {
                     isa,
                     registers,
                     path: self.src.path.clone(),
+                    kernel: kernel.map(str::to_string),
                 };
                 match frontend::compile(code.get_ref().as_bytes(), &opts) {
                     Ok(p) => {
                         let source = self.inline_lines(code, &p);
                         Ok((Arc::new(p), self.src.path.clone(), Arc::new(source)))
                     }
-                    Err(d) => Err(TraceError::Program(self.inline_program_error(code, d))),
+                    Err(d) => Err(self.kernel_error(l, &d).unwrap_or_else(|| {
+                        TraceError::Program(self.inline_program_error(code, d))
+                    })),
                 }
             }
             (None, Some(file)) => {
@@ -803,16 +803,24 @@ impl Loader {
                     isa,
                     registers,
                     path: path.clone(),
+                    kernel: kernel.map(str::to_string),
                 };
                 match frontend::compile(&bytes, &opts) {
                     Ok(p) => {
                         let source = file_lines(&path, &bytes, &p);
                         Ok((Arc::new(p), path, Arc::new(source)))
                     }
-                    Err(d) => Err(TraceError::Program(d)),
+                    Err(d) => Err(self.kernel_error(l, &d).unwrap_or(TraceError::Program(d))),
                 }
             }
         }
+    }
+
+    /// A front-end error about the launch's `kernel` (no such kernel, or a program that has no
+    /// kernels to choose from), pointed at the `kernel` key.
+    fn kernel_error(&self, l: &RawLaunch, d: &Diagnostic) -> Option<TraceError> {
+        let k = l.kernel.as_ref()?;
+        (d.message.contains("`kernel")).then(|| self.invalid(&k.span(), d.message.clone()))
     }
 
     /// Where the instructions of a program from inline `code` are in the trace.
