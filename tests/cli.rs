@@ -626,3 +626,19 @@ fn bench_and_gen_trace_refuse_unknown_workloads() {
         assert!(stderr(&o).contains("nope"), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn an_unwritable_clif_dump_directory_is_an_error() {
+    let o = Command::new(env!("CARGO_BIN_EXE_warpjit"))
+        .args(["run", "examples/gather.toml"])
+        .env("WARPJIT_DUMP_CLIF", "/dev/null/clif")
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("WARPJIT_DUMP_CLIF=/dev/null/clif: cannot write the CLIF dumps there"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -128,7 +128,7 @@ impl Inner {
             st_buf,
             ld_tex,
             next_name: 0,
-            dump: std::env::var_os("WARPJIT_DUMP_CLIF").map(std::path::PathBuf::from),
+            dump: dump_dir()?,
             tier,
             compiled: 0,
             compile_nanos: 0,
@@ -225,6 +225,23 @@ impl Inner {
 }
 
 /// CLIF text with each guest instruction as a comment above the code it produced.
+/// The directory `WARPJIT_DUMP_CLIF` names, created if missing and checked writable: a
+/// directory that cannot take the dumps is an error when the JIT starts, not a silent loss.
+fn dump_dir() -> Result<Option<std::path::PathBuf>, JitError> {
+    let Some(dir) = std::env::var_os("WARPJIT_DUMP_CLIF").map(std::path::PathBuf::from) else {
+        return Ok(None);
+    };
+    let fail = |e: std::io::Error| JitError::Dump {
+        dir: dir.display().to_string(),
+        msg: e.to_string(),
+    };
+    std::fs::create_dir_all(&dir).map_err(fail)?;
+    let probe = dir.join(format!(".warpjit-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(fail)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(Some(dir))
+}
+
 fn dump_clif(
     func: &cranelift_codegen::ir::Function,
     comments: &[(cranelift_codegen::ir::Inst, String)],

@@ -78,6 +78,14 @@ pub enum JitError {
     /// Cranelift does not support this host.
     #[error("this host is not supported by Cranelift: {0}")]
     Host(String),
+    /// `WARPJIT_DUMP_CLIF` names a directory the dumps cannot be written to (a user error).
+    #[error("WARPJIT_DUMP_CLIF={dir}: cannot write the CLIF dumps there: {msg}")]
+    Dump {
+        /// The directory.
+        dir: String,
+        /// What went wrong.
+        msg: String,
+    },
     /// Cranelift rejected a function (a warpjit bug).
     #[error("compiling block {block} failed: {msg}")]
     Compile {
