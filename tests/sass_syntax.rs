@@ -38,6 +38,8 @@ fn strip_program(mut p: Program) -> Program {
             i.loc = SrcLoc::default();
         }
     }
+    // Where each instruction is written (for fault reports) depends on the text's layout.
+    p.lines.clear();
     p
 }
 

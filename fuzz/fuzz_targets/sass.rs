@@ -19,6 +19,7 @@ fn strip_program(mut p: Program) -> Program {
             i.loc = SrcLoc::default();
         }
     }
+    p.lines.clear();
     p
 }
 

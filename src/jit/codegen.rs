@@ -145,6 +145,12 @@ pub struct Env<'p> {
     pub st_buf: FuncRef,
     /// The texture-load routine.
     pub ld_tex: FuncRef,
+    /// The routines for the function ops not written as vector code (`jit::view`).
+    pub un_fn: FuncRef,
+    /// As `un_fn`, for [`Bin`](crate::ir::Bin).
+    pub bin_fn: FuncRef,
+    /// As `un_fn`, for [`Tern`](crate::ir::Tern).
+    pub tern_fn: FuncRef,
     /// Pointer type.
     pub ptr: Type,
     /// Live-out state of the block (what must be stored at the end).

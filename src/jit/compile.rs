@@ -23,6 +23,9 @@ pub(super) struct Inner {
     pub(super) ld_buf: FuncId,
     pub(super) st_buf: FuncId,
     pub(super) ld_tex: FuncId,
+    pub(super) un_fn: FuncId,
+    pub(super) bin_fn: FuncId,
+    pub(super) tern_fn: FuncId,
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
@@ -84,6 +87,12 @@ impl Inner {
             "warpjit_jit_ld_tex",
             super::view::warpjit_jit_ld_tex as *const u8,
         );
+        builder.symbol("warpjit_jit_un", super::view::warpjit_jit_un as *const u8);
+        builder.symbol("warpjit_jit_bin", super::view::warpjit_jit_bin as *const u8);
+        builder.symbol(
+            "warpjit_jit_tern",
+            super::view::warpjit_jit_tern as *const u8,
+        );
         let mut module = JITModule::new(builder);
         let ptr = module.target_config().pointer_type();
         let mut sig = module.make_signature();
@@ -118,6 +127,14 @@ impl Inner {
         let ld_tex = module
             .declare_function("warpjit_jit_ld_tex", Linkage::Import, &view_sig)
             .map_err(|e| host(&e))?;
+        let declare = |module: &mut JITModule, name: &str| {
+            module
+                .declare_function(name, Linkage::Import, &view_sig)
+                .map_err(|e| host(&e))
+        };
+        let un_fn = declare(&mut module, "warpjit_jit_un")?;
+        let bin_fn = declare(&mut module, "warpjit_jit_bin")?;
+        let tern_fn = declare(&mut module, "warpjit_jit_tern")?;
         Ok(Inner {
             ctx: module.make_context(),
             module,
@@ -127,6 +144,9 @@ impl Inner {
             ld_buf,
             st_buf,
             ld_tex,
+            un_fn,
+            bin_fn,
+            tern_fn,
             next_name: 0,
             dump: dump_dir()?,
             tier,
@@ -179,12 +199,18 @@ impl Inner {
             let ld_buf = self.module.declare_func_in_func(self.ld_buf, fb.func);
             let st_buf = self.module.declare_func_in_func(self.st_buf, fb.func);
             let ld_tex = self.module.declare_func_in_func(self.ld_tex, fb.func);
+            let un_fn = self.module.declare_func_in_func(self.un_fn, fb.func);
+            let bin_fn = self.module.declare_func_in_func(self.bin_fn, fb.func);
+            let tern_fn = self.module.declare_func_in_func(self.tern_fn, fb.func);
             let env = codegen::Env {
                 exec_inst,
                 mem_slow,
                 ld_buf,
                 st_buf,
                 ld_tex,
+                un_fn,
+                bin_fn,
+                tern_fn,
                 ptr,
                 live_out,
             };

@@ -9,7 +9,8 @@
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
 use crate::interp::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, view_buffer, TexCoords};
-use crate::ir::{LdBuf, LdTex, StBuf, View};
+use crate::ir::{Bin, LdBuf, LdTex, StBuf, Tern, Un, View};
+use crate::semantics::func::{bin, tern, un};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::OnceLock;
 use warpjit_runtime::format::{decode, decode_component, Kind};
@@ -222,4 +223,64 @@ fn ld_texels(op: &LdTex, t: &Texture, mask: u32, area: &mut TexArea) {
         }
     }
     area.vals = vals;
+}
+
+/// What compiled code hands the function routines ([`warpjit_jit_un`], [`warpjit_jit_bin`],
+/// [`warpjit_jit_tern`]): up to three source rows, and the result row on return.
+#[repr(C, align(16))]
+pub struct FuncArea {
+    /// First source per lane.
+    pub a: [u32; 32],
+    /// Second source per lane.
+    pub b: [u32; 32],
+    /// Third source per lane.
+    pub c: [u32; 32],
+    /// The result per lane.
+    pub out: [u32; 32],
+}
+
+/// An [`Un`] function the JIT does not write as vector code, on all 32 lanes with
+/// `crate::semantics::func`'s definition (the interpreter's), without flushing registers.
+///
+/// # Safety
+/// `op` and `area` must be valid; called only from compiled blocks.
+pub unsafe extern "C" fn warpjit_jit_un(
+    _jcx: *mut JitCx,
+    op: *const Un,
+    _mask: u32,
+    area: *mut FuncArea,
+) {
+    // SAFETY: compiled code passes the op it was compiled from and its own stack area.
+    let (op, area) = unsafe { (&*op, &mut *area) };
+    area.out = std::array::from_fn(|l| un(op.f, area.a[l]));
+}
+
+/// A [`Bin`] function, as [`warpjit_jit_un`].
+///
+/// # Safety
+/// As [`warpjit_jit_un`].
+pub unsafe extern "C" fn warpjit_jit_bin(
+    _jcx: *mut JitCx,
+    op: *const Bin,
+    _mask: u32,
+    area: *mut FuncArea,
+) {
+    // SAFETY: as in `warpjit_jit_un`.
+    let (op, area) = unsafe { (&*op, &mut *area) };
+    area.out = std::array::from_fn(|l| bin(op.f, area.a[l], area.b[l]));
+}
+
+/// A [`Tern`] function, as [`warpjit_jit_un`].
+///
+/// # Safety
+/// As [`warpjit_jit_un`].
+pub unsafe extern "C" fn warpjit_jit_tern(
+    _jcx: *mut JitCx,
+    op: *const Tern,
+    _mask: u32,
+    area: *mut FuncArea,
+) {
+    // SAFETY: as in `warpjit_jit_un`.
+    let (op, area) = unsafe { (&*op, &mut *area) };
+    area.out = std::array::from_fn(|l| tern(op.f, area.a[l], area.b[l], area.c[l]));
 }

@@ -1,7 +1,10 @@
 //! The per-lane function ops ([`Un`], [`Bin`], [`Tern`]): the integer and bitwise functions and
 //! the float add, mul, div, mad and compares (with D3D's flush and NaN rules) inline as vector
 //! code, each exactly what `crate::semantics::func` computes (a differential test runs every
-//! function under both engines on edge values); the rest run with the interpreter's code for now.
+//! function under both engines on edge values); the rest (transcendentals, conversions,
+//! rounding, min/max, `_sat`, bit scans, the two-result halves, shifts by a register) call one
+//! routine per arity that applies the same definition to all 32 lanes, without flushing
+//! registers (`jit::view`).
 
 use super::{Lower, Row, Tx};
 use crate::ir::*;
@@ -114,7 +117,15 @@ impl Lower for Bin {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         if !bin_inline(self.f, self.b) {
-            return false;
+            let f = tx.env.bin_fn;
+            tx.func_routine(
+                f,
+                self as *const Bin as *const u8,
+                &[self.a, self.b],
+                self.d,
+                inst,
+            );
+            return true;
         }
         let m = tx.guard_mask(inst.guard);
         let a = tx.src(self.a);
@@ -204,7 +215,11 @@ impl Lower for Un {
             | UnFn::Log
             | UnFn::Sin
             | UnFn::Cos
-            | UnFn::Sat => return false,
+            | UnFn::Sat => {
+                let f = tx.env.un_fn;
+                tx.func_routine(f, self as *const Un as *const u8, &[self.a], self.d, inst);
+                return true;
+            }
         };
         let m = tx.guard_mask(inst.guard);
         let a = tx.src(self.a);
@@ -235,7 +250,12 @@ impl Lower for Tern {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         match self.f {
             TernFn::Imad | TernFn::Movc | TernFn::BitSelect | TernFn::Mad => {}
-            TernFn::Ubfe | TernFn::Ibfe | TernFn::Msad => return false,
+            TernFn::Ubfe | TernFn::Ibfe | TernFn::Msad => {
+                let f = tx.env.tern_fn;
+                let srcs = [self.a, self.b, self.c];
+                tx.func_routine(f, self as *const Tern as *const u8, &srcs, self.d, inst);
+                return true;
+            }
         }
         let m = tx.guard_mask(inst.guard);
         let a = tx.src(self.a);

@@ -4,10 +4,10 @@
 //! register is flushed around the call (the routine reads and writes only the area and the
 //! resources).
 
-use super::super::view::{TexArea, ViewArea};
+use super::super::view::{FuncArea, TexArea, ViewArea};
 use super::{flags, Lower, Row, Tx, V};
 use crate::ir::*;
-use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::ir::{FuncRef, InstBuilder, StackSlotData, StackSlotKind, Value};
 use std::mem::offset_of;
 
 impl Tx<'_, '_, '_> {
@@ -41,6 +41,34 @@ impl Tx<'_, '_, '_> {
     /// Loads the row at byte `at` of the area.
     fn load_row(&mut self, area: Value, at: usize) -> Row {
         std::array::from_fn(|k| self.b.ins().load(V, flags(), area, (at + 16 * k) as i32))
+    }
+
+    /// A function op through its routine (`f`, called with the op at `op`): the sources' rows
+    /// in a [`FuncArea`] on the stack, the result row back into `d` for the lanes of the
+    /// guard. No register is flushed: the routine touches only the area.
+    pub(super) fn func_routine(
+        &mut self,
+        f: FuncRef,
+        op: *const u8,
+        srcs: &[Src],
+        d: Reg,
+        inst: &Inst,
+    ) {
+        let m = self.guard_mask(inst.guard);
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            std::mem::size_of::<FuncArea>() as u32,
+            4,
+        ));
+        let area = self.b.ins().stack_addr(self.env.ptr, slot, 0);
+        for (k, s) in srcs.iter().enumerate() {
+            let row = self.src(*s);
+            self.store_row(area, 128 * k, &row);
+        }
+        let op = self.b.ins().iconst(self.env.ptr, op as i64);
+        self.b.ins().call(f, &[self.jcx, op, m, area]);
+        let row = self.load_row(area, offset_of!(FuncArea, out));
+        self.set_reg(d, row, m);
     }
 }
 
