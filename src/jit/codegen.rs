@@ -147,9 +147,9 @@ pub struct Env<'p> {
     pub ld_tex: FuncRef,
     /// The routines for the function ops not written as vector code (`jit::view`).
     pub un_fn: FuncRef,
-    /// As `un_fn`, for [`Bin`](crate::ir::Bin).
+    /// As `un_fn`, for `Bin`.
     pub bin_fn: FuncRef,
-    /// As `un_fn`, for [`Tern`](crate::ir::Tern).
+    /// As `un_fn`, for `Tern`.
     pub tern_fn: FuncRef,
     /// Pointer type.
     pub ptr: Type,
