@@ -1160,6 +1160,13 @@ impl Lower<'_> {
         Ok(out)
     }
 
+    /// The registers of the components of `mask` of output slot `slot` (`o#`, then the special
+    /// outputs).
+    fn output_regs(&self, slot: u32, mask: u8) -> [Option<Reg>; 4] {
+        let base = self.io_base + 4 * (self.in_regs + slot);
+        std::array::from_fn(|c| (mask & (1 << c) != 0).then(|| Reg((base + c as u32) as u8)))
+    }
+
     /// True when `r` is one of the scratch registers.
     fn is_scratch(&self, r: Reg) -> bool {
         (self.scratch_base..self.scratch_base + self.scratch_n).contains(&(r.0 as u32))
@@ -1274,14 +1281,7 @@ impl Lower<'_> {
                 if *i >= io.outputs {
                     return Err(self.err(format!("o{i} is not declared")));
                 }
-                let base = self.io_base + 4 * (self.in_regs + i);
-                let mut out = [None; 4];
-                for (c, o) in out.iter_mut().enumerate() {
-                    if mask & (1 << c) != 0 {
-                        *o = Some(Reg((base + c as u32) as u8));
-                    }
-                }
-                Ok(out)
+                Ok(self.output_regs(*i, mask))
             }
             RegFile::Temp => {
                 let Some(Index::Imm(i)) = indices.first() else {
@@ -1311,14 +1311,7 @@ impl Lower<'_> {
                 else {
                     return Err(self.err(format!("{name} is not declared (dcl_output {name})")));
                 };
-                let base = self.io_base + 4 * (self.in_regs + slot);
-                let mut out = [None; 4];
-                for (c, o) in out.iter_mut().enumerate() {
-                    if mask & (1 << c) != 0 {
-                        *o = Some(Reg((base + c as u32) as u8));
-                    }
-                }
-                Ok(out)
+                Ok(self.output_regs(slot, mask))
             }
             RegFile::IndexableTemp => {
                 // The element index is read before the instruction writes anything; the
