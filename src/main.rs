@@ -3,7 +3,7 @@
 //! ```text
 //! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json]
 //!             [--dump DIR]
-//! warpjit bench [TRACE...] [--kernel NAME] [--threads N] [--iters N] [--size N]
+//! warpjit bench [TRACE...] [--kernel NAME] [--threads N] [--iters N] [--size N] [--json]
 //! warpjit disasm FILE             # a DXBC container (.cso) as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
 //! warpjit gen-trace KIND [--lane-instructions N] -o DIR
@@ -174,6 +174,10 @@ struct BenchArgs {
     /// Threads per launch (rounded up to a multiple of 256).
     #[arg(long, default_value_t = 1 << 20)]
     size: u32,
+    /// Print one JSON document instead of the table: per workload and engine the
+    /// lane-instructions, run and compile seconds and throughput, and the ratios.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -670,9 +674,13 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
 
 /// `warpjit bench`: returns the exit status (1 if an engine's output differs from native).
 fn bench(args: &BenchArgs) -> u8 {
+    use serde_json::json;
     use warpjit::bench::{best_of, kernels, prepare, BLOCK};
-    let mut out = std::io::stdout().lock();
+    let mut stdout = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
+    // The table, printed at the end unless `--json` asks for the document instead.
+    let mut out: Vec<u8> = Vec::new();
+    let mut rows = Vec::new();
     if !check_threads(args.threads, &mut err) {
         return EXIT_USAGE;
     }
@@ -748,6 +756,22 @@ fn bench(args: &BenchArgs) -> u8 {
         let g = |t: std::time::Duration| lanes / t.as_secs_f64() / 1e9;
         let (gi, gj, gn) = (g(ti), g(tj), g(tn));
         ratios.push(gj / gi);
+        let compile = (after.nanos - before.nanos) as f64 / 1e9;
+        let engine = |name: &str, t: std::time::Duration, compile: f64| {
+            json!({
+                "engine": name,
+                "run_seconds": t.as_secs_f64(),
+                "compile_seconds": compile,
+                "lane_instructions_per_second": lanes / t.as_secs_f64(),
+            })
+        };
+        rows.push(json!({
+            "trace": k.name,
+            "lane_instructions": lanes as u64,
+            "engines": [engine("interp", ti, 0.0), engine("jit", tj, compile), engine("native", tn, 0.0)],
+            "jit_over_interp": gj / gi,
+            "jit_over_native": gj / gn,
+        }));
         let _ = writeln!(
             out,
             "{:<18} {:>8.3}G {:>8.3}G {:>8.3}G {:>9.2}x {:>9.2}x {:>10.1} us",
@@ -785,7 +809,9 @@ fn bench(args: &BenchArgs) -> u8 {
             let spread = times[times.len() - 1] / times[0].max(1e-12);
             Ok((lanes, median, spread))
         };
+        let before = jit.compile_stats();
         let (ri, rj) = (measure(&Interpreter), measure(&jit));
+        let compile = (jit.compile_stats().nanos - before.nanos) as f64 / 1e9;
         let ((lanes, ti, si), (_, tj, sj)) = match (ri, rj) {
             (Ok(i), Ok(j)) => (i, j),
             (Err(e), _) | (_, Err(e)) => {
@@ -796,6 +822,21 @@ fn bench(args: &BenchArgs) -> u8 {
         };
         let g = |t: f64| lanes as f64 / t.max(1e-12) / 1e9;
         ratios.push(ti / tj.max(1e-12));
+        let engine = |name: &str, t: f64, compile: f64, spread: f64| {
+            json!({
+                "engine": name,
+                "run_seconds": t,
+                "compile_seconds": compile,
+                "lane_instructions_per_second": lanes as f64 / t.max(1e-12),
+                "spread": spread,
+            })
+        };
+        rows.push(json!({
+            "trace": src.name(),
+            "lane_instructions": lanes,
+            "engines": [engine("interp", ti, 0.0, si), engine("jit", tj, compile, sj)],
+            "jit_over_interp": ti / tj.max(1e-12),
+        }));
         let _ = writeln!(
             out,
             "{:<18} {:>8.3}G {:>8.3}G {:>9} {:>9.2}x {:>10} {:>13}",
@@ -816,9 +857,21 @@ fn bench(args: &BenchArgs) -> u8 {
             );
         }
     }
-    if ratios.len() > 1 {
-        let geo = ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64;
-        let _ = writeln!(out, "geometric mean jit/interp: {:.2}x", geo.exp());
+    let geo = (!ratios.is_empty())
+        .then(|| (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp());
+    if let (Some(geo), true) = (geo, ratios.len() > 1) {
+        let _ = writeln!(out, "geometric mean jit/interp: {geo:.2}x");
+    }
+    if args.json {
+        let doc = json!({
+            "threads_per_kernel_launch": n,
+            "iters": args.iters,
+            "workloads": rows,
+            "geometric_mean_jit_over_interp": geo,
+        });
+        let _ = writeln!(stdout, "{doc:#}");
+    } else {
+        let _ = stdout.write_all(&out);
     }
     status
 }

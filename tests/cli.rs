@@ -642,3 +642,39 @@ fn an_unwritable_clif_dump_directory_is_an_error() {
         stderr(&o)
     );
 }
+
+#[test]
+fn bench_json_is_one_document_with_engines_and_ratios() {
+    let o = warpjit(&[
+        "bench",
+        "--kernel",
+        "loop",
+        "--size",
+        "256",
+        "--iters",
+        "1",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    let w = &doc["workloads"][0];
+    assert_eq!(w["trace"], "loop");
+    assert!(w["lane_instructions"].as_u64() > Some(0), "{w}");
+    let engines: Vec<&str> = w["engines"]
+        .as_array()
+        .expect("engines")
+        .iter()
+        .map(|e| e["engine"].as_str().expect("name"))
+        .collect();
+    assert_eq!(engines, ["interp", "jit", "native"]);
+    for e in w["engines"].as_array().expect("engines") {
+        assert!(e["run_seconds"].as_f64() > Some(0.0), "{e}");
+        assert!(
+            e["lane_instructions_per_second"].as_f64() > Some(0.0),
+            "{e}"
+        );
+    }
+    assert!(w["jit_over_interp"].as_f64() > Some(0.0), "{w}");
+}
