@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Rebuild every tests/cubin/*.cubin from its .ptx with NVIDIA's ptxas for sm_50.
+# ptxas is taken from $PTXAS, else from PATH. Prints the ptxas version that made the files.
+set -euo pipefail
+cd "$(dirname "$0")"
+PTXAS="${PTXAS:-$(command -v ptxas || true)}"
+if [ -z "$PTXAS" ] || [ ! -x "$PTXAS" ]; then
+    echo "build.sh: no ptxas: set PTXAS=/path/to/ptxas or put it on PATH" >&2
+    exit 2
+fi
+echo "ptxas: $PTXAS"
+"$PTXAS" --version | sed -n 's/^Cuda compilation tools, /  /p'
+for ptx in *.ptx; do
+    cubin="${ptx%.ptx}.cubin"
+    "$PTXAS" -arch=sm_50 -O3 -o "$cubin" "$ptx"
+    echo "  $ptx -> $cubin ($(wc -c <"$cubin") bytes)"
+done
