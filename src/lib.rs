@@ -18,6 +18,7 @@
 
 pub mod analysis;
 pub mod bench;
+pub mod cubin;
 pub mod diag;
 pub mod dxbc;
 pub mod exec;

@@ -1,0 +1,1182 @@
+//! Loader for CUDA cubins: the ELF files that NVIDIA's `ptxas` makes for one GPU architecture.
+//!
+//! [`Cubin::parse`] reads a Maxwell (`sm_50`, `sm_52`, `sm_53`) cubin and returns, per kernel, its
+//! machine code (the bytes of `.text.NAME`, not decoded here) and the facts a launcher needs:
+//! registers per thread, static shared memory, per-thread local memory (stack), the kernel's own
+//! constant bank 2, where the parameters live in constant bank 0 and how many bytes they take,
+//! and the offsets of its `EXIT` instructions. The module's constant bank 3 (`__constant__` data)
+//! is shared by all kernels.
+//!
+//! The ELF container is read with the `object` crate; this module adds the CUDA-specific parts
+//! (architecture in `e_flags`, kernel symbols, the `.nv.info` attribute records) and checks every
+//! size and offset it uses, so that a truncated or inconsistent file gives a [`CubinError`] that
+//! names the section and the byte of the file, never a panic.
+//!
+//! What was verified against real `ptxas` 12.9 output (the fixtures in `tests/cubin/`, whose
+//! README says what each kernel does):
+//! - `e_ident[EI_ABIVERSION]` is 7 and `e_flags` is `0x320532`: the SM number (50) in the low byte,
+//!   the virtual architecture (`compute_50`) in bits 16..23, and `EF_CUDA_64BIT_ADDRESS` (0x400) |
+//!   `EF_CUDA_TEXMODE_UNIFIED` (0x100) in bits 8..11. Files of ELF ABI version 8 (CUDA 12.8 and
+//!   later for Blackwell) keep the SM number in bits 8..15 instead; [`Cubin::parse`] reads it there
+//!   for them (and then rejects it, as no such file is a Maxwell one).
+//! - Kernels are function symbols with `STO_CUDA_ENTRY` (0x10) in `st_other`, global binding, value
+//!   0, in a section named `.text.NAME`. Device subroutines that ptxas does not inline are function
+//!   symbols *inside* the kernel's `.text.NAME` (`$calls$twice`, global, and `$calls$thrice`, local,
+//!   in `calls.cubin`), without `STO_CUDA_ENTRY`: global binding alone does not make a kernel.
+//! - `sh_info` of `.text.NAME` holds the register count in its top 8 bits (and the kernel symbol's
+//!   index in the low 24); it equals the value of `EIATTR_REGCOUNT` in `.nv.info` for every
+//!   fixture kernel.
+//! - The `.nv.info` sections are sequences of records `u8 format, u8 attribute, u16 value-or-size`;
+//!   the formats seen are 0x01 (`EIFMT_NVAL`, no value), 0x03 (`EIFMT_HVAL`, the 16-bit value
+//!   inline) and 0x04 (`EIFMT_SVAL`, followed by `size` bytes). 0x02 (`EIFMT_BVAL`) carries a byte
+//!   inline, also in the 4-byte record. See [`EIATTR_PARAM_CBANK`] and its neighbours for the
+//!   attributes this module reads and what their payloads were seen to hold.
+
+use object::elf::{self, FileHeader64};
+use object::read::elf::{FileHeader, SectionHeader, SectionTable, Sym, SymbolTable};
+use object::read::{SectionIndex, SymbolIndex};
+use object::LittleEndian;
+
+/// `e_machine` of CUDA cubins (`EM_CUDA`).
+pub const EM_CUDA: u16 = 190;
+
+/// The bit of a symbol's `st_other` that marks a kernel entry point (`STO_CUDA_ENTRY`).
+pub const STO_CUDA_ENTRY: u8 = 0x10;
+
+/// `.nv.info` record format: no value (`EIFMT_NVAL`); the record is 4 bytes.
+pub const EIFMT_NVAL: u8 = 0x01;
+/// `.nv.info` record format: a byte value inline (`EIFMT_BVAL`); the record is 4 bytes.
+pub const EIFMT_BVAL: u8 = 0x02;
+/// `.nv.info` record format: a 16-bit value inline (`EIFMT_HVAL`); the record is 4 bytes.
+pub const EIFMT_HVAL: u8 = 0x03;
+/// `.nv.info` record format: `size` bytes of payload follow the 4-byte record head (`EIFMT_SVAL`).
+pub const EIFMT_SVAL: u8 = 0x04;
+
+/// `EIATTR_PARAM_CBANK` (`.nv.info.NAME`, `EIFMT_SVAL`, 8 bytes): `u32` symbol index of the
+/// kernel's `.nv.constant0.NAME` section symbol, `u16` offset of the parameters in constant bank 0
+/// (0x140 in every fixture), `u16` their size in bytes (`vadd(u64, u64, u64, u32)`: 28;
+/// `carry128(u64, u64, u64)`: 24; `consts(u64)`: 8).
+pub const EIATTR_PARAM_CBANK: u8 = 0x0a;
+/// `EIATTR_FRAME_SIZE` (`.nv.info`, `EIFMT_SVAL`, 8 bytes): `u32` function symbol index, `u32`
+/// frame size in bytes (256 for `stack`, whose 64-word local array is kept in local memory; 0 for
+/// the others).
+pub const EIATTR_FRAME_SIZE: u8 = 0x11;
+/// `EIATTR_MIN_STACK_SIZE` (`.nv.info`, `EIFMT_SVAL`, 8 bytes): `u32` kernel symbol index, `u32`
+/// stack size in bytes (256 for `stack`, 0 for the others).
+pub const EIATTR_MIN_STACK_SIZE: u8 = 0x12;
+/// `EIATTR_KPARAM_INFO` (`.nv.info.NAME`, `EIFMT_SVAL`, 12 bytes, one per parameter, last one
+/// first): `u32` index (0), `u16` ordinal, `u16` byte offset in the parameter block, `u32` flags
+/// whose bits 18..31 hold the parameter's size in bytes (0x0021f000 for a `u64`, 0x0011f000 for a
+/// `u32`).
+pub const EIATTR_KPARAM_INFO: u8 = 0x17;
+/// `EIATTR_MAXREG_COUNT` (`.nv.info.NAME`, `EIFMT_HVAL`): the register limit ptxas worked with
+/// (0xff in every fixture). Not read.
+pub const EIATTR_MAXREG_COUNT: u8 = 0x1b;
+/// `EIATTR_CBANK_PARAM_SIZE` (`.nv.info.NAME`, `EIFMT_HVAL`): the parameter size in bytes, equal
+/// to the size in [`EIATTR_PARAM_CBANK`] in every fixture.
+pub const EIATTR_CBANK_PARAM_SIZE: u8 = 0x19;
+/// `EIATTR_EXIT_INSTR_OFFSETS` (`.nv.info.NAME`, `EIFMT_SVAL`): `u32` byte offsets in
+/// `.text.NAME` of the kernel's `EXIT` instructions (two in `vadd`, the early exit of the bounds
+/// check and the final one).
+pub const EIATTR_EXIT_INSTR_OFFSETS: u8 = 0x1c;
+/// `EIATTR_MAX_STACK_SIZE` (`.nv.info`, `EIFMT_SVAL`, 8 bytes): `u32` kernel symbol index, `u32`
+/// stack size including callees. Not emitted for any fixture; read like
+/// [`EIATTR_MIN_STACK_SIZE`].
+pub const EIATTR_MAX_STACK_SIZE: u8 = 0x23;
+/// `EIATTR_REGCOUNT` (`.nv.info`, `EIFMT_SVAL`, 8 bytes): `u32` kernel symbol index, `u32`
+/// registers per thread; the same number as the top byte of `.text.NAME`'s `sh_info`, which is
+/// what [`Kernel::registers`] reports.
+pub const EIATTR_REGCOUNT: u8 = 0x2f;
+
+/// Where the parameters start in constant bank 0 on `sm_5x` when `EIATTR_PARAM_CBANK` does not
+/// say (`c[0x0][0x140]`).
+pub const DEFAULT_PARAM_OFFSET: u32 = 0x140;
+
+/// The largest constant bank (64 KiB); a bigger `.nv.constant*` section is an error.
+const MAX_CONST_BANK: u64 = 0x1_0000;
+
+/// A parsed Maxwell cubin: its architecture, its kernels and its `__constant__` data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cubin {
+    /// The SM number of the machine code: 50, 52 or 53.
+    pub arch: u32,
+    /// The kernels (entry points), in the order of their `.text.NAME` sections in the file.
+    pub kernels: Vec<Kernel>,
+    /// The contents of `.nv.constant3` (constant bank 3, the module's `__constant__` data, with
+    /// the initial values given in the source); empty if the file has no such section.
+    pub const3: Vec<u8>,
+}
+
+/// One kernel of a [`Cubin`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kernel {
+    /// The kernel's symbol name (mangled, if the source was C++).
+    pub name: String,
+    /// The bytes of `.text.NAME`: the machine code, a multiple of 8 bytes (on Maxwell one
+    /// scheduling control word before every three instructions). Device subroutines called by the
+    /// kernel are part of it.
+    pub code: Vec<u8>,
+    /// The file offset of `.text.NAME`, so that messages about the code can name the byte.
+    pub code_offset: u64,
+    /// Registers per thread (the top 8 bits of `.text.NAME`'s `sh_info`).
+    pub registers: u32,
+    /// Bytes of static shared memory per CTA: the size of `.nv.shared.NAME` (a `NOBITS`
+    /// section), 0 if there is none.
+    pub shared_bytes: u32,
+    /// Bytes of local memory (stack) per thread: the largest of `EIATTR_FRAME_SIZE`,
+    /// `EIATTR_MIN_STACK_SIZE` and `EIATTR_MAX_STACK_SIZE` given for this kernel's symbol in
+    /// `.nv.info` or `.nv.info.NAME`; 0 if none is given.
+    pub local_bytes: u32,
+    /// The contents of `.nv.constant2.NAME` (constant bank 2, the compiler's constants for this
+    /// kernel); empty if absent.
+    pub const2: Vec<u8>,
+    /// The size of the parameter block in bytes: from `EIATTR_PARAM_CBANK`, else
+    /// `EIATTR_CBANK_PARAM_SIZE`, else the end of the last parameter in `EIATTR_KPARAM_INFO`;
+    /// `None` if `.nv.info.NAME` has none of them.
+    pub param_bytes: Option<u32>,
+    /// Where the parameters start in constant bank 0: from `EIATTR_PARAM_CBANK`, else
+    /// [`DEFAULT_PARAM_OFFSET`] (0x140).
+    pub param_offset: u32,
+    /// Byte offsets in [`Kernel::code`] of the `EXIT` instructions, from
+    /// `EIATTR_EXIT_INSTR_OFFSETS`; empty if the attribute is absent.
+    pub exit_offsets: Vec<u32>,
+}
+
+/// Why a cubin could not be read: the byte of the file, the section (or header) concerned, and
+/// what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("byte {offset:#x}: {section}: {message}")]
+pub struct CubinError {
+    /// The offset in the file of the byte (or the first byte of the field or record) at fault.
+    pub offset: u64,
+    /// The section, by name (`.text.vadd`), or the part of the file (`ELF header`, `section
+    /// headers`) concerned.
+    pub section: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl CubinError {
+    fn new(offset: u64, section: impl Into<String>, message: impl Into<String>) -> Self {
+        CubinError {
+            offset,
+            section: section.into(),
+            message: message.into(),
+        }
+    }
+}
+
+const ELF_HEADER: &str = "ELF header";
+const SECTION_HEADERS: &str = "section headers";
+/// Size of an ELF64 file header, section header and symbol.
+const EHDR_SIZE: usize = 64;
+const SHDR_SIZE: u64 = 64;
+const SYM_SIZE: u64 = 24;
+
+type Elf = FileHeader64<LittleEndian>;
+type Shdr = elf::SectionHeader64<LittleEndian>;
+
+/// One section, with its name checked and (unless `NOBITS`) its file range inside the file.
+struct Section<'data> {
+    name: String,
+    header: &'data Shdr,
+    /// File offset of the section's contents.
+    offset: u64,
+    /// `sh_size` (for `NOBITS`, the size in memory).
+    size: u64,
+    /// The contents (empty for `NOBITS`).
+    data: &'data [u8],
+    nobits: bool,
+}
+
+/// One `.nv.info` record.
+struct InfoRecord<'data> {
+    /// File offset of the record's head.
+    offset: u64,
+    format: u8,
+    attr: u8,
+    /// The inline value (formats 0x01..0x03) or the payload size (0x04).
+    value: u16,
+    /// The payload (format 0x04 only).
+    payload: &'data [u8],
+}
+
+impl Cubin {
+    /// Reads a cubin: an ELF64 little-endian file for `EM_CUDA` whose machine code is for
+    /// `sm_50`, `sm_52` or `sm_53`, with its relocations already applied (made by `ptxas`
+    /// without `-c`, or linked by `nvlink`).
+    ///
+    /// Every size and offset used is checked: a file of another kind, or one that is truncated or
+    /// inconsistent, gives a [`CubinError`] naming the byte and the section.
+    pub fn parse(bytes: &[u8]) -> Result<Cubin, CubinError> {
+        let endian = LittleEndian;
+        let header = check_header(bytes)?;
+        let arch = arch_of(header)?;
+        let sections = read_sections(header, bytes)?;
+        // Not used, but a file whose program headers (the segments a driver would load) do not
+        // fit is truncated or damaged. ptxas writes them last.
+        header.program_headers(endian, bytes).map_err(|e| {
+            CubinError::new(
+                header.e_phoff(endian),
+                "program headers",
+                format!(
+                    "{} program headers from byte {:#x}: {e}",
+                    header.e_phnum(endian),
+                    header.e_phoff(endian)
+                ),
+            )
+        })?;
+
+        for section in &sections {
+            let kind = section.header.sh_type(endian);
+            if kind == elf::SHT_REL || kind == elf::SHT_RELA {
+                return Err(CubinError::new(
+                    section.offset,
+                    &section.name,
+                    "relocations are not applied here: load a linked cubin (ptxas without -c, \
+                     or nvlink output)",
+                ));
+            }
+        }
+
+        let section_table = header
+            .sections(endian, bytes)
+            .map_err(|e| CubinError::new(shoff(header), SECTION_HEADERS, e.to_string()))?;
+        let (symtab_index, symtab) = sections
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.header.sh_type(endian) == elf::SHT_SYMTAB)
+            .ok_or_else(|| {
+                CubinError::new(shoff(header), SECTION_HEADERS, "no symbol table (.symtab)")
+            })?;
+        let symbols = SymbolTable::parse(
+            endian,
+            bytes,
+            &section_table,
+            SectionIndex(symtab_index),
+            symtab.header,
+        )
+        .map_err(|e| CubinError::new(symtab.offset, &symtab.name, e.to_string()))?;
+
+        let global_info = match find(&sections, ".nv.info") {
+            Some(s) => info_records(s)?,
+            None => Vec::new(),
+        };
+
+        let mut entries = Vec::new();
+        for (index, symbol) in symbols.enumerate() {
+            if symbol.st_type() != elf::STT_FUNC || symbol.st_other().0 & STO_CUDA_ENTRY == 0 {
+                continue;
+            }
+            let symbol_offset = symtab.offset + index.0 as u64 * SYM_SIZE;
+            let name = symbol_name(&symbols, &sections, symbol)?;
+            let text_index = match symbols.symbol_section(endian, symbol, index) {
+                Ok(Some(i)) if i.0 < sections.len() => i.0,
+                _ => {
+                    return Err(CubinError::new(
+                        symbol_offset,
+                        &symtab.name,
+                        format!("kernel symbol `{name}` is not defined in a section of the file"),
+                    ))
+                }
+            };
+            let text = &sections[text_index];
+            if text.name.strip_prefix(".text.") != Some(name.as_str()) {
+                return Err(CubinError::new(
+                    symbol_offset,
+                    &symtab.name,
+                    format!(
+                        "kernel symbol `{name}` is defined in section `{}`, not `.text.{name}`",
+                        text.name
+                    ),
+                ));
+            }
+            entries.push((text_index, index, name));
+        }
+        entries.sort_by_key(|&(text_index, _, _)| text_index);
+
+        let mut kernels: Vec<Kernel> = Vec::with_capacity(entries.len());
+        for (text_index, symbol_index, name) in entries {
+            if kernels.iter().any(|k| k.name == name) {
+                let text = &sections[text_index];
+                return Err(CubinError::new(
+                    text.offset,
+                    &text.name,
+                    format!("a second kernel symbol named `{name}`"),
+                ));
+            }
+            kernels.push(read_kernel(
+                &sections,
+                text_index,
+                symbol_index,
+                name,
+                &global_info,
+            )?);
+        }
+
+        let const3 = match find(&sections, ".nv.constant3") {
+            Some(s) => constant_bank(s)?,
+            None => Vec::new(),
+        };
+        Ok(Cubin {
+            arch,
+            kernels,
+            const3,
+        })
+    }
+
+    /// The kernel called `name`; with `None`, the only kernel of the file.
+    ///
+    /// The error says which kernels there are: when `name` is not one of them, or when `name` is
+    /// `None` and the file has several kernels (or none).
+    pub fn kernel(&self, name: Option<&str>) -> Result<&Kernel, String> {
+        let names = || {
+            let list: Vec<&str> = self.kernels.iter().map(|k| k.name.as_str()).collect();
+            if list.is_empty() {
+                "the cubin has no kernels".to_string()
+            } else {
+                format!("the cubin's kernels are: {}", list.join(", "))
+            }
+        };
+        match name {
+            Some(name) => self
+                .kernels
+                .iter()
+                .find(|k| k.name == name)
+                .ok_or_else(|| format!("no kernel named `{name}`: {}", names())),
+            None => match self.kernels.as_slice() {
+                [only] => Ok(only),
+                [] => Err(names()),
+                _ => Err(format!("which kernel? {}", names())),
+            },
+        }
+    }
+}
+
+fn shoff(header: &Elf) -> u64 {
+    header.e_shoff(LittleEndian)
+}
+
+/// Checks the ELF identification and `e_machine`, and returns the file header.
+fn check_header(bytes: &[u8]) -> Result<&Elf, CubinError> {
+    if bytes.len() < EHDR_SIZE {
+        return Err(CubinError::new(
+            bytes.len() as u64,
+            ELF_HEADER,
+            format!(
+                "the file ends after {} bytes, inside the {EHDR_SIZE}-byte ELF64 header",
+                bytes.len()
+            ),
+        ));
+    }
+    if bytes[..4] != elf::ELFMAG {
+        return Err(CubinError::new(
+            0,
+            ELF_HEADER,
+            "not an ELF file (no \\x7fELF magic)",
+        ));
+    }
+    if bytes[4] != elf::ELFCLASS64.0 {
+        return Err(CubinError::new(
+            4,
+            ELF_HEADER,
+            format!("ELF class {} is not ELFCLASS64 (2)", bytes[4]),
+        ));
+    }
+    if bytes[5] != elf::ELFDATA2LSB.0 {
+        return Err(CubinError::new(
+            5,
+            ELF_HEADER,
+            format!("data encoding {} is not little-endian (1)", bytes[5]),
+        ));
+    }
+    let header = Elf::parse(bytes).map_err(|e| CubinError::new(0, ELF_HEADER, e.to_string()))?;
+    let machine = header.e_machine(LittleEndian).0;
+    if machine != EM_CUDA {
+        return Err(CubinError::new(
+            18,
+            ELF_HEADER,
+            format!("e_machine {machine} is not EM_CUDA ({EM_CUDA}): not a cubin"),
+        ));
+    }
+    Ok(header)
+}
+
+/// The SM number from `e_flags`: the low byte for ELF ABI versions up to 7, bits 8..15 for
+/// version 8 (the layout NVIDIA introduced with Blackwell). Only 50, 52 and 53 are accepted.
+fn arch_of(header: &Elf) -> Result<u32, CubinError> {
+    let flags = header.e_flags(LittleEndian).0;
+    let abi_version = header.e_ident().abi_version;
+    let sm = if abi_version >= 8 {
+        (flags >> 8) & 0xff
+    } else {
+        flags & 0xff
+    };
+    if matches!(sm, 50 | 52 | 53) {
+        Ok(sm)
+    } else {
+        Err(CubinError::new(
+            0x30,
+            ELF_HEADER,
+            format!(
+                "e_flags {flags:#x} (ELF ABI version {abi_version}) say sm_{sm}: only Maxwell \
+                 (sm_50, sm_52, sm_53) is supported"
+            ),
+        ))
+    }
+}
+
+/// Every section with its name, and its contents checked to lie inside the file.
+fn read_sections<'data>(
+    header: &'data Elf,
+    bytes: &'data [u8],
+) -> Result<Vec<Section<'data>>, CubinError> {
+    let endian = LittleEndian;
+    let shoff = shoff(header);
+    let shnum = u64::from(header.e_shnum(endian));
+    let table_end = shnum
+        .checked_mul(SHDR_SIZE)
+        .and_then(|size| size.checked_add(shoff));
+    if shoff == 0 || shnum == 0 {
+        return Err(CubinError::new(
+            0x28,
+            ELF_HEADER,
+            "the file has no section headers",
+        ));
+    }
+    if usize::from(header.e_shentsize(endian)) != SHDR_SIZE as usize {
+        return Err(CubinError::new(
+            0x3a,
+            ELF_HEADER,
+            format!(
+                "e_shentsize {} is not the {SHDR_SIZE} bytes of an ELF64 section header",
+                header.e_shentsize(endian)
+            ),
+        ));
+    }
+    if table_end.is_none_or(|end| end > bytes.len() as u64) {
+        return Err(CubinError::new(
+            shoff,
+            SECTION_HEADERS,
+            format!(
+                "{shnum} section headers of {SHDR_SIZE} bytes from byte {shoff:#x} run past the \
+                 end of the {}-byte file",
+                bytes.len()
+            ),
+        ));
+    }
+    let table: SectionTable<'data, Elf, &'data [u8]> = header
+        .sections(endian, bytes)
+        .map_err(|e| CubinError::new(shoff, SECTION_HEADERS, e.to_string()))?;
+    let mut sections = Vec::with_capacity(table.len());
+    for (index, section) in table.enumerate() {
+        let header_offset = shoff + index.0 as u64 * SHDR_SIZE;
+        let name = table.section_name(endian, section).map_err(|e| {
+            CubinError::new(
+                header_offset,
+                format!("section {}", index.0),
+                format!("section name: {e}"),
+            )
+        })?;
+        let name = std::str::from_utf8(name).map_err(|_| {
+            CubinError::new(
+                header_offset,
+                format!("section {}", index.0),
+                "the section name is not UTF-8",
+            )
+        })?;
+        let offset = section.sh_offset(endian);
+        let size = section.sh_size(endian);
+        let nobits =
+            section.sh_type(endian) == elf::SHT_NOBITS || section.sh_type(endian) == elf::SHT_NULL;
+        let data = if nobits {
+            &[][..]
+        } else {
+            offset
+                .checked_add(size)
+                .filter(|&end| end <= bytes.len() as u64)
+                .map(|end| &bytes[offset as usize..end as usize])
+                .ok_or_else(|| {
+                    CubinError::new(
+                        header_offset,
+                        name,
+                        format!(
+                            "its {size} bytes at {offset:#x} (sh_offset, sh_size) run past the \
+                             end of the {}-byte file",
+                            bytes.len()
+                        ),
+                    )
+                })?
+        };
+        sections.push(Section {
+            name: name.to_string(),
+            header: section,
+            offset,
+            size,
+            data,
+            nobits,
+        });
+    }
+    Ok(sections)
+}
+
+fn find<'a, 'data>(sections: &'a [Section<'data>], name: &str) -> Option<&'a Section<'data>> {
+    sections.iter().find(|s| s.name == name)
+}
+
+/// A symbol's name, checked to be UTF-8.
+fn symbol_name<'data>(
+    symbols: &SymbolTable<'data, Elf, &'data [u8]>,
+    sections: &[Section<'_>],
+    symbol: &elf::Sym64<LittleEndian>,
+) -> Result<String, CubinError> {
+    let endian = LittleEndian;
+    let strtab = sections.get(symbols.string_section().0);
+    let strtab_name = strtab.map_or(".strtab", |s| s.name.as_str());
+    let name_offset = strtab.map_or(0, |s| s.offset) + u64::from(symbol.st_name(endian));
+    let name = symbols
+        .symbol_name(endian, symbol)
+        .map_err(|e| CubinError::new(name_offset, strtab_name, format!("symbol name: {e}")))?;
+    std::str::from_utf8(name)
+        .map(str::to_string)
+        .map_err(|_| CubinError::new(name_offset, strtab_name, "a symbol name is not UTF-8"))
+}
+
+/// The contents of a constant bank section (zeros for a `NOBITS` one), at most 64 KiB.
+fn constant_bank(section: &Section<'_>) -> Result<Vec<u8>, CubinError> {
+    if section.size > MAX_CONST_BANK {
+        return Err(CubinError::new(
+            section.offset,
+            &section.name,
+            format!(
+                "{} bytes do not fit in a {MAX_CONST_BANK}-byte constant bank",
+                section.size
+            ),
+        ));
+    }
+    Ok(if section.nobits {
+        vec![0; section.size as usize]
+    } else {
+        section.data.to_vec()
+    })
+}
+
+/// The records of an `.nv.info` section, each checked to lie inside it.
+fn info_records<'data>(section: &Section<'data>) -> Result<Vec<InfoRecord<'data>>, CubinError> {
+    let data = section.data;
+    let mut records = Vec::new();
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let offset = section.offset + pos as u64;
+        let Some(head) = data.get(pos..pos + 4) else {
+            return Err(CubinError::new(
+                offset,
+                &section.name,
+                format!(
+                    "a record head of 4 bytes runs past the end of the section ({} bytes left)",
+                    data.len() - pos
+                ),
+            ));
+        };
+        let (format, attr) = (head[0], head[1]);
+        let value = u16::from_le_bytes([head[2], head[3]]);
+        pos += 4;
+        let payload = match format {
+            EIFMT_NVAL | EIFMT_BVAL | EIFMT_HVAL => &[][..],
+            EIFMT_SVAL => {
+                let end = pos + usize::from(value);
+                let payload = data.get(pos..end).ok_or_else(|| {
+                    CubinError::new(
+                        offset,
+                        &section.name,
+                        format!(
+                            "attribute {attr:#04x}: its {value} bytes run past the end of the \
+                             section ({} bytes left)",
+                            data.len() - pos
+                        ),
+                    )
+                })?;
+                pos = end;
+                payload
+            }
+            _ => {
+                return Err(CubinError::new(
+                    offset,
+                    &section.name,
+                    format!("attribute {attr:#04x}: unknown record format {format:#04x}"),
+                ))
+            }
+        };
+        records.push(InfoRecord {
+            offset,
+            format,
+            attr,
+            value,
+            payload,
+        });
+    }
+    Ok(records)
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]])
+}
+
+/// Checks that a record is `EIFMT_SVAL` with a payload of `len` bytes (or, with `multiple`, a
+/// multiple of `len` bytes).
+fn expect_payload(
+    section: &Section<'_>,
+    record: &InfoRecord<'_>,
+    what: &str,
+    len: usize,
+    multiple: bool,
+) -> Result<(), CubinError> {
+    let fits = if multiple {
+        record.payload.len().is_multiple_of(len)
+    } else {
+        record.payload.len() == len
+    };
+    if record.format == EIFMT_SVAL && fits {
+        Ok(())
+    } else {
+        let expected = if multiple {
+            format!("a multiple of {len} bytes")
+        } else {
+            format!("{len} bytes")
+        };
+        Err(CubinError::new(
+            record.offset,
+            &section.name,
+            format!(
+                "{what} ({:#04x}): expected a payload (format 0x04) of {expected}, found format \
+                 {:#04x} with {} bytes",
+                record.attr,
+                record.format,
+                record.payload.len()
+            ),
+        ))
+    }
+}
+
+/// A stack size attribute (`[u32 symbol, u32 bytes]`) for the symbol `symbol`, if it is one.
+fn stack_size(
+    section: &Section<'_>,
+    record: &InfoRecord<'_>,
+    symbol: SymbolIndex,
+) -> Result<Option<u32>, CubinError> {
+    let what = match record.attr {
+        EIATTR_FRAME_SIZE => "EIATTR_FRAME_SIZE",
+        EIATTR_MIN_STACK_SIZE => "EIATTR_MIN_STACK_SIZE",
+        EIATTR_MAX_STACK_SIZE => "EIATTR_MAX_STACK_SIZE",
+        _ => return Ok(None),
+    };
+    expect_payload(section, record, what, 8, false)?;
+    let owner = u32_at(record.payload, 0);
+    Ok((owner as usize == symbol.0).then(|| u32_at(record.payload, 4)))
+}
+
+/// Everything about one kernel, from its `.text.NAME` and the sections named after it.
+fn read_kernel(
+    sections: &[Section<'_>],
+    text_index: usize,
+    symbol: SymbolIndex,
+    name: String,
+    global_info: &[InfoRecord<'_>],
+) -> Result<Kernel, CubinError> {
+    let endian = LittleEndian;
+    let text = &sections[text_index];
+    if text.header.sh_type(endian) != elf::SHT_PROGBITS {
+        return Err(CubinError::new(
+            text.offset,
+            &text.name,
+            "the kernel's code section is not PROGBITS",
+        ));
+    }
+    if !text.data.len().is_multiple_of(8) {
+        return Err(CubinError::new(
+            text.offset,
+            &text.name,
+            format!(
+                "{} bytes of code are not a whole number of 8-byte instruction words",
+                text.data.len()
+            ),
+        ));
+    }
+    let registers = text.header.sh_info(endian) >> 24;
+
+    let shared_bytes = match find(sections, &format!(".nv.shared.{name}")) {
+        Some(shared) => u32::try_from(shared.size).map_err(|_| {
+            CubinError::new(
+                shared.offset,
+                &shared.name,
+                format!(
+                    "{} bytes of shared memory do not fit in 32 bits",
+                    shared.size
+                ),
+            )
+        })?,
+        None => 0,
+    };
+    let const2 = match find(sections, &format!(".nv.constant2.{name}")) {
+        Some(s) => constant_bank(s)?,
+        None => Vec::new(),
+    };
+
+    let mut local_bytes = 0u32;
+    if let Some(global) = find(sections, ".nv.info") {
+        for record in global_info {
+            if let Some(bytes) = stack_size(global, record, symbol)? {
+                local_bytes = local_bytes.max(bytes);
+            }
+        }
+    }
+
+    let mut cbank: Option<(u32, u32)> = None;
+    let mut cbank_param_size: Option<u32> = None;
+    let mut kparam_end: Option<u32> = None;
+    let mut exit_offsets = Vec::new();
+    if let Some(info) = find(sections, &format!(".nv.info.{name}")) {
+        for record in info_records(info)? {
+            if let Some(bytes) = stack_size(info, &record, symbol)? {
+                local_bytes = local_bytes.max(bytes);
+            }
+            match record.attr {
+                EIATTR_PARAM_CBANK => {
+                    expect_payload(info, &record, "EIATTR_PARAM_CBANK", 8, false)?;
+                    let offset = u32::from(u16_at(record.payload, 4));
+                    let size = u32::from(u16_at(record.payload, 6));
+                    cbank = Some((offset, size));
+                }
+                EIATTR_CBANK_PARAM_SIZE => {
+                    if record.format != EIFMT_HVAL {
+                        return Err(CubinError::new(
+                            record.offset,
+                            &info.name,
+                            format!(
+                                "EIATTR_CBANK_PARAM_SIZE (0x19): expected an inline 16-bit value \
+                                 (format 0x03), found format {:#04x}",
+                                record.format
+                            ),
+                        ));
+                    }
+                    cbank_param_size = Some(u32::from(record.value));
+                }
+                EIATTR_KPARAM_INFO => {
+                    expect_payload(info, &record, "EIATTR_KPARAM_INFO", 12, false)?;
+                    let offset = u32::from(u16_at(record.payload, 6));
+                    let size = u32_at(record.payload, 8) >> 18;
+                    let end = offset + size;
+                    kparam_end = Some(kparam_end.map_or(end, |e| e.max(end)));
+                }
+                EIATTR_EXIT_INSTR_OFFSETS => {
+                    expect_payload(info, &record, "EIATTR_EXIT_INSTR_OFFSETS", 4, true)?;
+                    exit_offsets.extend(record.payload.chunks_exact(4).map(|w| u32_at(w, 0)));
+                }
+                _ => {}
+            }
+        }
+    }
+    let param_bytes = cbank
+        .map(|(_, size)| size)
+        .or(cbank_param_size)
+        .or(kparam_end);
+    let param_offset = cbank.map_or(DEFAULT_PARAM_OFFSET, |(offset, _)| offset);
+
+    Ok(Kernel {
+        name,
+        code: text.data.to_vec(),
+        code_offset: text.offset,
+        registers,
+        shared_bytes,
+        local_bytes,
+        const2,
+        param_bytes,
+        param_offset,
+        exit_offsets,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VADD: &[u8] = include_bytes!("../tests/cubin/vadd.cubin");
+    const MEMORY: &[u8] = include_bytes!("../tests/cubin/memory.cubin");
+    const CONSTS: &[u8] = include_bytes!("../tests/cubin/consts.cubin");
+    const REDUCE: &[u8] = include_bytes!("../tests/cubin/reduce.cubin");
+    const ARITH: &[u8] = include_bytes!("../tests/cubin/arith.cubin");
+    const STACK: &[u8] = include_bytes!("../tests/cubin/stack.cubin");
+    const CALLS: &[u8] = include_bytes!("../tests/cubin/calls.cubin");
+
+    const ALL: [(&str, &[u8]); 7] = [
+        ("vadd", VADD),
+        ("memory", MEMORY),
+        ("consts", CONSTS),
+        ("reduce", REDUCE),
+        ("arith", ARITH),
+        ("stack", STACK),
+        ("calls", CALLS),
+    ];
+
+    fn parse(bytes: &[u8]) -> Cubin {
+        Cubin::parse(bytes).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn names(cubin: &Cubin) -> Vec<&str> {
+        cubin.kernels.iter().map(|k| k.name.as_str()).collect()
+    }
+
+    #[test]
+    fn every_fixture_is_sm_50_with_whole_words_of_code() {
+        for (file, bytes) in ALL {
+            let cubin = parse(bytes);
+            assert_eq!(cubin.arch, 50, "{file}");
+            assert!(!cubin.kernels.is_empty(), "{file}");
+            for kernel in &cubin.kernels {
+                assert!(!kernel.code.is_empty(), "{file} {}", kernel.name);
+                assert_eq!(kernel.code.len() % 8, 0, "{file} {}", kernel.name);
+                assert_eq!(kernel.param_offset, 0x140, "{file} {}", kernel.name);
+                assert!(kernel.registers > 0, "{file} {}", kernel.name);
+                assert!(!kernel.exit_offsets.is_empty(), "{file} {}", kernel.name);
+                for &exit in &kernel.exit_offsets {
+                    assert!(
+                        (exit as usize) < kernel.code.len(),
+                        "{file} {}",
+                        kernel.name
+                    );
+                    assert_eq!(exit % 8, 0, "{file} {}", kernel.name);
+                }
+                let start = kernel.code_offset as usize;
+                assert_eq!(
+                    &bytes[start..start + kernel.code.len()],
+                    kernel.code.as_slice()
+                );
+                assert!(kernel.const2.is_empty(), "{file} {}", kernel.name);
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_names_and_lookup() {
+        let vadd = parse(VADD);
+        assert_eq!(names(&vadd), ["vadd"]);
+        assert_eq!(vadd.kernel(None).unwrap().name, "vadd");
+        assert_eq!(vadd.kernel(Some("vadd")).unwrap().name, "vadd");
+        let missing = vadd.kernel(Some("vsub")).unwrap_err();
+        assert!(
+            missing.contains("vsub") && missing.contains("vadd"),
+            "{missing}"
+        );
+
+        let memory = parse(MEMORY);
+        assert_eq!(names(&memory), ["generic", "sizes", "gather"]);
+        let which = memory.kernel(None).unwrap_err();
+        for name in ["generic", "sizes", "gather"] {
+            assert!(which.contains(name), "{which}");
+            assert_eq!(memory.kernel(Some(name)).unwrap().name, name);
+        }
+        assert_eq!(names(&parse(ARITH)), ["carry128", "mul", "diverge"]);
+        assert_eq!(names(&parse(CONSTS)), ["consts"]);
+        assert_eq!(names(&parse(REDUCE)), ["reduce"]);
+        assert_eq!(names(&parse(STACK)), ["stack"]);
+        // The device subroutines `$calls$twice` (global) and `$calls$thrice` are functions but
+        // not entry points.
+        assert_eq!(names(&parse(CALLS)), ["calls"]);
+
+        let empty = Cubin {
+            arch: 50,
+            kernels: Vec::new(),
+            const3: Vec::new(),
+        };
+        assert!(empty.kernel(None).unwrap_err().contains("no kernels"));
+    }
+
+    #[test]
+    fn registers_shared_and_local_memory() {
+        // Register counts as ptxas 12.9 assigned them (also EIATTR_REGCOUNT in .nv.info).
+        let expect = [
+            (VADD, "vadd", 8),
+            (MEMORY, "generic", 12),
+            (MEMORY, "sizes", 24),
+            (MEMORY, "gather", 8),
+            (ARITH, "carry128", 16),
+            (ARITH, "mul", 10),
+            (ARITH, "diverge", 9),
+            (CONSTS, "consts", 19),
+            (REDUCE, "reduce", 7),
+            (STACK, "stack", 32),
+        ];
+        for (bytes, name, registers) in expect {
+            let cubin = parse(bytes);
+            assert_eq!(
+                cubin.kernel(Some(name)).unwrap().registers,
+                registers,
+                "{name}"
+            );
+        }
+        let reduce = parse(REDUCE);
+        // 256 u32 words of `sdata`.
+        assert_eq!(reduce.kernels[0].shared_bytes, 1024);
+        assert_eq!(reduce.kernels[0].local_bytes, 0);
+        let memory = parse(MEMORY);
+        assert_eq!(memory.kernel(Some("generic")).unwrap().shared_bytes, 512);
+        assert_eq!(memory.kernel(Some("sizes")).unwrap().shared_bytes, 0);
+        // 64 u32 words of `.local` array.
+        let stack = parse(STACK);
+        assert_eq!(stack.kernels[0].local_bytes, 256);
+        assert_eq!(stack.kernels[0].shared_bytes, 0);
+    }
+
+    #[test]
+    fn parameter_sizes() {
+        let expect = [
+            (VADD, "vadd", 28),      // u64 a, b, c; u32 n
+            (MEMORY, "gather", 28),  // u64 table, idx, out; u32 n
+            (MEMORY, "sizes", 16),   // u64 src, dst
+            (MEMORY, "generic", 12), // u64 data; u32 flag
+            (ARITH, "carry128", 24), // u64 a, b, out
+            (ARITH, "mul", 12),      // u64 data; u32 k
+            (ARITH, "diverge", 8),   // u64 out
+            (CONSTS, "consts", 8),   // u64 out
+            (REDUCE, "reduce", 16),  // u64 in, out
+            (STACK, "stack", 8),     // u64 data
+            (CALLS, "calls", 8),     // u64 data
+        ];
+        for (bytes, name, size) in expect {
+            let cubin = parse(bytes);
+            let kernel = cubin.kernel(Some(name)).unwrap();
+            assert_eq!(kernel.param_bytes, Some(size), "{name}");
+            assert_eq!(kernel.param_offset, DEFAULT_PARAM_OFFSET, "{name}");
+        }
+    }
+
+    #[test]
+    fn exit_offsets_point_at_exit_instructions() {
+        // On Maxwell, EXIT is opcode 0xe30 in the top 12 bits of the instruction word.
+        for (file, bytes) in ALL {
+            for kernel in parse(bytes).kernels {
+                for &exit in &kernel.exit_offsets {
+                    let at = exit as usize;
+                    let word = u64::from_le_bytes(kernel.code[at..at + 8].try_into().unwrap());
+                    assert_eq!(word >> 52, 0xe30, "{file} {} at {exit:#x}", kernel.name);
+                }
+            }
+        }
+        assert_eq!(parse(VADD).kernels[0].exit_offsets.len(), 2);
+    }
+
+    #[test]
+    fn const3_holds_the_ptx_initialisers() {
+        let consts = parse(CONSTS);
+        let words: Vec<u32> = consts
+            .const3
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+            .collect();
+        // ctab (16 words) then ktab (8 words), as written in tests/cubin/consts.ptx.
+        let expect: [u32; 24] = [
+            0x03020100, 0x07060504, 0x0b0a0908, 0x0f0e0d0c, //
+            0xdeadbeef, 0xcafef00d, 0x12345678, 0x9abcdef0, //
+            0x00000001, 0xffffffff, 0x80000000, 0x7fffffff, //
+            0x11111111, 0x22222222, 0x33333333, 0x44444444, //
+            1, 2, 3, 5, 8, 13, 21, 34,
+        ];
+        assert_eq!(words, expect);
+        assert!(parse(VADD).const3.is_empty());
+    }
+
+    #[test]
+    fn param_cbank_agrees_with_kparam_info_and_regcount() {
+        // The three sources of the parameter size agree, and EIATTR_REGCOUNT equals sh_info >> 24.
+        for (file, bytes) in ALL {
+            let endian = LittleEndian;
+            let header = check_header(bytes).unwrap();
+            let sections = read_sections(header, bytes).unwrap();
+            let global = find(&sections, ".nv.info").unwrap();
+            let global_records = info_records(global).unwrap();
+            for section in &sections {
+                let Some(kernel) = section.name.strip_prefix(".nv.info.") else {
+                    continue;
+                };
+                let records = info_records(section).unwrap();
+                let cbank = records
+                    .iter()
+                    .find(|r| r.attr == EIATTR_PARAM_CBANK)
+                    .unwrap();
+                let size = u16_at(cbank.payload, 6);
+                let hval = records
+                    .iter()
+                    .find(|r| r.attr == EIATTR_CBANK_PARAM_SIZE)
+                    .unwrap();
+                assert_eq!(hval.value, size, "{file} {kernel}");
+                let kparam_end = records
+                    .iter()
+                    .filter(|r| r.attr == EIATTR_KPARAM_INFO)
+                    .map(|r| u16_at(r.payload, 6) as u32 + (u32_at(r.payload, 8) >> 18))
+                    .max()
+                    .unwrap();
+                assert_eq!(kparam_end, u32::from(size), "{file} {kernel}");
+
+                let text = find(&sections, &format!(".text.{kernel}")).unwrap();
+                let sh_info = text.header.sh_info(endian);
+                let symbol = sh_info & 0xff_ffff;
+                let regcount = global_records
+                    .iter()
+                    .find(|r| r.attr == EIATTR_REGCOUNT && u32_at(r.payload, 0) == symbol)
+                    .unwrap();
+                assert_eq!(
+                    u32_at(regcount.payload, 4),
+                    sh_info >> 24,
+                    "{file} {kernel}"
+                );
+            }
+        }
+    }
+
+    fn section_header_offset(bytes: &[u8], name: &str) -> usize {
+        let header = check_header(bytes).unwrap();
+        let sections = read_sections(header, bytes).unwrap();
+        let index = sections.iter().position(|s| s.name == name).unwrap();
+        shoff(header) as usize + index * SHDR_SIZE as usize
+    }
+
+    fn patched(bytes: &[u8], at: usize, new: &[u8]) -> Vec<u8> {
+        let mut copy = bytes.to_vec();
+        copy[at..at + new.len()].copy_from_slice(new);
+        copy
+    }
+
+    #[test]
+    fn truncated_files_are_errors() {
+        for len in [
+            0,
+            1,
+            4,
+            16,
+            63,
+            64,
+            65,
+            0x100,
+            VADD.len() / 2,
+            VADD.len() - 1,
+        ] {
+            let err = Cubin::parse(&VADD[..len]).unwrap_err();
+            assert!(!err.section.is_empty(), "{len}: {err}");
+        }
+        let err = Cubin::parse(&VADD[..40]).unwrap_err();
+        assert_eq!(err.section, "ELF header");
+        assert!(
+            err.to_string().starts_with("byte 0x28: ELF header: "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn wrong_kind_of_file_is_an_error() {
+        let err = Cubin::parse(&patched(VADD, 18, &[62, 0])).unwrap_err();
+        assert_eq!((err.offset, err.section.as_str()), (18, "ELF header"));
+        assert!(err.message.contains("EM_CUDA"), "{err}");
+
+        let err = Cubin::parse(&patched(VADD, 4, &[1])).unwrap_err();
+        assert_eq!(err.offset, 4, "{err}");
+        let err = Cubin::parse(&patched(VADD, 5, &[2])).unwrap_err();
+        assert_eq!(err.offset, 5, "{err}");
+        let err = Cubin::parse(&patched(VADD, 0, b"\x7fELG")).unwrap_err();
+        assert_eq!(err.offset, 0, "{err}");
+
+        // sm_75 in the old layout; sm_50 in the ABI-version-8 layout is read from bits 8..15.
+        let err = Cubin::parse(&patched(VADD, 0x30, &[75])).unwrap_err();
+        assert!(err.message.contains("sm_75"), "{err}");
+        let mut v8 = patched(VADD, 0x30, &[0x00, 50, 0x32, 0x00]);
+        v8[8] = 8;
+        assert_eq!(parse(&v8).arch, 50);
+        let old_layout_sm_52 = patched(VADD, 0x30, &[52]);
+        assert_eq!(parse(&old_layout_sm_52).arch, 52);
+    }
+
+    #[test]
+    fn inconsistent_sections_are_errors() {
+        // .text.vadd's sh_offset (at byte 0x18 of its section header) pointed past the file.
+        let header = section_header_offset(VADD, ".text.vadd");
+        let bad = patched(VADD, header + 0x18, &0xffff_fff0u64.to_le_bytes());
+        let err = Cubin::parse(&bad).unwrap_err();
+        assert_eq!(
+            (err.offset, err.section.as_str()),
+            (header as u64, ".text.vadd"),
+            "{err}"
+        );
+
+        // An offset with its top bit flipped (overflows when the size is added).
+        let mut flipped = VADD.to_vec();
+        flipped[header + 0x18 + 7] ^= 0x80;
+        assert_eq!(Cubin::parse(&flipped).unwrap_err().section, ".text.vadd");
+
+        // .text size not a multiple of 8.
+        let size = u64::from_le_bytes(VADD[header + 0x20..header + 0x28].try_into().unwrap());
+        let bad = patched(VADD, header + 0x20, &(size - 4).to_le_bytes());
+        let err = Cubin::parse(&bad).unwrap_err();
+        assert_eq!(err.section, ".text.vadd");
+        assert!(err.message.contains("8-byte"), "{err}");
+
+        // .nv.info.vadd one byte shorter: its last record runs past the section.
+        let header = section_header_offset(VADD, ".nv.info.vadd");
+        let size = u64::from_le_bytes(VADD[header + 0x20..header + 0x28].try_into().unwrap());
+        let bad = patched(VADD, header + 0x20, &(size - 1).to_le_bytes());
+        let err = Cubin::parse(&bad).unwrap_err();
+        assert_eq!(err.section, ".nv.info.vadd", "{err}");
+
+        // A record with an unknown format.
+        let info = find_section(VADD, ".nv.info.vadd");
+        let bad = patched(VADD, info, &[0x09]);
+        let err = Cubin::parse(&bad).unwrap_err();
+        assert_eq!(
+            (err.offset, err.section.as_str()),
+            (info as u64, ".nv.info.vadd")
+        );
+
+        // The kernel's name in .strtab made invalid UTF-8.
+        let strtab = find_section(VADD, ".strtab");
+        let at = strtab + memmem(&VADD[strtab..], b"\0vadd\0").unwrap() + 1;
+        let bad = patched(VADD, at, &[0xff]);
+        let err = Cubin::parse(&bad).unwrap_err();
+        assert!(err.message.contains("UTF-8"), "{err}");
+
+        // The section header table past the end of the file.
+        let bad = patched(VADD, 0x28, &(VADD.len() as u64 - 8).to_le_bytes());
+        assert_eq!(Cubin::parse(&bad).unwrap_err().section, "section headers");
+    }
+
+    fn find_section(bytes: &[u8], name: &str) -> usize {
+        let header = check_header(bytes).unwrap();
+        let sections = read_sections(header, bytes).unwrap();
+        sections.iter().find(|s| s.name == name).unwrap().offset as usize
+    }
+
+    fn memmem(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+        haystack.windows(needle.len()).position(|w| w == needle)
+    }
+
+    #[test]
+    fn truncation_at_every_97th_length_is_an_error() {
+        for (_, bytes) in ALL {
+            for len in (0..bytes.len()).step_by(97) {
+                // ptxas writes the program headers last, so every cut is noticed.
+                assert!(Cubin::parse(&bytes[..len]).is_err(), "{len}");
+            }
+        }
+    }
+
+    #[test]
+    fn single_byte_corruption_never_panics() {
+        // Every byte of one three-kernel file, set in turn to a few values.
+        for at in 0..MEMORY.len() {
+            for value in [0x00, 0x7f, 0xff] {
+                let _ = Cubin::parse(&patched(MEMORY, at, &[value]));
+            }
+        }
+    }
+}
