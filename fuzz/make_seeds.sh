@@ -6,13 +6,14 @@
 #                 under tests/traces, and each of those programs cut into single lines
 #   dxbc          every DXBC listing and container under tests/dxbc and examples, and the inline
 #                 DXBC programs of the traces
+#   cubin         every tests/cubin/*.cubin (ptxas output)
 #   differential  pseudo-random inputs of 16 to 4096 bytes (fixed seed), every profile and JIT
 #                 variant, so that the first inputs already make long programs
 # Needs bash and python3 (3.11 or later, for tomllib). Existing seeds are replaced.
 set -euo pipefail
 cd "$(dirname "$0")"
 rm -rf seeds
-mkdir -p seeds/trace seeds/sass seeds/dxbc seeds/differential
+mkdir -p seeds/trace seeds/sass seeds/dxbc seeds/cubin seeds/differential
 python3 - <<'EOF'
 import pathlib, random, tomllib
 
@@ -34,6 +35,8 @@ for t in traces:
 for pattern in ("tests/dxbc/*.asm", "tests/dxbc/*.cso", "examples/*.asm", "examples/*.cso"):
     for f in sorted(root.glob(pattern)):
         (seeds / "dxbc" / str(f.relative_to(root)).replace("/", "_")).write_bytes(f.read_bytes())
+for f in sorted(root.glob("tests/cubin/*.cubin")):
+    (seeds / "cubin" / f.name).write_bytes(f.read_bytes())
 for name, code in programs:
     if any(code.lstrip().startswith(v) for v in ("cs_", "ps_", "vs_")):
         (seeds / "dxbc" / f"{name}.asm").write_text(code)

@@ -1,0 +1,28 @@
+//! The cubin loader from arbitrary bytes: `warpjit::cubin::Cubin::parse` returns a cubin or a
+//! `CubinError` (which renders), never panics; for a cubin that reads, `kernel(None)` returns the
+//! only kernel or an error listing the kernels, and every kernel's code is whole 8-byte words.
+//!
+//! Run (nightly): `cargo +nightly fuzz run cubin fuzz/corpus/cubin fuzz/seeds/cubin` (see
+//! fuzz/README.md).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use warpjit::cubin::Cubin;
+
+fuzz_target!(|data: &[u8]| {
+    match Cubin::parse(data) {
+        Ok(cubin) => {
+            match cubin.kernel(None) {
+                Ok(kernel) => assert_eq!(cubin.kernels[0].name, kernel.name),
+                Err(message) => assert!(cubin.kernels.len() != 1, "{message}"),
+            }
+            for kernel in &cubin.kernels {
+                assert_eq!(kernel.code.len() % 8, 0, "{}", kernel.name);
+                assert!(cubin.kernel(Some(&kernel.name)).is_ok());
+            }
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+});
