@@ -533,7 +533,9 @@ fn symbol_name<'data>(
     let endian = LittleEndian;
     let strtab = sections.get(symbols.string_section().0);
     let strtab_name = strtab.map_or(".strtab", |s| s.name.as_str());
-    let name_offset = strtab.map_or(0, |s| s.offset) + u64::from(symbol.st_name(endian));
+    let name_offset = strtab
+        .map_or(0, |s| s.offset)
+        .saturating_add(u64::from(symbol.st_name(endian)));
     let name = symbols
         .symbol_name(endian, symbol)
         .map_err(|e| CubinError::new(name_offset, strtab_name, format!("symbol name: {e}")))?;

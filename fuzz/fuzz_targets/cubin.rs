@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
             }
             for kernel in &cubin.kernels {
                 assert_eq!(kernel.code.len() % 8, 0, "{}", kernel.name);
-                assert!(cubin.kernel(Some(&kernel.name)).is_ok());
+                assert!(cubin.kernel(Some(kernel.name.as_str())).is_ok());
             }
         }
         Err(e) => {
