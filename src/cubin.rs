@@ -908,7 +908,7 @@ mod tests {
             (ARITH, "carry128", 16),
             (ARITH, "mul", 10),
             (ARITH, "diverge", 9),
-            (CONSTS, "consts", 19),
+            (CONSTS, "consts", 21),
             (REDUCE, "reduce", 7),
             (STACK, "stack", 32),
         ];
