@@ -27,6 +27,7 @@ pub mod gentrace;
 pub mod interp;
 pub mod ir;
 pub mod jit;
+pub mod maxwell;
 pub mod runner;
 pub mod sass;
 pub mod semantics;

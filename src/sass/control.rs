@@ -85,6 +85,13 @@ impl Control {
             _ => None,
         }
     }
+
+    /// Replaces the branch target (no effect on an instruction without one).
+    pub fn set_target(&mut self, t: Target) {
+        if let ControlKind::Bra { target, .. } | ControlKind::Push { target, .. } = &mut self.kind {
+            *target = t;
+        }
+    }
 }
 
 /// The SASS mnemonic that pushes an entry of `region`: `SSY`, `PBK`, `PCNT`.

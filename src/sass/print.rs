@@ -61,22 +61,24 @@ fn cc_suffix(c: Cond) -> String {
     c.cc.map(|cc| format!(" {cc}")).unwrap_or_default()
 }
 
-/// Prints a program as SASS text that [`parse_program`](super::parse_program) parses back to an
-/// equal program (source locations aside): labels on their own lines, every instruction with its
-/// `/*pc*/` address comment, branch targets as labels or absolute addresses. Implicit
-/// fall-throughs and the implicit final exit print nothing.
-///
-/// Programs the parser cannot produce (an implicit jump to a block other than the next one)
-/// print as a `BRA` without an address comment. A program holding an op without a SASS spelling
-/// is an [`Unspelled`] error.
-pub fn print_program(p: &Program) -> Result<String, Unspelled> {
-    let mut s = String::new();
+/// One line of a printed program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A label definition (`name:`).
+    Label(String),
+    /// An instruction's text (guard and op, no `;`) and its pc; `None` for a `BRA` the
+    /// parser would not have made (an implicit jump to a block other than the next one).
+    Inst(Option<u32>, String),
+}
+
+/// The lines of [`print_program`]: labels and instructions in program order, each instruction
+/// with its pc. Implicit fall-throughs and the implicit final exit are not lines.
+pub fn program_lines(p: &Program) -> Result<Vec<Line>, Unspelled> {
+    let mut out = Vec::new();
     for (bi, b) in p.blocks.iter().enumerate() {
-        for l in &b.labels {
-            let _ = writeln!(s, "{l}:");
-        }
+        out.extend(b.labels.iter().cloned().map(Line::Label));
         for i in &b.insts {
-            let _ = writeln!(s, "        /*{:04x}*/ {};", i.pc, print_inst(i)?);
+            out.push(Line::Inst(Some(i.pc), print_inst(i)?));
         }
         let (pc, text) = match b.term {
             Terminator::Jump {
@@ -116,14 +118,27 @@ pub fn print_program(p: &Program) -> Result<String, Unspelled> {
                 (Some(pc), format!("{}BAR.SYNC {id:#x}", cond.guard))
             }
         };
-        match pc {
-            Some(pc) => {
-                let _ = writeln!(s, "        /*{pc:04x}*/ {text};");
-            }
-            None => {
-                let _ = writeln!(s, "        {text};");
-            }
-        }
+        out.push(Line::Inst(pc, text));
+    }
+    Ok(out)
+}
+
+/// Prints a program as SASS text that [`parse_program`](super::parse_program) parses back to an
+/// equal program (source locations aside): labels on their own lines, every instruction with its
+/// `/*pc*/` address comment, branch targets as labels or absolute addresses. Implicit
+/// fall-throughs and the implicit final exit print nothing.
+///
+/// Programs the parser cannot produce (an implicit jump to a block other than the next one)
+/// print as a `BRA` without an address comment. A program holding an op without a SASS spelling
+/// is an [`Unspelled`] error.
+pub fn print_program(p: &Program) -> Result<String, Unspelled> {
+    let mut s = String::new();
+    for line in program_lines(p)? {
+        let _ = match line {
+            Line::Label(l) => writeln!(s, "{l}:"),
+            Line::Inst(Some(pc), text) => writeln!(s, "        /*{pc:04x}*/ {text};"),
+            Line::Inst(None, text) => writeln!(s, "        {text};"),
+        };
     }
     Ok(s)
 }

@@ -112,12 +112,20 @@ pub fn single(text: &str, opts: &AsmOptions) -> Result<ParsedInst, AsmError> {
     }
 }
 
-/// One instruction of the listing.
-struct Item {
-    p: ParsedInst,
-    addr: Option<u32>,
-    tloc: Option<SrcLoc>,
+/// One instruction of a listing, as [`assemble`] takes it.
+#[derive(Clone, Debug)]
+pub struct Item {
+    /// The instruction (its pc is set by [`assemble`]).
+    pub p: ParsedInst,
+    /// Its address, when the listing gives one (`/*0008*/`, or a binary's offset).
+    pub addr: Option<u32>,
+    /// Where its branch target is written, if it has one.
+    pub tloc: Option<SrcLoc>,
 }
+
+/// A label: its name, where it is defined, and the index of the instruction it names (the
+/// number of instructions for a label at the end).
+pub type Label = (String, SrcLoc, usize);
 
 /// Whether a control instruction lets some lanes continue to the next block.
 fn needs_next(c: &Control) -> bool {
@@ -132,7 +140,7 @@ fn needs_next(c: &Control) -> bool {
 /// Assembles a listing into a [`Program`].
 pub fn build(text: &str, opts: &AsmOptions) -> Result<Program, AsmError> {
     let mut items: Vec<Item> = Vec::new();
-    let mut labels: Vec<(String, SrcLoc, usize)> = Vec::new();
+    let mut labels: Vec<Label> = Vec::new();
     for s in statements(&lex(text)?)? {
         match s {
             Stmt::Label((name, loc)) => {
@@ -148,6 +156,17 @@ pub fn build(text: &str, opts: &AsmOptions) -> Result<Program, AsmError> {
             }
         }
     }
+    assemble(items, labels, opts)
+}
+
+/// Assembles instructions and labels (from a listing's text, or from a binary's decoder) into
+/// a [`Program`]: pcs (from the items' addresses, all or none, else Maxwell's layout), branch
+/// targets resolved to blocks, blocks split at labels, targets and control instructions.
+pub fn assemble(
+    mut items: Vec<Item>,
+    labels: Vec<Label>,
+    opts: &AsmOptions,
+) -> Result<Program, AsmError> {
     let n = items.len();
 
     // pcs.

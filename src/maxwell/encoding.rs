@@ -1,0 +1,874 @@
+//! The Maxwell (SM 5.x) encoding table: which bit patterns of a 64-bit instruction word are which
+//! op, and where each operand field sits.
+//!
+//! Every op of the IR table ([`for_each_op!`](crate::for_each_op)) states its encodings here,
+//! once, through the [`Encoded`] trait (the `maxwell_table!` below implements it for every op;
+//! an op missing from the table is a compile error). An op another front-end introduced has no
+//! encoding (an empty list). Control instructions (BRA, SSY, SYNC, EXIT, BAR, ...) are not ops;
+//! their encodings are [`CONTROL`].
+//!
+//! A [`Form`] is one encoding: the fixed bits (`bits` under `mask`), where its second source
+//! comes from ([`B`]: a register at bit 20, a constant `c[bank][offset]` with the bank at bit 34
+//! and the word offset at bit 20, a 20-bit signed immediate at bit 20 with its sign at bit 56,
+//! or none), and a function that reads the remaining fields into the op. A flag the IR does not
+//! model (`.SAT` on IADD, `.X` on SHL, ...) is refused by name rather than dropped.
+//!
+//! The field positions are public facts about the hardware, documented by envytools
+//! (`envydis/gm107.c`) and Mesa (NAK's `sm50.rs`, codegen's `nv50_ir_emit_gm107.cpp`); this
+//! table is written from those descriptions, and its tests check it against what NVIDIA's
+//! `ptxas` writes (tests/cubin).
+
+use crate::ir::*;
+use crate::sass::ControlKind;
+use crate::sass::Target;
+
+/// One 64-bit instruction word, with accessors for its fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Word(pub u64);
+
+impl Word {
+    /// `n` bits from bit `lo`.
+    pub fn field(self, lo: u32, n: u32) -> u64 {
+        (self.0 >> lo) & ((1u64 << n) - 1)
+    }
+    /// Bit `b`.
+    pub fn bit(self, b: u32) -> bool {
+        self.0 >> b & 1 != 0
+    }
+    /// A register field (8 bits; 255 is RZ).
+    pub fn reg(self, lo: u32) -> Reg {
+        Reg(self.field(lo, 8) as u8)
+    }
+    /// A predicate field (3 bits; 7 is PT).
+    pub fn pred(self, lo: u32) -> Pred {
+        Pred(self.field(lo, 3) as u8)
+    }
+    /// A predicate source with its inversion bit.
+    pub fn psrc(self, lo: u32, not: u32) -> PredSrc {
+        PredSrc {
+            pred: self.pred(lo),
+            neg: self.bit(not),
+        }
+    }
+    /// A predicate destination that is optional in the text: `None` for PT.
+    pub fn opt_pred(self, lo: u32) -> Option<Pred> {
+        Some(self.pred(lo)).filter(|p| !p.is_pt())
+    }
+    /// `n` bits from `lo`, sign-extended.
+    pub fn simm(self, lo: u32, n: u32) -> i64 {
+        let v = self.field(lo, n);
+        ((v << (64 - n)) as i64) >> (64 - n)
+    }
+    /// The 20-bit signed immediate of the ALU forms: 19 bits at 20, the sign at 56.
+    pub fn imm20(self) -> u32 {
+        let v = self.field(20, 19) | (self.field(56, 1) << 19);
+        (((v << 44) as i64) >> 44) as u32
+    }
+    /// The constant operand of the ALU forms: the bank at 34 (5 bits), the word offset at 20
+    /// (14 bits).
+    pub fn cbuf(self) -> ConstRef {
+        ConstRef {
+            bank: self.field(34, 5) as u8,
+            offset: (self.field(20, 14) as u16) << 2,
+        }
+    }
+    /// The instruction's guard: the predicate at 16, inverted by bit 19.
+    pub fn guard(self) -> Guard {
+        Guard(self.psrc(16, 19))
+    }
+}
+
+/// Where a form takes its second source (`Sb`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum B {
+    /// No `Sb` in the shared slot (the form reads its own fields).
+    None,
+    /// A register at bit 20.
+    Reg,
+    /// `c[bank][offset]`: bank at 34, word offset at 20.
+    Const,
+    /// A 20-bit signed immediate: 19 bits at 20, sign at 56.
+    Imm,
+    /// A 16-bit unsigned immediate at 20 (XMAD).
+    U16,
+}
+
+impl B {
+    /// The source this slot holds in `w` (`RZ` for [`B::None`]).
+    pub fn read(self, w: Word) -> Src {
+        match self {
+            B::None => Src::Reg(Reg::RZ),
+            B::Reg => Src::Reg(w.reg(20)),
+            B::Const => Src::Const(w.cbuf()),
+            B::Imm => Src::Imm(w.imm20()),
+            B::U16 => Src::Imm(w.field(20, 16) as u32),
+        }
+    }
+}
+
+/// What a word decodes to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decoded {
+    /// A per-lane op.
+    Op(Op),
+    /// A control instruction; a branch target is an absolute address.
+    Control(ControlKind),
+}
+
+/// Decodes the fields of a word that matched a form: `pc` is the word's address (for branch
+/// targets), `b` the form's second source. An error names what the IR cannot represent.
+pub type DecodeFn = fn(w: Word, pc: u32, b: Src) -> Result<Decoded, String>;
+
+/// One encoding: the word matches when `word & mask == bits`.
+#[derive(Clone, Copy)]
+pub struct Form {
+    /// The mnemonic, as nvdisasm prints it (for messages and coverage).
+    pub mnemonic: &'static str,
+    /// The fixed bits.
+    pub bits: u64,
+    /// Which bits are fixed.
+    pub mask: u64,
+    /// Where `Sb` comes from.
+    pub b: B,
+    /// Reads the other fields.
+    pub decode: DecodeFn,
+}
+
+impl std::fmt::Debug for Form {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({:#018x} under {:#018x}, {:?})",
+            self.mnemonic, self.bits, self.mask, self.b
+        )
+    }
+}
+
+impl Form {
+    /// Whether `w` is in this encoding.
+    pub fn matches(&self, w: Word) -> bool {
+        w.0 & self.mask == self.bits
+    }
+}
+
+/// The Maxwell encodings of an op struct (implemented by `maxwell_table!`, never by hand).
+pub trait Encoded {
+    /// Every form of the op; empty for an op with no Maxwell encoding.
+    const FORMS: &'static [Form];
+}
+
+/// Opcode bits in the top 16 bits of the word.
+const fn op(hi: u16) -> u64 {
+    (hi as u64) << 48
+}
+
+/// The usual masks: the top 13 bits (register and constant forms), the same with bit 56 free
+/// (immediate forms, whose sign sits there), the top 12 bits.
+const M13: u64 = 0xfff8 << 48;
+const M13I: u64 = 0xfef8 << 48;
+const M12: u64 = 0xfff0 << 48;
+const M12I: u64 = 0xfef0 << 48;
+
+/// The three forms of an ALU op whose `Sb` is a register, a constant or an immediate, at
+/// `reg` (register form), `reg - 0x1000` (constant form) and `reg - 0x2400` (immediate form)
+/// as Maxwell lays them out, with the given masks.
+macro_rules! rci {
+    ($name:literal, $reg:expr, $cb:expr, $imm:expr, $m:expr, $mi:expr, $f:expr) => {
+        &[
+            Form {
+                mnemonic: $name,
+                bits: op($reg),
+                mask: $m,
+                b: B::Reg,
+                decode: $f,
+            },
+            Form {
+                mnemonic: $name,
+                bits: op($cb),
+                mask: $m,
+                b: B::Const,
+                decode: $f,
+            },
+            Form {
+                mnemonic: $name,
+                bits: op($imm),
+                mask: $mi,
+                b: B::Imm,
+                decode: $f,
+            },
+        ]
+    };
+}
+
+/// One form.
+macro_rules! form {
+    ($name:literal, $bits:expr, $mask:expr, $b:ident, $f:expr) => {
+        Form {
+            mnemonic: $name,
+            bits: $bits,
+            mask: $mask,
+            b: B::$b,
+            decode: $f,
+        }
+    };
+}
+
+type R = Result<Decoded, String>;
+
+/// Refuses a set flag the IR does not model.
+fn no(w: Word, bit: u32, what: &str) -> Result<(), String> {
+    if w.bit(bit) {
+        Err(format!("{what} is not supported"))
+    } else {
+        Ok(())
+    }
+}
+
+/// Refuses a field that is not the one value the IR models.
+fn only(w: Word, lo: u32, n: u32, want: u64, what: &str) -> Result<(), String> {
+    let v = w.field(lo, n);
+    if v == want {
+        Ok(())
+    } else {
+        Err(format!("{what} {v:#x} is not supported"))
+    }
+}
+
+fn ok(op: impl Into<Op>) -> R {
+    Ok(Decoded::Op(op.into()))
+}
+
+/// Refuses the negation bit (48) on an immediate `Sb`: the text writes a negative immediate as
+/// a value, so a negated one has no spelling.
+fn neg_imm(w: Word, b: Src) -> Result<(), String> {
+    if matches!(b, Src::Imm(_)) && w.bit(48) {
+        Err("a negated immediate operand is not supported".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// The IADD-style pair of negation bits: both set is `.PO` (plus one), as the hardware encodes
+/// it; returns `(po, neg_a, neg_b)`.
+fn negs(w: Word, a: u32, b: u32) -> (bool, bool, bool) {
+    let (na, nb) = (w.bit(a), w.bit(b));
+    if na && nb {
+        (true, false, false)
+    } else {
+        (false, na, nb)
+    }
+}
+
+fn bool_op(v: u64) -> Result<BoolOp, String> {
+    match v {
+        0 => Ok(BoolOp::And),
+        1 => Ok(BoolOp::Or),
+        2 => Ok(BoolOp::Xor),
+        _ => Err(format!("boolean operation {v:#x} is not valid")),
+    }
+}
+
+fn pout(v: u64) -> PredOut {
+    match v {
+        1 => PredOut::T,
+        2 => PredOut::Z,
+        3 => PredOut::Nz,
+        _ => PredOut::None,
+    }
+}
+
+fn lop_fn(v: u64) -> LopFn {
+    match v {
+        0 => LopFn::And,
+        1 => LopFn::Or,
+        2 => LopFn::Xor,
+        _ => LopFn::PassB,
+    }
+}
+
+/// A memory size field (`.U8 .S8 .U16 .S16 .32 .64 .128 [.U.128]`).
+fn mem_size(v: u64, u128_ok: bool) -> Result<MemSize, String> {
+    Ok(match v {
+        0 => MemSize::U8,
+        1 => MemSize::S8,
+        2 => MemSize::U16,
+        3 => MemSize::S16,
+        4 => MemSize::B32,
+        5 => MemSize::B64,
+        6 => MemSize::B128,
+        7 if u128_ok => MemSize::U128,
+        _ => return Err(format!("memory size {v:#x} is not valid here")),
+    })
+}
+
+/// An address `[Ra + imm]` from the register at 8 and an `n`-bit immediate at 20: signed with
+/// a base register, unsigned (absolute) with RZ.
+fn addr(w: Word, n: u32) -> Addr {
+    let base = w.reg(8);
+    if base.is_rz() {
+        Addr {
+            base: None,
+            offset: w.field(20, n) as i32,
+        }
+    } else {
+        Addr {
+            base: Some(base),
+            offset: w.simm(20, n) as i32,
+        }
+    }
+}
+
+/// The condition-code test of BRA, SYNC, EXIT, BRK, CONT (5 bits at 0): 0xf is always.
+fn cc_test(w: Word) -> Result<Option<CcTest>, String> {
+    match w.field(0, 5) {
+        0xf => Ok(None),
+        0x2 => Ok(Some(CcTest::Eq)),
+        0x5 => Ok(Some(CcTest::Ne)),
+        v => Err(format!(
+            "condition-code test {v:#x} is not supported (only CC.EQ and CC.NE)"
+        )),
+    }
+}
+
+/// A pc-relative branch target: 24 signed bits at 20, from the next instruction. A target on
+/// a scheduling word (a multiple of 0x20, where ptxas points branches to the first instruction
+/// of a group) is the instruction after it.
+fn target(w: Word, pc: u32) -> Target {
+    let t = (i64::from(pc) + 8 + w.simm(20, 24)) as u32;
+    Target::Addr(if t.is_multiple_of(0x20) {
+        t.wrapping_add(8)
+    } else {
+        t
+    })
+}
+
+macro_rules! maxwell_table {
+    ($($s:ident => $forms:expr,)*) => {
+        $(
+            impl Encoded for $s {
+                const FORMS: &'static [Form] = $forms;
+            }
+        )*
+
+        /// Every op's forms, in table order.
+        pub fn op_forms() -> impl Iterator<Item = &'static Form> {
+            [$(<$s as Encoded>::FORMS,)*].into_iter().flatten()
+        }
+    };
+}
+
+/// Checks at compile time that every op of the IR table is in [`maxwell_table!`].
+macro_rules! all_ops_encoded {
+    ($($v:ident($s:ident),)*) => {
+        #[allow(dead_code)]
+        const fn _every_op_has_encodings() {
+            $(let _ = <$s as Encoded>::FORMS;)*
+        }
+    };
+}
+crate::for_each_op!(all_ops_encoded);
+
+maxwell_table! {
+    Mov => rci!("MOV", 0x5c98, 0x4c98, 0x3898, M13, M13I, |w, _, b| {
+        only(w, 39, 4, 0xf, "MOV lane mask")?;
+        ok(Mov { d: w.reg(0), b })
+    }),
+    Mov32i => &[form!("MOV32I", op(0x0100), M12, None, |w, _, _| {
+        only(w, 12, 4, 0xf, "MOV32I lane mask")?;
+        ok(Mov32i { d: w.reg(0), imm: w.field(20, 32) as u32 })
+    })],
+    S2r => &[form!("S2R", op(0xf0c8), M13, None, |w, _, _| {
+        let sr = match w.field(20, 8) {
+            0x00 => SpecialReg::LaneId,
+            0x21 => SpecialReg::TidX,
+            0x22 => SpecialReg::TidY,
+            0x23 => SpecialReg::TidZ,
+            0x25 => SpecialReg::CtaidX,
+            0x26 => SpecialReg::CtaidY,
+            0x27 => SpecialReg::CtaidZ,
+            v => return Err(format!("special register {v:#x} is not supported")),
+        };
+        ok(S2r { d: w.reg(0), sr })
+    })],
+    Iadd => rci!("IADD", 0x5c10, 0x4c10, 0x3810, M13, M13I, |w, _, b| {
+        no(w, 50, "IADD.SAT")?;
+        neg_imm(w, b)?;
+        let (po, neg_a, neg_b) = negs(w, 49, 48);
+        ok(Iadd { d: w.reg(0), cc: w.bit(47), x: w.bit(43), po, neg_a, a: w.reg(8), neg_b, b })
+    }),
+    Iadd32i => &[
+        form!("IADD32I", op(0x1c00), 0xfe80 << 48, None, |w, _, _| {
+            no(w, 54, "IADD32I.SAT")?;
+            ok(Iadd32i {
+                d: w.reg(0), cc: w.bit(52), x: w.bit(53), po: false, neg_a: w.bit(56),
+                a: w.reg(8), imm: w.field(20, 32) as u32,
+            })
+        }),
+        form!("IADD32I", op(0x1d80), 0xff80 << 48, None, |w, _, _| {
+            no(w, 54, "IADD32I.SAT")?;
+            ok(Iadd32i {
+                d: w.reg(0), cc: w.bit(52), x: w.bit(53), po: true, neg_a: false,
+                a: w.reg(8), imm: w.field(20, 32) as u32,
+            })
+        }),
+    ],
+    Iadd3 => &[
+        form!("IADD3", op(0x5cc0), M12, Reg, |w, _, b| {
+            let shift = match w.field(37, 2) {
+                0 => Iadd3Shift::None,
+                1 => Iadd3Shift::Rs,
+                2 => Iadd3Shift::Ls,
+                v => return Err(format!("IADD3 shift {v:#x} is not valid")),
+            };
+            let half = |lo: u32| match w.field(lo, 2) {
+                0 => Ok(Half::None),
+                1 => Ok(Half::H0),
+                2 => Ok(Half::H1),
+                v => Err(format!("IADD3 half select {v:#x} is not valid")),
+            };
+            ok(Iadd3 {
+                d: w.reg(0), cc: w.bit(47), x: w.bit(48), shift,
+                a: Iadd3Src { neg: w.bit(51), src: w.reg(8), half: half(35)? },
+                b: Iadd3Src { neg: w.bit(50), src: b, half: half(33)? },
+                c: Iadd3Src { neg: w.bit(49), src: w.reg(39), half: half(31)? },
+            })
+        }),
+        form!("IADD3", op(0x4cc0), M12, Const, iadd3_plain),
+        form!("IADD3", op(0x38c0), M12I, Imm, |w, pc, b| {
+            if w.bit(50) {
+                return Err("a negated immediate operand is not supported".into());
+            }
+            iadd3_plain(w, pc, b)
+        }),
+    ],
+    Iscadd => rci!("ISCADD", 0x5c18, 0x4c18, 0x3818, M13, M13I, |w, _, b| {
+        neg_imm(w, b)?;
+        let (po, neg_a, neg_b) = negs(w, 49, 48);
+        ok(Iscadd {
+            d: w.reg(0), cc: w.bit(47), po, neg_a, a: w.reg(8), neg_b, b,
+            shift: w.field(39, 5) as u8,
+        })
+    }),
+    Xmad => &[
+        form!("XMAD", op(0x5b00), 0xffc0 << 48, Reg, |w, _, b| {
+            xmad(w, b, Src::Reg(w.reg(39)), w.bit(36), w.bit(37), w.field(50, 3), 38, w.bit(35))
+        }),
+        form!("XMAD", op(0x3600), 0xfec0 << 48, U16, |w, _, b| {
+            xmad(w, b, Src::Reg(w.reg(39)), w.bit(36), w.bit(37), w.field(50, 3), 38, false)
+        }),
+        form!("XMAD", op(0x4e00), 0xfe00 << 48, Const, |w, _, b| {
+            xmad(w, b, Src::Reg(w.reg(39)), w.bit(55), w.bit(56), w.field(50, 2), 54, w.bit(52))
+        }),
+        form!("XMAD", op(0x5100), 0xff80 << 48, None, |w, _, _| {
+            let c = Src::Const(w.cbuf());
+            xmad(w, Src::Reg(w.reg(39)), c, false, false, w.field(50, 2), 54, w.bit(52))
+        }),
+    ],
+    Shl => rci!("SHL", 0x5c48, 0x4c48, 0x3848, M13, M13I, |w, _, b| {
+        no(w, 43, "SHL.X")?;
+        no(w, 47, "SHL with .CC")?;
+        ok(Shl { d: w.reg(0), w: w.bit(39), a: w.reg(8), b })
+    }),
+    Shr => rci!("SHR", 0x5c28, 0x4c28, 0x3828, M13, M13I, |w, _, b| {
+        no(w, 44, "SHR.X")?;
+        no(w, 47, "SHR with .CC")?;
+        ok(Shr { d: w.reg(0), unsigned: !w.bit(48), w: w.bit(39), brev: w.bit(40), a: w.reg(8), b })
+    }),
+    Lop => rci!("LOP", 0x5c40, 0x4c40, 0x3840, M13, M13I, |w, _, b| {
+        no(w, 43, "LOP.X")?;
+        no(w, 47, "LOP with .CC")?;
+        ok(Lop {
+            func: lop_fn(w.field(41, 2)), pout: pout(w.field(44, 2)), p: w.opt_pred(48),
+            d: w.reg(0), not_a: w.bit(39), a: w.reg(8), not_b: w.bit(40), b,
+        })
+    }),
+    Lop32i => &[form!("LOP32I", op(0x0400), 0xfc00 << 48, None, |w, _, _| {
+        no(w, 57, "LOP32I.X")?;
+        no(w, 52, "LOP32I with .CC")?;
+        ok(Lop32i {
+            func: lop_fn(w.field(53, 2)), d: w.reg(0), not_a: w.bit(55), a: w.reg(8),
+            not_b: w.bit(56), imm: w.field(20, 32) as u32,
+        })
+    })],
+    Lop3 => &[
+        form!("LOP3", op(0x5be0), M13, Reg, |w, _, b| {
+            no(w, 38, "LOP3.LUT.X")?;
+            no(w, 47, "LOP3.LUT with .CC")?;
+            ok(Lop3 {
+                pout: pout(w.field(36, 2)), p: w.opt_pred(48), d: w.reg(0), a: w.reg(8), b,
+                c: w.reg(39), lut: w.field(28, 8) as u8,
+            })
+        }),
+        form!("LOP3", op(0x0200), 0xfe00 << 48, Const, |w, _, b| {
+            no(w, 56, "LOP3.LUT.X")?;
+            no(w, 47, "LOP3.LUT with .CC")?;
+            ok(Lop3 {
+                pout: PredOut::None, p: None, d: w.reg(0), a: w.reg(8), b, c: w.reg(39),
+                lut: w.field(48, 8) as u8,
+            })
+        }),
+        form!("LOP3", op(0x3c00), 0xfc00 << 48, Imm, |w, _, b| {
+            no(w, 57, "LOP3.LUT.X")?;
+            no(w, 47, "LOP3.LUT with .CC")?;
+            ok(Lop3 {
+                pout: PredOut::None, p: None, d: w.reg(0), a: w.reg(8), b, c: w.reg(39),
+                lut: w.field(48, 8) as u8,
+            })
+        }),
+    ],
+    Bfe => rci!("BFE", 0x5c00, 0x4c00, 0x3800, M13, M13I, |w, _, b| {
+        ok(Bfe { d: w.reg(0), cc: w.bit(47), signed: w.bit(48), brev: w.bit(40), a: w.reg(8), b })
+    }),
+    Bfi => &[
+        form!("BFI", op(0x5bf0), M13, Reg, bfi_c39),
+        form!("BFI", op(0x4bf0), M13, Const, bfi_c39),
+        form!("BFI", op(0x36f0), M13I, Imm, bfi_c39),
+        form!("BFI", op(0x53f0), M13, None, |w, _, _| {
+            ok(Bfi { d: w.reg(0), cc: w.bit(47), a: w.reg(8), b: Src::Reg(w.reg(39)), c: Src::Const(w.cbuf()) })
+        }),
+    ],
+    Sel => rci!("SEL", 0x5ca0, 0x4ca0, 0x38a0, M13, M13I, |w, _, b| {
+        ok(Sel { d: w.reg(0), a: w.reg(8), b, p: w.psrc(39, 42) })
+    }),
+    Isetp => rci!("ISETP", 0x5b60, 0x4b60, 0x3660, M12, M12I, |w, _, b| {
+        let cmp = match w.field(49, 3) {
+            0 => Cmp::F,
+            1 => Cmp::Lt,
+            2 => Cmp::Eq,
+            3 => Cmp::Le,
+            4 => Cmp::Gt,
+            5 => Cmp::Ne,
+            6 => Cmp::Ge,
+            _ => Cmp::T,
+        };
+        ok(Isetp {
+            cmp, unsigned: !w.bit(48), x: w.bit(43), bop: bool_op(w.field(45, 2))?,
+            p: w.pred(3), q: w.pred(0), a: w.reg(8), b, c: w.psrc(39, 42),
+        })
+    }),
+    Psetp => &[form!("PSETP", op(0x5090), M13, None, |w, _, _| {
+        ok(Psetp {
+            bop1: bool_op(w.field(24, 2))?, bop2: bool_op(w.field(45, 2))?,
+            p: w.pred(3), q: w.pred(0),
+            a: w.psrc(12, 15), b: w.psrc(29, 32), c: w.psrc(39, 42),
+        })
+    })],
+    P2r => rci!("P2R", 0x5ce8, 0x4ce8, 0x38e8, M13, M13I, |w, _, mask| {
+        let src = if w.bit(40) { P2rSrc::Cc } else { P2rSrc::Pr };
+        ok(P2r { d: w.reg(0), byte: w.field(41, 2) as u8, src, a: w.reg(8), mask })
+    }),
+    Imnmx => rci!("IMNMX", 0x5c20, 0x4c20, 0x3820, M13, M13I, |w, _, b| {
+        only(w, 43, 2, 0, "IMNMX .XLO/.XMED/.XHI mode")?;
+        no(w, 47, "IMNMX with .CC")?;
+        ok(Imnmx { d: w.reg(0), unsigned: !w.bit(48), a: w.reg(8), b, p: w.psrc(39, 42) })
+    }),
+    Prmt => &[
+        form!("PRMT", op(0x5bc0), M12, Reg, prmt_c39),
+        form!("PRMT", op(0x4bc0), M12, Const, prmt_c39),
+        form!("PRMT", op(0x36c0), M12I, Imm, prmt_c39),
+        form!("PRMT", op(0x53c0), M12, None, |w, _, _| {
+            only(w, 48, 4, 0, "PRMT mode")?;
+            ok(Prmt { d: w.reg(0), a: w.reg(8), b: Src::Reg(w.reg(39)), c: Src::Const(w.cbuf()) })
+        }),
+    ],
+    Lea => &[
+        form!("LEA", op(0x5bd0), M13, Reg, lea_lo),
+        form!("LEA", op(0x4bd0), M12, Const, lea_lo),
+        form!("LEA", op(0x36d0), M13I, Imm, lea_lo),
+        form!("LEA.HI", op(0x5bd8), M13, Reg, |w, _, b| {
+            lea(w, true, w.bit(38), w.bit(37), b, w.reg(39), w.field(28, 5))
+        }),
+        form!("LEA.HI", op(0x1800), 0xfc00 << 48, Const, |w, _, b| {
+            lea(w, true, w.bit(57), w.bit(56), b, w.reg(39), w.field(51, 5))
+        }),
+    ],
+    Ldc => &[form!("LDC", op(0xef90), M13, None, |w, _, _| {
+        let size = match w.field(48, 3) {
+            v @ 0..=5 => mem_size(v, false)?,
+            v => return Err(format!("LDC size {v:#x} is not valid")),
+        };
+        let mode = match w.field(44, 2) {
+            0 => LdcMode::Ia,
+            1 => LdcMode::Il,
+            2 => LdcMode::Is,
+            _ => LdcMode::Isl,
+        };
+        let a = w.reg(8);
+        let imm = if a.is_rz() { w.field(20, 16) as i32 } else { w.simm(20, 16) as i32 };
+        ok(Ldc { d: w.reg(0), size, mode, bank: w.field(36, 5) as u8, a, imm })
+    })],
+    Ldg => &[
+        form!("LDG", op(0xeed0), M13, None, |w, _, _| {
+            ok(Ldg {
+                d: w.reg(0), e: w.bit(45), cop: load_cop(w.field(46, 2)),
+                size: mem_size(w.field(48, 3), true)?, ps: None, addr: addr(w, 24),
+            })
+        }),
+        form!("LDG", op(0xeec8), M13, None, |w, _, _| {
+            ok(Ldg {
+                d: w.reg(0), e: w.bit(45), cop: load_cop(w.field(46, 2)),
+                size: mem_size(w.field(48, 3), true)?,
+                ps: Some(Pred(7 - w.field(41, 3) as u8)), addr: addr(w, 20),
+            })
+        }),
+    ],
+    Stg => &[form!("STG", op(0xeed8), M13, None, |w, _, _| {
+        let cop = match w.field(46, 2) {
+            0 => CacheOp::Default,
+            1 => CacheOp::Cg,
+            2 => CacheOp::Cs,
+            _ => CacheOp::Wt,
+        };
+        ok(Stg { e: w.bit(45), cop, size: mem_size(w.field(48, 3), false)?, addr: addr(w, 24), v: w.reg(0) })
+    })],
+    Ld => &[form!("LD", 0x8000 << 48, 0xe000 << 48, None, |w, _, _| {
+        ok(Ld {
+            d: w.reg(0), e: w.bit(52), cop: load_cop(w.field(56, 2)),
+            size: mem_size(w.field(53, 3), false)?, addr: addr(w, 32),
+            steer: PredSrc { pred: w.pred(58), neg: false },
+        })
+    })],
+    St => &[form!("ST", 0xa000 << 48, 0xe000 << 48, None, |w, _, _| {
+        let cop = match w.field(56, 2) {
+            0 => CacheOp::Default,
+            1 => CacheOp::Cg,
+            3 => CacheOp::Wt,
+            v => return Err(format!("ST cache operator {v:#x} is not supported")),
+        };
+        ok(St {
+            e: w.bit(52), cop, size: mem_size(w.field(53, 3), false)?, addr: addr(w, 32),
+            v: w.reg(0), steer: PredSrc { pred: w.pred(58), neg: false },
+        })
+    })],
+    Lds => &[form!("LDS", op(0xef48), M13, None, |w, _, _| {
+        ok(Lds { d: w.reg(0), u: w.bit(44), size: mem_size(w.field(48, 3), false)?, addr: addr(w, 24) })
+    })],
+    Sts => &[form!("STS", op(0xef58), M13, None, |w, _, _| {
+        ok(Sts { size: mem_size(w.field(48, 3), false)?, addr: addr(w, 24), v: w.reg(0) })
+    })],
+    Membar => &[form!("MEMBAR", op(0xef98), M13, None, |w, _, _| {
+        only(w, 0, 2, 0, "MEMBAR invalidation")?;
+        let scope = match w.field(8, 2) {
+            0 => MembarScope::Cta,
+            1 => MembarScope::Gl,
+            2 => MembarScope::Sys,
+            v => return Err(format!("MEMBAR scope {v:#x} (.VC) is not supported")),
+        };
+        ok(Membar { scope })
+    })],
+    Nop => &[form!("NOP", op(0x50b0), M13, None, |_, _, _| ok(Nop))],
+    Depbar => &[form!("DEPBAR", op(0xf0f0), M13, None, |w, _, _| {
+        let (le, sb, count) = (w.bit(29), w.field(26, 3) as u8, w.field(20, 6) as u8);
+        if sb > 5 {
+            return Err(format!("DEPBAR scoreboard SB{sb} is not valid"));
+        }
+        let threshold = (le || sb != 0 || count != 0).then_some((sb, count));
+        ok(Depbar { le, threshold, waits: w.field(0, 6) as u8 })
+    })],
+    Un => &[],
+    Bin => &[],
+    Tern => &[],
+    LdBuf => &[],
+    StBuf => &[],
+    LdTex => &[],
+    StTex => &[],
+    Atom => &[],
+    Info => &[],
+    Table => &[],
+}
+
+fn iadd3_plain(w: Word, _: u32, b: Src) -> R {
+    let plain = |neg, src| Iadd3Src {
+        neg,
+        src,
+        half: Half::None,
+    };
+    ok(Iadd3 {
+        d: w.reg(0),
+        cc: w.bit(47),
+        x: w.bit(48),
+        shift: Iadd3Shift::None,
+        a: plain(w.bit(51), w.reg(8)),
+        b: Iadd3Src {
+            neg: w.bit(50),
+            src: b,
+            half: Half::None,
+        },
+        c: plain(w.bit(49), w.reg(39)),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn xmad(w: Word, b: Src, c: Src, psl: bool, mrg: bool, cmode: u64, x: u32, b_h1: bool) -> R {
+    no(w, x, "XMAD.X")?;
+    let mode = match cmode {
+        0 => XmadMode::None,
+        1 => XmadMode::Clo,
+        2 => XmadMode::Chi,
+        4 => XmadMode::Cbcc,
+        3 => return Err("XMAD.CSFU is not supported".into()),
+        v => return Err(format!("XMAD mode {v:#x} is not valid")),
+    };
+    ok(Xmad {
+        d: w.reg(0),
+        cc: w.bit(47),
+        a_signed: w.bit(48),
+        b_signed: w.bit(49),
+        psl,
+        mrg,
+        mode,
+        a: w.reg(8),
+        a_h1: w.bit(53),
+        b,
+        b_h1,
+        c,
+    })
+}
+
+fn bfi_c39(w: Word, _: u32, b: Src) -> R {
+    ok(Bfi {
+        d: w.reg(0),
+        cc: w.bit(47),
+        a: w.reg(8),
+        b,
+        c: Src::Reg(w.reg(39)),
+    })
+}
+
+fn prmt_c39(w: Word, _: u32, b: Src) -> R {
+    only(w, 48, 4, 0, "PRMT mode")?;
+    ok(Prmt {
+        d: w.reg(0),
+        a: w.reg(8),
+        b,
+        c: Src::Reg(w.reg(39)),
+    })
+}
+
+fn lea_lo(w: Word, _: u32, b: Src) -> R {
+    lea(w, false, w.bit(46), w.bit(45), b, Reg::RZ, w.field(39, 5))
+}
+
+fn lea(w: Word, hi: bool, x: bool, neg_a: bool, b: Src, c: Reg, shift: u64) -> R {
+    let (p, cc) = (w.opt_pred(48), w.bit(47));
+    if p.is_some() && cc {
+        return Err("LEA writing both CC and a predicate is not supported".into());
+    }
+    ok(Lea {
+        hi,
+        x,
+        cc,
+        p,
+        d: w.reg(0),
+        neg_a,
+        a: w.reg(8),
+        b,
+        c,
+        shift: shift as u8,
+    })
+}
+
+fn load_cop(v: u64) -> CacheOp {
+    match v {
+        0 => CacheOp::Default,
+        1 => CacheOp::Cg,
+        2 => CacheOp::Ci,
+        _ => CacheOp::Cv,
+    }
+}
+
+/// A branch-like form with a pc-relative target (bit 5 clear; set is the constant-bank form).
+const BR_MASK: u64 = (0xfff0 << 48) | 0x20;
+
+/// The control instructions' encodings.
+pub const CONTROL: &[Form] = &[
+    form!("BRA", op(0xe240), BR_MASK, None, |w, pc, _| {
+        no(w, 6, "BRA.LMT")?;
+        Ok(Decoded::Control(ControlKind::Bra {
+            cc: cc_test(w)?,
+            target: target(w, pc),
+        }))
+    }),
+    form!("SSY", op(0xe290), BR_MASK, None, |w, pc, _| push(
+        w,
+        pc,
+        Region::Sync
+    )),
+    form!("PBK", op(0xe2a0), BR_MASK, None, |w, pc, _| push(
+        w,
+        pc,
+        Region::Break
+    )),
+    form!("PCNT", op(0xe2b0), BR_MASK, None, |w, pc, _| push(
+        w,
+        pc,
+        Region::Continue
+    )),
+    form!("SYNC", op(0xf0f8), M13, None, |w, _, _| wait(
+        w,
+        Region::Sync
+    )),
+    form!("BRK", op(0xe340), M12, None, |w, _, _| wait(
+        w,
+        Region::Break
+    )),
+    form!("CONT", op(0xe350), M12, None, |w, _, _| wait(
+        w,
+        Region::Continue
+    )),
+    form!("EXIT", op(0xe300), M12, None, |w, _, _| {
+        no(w, 5, "EXIT.KEEPREFCOUNT")?;
+        Ok(Decoded::Control(ControlKind::Exit { cc: cc_test(w)? }))
+    }),
+    form!("BAR", op(0xf0a8), M13, None, |w, _, _| {
+        only(w, 32, 3, 0, "BAR mode (only .SYNC)")?;
+        only(w, 35, 2, 0, "BAR reduction")?;
+        only(w, 39, 4, 7, "BAR predicate")?;
+        // The thread count: an immediate (bit 43) of 0, or RZ, means every thread of the CTA.
+        let count_zero = if w.bit(43) {
+            w.field(20, 12) == 0
+        } else {
+            w.reg(20).is_rz()
+        };
+        if !count_zero {
+            return Err("BAR with a thread count is not supported".into());
+        }
+        let id = if w.bit(44) {
+            w.field(8, 8)
+        } else if w.reg(8).is_rz() {
+            0
+        } else {
+            return Err("BAR with a barrier index in a register is not supported".into());
+        };
+        if id > 15 {
+            return Err(format!("barrier {id:#x} is not valid (0 to 15)"));
+        }
+        Ok(Decoded::Control(ControlKind::Bar { id: id as u8 }))
+    }),
+];
+
+fn push(w: Word, pc: u32, region: Region) -> R {
+    Ok(Decoded::Control(ControlKind::Push {
+        region,
+        target: target(w, pc),
+    }))
+}
+
+fn wait(w: Word, region: Region) -> R {
+    Ok(Decoded::Control(ControlKind::Wait {
+        region,
+        cc: cc_test(w)?,
+    }))
+}
+
+/// Every form: the ops' and the control instructions'.
+pub fn all_forms() -> impl Iterator<Item = &'static Form> {
+    op_forms().chain(CONTROL.iter())
+}
+
+/// The form a word is in: of those that match, the one with the most fixed bits.
+pub fn form_of(w: Word) -> Option<&'static Form> {
+    all_forms()
+        .filter(|f| f.matches(w))
+        .max_by_key(|f| f.mask.count_ones())
+}

@@ -1,0 +1,276 @@
+//! Maxwell machine code: the decoder of the 64-bit instruction words NVIDIA's compilers write
+//! for sm_50, sm_52 and sm_53 (the code of a cubin's `.text.KERNEL`), and the disassembler that
+//! prints them in nvdisasm's syntax.
+//!
+//! Code is laid out in groups of 32 bytes: a scheduling word (stall counts, barriers, yield
+//! and reuse hints; no functional effect here) followed by three instructions, so instructions
+//! sit at 0x08, 0x10, 0x18, 0x28, ... The decoder ([`decode`]) looks every instruction word up in
+//! the one encoding table ([`encoding`]) and builds the same [`Program`] the SASS text
+//! front-end builds from the text [`disassemble`] prints: every decoded instruction is printed
+//! and read back by the SASS parser, and must come back equal, so a binary runs exactly as its
+//! listing (and a word whose meaning the text cannot state is a load error, not a guess).
+//!
+//! Branch targets become labels `.L_x_N`, numbered in address order, as nvdisasm names them.
+
+pub mod encoding;
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use crate::ir::{Program, SrcLoc};
+use crate::sass::program::{assemble, single, Item, Label};
+use crate::sass::{AsmOptions, Control, ParsedInst, Target};
+use encoding::{form_of, Decoded, Word};
+
+/// A word that does not decode, or code that does not assemble: where (byte offset from the
+/// start of the code), the word, and why. A user error (the binary is malformed or uses an
+/// instruction warpjit does not run).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("instruction at {offset:#06x} ({word:#018x}): {message}")]
+pub struct DecodeError {
+    /// Byte offset of the instruction word in the code.
+    pub offset: u32,
+    /// The raw word.
+    pub word: u64,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Options of the decoder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// Registers the launch gives the kernel (the text front-end's `registers`): a register
+    /// past them is an error, except as an LDG/LD base, which makes the address absolute.
+    pub registers: u32,
+}
+
+/// One instruction word of the code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded1 {
+    /// Its byte offset (the pc).
+    pub pc: u32,
+    /// The raw word.
+    pub word: u64,
+    /// What it is.
+    pub inst: ParsedInst,
+}
+
+/// The words of `code` as `(offset, word)`, scheduling words included.
+fn words(code: &[u8]) -> impl Iterator<Item = (u32, u64)> + '_ {
+    code.chunks_exact(8).enumerate().map(|(i, c)| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(c);
+        ((i * 8) as u32, u64::from_le_bytes(b))
+    })
+}
+
+/// Whether the word at `offset` is a scheduling word (one before every three instructions).
+pub fn is_sched(offset: u32) -> bool {
+    offset.is_multiple_of(0x20)
+}
+
+/// Decodes every instruction word of `code` (scheduling words skipped) to a parsed instruction
+/// with its pc; control instructions keep absolute branch targets.
+pub fn decode_words(code: &[u8]) -> Result<Vec<Decoded1>, DecodeError> {
+    if !code.len().is_multiple_of(8) {
+        return Err(DecodeError {
+            offset: (code.len() & !7) as u32,
+            word: 0,
+            message: format!(
+                "the code is {} bytes, not a whole number of 8-byte words",
+                code.len()
+            ),
+        });
+    }
+    let mut out = Vec::new();
+    for (pc, word) in words(code) {
+        if is_sched(pc) {
+            continue;
+        }
+        let err = |message: String| DecodeError {
+            offset: pc,
+            word,
+            message,
+        };
+        let w = Word(word);
+        let form =
+            form_of(w).ok_or_else(|| err("unknown or unsupported Maxwell encoding".into()))?;
+        let decoded = (form.decode)(w, pc, form.b.read(w))
+            .map_err(|m| err(format!("{}: {m}", form.mnemonic)))?;
+        // SSY, PBK and PCNT have no guard field (those bits are not a predicate there).
+        let unguarded = matches!(
+            &decoded,
+            Decoded::Control(crate::sass::ControlKind::Push { .. })
+        );
+        let guard = if unguarded {
+            crate::ir::Guard::ALWAYS
+        } else {
+            w.guard()
+        };
+        let loc = SrcLoc {
+            line: out.len() as u32 + 1,
+            col: 1,
+        };
+        let inst = match decoded {
+            Decoded::Op(op) => ParsedInst::Op(crate::ir::Inst { guard, op, pc, loc }),
+            Decoded::Control(kind) => ParsedInst::Control(Control {
+                guard,
+                kind,
+                pc,
+                loc,
+            }),
+        };
+        out.push(Decoded1 { pc, word, inst });
+    }
+    Ok(out)
+}
+
+/// The label nvdisasm gives the `n`th branch target (in address order).
+fn label_name(n: usize) -> String {
+    format!(".L_x_{n}")
+}
+
+/// Decodes a kernel's code into a program: the same program the SASS front-end makes of the
+/// text [`disassemble`] prints for it. Source locations are instruction numbers (line `n` is
+/// the `n`th instruction).
+pub fn decode(code: &[u8], opts: &DecodeOptions) -> Result<Program, DecodeError> {
+    let decoded = decode_words(code)?;
+    let asm = AsmOptions {
+        registers: opts.registers,
+    };
+    // Every op must read back from its text as the same op: the text is the contract.
+    for d in &decoded {
+        if let ParsedInst::Op(i) = &d.inst {
+            check_text(i, &asm).map_err(|message| DecodeError {
+                offset: d.pc,
+                word: d.word,
+                message,
+            })?;
+        }
+    }
+    let targets: BTreeSet<u32> = decoded
+        .iter()
+        .filter_map(|d| match &d.inst {
+            ParsedInst::Control(c) => match c.target() {
+                Some(Target::Addr(a)) => Some(*a),
+                _ => None,
+            },
+            ParsedInst::Op(_) => None,
+        })
+        .collect();
+    let mut labels: Vec<Label> = Vec::new();
+    for (n, t) in targets.iter().enumerate() {
+        let index = decoded.iter().position(|d| d.pc == *t).ok_or_else(|| {
+            let from = decoded
+                .iter()
+                .find(|d| matches!(&d.inst, ParsedInst::Control(c) if c.target() == Some(&Target::Addr(*t))));
+            DecodeError {
+                offset: from.map_or(0, |d| d.pc),
+                word: from.map_or(0, |d| d.word),
+                message: format!("branch target {t:#x} is not an instruction of the code"),
+            }
+        })?;
+        labels.push((label_name(n), SrcLoc::default(), index));
+    }
+    let label_of = |a: u32| targets.iter().position(|t| *t == a).map(label_name);
+    let items: Vec<Item> = decoded
+        .iter()
+        .map(|d| {
+            let mut p = d.inst.clone();
+            if let ParsedInst::Control(c) = &mut p {
+                if let Some(Target::Addr(a)) = c.target().cloned() {
+                    if let Some(l) = label_of(a) {
+                        c.set_target(Target::Label(l));
+                    }
+                }
+            }
+            Item {
+                p,
+                addr: Some(d.pc),
+                tloc: None,
+            }
+        })
+        .collect();
+    assemble(items, labels, &asm).map_err(|e| {
+        let d = decoded.get(e.line.saturating_sub(1) as usize);
+        DecodeError {
+            offset: d.map_or(0, |d| d.pc),
+            word: d.map_or(0, |d| d.word),
+            message: e.message,
+        }
+    })
+}
+
+/// Prints `i` and parses the text back: `Err` with the reason when the text does not state the
+/// same op.
+fn check_text(i: &crate::ir::Inst, asm: &AsmOptions) -> Result<(), String> {
+    let text = crate::sass::print_inst(i).map_err(|e| e.to_string())?;
+    match single(&text, asm) {
+        Ok(ParsedInst::Op(back)) if back.op == i.op && back.guard == i.guard => Ok(()),
+        Ok(_) => Err(format!(
+            "decodes to `{text}`, which reads back as a different instruction (a decoder bug)"
+        )),
+        Err(e) => Err(format!(
+            "decodes to `{text}`, which is not valid: {}",
+            e.message
+        )),
+    }
+}
+
+/// Prints a kernel's code as nvdisasm does: each scheduling word as an encoding comment on its
+/// own line, each instruction with its `/*0008*/` address, its text and its encoding, and
+/// labels before branch targets. The text parses back (SASS front-end, `registers` as given)
+/// to the program [`decode`] makes.
+pub fn disassemble(code: &[u8], opts: &DecodeOptions) -> Result<String, DecodeError> {
+    let p = decode(code, opts)?;
+    let lines = crate::sass::print::program_lines(&p).map_err(|e| DecodeError {
+        offset: 0,
+        word: 0,
+        message: e.to_string(),
+    })?;
+    let mut by_pc: std::collections::HashMap<u32, (Vec<String>, String)> = Default::default();
+    let mut pending: Vec<String> = Vec::new();
+    for l in lines {
+        match l {
+            crate::sass::print::Line::Label(n) => pending.push(n),
+            crate::sass::print::Line::Inst(Some(pc), text) => {
+                by_pc.insert(pc, (std::mem::take(&mut pending), text));
+            }
+            crate::sass::print::Line::Inst(None, _) => {}
+        }
+    }
+    let mut s = String::new();
+    for (pc, word) in words(code) {
+        if is_sched(pc) {
+            let _ = writeln!(s, "{:86}/* {word:#018x} */", "");
+            continue;
+        }
+        let (labels, text) = by_pc
+            .remove(&pc)
+            .unwrap_or_else(|| (Vec::new(), "NOP".to_string()));
+        for l in labels {
+            let _ = writeln!(s, "{l}:");
+        }
+        let inst = format!("        /*{pc:04x}*/                   {text} ;");
+        let _ = writeln!(s, "{inst:86}/* {word:#018x} */");
+    }
+    Ok(s)
+}
+
+/// Each instruction of a decoded program as the disassembler prints it, by pc (for fault
+/// reports: a binary has no lines).
+pub fn instruction_texts(p: &Program) -> Vec<(u32, String)> {
+    match crate::sass::print::program_lines(p) {
+        Ok(lines) => lines
+            .into_iter()
+            .filter_map(|l| match l {
+                crate::sass::print::Line::Inst(Some(pc), text) => Some((pc, text)),
+                _ => None,
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
