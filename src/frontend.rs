@@ -5,7 +5,7 @@
 //! an ELF file is a cubin (NVIDIA's compiled kernels), `DXBC` opens a Direct3D shader container,
 //! anything else is program text: SASS ([`crate::sass`]) or a DXBC listing ([`crate::dxbc`]), as
 //! the ISA says. A DXBC container or listing is read into the DXBC model and lowered
-//! ([`crate::dxbc::lower`]); cubins answer a located "not supported yet". Callers (the trace
+//! ([`crate::dxbc::lower`]); a cubin's kernel is decoded ([`crate::maxwell`]). Callers (the trace
 //! loader) know no front-end: they hand over bytes and get a program or a diagnostic.
 //!
 //! Diagnostics point into the bytes given, with [`Options::path`] as their file: lines and
@@ -120,6 +120,84 @@ fn lower_dxbc(
     })
 }
 
+/// What a cubin's kernel gives its launch besides its code (trace-format "Binaries").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinaryKernel {
+    /// The kernel's name.
+    pub name: String,
+    /// Its register count: the launch's default `registers`.
+    pub registers: u32,
+    /// Its static shared memory: the launch's default, and least, `shared_bytes`.
+    pub shared_bytes: u32,
+    /// Its stack size: the launch's default `local_bytes`.
+    pub local_bytes: u32,
+    /// Constant-bank images to start from (bank, bytes at offset 0): `.nv.constant2.KERNEL`
+    /// for bank 2, `.nv.constant3` for bank 3; the trace's data wins byte by byte.
+    pub banks: Vec<(u32, Vec<u8>)>,
+    /// Bytes of parameters the kernel reads from bank 0, if the cubin says.
+    pub param_bytes: Option<u32>,
+    /// Where they start in bank 0 (0x140 on sm_5x).
+    pub param_offset: u32,
+}
+
+/// Reads a cubin, with its errors located at their byte.
+fn parse_cubin(bytes: &[u8], path: &std::path::Path) -> Result<crate::cubin::Cubin, Diagnostic> {
+    crate::cubin::Cubin::parse(bytes).map_err(|e| {
+        Diagnostic::byte(
+            path,
+            bytes,
+            e.offset,
+            format!("{}: {}", e.section, e.message),
+        )
+    })
+}
+
+/// The kernel `name` picks (`None`: the only one), or an error that names the `kernel` key.
+fn select_kernel<'c>(
+    cubin: &'c crate::cubin::Cubin,
+    name: Option<&str>,
+    path: &std::path::Path,
+) -> Result<&'c crate::cubin::Kernel, Diagnostic> {
+    cubin.kernel(name).map_err(|m| {
+        let m = if m.contains("`kernel") {
+            m
+        } else {
+            format!("{m} (choose one with `kernel`)")
+        };
+        Diagnostic::file(path, m)
+    })
+}
+
+/// For a cubin (`bytes` an ELF file), what its kernel gives the launch; `None` for any other
+/// program.
+pub fn binary_kernel(
+    bytes: &[u8],
+    path: &std::path::Path,
+    kernel: Option<&str>,
+) -> Result<Option<BinaryKernel>, Diagnostic> {
+    if Content::of(bytes) != Content::Elf {
+        return Ok(None);
+    }
+    let cubin = parse_cubin(bytes, path)?;
+    let k = select_kernel(&cubin, kernel, path)?;
+    let mut banks = Vec::new();
+    if !k.const2.is_empty() {
+        banks.push((2, k.const2.clone()));
+    }
+    if !cubin.const3.is_empty() {
+        banks.push((3, cubin.const3.clone()));
+    }
+    Ok(Some(BinaryKernel {
+        name: k.name.clone(),
+        registers: k.registers,
+        shared_bytes: k.shared_bytes,
+        local_bytes: k.local_bytes,
+        banks,
+        param_bytes: k.param_bytes,
+        param_offset: k.param_offset,
+    }))
+}
+
 /// Turns a program's bytes into IR: chooses the front-end by `opts.isa` and the bytes' content.
 pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> {
     let path = &opts.path;
@@ -131,12 +209,27 @@ pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> 
         ));
     }
     match content {
-        Content::Elf => return Err(Diagnostic::byte(
-            path,
-            bytes,
-            0,
-            "an ELF file (a cubin): cubins are not supported yet; give the program as SASS text",
-        )),
+        Content::Elf => {
+            if opts.isa != Isa::Sass {
+                return Err(Diagnostic::file(
+                    path,
+                    "an ELF file (a CUDA cubin) holds SASS, not DXBC",
+                ));
+            }
+            let cubin = parse_cubin(bytes, path)?;
+            let k = select_kernel(&cubin, opts.kernel.as_deref(), path)?;
+            let dopts = crate::maxwell::DecodeOptions {
+                registers: opts.registers,
+            };
+            return crate::maxwell::decode(&k.code, &dopts).map_err(|e| {
+                Diagnostic::byte(
+                    path,
+                    bytes,
+                    k.code_offset + u64::from(e.offset),
+                    format!("kernel `{}`: {e}", k.name),
+                )
+            });
+        }
         Content::DxbcContainer => {
             let prog =
                 dxbc::container::read_program(bytes).map_err(|e| e.to_diagnostic(path, bytes))?;
@@ -184,12 +277,7 @@ mod tests {
     fn chooses_by_content() {
         assert!(compile(b"EXIT;", &opts()).is_ok());
         let e = compile(b"\x7fELF\x02\x01\x01", &opts()).unwrap_err();
-        assert!(
-            e.headline().starts_with(
-                "k.bin: byte 0x0: error: an ELF file (a cubin): cubins are not supported yet"
-            ),
-            "{e}"
-        );
+        assert!(e.headline().starts_with("k.bin: byte 0x"), "{e}");
         let e = compile(b"DXBC\0\0", &opts()).unwrap_err();
         assert!(e.headline().starts_with("k.bin: byte 0x"), "{e}");
         let e = compile(b"EXIT;\n\xff", &opts()).unwrap_err();

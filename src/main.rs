@@ -4,7 +4,7 @@
 //! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json]
 //!             [--dump DIR]
 //! warpjit bench [TRACE...] [--kernel NAME] [--threads N] [--iters N] [--size N] [--json]
-//! warpjit disasm FILE             # a DXBC container (.cso) as a listing
+//! warpjit disasm FILE [--kernel K] # a cubin (nvdisasm syntax) or a DXBC container as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
 //! warpjit gen-trace KIND [--lane-instructions N] -o DIR
 //! ```
@@ -70,8 +70,11 @@ struct GenTraceArgs {
 
 #[derive(Args)]
 struct DisasmArgs {
-    /// The binary.
+    /// The binary: a CUDA cubin (sm_50/52/53) or a DXBC container (.cso).
     file: PathBuf,
+    /// The cubin kernel to print (default: every kernel).
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
 }
 
 #[derive(Args)]
@@ -110,12 +113,29 @@ fn disasm(args: &DisasmArgs) -> u8 {
             return 2;
         }
     };
+    if bytes.starts_with(b"\x7fELF") {
+        return match warpjit::maxwell::disassemble_cubin(&bytes, &args.file, args.kernel.as_deref())
+        {
+            Ok(text) => {
+                print!("{text}");
+                0
+            }
+            Err(d) => {
+                eprintln!("{}", d.render(colour_stderr()));
+                2
+            }
+        };
+    }
     if !warpjit::dxbc::container::is_container(&bytes) {
         eprintln!(
-            "warpjit: {}: not a DXBC container (disasm reads a .cso; cubins are not supported yet)",
+            "warpjit: {}: neither a cubin nor a DXBC container (disasm reads an ELF cubin or a .cso)",
             args.file.display()
         );
         return 2;
+    }
+    if args.kernel.is_some() {
+        eprintln!("warpjit: --kernel picks a cubin's kernel; a DXBC container is one shader");
+        return 64;
     }
     match warpjit::dxbc::disassemble(&bytes, &args.file) {
         Ok(text) => {

@@ -257,6 +257,70 @@ pub fn disassemble(code: &[u8], opts: &DecodeOptions) -> Result<String, DecodeEr
     Ok(s)
 }
 
+/// A cubin's kernels (or the one `kernel` names) printed as nvdisasm prints them: the header,
+/// and per kernel its section and entry directives, then its code ([`disassemble`], with the
+/// kernel's register count). The text is what a trace's `code` (with `kernel`) accepts, and it
+/// runs as the cubin does. Errors are located at their byte in `bytes`.
+pub fn disassemble_cubin(
+    bytes: &[u8],
+    path: &std::path::Path,
+    kernel: Option<&str>,
+) -> Result<String, crate::diag::Diagnostic> {
+    use crate::diag::Diagnostic;
+    let cubin = crate::cubin::Cubin::parse(bytes).map_err(|e| {
+        Diagnostic::byte(
+            path,
+            bytes,
+            e.offset,
+            format!("{}: {}", e.section, e.message),
+        )
+    })?;
+    let kernels: Vec<&crate::cubin::Kernel> = match kernel {
+        Some(name) => vec![cubin
+            .kernel(Some(name))
+            .map_err(|m| Diagnostic::file(path, m))?],
+        None => cubin.kernels.iter().collect(),
+    };
+    let sm = format!("EF_CUDA_SM{}", cubin.arch);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\t.headerflags\t@\"EF_CUDA_64BIT_ADDRESS {sm} EF_CUDA_VIRTUAL_SM({sm})\""
+    );
+    let _ = writeln!(s, "\t.elftype\t@\"ET_EXEC\"");
+    for k in kernels {
+        let opts = DecodeOptions {
+            registers: k.registers,
+        };
+        let code = disassemble(&k.code, &opts).map_err(|e| {
+            Diagnostic::byte(
+                path,
+                bytes,
+                k.code_offset + u64::from(e.offset),
+                format!("kernel `{}`: {e}", k.name),
+            )
+        })?;
+        let n = &k.name;
+        let _ = writeln!(
+            s,
+            "\n\n//--------------------- .text.{n} --------------------------"
+        );
+        let _ = writeln!(s, "\t.section\t.text.{n},\"ax\",@progbits");
+        let _ = writeln!(s, "\t.sectioninfo\t@\"SHI_REGISTERS={}\"", k.registers);
+        let _ = writeln!(s, "\t.align\t32");
+        let _ = writeln!(s, "        .global         {n}");
+        let _ = writeln!(s, "        .type           {n},@function");
+        let _ = writeln!(
+            s,
+            "        .other          {n},@\"STO_CUDA_ENTRY STV_DEFAULT\""
+        );
+        let _ = writeln!(s, "{n}:");
+        let _ = writeln!(s, ".text.{n}:");
+        s.push_str(&code);
+    }
+    Ok(s)
+}
+
 /// Each instruction of a decoded program as the disassembler prints it, by pc (for fault
 /// reports: a binary has no lines).
 pub fn instruction_texts(p: &Program) -> Vec<(u32, String)> {

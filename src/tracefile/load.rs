@@ -167,6 +167,10 @@ impl Loader {
             launches.push(self.launch(i as u32, l, &mut programs, &textures, &buffers)?);
         }
 
+        for (spec, l) in launches.iter().zip(&raw.launch) {
+            self.check_params(spec, l, &consts)?;
+        }
+
         let expects = self.expects(&raw, &global)?;
         let expect_buffers = self.expect_buffers(&raw, &textures, &buffers)?;
         let expect_textures = self.expect_textures(&raw, &textures, &buffers)?;

@@ -559,6 +559,9 @@ pub struct LaunchSpec {
     pub line: u32,
     /// Where the program's instructions are written, for fault reports.
     pub source: Arc<SourceLines>,
+    /// For a cubin `code_file`: what its kernel gives the launch (constant-bank images,
+    /// parameter size).
+    pub binary: Option<Arc<crate::frontend::BinaryKernel>>,
 }
 
 /// Largest `local_bytes`: 512 KiB, Maxwell's local memory per thread.
@@ -657,6 +660,20 @@ impl Trace {
                 let _ = banks.write(bank, 0, &n.to_le_bytes());
             }
             return banks;
+        }
+        // A cubin's constant-bank images, under the trace's data (which wins byte by byte).
+        if let Some(b) = &spec.binary {
+            for (bank, image) in &b.banks {
+                for (i, &byte) in image.iter().enumerate() {
+                    let at = i as u32;
+                    let covered = self.consts.iter().any(|c| {
+                        c.bank == *bank && c.offset <= at && at - c.offset < c.bytes.len() as u32
+                    });
+                    if !covered {
+                        let _ = banks.write(*bank, at, &[byte]);
+                    }
+                }
+            }
         }
         let words: [(u32, u32); 10] = [
             (0x0, self.shared_window as u32),

@@ -125,6 +125,7 @@ impl Loader {
                 return Err(self.src.unsupported(&name.span(), why));
             }
         }
+        let binary = self.binary_kernel(l, &mut k)?;
         let (program, program_path, source) =
             self.program(l, &table, k.isa, k.registers, k.kernel.as_deref(), programs)?;
         self.apply_interface(l, &table, &program, &mut k, textures, buffers)?;
@@ -147,7 +148,90 @@ impl Loader {
             expect_outputs: k.expect_outputs,
             line: self.line(&table),
             source,
+            binary,
         })
+    }
+
+    /// A cubin kernel's parameters must be in the trace: bank 0's data covers every byte of
+    /// `[param_offset, param_offset + param_bytes)`.
+    pub(super) fn check_params(
+        &self,
+        spec: &crate::tracefile::LaunchSpec,
+        l: &Spanned<RawLaunch>,
+        consts: &[crate::tracefile::ConstData],
+    ) -> Result<(), TraceError> {
+        let Some(b) = &spec.binary else { return Ok(()) };
+        let Some(n) = b.param_bytes.filter(|&n| n > 0) else {
+            return Ok(());
+        };
+        let start = b.param_offset;
+        let covered = |a: u32| {
+            consts
+                .iter()
+                .any(|c| c.bank == 0 && c.offset <= a && a - c.offset < c.bytes.len() as u32)
+        };
+        if let Some(missing) = (start..start.saturating_add(n)).find(|&a| !covered(a)) {
+            let span = l
+                .get_ref()
+                .code_file
+                .as_ref()
+                .map_or(l.span(), |f| f.span());
+            return Err(self.invalid(
+                &span,
+                format!(
+                    "kernel `{}` reads {n:#x} bytes of parameters at c[0x0][{start:#x}..{:#x}], \
+                     but no [[const]] data of bank 0 gives c[0x0][{missing:#x}]",
+                    b.name,
+                    start + n
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// For a cubin `code_file`: what its kernel gives the launch, with the launch's keys
+    /// defaulted from it (`registers`, `shared_bytes`, `local_bytes`) and checked against it (a
+    /// `shared_bytes` below the kernel's static shared memory is an error).
+    fn binary_kernel(
+        &self,
+        l: &RawLaunch,
+        k: &mut LaunchKeys,
+    ) -> Result<Option<Arc<frontend::BinaryKernel>>, TraceError> {
+        if self.code_file_content(l)? != Some(Content::Elf) {
+            return Ok(None);
+        }
+        let Some(file) = &l.code_file else {
+            return Ok(None);
+        };
+        let path = self.dir.join(file.get_ref());
+        let bytes = files::read_limited(&path, MAX_PROGRAM_BYTES, "a code_file")
+            .map_err(|message| self.invalid(&file.span(), message))?;
+        let b = match frontend::binary_kernel(&bytes, &path, k.kernel.as_deref()) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Ok(None),
+            Err(d) => return Err(self.kernel_error(l, &d).unwrap_or(TraceError::Program(d))),
+        };
+        if l.registers.is_none() {
+            k.registers = b.registers.clamp(1, 255);
+        }
+        match &l.shared_bytes {
+            None => k.shared_bytes = b.shared_bytes,
+            Some(given) if k.shared_bytes < b.shared_bytes => {
+                return Err(self.invalid(
+                    &given.span(),
+                    format!(
+                        "shared_bytes = {:#x}, but kernel `{}` declares {:#x} bytes of static \
+                         shared memory (.nv.shared.{})",
+                        k.shared_bytes, b.name, b.shared_bytes, b.name
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+        if l.local_bytes.is_none() && b.local_bytes > 0 {
+            k.local_bytes = Some(b.local_bytes.min(MAX_LOCAL_BYTES));
+        }
+        Ok(Some(Arc::new(b)))
     }
 
     /// What the program asks of the launch (see [`crate::ir::Interface`]): its thread-group
@@ -937,7 +1021,10 @@ fn file_lines(path: &std::path::Path, bytes: &[u8], p: &Program) -> SourceLines 
                 .collect(),
             Err(_) => Vec::new(),
         },
-        Content::Elf => Vec::new(),
+        Content::Elf => crate::maxwell::instruction_texts(p)
+            .into_iter()
+            .map(|(pc, text)| (pc, 0, 0, text))
+            .collect(),
     };
     SourceLines {
         path: path.to_path_buf(),
