@@ -7,13 +7,14 @@
 #   dxbc          every DXBC listing and container under tests/dxbc and examples, and the inline
 #                 DXBC programs of the traces
 #   cubin         every tests/cubin/*.cubin (ptxas output)
+#   maxwell       the code of every kernel of those cubins, after a byte giving its register count
 #   differential  pseudo-random inputs of 16 to 4096 bytes (fixed seed), every profile and JIT
 #                 variant, so that the first inputs already make long programs
 # Needs bash and python3 (3.11 or later, for tomllib). Existing seeds are replaced.
 set -euo pipefail
 cd "$(dirname "$0")"
 rm -rf seeds
-mkdir -p seeds/trace seeds/sass seeds/dxbc seeds/cubin seeds/differential
+mkdir -p seeds/trace seeds/sass seeds/dxbc seeds/cubin seeds/maxwell seeds/differential
 python3 - <<'EOF'
 import pathlib, random, tomllib
 
@@ -35,8 +36,17 @@ for t in traces:
 for pattern in ("tests/dxbc/*.asm", "tests/dxbc/*.cso", "examples/*.asm", "examples/*.cso"):
     for f in sorted(root.glob(pattern)):
         (seeds / "dxbc" / str(f.relative_to(root)).replace("/", "_")).write_bytes(f.read_bytes())
+import importlib.util
+spec = importlib.util.spec_from_file_location("words", root / "tests/cubin/words.py")
+words = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(words)
 for f in sorted(root.glob("tests/cubin/*.cubin")):
-    (seeds / "cubin" / f.name).write_bytes(f.read_bytes())
+    data = f.read_bytes()
+    (seeds / "cubin" / f.name).write_bytes(data)
+    for name, _kind, off, size, info in words.sections(data):
+        if name.startswith(".text."):
+            code = data[off:off + size]
+            (seeds / "maxwell" / f"{f.stem}_{name[6:]}").write_bytes(bytes([info >> 24]) + code)
 for name, code in programs:
     if any(code.lstrip().startswith(v) for v in ("cs_", "ps_", "vs_")):
         (seeds / "dxbc" / f"{name}.asm").write_text(code)

@@ -19,6 +19,13 @@ fuzz_target!(|data: &[u8]| {
             for kernel in &cubin.kernels {
                 assert_eq!(kernel.code.len() % 8, 0, "{}", kernel.name);
                 assert!(cubin.kernel(Some(kernel.name.as_str())).is_ok());
+                // Its code decodes, or the error names a word inside it.
+                let opts = warpjit::maxwell::DecodeOptions {
+                    registers: kernel.registers.clamp(1, 255),
+                };
+                if let Err(e) = warpjit::maxwell::decode(&kernel.code, &opts) {
+                    assert!((e.offset as usize) <= kernel.code.len(), "{e}");
+                }
             }
         }
         Err(e) => {
