@@ -1002,7 +1002,7 @@ fn binaries_set_the_isa() {
     // A cubin or a tool's listing takes `kernel`; other files do not.
     let e = run("code_file = \"k.cubin\"\nkernel = \"vecadd\"\n");
     assert!(
-        e.contains("k.cubin: byte 0x0: error: an ELF file (a cubin)"),
+        e.contains("k.cubin: byte 0x7: error: ELF header: the file ends after 7 bytes"),
         "{e}"
     );
     let e = run("code_file = \"k.sass\"\nkernel = \"vecadd\"\n");
@@ -1463,7 +1463,7 @@ fn code_files_are_bytes_chosen_by_content() {
     let cases: [(&[u8], &str); 4] = [
         (
             b"\x7fELF\x02\x01\x01\x00",
-            "k.bin: byte 0x0: error: an ELF file (a cubin): cubins are not supported yet",
+            "k.bin: byte 0x8: error: ELF header: the file ends after 8 bytes",
         ),
         (
             b"DXBC\x00\x01",
