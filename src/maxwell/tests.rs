@@ -90,7 +90,7 @@ impl Rng {
         // Bias register fields (0, 8, 20, 39) to small even values or RZ.
         for lo in [0u32, 8, 20, 39] {
             let field_mask = 0xffu64 << lo;
-            if f.mask & field_mask == 0 && self.next() % 4 != 0 {
+            if f.mask & field_mask == 0 && !self.next().is_multiple_of(4) {
                 let r = match self.next() % 4 {
                     0 => 255,
                     _ => (self.next() % 16) * 4,
@@ -99,7 +99,9 @@ impl Rng {
             }
         }
         // The condition-code test: mostly "always" (3 of its 32 values are supported).
-        if matches!(f.mnemonic, "BRA" | "SYNC" | "BRK" | "CONT" | "EXIT") && self.next() % 2 == 0 {
+        if matches!(f.mnemonic, "BRA" | "SYNC" | "BRK" | "CONT" | "EXIT")
+            && self.next().is_multiple_of(2)
+        {
             w = (w & !0x3f) | 0xf;
         }
         // BAR.SYNC: mode, reduction and predicate fixed, no thread count, a small barrier.
@@ -108,7 +110,7 @@ impl Rng {
             w |= (0x380 << 32) | (1 << 44) | ((self.next() % 16) << 8);
         }
         // LD/ST carry a 32-bit offset; the text's is 24 bits: keep most in range.
-        if matches!(f.mnemonic, "LD" | "ST") && self.next() % 4 != 0 {
+        if matches!(f.mnemonic, "LD" | "ST") && !self.next().is_multiple_of(4) {
             w &= !(0xfff << 40);
         }
         w
@@ -175,7 +177,7 @@ fn disassembly_parses_to_the_decoded_program() {
             })
             .collect();
         let mut code = vec![0u8; (n.div_ceil(3)) * 32];
-        for (k, &pc) in slots.iter().enumerate() {
+        for &pc in &slots {
             let w = loop {
                 let f = forms[(rng.next() % forms.len() as u64) as usize];
                 let mut w = rng.word(f);
@@ -199,7 +201,6 @@ fn disassembly_parses_to_the_decoded_program() {
                     break w;
                 }
             };
-            let _ = k;
             code[pc as usize..pc as usize + 8].copy_from_slice(&w.to_le_bytes());
         }
         // Unused slots of the last group: NOPs.
@@ -314,10 +315,4 @@ fn strip(mut p: Program) -> Program {
         }
     }
     p
-}
-
-fn words_of(code: &[u8]) -> String {
-    super::words(code)
-        .map(|(pc, w)| format!("{pc:04x}: {w:#018x}\n"))
-        .collect()
 }
