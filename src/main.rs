@@ -116,9 +116,16 @@ fn disasm(args: &DisasmArgs) -> u8 {
     if bytes.starts_with(b"\x7fELF") {
         return match warpjit::maxwell::disassemble_cubin(&bytes, &args.file, args.kernel.as_deref())
         {
-            Ok(text) => {
+            Ok((text, errors)) => {
                 print!("{text}");
-                0
+                for d in &errors {
+                    eprintln!("{}", d.render(colour_stderr()));
+                }
+                if errors.is_empty() {
+                    0
+                } else {
+                    2
+                }
             }
             Err(d) => {
                 eprintln!("{}", d.render(colour_stderr()));

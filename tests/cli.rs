@@ -678,3 +678,54 @@ fn bench_json_is_one_document_with_engines_and_ratios() {
     }
     assert!(w["jit_over_interp"].as_f64() > Some(0.0), "{w}");
 }
+
+/// `warpjit disasm` prints a cubin as nvdisasm does, and that text, given back as the
+/// launch's program, runs the trace the cubin passes with the same results.
+#[test]
+fn a_cubins_disassembly_runs_as_the_cubin() {
+    let o = warpjit(&["disasm", "tests/cubin/vadd.cubin"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains(".text.vadd:"), "{text}");
+    assert!(
+        text.contains("/*0008*/                   MOV R1, c[0x0][0x20] ;"),
+        "{text}"
+    );
+    assert!(text.contains("/* 0x4c98078000870001 */"), "{text}");
+    let listing = scratch("vadd_disasm.sass", text.as_bytes());
+    let trace = std::fs::read_to_string(root().join("tests/traces/cubin_vadd.toml")).unwrap();
+    let trace = trace.replace(
+        "code_file = \"../cubin/vadd.cubin\"",
+        &format!(
+            "code_file = {:?}\nkernel = \"vadd\"",
+            listing.display().to_string()
+        ),
+    );
+    assert!(trace.contains("kernel = \"vadd\""));
+    let t = scratch("vadd_disasm.toml", trace.as_bytes());
+    for engine in ["jit", "interp"] {
+        let o = warpjit(&["run", "--engine", engine, t.to_str().unwrap()]);
+        assert_eq!(code(&o), 0, "{engine}: {}{}", stdout(&o), stderr(&o));
+    }
+    // A kernel that does not decode is left out, named, and the status is 2.
+    let o = warpjit(&["disasm", "tests/cubin/stack.cubin"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stdout(&o).contains("// kernel `stack` left out"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("error: kernel `stack`: instruction at 0x"),
+        "{}",
+        stderr(&o)
+    );
+    // An unknown kernel is an error listing those there are.
+    let o = warpjit(&["disasm", "tests/cubin/memory.cubin", "--kernel", "nope"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("no kernel named `nope`"),
+        "{}",
+        stderr(&o)
+    );
+}

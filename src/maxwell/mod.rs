@@ -260,12 +260,14 @@ pub fn disassemble(code: &[u8], opts: &DecodeOptions) -> Result<String, DecodeEr
 /// A cubin's kernels (or the one `kernel` names) printed as nvdisasm prints them: the header,
 /// and per kernel its section and entry directives, then its code ([`disassemble`], with the
 /// kernel's register count). The text is what a trace's `code` (with `kernel`) accepts, and it
-/// runs as the cubin does. Errors are located at their byte in `bytes`.
+/// runs as the cubin does. A kernel whose code does not decode is left out, its error (located
+/// at its byte in `bytes`) returned beside the text and named in a `//` comment there; an
+/// unreadable cubin or an unknown `kernel` is an error.
 pub fn disassemble_cubin(
     bytes: &[u8],
     path: &std::path::Path,
     kernel: Option<&str>,
-) -> Result<String, crate::diag::Diagnostic> {
+) -> Result<(String, Vec<crate::diag::Diagnostic>), crate::diag::Diagnostic> {
     use crate::diag::Diagnostic;
     let cubin = crate::cubin::Cubin::parse(bytes).map_err(|e| {
         Diagnostic::byte(
@@ -288,18 +290,24 @@ pub fn disassemble_cubin(
         "\t.headerflags\t@\"EF_CUDA_64BIT_ADDRESS {sm} EF_CUDA_VIRTUAL_SM({sm})\""
     );
     let _ = writeln!(s, "\t.elftype\t@\"ET_EXEC\"");
+    let mut errors = Vec::new();
     for k in kernels {
         let opts = DecodeOptions {
             registers: k.registers,
         };
-        let code = disassemble(&k.code, &opts).map_err(|e| {
-            Diagnostic::byte(
-                path,
-                bytes,
-                k.code_offset + u64::from(e.offset),
-                format!("kernel `{}`: {e}", k.name),
-            )
-        })?;
+        let code = match disassemble(&k.code, &opts) {
+            Ok(code) => code,
+            Err(e) => {
+                let _ = writeln!(s, "\n\n// kernel `{}` left out: {e}", k.name);
+                errors.push(Diagnostic::byte(
+                    path,
+                    bytes,
+                    k.code_offset + u64::from(e.offset),
+                    format!("kernel `{}`: {e}", k.name),
+                ));
+                continue;
+            }
+        };
         let n = &k.name;
         let _ = writeln!(
             s,
@@ -318,7 +326,7 @@ pub fn disassemble_cubin(
         let _ = writeln!(s, ".text.{n}:");
         s.push_str(&code);
     }
-    Ok(s)
+    Ok((s, errors))
 }
 
 /// Each instruction of a decoded program as the disassembler prints it, by pc (for fault
