@@ -5,7 +5,7 @@ use super::lanes::*;
 use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
-use crate::semantics::{add_ones, iadd3_ones, lea_outside_window};
+use crate::semantics::{add_ones, flo, iadd3_ones, icmp_zero, lea_outside_window, shf};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{WarpState, LANES};
 
@@ -261,28 +261,6 @@ impl Exec for Shr {
     }
 }
 
-/// SHF on one lane (docs/semantics.md §22): `a` the low word, `s` the amount, `c` the high word.
-pub fn shf(right: bool, w: bool, ty: ShfType, hi: bool, a: u32, s: u32, c: u32) -> u32 {
-    let bits = if ty == ShfType::B32 { 32 } else { 64 };
-    let n = if w { s & (bits - 1) } else { s.min(bits) };
-    let x = (c as u64) << 32 | a as u64;
-    if !right {
-        // The high word of x << n (n = 64 shifts everything out).
-        return (x.checked_shl(n).unwrap_or(0) >> 32) as u32;
-    }
-    let v = if ty == ShfType::S64 {
-        let x = x as i64;
-        x.checked_shr(n).unwrap_or(x >> 63) as u64
-    } else {
-        x.checked_shr(n).unwrap_or(0)
-    };
-    if hi {
-        (v >> 32) as u32
-    } else {
-        v as u32
-    }
-}
-
 impl Exec for Shf {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -426,20 +404,6 @@ impl Exec for Bfi {
             set_cc(w, mask, &r, 0, 0);
         }
         Ok(())
-    }
-}
-
-/// FLO on one lane (docs/semantics.md §22): `v` is the source after any `~`.
-pub fn flo(signed: bool, sh: bool, v: u32) -> u32 {
-    let v = if signed && (v as i32) < 0 { !v } else { v };
-    if v == 0 {
-        return u32::MAX;
-    }
-    let pos = 31 - v.leading_zeros();
-    if sh {
-        31 - pos
-    } else {
-        pos
     }
 }
 
@@ -593,11 +557,6 @@ impl Exec for Imnmx {
     }
 }
 
-/// ICMP's test of one lane: `c` compared with zero (signed unless `unsigned`).
-pub fn icmp_zero(cmp: Cmp, unsigned: bool, c: u32) -> bool {
-    icmp(cmp, unsigned, false, c, 0, false, false)
-}
-
 impl Exec for Icmp {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -715,68 +674,6 @@ mod tests {
             "length clamps below bit 32"
         );
         assert_eq!(bfi(0xff, 0x0820, 7), 7, "position 32 leaves Rc");
-    }
-
-    #[test]
-    fn shf_edges() {
-        let (lo, hi) = (0x8765_4321, 0x8000_0001);
-        // Left: the high word of {hi, lo} << n, n clamped to 32 (32-bit) or 64.
-        assert_eq!(shf(false, false, ShfType::B32, false, lo, 0, hi), hi);
-        assert_eq!(
-            shf(false, false, ShfType::B32, false, lo, 4, hi),
-            0x0000_0018
-        );
-        assert_eq!(shf(false, false, ShfType::B32, false, lo, 32, hi), lo);
-        assert_eq!(
-            shf(false, false, ShfType::B32, false, lo, 40, hi),
-            lo,
-            "clamped"
-        );
-        assert_eq!(
-            shf(false, true, ShfType::B32, false, lo, 36, hi),
-            0x0000_0018,
-            "wraps"
-        );
-        assert_eq!(
-            shf(false, false, ShfType::U64, false, lo, 36, hi),
-            0x7654_3210
-        );
-        assert_eq!(shf(false, false, ShfType::U64, false, lo, 64, hi), 0);
-        assert_eq!(
-            shf(false, true, ShfType::U64, false, lo, 64, hi),
-            hi,
-            "64 wraps to 0"
-        );
-        // Right: the low word (or .HI the high word) of {hi, lo} >> n.
-        assert_eq!(
-            shf(true, false, ShfType::B32, false, lo, 4, hi),
-            0x1876_5432
-        );
-        assert_eq!(shf(true, false, ShfType::B32, true, lo, 4, hi), 0x0800_0000);
-        assert_eq!(shf(true, false, ShfType::B32, false, lo, 99, hi), hi);
-        assert_eq!(
-            shf(true, false, ShfType::S64, false, lo, 36, hi),
-            0xf800_0000
-        );
-        assert_eq!(
-            shf(true, false, ShfType::U64, false, lo, 36, hi),
-            0x0800_0000
-        );
-        assert_eq!(shf(true, false, ShfType::S64, true, lo, 64, hi), u32::MAX);
-        assert_eq!(shf(true, false, ShfType::S64, false, lo, 64, hi), u32::MAX);
-        assert_eq!(shf(true, false, ShfType::U64, true, lo, 64, hi), 0);
-    }
-
-    #[test]
-    fn flo_edges() {
-        assert_eq!(flo(false, false, 0), u32::MAX);
-        assert_eq!(flo(false, true, 0), u32::MAX);
-        assert_eq!(flo(false, false, 1), 0);
-        assert_eq!(flo(false, true, 1), 31);
-        assert_eq!(flo(false, false, 0x8000_0000), 31);
-        assert_eq!(flo(true, false, 0x8000_0000), 30);
-        assert_eq!(flo(true, false, u32::MAX), u32::MAX);
-        assert_eq!(flo(true, true, 0xffff_fff0), 28);
     }
 
     #[test]

@@ -82,7 +82,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.set_reg(d, r, m);
     }
 
-    /// SHF with per-lane amounts, as `interp::alu::shf`: the 64-bit value {Rc, Ra} shifted in
+    /// SHF with per-lane amounts, as `crate::semantics::shf`: the 64-bit value {Rc, Ra} shifted in
     /// 64-bit scalar code, an amount of 64 (after the clamp) handled by a select.
     pub(super) fn shf_lanes(&mut self, g: Guard, o: &Shf) {
         let m = self.guard_mask(g);

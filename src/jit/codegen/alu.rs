@@ -598,7 +598,7 @@ impl Lower for Icmp {
         let m = tx.guard_mask(inst.guard);
         let a = tx.reg(o.a);
         let b = tx.src(o.b);
-        // Rc against zero, as `interp::alu::icmp_zero`.
+        // Rc against zero, as `crate::semantics::icmp_zero`.
         let r = match (o.cmp, o.unsigned) {
             (Cmp::F, _) | (Cmp::Lt, true) => b,
             (Cmp::T, _) | (Cmp::Ge, true) => a,
@@ -662,7 +662,7 @@ impl Tx<'_, '_, '_> {
         self.ushr_c(&v, 24)
     }
 
-    /// SHF by the constant amount `s` (as `interp::alu::shf`): `a` the low word, `c` the high.
+    /// SHF by the constant amount `s` (as `crate::semantics::shf`): `a` the low word, `c` the high.
     pub(in crate::jit) fn shf_c(&mut self, o: &Shf, a: &Row, c: &Row, s: u32) -> Row {
         let bits = if o.ty == ShfType::B32 { 32 } else { 64 };
         let n = if o.w { s & (bits - 1) } else { s.min(bits) };
