@@ -669,6 +669,37 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "SHF",
+            prop_oneof![
+                (
+                    mods(vec![
+                        vec!["L"],
+                        vec!["", "W"],
+                        vec!["", "U32", "S32", "U64", "S64"],
+                    ]),
+                    reg(),
+                    rreg(),
+                    prop_oneof![rreg(), imm(0, 0x3f)],
+                    rreg(),
+                )
+                    .prop_map(|(m, d, a, b, c)| format!("SHF{m} {d}, {a}, {b}, {c}")),
+                (
+                    mods(vec![
+                        vec!["R"],
+                        vec!["", "W"],
+                        vec!["", "U32", "S32", "U64", "S64"],
+                        vec!["", "HI"],
+                    ]),
+                    reg(),
+                    rreg(),
+                    prop_oneof![rreg(), imm(0, 0x3f)],
+                    rreg(),
+                )
+                    .prop_map(|(m, d, a, b, c)| format!("SHF{m} {d}, {a}, {b}, {c}")),
+            ]
+            .boxed(),
+        ),
+        (
             "LOP",
             (
                 mods(vec![
@@ -722,6 +753,22 @@ fn templates() -> Vec<(&'static str, S)> {
             "BFI",
             (with_cc("BFI", vec![], reg()), rreg(), src(imm20()), regc())
                 .prop_map(|(h, a, b, c)| format!("{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "POPC",
+            (reg(), pre("~", src(imm20())))
+                .prop_map(|(d, b)| format!("POPC {d}, {b}"))
+                .boxed(),
+        ),
+        (
+            "FLO",
+            (
+                mods(vec![vec!["", "U32", "S32"], vec!["", "SH"]]),
+                reg(),
+                pre("~", src(imm20())),
+            )
+                .prop_map(|(m, d, b)| format!("FLO{m} {d}, {b}"))
                 .boxed(),
         ),
         (
@@ -786,6 +833,23 @@ fn templates() -> Vec<(&'static str, S)> {
                 psrc(),
             )
                 .prop_map(|(m, d, a, b, p)| format!("IMNMX{m} {d}, {a}, {b}, {p}"))
+                .boxed(),
+        ),
+        (
+            "ICMP",
+            (
+                mods(vec![
+                    vec!["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"],
+                    vec!["", "U32", "S32"],
+                ]),
+                reg(),
+                rreg(),
+                prop_oneof![
+                    (rreg(), regc()).boxed(),
+                    (prop_oneof![cref(), imm20()], rreg()).boxed(),
+                ],
+            )
+                .prop_map(|(m, d, a, (b, c))| format!("ICMP{m} {d}, {a}, {b}, {c}"))
                 .boxed(),
         ),
         (

@@ -5,7 +5,7 @@ use super::lanes::*;
 use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
-use crate::semantics::{add_ones, iadd3_ones, lea_outside_window};
+use crate::semantics::{add_ones, flo, iadd3_ones, icmp_zero, lea_outside_window, shf};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{WarpState, LANES};
 
@@ -261,6 +261,18 @@ impl Exec for Shr {
     }
 }
 
+impl Exec for Shf {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
+        let (right, wrap, ty, hi) = (self.right, self.w, self.ty, self.hi);
+        let r = map3(&reg(w, self.a), &b, &reg(w, self.c), |a, s, c| {
+            shf(right, wrap, ty, hi, a, s, c)
+        });
+        put(w, self.d.0, &r, mask);
+        Ok(())
+    }
+}
+
 fn lop(func: LopFn, a: u32, b: u32) -> u32 {
     match func {
         LopFn::And => a & b,
@@ -395,6 +407,23 @@ impl Exec for Bfi {
     }
 }
 
+impl Exec for Popc {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = not_if(src(w, self.b, mask, env)?, self.not_b);
+        put(w, self.d.0, &map(&b, u32::count_ones), mask);
+        Ok(())
+    }
+}
+
+impl Exec for Flo {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = not_if(src(w, self.b, mask, env)?, self.not_b);
+        let (signed, sh) = (self.signed, self.sh);
+        put(w, self.d.0, &map(&b, |v| flo(signed, sh, v)), mask);
+        Ok(())
+    }
+}
+
 impl Exec for Sel {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -523,6 +552,18 @@ impl Exec for Imnmx {
                 max
             }
         });
+        put(w, self.d.0, &r, mask);
+        Ok(())
+    }
+}
+
+impl Exec for Icmp {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
+        let c = src(w, self.c, mask, env)?;
+        let a = reg(w, self.a);
+        let (cmp, u) = (self.cmp, self.unsigned);
+        let r: Row = std::array::from_fn(|l| if icmp_zero(cmp, u, c[l]) { a[l] } else { b[l] });
         put(w, self.d.0, &r, mask);
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! Lowerings that need per-lane scalar code (per-lane shift amounts and bit-field controls, which
 //! SIMD has no instruction for) or bit gathering: SHL/SHR with a register amount or `.BREV`,
-//! BFE/BFI with a register control or `.BREV`, PRMT, P2R, and the wide comparison `ISETP.X`.
+//! SHF with a register amount, BFE/BFI with a register control or `.BREV`, PRMT, P2R, and the
+//! wide comparison `ISETP.X`.
 
 use super::codegen::{Row, Tx};
 use crate::ir::*;
@@ -79,6 +80,54 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             }
         });
         self.set_reg(d, r, m);
+    }
+
+    /// SHF with per-lane amounts, as `crate::semantics::shf`: the 64-bit value {Rc, Ra} shifted in
+    /// 64-bit scalar code, an amount of 64 (after the clamp) handled by a select.
+    pub(super) fn shf_lanes(&mut self, g: Guard, o: &Shf) {
+        let m = self.guard_mask(g);
+        let a = self.reg(o.a);
+        let s = self.src(o.b);
+        let c = self.reg(o.c);
+        let bits: i64 = if o.ty == ShfType::B32 { 32 } else { 64 };
+        let (right, wrap, arith, hi) = (o.right, o.w, o.ty == ShfType::S64, o.hi);
+        let r = self.per_lane(&[a, s, c], |b, x| {
+            let n = if wrap {
+                b.ins().band_imm_s(x[1], bits - 1)
+            } else {
+                let k = b.ins().iconst(types::I32, bits);
+                b.ins().umin(x[1], k)
+            };
+            let n64 = b.ins().uextend(types::I64, n);
+            let lo = b.ins().uextend(types::I64, x[0]);
+            let hi64 = b.ins().uextend(types::I64, x[2]);
+            let hi64 = b.ins().ishl_imm_u(hi64, 32);
+            let v = b.ins().bor(hi64, lo);
+            // Cranelift takes 64-bit shift amounts mod 64: n = 64 is the select below.
+            let shifted = if !right {
+                b.ins().ishl(v, n64)
+            } else if arith {
+                b.ins().sshr(v, n64)
+            } else {
+                b.ins().ushr(v, n64)
+            };
+            let out = if !right {
+                b.ins().iconst(types::I64, 0)
+            } else if arith {
+                b.ins().sshr_imm_u(v, 63)
+            } else {
+                b.ins().iconst(types::I64, 0)
+            };
+            let all = b.ins().icmp_imm_u(IntCC::Equal, n64, 64);
+            let r = b.ins().select(all, out, shifted);
+            let r = if !right || hi {
+                b.ins().ushr_imm_u(r, 32)
+            } else {
+                r
+            };
+            b.ins().ireduce(types::I32, r)
+        });
+        self.set_reg(o.d, r, m);
     }
 
     /// BFE/BFI with a per-lane control (and BFE `.BREV`), as `interp::alu::{bfe, bfi}`.

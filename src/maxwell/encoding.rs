@@ -268,6 +268,11 @@ fn bool_op(v: u64) -> Result<BoolOp, String> {
     }
 }
 
+/// The comparison field of ISETP and ICMP (3 bits).
+fn cmp(v: u64) -> Cmp {
+    Cmp::ALL[(v & 7) as usize]
+}
+
 fn pout(v: u64) -> PredOut {
     match v {
         1 => PredOut::T,
@@ -474,6 +479,12 @@ maxwell_table! {
         no(w, 47, "SHR with .CC")?;
         ok(Shr { d: w.reg(0), unsigned: !w.bit(48), w: w.bit(39), brev: w.bit(40), a: w.reg(8), b })
     }),
+    Shf => &[
+        form!("SHF", op(0x5cf8), M13, Reg, |w, _, b| shf(w, true, b)),
+        form!("SHF", op(0x38f8), M13I, None, |w, _, _| shf(w, true, shf_imm(w)?)),
+        form!("SHF", op(0x5bf8), M13, Reg, |w, _, b| shf(w, false, b)),
+        form!("SHF", op(0x36f8), M13I, None, |w, _, _| shf(w, false, shf_imm(w)?)),
+    ],
     Lop => rci!("LOP", 0x5c40, 0x4c40, 0x3840, M13, M13I, |w, _, b| {
         no(w, 43, "LOP.X")?;
         no(w, 47, "LOP with .CC")?;
@@ -527,22 +538,19 @@ maxwell_table! {
             ok(Bfi { d: w.reg(0), cc: w.bit(47), a: w.reg(8), b: Src::Reg(w.reg(39)), c: Src::Const(w.cbuf()) })
         }),
     ],
+    Popc => rci!("POPC", 0x5c08, 0x4c08, 0x3808, M13, M13I, |w, _, b| {
+        ok(Popc { d: w.reg(0), not_b: w.bit(40), b })
+    }),
+    Flo => rci!("FLO", 0x5c30, 0x4c30, 0x3830, M13, M13I, |w, _, b| {
+        no(w, 47, "FLO with .CC")?;
+        ok(Flo { d: w.reg(0), signed: w.bit(48), sh: w.bit(41), not_b: w.bit(40), b })
+    }),
     Sel => rci!("SEL", 0x5ca0, 0x4ca0, 0x38a0, M13, M13I, |w, _, b| {
         ok(Sel { d: w.reg(0), a: w.reg(8), b, p: w.psrc(39, 42) })
     }),
     Isetp => rci!("ISETP", 0x5b60, 0x4b60, 0x3660, M12, M12I, |w, _, b| {
-        let cmp = match w.field(49, 3) {
-            0 => Cmp::F,
-            1 => Cmp::Lt,
-            2 => Cmp::Eq,
-            3 => Cmp::Le,
-            4 => Cmp::Gt,
-            5 => Cmp::Ne,
-            6 => Cmp::Ge,
-            _ => Cmp::T,
-        };
         ok(Isetp {
-            cmp, unsigned: !w.bit(48), x: w.bit(43), bop: bool_op(w.field(45, 2))?,
+            cmp: cmp(w.field(49, 3)), unsigned: !w.bit(48), x: w.bit(43), bop: bool_op(w.field(45, 2))?,
             p: w.pred(3), q: w.pred(0), a: w.reg(8), b, c: w.psrc(39, 42),
         })
     }),
@@ -562,6 +570,14 @@ maxwell_table! {
         no(w, 47, "IMNMX with .CC")?;
         ok(Imnmx { d: w.reg(0), unsigned: !w.bit(48), a: w.reg(8), b, p: w.psrc(39, 42) })
     }),
+    Icmp => &[
+        form!("ICMP", op(0x5b40), M12, Reg, |w, _, b| icmp(w, b, Src::Reg(w.reg(39)))),
+        form!("ICMP", op(0x4b40), M12, Const, |w, _, b| icmp(w, b, Src::Reg(w.reg(39)))),
+        form!("ICMP", op(0x3640), M12I, Imm, |w, _, b| icmp(w, b, Src::Reg(w.reg(39)))),
+        form!("ICMP", op(0x5340), M12, None, |w, _, _| {
+            icmp(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
+        }),
+    ],
     Prmt => &[
         form!("PRMT", op(0x5bc0), M12, Reg, prmt_c39),
         form!("PRMT", op(0x4bc0), M12, Const, prmt_c39),
@@ -721,6 +737,52 @@ fn xmad(w: Word, b: Src, c: Src, psl: bool, mrg: bool, cmode: u64, x: u32, b_h1:
         a_h1: w.bit(53),
         b,
         b_h1,
+        c,
+    })
+}
+
+/// SHF's shift immediate: 6 unsigned bits at 20 (nvdisasm prints no more). The rest of the
+/// ALU immediate field (bits 26 to 36; 37 and 38 hold the data type) and its sign bit (56) are
+/// refused when set: the text has no spelling for a wider amount.
+fn shf_imm(w: Word) -> Result<Src, String> {
+    if w.field(26, 11) != 0 || w.bit(56) {
+        return Err("an SHF shift amount wider than 6 bits is not supported".into());
+    }
+    Ok(Src::Imm(w.field(20, 6) as u32))
+}
+
+fn shf(w: Word, right: bool, b: Src) -> R {
+    no(w, 47, "SHF with .CC")?;
+    no(w, 49, "SHF.X")?;
+    if !right {
+        // ptxas never sets it; the hardware refuses it (Mesa NAK, sm50.rs).
+        no(w, 48, "SHF.L.HI")?;
+    }
+    let ty = match w.field(37, 2) {
+        0 => ShfType::B32,
+        2 => ShfType::U64,
+        3 => ShfType::S64,
+        v => return Err(format!("SHF data type {v:#x} is not valid")),
+    };
+    ok(Shf {
+        d: w.reg(0),
+        right,
+        w: w.bit(50),
+        ty,
+        hi: w.bit(48),
+        a: w.reg(8),
+        b,
+        c: w.reg(39),
+    })
+}
+
+fn icmp(w: Word, b: Src, c: Src) -> R {
+    ok(Icmp {
+        d: w.reg(0),
+        cmp: cmp(w.field(49, 3)),
+        unsigned: !w.bit(48),
+        a: w.reg(8),
+        b,
         c,
     })
 }

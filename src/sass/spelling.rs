@@ -70,16 +70,20 @@ sass_table! {
         Xmad "XMAD",
         Shl "SHL",
         Shr "SHR",
+        Shf "SHF",
         Lop "LOP",
         Lop32i "LOP32I",
         Lop3 "LOP3",
         Bfe "BFE",
         Bfi "BFI",
+        Popc "POPC",
+        Flo "FLO",
         Sel "SEL",
         Isetp "ISETP",
         Psetp "PSETP",
         P2r "P2R",
         Imnmx "IMNMX",
+        Icmp "ICMP",
         Prmt "PRMT",
         Lea "LEA",
         Ldc "LDC",
@@ -200,6 +204,17 @@ impl Suffix for Iadd3Shift {
             Iadd3Shift::None => "",
             Iadd3Shift::Rs => ".RS",
             Iadd3Shift::Ls => ".LS",
+        }
+    }
+}
+
+impl Suffix for ShfType {
+    /// Empty for 32 bits.
+    fn suffix(self) -> &'static str {
+        match self {
+            ShfType::B32 => "",
+            ShfType::U64 => ".U64",
+            ShfType::S64 => ".S64",
         }
     }
 }

@@ -3,7 +3,7 @@
 //! The interpreter calls these functions; the JIT calls them at compile time where their inputs
 //! are constants (the carry rules) and otherwise mirrors them in generated code, with a comment at
 //! the mirror pointing here and a test (`jit::tests::semantics_mirrors`,
-//! `jit::tests::effective_address_mirror`) that runs the generated code on edge values and
+//! `jit::tests::effective_address_mirror`, `jit::tests::bit_ops_mirror_the_interpreter`) that runs the generated code on edge values and
 //! compares it with these functions.
 //!
 //! | rule | here | docs/semantics.md |
@@ -12,13 +12,14 @@
 //! | effective global/generic address | [`effective`] | §16 |
 //! | LDC bank and address per mode, and which reads are in range | [`ldc_address`], [`ldc_readable`] | §17 |
 //! | LEA's window predicate (Plg and CC.OF) | [`lea_outside_window`] | §15, §19 |
+//! | SHF's funnel shift, FLO's leading one, ICMP's test of Rc | [`shf`], [`flo`], [`icmp_zero`] | §22 |
 //! | Direct3D 11 float and integer arithmetic (DXBC) | [`d3d`] | DXBC numerics |
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
 
 pub mod d3d;
 pub mod func;
 
-use crate::ir::{Addr, Iadd3, LdcMode};
+use crate::ir::{Addr, Cmp, Iadd3, LdcMode, ShfType};
 use warpjit_runtime::helpers::window_detect;
 use warpjit_runtime::WarpState;
 
@@ -103,6 +104,59 @@ pub fn lea_outside_window(window: u64, hi: bool, rd: u32, lea_lo: u32) -> bool {
     !window_detect(window, ea)
 }
 
+/// SHF on one lane (docs/semantics.md §22): `a` the low word, `s` the amount, `c` the high
+/// word; `right`, `w`, `ty` and `hi` as in [`Shf`](crate::ir::Shf).
+pub fn shf(right: bool, w: bool, ty: ShfType, hi: bool, a: u32, s: u32, c: u32) -> u32 {
+    let bits = if ty == ShfType::B32 { 32 } else { 64 };
+    let n = if w { s & (bits - 1) } else { s.min(bits) };
+    let x = (c as u64) << 32 | a as u64;
+    if !right {
+        // The high word of x << n (n = 64 shifts everything out).
+        return (x.checked_shl(n).unwrap_or(0) >> 32) as u32;
+    }
+    let v = if ty == ShfType::S64 {
+        let x = x as i64;
+        x.checked_shr(n).unwrap_or(x >> 63) as u64
+    } else {
+        x.checked_shr(n).unwrap_or(0)
+    };
+    if hi {
+        (v >> 32) as u32
+    } else {
+        v as u32
+    }
+}
+
+/// FLO on one lane (docs/semantics.md §22): `v` is the source after any `~`.
+pub fn flo(signed: bool, sh: bool, v: u32) -> u32 {
+    let v = if signed && (v as i32) < 0 { !v } else { v };
+    if v == 0 {
+        return u32::MAX;
+    }
+    let pos = 31 - v.leading_zeros();
+    if sh {
+        31 - pos
+    } else {
+        pos
+    }
+}
+
+/// ICMP's test of one lane (docs/semantics.md §22): `c` compared with zero, signed unless
+/// `unsigned`.
+pub fn icmp_zero(cmp: Cmp, unsigned: bool, c: u32) -> bool {
+    let v = if unsigned { c as i64 } else { c as i32 as i64 };
+    match cmp {
+        Cmp::F => false,
+        Cmp::Lt => v < 0,
+        Cmp::Eq => v == 0,
+        Cmp::Le => v <= 0,
+        Cmp::Gt => v > 0,
+        Cmp::Ne => v != 0,
+        Cmp::Ge => v >= 0,
+        Cmp::T => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +207,76 @@ mod tests {
         assert_eq!(add_ones(2, true, false), 1);
         assert_eq!(add_ones(0, true, true), 1);
         assert_eq!(add_ones(1, false, true), 2);
+    }
+
+    #[test]
+    fn shf_edges() {
+        let (lo, hi) = (0x8765_4321, 0x8000_0001);
+        // Left: the high word of {hi, lo} << n, n clamped to 32 (32-bit) or 64.
+        assert_eq!(shf(false, false, ShfType::B32, false, lo, 0, hi), hi);
+        assert_eq!(
+            shf(false, false, ShfType::B32, false, lo, 4, hi),
+            0x0000_0018
+        );
+        assert_eq!(shf(false, false, ShfType::B32, false, lo, 32, hi), lo);
+        assert_eq!(
+            shf(false, false, ShfType::B32, false, lo, 40, hi),
+            lo,
+            "clamped"
+        );
+        assert_eq!(
+            shf(false, true, ShfType::B32, false, lo, 36, hi),
+            0x0000_0018,
+            "wraps"
+        );
+        assert_eq!(
+            shf(false, false, ShfType::U64, false, lo, 36, hi),
+            0x7654_3210
+        );
+        assert_eq!(shf(false, false, ShfType::U64, false, lo, 64, hi), 0);
+        assert_eq!(
+            shf(false, true, ShfType::U64, false, lo, 64, hi),
+            hi,
+            "64 wraps to 0"
+        );
+        // Right: the low word (or .HI the high word) of {hi, lo} >> n.
+        assert_eq!(
+            shf(true, false, ShfType::B32, false, lo, 4, hi),
+            0x1876_5432
+        );
+        assert_eq!(shf(true, false, ShfType::B32, true, lo, 4, hi), 0x0800_0000);
+        assert_eq!(shf(true, false, ShfType::B32, false, lo, 99, hi), hi);
+        assert_eq!(
+            shf(true, false, ShfType::S64, false, lo, 36, hi),
+            0xf800_0000
+        );
+        assert_eq!(
+            shf(true, false, ShfType::U64, false, lo, 36, hi),
+            0x0800_0000
+        );
+        assert_eq!(shf(true, false, ShfType::S64, true, lo, 64, hi), u32::MAX);
+        assert_eq!(shf(true, false, ShfType::S64, false, lo, 64, hi), u32::MAX);
+        assert_eq!(shf(true, false, ShfType::U64, true, lo, 64, hi), 0);
+    }
+
+    #[test]
+    fn flo_edges() {
+        assert_eq!(flo(false, false, 0), u32::MAX);
+        assert_eq!(flo(false, true, 0), u32::MAX);
+        assert_eq!(flo(false, false, 1), 0);
+        assert_eq!(flo(false, true, 1), 31);
+        assert_eq!(flo(false, false, 0x8000_0000), 31);
+        assert_eq!(flo(true, false, 0x8000_0000), 30);
+        assert_eq!(flo(true, false, u32::MAX), u32::MAX);
+        assert_eq!(flo(true, true, 0xffff_fff0), 28);
+    }
+
+    #[test]
+    fn icmp_zero_unsigned() {
+        assert!(!icmp_zero(Cmp::Lt, true, u32::MAX));
+        assert!(icmp_zero(Cmp::Lt, false, u32::MAX));
+        assert!(icmp_zero(Cmp::Le, true, 0));
+        assert!(icmp_zero(Cmp::Gt, true, 0x8000_0000));
+        assert!(!icmp_zero(Cmp::Gt, false, 0x8000_0000));
     }
 }

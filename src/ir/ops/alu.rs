@@ -391,6 +391,68 @@ impl Operands for Shr {
     }
 }
 
+/// Operand width of SHF (the data type field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ShfType {
+    /// 32-bit (no suffix; `.U32` and `.S32` are the same encoding and read as this): the
+    /// amount is clamped to 32 (or taken mod 32 with `.W`).
+    #[default]
+    B32,
+    /// `.U64`: the amount is clamped to 64 (mod 64 with `.W`); right shifts are logical.
+    U64,
+    /// `.S64`: as `.U64`, but right shifts are arithmetic (the sign of Rc fills in).
+    S64,
+}
+
+/// `SHF.{L|R}[.W][.U64|.S64][.HI] Rd, Ra, Sb, Rc`: funnel shift of the 64-bit value {Rc, Ra}
+/// (Rc the high word) by Sb (docs/semantics.md §22).
+///
+/// The amount *n* is Sb as an unsigned 32-bit value, clamped to the type's width (32, or 64
+/// for `.U64`/`.S64`), or with `.W` taken modulo that width. `SHF.L` gives the high word of
+/// {Rc, Ra} << *n*; `SHF.R` gives the low word of {Rc, Ra} >> *n* (arithmetic for `.S64`,
+/// logical otherwise), or its high word with `.HI`. `.HI` is only valid on `SHF.R` (on
+/// Maxwell `SHF.L` always returns the high word, and the encoding with `.HI` set is illegal).
+/// This is PTX's `shf.l`/`shf.r` with `.clamp` (or `.wrap` for `.W`), and the folding rule of
+/// Mesa NAK for sm_50.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shf {
+    /// Destination.
+    pub d: Reg,
+    /// `.R` (else `.L`).
+    pub right: bool,
+    /// `.W`: the amount wraps (mod the width) instead of clamping.
+    pub w: bool,
+    /// Data type.
+    pub ty: ShfType,
+    /// `.HI`: the high word of a right shift.
+    pub hi: bool,
+    /// Low word.
+    pub a: Reg,
+    /// Amount: a register or an unsigned immediate 0..=63.
+    pub b: Src,
+    /// High word.
+    pub c: Reg,
+}
+
+impl Operands for Shf {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Shf {
+            d,
+            right: _,
+            w: _,
+            ty: _,
+            hi: _,
+            a,
+            b,
+            c,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.read(c);
+    }
+}
+
 /// Bitwise function of LOP / LOP32I.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LopFn {
@@ -587,6 +649,60 @@ impl Operands for Bfi {
         o.src(b);
         o.src(c);
         o.cc_write(cc);
+    }
+}
+
+/// `POPC Rd, [~]Sb`: the number of set bits of Sb (of ~Sb with `~`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Popc {
+    /// Destination.
+    pub d: Reg,
+    /// `~Sb`: count the bits of the inverse.
+    pub not_b: bool,
+    /// Source (register, constant or signed 20-bit immediate).
+    pub b: Src,
+}
+
+impl Operands for Popc {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Popc { d, not_b: _, b } = *self;
+        o.def(d);
+        o.src(b);
+    }
+}
+
+/// `FLO[.U32|.S32][.SH] Rd, [~]Sb`: find the leading one (docs/semantics.md §22).
+///
+/// With *v* = Sb (or ~Sb with `~`): the bit position (0..=31) of the most significant 1 of *v*;
+/// with `.S32` and a negative *v*, of its most significant 0 (the first bit that differs from
+/// the sign). `.SH` returns 31 minus that position instead (the left shift that brings the bit
+/// to bit 31). When there is no such bit (*v* = 0, or -1 with `.S32`) the result is 0xffffffff,
+/// with or without `.SH`: PTX's `bfind` (`.shiftamt` for `.SH`), which ptxas compiles to FLO.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flo {
+    /// Destination.
+    pub d: Reg,
+    /// `.S32`: look for the first bit that differs from the sign bit.
+    pub signed: bool,
+    /// `.SH`: return the shift amount (31 - position).
+    pub sh: bool,
+    /// `~Sb`: invert the source first.
+    pub not_b: bool,
+    /// Source (register, constant or signed 20-bit immediate).
+    pub b: Src,
+}
+
+impl Operands for Flo {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Flo {
+            d,
+            signed: _,
+            sh: _,
+            not_b: _,
+            b,
+        } = *self;
+        o.def(d);
+        o.src(b);
     }
 }
 
@@ -852,6 +968,41 @@ impl Operands for Imnmx {
         o.read(a);
         o.src(b);
         o.pred_read(p);
+    }
+}
+
+/// `ICMP.cmp[.U32] Rd, Ra, Sb, Rc`: Rd = (Rc cmp 0) ? Ra : Sb, the comparison signed unless
+/// `.U32` (docs/semantics.md §22).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Icmp {
+    /// Destination.
+    pub d: Reg,
+    /// Comparison of Rc with zero.
+    pub cmp: Cmp,
+    /// `.U32`: unsigned comparison.
+    pub unsigned: bool,
+    /// Chosen when the comparison holds.
+    pub a: Reg,
+    /// Chosen otherwise (register, constant or signed 20-bit immediate).
+    pub b: Src,
+    /// Compared with zero (register or constant; a constant only with a register Sb).
+    pub c: Src,
+}
+
+impl Operands for Icmp {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Icmp {
+            d,
+            cmp: _,
+            unsigned: _,
+            a,
+            b,
+            c,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.src(c);
     }
 }
 

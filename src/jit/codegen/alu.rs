@@ -227,6 +227,32 @@ impl Lower for Shr {
     }
 }
 
+impl Lower for Shf {
+    fn weight(&self) -> u32 {
+        if reg_src(&self.b) {
+            12
+        } else {
+            4
+        }
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let g = inst.guard;
+        // A register amount varies by lane: per-lane code.
+        let Src::Imm(s) = o.b else {
+            tx.shf_lanes(g, o);
+            return true;
+        };
+        let m = tx.guard_mask(g);
+        let a = tx.reg(o.a);
+        let c = tx.reg(o.c);
+        let r = tx.shf_c(o, &a, &c, s);
+        tx.set_reg(o.d, r, m);
+        true
+    }
+}
+
 impl Lower for Lop {
     fn weight(&self) -> u32 {
         4
@@ -383,6 +409,60 @@ impl Lower for Bfi {
     }
 }
 
+impl Lower for Popc {
+    fn weight(&self) -> u32 {
+        8
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let m = tx.guard_mask(inst.guard);
+        let b = tx.src(o.b);
+        let b = tx.not_if(b, o.not_b);
+        let r = tx.popcount(&b);
+        tx.set_reg(o.d, r, m);
+        true
+    }
+}
+
+impl Lower for Flo {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let m = tx.guard_mask(inst.guard);
+        let b = tx.src(o.b);
+        let mut v = tx.not_if(b, o.not_b);
+        if o.signed {
+            // A negative value is inverted: v ^ (v >> 31, arithmetic).
+            let sign = tx.sshr_c(&v, 31);
+            v = tx.bin(&v, &sign, |b, x, y| b.ins().bxor(x, y));
+        }
+        // Smear the leading one down: k = popcount = position + 1 (0 when v = 0).
+        for sh in [1, 2, 4, 8, 16] {
+            let t = tx.ushr_c(&v, sh);
+            v = tx.bin(&v, &t, |b, x, y| b.ins().bor(x, y));
+        }
+        let k = tx.popcount(&v);
+        let r = if o.sh {
+            // 31 - (k - 1) = 32 - k, and all ones when k = 0.
+            let c32 = tx.splat(32);
+            let d = tx.bin(&c32, &k, |b, x, y| b.ins().isub(x, y));
+            let z = tx.splat(0);
+            let none = tx.cmp(IntCC::Equal, &k, &z);
+            tx.bin(&d, &none, |b, x, y| b.ins().bor(x, y))
+        } else {
+            // k - 1: 0xffffffff when k = 0.
+            let one = tx.splat(1);
+            tx.bin(&k, &one, |b, x, y| b.ins().isub(x, y))
+        };
+        tx.set_reg(o.d, r, m);
+        true
+    }
+}
+
 impl Lower for Sel {
     fn weight(&self) -> u32 {
         8
@@ -508,6 +588,41 @@ impl Lower for Imnmx {
     }
 }
 
+impl Lower for Icmp {
+    fn weight(&self) -> u32 {
+        8
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let m = tx.guard_mask(inst.guard);
+        let a = tx.reg(o.a);
+        let b = tx.src(o.b);
+        // Rc against zero, as `crate::semantics::icmp_zero`.
+        let r = match (o.cmp, o.unsigned) {
+            (Cmp::F, _) | (Cmp::Lt, true) => b,
+            (Cmp::T, _) | (Cmp::Ge, true) => a,
+            (cmp, u) => {
+                let cc = match (cmp, u) {
+                    (Cmp::Lt, _) => IntCC::SignedLessThan,
+                    (Cmp::Le, false) => IntCC::SignedLessThanOrEqual,
+                    (Cmp::Gt, false) => IntCC::SignedGreaterThan,
+                    (Cmp::Ge, _) => IntCC::SignedGreaterThanOrEqual,
+                    // Unsigned: <= 0 is == 0, > 0 is != 0.
+                    (Cmp::Eq, _) | (Cmp::Le, true) => IntCC::Equal,
+                    _ => IntCC::NotEqual,
+                };
+                let c = tx.src(o.c);
+                let z = tx.splat(0);
+                let t = tx.cmp(cc, &c, &z);
+                std::array::from_fn(|k| tx.b.ins().bitselect(t[k], a[k], b[k]))
+            }
+        };
+        tx.set_reg(o.d, r, m);
+        true
+    }
+}
+
 impl Lower for Prmt {
     fn weight(&self) -> u32 {
         4
@@ -523,6 +638,82 @@ impl Lower for Prmt {
 
 impl Tx<'_, '_, '_> {
     // ---- arithmetic helpers ------------------------------------------------------------------
+
+    /// The number of set bits of each lane (a SWAR sum, as `u32::count_ones`).
+    pub(in crate::jit) fn popcount(&mut self, x: &Row) -> Row {
+        let k55 = self.splat(0x5555_5555);
+        let k33 = self.splat(0x3333_3333);
+        let k0f = self.splat(0x0f0f_0f0f);
+        let k01 = self.splat(0x0101_0101);
+        // Pairs: x - ((x >> 1) & 0x55..).
+        let t = self.ushr_c(x, 1);
+        let t = self.bin(&t, &k55, |b, x, y| b.ins().band(x, y));
+        let v = self.bin(x, &t, |b, x, y| b.ins().isub(x, y));
+        // Nibbles: (v & 0x33..) + ((v >> 2) & 0x33..).
+        let lo = self.bin(&v, &k33, |b, x, y| b.ins().band(x, y));
+        let t = self.ushr_c(&v, 2);
+        let hi = self.bin(&t, &k33, |b, x, y| b.ins().band(x, y));
+        let v = self.bin(&lo, &hi, |b, x, y| b.ins().iadd(x, y));
+        // Bytes: (v + (v >> 4)) & 0x0f..; their sum lands in the top byte of v * 0x01010101.
+        let t = self.ushr_c(&v, 4);
+        let v = self.bin(&v, &t, |b, x, y| b.ins().iadd(x, y));
+        let v = self.bin(&v, &k0f, |b, x, y| b.ins().band(x, y));
+        let v = self.bin(&v, &k01, |b, x, y| b.ins().imul(x, y));
+        self.ushr_c(&v, 24)
+    }
+
+    /// SHF by the constant amount `s` (as `crate::semantics::shf`): `a` the low word, `c` the high.
+    pub(in crate::jit) fn shf_c(&mut self, o: &Shf, a: &Row, c: &Row, s: u32) -> Row {
+        let bits = if o.ty == ShfType::B32 { 32 } else { 64 };
+        let n = if o.w { s & (bits - 1) } else { s.min(bits) };
+        let arith = o.ty == ShfType::S64;
+        // Bits of a word above the 64-bit value: the sign of Rc for .S64 right shifts, else 0.
+        let fill = |t: &mut Self| {
+            if arith {
+                t.sshr_c(c, 31)
+            } else {
+                t.splat(0)
+            }
+        };
+        let or = |t: &mut Self, x: &Row, y: &Row| t.bin(x, y, |b, x, y| b.ins().bor(x, y));
+        let high_right = |t: &mut Self, v: &Row, n: u32| {
+            if arith {
+                t.sshr_c(v, n)
+            } else {
+                t.ushr_c(v, n)
+            }
+        };
+        if !o.right {
+            // The high word of {c, a} << n.
+            return match n {
+                0 => *c,
+                1..=31 => {
+                    let x = self.shl_c(c, n);
+                    let y = self.ushr_c(a, 32 - n);
+                    or(self, &x, &y)
+                }
+                _ => self.shl_c(a, n - 32),
+            };
+        }
+        if o.hi {
+            // The high word of {c, a} >> n.
+            return match n {
+                0..=31 => high_right(self, c, n),
+                _ => fill(self),
+            };
+        }
+        // The low word of {c, a} >> n.
+        match n {
+            0 => *a,
+            1..=31 => {
+                let x = self.ushr_c(a, n);
+                let y = self.shl_c(c, 32 - n);
+                or(self, &x, &y)
+            }
+            32..=63 => high_right(self, c, n - 32),
+            _ => fill(self),
+        }
+    }
 
     /// a + b with carry and signed-overflow lane masks (all-ones lanes).
     pub(in crate::jit) fn add_co(&mut self, a: &Row, b: &Row) -> (Row, Row, Row) {

@@ -311,6 +311,60 @@ impl SassSyntax for Shr {
     }
 }
 
+impl SassSyntax for Shf {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let right = a.require(&[("L", false), ("R", true)])?;
+        let w = a.flag("W")?;
+        let ty = a
+            .choice(&[
+                ("U32", ShfType::B32),
+                ("S32", ShfType::B32),
+                ("U64", ShfType::U64),
+                ("S64", ShfType::S64),
+            ])?
+            .unwrap_or_default();
+        let hi = a.flag_loc("HI")?;
+        if let (Some(l), false) = (hi, right) {
+            return a.err(
+                l,
+                "SHF.L takes no `.HI` (a left funnel shift always gives the high word)",
+            );
+        }
+        let hi = hi.is_some();
+        let d = a.reg()?;
+        let ra = a.reg()?;
+        let b = if a.peek().is_some_and(|o| matches!(o.kind, RawKind::Imm(_))) {
+            Src::Imm(a.imm(0, 0x3f, "shift amount")? as u32)
+        } else {
+            Src::Reg(a.reg()?)
+        };
+        Ok(Shf {
+            d,
+            right,
+            w,
+            ty,
+            hi,
+            a: ra,
+            b,
+            c: a.reg()?,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "SHF.{}{}{}{} {}, {}, {}, {}",
+            if self.right { "R" } else { "L" },
+            m(self.w, ".W"),
+            self.ty.suffix(),
+            m(self.hi, ".HI"),
+            self.d,
+            self.a,
+            self.b,
+            self.c
+        )
+    }
+}
+
 impl SassSyntax for Lop {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let func = a.require(LOP_FNS)?;
@@ -465,6 +519,48 @@ impl SassSyntax for Bfi {
     }
 }
 
+impl SassSyntax for Popc {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let d = a.reg()?;
+        let (b, fb) = a.src(ImmRule::S20, NOT)?;
+        Ok(Popc {
+            d,
+            not_b: fb.not,
+            b,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "POPC {}, {}{}", self.d, m(self.not_b, "~"), self.b)
+    }
+}
+
+impl SassSyntax for Flo {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let signed = !a.choice(UNSIGNED)?.unwrap_or(true);
+        let sh = a.flag("SH")?;
+        let d = a.reg()?;
+        let (b, fb) = a.src(ImmRule::S20, NOT)?;
+        Ok(Flo {
+            d,
+            signed,
+            sh,
+            not_b: fb.not,
+            b,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "FLO{}{} {}, {}{}",
+            m(self.signed, ".S32"),
+            m(self.sh, ".SH"),
+            self.d,
+            m(self.not_b, "~"),
+            self.b
+        )
+    }
+}
+
 impl SassSyntax for Sel {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         Ok(Sel {
@@ -597,6 +693,40 @@ impl SassSyntax for Imnmx {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let u = m(self.unsigned, ".U32");
         write!(f, "IMNMX{u} {}, {}, {}, {}", self.d, self.a, self.b, self.p)
+    }
+}
+
+impl SassSyntax for Icmp {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let cmp = a.require(&Cmp::ALL.map(|c| (c.name(), c)))?;
+        let unsigned = a.choice(UNSIGNED)?.unwrap_or(false);
+        let (d, ra) = (a.reg()?, a.reg()?);
+        let b = a.src(ImmRule::S20, 0)?.0;
+        let loc = a.peek().map(|o| o.atom_loc);
+        let c = a.src(ImmRule::None, 0)?.0;
+        if let (Src::Const(_), false, Some(l)) = (c, matches!(b, Src::Reg(_)), loc) {
+            return a.err(l, "ICMP takes a constant Rc only with a register Sb");
+        }
+        Ok(Icmp {
+            d,
+            cmp,
+            unsigned,
+            a: ra,
+            b,
+            c,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ICMP.{}{} {}, {}, {}, {}",
+            self.cmp.name(),
+            m(self.unsigned, ".U32"),
+            self.d,
+            self.a,
+            self.b,
+            self.c
+        )
     }
 }
 

@@ -8,7 +8,7 @@ impl Gen<'_, '_> {
     /// One random ALU instruction (every ALU op of the op table).
     pub(super) fn alu(&mut self) -> Op {
         let d = self.dst();
-        match self.below(22) {
+        match self.below(26) {
             0 => Mov {
                 d,
                 b: self.src(Rule::Any32),
@@ -216,6 +216,57 @@ impl Gen<'_, '_> {
                     a: self.sreg(),
                     b,
                     c: self.src_rc(),
+                }
+                .into()
+            }
+            21 => {
+                let right = self.chance(50);
+                let any = self.below(64);
+                let edge = self.pick(&[0, 1, 31, 32, 33, 63, any]);
+                Shf {
+                    d,
+                    right,
+                    w: self.chance(30),
+                    ty: self.pick(&[ShfType::B32, ShfType::U64, ShfType::S64]),
+                    hi: right && self.chance(40),
+                    a: self.sreg(),
+                    b: if self.chance(50) {
+                        Src::Imm(edge)
+                    } else {
+                        Src::Reg(self.sreg())
+                    },
+                    c: self.sreg(),
+                }
+                .into()
+            }
+            22 => Popc {
+                d,
+                not_b: self.chance(30),
+                b: self.src(Rule::S20),
+            }
+            .into(),
+            23 => Flo {
+                d,
+                signed: self.chance(50),
+                sh: self.chance(40),
+                not_b: self.chance(25),
+                b: self.src(Rule::S20),
+            }
+            .into(),
+            24 => {
+                let b = self.src(Rule::S20);
+                let c = if matches!(b, Src::Reg(_)) {
+                    self.src_rc()
+                } else {
+                    Src::Reg(self.sreg())
+                };
+                Icmp {
+                    d,
+                    cmp: Cmp::ALL[self.below(8) as usize],
+                    unsigned: self.chance(50),
+                    a: self.sreg(),
+                    b,
+                    c,
                 }
                 .into()
             }
