@@ -343,3 +343,10 @@ fn strip(mut p: Program) -> Program {
     }
     p
 }
+
+/// A kernel's words, one per line, for a failure message.
+fn words_of(code: &[u8]) -> String {
+    super::words(code)
+        .map(|(pc, w)| format!("{pc:04x}: {w:#018x}\n"))
+        .collect()
+}
