@@ -367,6 +367,7 @@ fn generator_covers_the_op_table_and_every_fault() {
                     FaultKind::IllegalAddress { .. } => "IllegalAddress",
                     FaultKind::MisalignedConstant { .. } => "MisalignedConstant",
                     FaultKind::SharedOutOfRange { .. } => "SharedOutOfRange",
+                    FaultKind::LocalOutOfRange { .. } => "LocalOutOfRange",
                     FaultKind::BudgetExhausted { .. } => "BudgetExhausted",
                     FaultKind::BarrierDeadlock { .. } => "BarrierDeadlock",
                     FaultKind::StackOverflow { .. } => "StackOverflow",

@@ -392,6 +392,7 @@ impl Case {
             block: self.block,
             mode: self.mode,
             shared_bytes: self.shared_bytes,
+            local_bytes: 0,
             consts: Arc::new(self.consts()),
             budget: self.budget,
         })

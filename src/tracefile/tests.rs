@@ -76,7 +76,7 @@ fn format_and_machine() {
     );
     assert_eq!(
         err("[machine]\nwindow = 0\n"),
-        "3:1: unknown field `window`, expected `shared_window` or `launch_budget`"
+        "3:1: unknown field `window`, expected one of `shared_window`, `local_window`, `launch_budget`"
     );
     assert_eq!(
         ok("[machine]\nshared_window = 0xff00_0000\n").shared_window,

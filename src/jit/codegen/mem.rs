@@ -1,8 +1,9 @@
 //! The JIT's decision for the memory and barrier ops: the accesses lower inline in
 //! `jit/memory.rs` (with the interpreter as their slow path); a constant read through `RZ`
-//! lowers to a scalar load; MEMBAR, NOP and DEPBAR have no effect in lockstep execution.
+//! lowers to a scalar load; LDL and STL are delegated to the interpreter; MEMBAR, NOP and DEPBAR
+//! have no effect in lockstep execution.
 
-use super::{Lower, Tx};
+use super::{Lower, Tx, DELEGATED_WEIGHT};
 use crate::ir::*;
 
 /// The weight of an inline access of `size` (a fast path and a cold slow path; see
@@ -134,6 +135,9 @@ impl Lower for Sts {
         true
     }
 }
+
+// LDL and STL run the interpreter's code (per-thread local memory, no segment hint).
+delegated!(Ldl, Stl);
 
 /// Ops with no functional effect in lockstep execution lower to nothing.
 macro_rules! no_code {
