@@ -617,6 +617,7 @@ fn loads_followed_by_masked_writes_compile_in_both_variants() {
         block: [40, 1, 1],
         mode: BankMode::Compute,
         shared_bytes: 2048,
+        local_bytes: 0,
         budget: 1_000_000,
         seed: 0x1234,
         sparse: false,
