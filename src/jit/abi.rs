@@ -99,6 +99,11 @@ pub struct JitCx {
     pub shared: *mut u8,
     /// Its size in bytes.
     pub shared_len: u64,
+    /// The local memory of the running warp's lane 0 (lane `l`'s is `local_len` bytes per lane
+    /// further on).
+    pub local: *mut u8,
+    /// Local memory bytes per thread (0 without local memory).
+    pub local_len: u64,
     /// The fault a helper raised (compiled code never reads or writes it; it only returns 1 after a
     /// helper returned 1). A [`Fault`] with its lane and pc; the dispatcher adds the rest. Last:
     /// with it first (48 bytes, moving every field compiled code reads), the `const_table` bench

@@ -1,9 +1,8 @@
 //! The JIT's decision for the memory and barrier ops: the accesses lower inline in
 //! `jit/memory.rs` (with the interpreter as their slow path); a constant read through `RZ`
-//! lowers to a scalar load; LDL and STL are delegated to the interpreter; MEMBAR, NOP and DEPBAR
-//! have no effect in lockstep execution.
+//! lowers to a scalar load; MEMBAR, NOP and DEPBAR have no effect in lockstep execution.
 
-use super::{Lower, Tx, DELEGATED_WEIGHT};
+use super::{Lower, Tx};
 use crate::ir::*;
 
 /// The weight of an inline access of `size` (a fast path and a cold slow path; see
@@ -136,8 +135,29 @@ impl Lower for Sts {
     }
 }
 
-// LDL and STL run the interpreter's code (per-thread local memory, no segment hint).
-delegated!(Ldl, Stl);
+impl Lower for Ldl {
+    fn weight(&self) -> u32 {
+        access_weight(self.size)
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let h = tx.env.mem_slow;
+        tx.ldl(inst, self, h);
+        true
+    }
+}
+
+impl Lower for Stl {
+    fn weight(&self) -> u32 {
+        access_weight(self.size)
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let h = tx.env.mem_slow;
+        tx.stl(inst, self, h);
+        true
+    }
+}
 
 /// Ops with no functional effect in lockstep execution lower to nothing.
 macro_rules! no_code {
