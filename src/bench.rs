@@ -278,6 +278,7 @@ pub fn prepare(k: &Kernel, n: u32) -> Result<Prepared, String> {
         block: [BLOCK, 1, 1],
         mode: BankMode::Compute,
         shared_bytes: 0,
+        local_bytes: 0,
         consts: Arc::new(consts),
         budget: DEFAULT_BUDGET,
     };

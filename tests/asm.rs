@@ -11,6 +11,7 @@
 //! |---|---|
 //! | `inst` | assemble the text as exactly one instruction (`parse_inst`), else as a listing |
 //! | `registers: N` | the launch gives the program `N` registers (default 255) |
+//! | `local_bytes: N` | the `run:` launch gives each thread `N` bytes of local memory (default 0) |
 //! | `error: L:C: MESSAGE` | assembling fails at line `L`, column `C`, with a message containing `MESSAGE`, and the error's line is text line `L` |
 //! | `note: TEXT` | the error has a note (or help) containing `TEXT` |
 //! | `ok` | assembling succeeds |
@@ -40,6 +41,7 @@ struct Case {
 const KEYS: &[&str] = &[
     "inst",
     "registers",
+    "local_bytes",
     "error",
     "note",
     "ok",
@@ -119,7 +121,12 @@ const OUT: u64 = 0x1000_0000;
 
 /// Runs `text` plus stores of `regs` under both engines; the value of every register in every
 /// lane, per engine.
-fn run(text: &str, regs: &[String], opts: &AsmOptions) -> Result<Vec<Vec<[u32; 32]>>, String> {
+fn run(
+    text: &str,
+    regs: &[String],
+    opts: &AsmOptions,
+    local_bytes: u32,
+) -> Result<Vec<Vec<[u32; 32]>>, String> {
     let mut t = format!("{text}\nS2R R248, SR_TID.X;\nSHL R248, R248, 0x2;\n");
     for (k, r) in regs.iter().enumerate() {
         let at = OUT + 128 * k as u64;
@@ -149,6 +156,7 @@ fn run(text: &str, regs: &[String], opts: &AsmOptions) -> Result<Vec<Vec<[u32; 3
             .map_err(|e| e.to_string())?;
         let launch = Launch {
             budget: 100_000,
+            local_bytes,
             ..Launch::new(prog.clone(), ConstBanks::new())
         };
         let ro = RunOptions {
@@ -194,9 +202,14 @@ fn check(c: &Case) -> Vec<(usize, String)> {
     let mut fails = Vec::new();
     let mut opts = AsmOptions::default();
     let mut single = false;
+    let mut local_bytes = 0;
     for (line, k, v) in &c.directives {
         match k.as_str() {
             "inst" => single = true,
+            "local_bytes" => match parse_num(v) {
+                Some(n) => local_bytes = n,
+                None => fails.push((*line, format!("bad local_bytes `{v}`"))),
+            },
             "registers" => match v.parse() {
                 Ok(n) => opts.registers = n,
                 Err(_) => fails.push((*line, format!("bad register count `{v}`"))),
@@ -214,7 +227,7 @@ fn check(c: &Case) -> Vec<(usize, String)> {
     for (line, k, v) in &c.directives {
         let mut fail = |m: String| fails.push((*line, m));
         match k.as_str() {
-            "inst" | "registers" => {}
+            "inst" | "registers" | "local_bytes" => {}
             "ok" => {
                 if let Err(e) = &result {
                     fail(format!("expected success, got {e}"));
@@ -322,7 +335,7 @@ fn check(c: &Case) -> Vec<(usize, String)> {
                 regs.push(r.1.clone());
             }
         }
-        match run(text, &regs, &opts) {
+        match run(text, &regs, &opts, local_bytes) {
             Err(e) => fails.push((c.line, e)),
             Ok(per_engine) => {
                 for (e, values) in per_engine.iter().enumerate() {

@@ -707,6 +707,27 @@ fn a_cubins_disassembly_runs_as_the_cubin() {
         let o = warpjit(&["run", "--engine", engine, t.to_str().unwrap()]);
         assert_eq!(code(&o), 0, "{engine}: {}{}", stdout(&o), stderr(&o));
     }
+    // The same for `stack` (LDL/STL): as text, its listing has no stack size to default
+    // `local_bytes` from, so the trace gives it.
+    let o = warpjit(&["disasm", "tests/cubin/stack.cubin"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("LDL R2, [R0] ;"), "{text}");
+    let listing = scratch("stack_disasm.sass", text.as_bytes());
+    let trace = std::fs::read_to_string(root().join("tests/traces/cubin_stack.toml")).unwrap();
+    let trace = trace.replace(
+        "code_file = \"../cubin/stack.cubin\"",
+        &format!(
+            "code_file = {:?}\nlocal_bytes = 0x100",
+            listing.display().to_string()
+        ),
+    );
+    assert!(trace.contains("local_bytes = 0x100"));
+    let t = scratch("stack_disasm.toml", trace.as_bytes());
+    for engine in ["jit", "interp"] {
+        let o = warpjit(&["run", "--engine", engine, t.to_str().unwrap()]);
+        assert_eq!(code(&o), 0, "{engine}: {}{}", stdout(&o), stderr(&o));
+    }
     // A kernel that does not decode is left out, named, and the status is 2.
     let o = warpjit(&["disasm", "tests/cubin/scale.cubin"]);
     assert_eq!(code(&o), 2);

@@ -976,6 +976,30 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "LDL",
+            memop(
+                "LDL",
+                &SIZES[..8],
+                vec![vec!["", "LU", "CI", "CV"]],
+                false,
+                24,
+            )
+            .prop_map(|(h, d, a)| format!("{h} {d}, {a}"))
+            .boxed(),
+        ),
+        (
+            "STL",
+            memop(
+                "STL",
+                &SIZES[..8],
+                vec![vec!["", "CG", "CS", "WT"]],
+                false,
+                24,
+            )
+            .prop_map(|(h, v, a)| format!("{h} {a}, {v}"))
+            .boxed(),
+        ),
+        (
             "MEMBAR",
             sel(&["CTA", "GL", "SYS"])
                 .prop_map(|s| format!("MEMBAR.{s}"))

@@ -31,6 +31,17 @@ pub enum FaultKind {
         /// The CTA's shared memory size.
         shared_bytes: u32,
     },
+    /// A local-memory access (LDL, STL, a generic LD/ST in the local window) outside the
+    /// thread's local memory.
+    LocalOutOfRange {
+        /// The offset into the thread's local memory (64-bit, may be "negative" as two's
+        /// complement).
+        offset: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// The launch's local memory per thread.
+        local_bytes: u32,
+    },
     /// An instruction budget ran out (a guard against endless loops and oversized launches): the
     /// per-warp budget, or a CTA's share of the launch budget.
     BudgetExhausted {
@@ -64,6 +75,11 @@ impl fmt::Display for FaultKind {
             FaultKind::SharedOutOfRange { offset, size, shared_bytes } => write!(
                 f,
                 "shared memory out of range: {size}-byte access at offset {:#x} (shared_bytes = {shared_bytes:#x})",
+                offset as i64
+            ),
+            FaultKind::LocalOutOfRange { offset, size, local_bytes } => write!(
+                f,
+                "local memory out of range: {size}-byte access at offset {:#x} (local_bytes = {local_bytes:#x})",
                 offset as i64
             ),
             FaultKind::BudgetExhausted { budget, ctas: None } => {

@@ -30,3 +30,9 @@ pub const SHARED_WINDOW_SIZE: u64 = 0x100_0000;
 
 /// Default base of the shared window.
 pub const DEFAULT_SHARED_WINDOW: u64 = 0x0100_0000;
+
+/// Size of the generic local-memory window (16 MiB, like the shared window).
+pub const LOCAL_WINDOW_SIZE: u64 = 0x100_0000;
+
+/// Default base of the local window.
+pub const DEFAULT_LOCAL_WINDOW: u64 = 0x0200_0000;

@@ -20,11 +20,12 @@
 //! - **LEA.LO word**: every LEA.LO writes it; LEA.HI reads it only for its window test, so only
 //!   when it writes CC or `Plg`.
 //! - **Memory**: a `c[b][imm]` operand and LDC read constant memory; LDG/STG global memory;
-//!   LDS/STS shared memory; LD/ST global and/or shared memory as their steering predicate allows.
+//!   LDS/STS shared memory; LDL/STL local memory; LD/ST global and/or shared memory as their
+//!   steering predicate allows, and local memory unless it is `!PT` (the local window).
 //! - **Faults** (besides the instruction budget, which any instruction can exhaust): a
 //!   misaligned constant address (a `c[b][imm]` operand whose offset is not a multiple of 4, an
 //!   LDC wider than a byte with an index register or a misaligned immediate address); any global,
-//!   generic or shared access (unmapped address, shared offset out of range); terminators that
+//!   generic, shared or local access (unmapped address, offset out of range); terminators that
 //!   push the reconvergence stack (SSY, a BRA that may diverge: stack overflow) and BAR.SYNC
 //!   (barrier deadlock).
 
@@ -40,6 +41,8 @@ pub struct MemSpaces {
     pub shared: bool,
     /// The constant banks (LDC, `c[b][imm]` operands).
     pub constant: bool,
+    /// The thread's local memory (LDL/STL, generic LD/ST in the local window).
+    pub local: bool,
     /// Resource views (DXBC `t#`, `u#`, `g#`).
     pub view: bool,
 }
@@ -50,6 +53,7 @@ impl MemSpaces {
         global: false,
         shared: false,
         constant: false,
+        local: false,
         view: false,
     };
 
@@ -156,7 +160,8 @@ impl Visitor for Effects {
         self.mem_reads.constant = true;
         self.can_fault |= !c.offset.is_multiple_of(4);
     }
-    /// Addressed accesses can always fault (an unmapped address, a shared offset out of range).
+    /// Addressed accesses can always fault (an unmapped address, a shared or local offset out of
+    /// range).
     fn mem(&mut self, m: MemRole) {
         let (global, shared) = m.space.may_reach();
         let spaces = match m.dir {
@@ -166,6 +171,7 @@ impl Visitor for Effects {
         spaces.global |= global;
         spaces.shared |= shared;
         spaces.constant |= m.space == Space::Constant;
+        spaces.local |= m.space.may_reach_local();
         spaces.view |= m.space == Space::View;
         self.can_fault |= m.addr.is_some();
     }

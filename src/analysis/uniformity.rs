@@ -112,7 +112,7 @@ fn lane_dependent_source(op: &Op, e: &super::Effects) -> bool {
     }
     let mut v = Varying(false);
     op.operands(&mut v);
-    v.0 || e.mem_reads.global || e.mem_reads.shared || e.mem_reads.view
+    v.0 || e.mem_reads.global || e.mem_reads.shared || e.mem_reads.local || e.mem_reads.view
 }
 
 /// Steps forward over one instruction: `u` (uniform before `i`) becomes what is uniform after

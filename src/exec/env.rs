@@ -21,6 +21,13 @@ pub struct CtaEnv<'a> {
     pub resources: &'a Resources,
     /// Base of the shared window.
     pub shared_window: u64,
+    /// The CTA's local memory: `local_bytes` per thread, thread `32 * warp + lane` at
+    /// `(32 * warp + lane) * local_bytes` (empty without local memory).
+    pub local: &'a mut [u8],
+    /// Local memory bytes per thread (0: no local memory and no local window).
+    pub local_bytes: u32,
+    /// Base of the local window.
+    pub local_window: u64,
     /// Segment-lookup hint of the interpreter's global accesses.
     pub hint: usize,
     /// The attached observer, if any.
@@ -38,6 +45,39 @@ pub struct CtaEnv<'a> {
 }
 
 impl CtaEnv<'_> {
+    /// The byte range in [`CtaEnv::local`] of lane `lane`'s local access of `bytes` bytes at
+    /// `offset` (64-bit, may be "negative") in the current warp, or the out-of-range fault.
+    #[inline]
+    pub fn local_range(
+        &self,
+        offset: u64,
+        bytes: u32,
+        lane: usize,
+    ) -> Result<usize, warpjit_runtime::Fault> {
+        let len = self.local_bytes as u64;
+        if offset < len && offset + bytes as u64 <= len {
+            let thread = self.at.warp as u64 * 32 + lane as u64;
+            Ok((thread * len + offset) as usize)
+        } else {
+            Err(warpjit_runtime::Fault::new(
+                warpjit_runtime::FaultKind::LocalOutOfRange {
+                    offset,
+                    size: bytes,
+                    local_bytes: self.local_bytes,
+                },
+                lane as u32,
+            ))
+        }
+    }
+
+    /// Whether a generic access at `ea` steered global goes to local memory: the launch has
+    /// local memory and `ea` lies in the local window.
+    #[inline]
+    pub fn in_local_window(&self, ea: u64) -> bool {
+        self.local_bytes != 0
+            && ea.wrapping_sub(self.local_window) < warpjit_runtime::LOCAL_WINDOW_SIZE
+    }
+
     /// Records a `--check` finding of lane `lane` for the current instruction (nothing without
     /// `check`).
     #[inline]

@@ -15,11 +15,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 
-/// Host-thread scratch reused across CTAs: warp states, shared memory and the body runner.
+/// Host-thread scratch reused across CTAs: warp states, shared and local memory and the body
+/// runner.
 pub struct Scratch<'r> {
     warps: Vec<Box<WarpState>>,
     ctls: Vec<WarpCtl>,
     shared: Vec<u8>,
+    local: Vec<u8>,
     status: Vec<Status>,
     /// Registers a thread may read before writing them (live into the entry block): the only
     /// ones whose launch value (0) is observable, so the only ones cleared at each warp's start.
@@ -35,6 +37,7 @@ impl<'r> Scratch<'r> {
             warps: Vec::new(),
             ctls: Vec::new(),
             shared: Vec::new(),
+            local: Vec::new(),
             status: Vec::new(),
             clear,
             runner,
@@ -264,6 +267,8 @@ pub fn run_cta(
     }
     s.shared.clear();
     s.shared.resize(launch.shared_bytes as usize, 0);
+    s.local.clear();
+    s.local.resize(launch.cta_local_bytes() as usize, 0);
     let observer = opts.observer.as_deref();
     let mut env = CtaEnv {
         mem: &machine.global,
@@ -272,6 +277,9 @@ pub fn run_cta(
         shared: &mut s.shared,
         resources: &machine.resources,
         shared_window: machine.shared_window,
+        local: &mut s.local,
+        local_bytes: launch.local_bytes,
+        local_window: machine.local_window,
         hint: 0,
         observer,
         check: observer.is_some_and(|o| o.checks()),

@@ -23,7 +23,9 @@ pub use warp::BodyRunner;
 use crate::ir::Program;
 use std::sync::Arc;
 use warpjit_runtime::resource::Resources;
-use warpjit_runtime::{BankMode, ConstBanks, Fault, GlobalMemory, DEFAULT_SHARED_WINDOW};
+use warpjit_runtime::{
+    BankMode, ConstBanks, Fault, GlobalMemory, DEFAULT_LOCAL_WINDOW, DEFAULT_SHARED_WINDOW,
+};
 
 /// The state launches share: global memory, the generic shared window and the launch budget.
 pub struct Machine {
@@ -32,6 +34,10 @@ pub struct Machine {
     /// Base of the 16 MiB shared window. Both engines accept any base; trace files keep it
     /// below 4 GiB and 16 MiB aligned.
     pub shared_window: u64,
+    /// Base of the 16 MiB local window: in a launch with local memory, a generic access steered
+    /// global inside it reaches the thread's local memory. Trace files keep it below 4 GiB,
+    /// 16 MiB aligned and apart from the shared window.
+    pub local_window: u64,
     /// The launch budget: warp instructions any one launch may issue in all, shared equally
     /// among its CTAs (see [`Launch::cta_share`]). Default [`DEFAULT_LAUNCH_BUDGET`].
     pub launch_budget: u64,
@@ -45,6 +51,7 @@ impl Default for Machine {
         Machine {
             global: GlobalMemory::new(),
             shared_window: DEFAULT_SHARED_WINDOW,
+            local_window: DEFAULT_LOCAL_WINDOW,
             launch_budget: DEFAULT_LAUNCH_BUDGET,
             resources: Resources::new(),
         }
@@ -84,6 +91,8 @@ pub struct Launch {
     pub mode: BankMode,
     /// Shared memory bytes per CTA.
     pub shared_bytes: u32,
+    /// Local memory bytes per thread (0: no local memory, and no local window).
+    pub local_bytes: u32,
     /// The constant banks as this launch sees them (launch constants already filled in).
     pub consts: Arc<ConstBanks>,
     /// Per-warp instruction budget.
@@ -102,6 +111,7 @@ impl Launch {
             block: [32, 1, 1],
             mode: BankMode::Compute,
             shared_bytes: 0,
+            local_bytes: 0,
             consts: Arc::new(consts),
             budget: DEFAULT_BUDGET,
         }
@@ -132,11 +142,19 @@ impl Launch {
     }
     /// What starting one CTA costs against its share of the launch budget: [`CTA_START_INSTS`],
     /// plus one instruction per warp and one per [`SHARED_BYTES_PER_INST`] bytes of shared memory
-    /// (zeroed at the start).
+    /// and of the CTA's local memory (`local_bytes` for each of its warps' 32 lanes), both
+    /// zeroed at the start.
     pub fn cta_start_cost(&self) -> u64 {
         CTA_START_INSTS
             + self.warps_per_cta()
             + (self.shared_bytes as u64).div_ceil(SHARED_BYTES_PER_INST)
+            + self.cta_local_bytes().div_ceil(SHARED_BYTES_PER_INST)
+    }
+    /// Bytes of local memory one CTA holds: `local_bytes` for each lane of each of its warps
+    /// (lanes past the last thread included, so that thread `32 * warp + lane` is at
+    /// `(32 * warp + lane) * local_bytes`).
+    pub fn cta_local_bytes(&self) -> u64 {
+        self.warps_per_cta() * 32 * self.local_bytes as u64
     }
 }
 

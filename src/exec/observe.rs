@@ -36,6 +36,9 @@ pub enum MemSpace {
     /// The CTA's shared memory: the address is the byte offset into it (a generic access in
     /// the shared window is reported here, as its offset).
     Shared,
+    /// The thread's local memory (`LDL`, `STL`, a generic access in the local window): the
+    /// address is the byte offset into the lane's local memory.
+    Local,
     /// A constant bank (`LDC`): the address is the byte address inside the bank.
     Const {
         /// The bank.

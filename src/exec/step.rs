@@ -82,6 +82,8 @@ pub struct WarpStepper<'m> {
     machine: &'m Machine,
     launch: Launch,
     shared: Vec<u8>,
+    /// The CTA's local memory (only this warp's threads' part is ever touched).
+    local: Vec<u8>,
     w: Box<WarpState>,
     ctl: WarpCtl,
     at: WarpAt,
@@ -119,6 +121,7 @@ impl<'m> WarpStepper<'m> {
             machine,
             launch: launch.clone(),
             shared: vec![0; launch.shared_bytes as usize],
+            local: vec![0; launch.cta_local_bytes() as usize],
             w,
             ctl,
             at: WarpAt {
@@ -203,6 +206,9 @@ impl<'m> WarpStepper<'m> {
             shared: &mut self.shared,
             resources: &self.machine.resources,
             shared_window: self.machine.shared_window,
+            local: &mut self.local,
+            local_bytes: self.launch.local_bytes,
+            local_window: self.machine.local_window,
             hint: 0,
             observer: None,
             check: false,

@@ -1,5 +1,5 @@
-//! Loads and stores: `LDC` (docs/semantics.md §17), `LDG`/`STG` (§18), generic `LD`/`ST` (§20)
-//! and `LDS`/`STS` (§15), with the alignment rules of §16. Every lane's access is checked before
+//! Loads and stores: `LDC` (docs/semantics.md §17), `LDG`/`STG` (§18), generic `LD`/`ST` (§20),
+//! `LDS`/`STS` (§15) and `LDL`/`STL` (§15a), with the alignment rules of §16. Every lane's access is checked before
 //! any lane writes (a faulting instruction has no effect) and the lowest faulting lane reports.
 //! With an observer attached, each lane's access of an instruction that completes is reported.
 
@@ -140,7 +140,11 @@ fn shared_range(env: &CtaEnv<'_>, offset: u64, bytes: u32, l: usize) -> Result<u
 }
 
 fn shared_load(env: &CtaEnv<'_>, at: usize, size: MemSize) -> [u32; 4] {
-    let b = &env.shared[at..at + size.bytes() as usize];
+    bytes_load(&env.shared[at..at + size.bytes() as usize], size)
+}
+
+/// The value of a `size` load from the bytes `b` (little-endian, `size.bytes()` of them).
+fn bytes_load(b: &[u8], size: MemSize) -> [u32; 4] {
     let mut v = [0u32; 4];
     match size.bytes() {
         1 => {
@@ -167,12 +171,16 @@ fn shared_load(env: &CtaEnv<'_>, at: usize, size: MemSize) -> [u32; 4] {
     v
 }
 
-fn shared_store(env: &mut CtaEnv<'_>, at: usize, bytes: u32, v: &[u32; 4]) {
+fn bytes_store(to: &mut [u8], bytes: u32, v: &[u32; 4]) {
     let mut raw = [0u8; 16];
     for (k, word) in v.iter().enumerate() {
         raw[4 * k..4 * k + 4].copy_from_slice(&word.to_le_bytes());
     }
-    env.shared[at..at + bytes as usize].copy_from_slice(&raw[..bytes as usize]);
+    to[..bytes as usize].copy_from_slice(&raw[..bytes as usize]);
+}
+
+fn local_load(env: &CtaEnv<'_>, at: usize, size: MemSize) -> [u32; 4] {
+    bytes_load(&env.local[at..at + size.bytes() as usize], size)
 }
 
 /// Aligned effective addresses of all 32 lanes (a branch-free loop).
@@ -288,6 +296,23 @@ fn report(
     store: bool,
     ea: impl Fn(usize) -> u64,
 ) {
+    report_spaces(env, mask, shared, base, 0, bytes, store, ea);
+}
+
+/// [`report`] with local lanes too: for the lanes in `local` (not in `shared`), a local-memory
+/// access at the address minus `local_base` (0 for LDL/STL, the local window for generic LD/ST).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn report_spaces(
+    env: &CtaEnv<'_>,
+    mask: u32,
+    shared: u32,
+    base: u64,
+    local: u32,
+    bytes: u32,
+    store: bool,
+    ea: impl Fn(usize) -> u64,
+) {
     if env.observer.is_none() {
         return;
     }
@@ -295,6 +320,9 @@ fn report(
         let a = ea(l) & !(bytes as u64 - 1);
         if lane_on(shared, l) {
             env.access(l, MemSpace::Shared, a.wrapping_sub(base), bytes, store);
+        } else if lane_on(local, l) {
+            let off = a.wrapping_sub(env.local_window);
+            env.access(l, MemSpace::Local, off, bytes, store);
         } else {
             env.access(l, MemSpace::Global, a, bytes, store);
         }
@@ -307,6 +335,7 @@ enum StoreTo {
     Nowhere,
     Host(*mut u8),
     Shared(usize),
+    Local(usize),
 }
 
 fn locate_store(env: &mut CtaEnv<'_>, ea: u64, bytes: u32, l: usize) -> Result<StoreTo, Fault> {
@@ -339,7 +368,8 @@ fn commit_stores(
             StoreTo::Nowhere => {}
             // SAFETY: `locate` checked that `bytes` bytes at the (aligned) address are mapped.
             StoreTo::Host(p) => unsafe { store_sized(p, bytes, &data) },
-            StoreTo::Shared(at) => shared_store(env, at, bytes, &data),
+            StoreTo::Shared(at) => bytes_store(&mut env.shared[at..], bytes, &data),
+            StoreTo::Local(at) => bytes_store(&mut env.local[at..], bytes, &data),
         }
     }
 }
@@ -382,18 +412,31 @@ impl Exec for Ld {
         let bytes = self.size.bytes();
         let global = pred_mask(w, self.steer);
         let mut words = [[0u32; 4]; LANES];
+        let mut local = 0u32;
         for l in lanes(mask) {
             let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "generic");
-            if lane_on(global, l) {
+            if lane_on(global, l) && env.in_local_window(ea) {
+                local |= 1 << l;
+                let at = env.local_range(ea.wrapping_sub(env.local_window), bytes, l)?;
+                words[l] = local_load(env, at, self.size);
+            } else if lane_on(global, l) {
                 words[l] = global_load(env, ea, self.size, l)?.unwrap_or([0; 4]);
             } else {
                 let at = shared_range(env, ea.wrapping_sub(env.shared_window), bytes, l)?;
                 words[l] = shared_load(env, at, self.size);
             }
         }
-        report(env, mask, !global, env.shared_window, bytes, false, |l| {
-            effective(w, self.addr, self.e, l)
-        });
+        let shared = !global;
+        report_spaces(
+            env,
+            mask,
+            shared,
+            env.shared_window,
+            local,
+            bytes,
+            false,
+            |l| effective(w, self.addr, self.e, l),
+        );
         put_words(w, self.d, self.size.regs(), &words, mask);
         Ok(())
     }
@@ -404,9 +447,13 @@ impl Exec for St {
         let bytes = self.size.bytes();
         let global = pred_mask(w, self.steer);
         let mut to = [StoreTo::Nowhere; LANES];
+        let mut local = 0u32;
         for l in lanes(mask) {
             let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "generic");
-            to[l] = if lane_on(global, l) {
+            to[l] = if lane_on(global, l) && env.in_local_window(ea) {
+                local |= 1 << l;
+                StoreTo::Local(env.local_range(ea.wrapping_sub(env.local_window), bytes, l)?)
+            } else if lane_on(global, l) {
                 locate_store(env, ea, bytes, l)?
             } else {
                 StoreTo::Shared(shared_range(
@@ -418,9 +465,17 @@ impl Exec for St {
             };
         }
         commit_stores(w, env, &to, self.v, self.size, mask);
-        report(env, mask, !global, env.shared_window, bytes, true, |l| {
-            effective(w, self.addr, self.e, l)
-        });
+        let shared = !global;
+        report_spaces(
+            env,
+            mask,
+            shared,
+            env.shared_window,
+            local,
+            bytes,
+            true,
+            |l| effective(w, self.addr, self.e, l),
+        );
         Ok(())
     }
 }
@@ -454,6 +509,37 @@ impl Exec for Sts {
         report(env, mask, u32::MAX, 0, bytes, true, |l| {
             effective(w, self.addr, false, l)
         });
+        Ok(())
+    }
+}
+
+impl Exec for Ldl {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let bytes = self.size.bytes();
+        let mut words = [[0u32; 4]; LANES];
+        for l in lanes(mask) {
+            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "local");
+            let at = env.local_range(off, bytes, l)?;
+            words[l] = local_load(env, at, self.size);
+        }
+        let ea = |l| effective(w, self.addr, false, l).wrapping_add(env.local_window);
+        report_spaces(env, mask, 0, 0, u32::MAX, bytes, false, ea);
+        put_words(w, self.d, self.size.regs(), &words, mask);
+        Ok(())
+    }
+}
+
+impl Exec for Stl {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let bytes = self.size.bytes();
+        let mut to = [StoreTo::Nowhere; LANES];
+        for l in lanes(mask) {
+            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "local");
+            to[l] = StoreTo::Local(env.local_range(off, bytes, l)?);
+        }
+        commit_stores(w, env, &to, self.v, self.size, mask);
+        let ea = |l| effective(w, self.addr, false, l).wrapping_add(env.local_window);
+        report_spaces(env, mask, 0, 0, u32::MAX, bytes, true, ea);
         Ok(())
     }
 }

@@ -62,6 +62,8 @@ macro_rules! for_each_op {
             St(St),
             Lds(Lds),
             Sts(Sts),
+            Ldl(Ldl),
+            Stl(Stl),
             Membar(Membar),
             Nop(Nop),
             Depbar(Depbar),

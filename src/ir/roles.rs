@@ -51,7 +51,10 @@ pub enum Space {
     Shared,
     /// The constant banks.
     Constant,
-    /// Generic: global where the steering predicate holds, the shared window elsewhere.
+    /// The thread's local memory (LDL, STL).
+    Local,
+    /// Generic: global (or, in a launch with local memory, the local window) where the
+    /// steering predicate holds, the shared window elsewhere.
     Generic(PredSrc),
     /// A resource view: a bound texture or buffer (DXBC `t#`, `u#`) or a declared range of
     /// shared memory (`g#`). Bounds are exact, reads out of range give 0 and writes out of range
@@ -66,9 +69,19 @@ impl Space {
         match self {
             Space::Global => (true, false),
             Space::Shared => (false, true),
-            Space::Constant | Space::View => (false, false),
+            Space::Constant | Space::View | Space::Local => (false, false),
             Space::Generic(s) if s.pred.is_pt() => (!s.neg, s.neg),
             Space::Generic(_) => (true, true),
+        }
+    }
+
+    /// Whether the access may reach the thread's local memory: LDL/STL, and a generic access
+    /// that may be steered away from shared memory (it is local inside the local window).
+    pub fn may_reach_local(self) -> bool {
+        match self {
+            Space::Local => true,
+            Space::Generic(s) => !(s.pred.is_pt() && s.neg),
+            _ => false,
         }
     }
 }

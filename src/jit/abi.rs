@@ -99,6 +99,11 @@ pub struct JitCx {
     pub shared: *mut u8,
     /// Its size in bytes.
     pub shared_len: u64,
+    /// The local memory of the running warp's lane 0 (lane `l`'s is `local_len` bytes per lane
+    /// further on).
+    pub local: *mut u8,
+    /// Local memory bytes per thread (0 without local memory).
+    pub local_len: u64,
     /// The fault a helper raised (compiled code never reads or writes it; it only returns 1 after a
     /// helper returned 1). A [`Fault`] with its lane and pc; the dispatcher adds the rest. Last:
     /// with it first (48 bytes, moving every field compiled code reads), the `const_table` bench
@@ -174,9 +179,18 @@ pub unsafe extern "C" fn warpjit_jit_mem_slow(
         & !(bytes as u64 - 1);
     // SAFETY: the dispatcher sets `mem` to the launch's memory.
     let mem = unsafe { &*jcx.mem };
+    // SAFETY: as in `warpjit_jit_exec_inst`.
+    let env = unsafe { &*(jcx.env as *const CtaEnv<'_>) };
     let mut h = 0;
     if let Some(seg) = mem.find(ea, bytes as u64, &mut h) {
-        if !seg.has_sparse() {
+        // In a launch with local memory, no hint covers any byte of the local window: a generic
+        // access there must reach the interpreter, which sends it to local memory (so an LDG or
+        // STG of a segment mapped there always takes the slow path).
+        let lw = env.local_window;
+        let over_local = env.local_bytes != 0
+            && seg.base() < lw.saturating_add(warpjit_runtime::LOCAL_WINDOW_SIZE)
+            && lw < seg.base().saturating_add(seg.size());
+        if !seg.has_sparse() && !over_local {
             jcx.hints[slot as usize % HINTS] = SegHint::of(seg);
         }
     }

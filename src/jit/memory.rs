@@ -1,4 +1,4 @@
-//! Inline lowering of LDG, STG, LD, ST, LDS, STS and indexed LDC.
+//! Inline lowering of LDG, STG, LD, ST, LDS, STS, LDL, STL and indexed LDC.
 //!
 //! Per lane, without branches: compute the (aligned) address, test it against the instruction's
 //! segment hint, and load from or store to the host address (lanes that are masked off or miss
@@ -586,6 +586,24 @@ impl Tx<'_, '_, '_> {
         bytes: u32,
         store_mask: Option<Value>,
     ) -> ([Value; 32], Value) {
+        self.offset_ptrs(addr, bytes, store_mask, false)
+    }
+
+    /// [`Tx::shared_ptrs`] for shared memory, or (`local`) for each lane's own local memory:
+    /// the offsets are checked against `local_len` and lane `l`'s memory starts `l * local_len`
+    /// bytes after `local`.
+    fn offset_ptrs(
+        &mut self,
+        addr: Addr,
+        bytes: u32,
+        store_mask: Option<Value>,
+        local: bool,
+    ) -> ([Value; 32], Value) {
+        let (len_at, base_at) = if local {
+            (offset_of!(JitCx, local_len), offset_of!(JitCx, local))
+        } else {
+            (offset_of!(JitCx, shared_len), offset_of!(JitCx, shared))
+        };
         let off: Row = match addr.base {
             None => self.splat((addr.offset as u32) & !(bytes - 1)),
             Some(r) => {
@@ -597,12 +615,7 @@ impl Tx<'_, '_, '_> {
             }
         };
         let f = MemFlagsData::trusted();
-        let len = self.b.ins().load(
-            types::I64,
-            f,
-            self.jcx,
-            offset_of!(JitCx, shared_len) as i32,
-        );
+        let len = self.b.ins().load(types::I64, f, self.jcx, len_at as i32);
         let len32 = self.b.ins().ireduce(types::I32, len);
         let lim = self.b.ins().iadd_imm_s(len32, -(bytes as i64));
         let limv = self.splat_val(lim);
@@ -615,10 +628,7 @@ impl Tx<'_, '_, '_> {
         let zero = self.iconst(0);
         let okm = self.b.ins().select(small, zero, okm);
         let missed = self.b.ins().bnot(okm);
-        let base = self
-            .b
-            .ins()
-            .load(self.env.ptr, f, self.jcx, offset_of!(JitCx, shared) as i32);
+        let mut base = self.b.ins().load(self.env.ptr, f, self.jcx, base_at as i32);
         let sink_off = if store_mask.is_some() {
             offset_of!(JitCx, sink)
         } else {
@@ -630,6 +640,9 @@ impl Tx<'_, '_, '_> {
             None => okm,
         };
         let ptrs = std::array::from_fn(|l| {
+            if local && l > 0 {
+                base = self.b.ins().iadd(base, len);
+            }
             let o = self.b.ins().extractlane(off[l / 4], (l % 4) as u8);
             let o = self.b.ins().uextend(types::I64, o);
             let p = self.b.ins().iadd(base, o);
@@ -637,6 +650,34 @@ impl Tx<'_, '_, '_> {
             self.b.ins().select(on, p, sink)
         });
         (ptrs, missed)
+    }
+
+    /// `LDL` inline; lanes out of range take the slow path (a fault).
+    pub(super) fn ldl(&mut self, inst: &Inst, o: &Ldl, helper: FuncRef) {
+        let mask = self.guard_mask(inst.guard);
+        let (ptrs, missed) = self.offset_ptrs(o.addr, o.size.bytes(), None, true);
+        let dests: Vec<Reg> = (0..o.size.regs())
+            .map(|k| o.d.offset(k))
+            .filter(|r| !r.is_rz())
+            .collect();
+        let size = o.size;
+        self.split_slow(inst, mask, missed, 0, helper, &dests, None, &mut |t| {
+            (t.gather(&ptrs, size), None)
+        });
+    }
+
+    /// `STL` inline; lanes out of range take the slow path (a fault).
+    pub(super) fn stl(&mut self, inst: &Inst, o: &Stl, helper: FuncRef) {
+        let mask = self.guard_mask(inst.guard);
+        let (ptrs, missed) = self.offset_ptrs(o.addr, o.size.bytes(), Some(mask), true);
+        let vals: Vec<Row> = (0..o.size.regs())
+            .map(|k| self.reg(o.v.offset(k)))
+            .collect();
+        let size = o.size;
+        self.split_slow(inst, mask, missed, 0, helper, &[], None, &mut |t| {
+            t.scatter(&ptrs, size, &vals);
+            (Vec::new(), None)
+        });
     }
 
     /// `LDS` inline; lanes out of range take the slow path (a fault).

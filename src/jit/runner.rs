@@ -38,6 +38,8 @@ impl<'j> JitRunner<'j> {
             slow: 0,
             shared: std::ptr::null_mut(),
             shared_len: 0,
+            local: std::ptr::null_mut(),
+            local_len: 0,
         });
         let hot = vec![0; code.fns.len()];
         JitRunner {
@@ -137,6 +139,10 @@ impl JitRunner<'_> {
         jcx.slow = 0;
         jcx.shared = env.shared.as_mut_ptr();
         jcx.shared_len = env.shared.len() as u64;
+        // The running warp's part of the CTA's local memory (32 lanes of `local_bytes` each).
+        let warp_local = env.at.warp as usize * 32 * env.local_bytes as usize;
+        jcx.local = env.local.as_mut_ptr().wrapping_add(warp_local);
+        jcx.local_len = env.local_bytes as u64;
         // SAFETY: `w` and `jcx` are live for the call; compiled code only touches the warp
         // state, the constant banks, global memory inside hinted segments and (through helpers)
         // the interpreter context.

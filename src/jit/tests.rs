@@ -465,6 +465,8 @@ fn weight_of_every_op_is_pinned() {
         ("STS [R2], R1;", 12),
         ("STS.64 [R2], R4;", 16),
         ("STS.128 [R2], R4;", 24),
+        ("LDL R1, [R2];", 12),
+        ("STL.64 [R2], R4;", 16),
         ("MEMBAR.CTA;", 1),
         ("NOP;", 1),
         ("DEPBAR.LE SB0, 0x0;", 1),

@@ -662,6 +662,24 @@ maxwell_table! {
     Sts => &[form!("STS", op(0xef58), M13, None, |w, _, _| {
         ok(Sts { size: mem_size(w.field(48, 3), false)?, addr: addr(w, 24), v: w.reg(0) })
     })],
+    Ldl => &[form!("LDL", op(0xef40), M13, None, |w, _, _| {
+        let cop = match w.field(44, 2) {
+            0 => CacheOp::Default,
+            1 => CacheOp::Lu,
+            2 => CacheOp::Ci,
+            _ => CacheOp::Cv,
+        };
+        ok(Ldl { d: w.reg(0), cop, size: mem_size(w.field(48, 3), false)?, addr: addr(w, 24) })
+    })],
+    Stl => &[form!("STL", op(0xef50), M13, None, |w, _, _| {
+        let cop = match w.field(44, 2) {
+            0 => CacheOp::Default,
+            1 => CacheOp::Cg,
+            2 => CacheOp::Cs,
+            _ => CacheOp::Wt,
+        };
+        ok(Stl { cop, size: mem_size(w.field(48, 3), false)?, addr: addr(w, 24), v: w.reg(0) })
+    })],
     Membar => &[form!("MEMBAR", op(0xef98), M13, None, |w, _, _| {
         only(w, 0, 2, 0, "MEMBAR invalidation")?;
         let scope = match w.field(8, 2) {

@@ -93,6 +93,8 @@ sass_table! {
         St "ST",
         Lds "LDS",
         Sts "STS",
+        Ldl "LDL",
+        Stl "STL",
         Membar "MEMBAR",
         Nop "NOP",
         Depbar "DEPBAR",

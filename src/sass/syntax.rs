@@ -94,6 +94,18 @@ const STORE_COPS: &[(&str, CacheOp)] = &[
     ("CS", CacheOp::Cs),
     ("WT", CacheOp::Wt),
 ];
+/// LDL's cache operators (its encoding's field: default, `.LU`, `.CI`, `.CV`).
+const LDL_COPS: &[(&str, CacheOp)] = &[
+    ("LU", CacheOp::Lu),
+    ("CI", CacheOp::Ci),
+    ("CV", CacheOp::Cv),
+];
+/// STL's cache operators (default, `.CG`, `.CS`, `.WT`).
+const STL_COPS: &[(&str, CacheOp)] = &[
+    ("CG", CacheOp::Cg),
+    ("CS", CacheOp::Cs),
+    ("WT", CacheOp::Wt),
+];
 const LOP_FNS: &[(&str, LopFn)] = &[
     ("AND", LopFn::And),
     ("OR", LopFn::Or),

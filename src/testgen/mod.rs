@@ -45,6 +45,9 @@ use warpjit_runtime::{BankMode, ConstBanks, Fault, DEFAULT_SHARED_WINDOW};
 pub mod layout {
     /// Per-thread output slots: thread `gid` owns `[OUT + gid * SLOT, + SLOT)`.
     pub const OUT: u64 = 0x0040_0000;
+    /// Local memory per thread of every generated case (LDL/STL offsets stay below it unless
+    /// an access is meant to fault).
+    pub const LOCAL_BYTES: u32 = 0x40;
     /// Bytes per output slot: `R0..R27` at 0x00, the two P2R words at 0x70, shared memory at
     /// 0x80.
     pub const SLOT: u64 = 0x100;
@@ -159,6 +162,8 @@ pub struct Case {
     pub mode: BankMode,
     /// Shared memory bytes per CTA.
     pub shared_bytes: u32,
+    /// Local memory bytes per thread.
+    pub local_bytes: u32,
     /// Per-warp instruction budget.
     pub budget: u64,
     /// Seed of the random contents of the data segments and constant banks.
@@ -209,6 +214,7 @@ impl fmt::Debug for Case {
         writeln!(f, "    block: {:?},", self.block)?;
         writeln!(f, "    mode: BankMode::{:?},", self.mode)?;
         writeln!(f, "    shared_bytes: {},", self.shared_bytes)?;
+        writeln!(f, "    local_bytes: {},", self.local_bytes)?;
         writeln!(f, "    budget: {},", self.budget)?;
         writeln!(f, "    seed: {:#x},", self.seed)?;
         writeln!(f, "    sparse: {},", self.sparse)?;
@@ -360,6 +366,10 @@ impl Case {
             word(&mut c, 0x14 + 4 * i as u16, self.grid[i]);
         }
         word(&mut c, 0xfc, self.shared_bytes);
+        if self.local_bytes > 0 {
+            word(&mut c, 0x4, warpjit_runtime::DEFAULT_LOCAL_WINDOW as u32);
+            word(&mut c, 0x20, self.local_bytes);
+        }
         for (off, v) in [
             (P_OUT, OUT),
             (P_SEG1, SEG1),
@@ -392,6 +402,7 @@ impl Case {
             block: self.block,
             mode: self.mode,
             shared_bytes: self.shared_bytes,
+            local_bytes: self.local_bytes,
             consts: Arc::new(self.consts()),
             budget: self.budget,
         })

@@ -9,7 +9,7 @@ use crate::exec::{Machine, DEFAULT_LAUNCH_BUDGET};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
-use warpjit_runtime::SHARED_WINDOW_SIZE;
+use warpjit_runtime::{LOCAL_WINDOW_SIZE, SHARED_WINDOW_SIZE};
 
 mod launch;
 mod memory;
@@ -142,6 +142,7 @@ impl Loader {
             }
             shared_window = w;
         }
+        let local_window = self.local_window(&raw, shared_window)?;
         let mut launch_budget = DEFAULT_LAUNCH_BUDGET;
         if let Some(b) = raw.machine.as_ref().and_then(|m| m.launch_budget.as_ref()) {
             let (n, span) = sp64(b);
@@ -170,6 +171,26 @@ impl Loader {
         for (spec, l) in launches.iter().zip(&raw.launch) {
             self.check_params(spec, l, &consts)?;
         }
+        // A default local window on top of the trace's shared window matters only to a launch
+        // with local memory.
+        let explicit = raw.machine.as_ref().and_then(|m| m.local_window.as_ref());
+        if explicit.is_none() && local_window == shared_window {
+            if let Some(spec) = launches.iter().find(|s| s.local_bytes.unwrap_or(0) > 0) {
+                let span = raw
+                    .machine
+                    .as_ref()
+                    .and_then(|m| m.shared_window.as_ref())
+                    .map_or(0..0, |w| w.span());
+                return Err(self.invalid(
+                    &span,
+                    format!(
+                        "shared_window {shared_window:#x} is the default local window, and launch {} \
+                         has local memory: set [machine] local_window elsewhere",
+                        spec.index
+                    ),
+                ));
+            }
+        }
 
         let expects = self.expects(&raw, &global)?;
         let expect_buffers = self.expect_buffers(&raw, &textures, &buffers)?;
@@ -178,6 +199,7 @@ impl Loader {
         Ok(Trace {
             path: self.src.path.clone(),
             shared_window,
+            local_window,
             globals,
             sparse,
             consts,
@@ -190,6 +212,7 @@ impl Loader {
             machine: Machine {
                 global,
                 shared_window,
+                local_window,
                 launch_budget,
                 resources,
             },
@@ -197,6 +220,35 @@ impl Loader {
             bank0_covered,
             source: self.src,
         })
+    }
+
+    /// `[machine] local_window`: 16 MiB aligned, below 4 GiB, apart from the shared window.
+    fn local_window(&self, raw: &RawTrace, shared_window: u64) -> Result<u64, TraceError> {
+        let Some(w) = raw.machine.as_ref().and_then(|m| m.local_window.as_ref()) else {
+            return Ok(warpjit_runtime::DEFAULT_LOCAL_WINDOW);
+        };
+        let (w, span) = sp64(w);
+        if w % LOCAL_WINDOW_SIZE != 0 {
+            return Err(self.invalid(
+                &span,
+                format!("local_window {w:#x} is not 16 MiB aligned (a multiple of {LOCAL_WINDOW_SIZE:#x})"),
+            ));
+        }
+        if w.saturating_add(LOCAL_WINDOW_SIZE) > 1 << 32 {
+            return Err(self.invalid(
+                &span,
+                format!(
+                    "local_window {w:#x}: the 16 MiB window must lie below 4 GiB (0x100000000)"
+                ),
+            ));
+        }
+        if w < shared_window + SHARED_WINDOW_SIZE && shared_window < w + LOCAL_WINDOW_SIZE {
+            return Err(self.invalid(
+                &span,
+                format!("local_window {w:#x} overlaps the shared window at {shared_window:#x}"),
+            ));
+        }
+        Ok(w)
     }
 
     /// The one data key of a table, if any, with its span.

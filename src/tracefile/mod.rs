@@ -612,6 +612,8 @@ pub struct Trace {
     pub path: PathBuf,
     /// Base of the shared window.
     pub shared_window: u64,
+    /// Base of the local window.
+    pub local_window: u64,
     /// `[[global]]` segments, in file order.
     pub globals: Vec<GlobalSegment>,
     /// `[[sparse]]` regions, in file order.
@@ -648,8 +650,9 @@ impl Trace {
 
     /// The constant banks as launch `spec` sees them: the trace's data, and the launch constants
     /// of docs/semantics.md §14 in every byte the trace's data does not cover:
-    /// c\[0\]\[0x0\] the shared window (low word), \[0x4\] 0, \[0x8\], \[0xc\], \[0x10\] ntid
-    /// x/y/z, \[0x14\], \[0x18\], \[0x1c\] nctaid x/y/z, \[0x20\] 0, \[0xfc\] `shared_bytes`.
+    /// c\[0\]\[0x0\] the shared window (low word), \[0x4\] the local window (0 without local
+    /// memory), \[0x8\], \[0xc\], \[0x10\] ntid x/y/z, \[0x14\], \[0x18\], \[0x1c\] nctaid
+    /// x/y/z, \[0x20\] `local_bytes` (the stack top), \[0xfc\] `shared_bytes`.
     pub fn launch_consts(&self, spec: &LaunchSpec) -> ConstBanks {
         let mut banks = self.base_consts.clone();
         if spec.isa == crate::ir::Isa::Dxbc {
@@ -675,16 +678,22 @@ impl Trace {
                 }
             }
         }
+        let local_bytes = spec.local_bytes.unwrap_or(0);
+        let local_window = if local_bytes > 0 {
+            self.local_window as u32
+        } else {
+            0
+        };
         let words: [(u32, u32); 10] = [
             (0x0, self.shared_window as u32),
-            (0x4, 0),
+            (0x4, local_window),
             (0x8, spec.block[0]),
             (0xc, spec.block[1]),
             (0x10, spec.block[2]),
             (0x14, spec.grid[0]),
             (0x18, spec.grid[1]),
             (0x1c, spec.grid[2]),
-            (0x20, 0),
+            (0x20, local_bytes),
             (0xfc, spec.shared_bytes),
         ];
         for (at, value) in words {
@@ -708,6 +717,7 @@ impl Trace {
             block: spec.block,
             mode: spec.mode,
             shared_bytes: spec.shared_bytes,
+            local_bytes: spec.local_bytes.unwrap_or(0),
             consts: Arc::new(self.launch_consts(spec)),
             budget: spec.budget,
         }

@@ -182,6 +182,8 @@ pub(crate) struct RawMachine {
     #[serde(default)]
     pub(crate) shared_window: Option<Spanned<U64>>,
     #[serde(default)]
+    pub(crate) local_window: Option<Spanned<U64>>,
+    #[serde(default)]
     pub(crate) launch_budget: Option<Spanned<U64>>,
 }
 

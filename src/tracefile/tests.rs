@@ -76,7 +76,7 @@ fn format_and_machine() {
     );
     assert_eq!(
         err("[machine]\nwindow = 0\n"),
-        "3:1: unknown field `window`, expected `shared_window` or `launch_budget`"
+        "3:1: unknown field `window`, expected one of `shared_window`, `local_window`, `launch_budget`"
     );
     assert_eq!(
         ok("[machine]\nshared_window = 0xff00_0000\n").shared_window,
@@ -283,6 +283,70 @@ fn launch_constants_are_filled_byte_by_byte() {
         (l.grid, l.block, l.index, l.shared_bytes),
         ([7, 8, 1], [0x234, 1, 1], 0, 0x345678)
     );
+}
+
+#[test]
+fn local_memory_launch_constants() {
+    // With local memory: c[0][0x4] the local window, c[0][0x20] local_bytes; trace data wins
+    // byte by byte (byte 0x22 here).
+    let t = ok(
+        "[machine]\nlocal_window = 0x0700_0000\n[[const]]\nbank = 0\noffset = 0x22\nu8 = [0xcc]\n\
+                [[launch]]\nlocal_bytes = 0x180\ncode = \"EXIT;\"\n[[launch]]\ncode = \"EXIT;\"\n",
+    );
+    assert_eq!(t.local_window, 0x0700_0000);
+    let c = t.launch_consts(&t.launches[0]);
+    let w = |a| c.read(0, a, 4, false)[0];
+    assert_eq!(
+        (w(0x0), w(0x4), w(0x20)),
+        (0x0100_0000, 0x0700_0000, 0x00cc_0180)
+    );
+    assert_eq!(t.launch(&t.launches[0]).local_bytes, 0x180);
+    // Without: both stay 0 (but for the trace's byte).
+    let c = t.launch_consts(&t.launches[1]);
+    let w = |a| c.read(0, a, 4, false)[0];
+    assert_eq!((w(0x4), w(0x20)), (0, 0x00cc_0000));
+    assert_eq!(t.launch(&t.launches[1]).local_bytes, 0);
+}
+
+#[test]
+fn local_window_rules() {
+    assert_eq!(ok("").local_window, warpjit_runtime::DEFAULT_LOCAL_WINDOW);
+    assert_eq!(ok("").machine.local_window, 0x0200_0000);
+    assert_eq!(
+        ok("[machine]\nlocal_window = \"0xff00_0000\"\n").local_window,
+        0xff00_0000
+    );
+    assert_eq!(
+        err("[machine]\nlocal_window = 0x1234\n"),
+        "3:16: local_window 0x1234 is not 16 MiB aligned (a multiple of 0x1000000)"
+    );
+    assert_eq!(
+        err("[machine]\nlocal_window = 0x1_0000_0000\n"),
+        "3:16: local_window 0x100000000: the 16 MiB window must lie below 4 GiB (0x100000000)"
+    );
+    assert_eq!(
+        err("[machine]\nlocal_window = 0x0100_0000\n"),
+        "3:16: local_window 0x1000000 overlaps the shared window at 0x1000000"
+    );
+    assert_eq!(
+        err("[machine]\nshared_window = 0x0300_0000\nlocal_window = 0x0300_0000\n"),
+        "4:16: local_window 0x3000000 overlaps the shared window at 0x3000000"
+    );
+    // A shared window on the default local window is fine until a launch has local memory.
+    let body = "[machine]\nshared_window = 0x0200_0000\n[[launch]]\ncode = \"EXIT;\"\n";
+    assert_eq!(ok(body).shared_window, 0x0200_0000);
+    assert_eq!(
+        err(&format!(
+            "{body}[[launch]]\nlocal_bytes = 4\ncode = \"EXIT;\"\n"
+        )),
+        "3:17: shared_window 0x2000000 is the default local window, and launch 1 has local \
+         memory: set [machine] local_window elsewhere"
+    );
+    let t = ok(&format!(
+        "[machine]\nlocal_window = 0\n{}[[launch]]\nlocal_bytes = 4\ncode = \"EXIT;\"\n",
+        &body[10..]
+    ));
+    assert_eq!((t.shared_window, t.local_window), (0x0200_0000, 0));
 }
 
 #[test]

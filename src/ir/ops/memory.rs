@@ -1,5 +1,5 @@
-//! Memory and barrier ops (LDC, LDG, STG, LD, ST, LDS, STS, MEMBAR, NOP, DEPBAR), each with its
-//! operand roles.
+//! Memory and barrier ops (LDC, LDG, STG, LD, ST, LDS, STS, LDL, STL, MEMBAR, NOP, DEPBAR), each
+//! with its operand roles.
 
 use crate::ir::operand::*;
 use crate::ir::roles::*;
@@ -130,7 +130,7 @@ pub struct Ld {
     pub size: MemSize,
     /// Address.
     pub addr: Addr,
-    /// Global when true, shared window when false (`PT` when omitted).
+    /// Global (or the local window) when true, shared window when false (`PT` when omitted).
     pub steer: PredSrc,
 }
 
@@ -161,7 +161,7 @@ pub struct St {
     pub addr: Addr,
     /// Value stored.
     pub v: Reg,
-    /// Global when true, shared window when false.
+    /// Global (or the local window) when true, shared window when false.
     pub steer: PredSrc,
 }
 
@@ -219,6 +219,56 @@ impl Operands for Sts {
     fn operands(&self, o: &mut Roles<'_>) {
         let Sts { size, addr, v } = *self;
         o.store(Space::Shared, size, addr, false, v);
+    }
+}
+
+/// `LDL[.cop][.sz] Rd, [Ra+imm]`: load from the thread's local memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ldl {
+    /// Destination (first of a pair/quad).
+    pub d: Reg,
+    /// Cache operator (`.LU`, `.CI`, `.CV`; no functional effect).
+    pub cop: CacheOp,
+    /// Size.
+    pub size: MemSize,
+    /// Offset into local memory.
+    pub addr: Addr,
+}
+
+impl Operands for Ldl {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Ldl {
+            d,
+            cop: _,
+            size,
+            addr,
+        } = *self;
+        o.load(Space::Local, size, addr, false, d);
+    }
+}
+
+/// `STL[.cop][.sz] [Ra+imm], Rb`: store to the thread's local memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stl {
+    /// Cache operator (`.CG`, `.CS`, `.WT`; no functional effect).
+    pub cop: CacheOp,
+    /// Size (`.S8`/`.S16` store like `.U8`/`.U16`).
+    pub size: MemSize,
+    /// Offset into local memory.
+    pub addr: Addr,
+    /// Value stored (first of a pair/quad).
+    pub v: Reg,
+}
+
+impl Operands for Stl {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Stl {
+            cop: _,
+            size,
+            addr,
+            v,
+        } = *self;
+        o.store(Space::Local, size, addr, false, v);
     }
 }
 

@@ -135,6 +135,30 @@ impl Lower for Sts {
     }
 }
 
+impl Lower for Ldl {
+    fn weight(&self) -> u32 {
+        access_weight(self.size)
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let h = tx.env.mem_slow;
+        tx.ldl(inst, self, h);
+        true
+    }
+}
+
+impl Lower for Stl {
+    fn weight(&self) -> u32 {
+        access_weight(self.size)
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let h = tx.env.mem_slow;
+        tx.stl(inst, self, h);
+        true
+    }
+}
+
 /// Ops with no functional effect in lockstep execution lower to nothing.
 macro_rules! no_code {
     ($($s:ident),*) => {

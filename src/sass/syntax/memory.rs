@@ -1,5 +1,5 @@
-//! The syntax of the memory and barrier ops (LDC, LDG, STG, LD, ST, LDS, STS, MEMBAR, NOP,
-//! DEPBAR).
+//! The syntax of the memory and barrier ops (LDC, LDG, STG, LD, ST, LDS, STS, LDL, STL, MEMBAR,
+//! NOP, DEPBAR).
 
 use super::*;
 
@@ -224,7 +224,7 @@ impl SassSyntax for St {
     }
 }
 
-/// Shared memory offsets: ImmS24 with a base register, ImmU24 without.
+/// Shared (and local) memory offsets: ImmS24 with a base register, ImmU24 without.
 const SHARED: AddrRule = AddrRule {
     bits: 24,
     e: false,
@@ -259,6 +259,40 @@ impl SassSyntax for Sts {
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "STS{} {}, {}", self.size.suffix(), self.addr, self.v)
+    }
+}
+
+impl SassSyntax for Ldl {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let cop = a.choice(LDL_COPS)?.unwrap_or_default();
+        let size = mem_size(a, false)?;
+        Ok(Ldl {
+            cop,
+            size,
+            d: a.wide_reg(size.regs())?,
+            addr: a.addr(SHARED)?,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (c, s) = (self.cop.suffix(), self.size.suffix());
+        write!(f, "LDL{c}{s} {}, {}", self.d, self.addr)
+    }
+}
+
+impl SassSyntax for Stl {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let cop = a.choice(STL_COPS)?.unwrap_or_default();
+        let size = mem_size(a, false)?;
+        Ok(Stl {
+            cop,
+            size,
+            addr: a.addr(SHARED)?,
+            v: a.wide_reg(size.regs())?,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (c, s) = (self.cop.suffix(), self.size.suffix());
+        write!(f, "STL{c}{s} {}, {}", self.addr, self.v)
     }
 }
 

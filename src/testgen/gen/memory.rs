@@ -1,5 +1,6 @@
-//! Memory statements: LDC in every mode and size, LDG/STG, LD/ST (steered), LDS/STS, with
-//! pointers into every region of the [`layout`](crate::testgen::layout), in and out of range.
+//! Memory statements: LDC in every mode and size, LDG/STG, LD/ST (steered), LDS/STS, LDL/STL,
+//! with pointers into every region of the [`layout`](crate::testgen::layout), in and out of
+//! range.
 
 use super::{floor_pow2, Gen};
 use crate::ir::*;
@@ -37,9 +38,9 @@ impl Gen<'_, '_> {
         // Rarely an access meant to go wrong (out of range, misaligned LDC, wrong steering): a
         // fault ends the launch, so most programs should run to their end.
         let risky = self.chance(3);
-        let w: [u32; 7] = match self.profile {
-            Profile::Control => [0, 0, 0, 0, 1, 1, 0],
-            _ => [20, 15, 12, 10, 10, 8, 25],
+        let w: [u32; 9] = match self.profile {
+            Profile::Control => [0, 0, 0, 0, 1, 1, 0, 1, 1],
+            _ => [20, 15, 12, 10, 10, 8, 25, 6, 6],
         };
         match self.weighted(&w) {
             0 => self.ldg(risky),
@@ -48,7 +49,9 @@ impl Gen<'_, '_> {
             3 => self.st(risky),
             4 => self.lds(risky),
             5 => self.sts(risky),
-            _ => self.ldc(risky),
+            6 => self.ldc(risky),
+            7 => self.ldl(risky),
+            _ => self.stl(risky),
         }
     }
 
@@ -80,12 +83,7 @@ impl Gen<'_, '_> {
 
     /// Index bits that keep `index + 0x10 + 16` inside shared memory (0: only offset 0 fits).
     fn shared_bits(&self) -> u32 {
-        let usable = self.shared_bytes.saturating_sub(0x20);
-        if usable < 2 {
-            0
-        } else {
-            floor_pow2(usable).trailing_zeros()
-        }
+        fit_bits(self.shared_bytes)
     }
 
     /// Sets up a global/generic address in `R16` (and `R17` with `.E`) and returns the
@@ -353,8 +351,13 @@ impl Gen<'_, '_> {
     /// A shared-memory address: `[R18+imm]` with an index that keeps the access inside shared
     /// memory (unless `risky`), or an absolute `[imm]`.
     fn shared_addr(&mut self, risky: bool, size: u32) -> Addr {
-        let sb = self.shared_bytes;
-        let bits = self.shared_bits() + if risky { self.range(1, 3) } else { 0 };
+        self.offset_addr(self.shared_bytes, risky, size)
+    }
+
+    /// An offset into a memory of `sb` bytes (shared or one thread's local memory): `[R18+imm]`
+    /// with an index that keeps the access inside (unless `risky`), or an absolute `[imm]`.
+    fn offset_addr(&mut self, sb: u32, risky: bool, size: u32) -> Addr {
+        let bits = fit_bits(sb) + if risky { self.range(1, 3) } else { 0 };
         if bits == 0 || self.chance(20) {
             let lim = if risky {
                 2 * sb + 0x10
@@ -399,6 +402,24 @@ impl Gen<'_, '_> {
         let v = self.src_wide(size.regs());
         let g = self.guard();
         self.op(g, Sts { size, addr, v });
+    }
+
+    fn ldl(&mut self, risky: bool) {
+        let size = self.mem_size(false);
+        let cop = self.pick(&[CacheOp::Default, CacheOp::Lu, CacheOp::Ci, CacheOp::Cv]);
+        let addr = self.offset_addr(LOCAL_BYTES, risky, size.bytes());
+        let d = self.load_dst(size.regs());
+        let g = self.guard();
+        self.op(g, Ldl { d, cop, size, addr });
+    }
+
+    fn stl(&mut self, risky: bool) {
+        let size = self.mem_size(false);
+        let cop = self.pick(&[CacheOp::Default, CacheOp::Cg, CacheOp::Cs, CacheOp::Wt]);
+        let addr = self.offset_addr(LOCAL_BYTES, risky, size.bytes());
+        let v = self.src_wide(size.regs());
+        let g = self.guard();
+        self.op(g, Stl { cop, size, addr, v });
     }
 
     fn ldc(&mut self, risky: bool) {
@@ -456,5 +477,15 @@ impl Gen<'_, '_> {
                 imm,
             },
         );
+    }
+}
+
+/// Index bits that keep `index + 0x10 + 16` inside `total` bytes (0: only offset 0 fits).
+fn fit_bits(total: u32) -> u32 {
+    let usable = total.saturating_sub(0x20);
+    if usable < 2 {
+        0
+    } else {
+        floor_pow2(usable).trailing_zeros()
     }
 }

@@ -175,6 +175,7 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
         block,
         mode,
         shared_bytes,
+        local_bytes: LOCAL_BYTES,
         budget,
         seed,
         sparse,
