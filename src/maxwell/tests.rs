@@ -116,7 +116,7 @@ impl Rng {
             }
         }
         // The condition-code test: mostly "always" (3 of its 32 values are supported).
-        if matches!(f.mnemonic, "BRA" | "SYNC" | "BRK" | "CONT" | "EXIT")
+        if matches!(f.mnemonic, "BRA" | "SYNC" | "BRK" | "CONT" | "RET" | "EXIT")
             && self.next().is_multiple_of(2)
         {
             w = (w & !0x3f) | 0xf;
@@ -202,7 +202,7 @@ fn disassembly_parses_to_the_decoded_program() {
             let w = loop {
                 let f = forms[(rng.next() % forms.len() as u64) as usize];
                 let mut w = rng.word(f);
-                if matches!(f.mnemonic, "BRA" | "SSY" | "PBK" | "PCNT") {
+                if matches!(f.mnemonic, "BRA" | "SSY" | "PBK" | "PCNT" | "CAL") {
                     let t = slots[(rng.next() % n as u64) as usize];
                     let rel = (i64::from(t) - i64::from(pc) - 8) as u64 & 0xff_ffff;
                     w = (w & !(0xff_ffff << 20)) | (rel << 20);
@@ -283,8 +283,8 @@ fn decoding_random_bytes_never_panics() {
 }
 
 /// The kernels ptxas compiled (tests/cubin): each decodes with its own register count, and
-/// its disassembly parses back to the decoded program. `stack` and `calls` need local memory
-/// and CAL/RET, not decoded yet: their error names the word.
+/// its disassembly parses back to the decoded program. `stack` needs local memory (LDL/STL),
+/// not decoded yet: its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
     let files: [(&str, &[u8]); 7] = [
@@ -329,7 +329,10 @@ fn ptxas_kernels_decode_and_disassemble() {
     eprintln!("{}", failed.join("\n"));
     assert_eq!(
         decoded,
-        ["carry128", "consts", "diverge", "gather", "generic", "mul", "reduce", "sizes", "vadd"]
+        [
+            "calls", "carry128", "consts", "diverge", "gather", "generic", "mul", "reduce", "sizes",
+            "vadd"
+        ]
     );
 }
 
