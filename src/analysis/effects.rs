@@ -25,8 +25,8 @@
 //!   misaligned constant address (a `c[b][imm]` operand whose offset is not a multiple of 4, an
 //!   LDC wider than a byte with an index register or a misaligned immediate address); any global,
 //!   generic or shared access (unmapped address, shared offset out of range); terminators that
-//!   push the reconvergence stack (SSY, a BRA that may diverge: stack overflow) and BAR.SYNC
-//!   (barrier deadlock).
+//!   push the reconvergence stack (SSY, CAL, a BRA that may diverge: stack overflow), RET (a
+//!   return without a call) and BAR.SYNC (barrier deadlock).
 
 use super::{FLAG_CF, FLAG_OF, FLAG_SF, FLAG_ZF};
 use crate::ir::*;

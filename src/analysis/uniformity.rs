@@ -828,6 +828,52 @@ mod tests {
     }
 
     #[test]
+    fn calls_return_to_the_return_point() {
+        // B0: R0 = tid; P0 = R0 < 3; R1 = 5; CAL B2 (returns to B1)
+        // B1: R4 = R1 + 1; EXIT                 (the return point)
+        // B2: R5 = 7; @P0 RET -> B3             (lanes 0-2 return early, with R1 = 5)
+        // B3: R1 = 9; RET -> B4                 (the others, R1 = 9)
+        // B4: EXIT                              (only a RET with no call falls through)
+        let p = prog(vec![
+            blk(
+                vec![
+                    inst(s2r(0, SpecialReg::TidX)),
+                    inst(isetp(0, Cmp::Lt, 0, Src::Imm(3))),
+                    inst(movi(1, 5)),
+                ],
+                push(Region::Call, 2, 1),
+            ),
+            blk(vec![inst(iadd(4, 1, Src::Imm(1)))], exit()),
+            blk(
+                vec![inst(movi(5, 7))],
+                wait_if(Region::Call, pcond(0, false), 3),
+            ),
+            blk(
+                vec![inst(movi(1, 9))],
+                wait_if(Region::Call, Cond::ALWAYS, 4),
+            ),
+            blk(vec![], exit()),
+        ]);
+        let u = uniformity(&p);
+        assert!(u.pending(2, Region::Call) && u.pending(3, Region::Call));
+        assert!(!u.pending(0, Region::Call) && !u.pending(1, Region::Call));
+        // The callee runs with the caller's mask; the divergent RET splits it.
+        assert!(u.is_converged(2) && !u.is_converged(3));
+        assert!(!u.branch_is_uniform(2));
+        // The CAL passes R1 = 5 to the callee; at the return point it is 5 or 9 by lane.
+        assert!(u.reg_uniform_in(2, Reg(1)));
+        assert!(!u.reg_uniform_in(1, Reg(1)));
+        assert!(u.reg_uniform_in(1, Reg(5)));
+        // Threads: the CAL goes to the callee (and, conservatively, the return point); each
+        // RET to the return point of every CAL.
+        let ts = |b| super::super::liveness::thread_successors(&p, b);
+        assert_eq!((ts(0), ts(2), ts(3)), (vec![1, 2], vec![1, 3], vec![1, 4]));
+        let l = super::super::liveness::liveness(&p);
+        assert!(l.live_out[3].has_reg(Reg(1)) && l.live_out[2].has_reg(Reg(1)));
+        assert!(!l.live_in[2].has_reg(Reg(5)));
+    }
+
+    #[test]
     fn break_out_of_an_ssy_region_taints_its_target() {
         // B0: R0 = tid; P0 = R0 < 3; PBK B5 -> B1
         // B1: SSY B4 -> B2

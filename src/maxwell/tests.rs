@@ -78,6 +78,27 @@ fn words_of_ptxas_fixtures() {
     );
 }
 
+/// The CAL and RET words of tests/cubin/calls.cubin, and their variants.
+#[test]
+fn calls_and_returns() {
+    // CAL .NOINC (bit 6), target 0x48 and 0x18 past the next instruction; bits 16-19 are clear
+    // but CAL has no guard field: not `@P0`. The hint is not kept.
+    assert_eq!(text_at(0xe260000004800040, 0x48).unwrap(), "CAL 0x98");
+    assert_eq!(text_at(0xe260000001800040, 0x58).unwrap(), "CAL 0x78");
+    assert_eq!(text_at(0xe260000001800000, 0x58).unwrap(), "CAL 0x78");
+    // A negative offset: a call back to 0x8 from 0x30.
+    assert_eq!(text_at(0xe2600ffffd800000, 0x30).unwrap(), "CAL 0x10");
+    // A constant-bank target (bit 5) is not a pc-relative CAL: refused.
+    assert!(text_at(0xe260000004800060, 0x48).is_err());
+    // RET, guarded like EXIT (bits 16-19), with the CC test in bits 0-4.
+    assert_eq!(text(0xe32000000007000f), "RET");
+    assert_eq!(text(0xe32000000000000f), "@P0 RET");
+    assert_eq!(text(0xe32000000009000f), "@!P1 RET");
+    assert_eq!(text(0xe320000000070005), "RET CC.NE");
+    assert!(text(0xe320000000070002).ends_with("RET CC.EQ"));
+    assert!(text_at(0xe320000000070003, 8).is_err());
+}
+
 #[test]
 fn field_accessors() {
     let w = Word(0x0100_0000_0000_0000 | (0x12345678u64 << 20) | (0x7 << 16) | (0xf << 12) | 3);
