@@ -257,7 +257,9 @@ fn entries_pending(p: &Program) -> Vec<[bool; KINDS]> {
             }
         }
     }
-    pend.into_iter().map(|v| v.unwrap_or([false; KINDS])).collect()
+    pend.into_iter()
+        .map(|v| v.unwrap_or([false; KINDS]))
+        .collect()
 }
 
 /// Forward uniformity for a given set of non-converged blocks: (entry, exit) states, `None`

@@ -351,8 +351,8 @@ fn ptxas_kernels_decode_and_disassemble() {
     assert_eq!(
         decoded,
         [
-            "calls", "carry128", "consts", "diverge", "gather", "generic", "mul", "reduce", "sizes",
-            "vadd"
+            "calls", "carry128", "consts", "diverge", "gather", "generic", "mul", "reduce",
+            "sizes", "vadd"
         ]
     );
 }
