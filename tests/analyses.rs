@@ -300,3 +300,153 @@ fn analyses_agree_with_the_interpreter() {
         "the random programs cover both cases: {diverged} {converged_blocks} {reconverged} {ran}"
     );
 }
+
+/// Subroutine calls (CAL/RET), which the random programs do not make: the same checks on
+/// hand-written programs with a divergent RET, calls from divergent code, recursion, a BRK out
+/// of a subroutine and a SYNC in a subroutine for its caller's SSY. Each stores R1 to R3 of
+/// every lane.
+#[test]
+fn analyses_agree_with_the_interpreter_on_calls() {
+    use std::sync::Arc;
+    use warpjit::sass::{parse_program, AsmOptions};
+    use warpjit_runtime::memory::Init;
+    use warpjit_runtime::ConstBanks;
+    const OUT: u64 = 0x10000;
+    let store = "
+        S2R R8, SR_TID.X;
+        SHL R8, R8, 0x2;
+        STG [R8+0x10000], R1;
+        STG [R8+0x10080], R2;
+        STG [R8+0x10100], R3;
+        EXIT;
+    ";
+    let programs = [
+        // A divergent RET, a guarded and a CC one; the callee writes R2 on one path only.
+        "
+            BRA .L_main;
+        .L_f:
+            IADD R3.CC, R0, RZ;
+            MOV32I R1, 0x1;
+            RET CC.EQ;
+            MOV32I R2, 0x4;
+            @P0 RET;
+            IADD32I R1, R1, 0x2;
+            RET;
+        .L_main:
+            S2R R0, SR_TID.X;
+            MOV32I R2, 0x9;
+            ISETP.LT.U32.AND P0, PT, R0, 0x8, PT;
+            CAL .L_f;
+            IADD32I R3, R1, 0x10;
+        ",
+        // Calls from both paths of a divergent region, a uniform value passed in R5.
+        "
+            BRA .L_main;
+        .L_inc:
+            IADD R1, R1, R5;
+            MOV R2, R5;
+            RET;
+        .L_main:
+            S2R R0, SR_TID.X;
+            MOV32I R5, 0x3;
+            ISETP.GE.U32.AND P0, PT, R0, 0x10, PT;
+            SSY .L_join;
+            @P0 BRA .L_hi;
+            CAL .L_inc;
+            SYNC;
+        .L_hi:
+            CAL .L_inc;
+            CAL .L_inc;
+            SYNC;
+        .L_join:
+            IADD32I R3, R1, 0x10;
+        ",
+        // Recursion to a per-lane depth.
+        "
+            BRA .L_main;
+        .L_f:
+            IADD32I R1, R1, 0x1;
+            ISETP.LT.U32.AND P0, PT, R1, R0, PT;
+            @!P0 BRA .L_back;
+            CAL .L_f;
+        .L_back:
+            SHL R2, R2, 0x4;
+            IADD R2, R2, R1;
+            IADD32I R1, R1, -0x1;
+            RET;
+        .L_main:
+            S2R R0, SR_TID.X;
+            LOP.AND R0, R0, 0x3;
+            IADD32I R0, R0, 0x2;
+            CAL .L_f;
+            MOV32I R3, 0x5;
+        ",
+        // A BRK out of a subroutine, and a SYNC in one for its caller's SSY.
+        "
+            BRA .L_main;
+        .L_step:
+            ISETP.GE.U32.AND P0, PT, R1, R0, PT;
+            @P0 BRK;
+            IADD32I R1, R1, 0x1;
+            RET;
+        .L_sync:
+            MOV32I R3, 0x7;
+            @P1 SYNC;
+            MOV32I R3, 0x8;
+            RET;
+        .L_main:
+            S2R R0, SR_TID.X;
+            LOP.AND R0, R0, 0x3;
+            PBK .L_exit;
+        .L_loop:
+            CAL .L_step;
+            IADD32I R2, R2, 0x10;
+            BRA .L_loop;
+        .L_exit:
+            ISETP.LT.U32.AND P1, PT, R0, 0x2, PT;
+            SSY .L_join;
+            CAL .L_sync;
+            IADD32I R3, R3, 0x100;
+            SYNC;
+        .L_join:
+            IADD R3, R3, R2;
+        ",
+    ];
+    for text in programs {
+        let p = Arc::new(
+            parse_program(&format!("{text}{store}"), &AsmOptions::default()).expect("assembles"),
+        );
+        let u = uniformity(&p);
+        let lv = liveness(&p);
+        let launch = Launch::new(p.clone(), ConstBanks::new());
+        fn go<'a>(
+            launch: &Launch,
+            mode: &'a (dyn Fn() -> Mode<'a> + Sync),
+        ) -> (Result<Stats, Fault>, Vec<u8>) {
+            let mut m = Machine::default();
+            m.global.map(OUT, 0x180, Init::Zero).expect("maps");
+            let r = Checking { mode }.run(&m, launch, &RunOptions::default());
+            (r, m.global.read_bytes(OUT, 0x180).expect("reads"))
+        }
+        let plain = go(&launch, &|| Mode::Plain);
+        assert!(plain.0.is_ok(), "{:?}\n{}", plain.0, show(&p));
+        assert_eq!(
+            plain,
+            go(&launch, &|| Mode::Uniform(&u, &lv)),
+            "checking changed the run"
+        );
+        for seed in 0..4u8 {
+            let perturbed = go(&launch, &|| {
+                Mode::Perturb(
+                    &lv,
+                    Box::new(TestRng::from_seed(RngAlgorithm::ChaCha, &[seed; 32])),
+                )
+            });
+            assert!(
+                plain == perturbed,
+                "dead values changed the run\n{}",
+                show(&p)
+            );
+        }
+    }
+}

@@ -371,6 +371,7 @@ fn generator_covers_the_op_table_and_every_fault() {
                     FaultKind::BudgetExhausted { .. } => "BudgetExhausted",
                     FaultKind::BarrierDeadlock { .. } => "BarrierDeadlock",
                     FaultKind::StackOverflow { .. } => "StackOverflow",
+                    FaultKind::ReturnWithoutCall => "ReturnWithoutCall",
                 };
                 faults.insert(k);
             }

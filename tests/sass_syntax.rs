@@ -1043,6 +1043,22 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "CAL",
+            prop_oneof![
+                (0u32..100).prop_map(|n| format!("`(.L_x_{n})")),
+                (0u32..100).prop_map(|n| format!(".L_{n}")),
+                (0u32..0x1000).prop_map(|a| format!("{:#x}", a * 8)),
+            ]
+            .prop_map(|t| format!("CAL {t}"))
+            .boxed(),
+        ),
+        (
+            "RET",
+            maybe(sel(&[" CC.EQ", " CC.NE"]))
+                .prop_map(|c| format!("RET{c}"))
+                .boxed(),
+        ),
+        (
             "EXIT",
             maybe(sel(&[" CC.EQ", " CC.NE"]))
                 .prop_map(|c| format!("EXIT{c}"))
@@ -1057,12 +1073,13 @@ fn templates() -> Vec<(&'static str, S)> {
     ]
 }
 
-/// Any instruction text a template generates, guarded (SSY never is) and terminated variously.
+/// Any instruction text a template generates, guarded (SSY and CAL never are) and terminated
+/// variously.
 fn any_inst() -> S {
     let arms: Vec<S> = templates()
         .into_iter()
         .map(|(name, s)| {
-            let g = if name == "SSY" {
+            let g = if name == "SSY" || name == "CAL" {
                 Just(String::new()).boxed()
             } else {
                 guard()
@@ -1084,7 +1101,7 @@ fn every_op_and_control_instruction_has_a_template() {
     let names: Vec<&str> = templates().iter().map(|t| t.0).collect();
     for m in MNEMONICS
         .iter()
-        .chain(&["BRA", "SSY", "SYNC", "EXIT", "BAR"])
+        .chain(&["BRA", "SSY", "SYNC", "CAL", "RET", "EXIT", "BAR"])
     {
         assert!(names.contains(m), "no template for {m}");
     }
@@ -1121,7 +1138,8 @@ proptest! {
                 0 => format!("@P0 BRA .L_{};", i % labels.len()),
                 1 => format!("BRA {:#x};", pcs[(i * 7) % n]),
                 2 => format!("SSY `(.L_{});", i % labels.len()),
-                _ if l.contains("BRA") || l.contains("SSY") => "NOP;".to_string(),
+                3 => format!("CAL `(.L_{});", i % labels.len()),
+                _ if l.contains("BRA") || l.contains("SSY") || l.contains("CAL ") => "NOP;".to_string(),
                 _ => l.clone(),
             };
             text.push_str(&line);

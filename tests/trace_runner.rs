@@ -161,6 +161,7 @@ fn failing_traces_cover_every_outcome_class() {
         "shared memory out of range",
         "instruction budget exhausted",
         "barrier deadlock",
+        "return without a call",
     ] {
         assert!(
             all.contains(fault),

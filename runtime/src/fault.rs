@@ -61,6 +61,9 @@ pub enum FaultKind {
         /// The limit.
         depth: u32,
     },
+    /// A `RET` executed by lanes with no call entry on the reconvergence stack (no `CAL` to
+    /// return to).
+    ReturnWithoutCall,
 }
 
 impl fmt::Display for FaultKind {
@@ -98,6 +101,9 @@ impl fmt::Display for FaultKind {
             }
             FaultKind::StackOverflow { depth } => {
                 write!(f, "reconvergence stack overflow: more than {depth} entries")
+            }
+            FaultKind::ReturnWithoutCall => {
+                write!(f, "return without a call: RET with no CAL entry on the reconvergence stack")
             }
         }
     }

@@ -26,8 +26,8 @@
 //!   misaligned constant address (a `c[b][imm]` operand whose offset is not a multiple of 4, an
 //!   LDC wider than a byte with an index register or a misaligned immediate address); any global,
 //!   generic, shared or local access (unmapped address, offset out of range); terminators that
-//!   push the reconvergence stack (SSY, a BRA that may diverge: stack overflow) and BAR.SYNC
-//!   (barrier deadlock).
+//!   push the reconvergence stack (SSY, CAL, a BRA that may diverge: stack overflow), RET (a
+//!   return without a call) and BAR.SYNC (barrier deadlock).
 
 use super::{FLAG_CF, FLAG_OF, FLAG_SF, FLAG_ZF};
 use crate::ir::*;
@@ -228,8 +228,9 @@ impl Cond {
 impl Terminator {
     /// What the control instruction reads (its lane condition: guard predicate, ZF for a
     /// `CC.EQ`/`CC.NE` test; an EXIT with no next block exits every lane without looking at its
-    /// condition) and whether it can fault (SSY and a BRA that may diverge push the
-    /// reconvergence stack, which can overflow; BAR.SYNC can deadlock).
+    /// condition) and whether it can fault (SSY, CAL and a BRA that may diverge push the
+    /// reconvergence stack, which can overflow; a RET may have no call to return to; BAR.SYNC
+    /// can deadlock).
     pub fn effects(&self) -> Effects {
         let mut e = Effects::NONE;
         let cond = match *self {
@@ -243,7 +244,11 @@ impl Terminator {
                 e.can_fault = !(cond.is_always() || never(cond.guard));
                 Some(cond)
             }
-            Terminator::Wait { cond, .. } => Some(cond),
+            Terminator::Wait { region, cond, .. } => {
+                // A RET with no call entry pending faults.
+                e.can_fault = region == Region::Call && !never(cond.guard);
+                Some(cond)
+            }
             Terminator::Exit { cond, next, .. } => next.map(|_| cond),
             Terminator::Barrier { cond, .. } => {
                 e.can_fault = true;

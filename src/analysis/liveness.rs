@@ -31,15 +31,16 @@ pub struct Liveness {
 }
 
 /// Where a thread may go after block `b`: [`Terminator::successors`] plus, for a
-/// [`Terminator::Wait`] (`SYNC`, `BRK`, `CONT`), the target of every [`Terminator::Push`] of the
-/// same region kind in the program (a thread that waits resumes at the target of whichever entry
-/// of that kind is innermost when it waits). A thread that exits goes nowhere. Ids outside the
-/// program are dropped; the list has no duplicates.
+/// [`Terminator::Wait`] (`SYNC`, `BRK`, `CONT`, `RET`), the resume point of every
+/// [`Terminator::Push`] of the same region kind in the program (a thread that waits resumes where
+/// whichever entry of that kind is innermost when it waits resumes: an `SSY`'s target, a `CAL`'s
+/// return point). A thread that exits goes nowhere. Ids outside the program are dropped; the list
+/// has no duplicates.
 pub fn thread_successors(p: &Program, b: BlockId) -> Vec<BlockId> {
     let term = &p.blocks[b as usize].term;
     let mut s = term.successors();
     if let Terminator::Wait { region, .. } = *term {
-        s.extend(push_targets(p, region));
+        s.extend(resume_points(p, region));
     }
     s.retain(|&t| (t as usize) < p.blocks.len());
     s.sort_unstable();
@@ -47,16 +48,20 @@ pub fn thread_successors(p: &Program, b: BlockId) -> Vec<BlockId> {
     s
 }
 
-/// The targets of every [`Terminator::Push`] of kind `region` in the program (for
-/// [`Region::Sync`], the reconvergence blocks of every `SSY`), sorted, without duplicates.
-pub fn push_targets(p: &Program, region: Region) -> Vec<BlockId> {
+/// Where the entries that every [`Terminator::Push`] of kind `region` in the program pushes
+/// resume ([`Region::resumes_at`]: for [`Region::Sync`], the reconvergence blocks of every `SSY`;
+/// for [`Region::Call`], the return point after every `CAL`), sorted, without duplicates.
+pub fn resume_points(p: &Program, region: Region) -> Vec<BlockId> {
     let mut t: Vec<BlockId> = p
         .blocks
         .iter()
         .filter_map(|b| match b.term {
             Terminator::Push {
-                region: r, target, ..
-            } if r == region => Some(target),
+                region: r,
+                target,
+                next,
+                ..
+            } if r == region => Some(r.resumes_at(target, next).1),
             _ => None,
         })
         .collect();

@@ -104,7 +104,7 @@ pub fn ssy(reconverge: BlockId, next: BlockId) -> Terminator {
     push(Region::Sync, reconverge, next)
 }
 
-/// SSY, PBK or PCNT.
+/// SSY, PBK, PCNT or CAL (whose `target` is the callee, `next` the return point).
 pub fn push(region: Region, target: BlockId, next: BlockId) -> Terminator {
     Terminator::Push {
         region,
@@ -124,7 +124,7 @@ pub fn sync_if(cond: Cond, next: BlockId) -> Terminator {
     wait_if(Region::Sync, cond, next)
 }
 
-/// Conditional SYNC, BRK or CONT.
+/// Conditional SYNC, BRK, CONT or RET.
 pub fn wait_if(region: Region, cond: Cond, next: BlockId) -> Terminator {
     Terminator::Wait {
         region,

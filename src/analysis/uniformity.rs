@@ -30,10 +30,12 @@
 //! An instruction guarded by `!PT` never runs and changes nothing. At a join, an item is uniform
 //! when it is uniform on every incoming thread edge (meet = both uniform), iterated to the
 //! greatest fixed point (so uniform loop counters stay uniform). The thread edges are
-//! [`Terminator::successors`] without a push's edge to its target (a thread reaches an SSY's
-//! reconvergence block only by a SYNC or by ordinary flow, never straight from the SSY) plus, for
-//! a wait (SYNC, BRK, CONT), the target of every push of its kind (SSY, PBK, PCNT) in the
-//! program.
+//! [`Terminator::successors`] without a push's edge to where its entry resumes (a thread reaches
+//! an SSY's reconvergence block only by a SYNC or by ordinary flow, never straight from the SSY;
+//! a CAL's return point only by a RET; a CAL keeps its edge to the callee) plus, for a wait
+//! (SYNC, BRK, CONT, RET), the resume point of every push of its kind in the program (the target
+//! of each SSY, PBK, PCNT; the return point after each CAL). Calls are not told apart: a
+//! subroutine's entry meets what every caller passes, and each RET reaches every return point.
 //!
 //! # Convergence
 //!
@@ -42,33 +44,36 @@
 //!
 //! - both successors of a `BRA` whose condition (guard predicate, ZF of a CC test) is not
 //!   uniform at the end of its block;
-//! - the next block of a wait (`SYNC`, `BRK`, `CONT`) whose condition is not uniform (the
-//!   waiting lanes leave);
-//! - when the program has a `BRK` or `CONT` and any block is non-converged, the target of every
-//!   push: those waits take their lanes out of the entries above the one they wait at, so a
-//!   push's target may resume without lanes that were active at the push;
+//! - the next block of a wait (`SYNC`, `BRK`, `CONT`, `RET`) whose condition is not uniform
+//!   (the waiting lanes leave);
+//! - when the program has a `BRK`, `CONT`, `RET` or `CAL` and any block is non-converged, the
+//!   resume point of every push (an `SSY`, `PBK` or `PCNT` target, a `CAL`'s return point):
+//!   those waits take their lanes out of the entries above the one they wait at, so an entry may
+//!   resume without lanes that were active at its push (with calls, a `SYNC` in a callee may pass
+//!   a call entry to reach its caller's `SSY` entry, and leaves the call entry);
 //!
 //! and that is closed under the warp's mask-preserving edges out of a non-converged block: BRA
-//! targets, JMP, EXIT/BAR/SSY next, a push → its target (the entry pushed holds that
-//! block's mask), and a wait → next, except for an unconditional wait while an entry of its kind
-//! is surely pending (then every lane waits and none goes to next). Without BRK and CONT, an
-//! SSY's reconvergence block is not tainted by the divergence inside the region: when the warp
-//! resumes there, the active mask is the SSY's mask minus exited lanes, which is every live lane
-//! if the SSY ran converged.
+//! targets, JMP, EXIT/BAR/SSY next, a push → where its entry resumes (the entry pushed holds
+//! that block's mask), a CAL → its callee, and a wait → next, except for an unconditional wait
+//! while an entry of its kind is surely pending (then every lane waits and none goes to next).
+//! Without BRK, CONT, CAL and RET, an SSY's reconvergence block is not tainted by the divergence
+//! inside the region: when the warp resumes there, the active mask is the SSY's mask minus exited
+//! lanes, which is every live lane if the SSY ran converged.
 //!
 //! A non-uniform `EXIT` does not diverge: exited lanes never come back, and the lanes left are
 //! exactly the live ones. A non-uniform `BAR.SYNC` condition does not change the mask either.
 //!
 //! "An entry of a kind is surely pending" is a must-analysis over the warp's control flow, one per
-//! kind: true after a push of that kind, unchanged along every other edge, and at a push's target
-//! whatever held at the push (the stack below the popped entry is the stack the push pushed onto).
+//! kind: true after a push of that kind (for a CAL, in the callee), unchanged along every other
+//! edge, and where a push's entry resumes whatever held at the push (the stack below the popped
+//! entry is the stack the push pushed onto).
 //!
 //! Uniformity uses convergence (writes in non-converged blocks are non-uniform) and convergence
 //! uses uniformity (of branch conditions); both are iterated together from the optimistic start
 //! until neither changes.
 
 use super::effects::never;
-use super::liveness::push_targets;
+use super::liveness::resume_points;
 use super::{StateSet, FLAG_OF};
 use crate::ir::*;
 use warpjit_runtime::warp::ZF;
@@ -88,7 +93,7 @@ pub struct Uniformity {
     /// Whether each block's terminator condition is uniform.
     cond_uniform: Vec<bool>,
     /// Whether an entry of each region kind is surely on the stack when each block runs.
-    pending: Vec<[bool; 3]>,
+    pending: Vec<[bool; KINDS]>,
 }
 
 /// Whether a lane condition evaluates the same in every active lane, given the uniform items.
@@ -160,20 +165,30 @@ pub fn step_forward(i: &Inst, u: &mut UniformSet, converged: bool) {
     }
 }
 
-/// The index of a region kind in a `[bool; 3]`.
+/// The number of region kinds.
+const KINDS: usize = Region::ALL.len();
+
+/// The index of a region kind in a `[bool; KINDS]`.
 fn ix(r: Region) -> usize {
     match r {
         Region::Sync => 0,
         Region::Break => 1,
         Region::Continue => 2,
+        Region::Call => 3,
     }
 }
 
-/// Thread edges for uniformity: successors without a push's edge to its target, plus each
-/// wait → the target of every push of its region kind.
-fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; 3]) -> Vec<BlockId> {
+/// Thread edges for uniformity: successors without a push's edge to where its entry resumes
+/// (a call keeps its edge to the callee), plus each wait → the resume point of every push of its
+/// region kind.
+fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; KINDS]) -> Vec<BlockId> {
     let mut s = match p.blocks[b].term {
-        Terminator::Push { next, .. } => vec![next],
+        Terminator::Push {
+            region,
+            target,
+            next,
+            ..
+        } => vec![region.resumes_at(target, next).0],
         Terminator::Wait { region, next, .. } => std::iter::once(next)
             .chain(targets[ix(region)].iter().copied())
             .collect(),
@@ -187,7 +202,7 @@ fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; 3]) -> Vec<Block
 
 /// Edges of the warp along which the active mask is kept: where a non-converged block passes
 /// its state on (see the module docs).
-fn warp_mask_edges(t: &Terminator, pending: [bool; 3]) -> Vec<BlockId> {
+fn warp_mask_edges(t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
     match *t {
         Terminator::Wait {
             region, cond, next, ..
@@ -203,18 +218,18 @@ fn warp_mask_edges(t: &Terminator, pending: [bool; 3]) -> Vec<BlockId> {
 }
 
 /// The must-analysis "an entry of region kind k is on the reconvergence stack" at each block's
-/// entry, for the three kinds.
-fn entries_pending(p: &Program) -> Vec<[bool; 3]> {
+/// entry, for every kind.
+fn entries_pending(p: &Program) -> Vec<[bool; KINDS]> {
     let n = p.blocks.len();
-    let mut pend: Vec<Option<[bool; 3]>> = vec![None; n];
+    let mut pend: Vec<Option<[bool; KINDS]>> = vec![None; n];
     if n == 0 {
         return vec![];
     }
-    pend[0] = Some([false; 3]);
+    pend[0] = Some([false; KINDS]);
     let mut work = vec![0usize];
     while let Some(b) = work.pop() {
         let Some(v) = pend[b] else { continue };
-        let edges: Vec<(BlockId, [bool; 3])> = match p.blocks[b].term {
+        let edges: Vec<(BlockId, [bool; KINDS])> = match p.blocks[b].term {
             Terminator::Push {
                 region,
                 target,
@@ -223,7 +238,8 @@ fn entries_pending(p: &Program) -> Vec<[bool; 3]> {
             } => {
                 let mut after = v;
                 after[ix(region)] = true;
-                vec![(next, after), (target, v)]
+                let (now, resume) = region.resumes_at(target, next);
+                vec![(now, after), (resume, v)]
             }
             ref t => t.successors().into_iter().map(|s| (s, v)).collect(),
         };
@@ -241,7 +257,9 @@ fn entries_pending(p: &Program) -> Vec<[bool; 3]> {
             }
         }
     }
-    pend.into_iter().map(|v| v.unwrap_or([false; 3])).collect()
+    pend.into_iter()
+        .map(|v| v.unwrap_or([false; KINDS]))
+        .collect()
 }
 
 /// Forward uniformity for a given set of non-converged blocks: (entry, exit) states, `None`
@@ -290,16 +308,21 @@ fn forward(
 /// Computes uniformity and convergence for every block of `p` (see the module docs).
 pub fn uniformity(p: &Program) -> Uniformity {
     let n = p.blocks.len();
-    let targets = Region::ALL.map(|r| push_targets(p, r));
+    let targets = Region::ALL.map(|r| resume_points(p, r));
     let edges: Vec<Vec<BlockId>> = (0..n).map(|b| thread_edges(p, b, &targets)).collect();
     let pending = entries_pending(p);
-    // A BRK or CONT takes its lanes out of the entries above the one it waits at, so with one in
-    // the program a push's target may run without lanes that were active at the push.
+    // A BRK, CONT or RET takes its lanes out of the entries above the one it waits at, so with
+    // one in the program a push's entry may resume without lanes that were active at the push.
+    // So may a SYNC once the program has a CAL: a call entry can sit above an SSY entry (a SYNC
+    // in the callee for an SSY of the caller) and holds the syncing lanes.
     let waits_past = p.blocks.iter().any(|b| {
         matches!(
             b.term,
             Terminator::Wait {
-                region: Region::Break | Region::Continue,
+                region: Region::Break | Region::Continue | Region::Call,
+                ..
+            } | Terminator::Push {
+                region: Region::Call,
                 ..
             }
         )
@@ -804,6 +827,52 @@ mod tests {
         assert!(!u.reg_uniform_in(3, Reg(1)));
         assert!(u.reg_uniform_in(4, Reg(2)) && u.reg_uniform_after(4, 0, Reg(3)));
         assert!(u.branch_is_uniform(4));
+    }
+
+    #[test]
+    fn calls_return_to_the_return_point() {
+        // B0: R0 = tid; P0 = R0 < 3; R1 = 5; CAL B2 (returns to B1)
+        // B1: R4 = R1 + 1; EXIT                 (the return point)
+        // B2: R5 = 7; @P0 RET -> B3             (lanes 0-2 return early, with R1 = 5)
+        // B3: R1 = 9; RET -> B4                 (the others, R1 = 9)
+        // B4: EXIT                              (only a RET with no call falls through)
+        let p = prog(vec![
+            blk(
+                vec![
+                    inst(s2r(0, SpecialReg::TidX)),
+                    inst(isetp(0, Cmp::Lt, 0, Src::Imm(3))),
+                    inst(movi(1, 5)),
+                ],
+                push(Region::Call, 2, 1),
+            ),
+            blk(vec![inst(iadd(4, 1, Src::Imm(1)))], exit()),
+            blk(
+                vec![inst(movi(5, 7))],
+                wait_if(Region::Call, pcond(0, false), 3),
+            ),
+            blk(
+                vec![inst(movi(1, 9))],
+                wait_if(Region::Call, Cond::ALWAYS, 4),
+            ),
+            blk(vec![], exit()),
+        ]);
+        let u = uniformity(&p);
+        assert!(u.pending(2, Region::Call) && u.pending(3, Region::Call));
+        assert!(!u.pending(0, Region::Call) && !u.pending(1, Region::Call));
+        // The callee runs with the caller's mask; the divergent RET splits it.
+        assert!(u.is_converged(2) && !u.is_converged(3));
+        assert!(!u.branch_is_uniform(2));
+        // The CAL passes R1 = 5 to the callee; at the return point it is 5 or 9 by lane.
+        assert!(u.reg_uniform_in(2, Reg(1)));
+        assert!(!u.reg_uniform_in(1, Reg(1)));
+        assert!(u.reg_uniform_in(1, Reg(5)));
+        // Threads: the CAL goes to the callee (and, conservatively, the return point); each
+        // RET to the return point of every CAL.
+        let ts = |b| super::super::liveness::thread_successors(&p, b);
+        assert_eq!((ts(0), ts(2), ts(3)), (vec![1, 2], vec![1, 3], vec![1, 4]));
+        let l = super::super::liveness::liveness(&p);
+        assert!(l.live_out[3].has_reg(Reg(1)) && l.live_out[2].has_reg(Reg(1)));
+        assert!(!l.live_in[2].has_reg(Reg(5)));
     }
 
     #[test]

@@ -4,10 +4,13 @@
 //! Model: the warp has an active mask, an exited mask and a stack of pending entries.
 //! - A divergent `BRA` pushes the fall-through lanes as a `Div` entry and runs the taken lanes.
 //! - `SSY`, `PBK` and `PCNT` ([`Terminator::Push`]) push an entry of their [`Region`] kind: its
-//!   target block and the current active mask.
-//! - `SYNC`, `BRK` and `CONT` ([`Terminator::Wait`]) take their lanes out of the active mask and
-//!   out of every entry above the innermost entry of their kind: they wait there, and run again
-//!   when that entry is popped. With no entry of their kind pending they do nothing.
+//!   target block and the current active mask. `CAL` pushes a [`Region::Call`] entry holding the
+//!   return point (the next block) and the active mask, and jumps to its target.
+//! - `SYNC`, `BRK`, `CONT` and `RET` ([`Terminator::Wait`]) take their lanes out of the active
+//!   mask and out of every entry above the innermost entry of their kind: they wait there, and run
+//!   again when that entry is popped. With no entry of their kind pending, `SYNC`, `BRK` and
+//!   `CONT` do nothing; a `RET` that some active lane executes is a fault
+//!   ([`FaultKind::ReturnWithoutCall`]).
 //! - `EXIT` marks its lanes exited and takes them out of the active mask.
 //! - Whenever the active mask is empty, the warp pops entries until one still has live lanes
 //!   (its mask minus exited lanes) and continues there; an empty stack ends the warp.
@@ -28,7 +31,8 @@ pub const MAX_STACK: usize = 1024;
 /// Kind of a reconvergence-stack entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntryKind {
-    /// Pushed by [`Terminator::Push`] (SSY, PBK, PCNT): where the lanes of a region continue.
+    /// Pushed by [`Terminator::Push`] (SSY, PBK, PCNT, CAL): where the lanes of a region
+    /// continue (for a call, the return point).
     Region(Region),
     /// Pushed by a divergent branch: the fall-through lanes, still to run.
     Div,
@@ -268,28 +272,36 @@ pub fn terminate(
             next,
             pc,
         } => {
+            let (now, resume) = region.resumes_at(target, next);
             push(
                 ctl,
                 w,
                 Entry {
                     kind: EntryKind::Region(region),
-                    block: target,
+                    block: resume,
                     mask: w.active,
                 },
                 pc,
             )?;
-            ctl.block = next;
+            ctl.block = now;
         }
         Terminator::Wait {
-            region, cond, next, ..
+            region,
+            cond,
+            next,
+            pc,
         } => {
             let kind = EntryKind::Region(region);
+            let waiting = w.active & cond_mask(w, cond);
             if let Some(at) = ctl.stack.iter().rposition(|e| e.kind == kind) {
-                let waiting = w.active & cond_mask(w, cond);
                 w.active &= !waiting;
                 for e in &mut ctl.stack[at + 1..] {
                     e.mask &= !waiting;
                 }
+            } else if region == Region::Call && waiting != 0 {
+                // A RET with nowhere to return to: the lanes have no defined continuation.
+                let lane = waiting.trailing_zeros();
+                return Err(Fault::new(FaultKind::ReturnWithoutCall, lane).at_pc(pc));
             }
             ctl.block = next;
         }

@@ -92,7 +92,8 @@ impl Cond {
 
 /// The kinds of reconvergence-stack entry: a region of code whose lanes wait, at a
 /// [`Terminator::Wait`] of the same kind, until every lane of the region has arrived or exited
-/// (docs/semantics.md §7).
+/// (docs/semantics.md §7). A [`Region::Call`] is a called subroutine: its push jumps to the
+/// callee and its entry resumes at the return point (see [`Region::resumes_at`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Region {
     /// Reconvergence after divergent code (SASS `SSY` / `SYNC`; DXBC `if`, `switch` cases).
@@ -101,11 +102,24 @@ pub enum Region {
     Break,
     /// A loop iteration's end (SASS `PCNT` / `CONT`; DXBC `continue`).
     Continue,
+    /// A subroutine call (SASS `CAL` / `RET`): the entry holds the return point.
+    Call,
 }
 
 impl Region {
     /// Every kind.
-    pub const ALL: [Region; 3] = [Region::Sync, Region::Break, Region::Continue];
+    pub const ALL: [Region; 4] = [Region::Sync, Region::Break, Region::Continue, Region::Call];
+
+    /// For a [`Terminator::Push`] of this kind with `target` and `next`: the block control goes
+    /// to now, and the block the pushed entry resumes at when it is popped. `SSY`, `PBK` and
+    /// `PCNT` continue at `next` and resume at `target`; `CAL` jumps to `target` (the callee)
+    /// and resumes at `next` (the return point).
+    pub fn resumes_at(self, target: BlockId, next: BlockId) -> (BlockId, BlockId) {
+        match self {
+            Region::Call => (target, next),
+            Region::Sync | Region::Break | Region::Continue => (next, target),
+        }
+    }
 }
 
 /// How a block ends. Each variant documents which lanes go where.
@@ -136,21 +150,25 @@ pub enum Terminator {
         pc: u32,
     },
     /// Push a stack entry of kind `region` (SASS `SSY`, `PBK`, `PCNT`) holding `target` and the
-    /// current active mask, then continue at `next`.
+    /// current active mask, then continue at `next`. A call (`region` [`Region::Call`], SASS
+    /// `CAL`) is the other way round: its entry holds `next` (the return point) and the active
+    /// lanes continue at `target` (the callee); [`Region::resumes_at`] says which is which.
     Push {
         /// Which kind of entry (which waits resume at it).
         region: Region,
-        /// Where the entry's lanes continue when it is popped.
+        /// The written target: where the entry's lanes continue when it is popped (for a call,
+        /// where the lanes go now: the callee).
         target: BlockId,
-        /// Next block in program order.
+        /// Next block in program order (for a call, the return point the entry holds).
         next: BlockId,
         /// pc of the instruction.
         pc: u32,
     },
     /// Lanes where `cond` holds wait at the innermost entry of kind `region` (SASS `SYNC`, `BRK`,
-    /// `CONT`): they leave the active mask and every entry above that one, and continue at its
-    /// target when it is popped. The others continue at `next`. With no such entry pending, it
-    /// does nothing.
+    /// `CONT`, `RET`): they leave the active mask and every entry above that one, and continue
+    /// where it resumes when it is popped. The others continue at `next`. With no such entry
+    /// pending, `SYNC`, `BRK` and `CONT` do nothing; a `RET` for which some active lane's
+    /// condition holds is a fault.
     Wait {
         /// Which kind of entry the lanes wait at.
         region: Region,
@@ -198,7 +216,9 @@ impl Terminator {
         }
     }
 
-    /// Blocks control may go to from here.
+    /// Blocks control may go to from here: for a push, both the block it continues at and the
+    /// block its entry resumes at (for a call, the callee and the return point); for a wait,
+    /// only `next` (where a waiting lane resumes depends on the stack).
     pub fn successors(&self) -> Vec<BlockId> {
         match *self {
             Terminator::Jump { target, .. } => vec![target],

@@ -896,6 +896,17 @@ pub const CONTROL: &[Form] = &[
         w,
         Region::Continue
     )),
+    // CAL: a pc-relative call (bit 5 set, a constant-bank target, matches no form). Bit 6 is
+    // `.NOINC`, a hint with no effect here; CAL has no guard field (like SSY).
+    form!("CAL", op(0xe260), BR_MASK, None, |w, pc, _| push(
+        w,
+        pc,
+        Region::Call
+    )),
+    form!("RET", op(0xe320), M12, None, |w, _, _| wait(
+        w,
+        Region::Call
+    )),
     form!("EXIT", op(0xe300), M12, None, |w, _, _| {
         no(w, 5, "EXIT.KEEPREFCOUNT")?;
         Ok(Decoded::Control(ControlKind::Exit { cc: cc_test(w)? }))

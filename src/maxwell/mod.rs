@@ -97,7 +97,7 @@ pub fn decode_words(code: &[u8]) -> Result<Vec<Decoded1>, DecodeError> {
             form_of(w).ok_or_else(|| err("unknown or unsupported Maxwell encoding".into()))?;
         let decoded = (form.decode)(w, pc, form.b.read(w))
             .map_err(|m| err(format!("{}: {m}", form.mnemonic)))?;
-        // SSY, PBK and PCNT have no guard field (those bits are not a predicate there).
+        // SSY, PBK, PCNT and CAL have no guard field (those bits are not a predicate there).
         let unguarded = matches!(
             &decoded,
             Decoded::Control(crate::sass::ControlKind::Push { .. })

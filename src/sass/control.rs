@@ -1,4 +1,5 @@
-//! Control instructions: BRA, SSY, SYNC, PBK, BRK, PCNT, CONT, EXIT, BAR.SYNC. They end blocks (see
+//! Control instructions: BRA, SSY, SYNC, PBK, BRK, PCNT, CONT, CAL, RET, EXIT, BAR.SYNC. They end
+//! blocks (see
 //! [`Terminator`](crate::ir::Terminator)); here they are parsed and printed as written, with
 //! symbolic or absolute targets that [`program`](super::program) resolves.
 
@@ -37,15 +38,15 @@ pub enum ControlKind {
         /// Where to go.
         target: Target,
     },
-    /// `SSY target`, `PBK target`, `PCNT target` (never guarded).
+    /// `SSY target`, `PBK target`, `PCNT target`, `CAL target` (never guarded).
     Push {
         /// Which one.
         region: Region,
         /// Where the region's lanes continue (the reconvergence point, the loop exit, the loop
-        /// continue point).
+        /// continue point); for `CAL`, the subroutine called.
         target: Target,
     },
-    /// `SYNC`, `BRK`, `CONT`, each `[CC.EQ|CC.NE]`.
+    /// `SYNC`, `BRK`, `CONT`, `RET`, each `[CC.EQ|CC.NE]`.
     Wait {
         /// Which one.
         region: Region,
@@ -94,21 +95,23 @@ impl Control {
     }
 }
 
-/// The SASS mnemonic that pushes an entry of `region`: `SSY`, `PBK`, `PCNT`.
+/// The SASS mnemonic that pushes an entry of `region`: `SSY`, `PBK`, `PCNT`, `CAL`.
 pub fn push_mnemonic(region: Region) -> &'static str {
     match region {
         Region::Sync => "SSY",
         Region::Break => "PBK",
         Region::Continue => "PCNT",
+        Region::Call => "CAL",
     }
 }
 
-/// The SASS mnemonic that waits at an entry of `region`: `SYNC`, `BRK`, `CONT`.
+/// The SASS mnemonic that waits at an entry of `region`: `SYNC`, `BRK`, `CONT`, `RET`.
 pub fn wait_mnemonic(region: Region) -> &'static str {
     match region {
         Region::Sync => "SYNC",
         Region::Break => "BRK",
         Region::Continue => "CONT",
+        Region::Call => "RET",
     }
 }
 
@@ -185,7 +188,7 @@ fn target(a: &mut Args<'_>) -> Result<(Target, SrcLoc), AsmError> {
 
 /// The mnemonics [`parse_control`] knows.
 pub const MNEMONICS: &[&str] = &[
-    "BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "EXIT", "BAR",
+    "BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "CAL", "RET", "EXIT", "BAR",
 ];
 
 /// Parses a control instruction by mnemonic; `None` if the mnemonic is not one. Returns the
