@@ -579,19 +579,10 @@ impl Tx<'_, '_, '_> {
         self.global_store(inst, o.addr, o.e, o.size, o.v, Some(o.steer), slot, helper);
     }
 
-    /// Shared-memory pointers per lane for `[Ra+imm]` offsets, and the lanes out of range.
-    fn shared_ptrs(
-        &mut self,
-        addr: Addr,
-        bytes: u32,
-        store_mask: Option<Value>,
-    ) -> ([Value; 32], Value) {
-        self.offset_ptrs(addr, bytes, store_mask, false)
-    }
-
-    /// [`Tx::shared_ptrs`] for shared memory, or (`local`) for each lane's own local memory:
-    /// the offsets are checked against `local_len` and lane `l`'s memory starts `l * local_len`
-    /// bytes after `local`.
+    /// Pointers per lane for `[Ra+imm]` offsets into shared memory, or (`local`) into each
+    /// lane's own local memory, and the lanes out of range: offsets are checked against
+    /// `shared_len` (`local_len`); lane `l`'s local memory starts `l * local_len` bytes after
+    /// `local`.
     fn offset_ptrs(
         &mut self,
         addr: Addr,
@@ -654,54 +645,60 @@ impl Tx<'_, '_, '_> {
 
     /// `LDL` inline; lanes out of range take the slow path (a fault).
     pub(super) fn ldl(&mut self, inst: &Inst, o: &Ldl, helper: FuncRef) {
-        let mask = self.guard_mask(inst.guard);
-        let (ptrs, missed) = self.offset_ptrs(o.addr, o.size.bytes(), None, true);
-        let dests: Vec<Reg> = (0..o.size.regs())
-            .map(|k| o.d.offset(k))
-            .filter(|r| !r.is_rz())
-            .collect();
-        let size = o.size;
-        self.split_slow(inst, mask, missed, 0, helper, &dests, None, &mut |t| {
-            (t.gather(&ptrs, size), None)
-        });
+        self.offset_load(inst, o.addr, o.size, o.d, helper, true);
     }
 
     /// `STL` inline; lanes out of range take the slow path (a fault).
     pub(super) fn stl(&mut self, inst: &Inst, o: &Stl, helper: FuncRef) {
-        let mask = self.guard_mask(inst.guard);
-        let (ptrs, missed) = self.offset_ptrs(o.addr, o.size.bytes(), Some(mask), true);
-        let vals: Vec<Row> = (0..o.size.regs())
-            .map(|k| self.reg(o.v.offset(k)))
-            .collect();
-        let size = o.size;
-        self.split_slow(inst, mask, missed, 0, helper, &[], None, &mut |t| {
-            t.scatter(&ptrs, size, &vals);
-            (Vec::new(), None)
-        });
+        self.offset_store(inst, o.addr, o.size, o.v, helper, true);
     }
 
     /// `LDS` inline; lanes out of range take the slow path (a fault).
     pub(super) fn lds(&mut self, inst: &Inst, o: &Lds, helper: FuncRef) {
+        self.offset_load(inst, o.addr, o.size, o.d, helper, false);
+    }
+
+    /// `STS` inline; lanes out of range take the slow path (a fault).
+    pub(super) fn sts(&mut self, inst: &Inst, o: &Sts, helper: FuncRef) {
+        self.offset_store(inst, o.addr, o.size, o.v, helper, false);
+    }
+
+    /// A load at a byte offset into shared memory, or (`local`) each lane's local memory, into
+    /// `d` and the registers after it; lanes out of range take the slow path.
+    fn offset_load(
+        &mut self,
+        inst: &Inst,
+        addr: Addr,
+        size: MemSize,
+        d: Reg,
+        helper: FuncRef,
+        local: bool,
+    ) {
         let mask = self.guard_mask(inst.guard);
-        let (ptrs, missed) = self.shared_ptrs(o.addr, o.size.bytes(), None);
-        let dests: Vec<Reg> = (0..o.size.regs())
-            .map(|k| o.d.offset(k))
+        let (ptrs, missed) = self.offset_ptrs(addr, size.bytes(), None, local);
+        let dests: Vec<Reg> = (0..size.regs())
+            .map(|k| d.offset(k))
             .filter(|r| !r.is_rz())
             .collect();
-        let size = o.size;
         self.split_slow(inst, mask, missed, 0, helper, &dests, None, &mut |t| {
             (t.gather(&ptrs, size), None)
         });
     }
 
-    /// `STS` inline; lanes out of range take the slow path (a fault).
-    pub(super) fn sts(&mut self, inst: &Inst, o: &Sts, helper: FuncRef) {
+    /// A store of `v` and the registers after it at a byte offset into shared memory, or
+    /// (`local`) each lane's local memory; lanes out of range take the slow path.
+    fn offset_store(
+        &mut self,
+        inst: &Inst,
+        addr: Addr,
+        size: MemSize,
+        v: Reg,
+        helper: FuncRef,
+        local: bool,
+    ) {
         let mask = self.guard_mask(inst.guard);
-        let (ptrs, missed) = self.shared_ptrs(o.addr, o.size.bytes(), Some(mask));
-        let vals: Vec<Row> = (0..o.size.regs())
-            .map(|k| self.reg(o.v.offset(k)))
-            .collect();
-        let size = o.size;
+        let (ptrs, missed) = self.offset_ptrs(addr, size.bytes(), Some(mask), local);
+        let vals: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();
         self.split_slow(inst, mask, missed, 0, helper, &[], None, &mut |t| {
             t.scatter(&ptrs, size, &vals);
             (Vec::new(), None)
