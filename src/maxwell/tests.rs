@@ -308,7 +308,7 @@ fn decoding_random_bytes_never_panics() {
 /// yet: its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 8] = [
+    let files: [(&str, &[u8]); 9] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -317,6 +317,10 @@ fn ptxas_kernels_decode_and_disassemble() {
         ("calls", include_bytes!("../../tests/cubin/calls.cubin")),
         ("stack", include_bytes!("../../tests/cubin/stack.cubin")),
         ("scale", include_bytes!("../../tests/cubin/scale.cubin")),
+        (
+            "gather64",
+            include_bytes!("../../tests/cubin/gather64.cubin"),
+        ),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -352,8 +356,8 @@ fn ptxas_kernels_decode_and_disassemble() {
     assert_eq!(
         decoded,
         [
-            "calls", "carry128", "consts", "diverge", "gather", "generic", "mul", "reduce",
-            "sizes", "stack", "vadd"
+            "calls", "carry128", "consts", "diverge", "gather", "gather64", "generic", "mul",
+            "reduce", "sizes", "stack", "vadd"
         ]
     );
 }
