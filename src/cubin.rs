@@ -157,6 +157,17 @@ pub struct CubinError {
 }
 
 impl CubinError {
+    /// The error located in the file `bytes` (at `path`): its byte and the bytes around it, the
+    /// section and the message.
+    pub fn diagnostic(&self, path: &std::path::Path, bytes: &[u8]) -> crate::diag::Diagnostic {
+        crate::diag::Diagnostic::byte(
+            path,
+            bytes,
+            self.offset,
+            format!("{}: {}", self.section, self.message),
+        )
+    }
+
     fn new(offset: u64, section: impl Into<String>, message: impl Into<String>) -> Self {
         CubinError {
             offset,

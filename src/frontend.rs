@@ -142,14 +142,7 @@ pub struct BinaryKernel {
 
 /// Reads a cubin, with its errors located at their byte.
 fn parse_cubin(bytes: &[u8], path: &std::path::Path) -> Result<crate::cubin::Cubin, Diagnostic> {
-    crate::cubin::Cubin::parse(bytes).map_err(|e| {
-        Diagnostic::byte(
-            path,
-            bytes,
-            e.offset,
-            format!("{}: {}", e.section, e.message),
-        )
-    })
+    crate::cubin::Cubin::parse(bytes).map_err(|e| e.diagnostic(path, bytes))
 }
 
 /// The kernel `name` picks (`None`: the only one), or an error that names the `kernel` key.
@@ -221,14 +214,7 @@ pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> 
             let dopts = crate::maxwell::DecodeOptions {
                 registers: opts.registers,
             };
-            return crate::maxwell::decode(&k.code, &dopts).map_err(|e| {
-                Diagnostic::byte(
-                    path,
-                    bytes,
-                    k.code_offset + u64::from(e.offset),
-                    format!("kernel `{}`: {e}", k.name),
-                )
-            });
+            return crate::maxwell::decode(&k.code, &dopts).map_err(|e| e.in_cubin(path, bytes, k));
         }
         Content::DxbcContainer => {
             let prog =

@@ -36,6 +36,24 @@ pub struct DecodeError {
     pub message: String,
 }
 
+impl DecodeError {
+    /// The error located in the cubin file `bytes` (at `path`) that holds `kernel`: its byte is
+    /// the kernel's code offset plus the word's.
+    pub fn in_cubin(
+        &self,
+        path: &std::path::Path,
+        bytes: &[u8],
+        kernel: &crate::cubin::Kernel,
+    ) -> crate::diag::Diagnostic {
+        crate::diag::Diagnostic::byte(
+            path,
+            bytes,
+            kernel.code_offset + u64::from(self.offset),
+            format!("kernel `{}`: {self}", kernel.name),
+        )
+    }
+}
+
 /// Options of the decoder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeOptions {
@@ -269,14 +287,7 @@ pub fn disassemble_cubin(
     kernel: Option<&str>,
 ) -> Result<(String, Vec<crate::diag::Diagnostic>), crate::diag::Diagnostic> {
     use crate::diag::Diagnostic;
-    let cubin = crate::cubin::Cubin::parse(bytes).map_err(|e| {
-        Diagnostic::byte(
-            path,
-            bytes,
-            e.offset,
-            format!("{}: {}", e.section, e.message),
-        )
-    })?;
+    let cubin = crate::cubin::Cubin::parse(bytes).map_err(|e| e.diagnostic(path, bytes))?;
     let kernels: Vec<&crate::cubin::Kernel> = match kernel {
         Some(name) => vec![cubin
             .kernel(Some(name))
@@ -299,12 +310,7 @@ pub fn disassemble_cubin(
             Ok(code) => code,
             Err(e) => {
                 let _ = writeln!(s, "\n\n// kernel `{}` left out: {e}", k.name);
-                errors.push(Diagnostic::byte(
-                    path,
-                    bytes,
-                    k.code_offset + u64::from(e.offset),
-                    format!("kernel `{}`: {e}", k.name),
-                ));
+                errors.push(e.in_cubin(path, bytes, k));
                 continue;
             }
         };
