@@ -15,9 +15,11 @@
 //! | SHF's funnel shift, FLO's leading one, ICMP's test of Rc | [`shf`], [`flo`], [`icmp_zero`] | §22 |
 //! | Direct3D 11 float and integer arithmetic (DXBC) | [`d3d`] | DXBC numerics |
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
+//! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
 
 pub mod d3d;
 pub mod func;
+pub mod ieee;
 
 use crate::ir::{Addr, Cmp, Iadd3, LdcMode, ShfType};
 use warpjit_runtime::helpers::window_detect;
