@@ -139,6 +139,8 @@ pub struct Env<'p> {
     pub exec_inst: FuncRef,
     /// The memory slow-path helper, imported into the function.
     pub mem_slow: FuncRef,
+    /// The lane routine of memory instructions (`jit::lanes`), imported into the function.
+    pub lanes: FuncRef,
     /// The buffer-view load routine (`jit::view`), imported into the function.
     pub ld_buf: FuncRef,
     /// The buffer-view store routine.

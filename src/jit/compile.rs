@@ -20,6 +20,7 @@ pub(super) struct Inner {
     pub(super) fctx: FunctionBuilderContext,
     pub(super) exec_inst: FuncId,
     pub(super) mem_slow: FuncId,
+    pub(super) lanes: FuncId,
     pub(super) ld_buf: FuncId,
     pub(super) st_buf: FuncId,
     pub(super) ld_tex: FuncId,
@@ -87,6 +88,10 @@ impl Inner {
             "warpjit_jit_ld_tex",
             super::view::warpjit_jit_ld_tex as *const u8,
         );
+        builder.symbol(
+            "warpjit_jit_lanes",
+            super::lanes::warpjit_jit_lanes as *const u8,
+        );
         builder.symbol("warpjit_jit_un", super::view::warpjit_jit_un as *const u8);
         builder.symbol("warpjit_jit_bin", super::view::warpjit_jit_bin as *const u8);
         builder.symbol(
@@ -109,6 +114,14 @@ impl Inner {
         sig.params.push(AbiParam::new(types::I32));
         let mem_slow = module
             .declare_function("warpjit_jit_mem_slow", Linkage::Import, &sig)
+            .map_err(|e| host(&e))?;
+        // (jcx, exec, slot, offset, access): the lane routine (`jit::lanes`).
+        let mut lanes_sig = module.make_signature();
+        lanes_sig.params.push(AbiParam::new(ptr));
+        lanes_sig.params.extend([AbiParam::new(types::I32); 4]);
+        lanes_sig.returns.push(AbiParam::new(types::I32));
+        let lanes = module
+            .declare_function("warpjit_jit_lanes", Linkage::Import, &lanes_sig)
             .map_err(|e| host(&e))?;
         // (jcx, op, mask, area): the buffer-view routines (`jit::view`).
         let mut view_sig = module.make_signature();
@@ -141,6 +154,7 @@ impl Inner {
             fctx: FunctionBuilderContext::new(),
             exec_inst,
             mem_slow,
+            lanes,
             ld_buf,
             st_buf,
             ld_tex,
@@ -196,6 +210,7 @@ impl Inner {
             let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let exec_inst = self.module.declare_func_in_func(self.exec_inst, fb.func);
             let mem_slow = self.module.declare_func_in_func(self.mem_slow, fb.func);
+            let lanes = self.module.declare_func_in_func(self.lanes, fb.func);
             let ld_buf = self.module.declare_func_in_func(self.ld_buf, fb.func);
             let st_buf = self.module.declare_func_in_func(self.st_buf, fb.func);
             let ld_tex = self.module.declare_func_in_func(self.ld_tex, fb.func);
@@ -205,6 +220,7 @@ impl Inner {
             let env = codegen::Env {
                 exec_inst,
                 mem_slow,
+                lanes,
                 ld_buf,
                 st_buf,
                 ld_tex,

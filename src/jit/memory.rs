@@ -1,13 +1,16 @@
 //! Inline lowering of LDG, STG, LD, ST, LDS, STS, LDL, STL and indexed LDC.
 //!
-//! Per lane, without branches: compute the (aligned) address, test it against the instruction's
-//! segment hint, and load from or store to the host address (lanes that are masked off or miss
-//! the hint point at a sink). One test per instruction sends the warp to a cold slow path when any
-//! executing lane missed: the slow path runs the instruction with the interpreter's code, which
-//! handles sparse tiles, other segments and faults exactly, and refreshes the hint.
+//! A full warp's coalesced 32-bit global access is eight vector loads or stores after one range
+//! test against the instruction's segment hint. Every other access calls the lane routine
+//! ([`super::lanes`]), which checks all executing lanes and then accesses them in lane order, or
+//! reports a miss and touches nothing. On a miss (or when the whole-warp test fails and the
+//! routine misses) the warp takes a cold slow path: the instruction runs with the interpreter's
+//! code, which handles sparse tiles, other segments and faults exactly, and refreshes the hint.
+//! Indexed LDC loads its lanes inline.
 
 use super::abi::{JitCx, SegHint};
 use super::codegen::{Row, Tx};
+use super::lanes::{LaneAccess, LaneIo, LaneSpace};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, FuncRef, InstBuilder, MemFlagsData, Value};
@@ -18,78 +21,11 @@ fn guest() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
 
-/// The fast path of a split access: emits code, returns the rows (and predicate) it produced.
-type FastPath<'f, T> = dyn FnMut(&mut T) -> (Vec<Row>, Option<Value>) + 'f;
+/// The fast path of a split access: emits code, returns the rows (and predicate) it produced,
+/// and a late miss flag (nonzero: take the slow path after all), computed by the lane routine.
+type FastPath<'f, T> = dyn FnMut(&mut T) -> (Vec<Row>, Option<Value>, Option<Value>) + 'f;
 
 impl Tx<'_, '_, '_> {
-    /// Per-lane 64-bit effective addresses, aligned down to `bytes`: mirrors
-    /// `crate::semantics::effective` (the one definition; `jit::tests::effective_address_mirror`
-    /// compares the two), computed in vectors (`.E`: widened to `i64x2`), then one extract per
-    /// lane.
-    fn lane_addrs(&mut self, addr: Addr, e: bool, bytes: u32) -> [Value; 32] {
-        let align = !(bytes as i64 - 1);
-        match addr.base {
-            None => {
-                let v = self
-                    .b
-                    .ins()
-                    .iconst(types::I64, (addr.offset as u32 as i64) & align);
-                [v; 32]
-            }
-            Some(r) if e => {
-                let lo = self.reg(r);
-                let hi = self.reg(r.offset(1));
-                let off = self.b.ins().iconst(types::I64, addr.offset as i64);
-                let offv = self.b.ins().splat(types::I64X2, off);
-                let alv = if bytes > 1 {
-                    let m = self.b.ins().iconst(types::I64, align);
-                    Some(self.b.ins().splat(types::I64X2, m))
-                } else {
-                    None
-                };
-                let mut out = [offv; 32];
-                for k in 0..8 {
-                    for half in 0..2 {
-                        let (l, h) = if half == 0 {
-                            (
-                                self.b.ins().uwiden_low(lo[k]),
-                                self.b.ins().uwiden_low(hi[k]),
-                            )
-                        } else {
-                            (
-                                self.b.ins().uwiden_high(lo[k]),
-                                self.b.ins().uwiden_high(hi[k]),
-                            )
-                        };
-                        let h = self.b.ins().ishl_imm_u(h, 32);
-                        let full = self.b.ins().bor(l, h);
-                        let mut a = self.b.ins().iadd(full, offv);
-                        if let Some(m) = alv {
-                            a = self.b.ins().band(a, m);
-                        }
-                        for j in 0..2 {
-                            out[4 * k + 2 * half + j] = self.b.ins().extractlane(a, j as u8);
-                        }
-                    }
-                }
-                out
-            }
-            Some(r) => {
-                let lo = self.reg(r);
-                let off = self.splat(addr.offset as u32);
-                let mut a = self.bin(&lo, &off, |b, x, y| b.ins().iadd(x, y));
-                if bytes > 1 {
-                    let m = self.splat(align as u32);
-                    a = self.bin(&a, &m, |b, x, y| b.ins().band(x, y));
-                }
-                std::array::from_fn(|l| {
-                    let x = self.b.ins().extractlane(a[l / 4], (l % 4) as u8);
-                    self.b.ins().uextend(types::I64, x)
-                })
-            }
-        }
-    }
-
     /// Loads hint `slot`: its base, the bound for `bytes`-byte accesses and its host base.
     fn load_hint(&mut self, slot: usize, bytes: u32) -> (Value, Value, Value) {
         let off = SegHint::offset_in_cx(slot);
@@ -101,57 +37,70 @@ impl Tx<'_, '_, '_> {
         (lo, len, host)
     }
 
-    /// Host pointers for each lane of `bytes`-byte accesses against hint `slot`, and a miss flag: all ones if any lane of
-    /// `exec` (the executing lanes) missed the hint, else 0. Lanes outside `exec` point at a sink
-    /// (the zero sink for loads, the write sink for stores).
-    fn hint_ptrs(
+    /// The lanes of `mask` that a generic access's `steer` predicate sends to shared memory
+    /// (they take the slow path), or `None` for a global access.
+    fn steered_off(&mut self, mask: Value, steer: Option<PredSrc>) -> Option<Value> {
+        let st = steer.filter(|p| *p != PredSrc::TRUE)?;
+        let g = self.pred_src(st);
+        Some(self.b.ins().band_not(mask, g))
+    }
+
+    /// Calls the lane routine (`jit::lanes`) for `acc` at `addr`, for the lanes of `exec`:
+    /// writes the address register rows (and `vals`, a store's) into `JitCx::io` first.
+    /// Returns the routine's miss flag (nonzero: nothing was accessed, take the slow path).
+    fn call_lanes(
         &mut self,
-        addrs: &[Value; 32],
-        bytes: u32,
-        slot: usize,
+        acc: LaneAccess,
+        addr: Addr,
+        vals: Option<&[Row]>,
         exec: Value,
-        store: bool,
-    ) -> ([Value; 32], Value) {
-        let (lo, len, host) = self.load_hint(slot, bytes);
-        let delta = self.b.ins().isub(host, lo);
-        let all = self.full && exec == self.active;
-        let sink = if all {
-            None
-        } else {
-            let o = if store {
-                offset_of!(JitCx, sink)
-            } else {
-                offset_of!(JitCx, zero)
-            };
-            Some(self.b.ins().iadd_imm_s(self.jcx, o as i64))
-        };
-        // The largest offset into the hinted range over the executing lanes: one compare decides.
-        let mut max = self.b.ins().iconst(types::I64, 0);
-        let ptrs = std::array::from_fn(|l| {
-            let a = addrs[l];
-            let rel = self.b.ins().isub(a, lo);
-            let p = self.b.ins().iadd(a, delta);
-            match sink {
-                None => {
-                    max = self.b.ins().umax(max, rel);
-                    p
-                }
-                Some(sink) => {
-                    let on = self.b.ins().band_imm_s(exec, 1i64 << l);
-                    let zero = self.b.ins().iconst(types::I64, 0);
-                    let r = self.b.ins().select(on, rel, zero);
-                    max = self.b.ins().umax(max, r);
-                    self.b.ins().select(on, p, sink)
+        slot: usize,
+    ) -> Value {
+        let f = MemFlagsData::trusted();
+        let io = offset_of!(JitCx, io) as i32;
+        if let Some(r) = addr.base {
+            let mut rows = vec![(offset_of!(LaneIo, lo), self.reg(r))];
+            if acc.e {
+                rows.push((offset_of!(LaneIo, hi), self.reg(r.offset(1))));
+            }
+            for (at, row) in rows {
+                for (k, v) in row.iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(f, *v, self.jcx, io + (at + 16 * k) as i32);
                 }
             }
-        });
-        let miss = self
+        }
+        for (j, row) in vals.unwrap_or_default().iter().enumerate() {
+            for (k, v) in row.iter().enumerate() {
+                let at = offset_of!(LaneIo, data) + 128 * j + 16 * k;
+                self.b.ins().store(f, *v, self.jcx, io + at as i32);
+            }
+        }
+        let slot = self.iconst(slot as u32);
+        let offset = self.iconst(addr.offset as u32);
+        let acc = self.iconst(acc.pack());
+        let call = self
             .b
             .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, max, len);
-        let ones = self.iconst(u32::MAX);
-        let zero = self.iconst(0);
-        (ptrs, self.b.ins().select(miss, ones, zero))
+            .call(self.env.lanes, &[self.jcx, exec, slot, offset, acc]);
+        self.b.inst_results(call)[0]
+    }
+
+    /// The rows a load through the lane routine left in `JitCx::io` for `d` and the registers
+    /// after it (RZ's are not read).
+    fn lane_results(&mut self, size: MemSize, d: Reg) -> Vec<Row> {
+        let io = offset_of!(JitCx, io) + offset_of!(LaneIo, data);
+        (0..size.regs())
+            .filter(|&k| !d.offset(k).is_rz())
+            .map(|j| {
+                std::array::from_fn(|k| {
+                    let at = (io + 128 * j as usize + 16 * k) as i32;
+                    let f = MemFlagsData::trusted();
+                    self.b.ins().load(types::I32X4, f, self.jcx, at)
+                })
+            })
+            .collect()
     }
 
     /// Loads `size` at each pointer into `n` rows.
@@ -174,22 +123,22 @@ impl Tx<'_, '_, '_> {
         rows
     }
 
-    /// Emits `if missed & mask != 0 { slow } else { fast }` around `fast` and the slow call;
-    /// `dests` are the register rows (and `pred` the predicate) the instruction writes, which are
-    /// joined from both paths. Returns false if nothing was emitted.
+    /// Emits `if missed & mask != 0 { slow } else { fast }` around `fast` and the slow call
+    /// (without `missed`, straight into `fast`; a late miss `fast` returns also leads to the
+    /// slow path); `dests` are the register rows (and `pred` the predicate) the instruction
+    /// writes, which are joined from both paths.
     #[allow(clippy::too_many_arguments)]
     fn split_slow(
         &mut self,
         inst: &Inst,
         mask: Value,
-        missed: Value,
+        missed: Option<Value>,
         slot: usize,
         helper: FuncRef,
         dests: &[Reg],
         pred: Option<Pred>,
         fast: &mut FastPath<'_, Self>,
     ) {
-        let any = self.b.ins().band(missed, mask);
         let fast_b = self.b.create_block();
         let slow_b = self.b.create_block();
         let join = self.b.create_block();
@@ -202,14 +151,27 @@ impl Tx<'_, '_, '_> {
         if pred.is_some() {
             self.b.append_block_param(join, types::I32);
         }
-        self.b.ins().brif(any, slow_b, &[], fast_b, &[]);
+        match missed {
+            Some(missed) => {
+                let any = self.b.ins().band(missed, mask);
+                self.b.ins().brif(any, slow_b, &[], fast_b, &[]);
+            }
+            None => {
+                self.b.ins().jump(fast_b, &[]);
+            }
+        }
         // Lane-mask vectors first built inside the two paths do not dominate the join: forget
         // them there (a later instruction would otherwise reuse them and fail verification).
         let saved_masks = (self.lane_bits, self.mask_vecs.clone());
 
         // Fast path.
         self.b.switch_to_block(fast_b);
-        let (rows, pv) = fast(self);
+        let (rows, pv, late) = fast(self);
+        if let Some(late) = late {
+            let ok_b = self.b.create_block();
+            self.b.ins().brif(late, slow_b, &[], ok_b, &[]);
+            self.b.switch_to_block(ok_b);
+        }
         let mut args: Vec<BlockArg> = Vec::new();
         for (d, row) in dests.iter().zip(&rows) {
             let old = self.reg(*d);
@@ -225,6 +187,7 @@ impl Tx<'_, '_, '_> {
 
         // Slow path: make the warp state in memory current (the interpreter reads registers and
         // predicates from it), call, then reload what the instruction wrote.
+        (self.lane_bits, self.mask_vecs) = saved_masks.clone();
         self.b.switch_to_block(slow_b);
         self.flush_for(inst);
         let ip = self
@@ -321,22 +284,24 @@ impl Tx<'_, '_, '_> {
         helper: FuncRef,
     ) {
         let mask = self.guard_mask(inst.guard);
-        let addrs = self.lane_addrs(addr, e, size.bytes());
-        let (ptrs, mut missed) = self.hint_ptrs(&addrs, size.bytes(), slot, mask, false);
-        if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
-            let g = self.pred_src(st);
-            let shared = self.b.ins().band_not(mask, g);
-            missed = self.b.ins().bor(missed, shared);
-        }
+        let missed = self.steered_off(mask, steer);
         let dests: Vec<Reg> = (0..size.regs())
             .map(|k| d.offset(k))
             .filter(|r| !r.is_rz())
             .collect();
         let has_ps = ps.filter(|p| !p.is_pt());
+        let acc = LaneAccess {
+            size,
+            base: addr.base.is_some(),
+            e,
+            store: false,
+            space: LaneSpace::Global,
+        };
         self.split_slow(inst, mask, missed, slot, helper, &dests, has_ps, &mut |t| {
-            let rows = t.gather(&ptrs, size);
+            let late = t.call_lanes(acc, addr, None, mask, slot);
+            let rows = t.lane_results(size, d);
             let ps = has_ps.map(|_| t.iconst(0));
-            (rows, ps)
+            (rows, ps, Some(late))
         });
     }
 
@@ -380,17 +345,18 @@ impl Tx<'_, '_, '_> {
         helper: FuncRef,
     ) {
         let mask = self.guard_mask(inst.guard);
-        let addrs = self.lane_addrs(addr, e, size.bytes());
-        let (ptrs, mut missed) = self.hint_ptrs(&addrs, size.bytes(), slot, mask, true);
-        if let Some(st) = steer.filter(|p| *p != PredSrc::TRUE) {
-            let g = self.pred_src(st);
-            let shared = self.b.ins().band_not(mask, g);
-            missed = self.b.ins().bor(missed, shared);
-        }
+        let missed = self.steered_off(mask, steer);
         let vals: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();
+        let acc = LaneAccess {
+            size,
+            base: addr.base.is_some(),
+            e,
+            store: true,
+            space: LaneSpace::Global,
+        };
         self.split_slow(inst, mask, missed, slot, helper, &[], None, &mut |t| {
-            t.scatter(&ptrs, size, &vals);
-            (Vec::new(), None)
+            let late = t.call_lanes(acc, addr, Some(&vals), mask, slot);
+            (Vec::new(), None, Some(late))
         });
     }
 
@@ -529,26 +495,6 @@ impl Tx<'_, '_, '_> {
         }
     }
 
-    /// Stores each lane's value(s) at its pointer, in lane order.
-    fn scatter(&mut self, ptrs: &[Value; 32], size: MemSize, vals: &[Row]) {
-        for (l, p) in ptrs.iter().enumerate() {
-            for (k, row) in vals.iter().enumerate() {
-                let v = self.b.ins().extractlane(row[l / 4], (l % 4) as u8);
-                match size {
-                    MemSize::U8 | MemSize::S8 => {
-                        self.b.ins().istore8(guest(), v, *p, 0);
-                    }
-                    MemSize::U16 | MemSize::S16 => {
-                        self.b.ins().istore16(guest(), v, *p, 0);
-                    }
-                    _ => {
-                        self.b.ins().store(guest(), v, *p, 4 * k as i32);
-                    }
-                }
-            }
-        }
-    }
-
     /// `LDG` inline.
     pub(super) fn ldg(&mut self, inst: &Inst, o: &Ldg, slot: usize, helper: FuncRef) {
         self.global_load(inst, o.addr, o.e, o.size, o.d, o.ps, None, slot, helper);
@@ -577,70 +523,6 @@ impl Tx<'_, '_, '_> {
     /// Generic `ST` inline when every executing lane is steered global.
     pub(super) fn st(&mut self, inst: &Inst, o: &St, slot: usize, helper: FuncRef) {
         self.global_store(inst, o.addr, o.e, o.size, o.v, Some(o.steer), slot, helper);
-    }
-
-    /// Pointers per lane for `[Ra+imm]` offsets into shared memory, or (`local`) into each
-    /// lane's own local memory, and the lanes out of range: offsets are checked against
-    /// `shared_len` (`local_len`); lane `l`'s local memory starts `l * local_len` bytes after
-    /// `local`.
-    fn offset_ptrs(
-        &mut self,
-        addr: Addr,
-        bytes: u32,
-        store_mask: Option<Value>,
-        local: bool,
-    ) -> ([Value; 32], Value) {
-        let (len_at, base_at) = if local {
-            (offset_of!(JitCx, local_len), offset_of!(JitCx, local))
-        } else {
-            (offset_of!(JitCx, shared_len), offset_of!(JitCx, shared))
-        };
-        let off: Row = match addr.base {
-            None => self.splat((addr.offset as u32) & !(bytes - 1)),
-            Some(r) => {
-                let a = self.reg(r);
-                let imm = self.splat(addr.offset as u32);
-                let s = self.bin(&a, &imm, |b, x, y| b.ins().iadd(x, y));
-                let al = self.splat(!(bytes - 1));
-                self.bin(&s, &al, |b, x, y| b.ins().band(x, y))
-            }
-        };
-        let f = MemFlagsData::trusted();
-        let len = self.b.ins().load(types::I64, f, self.jcx, len_at as i32);
-        let len32 = self.b.ins().ireduce(types::I32, len);
-        let lim = self.b.ins().iadd_imm_s(len32, -(bytes as i64));
-        let limv = self.splat_val(lim);
-        let ok = self.cmp(IntCC::UnsignedLessThanOrEqual, &off, &limv);
-        let okm = self.lane_mask(&ok);
-        let small = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedLessThan, len32, bytes as i64);
-        let zero = self.iconst(0);
-        let okm = self.b.ins().select(small, zero, okm);
-        let missed = self.b.ins().bnot(okm);
-        let mut base = self.b.ins().load(self.env.ptr, f, self.jcx, base_at as i32);
-        let sink_off = if store_mask.is_some() {
-            offset_of!(JitCx, sink)
-        } else {
-            offset_of!(JitCx, zero)
-        };
-        let sink = self.b.ins().iadd_imm_s(self.jcx, sink_off as i64);
-        let live = match store_mask {
-            Some(m) => self.b.ins().band(okm, m),
-            None => okm,
-        };
-        let ptrs = std::array::from_fn(|l| {
-            if local && l > 0 {
-                base = self.b.ins().iadd(base, len);
-            }
-            let o = self.b.ins().extractlane(off[l / 4], (l % 4) as u8);
-            let o = self.b.ins().uextend(types::I64, o);
-            let p = self.b.ins().iadd(base, o);
-            let on = self.b.ins().band_imm_s(live, 1i64 << l);
-            self.b.ins().select(on, p, sink)
-        });
-        (ptrs, missed)
     }
 
     /// `LDL` inline; lanes out of range take the slow path (a fault).
@@ -675,13 +557,24 @@ impl Tx<'_, '_, '_> {
         local: bool,
     ) {
         let mask = self.guard_mask(inst.guard);
-        let (ptrs, missed) = self.offset_ptrs(addr, size.bytes(), None, local);
         let dests: Vec<Reg> = (0..size.regs())
             .map(|k| d.offset(k))
             .filter(|r| !r.is_rz())
             .collect();
-        self.split_slow(inst, mask, missed, 0, helper, &dests, None, &mut |t| {
-            (t.gather(&ptrs, size), None)
+        let acc = LaneAccess {
+            size,
+            base: addr.base.is_some(),
+            e: false,
+            store: false,
+            space: if local {
+                LaneSpace::Local
+            } else {
+                LaneSpace::Shared
+            },
+        };
+        self.split_slow(inst, mask, None, 0, helper, &dests, None, &mut |t| {
+            let late = t.call_lanes(acc, addr, None, mask, 0);
+            (t.lane_results(size, d), None, Some(late))
         });
     }
 
@@ -697,11 +590,21 @@ impl Tx<'_, '_, '_> {
         local: bool,
     ) {
         let mask = self.guard_mask(inst.guard);
-        let (ptrs, missed) = self.offset_ptrs(addr, size.bytes(), Some(mask), local);
         let vals: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();
-        self.split_slow(inst, mask, missed, 0, helper, &[], None, &mut |t| {
-            t.scatter(&ptrs, size, &vals);
-            (Vec::new(), None)
+        let acc = LaneAccess {
+            size,
+            base: addr.base.is_some(),
+            e: false,
+            store: true,
+            space: if local {
+                LaneSpace::Local
+            } else {
+                LaneSpace::Shared
+            },
+        };
+        self.split_slow(inst, mask, None, 0, helper, &[], None, &mut |t| {
+            let late = t.call_lanes(acc, addr, Some(&vals), mask, 0);
+            (Vec::new(), None, Some(late))
         });
     }
 
@@ -783,10 +686,19 @@ impl Tx<'_, '_, '_> {
             .filter(|r| !r.is_rz())
             .collect();
         let msize = o.size;
-        self.split_slow(inst, mask, missed, 0, helper, &dests, None, &mut |t| {
-            let rows = t.gather(&ptrs, msize);
-            // Out-of-range lanes read the zeroed sink: 0, as the interpreter.
-            (rows, None)
-        });
+        self.split_slow(
+            inst,
+            mask,
+            Some(missed),
+            0,
+            helper,
+            &dests,
+            None,
+            &mut |t| {
+                let rows = t.gather(&ptrs, msize);
+                // Out-of-range lanes read the zeroed sink: 0, as the interpreter.
+                (rows, None, None)
+            },
+        );
     }
 }

@@ -51,14 +51,21 @@ pub fn iadd3_ones(o: &Iadd3) -> [u32; 3] {
 /// base register. Not yet aligned down to the access size.
 #[inline(always)]
 pub fn effective(w: &WarpState, addr: Addr, e: bool, l: usize) -> u64 {
-    match addr.base {
-        None => addr.offset as u32 as u64,
-        Some(r) if e => {
-            let lo = w.regs[r.index()][l] as u64;
-            let hi = w.regs[r.offset(1).index()][l] as u64;
-            (hi << 32 | lo).wrapping_add(addr.offset as i64 as u64)
-        }
-        Some(r) => w.regs[r.index()][l].wrapping_add(addr.offset as u32) as u64,
+    let base = addr.base.map(|r| {
+        let hi = if e { w.regs[r.offset(1).index()][l] } else { 0 };
+        (w.regs[r.index()][l], hi)
+    });
+    effective_of(base, addr.offset, e)
+}
+
+/// [`effective`] from the lane's values: `base` is `(Ra, Ra+1)` (the second read only with
+/// `.E`), `None` for an absolute address. The JIT's lane routine calls this too.
+#[inline(always)]
+pub fn effective_of(base: Option<(u32, u32)>, offset: i32, e: bool) -> u64 {
+    match base {
+        None => offset as u32 as u64,
+        Some((lo, hi)) if e => ((hi as u64) << 32 | lo as u64).wrapping_add(offset as i64 as u64),
+        Some((lo, _)) => lo.wrapping_add(offset as u32) as u64,
     }
 }
 
