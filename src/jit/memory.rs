@@ -45,30 +45,38 @@ impl Tx<'_, '_, '_> {
         Some(self.b.ins().band_not(mask, g))
     }
 
-    /// Calls the lane routine (`jit::lanes`) for `acc` at `addr`, for the lanes of `exec`:
-    /// writes the address register rows (and `vals`, a store's) into `JitCx::io` first.
-    /// Returns the routine's miss flag (nonzero: nothing was accessed, take the slow path).
+    /// The address register rows the lane routine needs for `addr` (`Ra`, and `Ra+1` with
+    /// `.E`), read before the split so that they dominate both paths.
+    fn addr_rows(&mut self, addr: Addr, e: bool) -> Vec<Row> {
+        match addr.base {
+            None => Vec::new(),
+            Some(r) if e => vec![self.reg(r), self.reg(r.offset(1))],
+            Some(r) => vec![self.reg(r)],
+        }
+    }
+
+    /// Calls the lane routine (`jit::lanes`) for `acc` with offset `offset`, for the lanes of
+    /// `exec`: writes the address rows (from [`Tx::addr_rows`]) and `vals` (a store's) into
+    /// `JitCx::io` first. Returns the routine's miss flag (nonzero: nothing was accessed, take
+    /// the slow path). Emits no register reads of its own: a value it read inside one path of
+    /// a split would not dominate the join.
     fn call_lanes(
         &mut self,
         acc: LaneAccess,
-        addr: Addr,
+        addr_rows: &[Row],
+        offset: i32,
         vals: Option<&[Row]>,
         exec: Value,
         slot: usize,
     ) -> Value {
         let f = MemFlagsData::trusted();
         let io = offset_of!(JitCx, io) as i32;
-        if let Some(r) = addr.base {
-            let mut rows = vec![(offset_of!(LaneIo, lo), self.reg(r))];
-            if acc.e {
-                rows.push((offset_of!(LaneIo, hi), self.reg(r.offset(1))));
-            }
-            for (at, row) in rows {
-                for (k, v) in row.iter().enumerate() {
-                    self.b
-                        .ins()
-                        .store(f, *v, self.jcx, io + (at + 16 * k) as i32);
-                }
+        let ats = [offset_of!(LaneIo, lo), offset_of!(LaneIo, hi)];
+        for (at, row) in ats.iter().zip(addr_rows) {
+            for (k, v) in row.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(f, *v, self.jcx, io + (at + 16 * k) as i32);
             }
         }
         for (j, row) in vals.unwrap_or_default().iter().enumerate() {
@@ -78,7 +86,7 @@ impl Tx<'_, '_, '_> {
             }
         }
         let slot = self.iconst(slot as u32);
-        let offset = self.iconst(addr.offset as u32);
+        let offset = self.iconst(offset as u32);
         let acc = self.iconst(acc.pack());
         let call = self
             .b
@@ -297,8 +305,9 @@ impl Tx<'_, '_, '_> {
             store: false,
             space: LaneSpace::Global,
         };
+        let rows = self.addr_rows(addr, e);
         self.split_slow(inst, mask, missed, slot, helper, &dests, has_ps, &mut |t| {
-            let late = t.call_lanes(acc, addr, None, mask, slot);
+            let late = t.call_lanes(acc, &rows, addr.offset, None, mask, slot);
             let rows = t.lane_results(size, d);
             let ps = has_ps.map(|_| t.iconst(0));
             (rows, ps, Some(late))
@@ -354,8 +363,9 @@ impl Tx<'_, '_, '_> {
             store: true,
             space: LaneSpace::Global,
         };
+        let rows = self.addr_rows(addr, e);
         self.split_slow(inst, mask, missed, slot, helper, &[], None, &mut |t| {
-            let late = t.call_lanes(acc, addr, Some(&vals), mask, slot);
+            let late = t.call_lanes(acc, &rows, addr.offset, Some(&vals), mask, slot);
             (Vec::new(), None, Some(late))
         });
     }
@@ -572,8 +582,9 @@ impl Tx<'_, '_, '_> {
                 LaneSpace::Shared
             },
         };
+        let rows = self.addr_rows(addr, false);
         self.split_slow(inst, mask, None, 0, helper, &dests, None, &mut |t| {
-            let late = t.call_lanes(acc, addr, None, mask, 0);
+            let late = t.call_lanes(acc, &rows, addr.offset, None, mask, 0);
             (t.lane_results(size, d), None, Some(late))
         });
     }
@@ -602,8 +613,9 @@ impl Tx<'_, '_, '_> {
                 LaneSpace::Shared
             },
         };
+        let rows = self.addr_rows(addr, false);
         self.split_slow(inst, mask, None, 0, helper, &[], None, &mut |t| {
-            let late = t.call_lanes(acc, addr, Some(&vals), mask, 0);
+            let late = t.call_lanes(acc, &rows, addr.offset, Some(&vals), mask, 0);
             (Vec::new(), None, Some(late))
         });
     }
