@@ -1,9 +1,9 @@
 //! `warpjit`: run kernel traces (docs/trace-format.md) on the CPU.
 //!
 //! ```text
-//! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json]
+//! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json] [--quiet]
 //!             [--dump DIR]
-//! warpjit bench [TRACE...] [--kernel NAME] [--threads N] [--iters N] [--size N] [--json]
+//! warpjit bench [TRACE...] [--kernel NAME] [--threads N] [--iters N] [--size N] [--json] [--plot FILE.svg]
 //! warpjit disasm FILE [--kernel K] # a cubin (nvdisasm syntax) or a DXBC container as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
 //! warpjit gen-trace KIND [--lane-instructions N] -o DIR
@@ -205,6 +205,9 @@ struct BenchArgs {
     /// lane-instructions, run and compile seconds and throughput, and the ratios.
     #[arg(long)]
     json: bool,
+    /// Also draw the throughput per workload and engine (log scale) as an SVG chart.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -231,6 +234,10 @@ struct RunArgs {
     /// per-launch statistics, mismatches, fault, error and diagnostics.
     #[arg(long)]
     json: bool,
+    /// Never show the progress bar (it shows on a terminal, on stderr, once a run has taken a
+    /// second).
+    #[arg(long)]
+    quiet: bool,
     /// After the run, write every global segment (`global_0x<BASE>.bin`), buffer and texture
     /// (`t<SLOT>.bin`, `u<SLOT>.bin`) as raw files into DIR (with several traces, into
     /// DIR/<trace name>/).
@@ -304,6 +311,69 @@ fn gen_trace(args: &GenTraceArgs) -> u8 {
 fn colour_stderr() -> bool {
     use std::io::IsTerminal;
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// The progress bar of `warpjit run`: a thread that waits a second, then shows the CTAs
+/// finished out of those to run (with `indicatif`, on stderr) until [`Ticker::finish`].
+struct Ticker {
+    progress: Arc<warpjit::exec::Progress>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    bar: Arc<std::sync::OnceLock<indicatif::ProgressBar>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Ticker {
+    fn start() -> Ticker {
+        use std::sync::atomic::Ordering::Relaxed;
+        use std::time::{Duration, Instant};
+        let progress = Arc::new(warpjit::exec::Progress::default());
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let bar = Arc::new(std::sync::OnceLock::new());
+        let (p, s, b) = (progress.clone(), stop.clone(), bar.clone());
+        let thread = std::thread::spawn(move || {
+            let t0 = Instant::now();
+            while t0.elapsed() < Duration::from_secs(1) {
+                if s.load(Relaxed) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let style = indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{wide_bar}] {pos}/{len} CTAs ({per_sec})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+            let pb = indicatif::ProgressBar::new(p.total.load(Relaxed)).with_style(style);
+            let pb = b.get_or_init(|| pb).clone();
+            while !s.load(Relaxed) {
+                pb.set_length(p.total.load(Relaxed));
+                pb.set_position(p.done.load(Relaxed));
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            pb.finish_and_clear();
+        });
+        Ticker {
+            progress,
+            stop,
+            bar,
+            thread: Some(thread),
+        }
+    }
+
+    /// Runs `f` (which prints) with the bar hidden.
+    fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match self.bar.get() {
+            Some(b) => b.suspend(f),
+            None => f(),
+        }
+    }
+
+    /// Clears the bar and ends its thread.
+    fn finish(mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Checks `--threads`: at most [`warpjit::exec::max_threads`] (4 × the cores); more would only
@@ -385,6 +455,7 @@ fn report_json(r: &TraceReport) -> serde_json::Value {
             "lane": f.lane,
             "pc": f.pc,
             "at": r.fault_at,
+            "registers": f.reads.iter().map(|(reg, v)| json!({"reg": format!("R{reg}"), "value": v})).collect::<Vec<_>>(),
         })
     });
     json!({
@@ -550,7 +621,8 @@ fn run_one(
 /// `warpjit run`: returns the exit status.
 fn run(args: &RunArgs) -> u8 {
     let mut out = std::io::stdout().lock();
-    let mut err = std::io::stderr().lock();
+    // Not locked: the progress bar draws on stderr from its own thread.
+    let mut err = std::io::stderr();
     if !check_threads(args.threads, &mut err) {
         return EXIT_USAGE;
     }
@@ -572,9 +644,14 @@ fn run(args: &RunArgs) -> u8 {
         },
     };
     let check = args.check.then(|| Arc::new(CheckObserver::default()));
+    let ticker = {
+        use std::io::IsTerminal;
+        (!args.quiet && std::io::stderr().is_terminal()).then(Ticker::start)
+    };
     let opts = RunOptions {
         threads: args.threads.unwrap_or(0),
         observer: check.clone().map(|c| c as Arc<dyn Observer>),
+        progress: ticker.as_ref().map(|t| t.progress.clone()),
     };
     let several = traces.len() > 1;
     let mut records = Vec::new();
@@ -606,11 +683,20 @@ fn run(args: &RunArgs) -> u8 {
                     text.to_string()
                 }
             };
-            let _ = write!(err, "{}", prefix(&o.err));
-            let _ = write!(out, "{}", prefix(&o.out));
+            let mut print = || {
+                let _ = write!(err, "{}", prefix(&o.err));
+                let _ = write!(out, "{}", prefix(&o.out));
+            };
+            match &ticker {
+                Some(t) => t.suspend(print),
+                None => print(),
+            }
         }
         exits.push(o.exit);
         records.push(o.json);
+    }
+    if let Some(t) = ticker {
+        t.finish();
     }
     // The worst outcome decides: engines disagreeing, an invalid trace, a fault, a mismatch.
     let exit = [EXIT_DISAGREE, 2, 3, 1]
@@ -742,6 +828,11 @@ fn bench(args: &BenchArgs) -> u8 {
     );
     let mut status = 0;
     let mut ratios = Vec::new();
+    let mut bars: Vec<warpjit::plot::Bars> = Vec::new();
+    let bar = |name: &str, engines: &[(&str, f64)]| warpjit::plot::Bars {
+        name: name.to_string(),
+        engines: engines.iter().map(|(e, v)| (e.to_string(), *v)).collect(),
+    };
     for k in kernels()
         .iter()
         .filter(|k| args.kernel.as_deref().is_none_or(|n| n == k.name))
@@ -783,6 +874,14 @@ fn bench(args: &BenchArgs) -> u8 {
         let g = |t: std::time::Duration| lanes / t.as_secs_f64() / 1e9;
         let (gi, gj, gn) = (g(ti), g(tj), g(tn));
         ratios.push(gj / gi);
+        bars.push(bar(
+            k.name,
+            &[
+                ("interp", gi * 1e9),
+                ("jit", gj * 1e9),
+                ("native", gn * 1e9),
+            ],
+        ));
         let compile = (after.nanos - before.nanos) as f64 / 1e9;
         let engine = |name: &str, t: std::time::Duration, compile: f64| {
             json!({
@@ -849,6 +948,10 @@ fn bench(args: &BenchArgs) -> u8 {
         };
         let g = |t: f64| lanes as f64 / t.max(1e-12) / 1e9;
         ratios.push(ti / tj.max(1e-12));
+        bars.push(bar(
+            &src.name(),
+            &[("interp", g(ti) * 1e9), ("jit", g(tj) * 1e9)],
+        ));
         let engine = |name: &str, t: f64, compile: f64, spread: f64| {
             json!({
                 "engine": name,
@@ -888,6 +991,14 @@ fn bench(args: &BenchArgs) -> u8 {
         .then(|| (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp());
     if let (Some(geo), true) = (geo, ratios.len() > 1) {
         let _ = writeln!(out, "geometric mean jit/interp: {geo:.2}x");
+    }
+    if let Some(path) = &args.plot {
+        let title =
+            format!("warpjit bench: lane-instructions per second ({n} threads per kernel launch)");
+        if let Err(m) = warpjit::plot::throughput_svg(path, &title, &bars) {
+            let _ = writeln!(err, "warpjit: error: --plot: {m}");
+            status = status.max(2);
+        }
     }
     if args.json {
         let doc = json!({

@@ -74,6 +74,15 @@ pub fn run_in(
             "the trace has no [[launch]]: there is nothing to run",
         ));
     }
+    if let Some(p) = &opts.progress {
+        let ctas: u64 = trace
+            .launches
+            .iter()
+            .map(|l| l.grid.iter().map(|&v| v as u64).product::<u64>())
+            .sum();
+        p.total
+            .fetch_add(ctas, std::sync::atomic::Ordering::Relaxed);
+    }
     for i in 0..trace.launches.len() {
         let io = stage_io(trace, i)?;
         let spec = &trace.launches[i];
@@ -95,6 +104,7 @@ pub fn run_in(
             }
             Err(fault) => {
                 report.fault_at = spec.source.at(fault.pc);
+                report.show_reads = spec.isa != crate::ir::Isa::Dxbc;
                 report.fault = Some(fault);
                 return Ok(report);
             }
@@ -666,6 +676,10 @@ pub struct TraceReport {
     pub fault: Option<Fault>,
     /// Where the faulting instruction is written (`path:line:col: text`), when known.
     pub fault_at: Option<String>,
+    /// Whether the failure text shows the registers the faulting instruction read (a SASS or
+    /// cubin program, whose registers are the text's; not DXBC, whose registers are the
+    /// lowering's).
+    pub show_reads: bool,
     /// The trace file (empty for a report not made by a run).
     pub trace: std::path::PathBuf,
 }
@@ -682,6 +696,7 @@ impl TraceReport {
             mismatch_count: 0,
             fault: None,
             fault_at: None,
+            show_reads: false,
             trace: std::path::PathBuf::new(),
         }
     }
@@ -718,6 +733,9 @@ impl TraceReport {
             let _ = writeln!(s, "{fault}");
             if let Some(at) = &self.fault_at {
                 let _ = writeln!(s, "  at {at}");
+            }
+            if !fault.reads.is_empty() && self.show_reads {
+                let _ = writeln!(s, "  read by lane {}: {}", fault.lane, fault.reads);
             }
             return s;
         }

@@ -538,6 +538,13 @@ fn json_reports_outcomes_launches_mismatches_and_faults() {
             .is_some_and(|a| a.ends_with("LDG R4, [R3+0x10000];")),
         "{f}"
     );
+    // The register the faulting instruction read, with the faulting lane's value (8 * 1 + 3
+    // words into the array).
+    assert_eq!(
+        f["registers"],
+        serde_json::json!([{"reg": "R3", "value": 0x2c}]),
+        "{f}"
+    );
     // An invalid trace: its error, rendered without colour.
     let o = warpjit(&["run", "tests/traces/fail/bad_program_inline.toml", "--json"]);
     assert_eq!(code(&o), 2);
@@ -645,8 +652,11 @@ fn an_unwritable_clif_dump_directory_is_an_error() {
 
 #[test]
 fn bench_json_is_one_document_with_engines_and_ratios() {
+    let svg = std::env::temp_dir().join(format!("warpjit-cli-bench-{}.svg", std::process::id()));
     let o = warpjit(&[
         "bench",
+        "--plot",
+        svg.to_str().expect("utf-8 temp dir"),
         "--kernel",
         "loop",
         "--size",
@@ -677,6 +687,12 @@ fn bench_json_is_one_document_with_engines_and_ratios() {
         );
     }
     assert!(w["jit_over_interp"].as_f64() > Some(0.0), "{w}");
+    // --plot drew the chart: the workload and its three engines.
+    let chart = std::fs::read_to_string(&svg).expect("--plot wrote the chart");
+    let _ = std::fs::remove_file(&svg);
+    for word in ["<svg", "loop", "interp", "jit", "native"] {
+        assert!(chart.contains(word), "{word} not in the chart");
+    }
 }
 
 /// `warpjit disasm` prints a cubin as nvdisasm does, and that text, given back as the

@@ -114,6 +114,7 @@ fn run(engine: &dyn Engine) -> (Stats, Vec<Event>, Vec<u8>) {
     let opts = RunOptions {
         threads: 1,
         observer: Some(rec.clone()),
+        ..RunOptions::default()
     };
     let stats = engine.run(&m, &launch, &opts).expect("runs");
     let events = std::mem::take(&mut *rec.0.lock().unwrap());
@@ -243,6 +244,7 @@ fn a_faulting_instruction_reports_no_access() {
         let opts = RunOptions {
             threads: 1,
             observer: Some(rec.clone()),
+            ..RunOptions::default()
         };
         let f = engine
             .run(&Machine::default(), &launch, &opts)

@@ -124,6 +124,62 @@ pub struct Fault {
     pub lane: u32,
     /// Guest pc of the faulting instruction.
     pub pc: u32,
+    /// The general registers the faulting instruction reads, with the faulting lane's values
+    /// (filled in by the dispatcher as the fault leaves the warp; empty for a fault that no
+    /// instruction raised).
+    pub reads: FaultReads,
+}
+
+/// Up to [`FaultReads::MAX`] general registers and the faulting lane's values in them, in the
+/// order the instruction names them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FaultReads {
+    len: u8,
+    regs: [u8; FaultReads::MAX],
+    vals: [u32; FaultReads::MAX],
+}
+
+impl FaultReads {
+    /// Most registers kept (an instruction reads at most three 4-register operands).
+    pub const MAX: usize = 12;
+
+    /// Adds register `reg` holding `val`; a register already present, or one past
+    /// [`FaultReads::MAX`], is ignored.
+    pub fn push(&mut self, reg: u8, val: u32) {
+        let n = self.len as usize;
+        if n < Self::MAX && !self.regs[..n].contains(&reg) {
+            self.regs[n] = reg;
+            self.vals[n] = val;
+            self.len += 1;
+        }
+    }
+
+    /// The registers and values, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (u8, u32)> + '_ {
+        let n = self.len as usize;
+        self.regs[..n]
+            .iter()
+            .copied()
+            .zip(self.vals[..n].iter().copied())
+    }
+
+    /// Whether no register was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl fmt::Display for FaultReads {
+    /// `R2 = 0xfffffff0, R3 = 0xffffffff`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (r, v)) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "R{r} = {v:#x}")?;
+        }
+        Ok(())
+    }
 }
 
 impl Fault {
@@ -140,6 +196,11 @@ impl Fault {
             warp: 0,
             lane,
             pc: 0,
+            reads: FaultReads {
+                len: 0,
+                regs: [0; FaultReads::MAX],
+                vals: [0; FaultReads::MAX],
+            },
         }
     }
 

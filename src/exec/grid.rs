@@ -63,6 +63,9 @@ pub fn run_grid(
         let mut total = Stats::default();
         for i in 0..n {
             total += run_cta(machine, launch, opts, i, &mut scratch)?;
+            if let Some(p) = &opts.progress {
+                p.cta_done();
+            }
         }
         return Ok(total);
     }
@@ -78,7 +81,12 @@ pub fn run_grid(
                 break;
             }
             match run_cta(machine, launch, opts, i, &mut scratch) {
-                Ok(s) => total += s,
+                Ok(s) => {
+                    total += s;
+                    if let Some(p) = &opts.progress {
+                        p.cta_done();
+                    }
+                }
                 Err(f) => {
                     first_fault.fetch_min(i, Ordering::Relaxed);
                     if let Ok(mut slot) = fault.lock() {
@@ -204,6 +212,32 @@ pub fn registers_to_clear(prog: &crate::ir::Program) -> Vec<u8> {
         .unwrap_or_default()
 }
 
+/// `f` with the general registers its instruction (the one at `f.pc`) reads and the faulting
+/// lane's values in them, from the warp's state as the fault left it (both engines leave every
+/// register an instruction reads current in the state before it can fault).
+pub fn note_reads(prog: &crate::ir::Program, w: &WarpState, mut f: Fault) -> Fault {
+    let inst = prog
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .find(|i| i.pc == f.pc);
+    if let Some(inst) = inst {
+        let lane = f.lane as usize % LANES;
+        inst.op.for_each_reg(&mut |u| {
+            if u.def {
+                return;
+            }
+            for k in 0..u.count {
+                let r = u.reg.offset(k);
+                if !r.is_rz() {
+                    f.reads.push(r.0, w.regs[r.index()][lane]);
+                }
+            }
+        });
+    }
+    f
+}
+
 /// CTA coordinates of linear CTA index `i` (x fastest).
 pub fn cta_coords(grid: [u32; 3], i: u64) -> [u32; 3] {
     let (gx, gy) = (grid[0] as u64, grid[1] as u64);
@@ -311,7 +345,7 @@ pub fn run_cta(
             } else {
                 run_warp::<false>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
             }
-            .map_err(|f| fault(wi, f))?;
+            .map_err(|f| fault(wi, note_reads(prog, &s.warps[wi], f)))?;
             s.status[wi] = match stop {
                 Stop::Exited => Status::Done,
                 Stop::Barrier { id, pc } => Status::Waiting { id, pc },

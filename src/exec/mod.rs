@@ -174,6 +174,28 @@ pub struct RunOptions {
     /// attached, an engine may run every block through the interpreter; without, nothing is
     /// reported and nothing slowed down.
     pub observer: Option<Arc<dyn Observer>>,
+    /// Counts the CTAs of the run as they finish (for a progress display); `None` counts
+    /// nothing.
+    pub progress: Option<Arc<Progress>>,
+}
+
+/// How far a run has got, readable from another thread while it runs: CTAs to run (added by
+/// `runner::run_in` per trace, before its launches) and CTAs finished (counted by the
+/// dispatcher as each CTA ends).
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// CTAs the runs sharing this counter will run.
+    pub total: std::sync::atomic::AtomicU64,
+    /// CTAs finished so far.
+    pub done: std::sync::atomic::AtomicU64,
+}
+
+impl Progress {
+    /// Counts one finished CTA.
+    #[inline]
+    pub fn cta_done(&self) {
+        self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Work counted while running.

@@ -220,7 +220,8 @@ impl<'m> WarpStepper<'m> {
         if let Some(inst) = block.insts.get(self.next) {
             let mask = exec_mask(&self.w, inst.guard);
             if mask != 0 {
-                crate::interp::exec_inst(inst, &mut self.w, mask, &mut env).map_err(in_warp)?;
+                crate::interp::exec_inst(inst, &mut self.w, mask, &mut env)
+                    .map_err(|f| in_warp(super::grid::note_reads(&prog, &self.w, f)))?;
             }
             self.next += 1;
             return Ok(Step::Ran);
