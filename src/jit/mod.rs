@@ -45,6 +45,7 @@ pub mod abi;
 mod cache;
 pub mod codegen;
 mod compile;
+pub mod fp;
 pub mod memory;
 mod runner;
 pub mod scalar;
