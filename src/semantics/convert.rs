@@ -112,6 +112,10 @@ pub fn int_bits(v: i128, t: IntType) -> u64 {
 pub fn to_f64(x: u64, t: FloatType) -> u64 {
     match t {
         FloatType::F64 => x,
+        // A NaN explicitly (the host's widening need not keep the payload).
+        FloatType::F32 if ieee::is_nan32(x as u32) => {
+            (x & 0x8000_0000) << 32 | 0x7ff0_0000_0000_0000 | (x & 0x7f_ffff) << 29
+        }
         FloatType::F32 => ieee::f32_to_f64(x as u32),
         FloatType::F16 => {
             let mut loses = false;
@@ -152,7 +156,7 @@ pub fn i2f(op: &I2f, raw: u64) -> u64 {
 pub fn round_integral(x: u64, r: IntRound) -> u64 {
     let f = f64::from_bits(x);
     let v = match r {
-        IntRound::Round => f.round(),
+        IntRound::Round => f.round_ties_even(),
         IntRound::Floor => f.floor(),
         IntRound::Ceil => f.ceil(),
         IntRound::Trunc => f.trunc(),
@@ -271,7 +275,7 @@ pub fn dmods(x: u64, m: FpMods) -> u64 {
 pub fn nan_rule64(ops: &[u64], r: u64) -> u64 {
     for &x in ops {
         if ieee::is_nan64(x) {
-            return x;
+            return x | QUIET64;
         }
     }
     if ieee::is_nan64(r) {
@@ -383,5 +387,214 @@ pub fn lane(op: &Op, a: u64, b: u64, c: u64, p: bool) -> u64 {
         Op::Dsetp(o) => dtest(o.cmp, o.ma, a, o.mb, b) as u64,
         Op::Dset(o) => dtest(o.cmp, o.ma, a, o.mb, b) as u64,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f2i_op(dst: IntType, src: FloatType, rnd: IntRound) -> F2i {
+        F2i {
+            d: Reg(0),
+            ftz: false,
+            dst,
+            src,
+            rnd,
+            neg: false,
+            abs: false,
+            b: Src::Reg(Reg(0)),
+        }
+    }
+
+    #[test]
+    fn float_to_integer_rounds_saturates_and_zeroes_nan() {
+        let s32 = f2i_op(IntType::S32, FloatType::F32, IntRound::Round);
+        // 2.5 rounds to even (2), -2.5 to -2; 3.5 to 4.
+        assert_eq!(f2i(&s32, 0x4020_0000), 2);
+        assert_eq!(f2i(&s32, 0xc020_0000), 0xffff_fffe);
+        assert_eq!(f2i(&s32, 0x4060_0000), 4);
+        // 2^31 saturates to 0x7fffffff, -2^31 is exact, -inf saturates, NaN is 0.
+        assert_eq!(f2i(&s32, 0x4f00_0000), 0x7fff_ffff);
+        assert_eq!(f2i(&s32, 0xcf00_0000), 0x8000_0000);
+        assert_eq!(f2i(&s32, 0xff80_0000), 0x8000_0000);
+        assert_eq!(f2i(&s32, 0x7fc0_0000), 0);
+        // Unsigned: negative values give 0, -0.5 floors to -1 and saturates to 0.
+        let u32f = f2i_op(IntType::U32, FloatType::F32, IntRound::Floor);
+        assert_eq!(f2i(&u32f, 0xbf00_0000), 0);
+        assert_eq!(f2i(&u32f, 0x4f80_0000), 0xffff_ffff);
+        // 64-bit: NaN gives 0x8000000000000000, signed or not; 2^63 saturates.
+        let s64 = f2i_op(
+            IntType {
+                bits: 64,
+                signed: true,
+            },
+            FloatType::F64,
+            IntRound::Trunc,
+        );
+        let u64t = f2i_op(
+            IntType {
+                bits: 64,
+                signed: false,
+            },
+            FloatType::F64,
+            IntRound::Trunc,
+        );
+        assert_eq!(f2i(&s64, 0x7ff8_0000_0000_0000), 1 << 63);
+        assert_eq!(f2i(&u64t, 0xfff8_0000_0000_0001), 1 << 63);
+        assert_eq!(f2i(&s64, 0x43e0_0000_0000_0000), i64::MAX as u64);
+        assert_eq!(f2i(&u64t, 0x43f0_0000_0000_0000), u64::MAX);
+        assert_eq!(f2i(&u64t, 0x43ef_ffff_ffff_ffff), 0xffff_ffff_ffff_f800);
+        // Narrow results are sign-extended: -200.0 to s8 saturates to -128.
+        let s8 = f2i_op(
+            IntType {
+                bits: 8,
+                signed: true,
+            },
+            FloatType::F32,
+            IntRound::Trunc,
+        );
+        assert_eq!(f2i(&s8, 0xc348_0000), 0xffff_ff80);
+        // .FTZ: the smallest subnormal is zero before CEIL (else 1).
+        let mut c = f2i_op(IntType::S32, FloatType::F32, IntRound::Ceil);
+        assert_eq!(f2i(&c, 1), 1);
+        c.ftz = true;
+        assert_eq!(f2i(&c, 1), 0);
+    }
+
+    #[test]
+    fn float_conversions_round_by_mode_and_make_nan_canonical() {
+        let op = |dst, src, rnd| F2f {
+            d: Reg(0),
+            ftz: false,
+            sat: false,
+            dst,
+            src,
+            rnd,
+            neg: false,
+            abs: false,
+            b: Src::Reg(Reg(0)),
+        };
+        let rn = F2fRound::Fp(FpRound::Rn);
+        // binary32 1 + 2^-23 + 2^-24 ... to binary16: 65520.0 rounds to infinity (RN), 65519 not.
+        let h = op(FloatType::F16, FloatType::F32, rn);
+        assert_eq!(f2f(&h, 0x477f_f000), 0x7c00);
+        assert_eq!(f2f(&h, 0x477f_efff), 0x7bff);
+        assert_eq!(f2f(&h, 0x7f80_0001), CANONICAL_NAN16);
+        // binary16 1.0 widened; a binary16 NaN to binary32 is 0x7fffffff.
+        let w = op(FloatType::F32, FloatType::F16, rn);
+        assert_eq!(f2f(&w, 0x3c00), 0x3f80_0000);
+        assert_eq!(f2f(&w, 0xfe01), 0x7fff_ffff);
+        // binary32 to binary64 keeps a NaN's sign and payload, quiet.
+        let d = op(FloatType::F64, FloatType::F32, rn);
+        assert_eq!(f2f(&d, 0xff80_0001), 0xfff8_0000_2000_0000);
+        // Round to integral: -0.5 rounds to -0; .SAT makes it +0; 0.5 to +0.
+        let mut r = op(
+            FloatType::F32,
+            FloatType::F32,
+            F2fRound::Int(IntRound::Round),
+        );
+        assert_eq!(f2f(&r, 0xbf00_0000), 0x8000_0000);
+        r.sat = true;
+        assert_eq!(f2f(&r, 0xbf00_0000), 0);
+        assert_eq!(f2f(&r, 0x4020_0000), 0x3f80_0000);
+    }
+
+    #[test]
+    fn integer_conversions() {
+        let i = I2f {
+            d: Reg(0),
+            dst: FloatType::F32,
+            src: IntType {
+                bits: 64,
+                signed: false,
+            },
+            rnd: FpRound::Rz,
+            neg: false,
+            abs: false,
+            b: Src::Reg(Reg(0)),
+        };
+        // u64::MAX toward zero is the largest binary32 below 2^64.
+        assert_eq!(i2f(&i, u64::MAX), 0x5f7f_ffff);
+        // -(-2^31) is 2^31 exactly (no wrap).
+        let n = I2f {
+            src: IntType::S32,
+            neg: true,
+            rnd: FpRound::Rn,
+            ..i
+        };
+        assert_eq!(i2f(&n, 0x8000_0000), 0x4f00_0000);
+        let ii = |dst, src, sat| I2i {
+            d: Reg(0),
+            sat,
+            dst,
+            src,
+            neg: false,
+            abs: false,
+            b: Src::Reg(Reg(0)),
+        };
+        let s8 = IntType {
+            bits: 8,
+            signed: true,
+        };
+        let u16t = IntType {
+            bits: 16,
+            signed: false,
+        };
+        assert_eq!(i2i(&ii(s8, IntType::S32, true), 300), 127);
+        assert_eq!(i2i(&ii(s8, IntType::S32, false), 300), 44);
+        assert_eq!(i2i(&ii(s8, IntType::S32, false), 0x80), 0xffff_ff80);
+        assert_eq!(i2i(&ii(u16t, IntType::S32, true), 0xffff_fff0), 0);
+        assert_eq!(
+            i2i(&ii(IntType::S32, IntType::U32, true), 0x8000_0000),
+            0x7fff_ffff
+        );
+    }
+
+    #[test]
+    fn double_nan_rule_min_max_and_compares() {
+        let add = Dadd {
+            d: Reg(0),
+            rnd: FpRound::Rn,
+            ma: FpMods::default(),
+            a: Reg(0),
+            mb: FpMods::default(),
+            b: Src::Reg(Reg(0)),
+        };
+        let inf = 0x7ff0_0000_0000_0000;
+        // inf - inf creates the canonical NaN; a NaN operand comes back quiet.
+        assert_eq!(dadd(&add, inf, inf | SIGN64), CANONICAL_NAN64);
+        assert_eq!(
+            dadd(&add, 0x7ff0_0000_0000_0001, 1.0f64.to_bits()),
+            0x7ff8_0000_0000_0001
+        );
+        assert_eq!(
+            dadd(&add, 1.0f64.to_bits(), 0xfff0_0000_0000_0002),
+            0xfff8_0000_0000_0002
+        );
+        let mm = Dmnmx {
+            d: Reg(0),
+            ma: FpMods::default(),
+            a: Reg(0),
+            mb: FpMods::default(),
+            b: Src::Reg(Reg(0)),
+            p: PredSrc {
+                pred: Pred::PT,
+                neg: false,
+            },
+        };
+        assert_eq!(dmnmx(&mm, 0, SIGN64, true), SIGN64);
+        assert_eq!(dmnmx(&mm, 0, SIGN64, false), 0);
+        assert_eq!(
+            dmnmx(&mm, 0x7ff8_0000_0000_0000, 2.0f64.to_bits(), true),
+            2.0f64.to_bits()
+        );
+        assert_eq!(
+            dmnmx(&mm, 0x7ff8_0000_0000_0000, 0x7ff8_0000_0000_0001, true),
+            CANONICAL_NAN64
+        );
+        let nan = 0x7ff8_0000_0000_0000;
+        assert!(!dcmp(DCmp::Ne, nan, 0) && dcmp(DCmp::Neu, nan, 0));
+        assert!(dcmp(DCmp::Eq, 0, SIGN64) && !dcmp(DCmp::Lt, SIGN64, 0));
     }
 }
