@@ -163,7 +163,7 @@ impl Tx<'_, '_, '_> {
     }
 
     /// 32 binary64 lanes (low and high rows) as 16 `i64x2`-shaped `i32x4` values, lanes in order.
-    fn to_pairs(&mut self, lo: &Row, hi: &Row) -> [Value; 16] {
+    fn interleave_pairs(&mut self, lo: &Row, hi: &Row) -> [Value; 16] {
         std::array::from_fn(|j| {
             let k = j / 2;
             let sel = if j % 2 == 0 {
@@ -175,8 +175,8 @@ impl Tx<'_, '_, '_> {
         })
     }
 
-    /// The inverse of [`Tx::to_pairs`].
-    fn from_pairs(&mut self, p: &[Value; 16]) -> (Row, Row) {
+    /// The inverse of [`Tx::interleave_pairs`].
+    fn split_pairs(&mut self, p: &[Value; 16]) -> (Row, Row) {
         let lo = std::array::from_fn(|k| self.shuffle32(p[2 * k], p[2 * k + 1], [0, 2, 4, 6]));
         let hi = std::array::from_fn(|k| self.shuffle32(p[2 * k], p[2 * k + 1], [1, 3, 5, 7]));
         (lo, hi)
@@ -191,9 +191,9 @@ impl Tx<'_, '_, '_> {
     /// `semantics::convert::nan_rule64` applied explicitly: the first NaN operand made quiet,
     /// else a NaN result made [`CANONICAL_NAN64`].
     fn d_arith(&mut self, a: (Row, Row), b: (Row, Row), nb_hi: Row, mul: bool) -> (Row, Row) {
-        let pa = self.to_pairs(&a.0, &a.1);
-        let pb = self.to_pairs(&b.0, &b.1);
-        let pn = self.to_pairs(&b.0, &nb_hi);
+        let pa = self.interleave_pairs(&a.0, &a.1);
+        let pb = self.interleave_pairs(&b.0, &b.1);
+        let pn = self.interleave_pairs(&b.0, &nb_hi);
         let quiet = self.i64x2_const(1 << 51);
         let canon = self.i64x2_const(CANONICAL_NAN64);
         let out: [Value; 16] = std::array::from_fn(|j| {
@@ -223,7 +223,7 @@ impl Tx<'_, '_, '_> {
             let v = self.b.ins().bitselect(nan_x, qx, v);
             self.recast(V, v)
         });
-        self.from_pairs(&out)
+        self.split_pairs(&out)
     }
 }
 
