@@ -434,6 +434,72 @@ fn regc() -> S {
     prop_oneof![rreg(), cref()].boxed()
 }
 
+/// A float immediate: a 32-bit word with the low 12 bits clear.
+fn fimm() -> S {
+    (0u32..0x10_0000)
+        .prop_map(|v| format!("{:#x}", v << 12))
+        .boxed()
+}
+
+/// A constant whose offset is a multiple of 8 (a 64-bit constant operand).
+fn dcref() -> S {
+    (0i64..=31, 0i64..=0x1fff)
+        .prop_map(|(b, o)| format!("c[{b:#x}][{:#x}]", o * 8))
+        .boxed()
+}
+
+/// A binary64 `Sb`: a pair, an aligned constant or a float immediate.
+fn dsrc() -> S {
+    prop_oneof![wreg(2), dcref(), fimm()].boxed()
+}
+
+/// [`dsrc`] without immediates (a slot that takes `-`).
+fn dsrc_nb() -> S {
+    prop_oneof![wreg(2), dcref()].boxed()
+}
+
+/// `(prefix, operand)`: `-`, `|x|` or both on a register or constant, nothing on an immediate.
+fn fmods(s: S) -> BoxedStrategy<(String, String)> {
+    (s, any::<bool>(), any::<bool>())
+        .prop_map(|(s, n, a)| {
+            if s.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+                return (String::new(), s);
+            }
+            let s = if a { format!("|{s}|") } else { s };
+            (if n { "-".to_string() } else { String::new() }, s)
+        })
+        .boxed()
+}
+
+/// A source for a 64-bit (`wide`) or 32-bit slot from `b`: registers made pairs, constants
+/// aligned.
+fn wide_b(b: &str, wide: bool) -> String {
+    if !wide {
+        return b.to_string();
+    }
+    let (l, core, r) = match b.strip_prefix('|').and_then(|x| x.strip_suffix('|')) {
+        Some(c) => ("|", c, "|"),
+        None => ("", b, ""),
+    };
+    let core = if core.starts_with('R') && core != "RZ" {
+        "R12".to_string()
+    } else if core.starts_with('c') {
+        "c[0x1][0x18]".to_string()
+    } else {
+        core.to_string()
+    };
+    format!("{l}{core}{r}")
+}
+
+fn dcmp() -> S {
+    select(vec![
+        "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
+        "GEU", "T",
+    ])
+    .prop_map(|s| s.to_string())
+    .boxed()
+}
+
 /// `p` prefixed half of the time.
 fn pre(p: &'static str, s: S) -> S {
     (any::<bool>(), s)
@@ -1015,6 +1081,160 @@ fn templates() -> Vec<(&'static str, S)> {
                 maybe(Just(", {1,0}".to_string()).boxed()),
             )
                 .prop_map(|(m, sb, n, l)| format!("DEPBAR{m} SB{sb}, {n}{l}"))
+                .boxed(),
+        ),
+        (
+            "I2F",
+            (
+                select(vec!["F16", "F32", "F64"]),
+                select(vec!["U8", "U16", "U32", "S8", "S16", "S32", "U64", "S64"]),
+                mods(vec![vec!["", "RN", "RM", "RP", "RZ"]]),
+                any::<bool>(),
+                fmods(src(imm20())),
+            )
+                .prop_map(|(dt, st, m, w, (pre, b))| {
+                    let d = if dt == "F64" { "R4" } else { "R3" };
+                    let b = wide_b(&b, st.ends_with("64"));
+                    let ty = if w {
+                        format!(".{dt}.{st}")
+                    } else {
+                        format!(".{st}.{dt}")
+                    };
+                    format!("I2F{ty}{m} {d}, {pre}{b}")
+                })
+                .boxed(),
+        ),
+        (
+            "F2I",
+            (
+                select(vec!["U8", "U16", "U32", "S8", "S16", "S32", "U64", "S64"]),
+                select(vec!["F32", "F64"]),
+                mods(vec![
+                    vec!["", "ROUND", "FLOOR", "CEIL", "TRUNC"],
+                    vec!["", "FTZ"],
+                ]),
+                fmods(fimm()),
+            )
+                .prop_map(|(dt, st, m, (pre, b))| {
+                    let d = if dt.ends_with("64") { "R8" } else { "R9" };
+                    format!("F2I.{dt}.{st}{m} {d}, {pre}{}", wide_b(&b, st == "F64"))
+                })
+                .boxed(),
+        ),
+        (
+            "F2F",
+            (
+                select(vec!["F16", "F32", "F64"]),
+                select(vec!["F32", "F64"]),
+                mods(vec![
+                    vec!["", "RN", "RM", "RP", "RZ"],
+                    vec!["", "FTZ"],
+                    vec!["", "SAT"],
+                ]),
+                fmods(fimm()),
+            )
+                .prop_map(|(dt, st, m, (pre, b))| {
+                    let d = if dt == "F64" { "R10" } else { "R11" };
+                    format!("F2F.{dt}.{st}{m} {d}, {pre}{}", wide_b(&b, st == "F64"))
+                })
+                .boxed(),
+        ),
+        (
+            "F2F",
+            (
+                select(vec!["F32", "F64"]),
+                mods(vec![
+                    vec!["ROUND", "FLOOR", "CEIL", "TRUNC"],
+                    vec!["", "SAT"],
+                ]),
+                fmods(wreg(2)),
+            )
+                .prop_map(|(t, m, (pre, b))| format!("F2F.{t}.{t}{m} R2, {pre}{b}"))
+                .boxed(),
+        ),
+        (
+            "I2I",
+            (
+                select(vec!["U8", "U16", "U32", "S8", "S16", "S32"]),
+                select(vec!["U8", "U16", "U32", "S8", "S16", "S32"]),
+                mods(vec![vec!["", "SAT"]]),
+                reg(),
+                fmods(src(imm20())),
+            )
+                .prop_map(|(dt, st, m, d, (pre, b))| format!("I2I.{dt}.{st}{m} {d}, {pre}{b}"))
+                .boxed(),
+        ),
+        (
+            "DADD",
+            (
+                mods(vec![vec!["", "RN", "RM", "RP", "RZ"]]),
+                wreg(2),
+                fmods(wreg(2)),
+                fmods(dsrc()),
+            )
+                .prop_map(|(m, d, (pa, a), (pb, b))| format!("DADD{m} {d}, {pa}{a}, {pb}{b}"))
+                .boxed(),
+        ),
+        (
+            "DMUL",
+            (
+                mods(vec![vec!["", "RN", "RM", "RP", "RZ"]]),
+                wreg(2),
+                wreg(2),
+                pre("-", dsrc_nb()),
+            )
+                .prop_map(|(m, d, a, b)| format!("DMUL{m} {d}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "DFMA",
+            (
+                mods(vec![vec!["", "RN", "RM", "RP", "RZ"]]),
+                wreg(2),
+                wreg(2),
+                prop_oneof![
+                    (pre("-", dsrc_nb()), pre("-", wreg(2))),
+                    (pre("-", wreg(2)), pre("-", dcref())),
+                ],
+            )
+                .prop_map(|(m, d, a, (b, c))| format!("DFMA{m} {d}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "DMNMX",
+            (wreg(2), fmods(wreg(2)), fmods(dsrc()), psrc())
+                .prop_map(|(d, (pa, a), (pb, b), p)| format!("DMNMX {d}, {pa}{a}, {pb}{b}, {p}"))
+                .boxed(),
+        ),
+        (
+            "DSETP",
+            (
+                dcmp(),
+                mods(vec![vec!["", "AND", "OR", "XOR"]]),
+                pred(),
+                pred(),
+                fmods(wreg(2)),
+                fmods(dsrc()),
+                psrc(),
+            )
+                .prop_map(|(c, m, p, q, (pa, a), (pb, b), r)| {
+                    format!("DSETP.{c}{m} {p}, {q}, {pa}{a}, {pb}{b}, {r}")
+                })
+                .boxed(),
+        ),
+        (
+            "DSET",
+            (
+                dcmp(),
+                mods(vec![vec!["", "AND", "OR", "XOR"], vec!["", "BF"]]),
+                reg(),
+                fmods(wreg(2)),
+                fmods(dsrc()),
+                psrc(),
+            )
+                .prop_map(|(c, m, d, (pa, a), (pb, b), r)| {
+                    format!("DSET.{c}{m} {d}, {pa}{a}, {pb}{b}, {r}")
+                })
                 .boxed(),
         ),
         (

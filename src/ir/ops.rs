@@ -15,11 +15,13 @@
 //! [`Terminator`](super::Terminator).
 
 pub mod alu;
+pub mod convert;
 pub mod func;
 pub mod memory;
 pub mod resource;
 
 pub use alu::*;
+pub use convert::*;
 pub use func::*;
 pub use memory::*;
 pub use resource::*;
@@ -77,6 +79,16 @@ macro_rules! for_each_op {
             Atom(Atom),
             Info(Info),
             Table(Table),
+            I2f(I2f),
+            F2i(F2i),
+            F2f(F2f),
+            I2i(I2i),
+            Dadd(Dadd),
+            Dmul(Dmul),
+            Dfma(Dfma),
+            Dmnmx(Dmnmx),
+            Dsetp(Dsetp),
+            Dset(Dset),
         }
     };
 }

@@ -92,6 +92,7 @@ delegated!(Table, StTex, Atom, Info);
 
 // Declared after the macros above, which they use.
 mod alu;
+mod convert;
 mod func;
 mod lea;
 mod mem;
@@ -153,6 +154,8 @@ pub struct Env<'p> {
     pub bin_fn: FuncRef,
     /// As `un_fn`, for `Tern`.
     pub tern_fn: FuncRef,
+    /// The conversion and binary64 routine (`jit::fp`).
+    pub fp_fn: FuncRef,
     /// Pointer type.
     pub ptr: Type,
     /// Live-out state of the block (what must be stored at the end).

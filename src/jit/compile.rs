@@ -27,6 +27,8 @@ pub(super) struct Inner {
     pub(super) un_fn: FuncId,
     pub(super) bin_fn: FuncId,
     pub(super) tern_fn: FuncId,
+    /// The conversion and binary64 routine (`jit::fp`).
+    pub(super) fp_fn: FuncId,
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
@@ -94,6 +96,7 @@ impl Inner {
         );
         builder.symbol("warpjit_jit_un", super::view::warpjit_jit_un as *const u8);
         builder.symbol("warpjit_jit_bin", super::view::warpjit_jit_bin as *const u8);
+        builder.symbol("warpjit_jit_fp", super::fp::warpjit_jit_fp as *const u8);
         builder.symbol(
             "warpjit_jit_tern",
             super::view::warpjit_jit_tern as *const u8,
@@ -148,6 +151,7 @@ impl Inner {
         let un_fn = declare(&mut module, "warpjit_jit_un")?;
         let bin_fn = declare(&mut module, "warpjit_jit_bin")?;
         let tern_fn = declare(&mut module, "warpjit_jit_tern")?;
+        let fp_fn = declare(&mut module, "warpjit_jit_fp")?;
         Ok(Inner {
             ctx: module.make_context(),
             module,
@@ -161,6 +165,7 @@ impl Inner {
             un_fn,
             bin_fn,
             tern_fn,
+            fp_fn,
             next_name: 0,
             dump: dump_dir()?,
             tier,
@@ -217,6 +222,7 @@ impl Inner {
             let un_fn = self.module.declare_func_in_func(self.un_fn, fb.func);
             let bin_fn = self.module.declare_func_in_func(self.bin_fn, fb.func);
             let tern_fn = self.module.declare_func_in_func(self.tern_fn, fb.func);
+            let fp_fn = self.module.declare_func_in_func(self.fp_fn, fb.func);
             let env = codegen::Env {
                 exec_inst,
                 mem_slow,
@@ -227,6 +233,7 @@ impl Inner {
                 un_fn,
                 bin_fn,
                 tern_fn,
+                fp_fn,
                 ptr,
                 live_out,
             };

@@ -46,6 +46,7 @@ mod cache;
 pub mod codegen;
 mod compile;
 pub mod lanes;
+pub mod fp;
 pub mod memory;
 mod runner;
 pub mod scalar;

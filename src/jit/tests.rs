@@ -437,6 +437,16 @@ fn weight_of_every_op_is_pinned() {
         ("LEA R1, R2, R3, 0x4;", 4),
         ("LDC R1, c[0x2][0x10];", 4),
         ("LDC R1, c[0x2][R2+0x10];", 12),
+        ("I2F.F32.S32 R1, R2;", 10),
+        ("F2I.S32.F32.TRUNC R1, R2;", 10),
+        ("F2F.F64.F32 R2, R1;", 10),
+        ("I2I.S8.S32.SAT R1, R2;", 10),
+        ("DADD R2, R4, R6;", 10),
+        ("DMUL.RZ R2, R4, R6;", 10),
+        ("DFMA R2, R4, R6, R8;", 10),
+        ("DMNMX R2, R4, R6, PT;", 10),
+        ("DSETP.LT.AND P0, PT, R4, R6, PT;", 10),
+        ("DSET.LT.AND R1, R4, R6, PT;", 10),
         ("LDG.E.U8 R1, [R2];", 14),
         ("LDG.E.S8 R1, [R2];", 14),
         ("LDG.E.U16 R1, [R2];", 14),
@@ -729,5 +739,200 @@ fn a_block_that_fails_to_compile_is_interpreted_and_counted() {
         for lane in 0..32 {
             assert_eq!(word(&mem, lane), lane as u32 + 5, "run {run}, lane {lane}");
         }
+    }
+}
+
+/// The conversions and binary64 instructions under the JIT (vector code for the forms it
+/// writes natively, the shared routine for the others) agree with `semantics::convert` on
+/// edge values: NaNs (quiet, signalling, with payloads), infinities, subnormals, signed zeros,
+/// halves, and the integer range limits (2^31, 2^32, 2^63, 2^64 and their neighbours).
+#[test]
+fn conversions_and_doubles_mirror_the_semantics() {
+    use crate::semantics::convert as cv;
+    use warpjit_runtime::{BankMode, ConstBanks};
+    let jit = Jit::new().expect("host supported");
+    let f32s: [u32; 32] = [
+        0,
+        0x8000_0000,
+        0x3f00_0000,
+        0xbf00_0000,
+        0x3fc0_0000,
+        0x4020_0000,
+        0xc020_0000,
+        1,
+        0x8000_0001,
+        0x007f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffbf_ffff,
+        0x7f80_0001,
+        0x4f00_0000,
+        0xcf00_0000,
+        0x4eff_ffff,
+        0xcf00_0001,
+        0x4f80_0000,
+        0x5f00_0000,
+        0x5f80_0000,
+        0xbf80_0000,
+        0x3eff_ffff,
+        0x477f_ff80,
+        0x7f7f_ffff,
+        0xff7f_ffff,
+        0x7fff_ffff,
+        0x3f00_0001,
+        0xbf00_0001,
+        0x4060_0000,
+        0xc060_0000,
+    ];
+    let f64s: [u64; 32] = [
+        0,
+        1 << 63,
+        0.5f64.to_bits(),
+        (-0.5f64).to_bits(),
+        1.5f64.to_bits(),
+        2.5f64.to_bits(),
+        2147483648.0f64.to_bits(),
+        2147483647.5f64.to_bits(),
+        (-2147483648.5f64).to_bits(),
+        4294967296.0f64.to_bits(),
+        9223372036854775808.0f64.to_bits(),
+        (-9223372036854775808.0f64).to_bits(),
+        18446744073709551616.0f64.to_bits(),
+        18446744073709549568.0f64.to_bits(),
+        0x7ff0_0000_0000_0000,
+        0xfff0_0000_0000_0000,
+        0x7ff8_0000_0000_0000,
+        0x7ff0_0000_0000_0001,
+        0xfff8_0000_0000_0123,
+        1,
+        0x8000_0000_0000_0001,
+        0x7fef_ffff_ffff_ffff,
+        0xffef_ffff_ffff_ffff,
+        (1.0f64 / 3.0).to_bits(),
+        0x0001_0000_0000_0000,
+        0x3ff0_0000_0000_0001,
+        0x43e0_0000_0000_0001,
+        (-1.0f64).to_bits(),
+        0x41ef_ffff_ffe0_0000,
+        0x0010_0000_0000_0000,
+        (-3.5f64).to_bits(),
+        1e300f64.to_bits(),
+    ];
+    // Lane l: c[0][16l] = a (64 bits), c[0][16l+8] = b (64 bits).
+    let consts = |a: &dyn Fn(usize) -> u64, b: &dyn Fn(usize) -> u64| {
+        let mut c = ConstBanks::new();
+        for l in 0..32 {
+            c.write(0, 16 * l as u32, &a(l).to_le_bytes()).unwrap();
+            c.write(0, 16 * l as u32 + 8, &b(l).to_le_bytes()).unwrap();
+        }
+        c
+    };
+    let c64 = consts(&|l| f64s[l], &|l| f64s[(l * 7 + 3) % 32]);
+    let c32 = consts(&|l| f32s[l] as u64, &|l| f32s[(l * 5 + 1) % 32] as u64);
+    let run = |op: &str, c: &ConstBanks| -> Vec<u64> {
+        let text = format!(
+            "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSHL R2, R0, 0x4;\n\
+             LDC.64 R4, c[0x0][R2];\nLDC.64 R6, c[0x0][R2+0x8];\nMOV R9, RZ;\n\
+             {op};\nSTG.64 [R1+0x10000], R8;\nEXIT;\n"
+        );
+        let mem = run_compiled(&jit, &text, c.clone(), BankMode::Compute, 0);
+        (0..32)
+            .map(|l| u64::from_le_bytes(mem[8 * l..8 * l + 8].try_into().unwrap()))
+            .collect()
+    };
+    let check = |text: &str, c: &ConstBanks, want: &dyn Fn(usize) -> u64| {
+        let got = run(text, c);
+        for (l, g) in got.iter().enumerate() {
+            assert_eq!(*g, want(l), "{text}, lane {l}");
+        }
+    };
+    let op_of = |text: &str| -> crate::ir::Op {
+        let p = program(&format!("{text};\nEXIT;"));
+        p.blocks[0].insts[0].op.clone()
+    };
+    let a64 = |l: usize| f64s[l];
+    let b64 = |l: usize| f64s[(l * 7 + 3) % 32];
+    let a32 = |l: usize| f32s[l] as u64;
+    let b32 = |l: usize| f32s[(l * 5 + 1) % 32] as u64;
+    // One register result (the high word R9 stays 0).
+    let one = |text: &str, c: &ConstBanks, x: &dyn Fn(usize) -> u64, y: &dyn Fn(usize) -> u64| {
+        let op = op_of(text);
+        check(text, c, &|l| {
+            cv::lane(&op, x(l), y(l), 0, false) & 0xffff_ffff
+        });
+    };
+    let two = |text: &str, c: &ConstBanks, x: &dyn Fn(usize) -> u64, y: &dyn Fn(usize) -> u64| {
+        let op = op_of(text);
+        check(text, c, &|l| cv::lane(&op, x(l), y(l), x(l), true));
+    };
+    // Native: F2I.S32.F32 in every rounding, with FTZ and the sign modifiers; I2F.F32.S32.RN.
+    for rnd in ["", ".FLOOR", ".CEIL", ".TRUNC"] {
+        for ftz in ["", ".FTZ"] {
+            for pre in ["", "-", "|", "-|"] {
+                let post = if pre.contains('|') { "|" } else { "" };
+                one(
+                    &format!("F2I{ftz}.S32.F32{rnd} R8, {pre}R4{post}"),
+                    &c32,
+                    &a32,
+                    &a32,
+                );
+            }
+        }
+    }
+    one("I2F.F32.S32 R8, R4", &c32, &a32, &a32);
+    one("I2F.F32.S32 R8, R6", &c32, &b32, &b32);
+    // Native: DADD and DMUL in round-to-nearest, with modifiers.
+    two("DADD R8, R4, R6", &c64, &a64, &b64);
+    two("DADD R8, -R4, |R6|", &c64, &a64, &b64);
+    two("DADD R8, -|R4|, -R6", &c64, &a64, &b64);
+    two("DMUL R8, R4, R6", &c64, &a64, &b64);
+    two("DMUL R8, R4, -R6", &c64, &a64, &b64);
+    // Through the routine.
+    for rnd in [".RZ", ".RM", ".RP"] {
+        two(&format!("DADD{rnd} R8, R4, R6"), &c64, &a64, &b64);
+        two(&format!("DMUL{rnd} R8, R4, R6"), &c64, &a64, &b64);
+        two(&format!("DFMA{rnd} R8, R4, R6, R4"), &c64, &a64, &b64);
+    }
+    two("DFMA R8, R4, -R6, -R4", &c64, &a64, &b64);
+    two("DMNMX R8, R4, R6, PT", &c64, &a64, &b64);
+    let max = "DMNMX R8, -R4, |R6|, !PT";
+    let op = op_of(max);
+    check(max, &c64, &|l| cv::lane(&op, a64(l), b64(l), 0, false));
+    two("F2I.S64.F64.TRUNC R8, R4", &c64, &a64, &a64);
+    two("F2I.U64.F64.CEIL R8, -R4", &c64, &a64, &a64);
+    two("F2I.S64.F32.FLOOR R8, R4", &c32, &a32, &a32);
+    one("F2I.U32.F64.FLOOR R8, R4", &c64, &a64, &a64);
+    one("F2I.U16.F32.TRUNC R8, R4", &c32, &a32, &a32);
+    two("F2F.F64.F32 R8, R4", &c32, &a32, &a32);
+    one("F2F.F32.F64.RZ R8, R4", &c64, &a64, &a64);
+    one("F2F.F16.F32 R8, R4", &c32, &a32, &a32);
+    one("F2F.F32.F32.ROUND.SAT R8, R4", &c32, &a32, &a32);
+    two("F2F.F64.F64.FLOOR R8, |R4|", &c64, &a64, &a64);
+    two("I2F.F64.S64.RP R8, R4", &c64, &a64, &a64);
+    one("I2F.F32.U64.RM R8, R4", &c64, &a64, &a64);
+    one("I2F.F16.S16 R8, -R4", &c32, &a32, &a32);
+    one("I2I.S8.S32.SAT R8, R4", &c32, &a32, &a32);
+    one("I2I.U16.S8 R8, |R4|", &c32, &a32, &a32);
+    // DSET and DSETP: the comparison with Pp = PT (DSETP's result moved to R8 by SEL).
+    for cmp in ["LT", "EQ", "NE", "GEU", "NAN", "NUM", "LTU", "NEU"] {
+        let text = format!("DSET.{cmp}.AND R8, R4, -R6, PT");
+        let op = op_of(&text);
+        check(&text, &c64, &|l| {
+            if cv::lane(&op, a64(l), b64(l), 0, false) != 0 {
+                0xffff_ffff
+            } else {
+                0
+            }
+        });
+        let text = format!("DSETP.{cmp}.AND P0, P1, |R4|, R6, PT;\nSEL R8, R4, R5, P0");
+        let op = op_of(&format!("DSETP.{cmp}.AND P0, P1, |R4|, R6, PT"));
+        check(&text, &c64, &|l| {
+            if cv::lane(&op, a64(l), b64(l), 0, false) != 0 {
+                a64(l) & 0xffff_ffff
+            } else {
+                a64(l) >> 32
+            }
+        });
     }
 }

@@ -22,6 +22,8 @@ use crate::ir::*;
 use crate::sass::ControlKind;
 use crate::sass::Target;
 
+mod convert;
+
 /// One 64-bit instruction word, with accessors for its fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Word(pub u64);
@@ -709,6 +711,49 @@ maxwell_table! {
     Atom => &[],
     Info => &[],
     Table => &[],
+    I2f => rci!("I2F", 0x5cb8, 0x4cb8, 0x38b8, M13, M13I, convert::i2f),
+    F2i => &[
+        form!("F2I", op(0x5cb0), M13, Reg, convert::f2i),
+        form!("F2I", op(0x4cb0), M13, Const, convert::f2i),
+        form!("F2I", op(0x38b0), M13I, None, |w, pc, _| convert::f2i(w, pc, convert::f20(w))),
+    ],
+    F2f => &[
+        form!("F2F", op(0x5ca8), M13, Reg, convert::f2f),
+        form!("F2F", op(0x4ca8), M13, Const, convert::f2f),
+        form!("F2F", op(0x38a8), M13I, None, |w, pc, _| convert::f2f(w, pc, convert::f20(w))),
+    ],
+    I2i => rci!("I2I", 0x5ce0, 0x4ce0, 0x38e0, M13, M13I, convert::i2i),
+    Dadd => &[
+        form!("DADD", op(0x5c70), M13, Reg, convert::dadd),
+        form!("DADD", op(0x4c70), M13, Const, convert::dadd),
+        form!("DADD", op(0x3870), M13I, None, |w, pc, _| convert::dadd(w, pc, convert::f20(w))),
+    ],
+    Dmul => &[
+        form!("DMUL", op(0x5c80), M13, Reg, convert::dmul),
+        form!("DMUL", op(0x4c80), M13, Const, convert::dmul),
+        form!("DMUL", op(0x3880), M13I, None, |w, pc, _| convert::dmul(w, pc, convert::f20(w))),
+    ],
+    Dfma => &[
+        form!("DFMA", op(0x5b70), M12, Reg, convert::dfma),
+        form!("DFMA", op(0x4b70), M12, Const, convert::dfma),
+        form!("DFMA", op(0x3670), M12I, None, |w, pc, _| convert::dfma(w, pc, convert::f20(w))),
+        form!("DFMA", op(0x5370), M12, None, convert::dfma_rc),
+    ],
+    Dmnmx => &[
+        form!("DMNMX", op(0x5c50), M13, Reg, convert::dmnmx),
+        form!("DMNMX", op(0x4c50), M13, Const, convert::dmnmx),
+        form!("DMNMX", op(0x3850), M13I, None, |w, pc, _| convert::dmnmx(w, pc, convert::f20(w))),
+    ],
+    Dsetp => &[
+        form!("DSETP", op(0x5b80), M12, Reg, convert::dsetp),
+        form!("DSETP", op(0x4b80), M12, Const, convert::dsetp),
+        form!("DSETP", op(0x3680), M12I, None, |w, pc, _| convert::dsetp(w, pc, convert::f20(w))),
+    ],
+    Dset => &[
+        form!("DSET", op(0x5900), 0xff80 << 48, Reg, convert::dset),
+        form!("DSET", op(0x4900), 0xff80 << 48, Const, convert::dset),
+        form!("DSET", op(0x3200), 0xfe80 << 48, None, |w, pc, _| convert::dset(w, pc, convert::f20(w))),
+    ],
 }
 
 fn iadd3_plain(w: Word, _: u32, b: Src) -> R {

@@ -99,6 +99,56 @@ fn calls_and_returns() {
     assert!(text_at(0xe320000000070003, 8).is_err());
 }
 
+/// Words of tests/cubin/convert.cubin read field by field (envytools' gm107 tables, NAK's sm50
+/// encoder), each the instruction its PTX line compiles to.
+#[test]
+fn conversion_and_double_words_of_ptxas() {
+    // cvt.rzi.s32.f32, cvt.rni.u32.f32, cvt.rzi.ftz.s32.f32, cvt.rzi.u16.f32
+    assert_eq!(text(0x5cb0018000471a00), "F2I.S32.F32.TRUNC R0, R4");
+    assert_eq!(text(0x5cb0000000470a07), "F2I.U32.F32 R7, R4");
+    assert_eq!(text(0x5cb0118000471a10), "F2I.FTZ.S32.F32.TRUNC R16, R4");
+    assert_eq!(text(0x5cb0018000470913), "F2I.U16.F32.TRUNC R19, R4");
+    // cvt.rn.f32.s32 of a parameter, cvt.rz.f32.u32, cvt.rm.f32.u64, cvt.rn.f64.s64
+    assert_eq!(text(0x4cb8000005472a13), "I2F.F32.S32 R19, c[0x0][0x150]");
+    assert_eq!(text(0x5cb8018000470a0c), "I2F.F32.U32.RZ R12, R4");
+    assert_eq!(text(0x5cb8008000270e1d), "I2F.F32.U64.RM R29, R2");
+    assert_eq!(text(0x5cb8000000272f08), "I2F.F64.S64 R8, R2");
+    // cvt.rn.f16.f32, cvt.f32.f16, cvt.rni.f64.f64, cvt.rz.f32.f64
+    assert_eq!(text(0x5ca800000047090d), "F2F.F16.F32 R13, R4");
+    assert_eq!(text(0x5ca8000000d70605), "F2F.F32.F16 R5, R13");
+    assert_eq!(text(0x5ca8040000270f0c), "F2F.F64.F64.ROUND R12, R2");
+    assert_eq!(text(0x5ca8018000270e1b), "F2F.F32.F64.RZ R27, R2");
+    // cvt.sat.u16.s32, cvt.sat.s8.s32 of a parameter
+    assert_eq!(text(0x5ce4000000472906), "I2I.U16.S32.SAT R6, R4");
+    assert_eq!(
+        text(0x4ce4000005473815),
+        "I2I.S8.S32.SAT R21, c[0x0][0x150]"
+    );
+    // sub.rn.f64 with abs.f64/neg.f64 folded, add.rz.f64, mul.rn.f64 by 5.0, fma.rz.f64 with a
+    // constant ptxas put in bank 2, fma.rp.f64 with the parameter as Sb
+    assert_eq!(text(0x5c70600000670412), "DADD R18, |R4|, -R6");
+    assert_eq!(text(0x5c70018000670414), "DADD.RZ R20, R4, R6");
+    assert_eq!(text(0x3880004014070418), "DMUL R24, R4, 0x40140000");
+    assert_eq!(text(0x537c020800070414), "DFMA.RZ R20, R4, R4, c[0x2][0x0]");
+    assert_eq!(
+        text(0x4b78010005670204),
+        "DFMA.RP R4, R2, c[0x0][0x158], R2"
+    );
+    // min.f64 and max.f64, setp.nan / setp.gt / setp.ltu (with the and.pred folded)
+    assert_eq!(text(0x5c5003800067040c), "DMNMX R12, R4, R6, PT");
+    assert_eq!(text(0x5c50078000670408), "DMNMX R8, R4, R6, !PT");
+    assert_eq!(text(0x5b8803800ff70207), "DSETP.NAN.AND P0, PT, R2, RZ, PT");
+    assert_eq!(
+        text(0x368403c00007080f),
+        "DSETP.GT.AND P1, PT, R8, 0x40000000, PT"
+    );
+    assert_eq!(
+        text(0x4b89040005670207),
+        "DSETP.LTU.AND P0, PT, R2, c[0x0][0x158], !P0"
+    );
+    assert_eq!(text(0x590e03800ff70416), "DSET.GEU.AND R22, R4, RZ, PT");
+}
+
 #[test]
 fn field_accessors() {
     let w = Word(0x0100_0000_0000_0000 | (0x12345678u64 << 20) | (0x7 << 16) | (0xf << 12) | 3);
@@ -150,6 +200,36 @@ impl Rng {
         // SHF's immediate is 6 bits: keep the rest of the ALU immediate field clear mostly.
         if f.mnemonic == "SHF" && f.b == B::None && !self.next().is_multiple_of(4) {
             w &= !((0x7ff << 26) | (1 << 56));
+        }
+        // Conversions and binary64 ops: mostly no .CC or selectors, valid float types, an
+        // 8-byte aligned constant (a 64-bit operand), no modifiers on an immediate.
+        let mn = f.mnemonic;
+        let cvt = ["I2F", "F2I", "F2F", "I2I"].contains(&mn);
+        let dbl = ["DADD", "DMUL", "DFMA", "DMNMX", "DSETP", "DSET"].contains(&mn);
+        if (cvt || dbl) && !self.next().is_multiple_of(4) {
+            w &= !(1 << 47);
+            if cvt {
+                w &= !(if mn == "F2F" { 1 << 41 } else { 3 << 41 });
+            }
+            if mn == "F2F" && self.next().is_multiple_of(2) {
+                w &= !(1 << 42);
+            }
+            for (lo, on) in [(8, ["I2F", "F2F"]), (10, ["F2I", "F2F"])] {
+                if on.contains(&mn) && (w >> lo) & 3 == 0 {
+                    w |= 2 << lo;
+                }
+            }
+            if mn == "I2I" {
+                w &= !((1 << 9) | (1 << 11));
+            }
+            w &= !(1 << 20);
+            if f.b == B::None {
+                for b in [6, 7, 43, 44, 45, 46, 48, 49, 53, 54] {
+                    w &= !(1 << b);
+                }
+            }
+            // The opcode bits stay.
+            w = (w & !f.mask) | f.bits;
         }
         // LD/ST carry a 32-bit offset; the text's is 24 bits: keep most in range.
         if matches!(f.mnemonic, "LD" | "ST") && !self.next().is_multiple_of(4) {
@@ -308,7 +388,7 @@ fn decoding_random_bytes_never_panics() {
 /// yet: its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 9] = [
+    let files: [(&str, &[u8]); 10] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -321,6 +401,7 @@ fn ptxas_kernels_decode_and_disassemble() {
             "gather64",
             include_bytes!("../../tests/cubin/gather64.cubin"),
         ),
+        ("convert", include_bytes!("../../tests/cubin/convert.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -356,8 +437,8 @@ fn ptxas_kernels_decode_and_disassemble() {
     assert_eq!(
         decoded,
         [
-            "calls", "carry128", "consts", "diverge", "gather", "gather64", "generic", "mul",
-            "reduce", "sizes", "stack", "vadd"
+            "calls", "carry128", "consts", "cvt32", "cvt64", "dbl", "diverge", "gather",
+            "gather64", "generic", "misc", "mul", "reduce", "sizes", "stack", "vadd"
         ]
     );
 }

@@ -58,6 +58,8 @@ pub struct RawOperand {
     pub not: Option<SrcLoc>,
     /// A `!` prefix.
     pub bang: Option<SrcLoc>,
+    /// `|x|` (absolute value of a float operand): where the opening `|` is.
+    pub abs: Option<SrcLoc>,
     /// Dotted suffixes (`.H1`, `.CC`, `.reuse`, `.X` of `SR_TID.X`), without the dot; the location
     /// is the dot's.
     pub sfx: Vec<Spanned<String>>,
@@ -466,9 +468,13 @@ fn label_name(c: &mut Cur) -> Result<String, AsmError> {
 
 fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
     let loc = c.here();
-    let (mut neg, mut not, mut bang) = (None, None, None);
+    let (mut neg, mut not, mut bang, mut abs) = (None, None, None, None);
     while let Some(t) = c.peek() {
+        if abs.is_some() {
+            break;
+        }
         let slot = match t.tok {
+            Tok::Punct('|') => &mut abs,
             Tok::Punct('-') if !matches!(c.peek_at(1).map(|t| &t.tok), Some(Tok::Num(_))) => {
                 &mut neg
             }
@@ -544,6 +550,9 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
     while let Some(s) = c.suffix() {
         sfx.push(s);
     }
+    if abs.is_some() {
+        c.expect('|', "to close the absolute value `|x|`")?;
+    }
     Ok(RawOperand {
         kind,
         loc,
@@ -551,6 +560,7 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
         neg,
         not,
         bang,
+        abs,
         sfx,
     })
 }

@@ -98,6 +98,16 @@ sass_table! {
         Membar "MEMBAR",
         Nop "NOP",
         Depbar "DEPBAR",
+        I2f "I2F",
+        F2i "F2I",
+        F2f "F2F",
+        I2i "I2I",
+        Dadd "DADD",
+        Dmul "DMUL",
+        Dfma "DFMA",
+        Dmnmx "DMNMX",
+        Dsetp "DSETP",
+        Dset "DSET",
     }
     unspelled {
         Un,

@@ -15,6 +15,8 @@ pub const NOT: u8 = 2;
 pub const HALF: u8 = 4;
 /// `.CC` allowed (destinations).
 pub const CC: u8 = 8;
+/// `|x|` allowed (float sources).
+pub const ABS: u8 = 16;
 
 /// The prefixes and suffixes an operand carried.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,6 +29,8 @@ pub struct Flags {
     pub half: Half,
     /// Where `.CC` is written, if it is.
     pub cc: Option<SrcLoc>,
+    /// `|x|`.
+    pub abs: bool,
 }
 
 /// How an immediate literal becomes the op's 32-bit value.
@@ -307,6 +311,12 @@ impl<'a> Args<'a> {
                 return self.err(l, "negation `-` is not allowed on this operand");
             }
             f.neg = true;
+        }
+        if let Some(l) = o.abs {
+            if allow & ABS == 0 {
+                return self.err(l, "an absolute value `|x|` is not allowed on this operand");
+            }
+            f.abs = true;
         }
         if let Some(l) = o.not {
             if allow & NOT == 0 {

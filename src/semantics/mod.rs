@@ -16,7 +16,9 @@
 //! | Direct3D 11 float and integer arithmetic (DXBC) | [`d3d`] | DXBC numerics |
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
 //! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
+//! | conversions (I2F, F2I, F2F, I2I) and the binary64 instructions | [`convert`] | §29 |
 
+pub mod convert;
 pub mod d3d;
 pub mod func;
 pub mod ieee;

@@ -17,6 +17,7 @@
 
 mod alu;
 mod control;
+mod convert;
 mod edges;
 mod frame;
 mod memory;
@@ -425,6 +426,7 @@ impl Gen<'_, '_> {
             w[5] = 0;
         }
         match self.weighted(&w) {
+            0 if self.chance(12) => self.convert(),
             0 => {
                 let g = self.guard();
                 let op = self.alu();
