@@ -92,6 +92,7 @@ delegated!(Table, StTex, Atom, Info);
 
 // Declared after the macros above, which they use.
 mod alu;
+mod float;
 mod func;
 mod lea;
 mod mem;
@@ -151,6 +152,8 @@ pub struct Env<'p> {
     pub bin_fn: FuncRef,
     /// As `un_fn`, for `Tern`.
     pub tern_fn: FuncRef,
+    /// The lane routine of the float ops not written as vector code (`jit::view`).
+    pub float_fn: FuncRef,
     /// Pointer type.
     pub ptr: Type,
     /// Live-out state of the block (what must be stored at the end).

@@ -26,6 +26,7 @@ pub(super) struct Inner {
     pub(super) un_fn: FuncId,
     pub(super) bin_fn: FuncId,
     pub(super) tern_fn: FuncId,
+    pub(super) float_fn: FuncId,
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
@@ -90,6 +91,10 @@ impl Inner {
         builder.symbol("warpjit_jit_un", super::view::warpjit_jit_un as *const u8);
         builder.symbol("warpjit_jit_bin", super::view::warpjit_jit_bin as *const u8);
         builder.symbol(
+            "warpjit_jit_float",
+            super::view::warpjit_jit_float as *const u8,
+        );
+        builder.symbol(
             "warpjit_jit_tern",
             super::view::warpjit_jit_tern as *const u8,
         );
@@ -135,6 +140,7 @@ impl Inner {
         let un_fn = declare(&mut module, "warpjit_jit_un")?;
         let bin_fn = declare(&mut module, "warpjit_jit_bin")?;
         let tern_fn = declare(&mut module, "warpjit_jit_tern")?;
+        let float_fn = declare(&mut module, "warpjit_jit_float")?;
         Ok(Inner {
             ctx: module.make_context(),
             module,
@@ -147,6 +153,7 @@ impl Inner {
             un_fn,
             bin_fn,
             tern_fn,
+            float_fn,
             next_name: 0,
             dump: dump_dir()?,
             tier,
@@ -202,6 +209,7 @@ impl Inner {
             let un_fn = self.module.declare_func_in_func(self.un_fn, fb.func);
             let bin_fn = self.module.declare_func_in_func(self.bin_fn, fb.func);
             let tern_fn = self.module.declare_func_in_func(self.tern_fn, fb.func);
+            let float_fn = self.module.declare_func_in_func(self.float_fn, fb.func);
             let env = codegen::Env {
                 exec_inst,
                 mem_slow,
@@ -211,6 +219,7 @@ impl Inner {
                 un_fn,
                 bin_fn,
                 tern_fn,
+                float_fn,
                 ptr,
                 live_out,
             };

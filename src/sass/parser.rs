@@ -21,6 +21,9 @@ pub enum RawKind {
     Pred(u8),
     /// A number; a `-` written directly before it is folded in.
     Imm(i64),
+    /// A decimal float literal (`1.5`, `-2.5e-3`: with a `.` or an exponent), as the nearest
+    /// binary32; a `-` written directly before it is folded in (as the sign bit).
+    Float(u32),
     /// `c[bank][offset]`, `c[bank][Ra+offset]`.
     Const {
         /// The bank number.
@@ -58,6 +61,8 @@ pub struct RawOperand {
     pub not: Option<SrcLoc>,
     /// A `!` prefix.
     pub bang: Option<SrcLoc>,
+    /// `|x|` around the core (and its suffixes): where the opening `|` is.
+    pub abs: Option<SrcLoc>,
     /// Dotted suffixes (`.H1`, `.CC`, `.reuse`, `.X` of `SR_TID.X`), without the dot; the location
     /// is the dot's.
     pub sfx: Vec<Spanned<String>>,
@@ -358,6 +363,20 @@ fn raw_inst(toks: &[Token], end: SrcLoc) -> Result<RawInst, AsmError> {
     }
 }
 
+/// A number token as an integer or, written with a `.` or an exponent in decimal, a float.
+fn number_kind(t: &Token, neg: bool) -> Result<RawKind, AsmError> {
+    let text = t.text();
+    let hex = text.starts_with("0x") || text.starts_with("0X");
+    if !hex && text.contains(['.', 'e', 'E']) {
+        let v: f32 = text
+            .parse()
+            .map_err(|_| AsmError::at(t.loc, format!("malformed number `{text}`")))?;
+        let bits = v.to_bits();
+        return Ok(RawKind::Float(if neg { bits ^ 0x8000_0000 } else { bits }));
+    }
+    Ok(RawKind::Imm(num(t, neg)?))
+}
+
 /// Parses a number token, with the sign already read.
 fn num(t: &Token, neg: bool) -> Result<i64, AsmError> {
     let v = number(&t.text(), t.loc)?;
@@ -466,7 +485,7 @@ fn label_name(c: &mut Cur) -> Result<String, AsmError> {
 
 fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
     let loc = c.here();
-    let (mut neg, mut not, mut bang) = (None, None, None);
+    let (mut neg, mut not, mut bang, mut abs) = (None, None, None, None);
     while let Some(t) = c.peek() {
         let slot = match t.tok {
             Tok::Punct('-') if !matches!(c.peek_at(1).map(|t| &t.tok), Some(Tok::Num(_))) => {
@@ -474,6 +493,7 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
             }
             Tok::Punct('~') => &mut not,
             Tok::Punct('!') => &mut bang,
+            Tok::Punct('|') => &mut abs,
             _ => break,
         };
         if slot.is_some() {
@@ -492,9 +512,9 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
             let n = c
                 .bump()
                 .ok_or_else(|| AsmError::at(atom_loc, "expected a number"))?;
-            RawKind::Imm(num(n, true)?)
+            number_kind(n, true)?
         }
-        Tok::Num(_) => RawKind::Imm(num(t, false)?),
+        Tok::Num(_) => number_kind(t, false)?,
         Tok::Punct('[') => {
             let (base, off) = address(c)?;
             RawKind::Mem { base, off }
@@ -544,6 +564,12 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
     while let Some(s) = c.suffix() {
         sfx.push(s);
     }
+    if let Some(open) = abs {
+        match c.peek() {
+            Some(t) if t.is('|') => c.i += 1,
+            _ => return Err(AsmError::at(open, "`|` without its closing `|`")),
+        }
+    }
     Ok(RawOperand {
         kind,
         loc,
@@ -551,6 +577,7 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
         neg,
         not,
         bang,
+        abs,
         sfx,
     })
 }

@@ -18,6 +18,7 @@
 //! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
 
 pub mod d3d;
+pub mod float;
 pub mod func;
 pub mod ieee;
 
