@@ -470,6 +470,22 @@ fn weight_of_every_op_is_pinned() {
         ("MEMBAR.CTA;", 1),
         ("NOP;", 1),
         ("DEPBAR.LE SB0, 0x0;", 1),
+        ("FADD R1, R2, R3;", 6),
+        ("FADD.RZ R1, R2, R3;", 12),
+        ("FADD32I R1, R2, 1.5;", 6),
+        ("FMUL R1, R2, R3;", 6),
+        ("FMUL.RM R1, R2, R3;", 12),
+        ("FMUL32I R1, R2, 2.0;", 6),
+        ("FFMA R1, R2, R3, R4;", 8),
+        ("FFMA.RP R1, R2, R3, R4;", 14),
+        ("FFMA32I R1, R2, 2.0, R1;", 8),
+        ("FMNMX R1, R2, R3, PT;", 10),
+        ("FSET.LT.AND R1, R2, R3, PT;", 8),
+        ("FSETP.LT.AND P0, PT, R2, R3, PT;", 8),
+        ("FCMP.LT R1, R2, R3, R4;", 8),
+        ("MUFU.RCP R1, R2;", 12),
+        ("RRO.SINCOS R1, R2;", 6),
+        ("FCHK.DIVIDE P0, R2, R3;", 10),
     ];
     let text: String = cases.iter().map(|(t, _)| format!("{t}\n")).collect();
     let prog = program(&format!("{text}EXIT;\n"));

@@ -606,14 +606,15 @@ maxwell_table! {
         no(w, 47, "FADD with .CC")?;
         ok(Fadd {
             d: w.reg(0), ftz: w.bit(44), sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
-            a: w.reg(8), am: fmod(w, 48, 46), b, bm: fmod(w, 45, 49),
+            a: w.reg(8), am: fmod(w, 48, 46), b, bm: fmod_b(w, b, 45, 49)?,
         })
     }),
     Fadd32i => &[form!("FADD32I", op(0x0800), M6, None, |w, _, _| {
         no(w, 52, "FADD32I with .CC")?;
+        fmod_b(w, Src::Imm(0), 53, 57)?;
         ok(Fadd32i {
             d: w.reg(0), ftz: w.bit(55), a: w.reg(8), am: fmod(w, 56, 54),
-            imm: w.field(20, 32) as u32, bm: fmod(w, 53, 57),
+            imm: w.field(20, 32) as u32,
         })
     })],
     Fmul => rcf!("FMUL", 0x5c68, 0x4c68, 0x3868, M13, M13I, |w, _, b| {
@@ -622,7 +623,7 @@ maxwell_table! {
         no(w, 45, "FMUL.FMZ")?;
         ok(Fmul {
             d: w.reg(0), ftz: w.bit(44), sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
-            a: w.reg(8), b, neg_b: w.bit(48),
+            a: w.reg(8), b, neg_b: fneg_b(w, b, 48)?,
         })
     }),
     Fmul32i => &[form!("FMUL32I", op(0x1e00), M8, None, |w, _, _| {
@@ -649,8 +650,8 @@ maxwell_table! {
     Fmnmx => rcf!("FMNMX", 0x5c60, 0x4c60, 0x3860, M13, M13I, |w, _, b| {
         no(w, 47, "FMNMX with .CC")?;
         ok(Fmnmx {
-            d: w.reg(0), ftz: w.bit(44), a: w.reg(8), am: fmod(w, 48, 46), b, bm: fmod(w, 45, 49),
-            p: w.psrc(39, 42),
+            d: w.reg(0), ftz: w.bit(44), a: w.reg(8), am: fmod(w, 48, 46), b,
+            bm: fmod_b(w, b, 45, 49)?, p: w.psrc(39, 42),
         })
     }),
     Fset => &[
@@ -661,7 +662,8 @@ maxwell_table! {
     Fsetp => rcf!("FSETP", 0x5bb0, 0x4bb0, 0x36b0, M12, M12I, |w, _, b| {
         ok(Fsetp {
             cmp: FCmp::ALL[w.field(48, 4) as usize], ftz: w.bit(47), bop: bool_op(w.field(45, 2))?,
-            p: w.pred(3), q: w.pred(0), a: w.reg(8), am: fmod(w, 43, 7), b, bm: fmod(w, 6, 44),
+            p: w.pred(3), q: w.pred(0), a: w.reg(8), am: fmod(w, 43, 7), b,
+            bm: fmod_b(w, b, 6, 44)?,
             c: w.psrc(39, 42),
         })
     }),
@@ -681,11 +683,11 @@ maxwell_table! {
         ok(Mufu { d: w.reg(0), func, sat: w.bit(50), a: w.reg(8), am: fmod(w, 48, 46) })
     })],
     Rro => rcf!("RRO", 0x5c90, 0x4c90, 0x3890, M13, M13I, |w, _, b| {
-        ok(Rro { d: w.reg(0), ex2: w.bit(39), b, bm: fmod(w, 45, 49) })
+        ok(Rro { d: w.reg(0), ex2: w.bit(39), b, bm: fmod_b(w, b, 45, 49)? })
     }),
     Fchk => rcf!("FCHK", 0x5c88, 0x4c88, 0x3888, M13, M13I, |w, _, b| {
         only(w, 39, 6, 0, "FCHK check")?;
-        ok(Fchk { p: w.pred(3), a: w.reg(8), am: fmod(w, 48, 46), b, bm: fmod(w, 45, 49) })
+        ok(Fchk { p: w.pred(3), a: w.reg(8), am: fmod(w, 48, 46), b, bm: fmod_b(w, b, 45, 49)? })
     }),
     Prmt => &[
         form!("PRMT", op(0x5bc0), M12, Reg, prmt_c39),
@@ -922,6 +924,24 @@ fn fmod(w: Word, neg: u32, abs: u32) -> FMod {
     }
 }
 
+/// The negation bit of the Sb slot (FMUL, FFMA): refused on an immediate, as [`fmod_b`].
+fn fneg_b(w: Word, b: Src, neg: u32) -> Result<bool, String> {
+    if matches!(b, Src::Imm(_)) && w.bit(neg) {
+        return Err("a negated float immediate is not supported".into());
+    }
+    Ok(w.bit(neg))
+}
+
+/// The modifier of the Sb slot: refused on an immediate (ptxas folds the sign into the value,
+/// and the text has no spelling for a modified literal).
+fn fmod_b(w: Word, b: Src, neg: u32, abs: u32) -> Result<FMod, String> {
+    let m = fmod(w, neg, abs);
+    if matches!(b, Src::Imm(_)) && m != FMod::NONE {
+        return Err("a negated or absolute float immediate is not supported".into());
+    }
+    Ok(m)
+}
+
 fn ffma(w: Word, b: Src, c: Src) -> R {
     no(w, 47, "FFMA with .CC")?;
     no(w, 54, "FFMA.FMZ")?;
@@ -932,7 +952,7 @@ fn ffma(w: Word, b: Src, c: Src) -> R {
         rnd: FRnd::ALL[w.field(51, 2) as usize],
         a: w.reg(8),
         b,
-        neg_b: w.bit(48),
+        neg_b: fneg_b(w, b, 48)?,
         c,
         neg_c: w.bit(49),
     })
@@ -949,7 +969,7 @@ fn fset(w: Word, _: u32, b: Src) -> R {
         a: w.reg(8),
         am: fmod(w, 43, 54),
         b,
-        bm: fmod(w, 53, 44),
+        bm: fmod_b(w, b, 53, 44)?,
         c: w.psrc(39, 42),
     })
 }

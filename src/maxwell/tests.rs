@@ -151,6 +151,21 @@ impl Rng {
         if f.mnemonic == "SHF" && f.b == B::None && !self.next().is_multiple_of(4) {
             w &= !((0x7ff << 26) | (1 << 56));
         }
+        // FMUL's scale (41..43) and .FMZ (45) are refused: keep them clear mostly.
+        if matches!(f.mnemonic, "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I")
+            && !self.next().is_multiple_of(4)
+        {
+            w &= !((0x7 << 41) | (1 << 45) | (1 << 54) | (1 << 47) | (1 << 52));
+            w |= f.bits;
+        }
+        // A float immediate takes no modifier bits; FCHK's check field (39..44) is 0.
+        if f.b == B::F20 && !self.next().is_multiple_of(4) {
+            w &= !((1 << 6) | (1 << 44) | (1 << 45) | (1 << 48) | (1 << 49) | (1 << 53));
+            w |= f.bits;
+        }
+        if f.mnemonic == "FCHK" && !self.next().is_multiple_of(4) {
+            w &= !(0x3f << 39);
+        }
         // LD/ST carry a 32-bit offset; the text's is 24 bits: keep most in range.
         if matches!(f.mnemonic, "LD" | "ST") && !self.next().is_multiple_of(4) {
             w &= !(0xfff << 40);

@@ -554,7 +554,12 @@ impl<'a> Args<'a> {
                 )
             }
         };
-        self.check_neg(o, f, allow)?;
+        if let Some(l) = o.neg.or(o.abs) {
+            return self.err(
+                l,
+                "a float immediate takes no `-` or `|x|` modifier: write the value (`-1.5`)",
+            );
+        }
         if imm == FImm::F20 && bits & 0xfff != 0 {
             return self.err(
                 o.atom_loc,

@@ -68,7 +68,7 @@ pub fn fadd(o: &Fadd, a: u32, b: u32) -> u32 {
 
 /// FADD32I on one lane.
 pub fn fadd32i(o: &Fadd32i, a: u32) -> u32 {
-    let (a, b) = (fin(a, o.am, o.ftz), fin(o.imm, o.bm, o.ftz));
+    let (a, b) = (fin(a, o.am, o.ftz), fin(o.imm, FMod::NONE, o.ftz));
     fout(add32(a, b, Rounding::Nearest), o.ftz, false)
 }
 

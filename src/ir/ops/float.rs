@@ -160,7 +160,7 @@ impl Operands for Fadd {
     }
 }
 
-/// `FADD32I[.FTZ] Rd, [-][|]Ra[|], [-][|]imm32[|]`: Ra + a full binary32 immediate, to nearest.
+/// `FADD32I[.FTZ] Rd, [-][|]Ra[|], imm32`: Ra + a full binary32 immediate, to nearest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fadd32i {
     /// Destination.
@@ -173,8 +173,6 @@ pub struct Fadd32i {
     pub am: FMod,
     /// The binary32 immediate.
     pub imm: u32,
-    /// Its modifier.
-    pub bm: FMod,
 }
 
 impl Operands for Fadd32i {
@@ -185,7 +183,6 @@ impl Operands for Fadd32i {
             a,
             am: _,
             imm: _,
-            bm: _,
         } = *self;
         o.def(d);
         o.read(a);

@@ -215,7 +215,7 @@ impl Lower for Fadd32i {
         let a = tx.reg(o.a);
         let b = tx.splat(o.imm);
         let a = tx.fin_row(a, o.am, o.ftz);
-        let b = tx.fin_row(b, o.bm, o.ftz);
+        let b = tx.fin_row(b, FMod::NONE, o.ftz);
         let r = tx.fop2(&a, &b, |b, x, y| b.ins().fadd(x, y));
         let r = tx.fout_row(&r, o.ftz, false);
         tx.set_reg(o.d, r, m);

@@ -158,7 +158,7 @@ impl SassSyntax for Fadd32i {
         let ftz = a.flag("FTZ")?;
         let d = a.reg()?;
         let (ra, am) = freg(a, NEG | ABS)?;
-        let (b, bm) = fsb(a, FImm::F32, NEG | ABS)?;
+        let (b, _) = fsb(a, FImm::F32, 0)?;
         let Src::Imm(imm) = b else {
             return a.err(a.raw().mn_loc, "FADD32I takes an immediate second source");
         };
@@ -168,7 +168,6 @@ impl SassSyntax for Fadd32i {
             a: ra,
             am,
             imm,
-            bm,
         })
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -178,7 +177,7 @@ impl SassSyntax for Fadd32i {
             m(self.ftz, ".FTZ"),
             self.d,
             F(Src::Reg(self.a), self.am),
-            F(Src::Imm(self.imm), self.bm)
+            F(Src::Imm(self.imm), FMod::NONE)
         )
     }
 }
