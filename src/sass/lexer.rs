@@ -142,7 +142,9 @@ pub fn lex(text: &str) -> Result<Vec<Token>, AsmError> {
             c if c.is_ascii_digit() => {
                 let mut n = run(1, &|c| c.is_ascii_alphanumeric() || c == '_');
                 let hex = c == '0' && matches!(at(i + 1), 'x' | 'X');
-                if !hex {
+                // After a `.` the number is a modifier (`.64.128`), never a float.
+                let modifier = i > 0 && at(i - 1) == '.';
+                if !hex && !modifier {
                     // A decimal float literal: `1.5`, `2.5e-3`, `1e+30` (a `.` only before a
                     // digit, so `R1.reuse`-like suffixes never join a number).
                     if at(i + n) == '.' && at(i + n + 1).is_ascii_digit() {
