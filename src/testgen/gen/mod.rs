@@ -18,6 +18,7 @@
 mod alu;
 mod control;
 mod edges;
+mod float;
 mod frame;
 mod memory;
 
@@ -427,7 +428,11 @@ impl Gen<'_, '_> {
         match self.weighted(&w) {
             0 => {
                 let g = self.guard();
-                let op = self.alu();
+                let op = if self.chance(20) {
+                    self.float()
+                } else {
+                    self.alu()
+                };
                 self.op(g, op);
             }
             1 => self.chain(),
