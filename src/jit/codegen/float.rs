@@ -15,12 +15,12 @@ use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Value}
 type FOp = fn(&mut cranelift_frontend::FunctionBuilder<'_>, Value, Value) -> Value;
 
 impl Tx<'_, '_, '_> {
-    fn to_f32x4(&mut self, x: Value) -> Value {
+    fn bits_as_f32x4(&mut self, x: Value) -> Value {
         let le = MemFlagsData::new().with_endianness(Endianness::Little);
         self.b.ins().bitcast(types::F32X4, le, x)
     }
 
-    fn to_i32x4(&mut self, x: Value) -> Value {
+    fn f32x4_as_bits(&mut self, x: Value) -> Value {
         let le = MemFlagsData::new().with_endianness(Endianness::Little);
         self.b.ins().bitcast(types::I32X4, le, x)
     }
@@ -98,31 +98,31 @@ impl Tx<'_, '_, '_> {
     /// `op(a, b)` on every row as `f32x4`.
     fn fop2(&mut self, a: &Row, b: &Row, op: FOp) -> Row {
         std::array::from_fn(|k| {
-            let x = self.to_f32x4(a[k]);
-            let y = self.to_f32x4(b[k]);
+            let x = self.bits_as_f32x4(a[k]);
+            let y = self.bits_as_f32x4(b[k]);
             let r = op(self.b, x, y);
-            self.to_i32x4(r)
+            self.f32x4_as_bits(r)
         })
     }
 
     /// `a * b + c` fused, on every row.
     fn ffma_rows(&mut self, a: &Row, b: &Row, c: &Row) -> Row {
         std::array::from_fn(|k| {
-            let x = self.to_f32x4(a[k]);
-            let y = self.to_f32x4(b[k]);
-            let z = self.to_f32x4(c[k]);
+            let x = self.bits_as_f32x4(a[k]);
+            let y = self.bits_as_f32x4(b[k]);
+            let z = self.bits_as_f32x4(c[k]);
             let r = self.b.ins().fma(x, y, z);
-            self.to_i32x4(r)
+            self.f32x4_as_bits(r)
         })
     }
 
     /// One float comparison condition, all ones where it holds.
     fn fcc(&mut self, cc: FloatCC, a: &Row, b: &Row) -> Row {
         std::array::from_fn(|k| {
-            let x = self.to_f32x4(a[k]);
-            let y = self.to_f32x4(b[k]);
+            let x = self.bits_as_f32x4(a[k]);
+            let y = self.bits_as_f32x4(b[k]);
             let m = self.b.ins().fcmp(cc, x, y);
-            self.to_i32x4(m)
+            self.f32x4_as_bits(m)
         })
     }
 
