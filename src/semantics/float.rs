@@ -312,5 +312,9 @@ mod tests {
             fchk_divide(0x3000_0000, 0x7000_0000),
             "quotient near underflow"
         );
+        assert!(
+            fchk_divide(0x7b80_0000, 0x7f00_0000),
+            "1/2^127 is subnormal: MUFU.RCP flushes it"
+        );
     }
 }
