@@ -745,15 +745,15 @@ fn a_cubins_disassembly_runs_as_the_cubin() {
         assert_eq!(code(&o), 0, "{engine}: {}{}", stdout(&o), stderr(&o));
     }
     // A kernel that does not decode is left out, named, and the status is 2.
-    let o = warpjit(&["disasm", "tests/cubin/scale.cubin"]);
+    let o = warpjit(&["disasm", "tests/cubin/unsupported.cubin"]);
     assert_eq!(code(&o), 2);
     assert!(
-        stdout(&o).contains("// kernel `scale` left out"),
+        stdout(&o).contains("// kernel `vabs` left out"),
         "{}",
         stdout(&o)
     );
     assert!(
-        stderr(&o).contains("error: kernel `scale`: instruction at 0x"),
+        stderr(&o).contains("error: kernel `vabs`: instruction at 0x"),
         "{}",
         stderr(&o)
     );

@@ -426,6 +426,53 @@ fn cref() -> S {
         .boxed()
 }
 
+/// A binary32 immediate as text: the shortest decimal for finite values, else the bit pattern;
+/// `low12` keeps the low 12 bits (else the value fits the 20-bit float forms).
+fn fimm(low12: bool) -> S {
+    any::<u32>()
+        .prop_map(move |b| {
+            let b = if low12 { b } else { b & 0xffff_f000 };
+            let v = f32::from_bits(b);
+            if v.is_finite() && b & 0x7fff_ffff >= 0x80_0000 || v == 0.0 {
+                format!("{v:?}")
+            } else if v.is_finite() {
+                // A subnormal: decimal too (a bit pattern below 0x800000 is refused).
+                format!("{v:e}")
+            } else {
+                format!("{b:#010x}")
+            }
+        })
+        .boxed()
+}
+
+/// A float register or constant with a random `-`, `|x|` or `-|x|`.
+fn fmodded(s: S) -> S {
+    (s, 0u8..4)
+        .prop_map(|(s, k)| match k {
+            0 => s,
+            1 => format!("-{s}"),
+            2 => format!("|{s}|"),
+            _ => format!("-|{s}|"),
+        })
+        .boxed()
+}
+
+/// A float Sb: a (modified) register or constant, or a 20-bit float immediate.
+fn fsb() -> S {
+    prop_oneof![fmodded(regc()), fimm(false)].boxed()
+}
+
+/// A float Sb with only negation allowed (FMUL, FFMA).
+fn fsb_neg() -> S {
+    prop_oneof![pre("-", regc()), fimm(false)].boxed()
+}
+
+const FCMPS: &[&str] = &[
+    "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
+    "GEU", "T",
+];
+const FRNDS: &[&str] = &["", "RN", "RM", "RP", "RZ"];
+
 fn src(i: S) -> S {
     prop_oneof![rreg(), cref(), i].boxed()
 }
@@ -916,6 +963,164 @@ fn templates() -> Vec<(&'static str, S)> {
                 ],
             )
                 .prop_map(|(m, d, a, (b, c))| format!("ICMP{m} {d}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "FADD",
+            (
+                mods(vec![vec!["", "FTZ"], FRNDS.to_vec(), vec!["", "SAT"]]),
+                reg(),
+                fmodded(rreg()),
+                fsb(),
+            )
+                .prop_map(|(m, d, a, b)| format!("FADD{m} {d}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "FADD32I",
+            (
+                mods(vec![vec!["", "FTZ"]]),
+                reg(),
+                fmodded(rreg()),
+                fimm(true),
+            )
+                .prop_map(|(m, d, a, b)| format!("FADD32I{m} {d}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "FMUL",
+            (
+                mods(vec![vec!["", "FTZ"], FRNDS.to_vec(), vec!["", "SAT"]]),
+                reg(),
+                rreg(),
+                fsb_neg(),
+            )
+                .prop_map(|(m, d, a, b)| format!("FMUL{m} {d}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "FMUL32I",
+            (
+                mods(vec![vec!["", "FTZ"], vec!["", "SAT"]]),
+                reg(),
+                rreg(),
+                fimm(true),
+            )
+                .prop_map(|(m, d, a, b)| format!("FMUL32I{m} {d}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "FFMA",
+            (
+                mods(vec![vec!["", "FTZ"], FRNDS.to_vec(), vec!["", "SAT"]]),
+                reg(),
+                rreg(),
+                prop_oneof![
+                    (pre("-", rreg()), pre("-", regc())).boxed(),
+                    (prop_oneof![pre("-", cref()), fimm(false)], pre("-", rreg())).boxed(),
+                ],
+            )
+                .prop_map(|(m, d, a, (b, c))| format!("FFMA{m} {d}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "FFMA32I",
+            (
+                mods(vec![vec!["", "FTZ"], vec!["", "SAT"]]),
+                reg(),
+                pre("-", rreg()),
+                fimm(true),
+                any::<bool>(),
+            )
+                .prop_map(|(m, d, a, b, n)| {
+                    let c = if n { format!("-{d}") } else { d.clone() };
+                    format!("FFMA32I{m} {d}, {a}, {b}, {c}")
+                })
+                .boxed(),
+        ),
+        (
+            "FMNMX",
+            (
+                mods(vec![vec!["", "FTZ"]]),
+                reg(),
+                fmodded(rreg()),
+                fsb(),
+                psrc(),
+            )
+                .prop_map(|(m, d, a, b, p)| format!("FMNMX{m} {d}, {a}, {b}, {p}"))
+                .boxed(),
+        ),
+        (
+            "FSETP",
+            (
+                mods(vec![
+                    FCMPS.to_vec(),
+                    vec!["", "FTZ"],
+                    vec!["", "AND", "OR", "XOR"],
+                ]),
+                pred(),
+                pred(),
+                fmodded(rreg()),
+                fsb(),
+                psrc(),
+            )
+                .prop_map(|(m, p, q, a, b, c)| format!("FSETP{m} {p}, {q}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "FSET",
+            (
+                mods(vec![
+                    vec!["", "BF"],
+                    FCMPS.to_vec(),
+                    vec!["", "FTZ"],
+                    vec!["", "AND", "OR", "XOR"],
+                ]),
+                reg(),
+                fmodded(rreg()),
+                fsb(),
+                psrc(),
+            )
+                .prop_map(|(m, d, a, b, c)| format!("FSET{m} {d}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "FCMP",
+            (
+                mods(vec![FCMPS.to_vec(), vec!["", "FTZ"]]),
+                reg(),
+                rreg(),
+                prop_oneof![
+                    (rreg(), regc()).boxed(),
+                    (prop_oneof![cref(), fimm(false)], rreg()).boxed(),
+                ],
+            )
+                .prop_map(|(m, d, a, (b, c))| format!("FCMP{m} {d}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "MUFU",
+            (
+                sel(&[
+                    "COS", "SIN", "EX2", "LG2", "RCP", "RSQ", "RCP64H", "RSQ64H", "SQRT",
+                ]),
+                mods(vec![vec!["", "SAT"]]),
+                reg(),
+                fmodded(rreg()),
+            )
+                .prop_map(|(f, m, d, a)| format!("MUFU.{f}{m} {d}, {a}"))
+                .boxed(),
+        ),
+        (
+            "RRO",
+            (sel(&["SINCOS", "EX2"]), reg(), fsb())
+                .prop_map(|(f, d, b)| format!("RRO.{f} {d}, {b}"))
+                .boxed(),
+        ),
+        (
+            "FCHK",
+            (pred(), fmodded(rreg()), fsb())
+                .prop_map(|(p, a, b)| format!("FCHK.DIVIDE {p}, {a}, {b}"))
                 .boxed(),
         ),
         (

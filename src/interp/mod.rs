@@ -18,6 +18,7 @@
 
 mod alu;
 mod convert;
+mod float;
 mod func;
 mod lanes;
 mod memory;

@@ -16,12 +16,14 @@
 
 pub mod alu;
 pub mod convert;
+pub mod float;
 pub mod func;
 pub mod memory;
 pub mod resource;
 
 pub use alu::*;
 pub use convert::*;
+pub use float::*;
 pub use func::*;
 pub use memory::*;
 pub use resource::*;
@@ -56,6 +58,19 @@ macro_rules! for_each_op {
             Imnmx(Imnmx),
             Icmp(Icmp),
             Prmt(Prmt),
+            Fadd(Fadd),
+            Fadd32i(Fadd32i),
+            Fmul(Fmul),
+            Fmul32i(Fmul32i),
+            Ffma(Ffma),
+            Ffma32i(Ffma32i),
+            Fmnmx(Fmnmx),
+            Fset(Fset),
+            Fsetp(Fsetp),
+            Fcmp(Fcmp),
+            Mufu(Mufu),
+            Rro(Rro),
+            Fchk(Fchk),
             Lea(Lea),
             Ldc(Ldc),
             Ldg(Ldg),

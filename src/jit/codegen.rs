@@ -93,6 +93,7 @@ delegated!(Table, StTex, Atom, Info);
 // Declared after the macros above, which they use.
 mod alu;
 mod convert;
+mod float;
 mod func;
 mod lea;
 mod mem;
@@ -156,6 +157,8 @@ pub struct Env<'p> {
     pub tern_fn: FuncRef,
     /// The conversion and binary64 routine (`jit::fp`).
     pub fp_fn: FuncRef,
+    /// The lane routine of the float ops not written as vector code (`jit::view`).
+    pub float_fn: FuncRef,
     /// Pointer type.
     pub ptr: Type,
     /// Live-out state of the block (what must be stored at the end).

@@ -29,6 +29,7 @@ pub(super) struct Inner {
     pub(super) tern_fn: FuncId,
     /// The conversion and binary64 routine (`jit::fp`).
     pub(super) fp_fn: FuncId,
+    pub(super) float_fn: FuncId,
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
@@ -98,6 +99,10 @@ impl Inner {
         builder.symbol("warpjit_jit_bin", super::view::warpjit_jit_bin as *const u8);
         builder.symbol("warpjit_jit_fp", super::fp::warpjit_jit_fp as *const u8);
         builder.symbol(
+            "warpjit_jit_float",
+            super::view::warpjit_jit_float as *const u8,
+        );
+        builder.symbol(
             "warpjit_jit_tern",
             super::view::warpjit_jit_tern as *const u8,
         );
@@ -152,6 +157,7 @@ impl Inner {
         let bin_fn = declare(&mut module, "warpjit_jit_bin")?;
         let tern_fn = declare(&mut module, "warpjit_jit_tern")?;
         let fp_fn = declare(&mut module, "warpjit_jit_fp")?;
+        let float_fn = declare(&mut module, "warpjit_jit_float")?;
         Ok(Inner {
             ctx: module.make_context(),
             module,
@@ -166,6 +172,7 @@ impl Inner {
             bin_fn,
             tern_fn,
             fp_fn,
+            float_fn,
             next_name: 0,
             dump: dump_dir()?,
             tier,
@@ -223,6 +230,7 @@ impl Inner {
             let bin_fn = self.module.declare_func_in_func(self.bin_fn, fb.func);
             let tern_fn = self.module.declare_func_in_func(self.tern_fn, fb.func);
             let fp_fn = self.module.declare_func_in_func(self.fp_fn, fb.func);
+            let float_fn = self.module.declare_func_in_func(self.float_fn, fb.func);
             let env = codegen::Env {
                 exec_inst,
                 mem_slow,
@@ -234,6 +242,7 @@ impl Inner {
                 bin_fn,
                 tern_fn,
                 fp_fn,
+                float_fn,
                 ptr,
                 live_out,
             };

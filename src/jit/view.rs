@@ -9,7 +9,8 @@
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
 use crate::interp::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, view_buffer, TexCoords};
-use crate::ir::{Bin, LdBuf, LdTex, StBuf, Tern, Un, View};
+use crate::ir::{Bin, LdBuf, LdTex, Op, StBuf, Tern, Un, View};
+use crate::semantics::float as fl;
 use crate::semantics::func::{bin, tern, un};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::OnceLock;
@@ -283,4 +284,29 @@ pub unsafe extern "C" fn warpjit_jit_tern(
     // SAFETY: as in `warpjit_jit_un`.
     let (op, area) = unsafe { (&*op, &mut *area) };
     area.out = std::array::from_fn(|l| tern(op.f, area.a[l], area.b[l], area.c[l]));
+}
+
+/// The float ops the JIT does not write as vector code (FADD, FMUL, FFMA in a directed rounding
+/// mode; MUFU) on all 32 lanes with `crate::semantics::float`'s definitions (the interpreter's):
+/// `a`, `b` and `c` hold the raw sources (Ra, Sb, Sc; MUFU reads only `a`).
+///
+/// # Safety
+/// As [`warpjit_jit_un`]; `op` points at the op of the instruction compiled.
+pub unsafe extern "C" fn warpjit_jit_float(
+    _jcx: *mut JitCx,
+    op: *const Op,
+    _mask: u32,
+    area: *mut FuncArea,
+) {
+    // SAFETY: compiled code passes the op it was compiled from and its own stack area.
+    let (op, area) = unsafe { (&*op, &mut *area) };
+    let (a, b, c) = (&area.a, &area.b, &area.c);
+    area.out = match op {
+        Op::Fadd(o) => std::array::from_fn(|l| fl::fadd(o, a[l], b[l])),
+        Op::Fmul(o) => std::array::from_fn(|l| fl::fmul(o, a[l], b[l])),
+        Op::Ffma(o) => std::array::from_fn(|l| fl::ffma(o, a[l], b[l], c[l])),
+        Op::Mufu(o) => std::array::from_fn(|l| fl::mufu(o.func, o.sat, o.am.apply(a[l]))),
+        // Compiled code calls this routine only for the ops above.
+        _ => area.out,
+    };
 }

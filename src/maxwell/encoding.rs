@@ -66,6 +66,11 @@ impl Word {
         let v = self.field(20, 19) | (self.field(56, 1) << 19);
         (((v << 44) as i64) >> 44) as u32
     }
+    /// The 20-bit float immediate: bits 20..39 are bits 12..31 of a binary32 and bit 56 its
+    /// sign; the low 12 bits are zero.
+    pub fn fimm20(self) -> u32 {
+        ((self.field(20, 19) << 12) | (self.field(56, 1) << 31)) as u32
+    }
     /// The constant operand of the ALU forms: the bank at 34 (5 bits), the word offset at 20
     /// (14 bits).
     pub fn cbuf(self) -> ConstRef {
@@ -93,6 +98,8 @@ pub enum B {
     Imm,
     /// A 16-bit unsigned immediate at 20 (XMAD).
     U16,
+    /// A 20-bit float immediate: the top 20 bits of a binary32 (19 at 20, the sign at 56).
+    F20,
 }
 
 impl B {
@@ -104,6 +111,7 @@ impl B {
             B::Const => Src::Const(w.cbuf()),
             B::Imm => Src::Imm(w.imm20()),
             B::U16 => Src::Imm(w.field(20, 16) as u32),
+            B::F20 => Src::Imm(w.fimm20()),
         }
     }
 }
@@ -170,6 +178,11 @@ const M13: u64 = 0xfff8 << 48;
 const M13I: u64 = 0xfef8 << 48;
 const M12: u64 = 0xfff0 << 48;
 const M12I: u64 = 0xfef0 << 48;
+const M9: u64 = 0xff80 << 48;
+const M9I: u64 = 0xfe80 << 48;
+const M8: u64 = 0xff00 << 48;
+const M7: u64 = 0xfe00 << 48;
+const M6: u64 = 0xfc00 << 48;
 
 /// The three forms of an ALU op whose `Sb` is a register, a constant or an immediate, at
 /// `reg` (register form), `reg - 0x1000` (constant form) and `reg - 0x2400` (immediate form)
@@ -203,6 +216,17 @@ macro_rules! rci {
 }
 
 /// One form.
+/// A float op's register, constant and 20-bit float immediate forms.
+macro_rules! rcf {
+    ($name:literal, $reg:expr, $cb:expr, $imm:expr, $m:expr, $mi:expr, $f:expr) => {
+        &[
+            form!($name, op($reg), $m, Reg, $f),
+            form!($name, op($cb), $m, Const, $f),
+            form!($name, op($imm), $mi, F20, $f),
+        ]
+    };
+}
+
 macro_rules! form {
     ($name:literal, $bits:expr, $mask:expr, $b:ident, $f:expr) => {
         Form {
@@ -580,6 +604,93 @@ maxwell_table! {
             icmp(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
         }),
     ],
+    Fadd => rcf!("FADD", 0x5c58, 0x4c58, 0x3858, M13, M13I, |w, _, b| {
+        no(w, 47, "FADD with .CC")?;
+        ok(Fadd {
+            d: w.reg(0), ftz: w.bit(44), sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
+            a: w.reg(8), am: fmod(w, 48, 46), b, bm: fmod_b(w, b, 45, 49)?,
+        })
+    }),
+    Fadd32i => &[form!("FADD32I", op(0x0800), M6, None, |w, _, _| {
+        no(w, 52, "FADD32I with .CC")?;
+        fmod_b(w, Src::Imm(0), 53, 57)?;
+        ok(Fadd32i {
+            d: w.reg(0), ftz: w.bit(55), a: w.reg(8), am: fmod(w, 56, 54),
+            imm: w.field(20, 32) as u32,
+        })
+    })],
+    Fmul => rcf!("FMUL", 0x5c68, 0x4c68, 0x3868, M13, M13I, |w, _, b| {
+        no(w, 47, "FMUL with .CC")?;
+        only(w, 41, 3, 0, "FMUL scale (.D2 .. .M8)")?;
+        no(w, 45, "FMUL.FMZ")?;
+        ok(Fmul {
+            d: w.reg(0), ftz: w.bit(44), sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
+            a: w.reg(8), b, neg_b: fneg_b(w, b, 48)?,
+        })
+    }),
+    Fmul32i => &[form!("FMUL32I", op(0x1e00), M8, None, |w, _, _| {
+        no(w, 52, "FMUL32I with .CC")?;
+        no(w, 54, "FMUL32I.FMZ")?;
+        ok(Fmul32i { d: w.reg(0), ftz: w.bit(53), sat: w.bit(55), a: w.reg(8), imm: w.field(20, 32) as u32 })
+    })],
+    Ffma => &[
+        form!("FFMA", op(0x5980), M9, Reg, |w, _, b| ffma(w, b, Src::Reg(w.reg(39)))),
+        form!("FFMA", op(0x4980), M9, Const, |w, _, b| ffma(w, b, Src::Reg(w.reg(39)))),
+        form!("FFMA", op(0x3280), M9I, F20, |w, _, b| ffma(w, b, Src::Reg(w.reg(39)))),
+        form!("FFMA", op(0x5180), M9, None, |w, _, _| {
+            ffma(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
+        }),
+    ],
+    Ffma32i => &[form!("FFMA32I", op(0x0c00), M6, None, |w, _, _| {
+        no(w, 52, "FFMA32I with .CC")?;
+        no(w, 54, "FFMA32I.FMZ")?;
+        ok(Ffma32i {
+            d: w.reg(0), ftz: w.bit(53), sat: w.bit(55), a: w.reg(8), neg_a: w.bit(56),
+            imm: w.field(20, 32) as u32, neg_c: w.bit(57),
+        })
+    })],
+    Fmnmx => rcf!("FMNMX", 0x5c60, 0x4c60, 0x3860, M13, M13I, |w, _, b| {
+        no(w, 47, "FMNMX with .CC")?;
+        ok(Fmnmx {
+            d: w.reg(0), ftz: w.bit(44), a: w.reg(8), am: fmod(w, 48, 46), b,
+            bm: fmod_b(w, b, 45, 49)?, p: w.psrc(39, 42),
+        })
+    }),
+    Fset => &[
+        form!("FSET", op(0x5800), M8, Reg, fset),
+        form!("FSET", op(0x4800), M7, Const, fset),
+        form!("FSET", op(0x3000), M7, F20, fset),
+    ],
+    Fsetp => rcf!("FSETP", 0x5bb0, 0x4bb0, 0x36b0, M12, M12I, |w, _, b| {
+        ok(Fsetp {
+            cmp: FCmp::ALL[w.field(48, 4) as usize], ftz: w.bit(47), bop: bool_op(w.field(45, 2))?,
+            p: w.pred(3), q: w.pred(0), a: w.reg(8), am: fmod(w, 43, 7), b,
+            bm: fmod_b(w, b, 6, 44)?,
+            c: w.psrc(39, 42),
+        })
+    }),
+    Fcmp => &[
+        form!("FCMP", op(0x5ba0), M12, Reg, |w, _, b| fcmp(w, b, Src::Reg(w.reg(39)))),
+        form!("FCMP", op(0x4ba0), M12, Const, |w, _, b| fcmp(w, b, Src::Reg(w.reg(39)))),
+        form!("FCMP", op(0x36a0), M12I, F20, |w, _, b| fcmp(w, b, Src::Reg(w.reg(39)))),
+        form!("FCMP", op(0x53a0), M12, None, |w, _, _| {
+            fcmp(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
+        }),
+    ],
+    Mufu => &[form!("MUFU", op(0x5080), M13, None, |w, _, _| {
+        let f = w.field(20, 4);
+        let Some(&(func, _)) = MufuFn::ALL.iter().find(|(_, c)| u64::from(*c) == f) else {
+            return Err(format!("MUFU function {f:#x} is not valid"));
+        };
+        ok(Mufu { d: w.reg(0), func, sat: w.bit(50), a: w.reg(8), am: fmod(w, 48, 46) })
+    })],
+    Rro => rcf!("RRO", 0x5c90, 0x4c90, 0x3890, M13, M13I, |w, _, b| {
+        ok(Rro { d: w.reg(0), ex2: w.bit(39), b, bm: fmod_b(w, b, 45, 49)? })
+    }),
+    Fchk => rcf!("FCHK", 0x5c88, 0x4c88, 0x3888, M13, M13I, |w, _, b| {
+        only(w, 39, 6, 0, "FCHK check")?;
+        ok(Fchk { p: w.pred(3), a: w.reg(8), am: fmod(w, 48, 46), b, bm: fmod_b(w, b, 45, 49)? })
+    }),
     Prmt => &[
         form!("PRMT", op(0x5bc0), M12, Reg, prmt_c39),
         form!("PRMT", op(0x4bc0), M12, Const, prmt_c39),
@@ -844,6 +955,75 @@ fn icmp(w: Word, b: Src, c: Src) -> R {
         d: w.reg(0),
         cmp: cmp(w.field(49, 3)),
         unsigned: !w.bit(48),
+        a: w.reg(8),
+        b,
+        c,
+    })
+}
+
+/// A float source modifier from its negate and absolute-value bits.
+fn fmod(w: Word, neg: u32, abs: u32) -> FMod {
+    FMod {
+        neg: w.bit(neg),
+        abs: w.bit(abs),
+    }
+}
+
+/// The negation bit of the Sb slot (FMUL, FFMA): refused on an immediate, as [`fmod_b`].
+fn fneg_b(w: Word, b: Src, neg: u32) -> Result<bool, String> {
+    if matches!(b, Src::Imm(_)) && w.bit(neg) {
+        return Err("a negated float immediate is not supported".into());
+    }
+    Ok(w.bit(neg))
+}
+
+/// The modifier of the Sb slot: refused on an immediate (ptxas folds the sign into the value,
+/// and the text has no spelling for a modified literal).
+fn fmod_b(w: Word, b: Src, neg: u32, abs: u32) -> Result<FMod, String> {
+    let m = fmod(w, neg, abs);
+    if matches!(b, Src::Imm(_)) && m != FMod::NONE {
+        return Err("a negated or absolute float immediate is not supported".into());
+    }
+    Ok(m)
+}
+
+fn ffma(w: Word, b: Src, c: Src) -> R {
+    no(w, 47, "FFMA with .CC")?;
+    no(w, 54, "FFMA.FMZ")?;
+    ok(Ffma {
+        d: w.reg(0),
+        ftz: w.bit(53),
+        sat: w.bit(50),
+        rnd: FRnd::ALL[w.field(51, 2) as usize],
+        a: w.reg(8),
+        b,
+        neg_b: fneg_b(w, b, 48)?,
+        c,
+        neg_c: w.bit(49),
+    })
+}
+
+fn fset(w: Word, _: u32, b: Src) -> R {
+    no(w, 47, "FSET with .CC")?;
+    ok(Fset {
+        d: w.reg(0),
+        bf: w.bit(52),
+        cmp: FCmp::ALL[w.field(48, 4) as usize],
+        ftz: w.bit(55),
+        bop: bool_op(w.field(45, 2))?,
+        a: w.reg(8),
+        am: fmod(w, 43, 54),
+        b,
+        bm: fmod_b(w, b, 53, 44)?,
+        c: w.psrc(39, 42),
+    })
+}
+
+fn fcmp(w: Word, b: Src, c: Src) -> R {
+    ok(Fcmp {
+        d: w.reg(0),
+        cmp: FCmp::ALL[w.field(48, 4) as usize],
+        ftz: w.bit(47),
         a: w.reg(8),
         b,
         c,

@@ -140,7 +140,24 @@ pub fn lex(text: &str) -> Result<Vec<Token>, AsmError> {
                 (n, Some(Tok::Ident(chars.iter().skip(i).take(n).collect())))
             }
             c if c.is_ascii_digit() => {
-                let n = run(1, &|c| c.is_ascii_alphanumeric() || c == '_');
+                let mut n = run(1, &|c| c.is_ascii_alphanumeric() || c == '_');
+                let hex = c == '0' && matches!(at(i + 1), 'x' | 'X');
+                // After a `.` the number is a modifier (`.64.128`), never a float.
+                let modifier = i > 0 && at(i - 1) == '.';
+                if !hex && !modifier {
+                    // A decimal float literal: `1.5`, `2.5e-3`, `1e+30` (a `.` only before a
+                    // digit, so `R1.reuse`-like suffixes never join a number).
+                    if at(i + n) == '.' && at(i + n + 1).is_ascii_digit() {
+                        n = run(n + 1, &|c| c.is_ascii_alphanumeric());
+                    }
+                    let e = at(i + n - 1);
+                    if matches!(e, 'e' | 'E')
+                        && matches!(at(i + n), '+' | '-')
+                        && at(i + n + 1).is_ascii_digit()
+                    {
+                        n = run(n + 1, &|c| c.is_ascii_digit());
+                    }
+                }
                 (n, Some(Tok::Num(chars.iter().skip(i).take(n).collect())))
             }
             '.' | ',' | ';' | ':' | '[' | ']' | '(' | ')' | '+' | '-' | '~' | '!' | '@' | '{'

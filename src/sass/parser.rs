@@ -21,6 +21,9 @@ pub enum RawKind {
     Pred(u8),
     /// A number; a `-` written directly before it is folded in.
     Imm(i64),
+    /// A decimal float literal (`1.5`, `-2.5e-3`: with a `.` or an exponent), as the nearest
+    /// binary32; a `-` written directly before it is folded in (as the sign bit).
+    Float(u32),
     /// `c[bank][offset]`, `c[bank][Ra+offset]`.
     Const {
         /// The bank number.
@@ -58,7 +61,7 @@ pub struct RawOperand {
     pub not: Option<SrcLoc>,
     /// A `!` prefix.
     pub bang: Option<SrcLoc>,
-    /// `|x|` (absolute value of a float operand): where the opening `|` is.
+    /// `|x|` around the core (and its suffixes): where the opening `|` is.
     pub abs: Option<SrcLoc>,
     /// Dotted suffixes (`.H1`, `.CC`, `.reuse`, `.X` of `SR_TID.X`), without the dot; the location
     /// is the dot's.
@@ -360,6 +363,20 @@ fn raw_inst(toks: &[Token], end: SrcLoc) -> Result<RawInst, AsmError> {
     }
 }
 
+/// A number token as an integer or, written with a `.` or an exponent in decimal, a float.
+fn number_kind(t: &Token, neg: bool) -> Result<RawKind, AsmError> {
+    let text = t.text();
+    let hex = text.starts_with("0x") || text.starts_with("0X");
+    if !hex && text.contains(['.', 'e', 'E']) {
+        let v: f32 = text
+            .parse()
+            .map_err(|_| AsmError::at(t.loc, format!("malformed number `{text}`")))?;
+        let bits = v.to_bits();
+        return Ok(RawKind::Float(if neg { bits ^ 0x8000_0000 } else { bits }));
+    }
+    Ok(RawKind::Imm(num(t, neg)?))
+}
+
 /// Parses a number token, with the sign already read.
 fn num(t: &Token, neg: bool) -> Result<i64, AsmError> {
     let v = number(&t.text(), t.loc)?;
@@ -498,9 +515,9 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
             let n = c
                 .bump()
                 .ok_or_else(|| AsmError::at(atom_loc, "expected a number"))?;
-            RawKind::Imm(num(n, true)?)
+            number_kind(n, true)?
         }
-        Tok::Num(_) => RawKind::Imm(num(t, false)?),
+        Tok::Num(_) => number_kind(t, false)?,
         Tok::Punct('[') => {
             let (base, off) = address(c)?;
             RawKind::Mem { base, off }
@@ -550,8 +567,11 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
     while let Some(s) = c.suffix() {
         sfx.push(s);
     }
-    if abs.is_some() {
-        c.expect('|', "to close the absolute value `|x|`")?;
+    if let Some(open) = abs {
+        match c.peek() {
+            Some(t) if t.is('|') => c.i += 1,
+            _ => return Err(AsmError::at(open, "`|` without its closing `|`")),
+        }
     }
     Ok(RawOperand {
         kind,

@@ -27,6 +27,7 @@ pub use super::spelling::parse_op;
 
 mod alu;
 mod convert;
+mod float;
 mod memory;
 
 type R<T> = Result<T, AsmError>;

@@ -80,6 +80,17 @@ pub fn imm_rule(v: i64, rule: ImmRule, loc: SrcLoc) -> Result<u32, AsmError> {
     }
 }
 
+/// Whether a float source slot takes an immediate, and how wide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FImm {
+    /// No immediate.
+    None,
+    /// The 20-bit form: the top 20 bits of a binary32.
+    F20,
+    /// Any binary32.
+    F32,
+}
+
 /// What a memory operand allows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AddrRule {
@@ -96,6 +107,7 @@ fn kind_name(k: &RawKind) -> String {
         RawKind::Reg(_) => "a register".into(),
         RawKind::Pred(_) => "a predicate".into(),
         RawKind::Imm(_) => "an immediate".into(),
+        RawKind::Float(_) => "a float immediate".into(),
         RawKind::Const { .. } => "a constant".into(),
         RawKind::Mem { .. } => "a memory address".into(),
         RawKind::Name(s) => format!("`{s}`"),
@@ -314,7 +326,7 @@ impl<'a> Args<'a> {
         }
         if let Some(l) = o.abs {
             if allow & ABS == 0 {
-                return self.err(l, "an absolute value `|x|` is not allowed on this operand");
+                return self.err(l, "absolute value `|x|` is not allowed on this operand");
             }
             f.abs = true;
         }
@@ -492,6 +504,81 @@ impl<'a> Args<'a> {
             }
         };
         Ok((s, f))
+    }
+
+    /// A float source: a register, a constant or (`imm` not `None`) a binary32 immediate, with
+    /// the prefixes in `allow`. An immediate is a float literal (`1.5`, `-2e-3`) or a binary32 bit pattern of at least 0x800000 in magnitude written as an
+    /// integer (`0x7fc00000`; smaller integers are refused so that `1` is never read as a bit
+    /// pattern). With `FImm::F20` the immediate must fit the 20-bit form (its low 12 bits zero).
+    pub fn fsrc(&mut self, imm: FImm, allow: u8) -> Result<(Src, Flags), AsmError> {
+        let o = self.next("a register, a constant or a float immediate")?;
+        let f = self.flags(o, allow | NEG)?;
+        let bits = match &o.kind {
+            RawKind::Reg(r) => {
+                self.check_neg(o, f, allow)?;
+                return Ok((Src::Reg(self.check_reg(*r, o.atom_loc)?), f));
+            }
+            RawKind::Const { .. } => {
+                self.check_neg(o, f, allow)?;
+                return Ok((Src::Const(self.const_ref(o)?), f));
+            }
+            RawKind::Float(b) if imm != FImm::None => *b,
+            RawKind::Imm(v) if imm != FImm::None => {
+                // `-0x3f800000` is -1.0: the sign flips the sign bit.
+                let mag = v.unsigned_abs();
+                if mag > 0xffff_ffff || (mag as u32) & 0x7fff_ffff < 0x80_0000 {
+                    return self.err(
+                        o.atom_loc,
+                        format!(
+                            "an integer in a float operand is a binary32 bit pattern of at least 0x800000 in magnitude (`0x3f800000` is 1.0); write {} as a float literal such as `{}.0`",
+                            hex(*v),
+                            v
+                        ),
+                    );
+                }
+                let sign = if *v < 0 { 0x8000_0000 } else { 0 };
+                mag as u32 ^ sign
+            }
+            k => {
+                return self.err(
+                    o.atom_loc,
+                    format!(
+                        "expected a register, a constant{}, found {}",
+                        if imm == FImm::None {
+                            ""
+                        } else {
+                            " or a float immediate"
+                        },
+                        kind_name(k)
+                    ),
+                )
+            }
+        };
+        if let Some(l) = o.neg.or(o.abs) {
+            return self.err(
+                l,
+                "a float immediate takes no `-` or `|x|` modifier: write the value (`-1.5`)",
+            );
+        }
+        if imm == FImm::F20 && bits & 0xfff != 0 {
+            return self.err(
+                o.atom_loc,
+                format!(
+                    "the float immediate {:#010x} does not fit this form's 20 bits (the low 12 bits of the binary32 must be zero; the 32I forms take any value)",
+                    bits
+                ),
+            );
+        }
+        Ok((Src::Imm(bits), f))
+    }
+
+    fn check_neg(&self, o: &RawOperand, f: Flags, allow: u8) -> Result<(), AsmError> {
+        match o.neg {
+            Some(l) if f.neg && allow & NEG == 0 => {
+                self.err(l, "negation `-` is not allowed on this operand")
+            }
+            _ => Ok(()),
+        }
     }
 
     /// An immediate per `rule`, with the prefixes in `allow`.

@@ -20,6 +20,7 @@
 
 pub mod convert;
 pub mod d3d;
+pub mod float;
 pub mod func;
 pub mod ieee;
 

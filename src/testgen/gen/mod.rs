@@ -19,6 +19,7 @@ mod alu;
 mod control;
 mod convert;
 mod edges;
+mod float;
 mod frame;
 mod memory;
 
@@ -429,7 +430,11 @@ impl Gen<'_, '_> {
             0 if self.chance(12) => self.convert(),
             0 => {
                 let g = self.guard();
-                let op = self.alu();
+                let op = if self.chance(20) {
+                    self.float()
+                } else {
+                    self.alu()
+                };
                 self.op(g, op);
             }
             1 => self.chain(),
