@@ -824,6 +824,72 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "ISET",
+            (
+                with_cc(
+                    "ISET",
+                    vec![
+                        vec!["", "BF"],
+                        vec!["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"],
+                        vec!["", "U32", "S32"],
+                        vec!["", "X"],
+                        vec!["", "AND", "OR", "XOR"],
+                    ],
+                    reg(),
+                ),
+                rreg(),
+                src(imm20()),
+                psrc(),
+            )
+                .prop_map(|(h, a, b, c)| format!("{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "PSET",
+            (
+                with_cc(
+                    "PSET",
+                    vec![
+                        vec!["", "BF"],
+                        vec!["AND", "OR", "XOR"],
+                        vec!["AND", "OR", "XOR"],
+                    ],
+                    reg(),
+                ),
+                psrc(),
+                psrc(),
+                psrc(),
+            )
+                .prop_map(|(h, a, b, c)| format!("{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "CSETP",
+            (
+                sel(&[
+                    "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU",
+                    "GTU", "NEU", "GEU", "T", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT",
+                ]),
+                mods(vec![vec!["", "AND", "OR", "XOR"]]),
+                pred(),
+                pred(),
+                psrc(),
+            )
+                .prop_map(|(t, m, p, q, c)| format!("CSETP.{t}{m} {p}, {q}, CC, {c}"))
+                .boxed(),
+        ),
+        (
+            "R2P",
+            (
+                mods(vec![vec!["", "B0", "B1", "B2", "B3"]]),
+                sel(&["PR", "CC"]),
+                rreg(),
+                src(imm20()),
+            )
+                .prop_map(|(m, s, a, b)| format!("R2P{m} {s}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
             "IMNMX",
             (
                 mods(vec![vec!["", "U32", "S32"]]),
@@ -1021,7 +1087,7 @@ fn templates() -> Vec<(&'static str, S)> {
             "BRA",
             (
                 mods(vec![vec!["", "U"]]),
-                maybe(sel(&["CC.EQ, ", "CC.NE, "])),
+                maybe(sel(&["CC.EQ, ", "CC.NE, ", "CC.NEU, ", "CC.LTU, ", "CC.HI, ", "CC.OFT, "])),
                 prop_oneof![
                     (0u32..100).prop_map(|n| format!(".L_{n}")),
                     (0u32..100).prop_map(|n| format!("`(.L_x_{n})")),
@@ -1038,7 +1104,7 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "SYNC",
-            maybe(sel(&[" CC.EQ", " CC.NE"]))
+            maybe(sel(&[" CC.EQ", " CC.NE", " CC.GEU", " CC.LO"]))
                 .prop_map(|c| format!("SYNC{c}"))
                 .boxed(),
         ),
@@ -1054,13 +1120,13 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "RET",
-            maybe(sel(&[" CC.EQ", " CC.NE"]))
+            maybe(sel(&[" CC.EQ", " CC.NE", " CC.GEU", " CC.LO"]))
                 .prop_map(|c| format!("RET{c}"))
                 .boxed(),
         ),
         (
             "EXIT",
-            maybe(sel(&[" CC.EQ", " CC.NE"]))
+            maybe(sel(&[" CC.EQ", " CC.NE", " CC.GEU", " CC.LO"]))
                 .prop_map(|c| format!("EXIT{c}"))
                 .boxed(),
         ),

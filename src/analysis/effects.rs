@@ -220,7 +220,7 @@ impl Cond {
         } else {
             1 << self.guard.0.pred.0
         };
-        let cc = if self.cc.is_some() { FLAG_ZF } else { 0 };
+        let cc = super::cc_test_flags(self.cc);
         (p, cc)
     }
 }
@@ -728,7 +728,7 @@ mod tests {
             next: Some(1),
             pc: None,
         };
-        assert_eq!(t.effects().cc_reads, FLAG_ZF);
+        assert_eq!(t.effects().cc_reads, FLAG_ZF | FLAG_SF, "CC.EQ is ZF and not SF");
         let t = Terminator::Exit {
             cond: cond(1, false, None),
             next: None,

@@ -193,7 +193,7 @@ impl Liveness {
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
-    use super::super::{FLAGS_ALL, FLAG_CF, FLAG_ZF};
+    use super::super::{FLAGS_ALL, FLAG_CF, FLAG_SF, FLAG_ZF};
     use super::*;
     use warpjit_runtime::warp::{CF, OF, SF, ZF};
 
@@ -498,12 +498,12 @@ mod tests {
         );
         assert_eq!(
             after[2].cc,
-            FLAG_CF | FLAG_ZF,
-            "ZF survives ISETP.LT.X to the EXIT CC.EQ test"
+            FLAG_CF | FLAG_ZF | FLAG_SF,
+            "ZF and SF survive ISETP.LT.X to the EXIT CC.EQ test (ZF and not SF)"
         );
-        assert_eq!(after[3].cc, FLAG_ZF);
-        assert_eq!(l.live_out[0].cc, FLAG_ZF);
-        assert_eq!(l.live_in[1].cc, FLAG_ZF);
+        assert_eq!(after[3].cc, FLAG_ZF | FLAG_SF);
+        assert_eq!(l.live_out[0].cc, FLAG_ZF | FLAG_SF);
+        assert_eq!(l.live_in[1].cc, FLAG_ZF | FLAG_SF);
         assert_eq!(l.live_in[0].cc, 0, "the first .CC write kills every flag");
         assert!(!after[0].has_flag(ZF) && !after[0].has_flag(SF) && !after[0].has_flag(OF));
         assert!(after[0].has_flag(CF));

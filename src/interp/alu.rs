@@ -436,7 +436,7 @@ impl Exec for Sel {
 }
 
 /// One lane of ISETP's comparison.
-fn icmp(cmp: Cmp, unsigned: bool, x: bool, a: u32, b: u32, cf: bool, zf: bool) -> bool {
+pub(super) fn icmp(cmp: Cmp, unsigned: bool, x: bool, a: u32, b: u32, cf: bool, zf: bool) -> bool {
     let (a, b) = if unsigned {
         (a as i64, b as i64)
     } else {
@@ -468,7 +468,7 @@ fn icmp(cmp: Cmp, unsigned: bool, x: bool, a: u32, b: u32, cf: bool, zf: bool) -
     }
 }
 
-fn bop_mask(op: BoolOp, a: u32, b: u32) -> u32 {
+pub(super) fn bop_mask(op: BoolOp, a: u32, b: u32) -> u32 {
     match op {
         BoolOp::And => a & b,
         BoolOp::Or => a | b,

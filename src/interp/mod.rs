@@ -18,6 +18,7 @@
 
 mod alu;
 mod func;
+mod int;
 mod lanes;
 mod memory;
 mod ops;

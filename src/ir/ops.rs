@@ -16,11 +16,13 @@
 
 pub mod alu;
 pub mod func;
+pub mod int;
 pub mod memory;
 pub mod resource;
 
 pub use alu::*;
 pub use func::*;
+pub use int::*;
 pub use memory::*;
 pub use resource::*;
 
@@ -54,6 +56,10 @@ macro_rules! for_each_op {
             Imnmx(Imnmx),
             Icmp(Icmp),
             Prmt(Prmt),
+            Iset(Iset),
+            Pset(Pset),
+            Csetp(Csetp),
+            R2p(R2p),
             Lea(Lea),
             Ldc(Ldc),
             Ldg(Ldg),

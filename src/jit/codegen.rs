@@ -92,6 +92,7 @@ delegated!(Table, StTex, Atom, Info);
 
 // Declared after the macros above, which they use.
 mod alu;
+mod int;
 mod func;
 mod lea;
 mod mem;

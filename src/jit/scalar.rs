@@ -322,17 +322,15 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// `ISETP.X`: the high part of a wide comparison, d = Ra - Sb - (1 - CF) exactly (§7).
-    pub(super) fn isetp_x(&mut self, g: Guard, o: &Isetp) {
-        let m = self.guard_mask(g);
-        let a = self.reg(o.a);
-        let b = self.src(o.b);
+    pub(super) fn isetp_x(&mut self, cmp: Cmp, unsigned: bool, a: &Row, b: &Row) -> Value {
+        let (a, b) = (*a, *b);
         let cf = self.flag(CF);
         let zf = self.flag(ZF);
-        let r = match o.cmp {
+        match cmp {
             Cmp::F => self.iconst(0),
             Cmp::T => self.iconst(u32::MAX),
             cmp => {
-                let (lt_cc, le_cc, min) = if o.unsigned {
+                let (lt_cc, le_cc, min) = if unsigned {
                     (
                         IntCC::UnsignedLessThan,
                         IntCC::UnsignedLessThanOrEqual,
@@ -383,7 +381,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                     }
                 }
             }
-        };
-        self.isetp_out(o, m, r);
+        }
     }
 }

@@ -327,11 +327,9 @@ fn addr(w: Word, n: u32) -> Addr {
 fn cc_test(w: Word) -> Result<Option<CcTest>, String> {
     match w.field(0, 5) {
         0xf => Ok(None),
-        0x2 => Ok(Some(CcTest::Eq)),
-        0x5 => Ok(Some(CcTest::Ne)),
-        v => Err(format!(
-            "condition-code test {v:#x} is not supported (only CC.EQ and CC.NE)"
-        )),
+        v => CcTest::from_code(v).map(Some).ok_or_else(|| {
+            format!("condition-code test {v:#x} (CSM_*, FCSM_*, RLE, RGT) is not supported")
+        }),
     }
 }
 
@@ -587,6 +585,30 @@ maxwell_table! {
             ok(Prmt { d: w.reg(0), a: w.reg(8), b: Src::Reg(w.reg(39)), c: Src::Const(w.cbuf()) })
         }),
     ],
+    Iset => rci!("ISET", 0x5b50, 0x4b50, 0x3650, M12, M12I, |w, _, b| {
+        ok(Iset {
+            d: w.reg(0), cc: w.bit(47), bf: w.bit(44), cmp: cmp(w.field(49, 3)), unsigned: !w.bit(48),
+            x: w.bit(43), bop: bool_op(w.field(45, 2))?, a: w.reg(8), b, c: w.psrc(39, 42),
+        })
+    }),
+    Pset => &[form!("PSET", op(0x5088), M13, None, |w, _, _| {
+        ok(Pset {
+            d: w.reg(0), cc: w.bit(47), bf: w.bit(44),
+            bop1: bool_op(w.field(24, 2))?, bop2: bool_op(w.field(45, 2))?,
+            a: w.psrc(12, 15), b: w.psrc(29, 32), c: w.psrc(39, 42),
+        })
+    })],
+    Csetp => &[form!("CSETP", op(0x50a0), M13, None, |w, _, _| {
+        let v = w.field(8, 5);
+        let test = CcTest::from_code(v).ok_or_else(|| {
+            format!("condition-code test {v:#x} (CSM_*, FCSM_*, RLE, RGT) is not supported")
+        })?;
+        ok(Csetp { test, bop: bool_op(w.field(45, 2))?, p: w.pred(3), q: w.pred(0), c: w.psrc(39, 42) })
+    })],
+    R2p => rci!("R2P", 0x5cf0, 0x4cf0, 0x38f0, M13, M13I, |w, _, mask| {
+        let dst = if w.bit(40) { P2rSrc::Cc } else { P2rSrc::Pr };
+        ok(R2p { byte: w.field(41, 2) as u8, dst, a: w.reg(8), mask })
+    }),
     Lea => &[
         form!("LEA", op(0x5bd0), M13, Reg, lea_lo),
         form!("LEA", op(0x4bd0), M12, Const, lea_lo),

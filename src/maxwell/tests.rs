@@ -24,7 +24,7 @@ fn code_with(words: &[(u32, u64)]) -> Vec<u8> {
 }
 
 /// The text of one decoded word at `pc` (guard included).
-fn text_at(word: u64, pc: u32) -> Result<String, String> {
+pub(super) fn text_at(word: u64, pc: u32) -> Result<String, String> {
     let code = code_with(&[(pc, word)]);
     let d = decode_words(&code).map_err(|e| e.message)?;
     let i = d.into_iter().find(|d| d.pc == pc).expect("decoded");
@@ -34,7 +34,7 @@ fn text_at(word: u64, pc: u32) -> Result<String, String> {
     })
 }
 
-fn text(word: u64) -> String {
+pub(super) fn text(word: u64) -> String {
     text_at(word, 8).unwrap_or_else(|e| panic!("{word:#018x}: {e}"))
 }
 
@@ -96,7 +96,8 @@ fn calls_and_returns() {
     assert_eq!(text(0xe32000000009000f), "@!P1 RET");
     assert_eq!(text(0xe320000000070005), "RET CC.NE");
     assert!(text(0xe320000000070002).ends_with("RET CC.EQ"));
-    assert!(text_at(0xe320000000070003, 8).is_err());
+    assert_eq!(text(0xe320000000070003), "RET CC.LE");
+    assert!(text_at(0xe32000000007001f, 8).is_err());
 }
 
 #[test]

@@ -26,6 +26,7 @@ pub trait SassSyntax: Sized {
 pub use super::spelling::parse_op;
 
 mod alu;
+mod int;
 mod memory;
 
 type R<T> = Result<T, AsmError>;

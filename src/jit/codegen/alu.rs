@@ -489,19 +489,33 @@ impl Lower for Isetp {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
-        let g = inst.guard;
-        if o.x {
-            tx.isetp_x(g, o);
-            return true;
-        }
-        let m = tx.guard_mask(g);
+        let m = tx.guard_mask(inst.guard);
         let a = tx.reg(o.a);
         let b = tx.src(o.b);
-        let r = match o.cmp {
-            Cmp::F => tx.iconst(0),
-            Cmp::T => tx.iconst(u32::MAX),
+        let r = tx.isetp_cmp(o.cmp, o.unsigned, o.x, &a, &b);
+        tx.isetp_out(o, m, r);
+        true
+    }
+}
+
+impl Tx<'_, '_, '_> {
+    /// The lanes where ISETP's (and ISET's) comparison of `a` with `b` holds.
+    pub(in crate::jit) fn isetp_cmp(
+        &mut self,
+        cmp: Cmp,
+        unsigned: bool,
+        x: bool,
+        a: &Row,
+        b: &Row,
+    ) -> Value {
+        if x {
+            return self.isetp_x(cmp, unsigned, a, b);
+        }
+        match cmp {
+            Cmp::F => self.iconst(0),
+            Cmp::T => self.iconst(u32::MAX),
             c => {
-                let cc = match (c, o.unsigned) {
+                let cc = match (c, unsigned) {
                     (Cmp::Lt, false) => IntCC::SignedLessThan,
                     (Cmp::Lt, true) => IntCC::UnsignedLessThan,
                     (Cmp::Le, false) => IntCC::SignedLessThanOrEqual,
@@ -513,12 +527,10 @@ impl Lower for Isetp {
                     (Cmp::Eq, _) => IntCC::Equal,
                     _ => IntCC::NotEqual,
                 };
-                let v = tx.cmp(cc, &a, &b);
-                tx.lane_mask(&v)
+                let v = self.cmp(cc, a, b);
+                self.lane_mask(&v)
             }
-        };
-        tx.isetp_out(o, m, r);
-        true
+        }
     }
 }
 

@@ -1,0 +1,78 @@
+//! Decoder tests of the integer, predicate and condition-code forms added for ptxas output
+//! (ISET, PSET, CSETP, R2P, the CC tests of BRA): words ptxas 12.9 wrote for sm_50 (kernels of
+//! tests/cubin and probes compiled at -O0 and -O3), read field by field with envytools' gm107
+//! tables (no NVIDIA listing of them is at hand; the text is what the fields mean).
+
+use super::tests::{text, text_at};
+
+#[test]
+fn iset_words_of_ptxas() {
+    // set.lt.u32.s64 (a 64-bit comparison: the high words with .X after IADD RZ.CC on the low).
+    assert_eq!(text(0x5b530b8001571304), "ISET.LT.X.AND R4, R19, R21, PT");
+    assert_eq!(text(0x5b540b8001571311), "ISET.EQ.U32.X.AND R17, R19, R21, PT");
+    // set.lt.f32.s32: .BF gives 1.0f.
+    assert_eq!(text(0x5b53138001670005), "ISET.BF.LT.AND R5, R0, R22, PT");
+    // set.ne.and.u32.s32 with a predicate.
+    assert_eq!(text(0x5b5b018001670006), "ISET.NE.AND R6, R0, R22, P3");
+    // set.gt.or.f32.u32 with a negated predicate.
+    assert_eq!(
+        text(0x5b58350001670016),
+        "ISET.BF.GT.U32.OR R22, R0, R22, !P2"
+    );
+    // The .CC bit (47) on the constant form.
+    assert_eq!(
+        text(0x4b53838005070004),
+        "ISET.LT.AND R4.CC, R0, c[0x0][0x140], PT"
+    );
+}
+
+#[test]
+fn csetp_r2p_pset_words() {
+    // The sign test ptxas writes after `I2I.S32.S32 RZ.CC, R19` (mul.hi.s64).
+    assert_eq!(text(0x50a0038000071507), "CSETP.SFT.AND P0, PT, CC, PT");
+    // -O0: CC saved by `P2R R12, CC, RZ, 0xf` and restored by `R2P CC, R12, 0xf`.
+    assert_eq!(text(0x38e80100_00f7ff0c), "P2R R12, CC, RZ, 0xf");
+    assert_eq!(text(0x38f00100_00f70c00), "R2P CC, R12, 0xf");
+    // R2P PR, R0, 0x7f and its byte selectors (bits 41-42), a register mask.
+    assert_eq!(text(0x38f0000007f70000), "R2P PR, R0, 0x7f");
+    assert_eq!(text(0x38f0040007f70000), "R2P.B2 PR, R0, 0x7f");
+    assert_eq!(text(0x5cf0060000170300), "R2P.B3 PR, R3, R1");
+    // PSET.BF.AND.OR R3.CC, P0, !P1, PT: bop1 at 24, bop2 at 45, .BF 44, .CC 47, Pa 12 (15),
+    // Pb 29 (32), Pc 39 (42).
+    let w = 0x5088u64 << 48
+        | 1 << 47
+        | 1 << 45
+        | 1 << 44
+        | 7 << 39
+        | 1 << 32
+        | 1 << 29
+        | 0 << 24
+        | 0 << 12
+        | 0x7 << 16
+        | 3;
+    assert_eq!(text(w), "PSET.BF.AND.OR R3.CC, P0, !P1, PT");
+    // CSETP with a test outside the represented set (RGT, 0x1f) is refused.
+    assert!(text_at(0x50a0038000071f07, 8).is_err());
+}
+
+#[test]
+fn every_cc_test_of_bra() {
+    let names = [
+        "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
+        "GEU", "", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT",
+    ];
+    for (code, name) in names.iter().enumerate() {
+        // `BRA` to itself at 0x30 with test `code`.
+        let w = 0xe2400fffff870000 | code as u64;
+        let want = if name.is_empty() {
+            "BRA 0x30".to_string()
+        } else {
+            format!("BRA CC.{name}, 0x30")
+        };
+        assert_eq!(text_at(w, 0x30).unwrap(), want);
+    }
+    for code in 24..32u64 {
+        let e = text_at(0xe2400fffff870000 | code, 0x30).unwrap_err();
+        assert!(e.contains("condition-code test"), "{e}");
+    }
+}
