@@ -8,7 +8,7 @@ impl Gen<'_, '_> {
     /// One random ALU instruction (every ALU op of the op table).
     pub(super) fn alu(&mut self) -> Op {
         let d = self.dst();
-        match self.below(26) {
+        match self.below(28) {
             0 => Mov {
                 d,
                 b: self.src(Rule::Any32),
@@ -270,7 +270,8 @@ impl Gen<'_, '_> {
                 }
                 .into()
             }
-            _ => self.lea(d),
+            25 => self.lea(d),
+            _ => self.int_op(d),
         }
     }
 

@@ -19,6 +19,7 @@ mod alu;
 mod control;
 mod edges;
 mod frame;
+mod int;
 mod memory;
 
 use super::layout::*;
