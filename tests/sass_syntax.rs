@@ -892,13 +892,16 @@ fn templates() -> Vec<(&'static str, S)> {
         (
             "IMNMX",
             (
-                mods(vec![vec!["", "U32", "S32"]]),
-                reg(),
+                with_cc(
+                    "IMNMX",
+                    vec![vec!["", "U32", "S32"], vec!["", "XLO", "XHI"]],
+                    reg(),
+                ),
                 rreg(),
                 src(imm20()),
                 psrc(),
             )
-                .prop_map(|(m, d, a, b, p)| format!("IMNMX{m} {d}, {a}, {b}, {p}"))
+                .prop_map(|(h, a, b, p)| format!("{h}, {a}, {b}, {p}"))
                 .boxed(),
         ),
         (

@@ -410,6 +410,8 @@ mod tests {
         assert_eq!(e.pred_reads, 1 << 4);
         let e = fx(Imnmx {
             d: Reg(1),
+            cc: false,
+            mode: ImnmxMode::Plain,
             unsigned: false,
             a: Reg(2),
             b: Src::Imm(0),

@@ -5,7 +5,7 @@ use super::lanes::*;
 use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
-use crate::semantics::{add_ones, flo, iadd3_ones, icmp_zero, lea_outside_window, shf};
+use crate::semantics::{add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, shf};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{WarpState, LANES};
 
@@ -541,18 +541,30 @@ impl Exec for Imnmx {
         let b = src(w, self.b, mask, env)?;
         let a = reg(w, self.a);
         let p = pred_mask(w, self.p);
-        let u = self.unsigned;
-        let r: Row = std::array::from_fn(|l| {
-            let (x, y) = (a[l], b[l]);
-            let lt = if u { x < y } else { (x as i32) < (y as i32) };
-            let (min, max) = if lt { (x, y) } else { (y, x) };
-            if lane_on(p, l) {
-                min
-            } else {
-                max
-            }
-        });
+        let (zf, sf) = (w.cc[ZF], w.cc[SF]);
+        let mut r = [0; LANES];
+        let (mut z, mut s) = (0u32, 0u32);
+        for l in 0..LANES {
+            let (v, lz, ls) = imnmx(
+                self.mode,
+                self.unsigned,
+                lane_on(p, l),
+                a[l],
+                b[l],
+                lane_on(zf, l),
+                lane_on(sf, l),
+            );
+            r[l] = v;
+            z |= (lz as u32) << l;
+            s |= (ls as u32) << l;
+        }
         put(w, self.d.0, &r, mask);
+        if self.cc {
+            w.set_flag(ZF, mask, z);
+            w.set_flag(SF, mask, s);
+            w.set_flag(CF, mask, 0);
+            w.set_flag(OF, mask, 0);
+        }
         Ok(())
     }
 }

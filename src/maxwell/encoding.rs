@@ -564,9 +564,13 @@ maxwell_table! {
         ok(P2r { d: w.reg(0), byte: w.field(41, 2) as u8, src, a: w.reg(8), mask })
     }),
     Imnmx => rci!("IMNMX", 0x5c20, 0x4c20, 0x3820, M13, M13I, |w, _, b| {
-        only(w, 43, 2, 0, "IMNMX .XLO/.XMED/.XHI mode")?;
-        no(w, 47, "IMNMX with .CC")?;
-        ok(Imnmx { d: w.reg(0), unsigned: !w.bit(48), a: w.reg(8), b, p: w.psrc(39, 42) })
+        let mode = match w.field(43, 2) {
+            0 => ImnmxMode::Plain,
+            1 => ImnmxMode::Xlo,
+            3 => ImnmxMode::Xhi,
+            _ => return Err("IMNMX.XMED is not supported".into()),
+        };
+        ok(Imnmx { d: w.reg(0), cc: w.bit(47), mode, unsigned: !w.bit(48), a: w.reg(8), b, p: w.psrc(39, 42) })
     }),
     Icmp => &[
         form!("ICMP", op(0x5b40), M12, Reg, |w, _, b| icmp(w, b, Src::Reg(w.reg(39)))),

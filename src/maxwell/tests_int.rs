@@ -56,6 +56,17 @@ fn csetp_r2p_pset_words() {
 }
 
 #[test]
+fn imnmx_pairs_of_ptxas() {
+    // min.s64 / max.u64 at -O3: the high words with .XHI.CC, then the low words with .XLO.
+    assert_eq!(text(0x5c219b800157131f), "IMNMX.XHI R31.CC, R19, R21, PT");
+    assert_eq!(text(0x5c200b800147121e), "IMNMX.U32.XLO R30, R18, R20, PT");
+    assert_eq!(text(0x5c219f8001571319), "IMNMX.XHI R25.CC, R19, R21, !PT");
+    assert_eq!(text(0x5c209b8001571307), "IMNMX.U32.XHI R7.CC, R19, R21, PT");
+    // XMED (mode 2) is refused.
+    assert!(text_at(0x5c21138001571307, 8).is_err());
+}
+
+#[test]
 fn every_cc_test_of_bra() {
     let names = [
         "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",

@@ -20,9 +20,44 @@ pub mod d3d;
 pub mod func;
 pub mod cc;
 
-use crate::ir::{Addr, Cmp, Iadd3, LdcMode, ShfType};
+use crate::ir::{Addr, Cmp, Iadd3, ImnmxMode, LdcMode, ShfType};
 use warpjit_runtime::helpers::window_detect;
 use warpjit_runtime::WarpState;
+
+/// One lane of IMNMX (docs/semantics.md §22, §22a): `min` is Pp; `zf`, `sf` are the flags
+/// `.XLO` reads. Returns the result and, for `.XHI`, the flags its `.CC` writes: ZF = (a == b),
+/// SF = (a < b) in the instruction's signedness (CF and OF are cleared). `.XLO` takes a whole
+/// side: when ZF is set (equal high words) the smaller (or larger) of a and b, else a when the
+/// high-word comparison chose a's side (SF for min, not SF for max), else b.
+pub fn imnmx(
+    mode: ImnmxMode,
+    unsigned: bool,
+    min: bool,
+    a: u32,
+    b: u32,
+    zf: bool,
+    sf: bool,
+) -> (u32, bool, bool) {
+    let lt = if unsigned { a < b } else { (a as i32) < (b as i32) };
+    let gt = if unsigned { a > b } else { (a as i32) > (b as i32) };
+    let take_a = match mode {
+        ImnmxMode::Xlo if !zf => {
+            if min {
+                sf
+            } else {
+                !sf
+            }
+        }
+        _ => {
+            if min {
+                lt
+            } else {
+                gt
+            }
+        }
+    };
+    (if take_a { a } else { b }, a == b, lt)
+}
 
 /// The constant part of an add's extra term: one per negated operand (`-b` is `~b + 1`), minus
 /// the one that the carry in replaces with `.X`, plus one for `.PO` (docs/semantics.md §21).

@@ -940,11 +940,28 @@ impl Operands for P2r {
     }
 }
 
-/// `IMNMX[.U32|.S32] Rd, Ra, Sb, Pp`: Pp ? min : max.
+/// The 64-bit pair mode of IMNMX (docs/semantics.md §22a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ImnmxMode {
+    /// A 32-bit min/max.
+    #[default]
+    Plain,
+    /// `.XLO`: the low word of a 64-bit min/max, after `.XHI.CC` on the high words.
+    Xlo,
+    /// `.XHI`: the high word of a 64-bit min/max; with `.CC` it records the comparison.
+    Xhi,
+}
+
+/// `IMNMX[.U32|.S32][.XLO|.XHI] Rd[.CC], Ra, Sb, Pp`: Pp ? min : max (docs/semantics.md §22,
+/// §22a for the 64-bit modes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Imnmx {
     /// Destination.
     pub d: Reg,
+    /// `.CC` on the destination (`.XHI` only).
+    pub cc: bool,
+    /// `.XLO` / `.XHI`.
+    pub mode: ImnmxMode,
     /// `.U32`.
     pub unsigned: bool,
     /// First source.
@@ -959,6 +976,8 @@ impl Operands for Imnmx {
     fn operands(&self, o: &mut Roles<'_>) {
         let Imnmx {
             d,
+            cc,
+            mode,
             unsigned: _,
             a,
             b,
@@ -968,6 +987,11 @@ impl Operands for Imnmx {
         o.read(a);
         o.src(b);
         o.pred_read(p);
+        o.cc_write(cc);
+        if mode == ImnmxMode::Xlo {
+            o.flag_read(Flag::Zf);
+            o.flag_read(Flag::Sf);
+        }
     }
 }
 

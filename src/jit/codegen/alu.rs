@@ -594,8 +594,36 @@ impl Lower for Imnmx {
         };
         let p = tx.pred_src(o.p);
         let pv = tx.mask_vec(p);
-        let r = std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], mn[k], mx[k]));
+        let r = if o.mode == ImnmxMode::Xlo {
+            // As semantics::imnmx: with ZF (equal high words) the plain min/max, else the side
+            // SF chose (a for min when SF, for max when not SF).
+            let zf = tx.flag(ZF);
+            let sf = tx.flag(SF);
+            let zv = tx.mask_vec(zf);
+            let sv = tx.mask_vec(sf);
+            let plain: Row = std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], mn[k], mx[k]));
+            let take_b: Row = std::array::from_fn(|k| tx.b.ins().bxor(sv[k], pv[k]));
+            let side: Row = std::array::from_fn(|k| tx.b.ins().bitselect(take_b[k], b[k], a[k]));
+            std::array::from_fn(|k| tx.b.ins().bitselect(zv[k], plain[k], side[k]))
+        } else {
+            std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], mn[k], mx[k]))
+        };
         tx.set_reg(o.d, r, m);
+        if o.cc {
+            let eq = tx.cmp(IntCC::Equal, &a, &b);
+            let lt_cc = if o.unsigned {
+                IntCC::UnsignedLessThan
+            } else {
+                IntCC::SignedLessThan
+            };
+            let lt = tx.cmp(lt_cc, &a, &b);
+            let (zf, sf) = (tx.lane_mask(&eq), tx.lane_mask(&lt));
+            let zero = tx.iconst(0);
+            tx.set_flag(ZF, m, zf);
+            tx.set_flag(SF, m, sf);
+            tx.set_flag(CF, m, zero);
+            tx.set_flag(OF, m, zero);
+        }
         true
     }
 }

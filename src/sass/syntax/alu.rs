@@ -682,9 +682,16 @@ impl SassSyntax for P2r {
 impl SassSyntax for Imnmx {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let unsigned = a.choice(UNSIGNED)?.unwrap_or(false);
+        let mode = a
+            .choice(&[("XLO", ImnmxMode::Xlo), ("XHI", ImnmxMode::Xhi)])?
+            .unwrap_or_default();
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
         Ok(Imnmx {
+            d,
+            cc: cc.is_some(),
+            mode,
             unsigned,
-            d: a.reg()?,
             a: a.reg()?,
             b: a.src(ImmRule::S20, 0)?.0,
             p: a.pred()?,
@@ -692,7 +699,13 @@ impl SassSyntax for Imnmx {
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let u = m(self.unsigned, ".U32");
-        write!(f, "IMNMX{u} {}, {}, {}, {}", self.d, self.a, self.b, self.p)
+        let x = match self.mode {
+            ImnmxMode::Plain => "",
+            ImnmxMode::Xlo => ".XLO",
+            ImnmxMode::Xhi => ".XHI",
+        };
+        let cc = m(self.cc, ".CC");
+        write!(f, "IMNMX{u}{x} {}{cc}, {}, {}, {}", self.d, self.a, self.b, self.p)
     }
 }
 

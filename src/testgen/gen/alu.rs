@@ -198,6 +198,8 @@ impl Gen<'_, '_> {
             }
             19 => Imnmx {
                 d,
+                cc: false,
+                mode: ImnmxMode::Plain,
                 unsigned: self.chance(50),
                 a: self.sreg(),
                 b: self.src(Rule::S20),

@@ -12,10 +12,20 @@ pub(super) const CC_TESTS: [&str; 24] = [
 ];
 
 impl Gen<'_, '_> {
-    /// One random ISET, PSET, CSETP or R2P.
+    /// One random ISET, PSET, CSETP, R2P or 64-bit-mode IMNMX.
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
-        match self.below(4) {
+        match self.below(5) {
+            4 => Imnmx {
+                d,
+                cc: self.chance(60),
+                mode: self.pick(&[ImnmxMode::Plain, ImnmxMode::Xlo, ImnmxMode::Xhi]),
+                unsigned: self.chance(50),
+                a: self.sreg(),
+                b: self.src(Rule::S20),
+                p: self.psrc(),
+            }
+            .into(),
             0 => Iset {
                 d,
                 cc: self.chance(30),
