@@ -636,7 +636,7 @@ fn templates() -> Vec<(&'static str, S)> {
                     vec![
                         vec!["", "PSL"],
                         vec!["", "MRG"],
-                        vec!["", "CLO", "CHI", "CBCC"],
+                        vec!["", "CLO", "CHI", "CBCC", "CSFU"],
                     ],
                     reg(),
                 ),

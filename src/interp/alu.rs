@@ -5,7 +5,9 @@ use super::lanes::*;
 use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
-use crate::semantics::{add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, shf};
+use crate::semantics::{
+    add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, shf, xmad_csfu,
+};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{WarpState, LANES};
 
@@ -205,6 +207,14 @@ impl Exec for Xmad {
                 XmadMode::Clo => rc[l] & 0xffff,
                 XmadMode::Chi => rc[l] >> 16,
                 XmadMode::Cbcc => rc[l].wrapping_add(rb[l] << 16),
+                XmadMode::Csfu => rc[l].wrapping_sub(xmad_csfu(
+                    ra[l],
+                    self.a_h1,
+                    self.a_signed,
+                    rb[l],
+                    self.b_h1,
+                    self.b_signed,
+                )),
             };
             let r = p as u64 + addend as u64;
             cf |= ((r >> 32 != 0) as u32) << l;

@@ -766,7 +766,7 @@ fn xmad(w: Word, b: Src, c: Src, psl: bool, mrg: bool, cmode: u64, x: u32, b_h1:
         1 => XmadMode::Clo,
         2 => XmadMode::Chi,
         4 => XmadMode::Cbcc,
-        3 => return Err("XMAD.CSFU is not supported".into()),
+        3 => XmadMode::Csfu,
         v => return Err(format!("XMAD mode {v:#x} is not valid")),
     };
     ok(Xmad {

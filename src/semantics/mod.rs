@@ -59,6 +59,19 @@ pub fn imnmx(
     (if take_a { a } else { b }, a == b, lt)
 }
 
+/// What XMAD `.CSFU` subtracts from its addend (docs/semantics.md §22a): 0x10000 for each
+/// operand half that is read signed and is negative while the *other* half of the other
+/// operand's 32-bit value is nonzero (a's high half and b's low half, and so on), that is, for
+/// each of the two cross products of a 32 × 32 multiplication that is negative. With it,
+/// ptxas's four-XMAD `mul.hi.s32` sequence gives the exact high word.
+pub fn xmad_csfu(a: u32, a_h1: bool, a_signed: bool, b: u32, b_h1: bool, b_signed: bool) -> u32 {
+    let neg = |v: u32, h1: bool, signed: bool| signed && (if h1 { v >> 31 } else { v >> 15 & 1 }) != 0;
+    let other = |v: u32, h1: bool| (if h1 { v & 0xffff } else { v >> 16 }) != 0;
+    let n = (neg(a, a_h1, a_signed) && other(b, b_h1)) as u32
+        + (neg(b, b_h1, b_signed) && other(a, a_h1)) as u32;
+    n << 16
+}
+
 /// The constant part of an add's extra term: one per negated operand (`-b` is `~b + 1`), minus
 /// the one that the carry in replaces with `.X`, plus one for `.PO` (docs/semantics.md §21).
 #[inline(always)]

@@ -281,9 +281,13 @@ pub enum XmadMode {
     Chi,
     /// `.CBCC`: Rc + (Sb << 16).
     Cbcc,
+    /// `.CSFU`: Rc minus 0x10000 for each signed half that is negative while the other half
+    /// of the other operand is nonzero (the sign fix-up of ptxas's `mul.hi.s32` sequence; see
+    /// `semantics::xmad_csfu`).
+    Csfu,
 }
 
-/// `XMAD[.S16|.U16][.S16|.U16][.PSL][.MRG][.CLO|.CHI|.CBCC] Rd[.CC], Ra[.H1], Sb[.H1], Rc`.
+/// `XMAD[.S16|.U16][.S16|.U16][.PSL][.MRG][.CLO|.CHI|.CBCC|.CSFU] Rd[.CC], Ra[.H1], Sb[.H1], Rc`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Xmad {
     /// Destination.

@@ -1047,6 +1047,34 @@ impl Tx<'_, '_, '_> {
                 let s = self.shl_c(&rb, 16);
                 self.bin(&rc, &s, |b, x, y| b.ins().iadd(x, y))
             }
+            XmadMode::Csfu => {
+                // As semantics::xmad_csfu: 0x10000 for each negative signed half whose
+                // partner's other half is nonzero.
+                let zero = self.splat(0);
+                let unit = self.splat(0x10000);
+                let other = |t: &mut Self, v: &Row, h1: bool| -> Row {
+                    let o = if h1 {
+                        let mk = t.splat(0xffff);
+                        t.bin(v, &mk, |b, x, y| b.ins().band(x, y))
+                    } else {
+                        t.ushr_c(v, 16)
+                    };
+                    t.cmp(IntCC::NotEqual, &o, &zero)
+                };
+                let mut sub = self.splat(0);
+                for (half, signed, partner, p_h1) in
+                    [(&a, o.a_signed, &rb, o.b_h1), (&b, o.b_signed, &ra, o.a_h1)]
+                {
+                    if signed {
+                        let neg = self.cmp(IntCC::SignedLessThan, half, &zero);
+                        let oth = other(self, partner, p_h1);
+                        let both = self.bin(&neg, &oth, |b, x, y| b.ins().band(x, y));
+                        let amt = self.bin(&both, &unit, |b, x, y| b.ins().band(x, y));
+                        sub = self.bin(&sub, &amt, |b, x, y| b.ins().iadd(x, y));
+                    }
+                }
+                self.bin(&rc, &sub, |b, x, y| b.ins().isub(x, y))
+            }
         };
         let r = self.bin(&p, &addend, |b, x, y| b.ins().iadd(x, y));
         let res = if o.mrg {

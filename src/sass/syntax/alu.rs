@@ -213,6 +213,7 @@ impl SassSyntax for Xmad {
             ("CLO", XmadMode::Clo),
             ("CHI", XmadMode::Chi),
             ("CBCC", XmadMode::Cbcc),
+            ("CSFU", XmadMode::Csfu),
         ])?;
         let ccm = cc_mod(a)?;
         let (d, cc) = a.dst_cc(ccm)?;
@@ -245,6 +246,7 @@ impl SassSyntax for Xmad {
             XmadMode::Clo => ".CLO",
             XmadMode::Chi => ".CHI",
             XmadMode::Cbcc => ".CBCC",
+            XmadMode::Csfu => ".CSFU",
         };
         write!(
             f,

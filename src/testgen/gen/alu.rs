@@ -304,7 +304,7 @@ impl Gen<'_, '_> {
         .into()
     }
 
-    fn xmad(&mut self, d: Reg) -> Op {
+    pub(super) fn xmad(&mut self, d: Reg) -> Op {
         let b = match self.weighted(&[55, 15, 30]) {
             0 => Src::Reg(self.sreg()),
             1 => Src::Const(self.cref()),

@@ -12,10 +12,17 @@ pub(super) const CC_TESTS: [&str; 24] = [
 ];
 
 impl Gen<'_, '_> {
-    /// One random ISET, PSET, CSETP, R2P or 64-bit-mode IMNMX.
+    /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX or XMAD.CSFU.
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
-        match self.below(5) {
+        match self.below(6) {
+            5 => match self.xmad(d) {
+                Op::Xmad(mut x) => {
+                    x.mode = XmadMode::Csfu;
+                    x.into()
+                }
+                op => op,
+            },
             4 => Imnmx {
                 d,
                 cc: self.chance(60),
