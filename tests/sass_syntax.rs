@@ -923,8 +923,14 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "PRMT",
-            (reg(), rreg(), src(imm20()), regc())
-                .prop_map(|(d, a, b, c)| format!("PRMT {d}, {a}, {b}, {c}"))
+            (
+                mods(vec![vec!["", "F4E", "B4E", "RC8", "ECL", "ECR", "RC16"]]),
+                reg(),
+                rreg(),
+                src(imm20()),
+                regc(),
+            )
+                .prop_map(|(m, d, a, b, c)| format!("PRMT{m} {d}, {a}, {b}, {c}"))
                 .boxed(),
         ),
         (

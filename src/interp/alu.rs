@@ -6,7 +6,8 @@ use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
 use crate::semantics::{
-    add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, shf, xmad_csfu,
+    add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, prmt_selector, shf,
+    xmad_csfu,
 };
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{WarpState, LANES};
@@ -612,7 +613,10 @@ impl Exec for Prmt {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
         let c = src(w, self.c, mask, env)?;
-        let r = map3(&reg(w, self.a), &b, &c, prmt);
+        let mode = self.mode;
+        let r = map3(&reg(w, self.a), &b, &c, |a, b, c| {
+            prmt(a, prmt_selector(mode, b), c)
+        });
         put(w, self.d.0, &r, mask);
         Ok(())
     }

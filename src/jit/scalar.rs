@@ -230,6 +230,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let a = self.reg(o.a);
         let c = self.src(o.c);
         let r = if let Src::Imm(sel) = o.b {
+            let sel = crate::semantics::prmt_selector(o.mode, sel);
             let le = MemFlagsData::new().with_endianness(Endianness::Little);
             let mut idx = [0u8; 16];
             let mut signs = [0u8; 16];
@@ -268,6 +269,22 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             })
         } else {
             let sel = self.src(o.b);
+            let sel = if o.mode == PrmtMode::Idx {
+                sel
+            } else {
+                // As semantics::prmt_selector: one of four selectors, by sel[1:0].
+                let three = self.splat(3);
+                let s = self.bin(&sel, &three, |b, x, y| b.ins().band(x, y));
+                let mut eff = self.splat(0);
+                for k in 0..4 {
+                    let kv = self.splat(k);
+                    let on = self.cmp(IntCC::Equal, &s, &kv);
+                    let tv = self.splat(crate::semantics::prmt_selector(o.mode, k));
+                    let t = self.bin(&on, &tv, |b, x, y| b.ins().band(x, y));
+                    eff = self.bin(&eff, &t, |b, x, y| b.ins().bor(x, y));
+                }
+                eff
+            };
             self.per_lane(&[a, sel, c], |b, x| {
                 let lo = b.ins().uextend(types::I64, x[0]);
                 let hi = b.ins().uextend(types::I64, x[2]);

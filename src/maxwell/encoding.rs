@@ -585,8 +585,7 @@ maxwell_table! {
         form!("PRMT", op(0x4bc0), M12, Const, prmt_c39),
         form!("PRMT", op(0x36c0), M12I, Imm, prmt_c39),
         form!("PRMT", op(0x53c0), M12, None, |w, _, _| {
-            only(w, 48, 4, 0, "PRMT mode")?;
-            ok(Prmt { d: w.reg(0), a: w.reg(8), b: Src::Reg(w.reg(39)), c: Src::Const(w.cbuf()) })
+            ok(Prmt { d: w.reg(0), mode: prmt_mode(w)?, a: w.reg(8), b: Src::Reg(w.reg(39)), c: Src::Const(w.cbuf()) })
         }),
     ],
     Iset => rci!("ISET", 0x5b50, 0x4b50, 0x3650, M12, M12I, |w, _, b| {
@@ -841,10 +840,20 @@ fn bfi_c39(w: Word, _: u32, b: Src) -> R {
     })
 }
 
+/// PRMT's mode: 3 bits at 48 (0 the default, 1 to 6 `.F4E` to `.RC16`); bit 51 is refused.
+fn prmt_mode(w: Word) -> Result<PrmtMode, String> {
+    no(w, 51, "PRMT mode bit 51")?;
+    let v = w.field(48, 3);
+    PrmtMode::ALL
+        .get(v as usize)
+        .copied()
+        .ok_or_else(|| format!("PRMT mode {v:#x} is not valid"))
+}
+
 fn prmt_c39(w: Word, _: u32, b: Src) -> R {
-    only(w, 48, 4, 0, "PRMT mode")?;
     ok(Prmt {
         d: w.reg(0),
+        mode: prmt_mode(w)?,
         a: w.reg(8),
         b,
         c: Src::Reg(w.reg(39)),

@@ -67,6 +67,26 @@ fn imnmx_pairs_of_ptxas() {
 }
 
 #[test]
+fn prmt_modes_of_ptxas() {
+    // prmt.b32.f4e ... .rc16 with a register selector (mode at bits 48-50).
+    assert_eq!(text(0x5bc10b0000d70006), "PRMT.F4E R6, R0, R13, R22");
+    assert_eq!(text(0x5bc20b0000d70007), "PRMT.B4E R7, R0, R13, R22");
+    assert_eq!(text(0x5bc30b0000d7001c), "PRMT.RC8 R28, R0, R13, R22");
+    assert_eq!(text(0x5bc40b0000d7001d), "PRMT.ECL R29, R0, R13, R22");
+    assert_eq!(text(0x5bc50b0000d70006), "PRMT.ECR R6, R0, R13, R22");
+    assert_eq!(text(0x5bc60b0000d70007), "PRMT.RC16 R7, R0, R13, R22");
+    // Immediate selectors, and Rc from constant bank 2 (ptxas put the b operand there).
+    assert_eq!(text(0x36c1088000170604), "PRMT.F4E R4, R6, 0x1, R17");
+    assert_eq!(
+        text(0x53c17f8800070600),
+        "PRMT.F4E R0, R6, RZ, c[0x2][0x0]"
+    );
+    // Mode 7 and bit 51 are refused.
+    assert!(text_at(0x5bc70b0000d70007, 8).is_err());
+    assert!(text_at(0x5bc80b0000d70007, 8).is_err());
+}
+
+#[test]
 fn every_cc_test_of_bra() {
     let names = [
         "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",

@@ -20,7 +20,7 @@ pub mod d3d;
 pub mod func;
 pub mod cc;
 
-use crate::ir::{Addr, Cmp, Iadd3, ImnmxMode, LdcMode, ShfType};
+use crate::ir::{Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType};
 use warpjit_runtime::helpers::window_detect;
 use warpjit_runtime::WarpState;
 
@@ -70,6 +70,25 @@ pub fn xmad_csfu(a: u32, a_h1: bool, a_signed: bool, b: u32, b_h1: bool, b_signe
     let n = (neg(a, a_h1, a_signed) && other(b, b_h1)) as u32
         + (neg(b, b_h1, b_signed) && other(a, a_h1)) as u32;
     n << 16
+}
+
+/// The default-mode PRMT selector a mode's selector `sel` stands for (docs/semantics.md §22a):
+/// the default mode returns `sel`; the others use `s` = sel[1:0] and pick, for result byte *i*,
+/// source byte (`F4E`) *s* + *i* mod 8, (`B4E`) *s* − *i* mod 8, (`RC8`) *s*, (`ECL`)
+/// max(*i*, *s*), (`ECR`) min(*i*, *s*), (`RC16`) 2·(*s* & 1) + (*i* & 1), PTX `prmt`'s tables,
+/// without sign replication.
+pub fn prmt_selector(mode: PrmtMode, sel: u32) -> u32 {
+    let s = sel & 3;
+    let byte = |i: u32| match mode {
+        PrmtMode::Idx => sel >> (4 * i) & 0xf,
+        PrmtMode::F4e => (s + i) & 7,
+        PrmtMode::B4e => (s + 8 - i) & 7,
+        PrmtMode::Rc8 => s,
+        PrmtMode::Ecl => s.max(i),
+        PrmtMode::Ecr => s.min(i),
+        PrmtMode::Rc16 => 2 * (s & 1) + (i & 1),
+    };
+    (0..4).map(|i| byte(i) << (4 * i)).sum()
 }
 
 /// The constant part of an add's extra term: one per negated operand (`-b` is `~b + 1`), minus

@@ -1034,11 +1034,47 @@ impl Operands for Icmp {
     }
 }
 
-/// `PRMT Rd, Ra, Sb, Rc`: byte permute of {Rc, Ra}, default mode.
+/// The mode of PRMT: the default (four selector nibbles) or one of PTX `prmt`'s modes, which
+/// read only the selector's low two bits (docs/semantics.md §22a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum PrmtMode {
+    /// Four 4-bit byte selectors with sign replication.
+    #[default]
+    Idx,
+    /// `.F4E`: forward 4 extract.
+    F4e,
+    /// `.B4E`: backward 4 extract.
+    B4e,
+    /// `.RC8`: replicate a byte.
+    Rc8,
+    /// `.ECL`: edge clamp left.
+    Ecl,
+    /// `.ECR`: edge clamp right.
+    Ecr,
+    /// `.RC16`: replicate a half word.
+    Rc16,
+}
+
+impl PrmtMode {
+    /// Every mode, in encoding order (0 to 6).
+    pub const ALL: [PrmtMode; 7] = [
+        PrmtMode::Idx,
+        PrmtMode::F4e,
+        PrmtMode::B4e,
+        PrmtMode::Rc8,
+        PrmtMode::Ecl,
+        PrmtMode::Ecr,
+        PrmtMode::Rc16,
+    ];
+}
+
+/// `PRMT[.F4E|.B4E|.RC8|.ECL|.ECR|.RC16] Rd, Ra, Sb, Rc`: byte permute of {Rc, Ra}.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Prmt {
     /// Destination.
     pub d: Reg,
+    /// Mode.
+    pub mode: PrmtMode,
     /// Bytes 0..3.
     pub a: Reg,
     /// Selector (bits 15:0).
@@ -1049,7 +1085,13 @@ pub struct Prmt {
 
 impl Operands for Prmt {
     fn operands(&self, o: &mut Roles<'_>) {
-        let Prmt { d, a, b, c } = *self;
+        let Prmt {
+            d,
+            mode: _,
+            a,
+            b,
+            c,
+        } = *self;
         o.def(d);
         o.read(a);
         o.src(b);

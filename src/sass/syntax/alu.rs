@@ -747,17 +747,37 @@ impl SassSyntax for Icmp {
 
 impl SassSyntax for Prmt {
     fn parse(a: &mut Args<'_>) -> R<Self> {
+        let mode = a
+            .choice(&[
+                ("F4E", PrmtMode::F4e),
+                ("B4E", PrmtMode::B4e),
+                ("RC8", PrmtMode::Rc8),
+                ("ECL", PrmtMode::Ecl),
+                ("ECR", PrmtMode::Ecr),
+                ("RC16", PrmtMode::Rc16),
+            ])?
+            .unwrap_or_default();
         let (d, ra) = (a.reg()?, a.reg()?);
         let b = a.src(ImmRule::S20, 0)?.0;
         Ok(Prmt {
             d,
+            mode,
             a: ra,
             b,
             c: a.src(ImmRule::None, 0)?.0,
         })
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PRMT {}, {}, {}, {}", self.d, self.a, self.b, self.c)
+        let mode = match self.mode {
+            PrmtMode::Idx => "",
+            PrmtMode::F4e => ".F4E",
+            PrmtMode::B4e => ".B4E",
+            PrmtMode::Rc8 => ".RC8",
+            PrmtMode::Ecl => ".ECL",
+            PrmtMode::Ecr => ".ECR",
+            PrmtMode::Rc16 => ".RC16",
+        };
+        write!(f, "PRMT{mode} {}, {}, {}, {}", self.d, self.a, self.b, self.c)
     }
 }
 

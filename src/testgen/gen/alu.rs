@@ -215,6 +215,7 @@ impl Gen<'_, '_> {
                 };
                 Prmt {
                     d,
+                    mode: PrmtMode::Idx,
                     a: self.sreg(),
                     b,
                     c: self.src_rc(),
@@ -631,6 +632,7 @@ impl Gen<'_, '_> {
                     g,
                     Prmt {
                         d,
+                        mode: PrmtMode::Idx,
                         a,
                         b: Src::Reg(t),
                         c,

@@ -12,10 +12,18 @@ pub(super) const CC_TESTS: [&str; 24] = [
 ];
 
 impl Gen<'_, '_> {
-    /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX or XMAD.CSFU.
+    /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX, XMAD.CSFU or PRMT in a PTX mode.
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
-        match self.below(6) {
+        match self.below(7) {
+            6 => Prmt {
+                d,
+                mode: PrmtMode::ALL[self.range(1, 6) as usize],
+                a: self.sreg(),
+                b: self.src(Rule::S20),
+                c: self.src_rc(),
+            }
+            .into(),
             5 => match self.xmad(d) {
                 Op::Xmad(mut x) => {
                     x.mode = XmadMode::Csfu;
