@@ -309,7 +309,7 @@ fn decoding_random_bytes_never_panics() {
 /// yet: its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 9] = [
+    let files: [(&str, &[u8]); 10] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -322,6 +322,7 @@ fn ptxas_kernels_decode_and_disassemble() {
             "gather64",
             include_bytes!("../../tests/cubin/gather64.cubin"),
         ),
+        ("intops", include_bytes!("../../tests/cubin/intops.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -357,8 +358,8 @@ fn ptxas_kernels_decode_and_disassemble() {
     assert_eq!(
         decoded,
         [
-            "calls", "carry128", "consts", "diverge", "gather", "gather64", "generic", "mul",
-            "reduce", "sizes", "stack", "vadd"
+            "calls", "carry128", "consts", "diverge", "gather", "gather64", "generic", "intops",
+            "mul", "reduce", "sizes", "stack", "vadd"
         ]
     );
 }
