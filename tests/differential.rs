@@ -267,7 +267,11 @@ fn generator_covers_the_op_table_and_every_fault() {
                     Op::Isetp(o) => format!("ISETP{}", if o.x { ".X" } else { "" }),
                     Op::P2r(o) => format!("P2R {:?}", o.src),
                     Op::R2p(o) => format!("R2P {:?}", o.dst),
-                    Op::Iset(o) => format!("ISET{}{}", if o.x { ".X" } else { "" }, if o.bf { ".BF" } else { "" }),
+                    Op::Iset(o) => format!(
+                        "ISET{}{}",
+                        if o.x { ".X" } else { "" },
+                        if o.bf { ".BF" } else { "" }
+                    ),
                     Op::Ld(o) => {
                         format!("LD steer {}", if o.steer.pred.is_pt() { "PT" } else { "P" })
                     }

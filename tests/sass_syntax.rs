@@ -1096,7 +1096,9 @@ fn templates() -> Vec<(&'static str, S)> {
             "BRA",
             (
                 mods(vec![vec!["", "U"]]),
-                maybe(sel(&["CC.EQ, ", "CC.NE, ", "CC.NEU, ", "CC.LTU, ", "CC.HI, ", "CC.OFT, "])),
+                maybe(sel(&[
+                    "CC.EQ, ", "CC.NE, ", "CC.NEU, ", "CC.LTU, ", "CC.HI, ", "CC.OFT, ",
+                ])),
                 prop_oneof![
                     (0u32..100).prop_map(|n| format!(".L_{n}")),
                     (0u32..100).prop_map(|n| format!("`(.L_x_{n})")),

@@ -5,7 +5,7 @@
 //!
 //! - a read makes an item live (RZ and PT never are; a pair or quad operand reads 2 or 4
 //!   registers); a guard predicate, the predicate of a control instruction's condition and the
-//!   ZF of its `CC.EQ`/`CC.NE` test are reads;
+//!   flags of its CC test are reads;
 //! - a write kills an item only when the instruction is unguarded: a thread whose guard is false
 //!   keeps its old value, so a guarded write does not kill;
 //! - an instruction guarded by `!PT` never executes: it neither reads nor writes.

@@ -42,7 +42,7 @@
 //! A block is converged unless the warp may reach it with live lanes inactive. Such blocks are the
 //! least set that contains
 //!
-//! - both successors of a `BRA` whose condition (guard predicate, ZF of a CC test) is not
+//! - both successors of a `BRA` whose condition (guard predicate, the flags of a CC test) is not
 //!   uniform at the end of its block;
 //! - the next block of a wait (`SYNC`, `BRK`, `CONT`, `RET`) whose condition is not uniform
 //!   (the waiting lanes leave);

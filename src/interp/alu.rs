@@ -6,8 +6,7 @@ use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
 use crate::semantics::{
-    add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, prmt_selector, shf,
-    xmad_csfu,
+    add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, prmt_selector, shf, xmad_csfu,
 };
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{WarpState, LANES};

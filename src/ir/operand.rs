@@ -293,8 +293,8 @@ impl CcTest {
     /// The name after `CC.` (`NEU`).
     pub fn name(self) -> &'static str {
         [
-            "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
-            "GEU", "T", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT",
+            "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU",
+            "NEU", "GEU", "T", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT",
         ][self.code() as usize]
     }
 }

@@ -92,8 +92,8 @@ delegated!(Table, StTex, Atom, Info);
 
 // Declared after the macros above, which they use.
 mod alu;
-mod int;
 mod func;
+mod int;
 mod lea;
 mod mem;
 mod view;

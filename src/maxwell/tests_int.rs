@@ -9,7 +9,10 @@ use super::tests::{text, text_at};
 fn iset_words_of_ptxas() {
     // set.lt.u32.s64 (a 64-bit comparison: the high words with .X after IADD RZ.CC on the low).
     assert_eq!(text(0x5b530b8001571304), "ISET.LT.X.AND R4, R19, R21, PT");
-    assert_eq!(text(0x5b540b8001571311), "ISET.EQ.U32.X.AND R17, R19, R21, PT");
+    assert_eq!(
+        text(0x5b540b8001571311),
+        "ISET.EQ.U32.X.AND R17, R19, R21, PT"
+    );
     // set.lt.f32.s32: .BF gives 1.0f.
     assert_eq!(text(0x5b53138001670005), "ISET.BF.LT.AND R5, R0, R22, PT");
     // set.ne.and.u32.s32 with a predicate.
@@ -38,18 +41,9 @@ fn csetp_r2p_pset_words() {
     assert_eq!(text(0x38f0040007f70000), "R2P.B2 PR, R0, 0x7f");
     assert_eq!(text(0x5cf0060000170300), "R2P.B3 PR, R3, R1");
     // PSET.BF.AND.OR R3.CC, P0, !P1, PT: bop1 at 24, bop2 at 45, .BF 44, .CC 47, Pa 12 (15),
-    // Pb 29 (32), Pc 39 (42).
-    let w = 0x5088u64 << 48
-        | 1 << 47
-        | 1 << 45
-        | 1 << 44
-        | 7 << 39
-        | 1 << 32
-        | 1 << 29
-        | 0 << 24
-        | 0 << 12
-        | 0x7 << 16
-        | 3;
+    // Pb 29 (32), Pc 39 (42); bop1 (24) and Pa (12) are 0: AND and P0.
+    let w =
+        0x5088u64 << 48 | 1 << 47 | 1 << 45 | 1 << 44 | 7 << 39 | 1 << 32 | 1 << 29 | 0x7 << 16 | 3;
     assert_eq!(text(w), "PSET.BF.AND.OR R3.CC, P0, !P1, PT");
     // CSETP with a test outside the represented set (RGT, 0x1f) is refused.
     assert!(text_at(0x50a0038000071f07, 8).is_err());
@@ -61,7 +55,10 @@ fn imnmx_pairs_of_ptxas() {
     assert_eq!(text(0x5c219b800157131f), "IMNMX.XHI R31.CC, R19, R21, PT");
     assert_eq!(text(0x5c200b800147121e), "IMNMX.U32.XLO R30, R18, R20, PT");
     assert_eq!(text(0x5c219f8001571319), "IMNMX.XHI R25.CC, R19, R21, !PT");
-    assert_eq!(text(0x5c209b8001571307), "IMNMX.U32.XHI R7.CC, R19, R21, PT");
+    assert_eq!(
+        text(0x5c209b8001571307),
+        "IMNMX.U32.XHI R7.CC, R19, R21, PT"
+    );
     // XMED (mode 2) is refused.
     assert!(text_at(0x5c21138001571307, 8).is_err());
 }
@@ -77,10 +74,7 @@ fn prmt_modes_of_ptxas() {
     assert_eq!(text(0x5bc60b0000d70007), "PRMT.RC16 R7, R0, R13, R22");
     // Immediate selectors, and Rc from constant bank 2 (ptxas put the b operand there).
     assert_eq!(text(0x36c1088000170604), "PRMT.F4E R4, R6, 0x1, R17");
-    assert_eq!(
-        text(0x53c17f8800070600),
-        "PRMT.F4E R0, R6, RZ, c[0x2][0x0]"
-    );
+    assert_eq!(text(0x53c17f8800070600), "PRMT.F4E R0, R6, RZ, c[0x2][0x0]");
     // Mode 7 and bit 51 are refused.
     assert!(text_at(0x5bc70b0000d70007, 8).is_err());
     assert!(text_at(0x5bc80b0000d70007, 8).is_err());

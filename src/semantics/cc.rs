@@ -33,7 +33,16 @@ mod tests {
 
     #[test]
     fn integer_comparisons_after_a_subtraction_mean_their_names() {
-        let vals = [0u32, 1, 2, 0x7fff_ffff, 0x8000_0000, 0x8000_0001, 0xffff_ffff, 0x1234_5678];
+        let vals = [
+            0u32,
+            1,
+            2,
+            0x7fff_ffff,
+            0x8000_0000,
+            0x8000_0001,
+            0xffff_ffff,
+            0x1234_5678,
+        ];
         for &a in &vals {
             for &b in &vals {
                 let (z, s, c, o) = sub_flags(a, b);

@@ -16,9 +16,9 @@
 //! | Direct3D 11 float and integer arithmetic (DXBC) | [`d3d`] | DXBC numerics |
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
 
+pub mod cc;
 pub mod d3d;
 pub mod func;
-pub mod cc;
 
 use crate::ir::{Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType};
 use warpjit_runtime::helpers::window_detect;
@@ -38,8 +38,16 @@ pub fn imnmx(
     zf: bool,
     sf: bool,
 ) -> (u32, bool, bool) {
-    let lt = if unsigned { a < b } else { (a as i32) < (b as i32) };
-    let gt = if unsigned { a > b } else { (a as i32) > (b as i32) };
+    let lt = if unsigned {
+        a < b
+    } else {
+        (a as i32) < (b as i32)
+    };
+    let gt = if unsigned {
+        a > b
+    } else {
+        (a as i32) > (b as i32)
+    };
     let take_a = match mode {
         ImnmxMode::Xlo if !zf => {
             if min {
@@ -65,7 +73,8 @@ pub fn imnmx(
 /// each of the two cross products of a 32 × 32 multiplication that is negative. With it,
 /// ptxas's four-XMAD `mul.hi.s32` sequence gives the exact high word.
 pub fn xmad_csfu(a: u32, a_h1: bool, a_signed: bool, b: u32, b_h1: bool, b_signed: bool) -> u32 {
-    let neg = |v: u32, h1: bool, signed: bool| signed && (if h1 { v >> 31 } else { v >> 15 & 1 }) != 0;
+    let neg =
+        |v: u32, h1: bool, signed: bool| signed && (if h1 { v >> 31 } else { v >> 15 & 1 }) != 0;
     let other = |v: u32, h1: bool| (if h1 { v & 0xffff } else { v >> 16 }) != 0;
     let n = (neg(a, a_h1, a_signed) && other(b, b_h1)) as u32
         + (neg(b, b_h1, b_signed) && other(a, a_h1)) as u32;

@@ -131,7 +131,13 @@ pub struct Csetp {
 
 impl Operands for Csetp {
     fn operands(&self, o: &mut Roles<'_>) {
-        let Csetp { test, bop: _, p, q, c } = *self;
+        let Csetp {
+            test,
+            bop: _,
+            p,
+            q,
+            c,
+        } = *self;
         o.pred_def(p);
         o.pred_def(q);
         o.pred_read(c);

@@ -707,7 +707,11 @@ impl SassSyntax for Imnmx {
             ImnmxMode::Xhi => ".XHI",
         };
         let cc = m(self.cc, ".CC");
-        write!(f, "IMNMX{u}{x} {}{cc}, {}, {}, {}", self.d, self.a, self.b, self.p)
+        write!(
+            f,
+            "IMNMX{u}{x} {}{cc}, {}, {}, {}",
+            self.d, self.a, self.b, self.p
+        )
     }
 }
 
@@ -777,7 +781,11 @@ impl SassSyntax for Prmt {
             PrmtMode::Ecr => ".ECR",
             PrmtMode::Rc16 => ".RC16",
         };
-        write!(f, "PRMT{mode} {}, {}, {}, {}", self.d, self.a, self.b, self.c)
+        write!(
+            f,
+            "PRMT{mode} {}, {}, {}, {}",
+            self.d, self.a, self.b, self.c
+        )
     }
 }
 

@@ -7,8 +7,8 @@ use crate::ir::*;
 /// Every CC test a branch, exit or CSETP may name, as written after `CC.`.
 pub(super) const CC_TESTS: [&str; 24] = [
     "CC.F", "CC.LT", "CC.EQ", "CC.LE", "CC.GT", "CC.NE", "CC.GE", "CC.NUM", "CC.NAN", "CC.LTU",
-    "CC.EQU", "CC.LEU", "CC.GTU", "CC.NEU", "CC.GEU", "CC.T", "CC.OFF", "CC.LO", "CC.SFF",
-    "CC.LS", "CC.HI", "CC.SFT", "CC.HS", "CC.OFT",
+    "CC.EQU", "CC.LEU", "CC.GTU", "CC.NEU", "CC.GEU", "CC.T", "CC.OFF", "CC.LO", "CC.SFF", "CC.LS",
+    "CC.HI", "CC.SFT", "CC.HS", "CC.OFT",
 ];
 
 impl Gen<'_, '_> {
