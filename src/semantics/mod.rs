@@ -82,7 +82,7 @@ pub fn xmad_csfu(a: u32, a_h1: bool, a_signed: bool, b: u32, b_h1: bool, b_signe
 }
 
 /// The default-mode PRMT selector a mode's selector `sel` stands for (docs/semantics.md §22a):
-/// the default mode returns `sel`; the others use `s` = sel[1:0] and pick, for result byte *i*,
+/// the default mode returns `sel`; the others use `s` = `sel[1:0]` and pick, for result byte *i*,
 /// source byte (`F4E`) *s* + *i* mod 8, (`B4E`) *s* − *i* mod 8, (`RC8`) *s*, (`ECL`)
 /// max(*i*, *s*), (`ECR`) min(*i*, *s*), (`RC16`) 2·(*s* & 1) + (*i* & 1), PTX `prmt`'s tables,
 /// without sign replication.
