@@ -879,6 +879,45 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "IMUL",
+            (
+                with_cc("IMUL", vec![vec!["", "U32", "S32"], vec!["", "HI"]], reg()),
+                rreg(),
+                src(imm20()),
+            )
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "IMUL32I",
+            (
+                with_cc(
+                    "IMUL32I",
+                    vec![
+                        vec!["", "U32", "S32"],
+                        vec!["", "U32", "S32"],
+                        vec!["", "HI"],
+                    ],
+                    reg(),
+                ),
+                rreg(),
+                any32(),
+            )
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "IMAD",
+            (
+                with_cc("IMAD", vec![vec!["", "U32", "S32"], vec!["", "HI"]], reg()),
+                rreg(),
+                src(imm20()),
+                regc(),
+            )
+                .prop_map(|(h, a, b, c)| format!("{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
             "R2P",
             (
                 mods(vec![vec!["", "B0", "B1", "B2", "B3"]]),

@@ -1,4 +1,4 @@
-//! ISET, PSET, CSETP and R2P (docs/semantics.md §22a).
+//! ISET, PSET, CSETP, R2P, IMUL, IMUL32I and IMAD (docs/semantics.md §22a).
 
 use super::alu::{bop_mask, icmp};
 use super::lanes::*;
@@ -6,6 +6,7 @@ use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
 use crate::semantics::cc::cc_mask;
+use crate::semantics::imul;
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::WarpState;
 
@@ -86,6 +87,59 @@ impl Exec for R2p {
                 }
             }
         }
+        Ok(())
+    }
+}
+
+/// IMUL, IMUL32I and IMAD: the product word plus `c`, written with the CC of `.CC` (ZF and SF
+/// from Rd, CF = OF = 0).
+#[allow(clippy::too_many_arguments)]
+fn mul_add(
+    w: &mut WarpState,
+    mask: u32,
+    d: Reg,
+    cc: bool,
+    (hi, a_signed, b_signed): (bool, bool, bool),
+    a: &Row,
+    b: &Row,
+    c: Option<&Row>,
+) {
+    let r: Row = std::array::from_fn(|l| {
+        let p = imul(a[l], b[l], a_signed, b_signed, hi);
+        p.wrapping_add(c.map_or(0, |c| c[l]))
+    });
+    put(w, d.0, &r, mask);
+    if cc {
+        set_cc(w, mask, &r, 0, 0);
+    }
+}
+
+impl Exec for Imul {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
+        let a = reg(w, self.a);
+        let s = (self.hi, self.a_signed, self.b_signed);
+        mul_add(w, mask, self.d, self.cc, s, &a, &b, None);
+        Ok(())
+    }
+}
+
+impl Exec for Imul32i {
+    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+        let a = reg(w, self.a);
+        let s = (self.hi, self.a_signed, self.b_signed);
+        mul_add(w, mask, self.d, self.cc, s, &a, &splat(self.imm), None);
+        Ok(())
+    }
+}
+
+impl Exec for Imad {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
+        let c = src(w, self.c, mask, env)?;
+        let a = reg(w, self.a);
+        let s = (self.hi, self.a_signed, self.b_signed);
+        mul_add(w, mask, self.d, self.cc, s, &a, &b, Some(&c));
         Ok(())
     }
 }

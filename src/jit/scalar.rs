@@ -28,7 +28,7 @@ pub(super) enum LaneBitfield<'o> {
 
 impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Applies `f` to lane `l` of each input row, building a row.
-    fn per_lane(
+    pub(super) fn per_lane(
         &mut self,
         ins: &[Row],
         f: impl Fn(&mut FunctionBuilder<'b>, &[Value]) -> Value,

@@ -612,6 +612,26 @@ maxwell_table! {
         let dst = if w.bit(40) { P2rSrc::Cc } else { P2rSrc::Pr };
         ok(R2p { byte: w.field(41, 2) as u8, dst, a: w.reg(8), mask })
     }),
+    Imul => rci!("IMUL", 0x5c38, 0x4c38, 0x3838, M13, M13I, |w, _, b| {
+        ok(Imul {
+            d: w.reg(0), cc: w.bit(47), hi: w.bit(39), a_signed: w.bit(40), b_signed: w.bit(41),
+            a: w.reg(8), b,
+        })
+    }),
+    Imul32i => &[form!("IMUL32I", op(0x1f00), 0xff00 << 48, None, |w, _, _| {
+        ok(Imul32i {
+            d: w.reg(0), cc: w.bit(52), hi: w.bit(53), a_signed: w.bit(54), b_signed: w.bit(55),
+            a: w.reg(8), imm: w.field(20, 32) as u32,
+        })
+    })],
+    Imad => &[
+        form!("IMAD", op(0x5a00), 0xff80 << 48, Reg, |w, _, b| imad(w, b, Src::Reg(w.reg(39)))),
+        form!("IMAD", op(0x4a00), 0xff80 << 48, Const, |w, _, b| imad(w, b, Src::Reg(w.reg(39)))),
+        form!("IMAD", op(0x3400), 0xfe80 << 48, Imm, |w, _, b| imad(w, b, Src::Reg(w.reg(39)))),
+        form!("IMAD", op(0x5200), 0xff80 << 48, None, |w, _, _| {
+            imad(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
+        }),
+    ],
     Lea => &[
         form!("LEA", op(0x5bd0), M13, Reg, lea_lo),
         form!("LEA", op(0x4bd0), M12, Const, lea_lo),
@@ -816,6 +836,23 @@ fn shf(w: Word, right: bool, b: Src) -> R {
         a: w.reg(8),
         b,
         c: w.reg(39),
+    })
+}
+
+/// IMAD's fields: the signs at 48 (Ra) and 53 (Sb), `.HI` at 54, `.CC` at 47; `.SAT` (50) and
+/// `.X` (49) are refused.
+fn imad(w: Word, b: Src, c: Src) -> R {
+    no(w, 50, "IMAD.SAT")?;
+    no(w, 49, "IMAD.X")?;
+    ok(Imad {
+        d: w.reg(0),
+        cc: w.bit(47),
+        hi: w.bit(54),
+        a_signed: w.bit(48),
+        b_signed: w.bit(53),
+        a: w.reg(8),
+        b,
+        c,
     })
 }
 

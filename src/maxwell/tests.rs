@@ -309,7 +309,7 @@ fn decoding_random_bytes_never_panics() {
 /// yet: its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 10] = [
+    let files: [(&str, &[u8]); 11] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -323,6 +323,7 @@ fn ptxas_kernels_decode_and_disassemble() {
             include_bytes!("../../tests/cubin/gather64.cubin"),
         ),
         ("intops", include_bytes!("../../tests/cubin/intops.cubin")),
+        ("muls_O0", include_bytes!("../../tests/cubin/muls_O0.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -359,7 +360,7 @@ fn ptxas_kernels_decode_and_disassemble() {
         decoded,
         [
             "calls", "carry128", "consts", "diverge", "gather", "gather64", "generic", "intops",
-            "mul", "reduce", "sizes", "stack", "vadd"
+            "mul", "muls", "reduce", "sizes", "stack", "vadd"
         ]
     );
 }

@@ -81,6 +81,24 @@ fn prmt_modes_of_ptxas() {
 }
 
 #[test]
+fn multiplies_of_ptxas_o0() {
+    // mul.hi.s32 / mul.hi.u32 / mul.lo.u32 and the 64-bit products' halves at -O0.
+    assert_eq!(text(0x5c3803800077060c), "IMUL.S32.S32.HI R12, R6, R7");
+    assert_eq!(text(0x5c3800800077060c), "IMUL.U32.U32.HI R12, R6, R7");
+    assert_eq!(text(0x5c3800000047020a), "IMUL.U32.U32 R10, R2, R4");
+    assert_eq!(text(0x5c3803000077060a), "IMUL.S32.S32 R10, R6, R7");
+    // mul.wide.u32 by a constant: IMUL32I and IMUL32I.HI.
+    assert_eq!(text(0x1f0000000107000a), "IMUL32I.U32.U32 R10, R0, 0x10");
+    assert_eq!(text(0x1f2000000107000b), "IMUL32I.U32.U32.HI R11, R0, 0x10");
+    // mad.hi.u32 / mad.hi.s32.
+    assert_eq!(text(0x5a4000000077060c), "IMAD.U32.U32.HI R12, R6, R7, R0");
+    assert_eq!(text(0x5a6100000077060c), "IMAD.S32.S32.HI R12, R6, R7, R0");
+    // .X and .SAT are refused.
+    assert!(text_at(0x5a4200000077060c, 8).is_err());
+    assert!(text_at(0x5a4400000077060c, 8).is_err());
+}
+
+#[test]
 fn every_cc_test_of_bra() {
     let names = [
         "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",

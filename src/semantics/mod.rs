@@ -100,6 +100,18 @@ pub fn prmt_selector(mode: PrmtMode, sel: u32) -> u32 {
     (0..4).map(|i| byte(i) << (4 * i)).sum()
 }
 
+/// IMUL's and IMAD's product word (docs/semantics.md §22a): the low word of Ra × Sb, or with
+/// `hi` the high word of the exact 64-bit product of the operands read signed or unsigned.
+pub fn imul(a: u32, b: u32, a_signed: bool, b_signed: bool, hi: bool) -> u32 {
+    if !hi {
+        return a.wrapping_mul(b);
+    }
+    let wide = |v: u32, s: bool| if s { v as i32 as i64 } else { v as i64 };
+    // |product| < 2^64 for 32-bit factors: i128 holds it exactly.
+    let p = wide(a, a_signed) as i128 * wide(b, b_signed) as i128;
+    (p >> 32) as u32
+}
+
 /// The constant part of an add's extra term: one per negated operand (`-b` is `~b + 1`), minus
 /// the one that the carry in replaces with `.X`, plus one for `.PO` (docs/semantics.md §21).
 #[inline(always)]

@@ -1,5 +1,5 @@
 //! Integer, predicate and condition-code ops added for ptxas output (docs/semantics.md §22a):
-//! ISET, PSET, CSETP, R2P.
+//! ISET, PSET, CSETP, R2P, IMUL, IMUL32I, IMAD.
 
 use super::super::roles::{Flag, Operands, Roles};
 use super::super::*;
@@ -204,5 +204,122 @@ impl Operands for R2p {
                     o.flag_def(f);
                 }),
         }
+    }
+}
+
+/// `IMUL[.U32|.S32][.U32|.S32][.HI] Rd[.CC], Ra, Sb`: the 64-bit product of Ra and Sb, each
+/// read signed or unsigned (the first modifier for Ra, the second for Sb; unsigned by default);
+/// Rd = its low word, or its high word with `.HI`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Imul {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC` on the destination.
+    pub cc: bool,
+    /// `.HI`: the high word.
+    pub hi: bool,
+    /// Ra is signed.
+    pub a_signed: bool,
+    /// Sb is signed.
+    pub b_signed: bool,
+    /// First source.
+    pub a: Reg,
+    /// Second source.
+    pub b: Src,
+}
+
+impl Operands for Imul {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Imul {
+            d,
+            cc,
+            hi: _,
+            a_signed: _,
+            b_signed: _,
+            a,
+            b,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.cc_write(cc);
+    }
+}
+
+/// `IMUL32I[.U32|.S32][.U32|.S32][.HI] Rd[.CC], Ra, imm32`: IMUL with a 32-bit immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Imul32i {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC` on the destination.
+    pub cc: bool,
+    /// `.HI`: the high word.
+    pub hi: bool,
+    /// Ra is signed.
+    pub a_signed: bool,
+    /// The immediate is signed.
+    pub b_signed: bool,
+    /// First source.
+    pub a: Reg,
+    /// The immediate.
+    pub imm: u32,
+}
+
+impl Operands for Imul32i {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Imul32i {
+            d,
+            cc,
+            hi: _,
+            a_signed: _,
+            b_signed: _,
+            a,
+            imm: _,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.cc_write(cc);
+    }
+}
+
+/// `IMAD[.U32|.S32][.U32|.S32][.HI] Rd[.CC], Ra, Sb, Rc`: IMUL's word (low, or high with `.HI`)
+/// of Ra × Sb, plus Rc (mod 2^32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Imad {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC` on the destination.
+    pub cc: bool,
+    /// `.HI`: the high word of the product.
+    pub hi: bool,
+    /// Ra is signed.
+    pub a_signed: bool,
+    /// Sb is signed.
+    pub b_signed: bool,
+    /// First factor.
+    pub a: Reg,
+    /// Second factor (register, constant or signed 20-bit immediate).
+    pub b: Src,
+    /// Addend (register or constant; a constant only with a register Sb).
+    pub c: Src,
+}
+
+impl Operands for Imad {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Imad {
+            d,
+            cc,
+            hi: _,
+            a_signed: _,
+            b_signed: _,
+            a,
+            b,
+            c,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        o.src(c);
+        o.cc_write(cc);
     }
 }

@@ -1,10 +1,11 @@
-//! Inline lowering of ISET, PSET, CSETP and R2P (docs/semantics.md §22a): predicate and flag
-//! lane masks are scalars, so these are mostly scalar mask arithmetic.
+//! Inline lowering of ISET, PSET, CSETP, R2P, IMUL, IMUL32I and IMAD (docs/semantics.md §22a):
+//! predicate and flag lane masks are scalars, so the first four are mostly scalar mask
+//! arithmetic.
 
 use super::{Lower, Row, Tx};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, Value};
+use cranelift_codegen::ir::{types, InstBuilder, Value};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 
 impl Tx<'_, '_, '_> {
@@ -135,6 +136,118 @@ impl Lower for R2p {
                 P2rSrc::Cc => tx.set_flag([ZF, SF, CF, OF][i as usize], wm, val),
             }
         }
+        true
+    }
+}
+
+impl Tx<'_, '_, '_> {
+    /// IMUL's and IMAD's product word (as `semantics::imul`): the low word as vector code, the
+    /// high word lane by lane through a 64-bit multiply; plus `c`; Rd and `.CC` (ZF and SF from
+    /// Rd, CF = OF = 0).
+    #[allow(clippy::too_many_arguments)]
+    fn mul_add(
+        &mut self,
+        m: Value,
+        d: Reg,
+        cc: bool,
+        (hi, a_signed, b_signed): (bool, bool, bool),
+        a: &Row,
+        b: &Row,
+        c: Option<&Row>,
+    ) {
+        let p = if hi {
+            self.per_lane(&[*a, *b], |bb, x| {
+                let ext = |bb: &mut cranelift_frontend::FunctionBuilder<'_>, v, s: bool| {
+                    if s {
+                        bb.ins().sextend(types::I64, v)
+                    } else {
+                        bb.ins().uextend(types::I64, v)
+                    }
+                };
+                let (x0, x1) = (ext(bb, x[0], a_signed), ext(bb, x[1], b_signed));
+                // The low 64 bits of the product of the extended factors hold the exact
+                // product's bits 32..63 for every mix of signedness.
+                let prod = bb.ins().imul(x0, x1);
+                let h = bb.ins().ushr_imm_u(prod, 32);
+                bb.ins().ireduce(types::I32, h)
+            })
+        } else {
+            self.bin(a, b, |bb, x, y| bb.ins().imul(x, y))
+        };
+        let r = match c {
+            Some(c) => self.bin(&p, c, |bb, x, y| bb.ins().iadd(x, y)),
+            None => p,
+        };
+        self.set_reg(d, r, m);
+        if cc {
+            let zero = self.splat(0);
+            self.write_cc(m, &r, &zero, None);
+        }
+    }
+}
+
+impl Lower for Imul {
+    fn weight(&self) -> u32 {
+        if self.hi {
+            24
+        } else {
+            4
+        }
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let m = tx.guard_mask(inst.guard);
+        let a = tx.reg(o.a);
+        let b = tx.src(o.b);
+        tx.mul_add(m, o.d, o.cc, (o.hi, o.a_signed, o.b_signed), &a, &b, None);
+        true
+    }
+}
+
+impl Lower for Imul32i {
+    fn weight(&self) -> u32 {
+        if self.hi {
+            24
+        } else {
+            4
+        }
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let m = tx.guard_mask(inst.guard);
+        let a = tx.reg(o.a);
+        let b = tx.splat(o.imm);
+        tx.mul_add(m, o.d, o.cc, (o.hi, o.a_signed, o.b_signed), &a, &b, None);
+        true
+    }
+}
+
+impl Lower for Imad {
+    fn weight(&self) -> u32 {
+        if self.hi {
+            24
+        } else {
+            6
+        }
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let m = tx.guard_mask(inst.guard);
+        let a = tx.reg(o.a);
+        let b = tx.src(o.b);
+        let c = tx.src(o.c);
+        tx.mul_add(
+            m,
+            o.d,
+            o.cc,
+            (o.hi, o.a_signed, o.b_signed),
+            &a,
+            &b,
+            Some(&c),
+        );
         true
     }
 }

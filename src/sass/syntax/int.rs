@@ -1,4 +1,4 @@
-//! The syntax of ISET, PSET, CSETP and R2P.
+//! The syntax of ISET, PSET, CSETP, R2P, IMUL, IMUL32I and IMAD.
 
 use super::*;
 
@@ -146,5 +146,116 @@ impl SassSyntax for R2p {
         };
         let dst = if self.dst == P2rSrc::Pr { "PR" } else { "CC" };
         write!(f, "R2P{byte} {dst}, {}, {}", self.a, self.mask)
+    }
+}
+
+/// IMUL's and IMAD's sign modifiers: none (both unsigned), or Ra's then Sb's.
+fn mul_signs(a: &mut Args<'_>, what: &str) -> R<(bool, bool)> {
+    let signs = a.take_all(UNSIGNED);
+    if let Some(&(_, _, l)) = signs.get(2) {
+        return a.err(
+            l,
+            format!("{what} takes at most two sign modifiers (Ra's, then Sb's)"),
+        );
+    }
+    let signed = |i: usize| signs.get(i).is_some_and(|s| !s.0);
+    Ok((signed(0), signed(1)))
+}
+
+/// `.U32.S32` and the like: both signs, always printed.
+fn signs_text(a_signed: bool, b_signed: bool) -> String {
+    let s = |x: bool| if x { ".S32" } else { ".U32" };
+    format!("{}{}", s(a_signed), s(b_signed))
+}
+
+impl SassSyntax for Imul {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let (a_signed, b_signed) = mul_signs(a, "IMUL")?;
+        let hi = a.flag("HI")?;
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
+        Ok(Imul {
+            d,
+            cc: cc.is_some(),
+            hi,
+            a_signed,
+            b_signed,
+            a: a.reg()?,
+            b: a.src(ImmRule::S20, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "IMUL{}{} {}{}, {}, {}",
+            signs_text(self.a_signed, self.b_signed),
+            m(self.hi, ".HI"),
+            self.d,
+            m(self.cc, ".CC"),
+            self.a,
+            self.b
+        )
+    }
+}
+
+impl SassSyntax for Imul32i {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let (a_signed, b_signed) = mul_signs(a, "IMUL32I")?;
+        let hi = a.flag("HI")?;
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
+        Ok(Imul32i {
+            d,
+            cc: cc.is_some(),
+            hi,
+            a_signed,
+            b_signed,
+            a: a.reg()?,
+            imm: a.imm_x(ImmRule::Any32, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "IMUL32I{}{} {}{}, {}, {:#x}",
+            signs_text(self.a_signed, self.b_signed),
+            m(self.hi, ".HI"),
+            self.d,
+            m(self.cc, ".CC"),
+            self.a,
+            self.imm
+        )
+    }
+}
+
+impl SassSyntax for Imad {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let (a_signed, b_signed) = mul_signs(a, "IMAD")?;
+        let hi = a.flag("HI")?;
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
+        Ok(Imad {
+            d,
+            cc: cc.is_some(),
+            hi,
+            a_signed,
+            b_signed,
+            a: a.reg()?,
+            b: a.src(ImmRule::S20, 0)?.0,
+            c: a.src(ImmRule::None, 0)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "IMAD{}{} {}{}, {}, {}, {}",
+            signs_text(self.a_signed, self.b_signed),
+            m(self.hi, ".HI"),
+            self.d,
+            m(self.cc, ".CC"),
+            self.a,
+            self.b,
+            self.c
+        )
     }
 }

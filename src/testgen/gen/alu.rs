@@ -8,7 +8,7 @@ impl Gen<'_, '_> {
     /// One random ALU instruction (every ALU op of the op table).
     pub(super) fn alu(&mut self) -> Op {
         let d = self.dst();
-        match self.below(28) {
+        match self.below(30) {
             0 => Mov {
                 d,
                 b: self.src(Rule::Any32),

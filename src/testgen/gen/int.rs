@@ -1,4 +1,4 @@
-//! ISET, PSET, CSETP and R2P statements (the CC tests of branches and exits are drawn in
+//! ISET, PSET, CSETP, R2P, IMUL, IMUL32I, IMAD and the new forms of IMNMX, XMAD and PRMT (the CC tests of branches and exits are drawn in
 //! `control.rs` from [`CC_TESTS`]).
 
 use super::{Gen, Rule};
@@ -12,10 +12,50 @@ pub(super) const CC_TESTS: [&str; 24] = [
 ];
 
 impl Gen<'_, '_> {
-    /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX, XMAD.CSFU or PRMT in a PTX mode.
+    /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX, XMAD.CSFU, PRMT in a PTX mode,
+    /// IMUL, IMUL32I or IMAD.
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
-        match self.below(7) {
+        match self.below(10) {
+            7 => Imul {
+                d,
+                cc: self.chance(20),
+                hi: self.chance(50),
+                a_signed: self.chance(50),
+                b_signed: self.chance(50),
+                a: self.sreg(),
+                b: self.src(Rule::S20),
+            }
+            .into(),
+            8 => Imul32i {
+                d,
+                cc: self.chance(20),
+                hi: self.chance(50),
+                a_signed: self.chance(50),
+                b_signed: self.chance(50),
+                a: self.sreg(),
+                imm: self.imm32(),
+            }
+            .into(),
+            9 => {
+                let b = self.src(Rule::S20);
+                let c = if matches!(b, Src::Reg(_)) {
+                    self.src_rc()
+                } else {
+                    Src::Reg(self.sreg())
+                };
+                Imad {
+                    d,
+                    cc: self.chance(20),
+                    hi: self.chance(50),
+                    a_signed: self.chance(50),
+                    b_signed: self.chance(50),
+                    a: self.sreg(),
+                    b,
+                    c,
+                }
+                .into()
+            }
             6 => Prmt {
                 d,
                 mode: PrmtMode::ALL[self.range(1, 6) as usize],
