@@ -266,6 +266,12 @@ fn generator_covers_the_op_table_and_every_fault() {
                     ),
                     Op::Isetp(o) => format!("ISETP{}", if o.x { ".X" } else { "" }),
                     Op::P2r(o) => format!("P2R {:?}", o.src),
+                    Op::R2p(o) => format!("R2P {:?}", o.dst),
+                    Op::Iset(o) => format!(
+                        "ISET{}{}",
+                        if o.x { ".X" } else { "" },
+                        if o.bf { ".BF" } else { "" }
+                    ),
                     Op::Ld(o) => {
                         format!("LD steer {}", if o.steer.pred.is_pt() { "PT" } else { "P" })
                     }
@@ -423,6 +429,10 @@ fn generator_covers_the_op_table_and_every_fault() {
         "ISETP.X",
         "P2R Cc",
         "P2R Pr",
+        "R2P Cc",
+        "R2P Pr",
+        "ISET.X",
+        "ISET.BF",
         "LD steer P",
         "LD steer PT",
         "ST steer P",

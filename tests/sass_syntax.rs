@@ -749,7 +749,7 @@ fn templates() -> Vec<(&'static str, S)> {
                     vec![
                         vec!["", "PSL"],
                         vec!["", "MRG"],
-                        vec!["", "CLO", "CHI", "CBCC"],
+                        vec!["", "CLO", "CHI", "CBCC", "CSFU"],
                     ],
                     reg(),
                 ),
@@ -937,15 +937,123 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
-            "IMNMX",
+            "ISET",
             (
-                mods(vec![vec!["", "U32", "S32"]]),
-                reg(),
+                with_cc(
+                    "ISET",
+                    vec![
+                        vec!["", "BF"],
+                        vec!["F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"],
+                        vec!["", "U32", "S32"],
+                        vec!["", "X"],
+                        vec!["", "AND", "OR", "XOR"],
+                    ],
+                    reg(),
+                ),
                 rreg(),
                 src(imm20()),
                 psrc(),
             )
-                .prop_map(|(m, d, a, b, p)| format!("IMNMX{m} {d}, {a}, {b}, {p}"))
+                .prop_map(|(h, a, b, c)| format!("{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "PSET",
+            (
+                with_cc(
+                    "PSET",
+                    vec![
+                        vec!["", "BF"],
+                        vec!["AND", "OR", "XOR"],
+                        vec!["AND", "OR", "XOR"],
+                    ],
+                    reg(),
+                ),
+                psrc(),
+                psrc(),
+                psrc(),
+            )
+                .prop_map(|(h, a, b, c)| format!("{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "CSETP",
+            (
+                sel(&[
+                    "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU",
+                    "GTU", "NEU", "GEU", "T", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT",
+                ]),
+                mods(vec![vec!["", "AND", "OR", "XOR"]]),
+                pred(),
+                pred(),
+                psrc(),
+            )
+                .prop_map(|(t, m, p, q, c)| format!("CSETP.{t}{m} {p}, {q}, CC, {c}"))
+                .boxed(),
+        ),
+        (
+            "IMUL",
+            (
+                with_cc("IMUL", vec![vec!["", "U32", "S32"], vec!["", "HI"]], reg()),
+                rreg(),
+                src(imm20()),
+            )
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "IMUL32I",
+            (
+                with_cc(
+                    "IMUL32I",
+                    vec![
+                        vec!["", "U32", "S32"],
+                        vec!["", "U32", "S32"],
+                        vec!["", "HI"],
+                    ],
+                    reg(),
+                ),
+                rreg(),
+                any32(),
+            )
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "IMAD",
+            (
+                with_cc("IMAD", vec![vec!["", "U32", "S32"], vec!["", "HI"]], reg()),
+                rreg(),
+                src(imm20()),
+                regc(),
+            )
+                .prop_map(|(h, a, b, c)| format!("{h}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "R2P",
+            (
+                mods(vec![vec!["", "B0", "B1", "B2", "B3"]]),
+                sel(&["PR", "CC"]),
+                rreg(),
+                src(imm20()),
+            )
+                .prop_map(|(m, s, a, b)| format!("R2P{m} {s}, {a}, {b}"))
+                .boxed(),
+        ),
+        (
+            "IMNMX",
+            (
+                with_cc(
+                    "IMNMX",
+                    vec![vec!["", "U32", "S32"], vec!["", "XLO", "XHI"]],
+                    reg(),
+                ),
+                rreg(),
+                src(imm20()),
+                psrc(),
+            )
+                .prop_map(|(h, a, b, p)| format!("{h}, {a}, {b}, {p}"))
                 .boxed(),
         ),
         (
@@ -1125,8 +1233,14 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "PRMT",
-            (reg(), rreg(), src(imm20()), regc())
-                .prop_map(|(d, a, b, c)| format!("PRMT {d}, {a}, {b}, {c}"))
+            (
+                mods(vec![vec!["", "F4E", "B4E", "RC8", "ECL", "ECR", "RC16"]]),
+                reg(),
+                rreg(),
+                src(imm20()),
+                regc(),
+            )
+                .prop_map(|(m, d, a, b, c)| format!("PRMT{m} {d}, {a}, {b}, {c}"))
                 .boxed(),
         ),
         (
@@ -1446,7 +1560,9 @@ fn templates() -> Vec<(&'static str, S)> {
             "BRA",
             (
                 mods(vec![vec!["", "U"]]),
-                maybe(sel(&["CC.EQ, ", "CC.NE, "])),
+                maybe(sel(&[
+                    "CC.EQ, ", "CC.NE, ", "CC.NEU, ", "CC.LTU, ", "CC.HI, ", "CC.OFT, ",
+                ])),
                 prop_oneof![
                     (0u32..100).prop_map(|n| format!(".L_{n}")),
                     (0u32..100).prop_map(|n| format!("`(.L_x_{n})")),
@@ -1463,7 +1579,7 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "SYNC",
-            maybe(sel(&[" CC.EQ", " CC.NE"]))
+            maybe(sel(&[" CC.EQ", " CC.NE", " CC.GEU", " CC.LO"]))
                 .prop_map(|c| format!("SYNC{c}"))
                 .boxed(),
         ),
@@ -1479,13 +1595,13 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "RET",
-            maybe(sel(&[" CC.EQ", " CC.NE"]))
+            maybe(sel(&[" CC.EQ", " CC.NE", " CC.GEU", " CC.LO"]))
                 .prop_map(|c| format!("RET{c}"))
                 .boxed(),
         ),
         (
             "EXIT",
-            maybe(sel(&[" CC.EQ", " CC.NE"]))
+            maybe(sel(&[" CC.EQ", " CC.NE", " CC.GEU", " CC.LO"]))
                 .prop_map(|c| format!("EXIT{c}"))
                 .boxed(),
         ),

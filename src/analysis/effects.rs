@@ -12,7 +12,7 @@
 //! - **CC reads**: `.X` on IADD, IADD32I, IADD3 and LEA reads CF. ISETP `.X` reads CF, and ZF
 //!   too for `.EQ .NE .GT .LE` (`.LT`/`.GE` only look at the sign of the difference, `.F`/`.T` at
 //!   nothing). P2R `CC` reads the flags its mask selects (ZF bit 0, SF bit 1, CF bit 2, OF bit 3).
-//!   A `CC.EQ`/`CC.NE` test of a terminator reads ZF.
+//!   A CC test of a terminator reads the flags of its formula (`CcExpr::reads`); CSETP likewise.
 //! - **Predicates**: a `PT` operand is a constant, never a read; a write to `PT` is dropped, never
 //!   a write. SEL, IMNMX, ISETP (`Pp`), PSETP (`Pa Pb Pc`) and LD/ST (steering) read their
 //!   predicate operands; P2R `PR` reads the predicates its mask selects. ISETP and PSETP write
@@ -220,14 +220,14 @@ impl Cond {
         } else {
             1 << self.guard.0.pred.0
         };
-        let cc = if self.cc.is_some() { FLAG_ZF } else { 0 };
+        let cc = super::cc_test_flags(self.cc);
         (p, cc)
     }
 }
 
 impl Terminator {
-    /// What the control instruction reads (its lane condition: guard predicate, ZF for a
-    /// `CC.EQ`/`CC.NE` test; an EXIT with no next block exits every lane without looking at its
+    /// What the control instruction reads (its lane condition: guard predicate, the flags of
+    /// its CC test's formula; an EXIT with no next block exits every lane without looking at its
     /// condition) and whether it can fault (SSY, CAL and a BRA that may diverge push the
     /// reconvergence stack, which can overflow; a RET may have no call to return to; BAR.SYNC
     /// can deadlock).
@@ -410,6 +410,8 @@ mod tests {
         assert_eq!(e.pred_reads, 1 << 4);
         let e = fx(Imnmx {
             d: Reg(1),
+            cc: false,
+            mode: ImnmxMode::Plain,
             unsigned: false,
             a: Reg(2),
             b: Src::Imm(0),
@@ -728,7 +730,11 @@ mod tests {
             next: Some(1),
             pc: None,
         };
-        assert_eq!(t.effects().cc_reads, FLAG_ZF);
+        assert_eq!(
+            t.effects().cc_reads,
+            FLAG_ZF | FLAG_SF,
+            "CC.EQ is ZF and not SF"
+        );
         let t = Terminator::Exit {
             cond: cond(1, false, None),
             next: None,

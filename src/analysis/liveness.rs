@@ -5,7 +5,7 @@
 //!
 //! - a read makes an item live (RZ and PT never are; a pair or quad operand reads 2 or 4
 //!   registers); a guard predicate, the predicate of a control instruction's condition and the
-//!   ZF of its `CC.EQ`/`CC.NE` test are reads;
+//!   flags of its CC test are reads;
 //! - a write kills an item only when the instruction is unguarded: a thread whose guard is false
 //!   keeps its old value, so a guarded write does not kill;
 //! - an instruction guarded by `!PT` never executes: it neither reads nor writes.
@@ -193,7 +193,7 @@ impl Liveness {
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
-    use super::super::{FLAGS_ALL, FLAG_CF, FLAG_ZF};
+    use super::super::{FLAGS_ALL, FLAG_CF, FLAG_SF, FLAG_ZF};
     use super::*;
     use warpjit_runtime::warp::{CF, OF, SF, ZF};
 
@@ -498,12 +498,12 @@ mod tests {
         );
         assert_eq!(
             after[2].cc,
-            FLAG_CF | FLAG_ZF,
-            "ZF survives ISETP.LT.X to the EXIT CC.EQ test"
+            FLAG_CF | FLAG_ZF | FLAG_SF,
+            "ZF and SF survive ISETP.LT.X to the EXIT CC.EQ test (ZF and not SF)"
         );
-        assert_eq!(after[3].cc, FLAG_ZF);
-        assert_eq!(l.live_out[0].cc, FLAG_ZF);
-        assert_eq!(l.live_in[1].cc, FLAG_ZF);
+        assert_eq!(after[3].cc, FLAG_ZF | FLAG_SF);
+        assert_eq!(l.live_out[0].cc, FLAG_ZF | FLAG_SF);
+        assert_eq!(l.live_in[1].cc, FLAG_ZF | FLAG_SF);
         assert_eq!(l.live_in[0].cc, 0, "the first .CC write kills every flag");
         assert!(!after[0].has_flag(ZF) && !after[0].has_flag(SF) && !after[0].has_flag(OF));
         assert!(after[0].has_flag(CF));

@@ -36,6 +36,16 @@ pub const FLAG_SF: u8 = 1 << SF;
 pub const FLAG_OF: u8 = 1 << OF;
 /// All four condition-code flags.
 pub const FLAGS_ALL: u8 = FLAG_CF | FLAG_ZF | FLAG_SF | FLAG_OF;
+
+/// The flags a control condition's CC test reads (none without a test).
+pub fn cc_test_flags(t: Option<crate::ir::CcTest>) -> u8 {
+    let Some(t) = t else { return 0 };
+    let [z, s, c, o] = t.expr().reads();
+    (if z { FLAG_ZF } else { 0 })
+        | (if s { FLAG_SF } else { 0 })
+        | (if c { FLAG_CF } else { 0 })
+        | (if o { FLAG_OF } else { 0 })
+}
 /// All seven writable predicates P0..P6 as a predicate mask (bit `n` is `Pn`; `PT` has no bit).
 pub const PREDS_ALL: u8 = 0x7f;
 

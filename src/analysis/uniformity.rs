@@ -42,7 +42,7 @@
 //! A block is converged unless the warp may reach it with live lanes inactive. Such blocks are the
 //! least set that contains
 //!
-//! - both successors of a `BRA` whose condition (guard predicate, ZF of a CC test) is not
+//! - both successors of a `BRA` whose condition (guard predicate, the flags of a CC test) is not
 //!   uniform at the end of its block;
 //! - the next block of a wait (`SYNC`, `BRK`, `CONT`, `RET`) whose condition is not uniform
 //!   (the waiting lanes leave);
@@ -76,7 +76,7 @@ use super::effects::never;
 use super::liveness::resume_points;
 use super::{StateSet, FLAG_OF};
 use crate::ir::*;
-use warpjit_runtime::warp::ZF;
+use warpjit_runtime::warp::{CF, OF, SF, ZF};
 
 /// A set of warp-uniform per-thread state items (see [`StateSet`] for the layout and queries).
 pub type UniformSet = StateSet;
@@ -102,7 +102,10 @@ fn cond_is_uniform(c: Cond, u: &UniformSet) -> bool {
         return true;
     }
     let guard = c.guard.0.pred.is_pt() || u.has_pred(c.guard.0.pred);
-    let cc = c.cc.is_none() || u.has_flag(ZF);
+    let reads = super::cc_test_flags(c.cc);
+    let cc = [CF, ZF, SF, OF]
+        .into_iter()
+        .all(|f| reads >> f & 1 == 0 || u.has_flag(f));
     guard && cc
 }
 
@@ -478,7 +481,6 @@ impl Uniformity {
 mod tests {
     use super::super::testutil::*;
     use super::*;
-    use warpjit_runtime::warp::{CF, OF, SF};
 
     fn c0(offset: u16) -> Src {
         Src::Const(ConstRef { bank: 0, offset })

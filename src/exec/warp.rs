@@ -22,7 +22,7 @@
 
 use super::{CtaEnv, Stats};
 use crate::ir::*;
-use warpjit_runtime::warp::ZF;
+use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{Fault, FaultKind, WarpState};
 
 /// Most entries the reconvergence stack may hold.
@@ -119,10 +119,8 @@ pub trait BodyRunner {
 pub fn cond_mask(w: &WarpState, c: Cond) -> u32 {
     let g = c.guard.0;
     let mut m = w.pred(g.pred.0) ^ if g.neg { u32::MAX } else { 0 };
-    match c.cc {
-        None => {}
-        Some(CcTest::Eq) => m &= w.cc[ZF],
-        Some(CcTest::Ne) => m &= !w.cc[ZF],
+    if let Some(t) = c.cc {
+        m &= crate::semantics::cc::cc_mask(t, w.cc[ZF], w.cc[SF], w.cc[CF], w.cc[OF]);
     }
     m
 }

@@ -5,7 +5,9 @@ use super::lanes::*;
 use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
-use crate::semantics::{add_ones, flo, iadd3_ones, icmp_zero, lea_outside_window, shf};
+use crate::semantics::{
+    add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, prmt_selector, shf, xmad_csfu,
+};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{WarpState, LANES};
 
@@ -205,6 +207,14 @@ impl Exec for Xmad {
                 XmadMode::Clo => rc[l] & 0xffff,
                 XmadMode::Chi => rc[l] >> 16,
                 XmadMode::Cbcc => rc[l].wrapping_add(rb[l] << 16),
+                XmadMode::Csfu => rc[l].wrapping_sub(xmad_csfu(
+                    ra[l],
+                    self.a_h1,
+                    self.a_signed,
+                    rb[l],
+                    self.b_h1,
+                    self.b_signed,
+                )),
             };
             let r = p as u64 + addend as u64;
             cf |= ((r >> 32 != 0) as u32) << l;
@@ -436,7 +446,7 @@ impl Exec for Sel {
 }
 
 /// One lane of ISETP's comparison.
-fn icmp(cmp: Cmp, unsigned: bool, x: bool, a: u32, b: u32, cf: bool, zf: bool) -> bool {
+pub(super) fn icmp(cmp: Cmp, unsigned: bool, x: bool, a: u32, b: u32, cf: bool, zf: bool) -> bool {
     let (a, b) = if unsigned {
         (a as i64, b as i64)
     } else {
@@ -541,18 +551,30 @@ impl Exec for Imnmx {
         let b = src(w, self.b, mask, env)?;
         let a = reg(w, self.a);
         let p = pred_mask(w, self.p);
-        let u = self.unsigned;
-        let r: Row = std::array::from_fn(|l| {
-            let (x, y) = (a[l], b[l]);
-            let lt = if u { x < y } else { (x as i32) < (y as i32) };
-            let (min, max) = if lt { (x, y) } else { (y, x) };
-            if lane_on(p, l) {
-                min
-            } else {
-                max
-            }
-        });
+        let (zf, sf) = (w.cc[ZF], w.cc[SF]);
+        let mut r = [0; LANES];
+        let (mut z, mut s) = (0u32, 0u32);
+        for l in 0..LANES {
+            let (v, lz, ls) = imnmx(
+                self.mode,
+                self.unsigned,
+                lane_on(p, l),
+                a[l],
+                b[l],
+                lane_on(zf, l),
+                lane_on(sf, l),
+            );
+            r[l] = v;
+            z |= (lz as u32) << l;
+            s |= (ls as u32) << l;
+        }
         put(w, self.d.0, &r, mask);
+        if self.cc {
+            w.set_flag(ZF, mask, z);
+            w.set_flag(SF, mask, s);
+            w.set_flag(CF, mask, 0);
+            w.set_flag(OF, mask, 0);
+        }
         Ok(())
     }
 }
@@ -590,7 +612,10 @@ impl Exec for Prmt {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
         let c = src(w, self.c, mask, env)?;
-        let r = map3(&reg(w, self.a), &b, &c, prmt);
+        let mode = self.mode;
+        let r = map3(&reg(w, self.a), &b, &c, |a, b, c| {
+            prmt(a, prmt_selector(mode, b), c)
+        });
         put(w, self.d.0, &r, mask);
         Ok(())
     }

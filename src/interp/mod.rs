@@ -20,6 +20,7 @@ mod alu;
 mod convert;
 mod float;
 mod func;
+mod int;
 mod lanes;
 mod memory;
 mod ops;

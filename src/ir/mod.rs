@@ -9,11 +9,13 @@
 //! that. The IR holds no front-end spelling: SASS mnemonics and modifier names are in
 //! `crate::sass::spelling`.
 
+pub mod cc;
 pub mod operand;
 pub mod ops;
 pub mod regs;
 pub mod roles;
 
+pub use cc::CcExpr;
 pub use operand::*;
 pub use ops::*;
 pub use regs::RegUse;

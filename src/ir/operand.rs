@@ -194,21 +194,114 @@ impl fmt::Display for Addr {
     }
 }
 
-/// A condition-code test usable by BRA, SYNC and EXIT (`CC.EQ` / `CC.NE` test ZF).
+/// A Maxwell condition-code test (`CC.EQ`, `CC.NEU`, ...): a boolean function of the four CC
+/// flags, read by BRA, SYNC, EXIT, BRK, CONT, RET and CSETP. The variants are in encoding order
+/// (the 5-bit test field holds [`CcTest::code`]); what each one computes is
+/// [`crate::semantics`]'s `cc_test` (docs/semantics.md §21). The tests 24 to 31 (`CSM_*`,
+/// `FCSM_*`, `RLE`, `RGT`) read state other than the flags and are not represented.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcTest {
-    /// ZF set.
+    /// `CC.F`: never.
+    F,
+    /// `CC.LT`
+    Lt,
+    /// `CC.EQ`
     Eq,
-    /// ZF clear.
+    /// `CC.LE`
+    Le,
+    /// `CC.GT`
+    Gt,
+    /// `CC.NE`
     Ne,
+    /// `CC.GE`
+    Ge,
+    /// `CC.NUM`: ordered.
+    Num,
+    /// `CC.NAN`: unordered.
+    Nan,
+    /// `CC.LTU`
+    Ltu,
+    /// `CC.EQU`
+    Equ,
+    /// `CC.LEU`
+    Leu,
+    /// `CC.GTU`
+    Gtu,
+    /// `CC.NEU`
+    Neu,
+    /// `CC.GEU`
+    Geu,
+    /// `CC.T`: always.
+    T,
+    /// `CC.OFF`: overflow clear.
+    Off,
+    /// `CC.LO`: unsigned lower (carry clear).
+    Lo,
+    /// `CC.SFF`: sign clear.
+    Sff,
+    /// `CC.LS`: unsigned lower or same.
+    Ls,
+    /// `CC.HI`: unsigned higher.
+    Hi,
+    /// `CC.SFT`: sign set.
+    Sft,
+    /// `CC.HS`: unsigned higher or same (carry set).
+    Hs,
+    /// `CC.OFT`: overflow set.
+    Oft,
+}
+
+impl CcTest {
+    /// Every test, in encoding order.
+    pub const ALL: [CcTest; 24] = [
+        CcTest::F,
+        CcTest::Lt,
+        CcTest::Eq,
+        CcTest::Le,
+        CcTest::Gt,
+        CcTest::Ne,
+        CcTest::Ge,
+        CcTest::Num,
+        CcTest::Nan,
+        CcTest::Ltu,
+        CcTest::Equ,
+        CcTest::Leu,
+        CcTest::Gtu,
+        CcTest::Neu,
+        CcTest::Geu,
+        CcTest::T,
+        CcTest::Off,
+        CcTest::Lo,
+        CcTest::Sff,
+        CcTest::Ls,
+        CcTest::Hi,
+        CcTest::Sft,
+        CcTest::Hs,
+        CcTest::Oft,
+    ];
+
+    /// The 5-bit encoding of the test.
+    pub fn code(self) -> u8 {
+        Self::ALL.iter().position(|&t| t == self).unwrap_or(0) as u8
+    }
+
+    /// The test with encoding `code`, if it is one of those represented (0 to 23).
+    pub fn from_code(code: u64) -> Option<CcTest> {
+        Self::ALL.get(code as usize).copied()
+    }
+
+    /// The name after `CC.` (`NEU`).
+    pub fn name(self) -> &'static str {
+        [
+            "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU",
+            "NEU", "GEU", "T", "OFF", "LO", "SFF", "LS", "HI", "SFT", "HS", "OFT",
+        ][self.code() as usize]
+    }
 }
 
 impl fmt::Display for CcTest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            CcTest::Eq => "CC.EQ",
-            CcTest::Ne => "CC.NE",
-        })
+        write!(f, "CC.{}", self.name())
     }
 }
 

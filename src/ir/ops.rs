@@ -18,6 +18,7 @@ pub mod alu;
 pub mod convert;
 pub mod float;
 pub mod func;
+pub mod int;
 pub mod memory;
 pub mod resource;
 
@@ -25,6 +26,7 @@ pub use alu::*;
 pub use convert::*;
 pub use float::*;
 pub use func::*;
+pub use int::*;
 pub use memory::*;
 pub use resource::*;
 
@@ -71,6 +73,13 @@ macro_rules! for_each_op {
             Mufu(Mufu),
             Rro(Rro),
             Fchk(Fchk),
+            Iset(Iset),
+            Pset(Pset),
+            Csetp(Csetp),
+            R2p(R2p),
+            Imul(Imul),
+            Imul32i(Imul32i),
+            Imad(Imad),
             Lea(Lea),
             Ldc(Ldc),
             Ldg(Ldg),

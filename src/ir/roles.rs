@@ -190,6 +190,10 @@ impl Roles<'_> {
     pub fn flag_read(&mut self, f: Flag) {
         self.0.flag(f, Dir::Use);
     }
+    /// One flag written (R2P's partial CC write).
+    pub fn flag_def(&mut self, f: Flag) {
+        self.0.flag(f, Dir::Def);
+    }
     /// The LEA.LO word is written.
     pub fn lea_lo_write(&mut self) {
         self.0.lea_lo(Dir::Def);

@@ -95,6 +95,7 @@ mod alu;
 mod convert;
 mod float;
 mod func;
+mod int;
 mod lea;
 mod mem;
 mod view;

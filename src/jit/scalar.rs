@@ -28,7 +28,7 @@ pub(super) enum LaneBitfield<'o> {
 
 impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Applies `f` to lane `l` of each input row, building a row.
-    fn per_lane(
+    pub(super) fn per_lane(
         &mut self,
         ins: &[Row],
         f: impl Fn(&mut FunctionBuilder<'b>, &[Value]) -> Value,
@@ -230,6 +230,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let a = self.reg(o.a);
         let c = self.src(o.c);
         let r = if let Src::Imm(sel) = o.b {
+            let sel = crate::semantics::prmt_selector(o.mode, sel);
             let le = MemFlagsData::new().with_endianness(Endianness::Little);
             let mut idx = [0u8; 16];
             let mut signs = [0u8; 16];
@@ -268,6 +269,22 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             })
         } else {
             let sel = self.src(o.b);
+            let sel = if o.mode == PrmtMode::Idx {
+                sel
+            } else {
+                // As semantics::prmt_selector: one of four selectors, by sel[1:0].
+                let three = self.splat(3);
+                let s = self.bin(&sel, &three, |b, x, y| b.ins().band(x, y));
+                let mut eff = self.splat(0);
+                for k in 0..4 {
+                    let kv = self.splat(k);
+                    let on = self.cmp(IntCC::Equal, &s, &kv);
+                    let tv = self.splat(crate::semantics::prmt_selector(o.mode, k));
+                    let t = self.bin(&on, &tv, |b, x, y| b.ins().band(x, y));
+                    eff = self.bin(&eff, &t, |b, x, y| b.ins().bor(x, y));
+                }
+                eff
+            };
             self.per_lane(&[a, sel, c], |b, x| {
                 let lo = b.ins().uextend(types::I64, x[0]);
                 let hi = b.ins().uextend(types::I64, x[2]);
@@ -322,17 +339,15 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// `ISETP.X`: the high part of a wide comparison, d = Ra - Sb - (1 - CF) exactly (§7).
-    pub(super) fn isetp_x(&mut self, g: Guard, o: &Isetp) {
-        let m = self.guard_mask(g);
-        let a = self.reg(o.a);
-        let b = self.src(o.b);
+    pub(super) fn isetp_x(&mut self, cmp: Cmp, unsigned: bool, a: &Row, b: &Row) -> Value {
+        let (a, b) = (*a, *b);
         let cf = self.flag(CF);
         let zf = self.flag(ZF);
-        let r = match o.cmp {
+        match cmp {
             Cmp::F => self.iconst(0),
             Cmp::T => self.iconst(u32::MAX),
             cmp => {
-                let (lt_cc, le_cc, min) = if o.unsigned {
+                let (lt_cc, le_cc, min) = if unsigned {
                     (
                         IntCC::UnsignedLessThan,
                         IntCC::UnsignedLessThanOrEqual,
@@ -383,7 +398,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                     }
                 }
             }
-        };
-        self.isetp_out(o, m, r);
+        }
     }
 }

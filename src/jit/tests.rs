@@ -496,6 +496,15 @@ fn weight_of_every_op_is_pinned() {
         ("MUFU.RCP R1, R2;", 12),
         ("RRO.SINCOS R1, R2;", 6),
         ("FCHK.DIVIDE P0, R2, R3;", 10),
+        ("ISET.LT.AND R1, R2, R3, PT;", 6),
+        ("PSET.AND.AND R1, P0, P1, PT;", 4),
+        ("CSETP.NEU.AND P0, PT, CC, PT;", 2),
+        ("R2P PR, R1, 0x7f;", 16),
+        ("IMUL R1, R2, R3;", 4),
+        ("IMUL.S32.S32.HI R1, R2, R3;", 24),
+        ("IMUL32I R1, R2, 0x5;", 4),
+        ("IMAD R1, R2, R3, R4;", 6),
+        ("IMAD.HI R1, R2, R3, R4;", 24),
     ];
     let text: String = cases.iter().map(|(t, _)| format!("{t}\n")).collect();
     let prog = program(&format!("{text}EXIT;\n"));

@@ -353,11 +353,9 @@ fn addr(w: Word, n: u32) -> Addr {
 fn cc_test(w: Word) -> Result<Option<CcTest>, String> {
     match w.field(0, 5) {
         0xf => Ok(None),
-        0x2 => Ok(Some(CcTest::Eq)),
-        0x5 => Ok(Some(CcTest::Ne)),
-        v => Err(format!(
-            "condition-code test {v:#x} is not supported (only CC.EQ and CC.NE)"
-        )),
+        v => CcTest::from_code(v).map(Some).ok_or_else(|| {
+            format!("condition-code test {v:#x} (CSM_*, FCSM_*, RLE, RGT) is not supported")
+        }),
     }
 }
 
@@ -592,9 +590,13 @@ maxwell_table! {
         ok(P2r { d: w.reg(0), byte: w.field(41, 2) as u8, src, a: w.reg(8), mask })
     }),
     Imnmx => rci!("IMNMX", 0x5c20, 0x4c20, 0x3820, M13, M13I, |w, _, b| {
-        only(w, 43, 2, 0, "IMNMX .XLO/.XMED/.XHI mode")?;
-        no(w, 47, "IMNMX with .CC")?;
-        ok(Imnmx { d: w.reg(0), unsigned: !w.bit(48), a: w.reg(8), b, p: w.psrc(39, 42) })
+        let mode = match w.field(43, 2) {
+            0 => ImnmxMode::Plain,
+            1 => ImnmxMode::Xlo,
+            3 => ImnmxMode::Xhi,
+            _ => return Err("IMNMX.XMED is not supported".into()),
+        };
+        ok(Imnmx { d: w.reg(0), cc: w.bit(47), mode, unsigned: !w.bit(48), a: w.reg(8), b, p: w.psrc(39, 42) })
     }),
     Icmp => &[
         form!("ICMP", op(0x5b40), M12, Reg, |w, _, b| icmp(w, b, Src::Reg(w.reg(39)))),
@@ -696,8 +698,51 @@ maxwell_table! {
         form!("PRMT", op(0x4bc0), M12, Const, prmt_c39),
         form!("PRMT", op(0x36c0), M12I, Imm, prmt_c39),
         form!("PRMT", op(0x53c0), M12, None, |w, _, _| {
-            only(w, 48, 4, 0, "PRMT mode")?;
-            ok(Prmt { d: w.reg(0), a: w.reg(8), b: Src::Reg(w.reg(39)), c: Src::Const(w.cbuf()) })
+            ok(Prmt { d: w.reg(0), mode: prmt_mode(w)?, a: w.reg(8), b: Src::Reg(w.reg(39)), c: Src::Const(w.cbuf()) })
+        }),
+    ],
+    Iset => rci!("ISET", 0x5b50, 0x4b50, 0x3650, M12, M12I, |w, _, b| {
+        ok(Iset {
+            d: w.reg(0), cc: w.bit(47), bf: w.bit(44), cmp: cmp(w.field(49, 3)), unsigned: !w.bit(48),
+            x: w.bit(43), bop: bool_op(w.field(45, 2))?, a: w.reg(8), b, c: w.psrc(39, 42),
+        })
+    }),
+    Pset => &[form!("PSET", op(0x5088), M13, None, |w, _, _| {
+        ok(Pset {
+            d: w.reg(0), cc: w.bit(47), bf: w.bit(44),
+            bop1: bool_op(w.field(24, 2))?, bop2: bool_op(w.field(45, 2))?,
+            a: w.psrc(12, 15), b: w.psrc(29, 32), c: w.psrc(39, 42),
+        })
+    })],
+    Csetp => &[form!("CSETP", op(0x50a0), M13, None, |w, _, _| {
+        let v = w.field(8, 5);
+        let test = CcTest::from_code(v).ok_or_else(|| {
+            format!("condition-code test {v:#x} (CSM_*, FCSM_*, RLE, RGT) is not supported")
+        })?;
+        ok(Csetp { test, bop: bool_op(w.field(45, 2))?, p: w.pred(3), q: w.pred(0), c: w.psrc(39, 42) })
+    })],
+    R2p => rci!("R2P", 0x5cf0, 0x4cf0, 0x38f0, M13, M13I, |w, _, mask| {
+        let dst = if w.bit(40) { P2rSrc::Cc } else { P2rSrc::Pr };
+        ok(R2p { byte: w.field(41, 2) as u8, dst, a: w.reg(8), mask })
+    }),
+    Imul => rci!("IMUL", 0x5c38, 0x4c38, 0x3838, M13, M13I, |w, _, b| {
+        ok(Imul {
+            d: w.reg(0), cc: w.bit(47), hi: w.bit(39), a_signed: w.bit(40), b_signed: w.bit(41),
+            a: w.reg(8), b,
+        })
+    }),
+    Imul32i => &[form!("IMUL32I", op(0x1f00), 0xff00 << 48, None, |w, _, _| {
+        ok(Imul32i {
+            d: w.reg(0), cc: w.bit(52), hi: w.bit(53), a_signed: w.bit(54), b_signed: w.bit(55),
+            a: w.reg(8), imm: w.field(20, 32) as u32,
+        })
+    })],
+    Imad => &[
+        form!("IMAD", op(0x5a00), 0xff80 << 48, Reg, |w, _, b| imad(w, b, Src::Reg(w.reg(39)))),
+        form!("IMAD", op(0x4a00), 0xff80 << 48, Const, |w, _, b| imad(w, b, Src::Reg(w.reg(39)))),
+        form!("IMAD", op(0x3400), 0xfe80 << 48, Imm, |w, _, b| imad(w, b, Src::Reg(w.reg(39)))),
+        form!("IMAD", op(0x5200), 0xff80 << 48, None, |w, _, _| {
+            imad(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
         }),
     ],
     Lea => &[
@@ -896,7 +941,7 @@ fn xmad(w: Word, b: Src, c: Src, psl: bool, mrg: bool, cmode: u64, x: u32, b_h1:
         1 => XmadMode::Clo,
         2 => XmadMode::Chi,
         4 => XmadMode::Cbcc,
-        3 => return Err("XMAD.CSFU is not supported".into()),
+        3 => XmadMode::Csfu,
         v => return Err(format!("XMAD mode {v:#x} is not valid")),
     };
     ok(Xmad {
@@ -947,6 +992,23 @@ fn shf(w: Word, right: bool, b: Src) -> R {
         a: w.reg(8),
         b,
         c: w.reg(39),
+    })
+}
+
+/// IMAD's fields: the signs at 48 (Ra) and 53 (Sb), `.HI` at 54, `.CC` at 47; `.SAT` (50) and
+/// `.X` (49) are refused.
+fn imad(w: Word, b: Src, c: Src) -> R {
+    no(w, 50, "IMAD.SAT")?;
+    no(w, 49, "IMAD.X")?;
+    ok(Imad {
+        d: w.reg(0),
+        cc: w.bit(47),
+        hi: w.bit(54),
+        a_signed: w.bit(48),
+        b_signed: w.bit(53),
+        a: w.reg(8),
+        b,
+        c,
     })
 }
 
@@ -1040,10 +1102,20 @@ fn bfi_c39(w: Word, _: u32, b: Src) -> R {
     })
 }
 
+/// PRMT's mode: 3 bits at 48 (0 the default, 1 to 6 `.F4E` to `.RC16`); bit 51 is refused.
+fn prmt_mode(w: Word) -> Result<PrmtMode, String> {
+    no(w, 51, "PRMT mode bit 51")?;
+    let v = w.field(48, 3);
+    PrmtMode::ALL
+        .get(v as usize)
+        .copied()
+        .ok_or_else(|| format!("PRMT mode {v:#x} is not valid"))
+}
+
 fn prmt_c39(w: Word, _: u32, b: Src) -> R {
-    only(w, 48, 4, 0, "PRMT mode")?;
     ok(Prmt {
         d: w.reg(0),
+        mode: prmt_mode(w)?,
         a: w.reg(8),
         b,
         c: Src::Reg(w.reg(39)),

@@ -352,3 +352,5 @@ pub fn instruction_texts(p: &Program) -> Vec<(u32, String)> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_int;

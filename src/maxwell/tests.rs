@@ -24,7 +24,7 @@ fn code_with(words: &[(u32, u64)]) -> Vec<u8> {
 }
 
 /// The text of one decoded word at `pc` (guard included).
-fn text_at(word: u64, pc: u32) -> Result<String, String> {
+pub(super) fn text_at(word: u64, pc: u32) -> Result<String, String> {
     let code = code_with(&[(pc, word)]);
     let d = decode_words(&code).map_err(|e| e.message)?;
     let i = d.into_iter().find(|d| d.pc == pc).expect("decoded");
@@ -34,7 +34,7 @@ fn text_at(word: u64, pc: u32) -> Result<String, String> {
     })
 }
 
-fn text(word: u64) -> String {
+pub(super) fn text(word: u64) -> String {
     text_at(word, 8).unwrap_or_else(|e| panic!("{word:#018x}: {e}"))
 }
 
@@ -96,7 +96,8 @@ fn calls_and_returns() {
     assert_eq!(text(0xe32000000009000f), "@!P1 RET");
     assert_eq!(text(0xe320000000070005), "RET CC.NE");
     assert!(text(0xe320000000070002).ends_with("RET CC.EQ"));
-    assert!(text_at(0xe320000000070003, 8).is_err());
+    assert_eq!(text(0xe320000000070003), "RET CC.LE");
+    assert!(text_at(0xe32000000007001f, 8).is_err());
 }
 
 /// Words of tests/cubin/convert.cubin read field by field (envytools' gm107 tables, NAK's sm50
@@ -402,8 +403,7 @@ fn decoding_random_bytes_never_panics() {
 /// path has ISCADD32I) do not decode yet: their errors name the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 10] = [
-    let files: [(&str, &[u8]); 11] = [
+    let files: [(&str, &[u8]); 14] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -422,6 +422,8 @@ fn ptxas_kernels_decode_and_disassemble() {
             include_bytes!("../../tests/cubin/gather64.cubin"),
         ),
         ("convert", include_bytes!("../../tests/cubin/convert.cubin")),
+        ("intops", include_bytes!("../../tests/cubin/intops.cubin")),
+        ("muls_O0", include_bytes!("../../tests/cubin/muls_O0.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -457,11 +459,12 @@ fn ptxas_kernels_decode_and_disassemble() {
     assert_eq!(
         decoded,
         [
-            "calls", "carry128", "consts", "cvt32", "cvt64", "dbl", "diverge", "gather",
-            "gather64", "generic", "misc", "mul", "reduce", "sizes", "stack", "vadd"
             "calls",
             "carry128",
             "consts",
+            "cvt32",
+            "cvt64",
+            "dbl",
             "diverge",
             "fcmp",
             "ffma_loop",
@@ -472,12 +475,15 @@ fn ptxas_kernels_decode_and_disassemble() {
             "gather",
             "gather64",
             "generic",
+            "intops",
+            "misc",
             "mul",
+            "muls",
             "reduce",
             "scale",
             "sizes",
             "stack",
-            "vadd"
+            "vadd",
         ]
     );
 }

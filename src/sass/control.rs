@@ -148,12 +148,11 @@ fn cc_test(a: &mut Args<'_>) -> Result<Option<CcTest>, AsmError> {
         return Ok(None);
     }
     let (name, loc) = a.name("a condition")?;
-    match name.as_str() {
-        "CC.EQ" => Ok(Some(CcTest::Eq)),
-        "CC.NE" => Ok(Some(CcTest::Ne)),
-        _ => a.err(
+    match CcTest::ALL.iter().find(|t| t.to_string() == name) {
+        Some(&t) => Ok(Some(t)),
+        None => a.err(
             loc,
-            format!("unsupported condition `{name}` (CC.EQ or CC.NE)"),
+            format!("unsupported condition `{name}` (CC.EQ, CC.NE, CC.LTU, ... CC.OFT)"),
         ),
     }
 }

@@ -28,6 +28,7 @@ pub use super::spelling::parse_op;
 mod alu;
 mod convert;
 mod float;
+mod int;
 mod memory;
 
 type R<T> = Result<T, AsmError>;

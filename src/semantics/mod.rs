@@ -19,14 +19,103 @@
 //! | conversions (I2F, F2I, F2F, I2I) and the binary64 instructions | [`convert`] | §29 |
 
 pub mod convert;
+pub mod cc;
 pub mod d3d;
 pub mod float;
 pub mod func;
 pub mod ieee;
 
-use crate::ir::{Addr, Cmp, Iadd3, LdcMode, ShfType};
+use crate::ir::{Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType};
 use warpjit_runtime::helpers::window_detect;
 use warpjit_runtime::WarpState;
+
+/// One lane of IMNMX (docs/semantics.md §22, §22a): `min` is Pp; `zf`, `sf` are the flags
+/// `.XLO` reads. Returns the result and, for `.XHI`, the flags its `.CC` writes: ZF = (a == b),
+/// SF = (a < b) in the instruction's signedness (CF and OF are cleared). `.XLO` takes a whole
+/// side: when ZF is set (equal high words) the smaller (or larger) of a and b, else a when the
+/// high-word comparison chose a's side (SF for min, not SF for max), else b.
+pub fn imnmx(
+    mode: ImnmxMode,
+    unsigned: bool,
+    min: bool,
+    a: u32,
+    b: u32,
+    zf: bool,
+    sf: bool,
+) -> (u32, bool, bool) {
+    let lt = if unsigned {
+        a < b
+    } else {
+        (a as i32) < (b as i32)
+    };
+    let gt = if unsigned {
+        a > b
+    } else {
+        (a as i32) > (b as i32)
+    };
+    let take_a = match mode {
+        ImnmxMode::Xlo if !zf => {
+            if min {
+                sf
+            } else {
+                !sf
+            }
+        }
+        _ => {
+            if min {
+                lt
+            } else {
+                gt
+            }
+        }
+    };
+    (if take_a { a } else { b }, a == b, lt)
+}
+
+/// What XMAD `.CSFU` subtracts from its addend (docs/semantics.md §22a): 0x10000 for each
+/// operand half that is read signed and is negative while the *other* half of the other
+/// operand's 32-bit value is nonzero (a's high half and b's low half, and so on), that is, for
+/// each of the two cross products of a 32 × 32 multiplication that is negative. With it,
+/// ptxas's four-XMAD `mul.hi.s32` sequence gives the exact high word.
+pub fn xmad_csfu(a: u32, a_h1: bool, a_signed: bool, b: u32, b_h1: bool, b_signed: bool) -> u32 {
+    let neg =
+        |v: u32, h1: bool, signed: bool| signed && (if h1 { v >> 31 } else { v >> 15 & 1 }) != 0;
+    let other = |v: u32, h1: bool| (if h1 { v & 0xffff } else { v >> 16 }) != 0;
+    let n = (neg(a, a_h1, a_signed) && other(b, b_h1)) as u32
+        + (neg(b, b_h1, b_signed) && other(a, a_h1)) as u32;
+    n << 16
+}
+
+/// The default-mode PRMT selector a mode's selector `sel` stands for (docs/semantics.md §22a):
+/// the default mode returns `sel`; the others use `s` = `sel[1:0]` and pick, for result byte *i*,
+/// source byte (`F4E`) *s* + *i* mod 8, (`B4E`) *s* − *i* mod 8, (`RC8`) *s*, (`ECL`)
+/// max(*i*, *s*), (`ECR`) min(*i*, *s*), (`RC16`) 2·(*s* & 1) + (*i* & 1), PTX `prmt`'s tables,
+/// without sign replication.
+pub fn prmt_selector(mode: PrmtMode, sel: u32) -> u32 {
+    let s = sel & 3;
+    let byte = |i: u32| match mode {
+        PrmtMode::Idx => sel >> (4 * i) & 0xf,
+        PrmtMode::F4e => (s + i) & 7,
+        PrmtMode::B4e => (s + 8 - i) & 7,
+        PrmtMode::Rc8 => s,
+        PrmtMode::Ecl => s.max(i),
+        PrmtMode::Ecr => s.min(i),
+        PrmtMode::Rc16 => 2 * (s & 1) + (i & 1),
+    };
+    (0..4).map(|i| byte(i) << (4 * i)).sum()
+}
+
+/// IMUL's and IMAD's product word (docs/semantics.md §22a): the low word of Ra × Sb, or with
+/// `hi` the high word of the exact 64-bit product of the operands read signed or unsigned.
+pub fn imul(a: u32, b: u32, a_signed: bool, b_signed: bool, hi: bool) -> u32 {
+    if !hi {
+        return a.wrapping_mul(b);
+    }
+    let wide = |v: u32, s: bool| if s { v as i32 as i64 } else { v as i64 };
+    // |product| < 2^64 for 32-bit factors: i128 holds it exactly.
+    let p = wide(a, a_signed) as i128 * wide(b, b_signed) as i128;
+    (p >> 32) as u32
+}
 
 /// The constant part of an add's extra term: one per negated operand (`-b` is `~b + 1`), minus
 /// the one that the carry in replaces with `.X`, plus one for `.PO` (docs/semantics.md §21).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rebuild every tests/cubin/*.cubin from its .ptx with NVIDIA's ptxas for sm_50.
+# Rebuild every tests/cubin/*.cubin from its .ptx with NVIDIA's ptxas for sm_50 (-O3; -O0 for
+# files named *_O0.ptx).
 # ptxas is taken from $PTXAS, else from PATH. Prints the ptxas version that made the files.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -12,6 +13,8 @@ echo "ptxas: $PTXAS"
 "$PTXAS" --version | sed -n 's/^Cuda compilation tools, /  /p'
 for ptx in *.ptx; do
     cubin="${ptx%.ptx}.cubin"
-    "$PTXAS" -arch=sm_50 -O3 -o "$cubin" "$ptx"
+    opt=-O3
+    case "$ptx" in *_O0.ptx) opt=-O0 ;; esac   # kernels kept at -O0 (what ptxas writes unoptimised)
+    "$PTXAS" -arch=sm_50 "$opt" -o "$cubin" "$ptx"
     echo "  $ptx -> $cubin ($(wc -c <"$cubin") bytes)"
 done

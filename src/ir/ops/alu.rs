@@ -281,9 +281,13 @@ pub enum XmadMode {
     Chi,
     /// `.CBCC`: Rc + (Sb << 16).
     Cbcc,
+    /// `.CSFU`: Rc minus 0x10000 for each signed half that is negative while the other half
+    /// of the other operand is nonzero (the sign fix-up of ptxas's `mul.hi.s32` sequence; see
+    /// `semantics::xmad_csfu`).
+    Csfu,
 }
 
-/// `XMAD[.S16|.U16][.S16|.U16][.PSL][.MRG][.CLO|.CHI|.CBCC] Rd[.CC], Ra[.H1], Sb[.H1], Rc`.
+/// `XMAD[.S16|.U16][.S16|.U16][.PSL][.MRG][.CLO|.CHI|.CBCC|.CSFU] Rd[.CC], Ra[.H1], Sb[.H1], Rc`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Xmad {
     /// Destination.
@@ -940,11 +944,28 @@ impl Operands for P2r {
     }
 }
 
-/// `IMNMX[.U32|.S32] Rd, Ra, Sb, Pp`: Pp ? min : max.
+/// The 64-bit pair mode of IMNMX (docs/semantics.md §22a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ImnmxMode {
+    /// A 32-bit min/max.
+    #[default]
+    Plain,
+    /// `.XLO`: the low word of a 64-bit min/max, after `.XHI.CC` on the high words.
+    Xlo,
+    /// `.XHI`: the high word of a 64-bit min/max; with `.CC` it records the comparison.
+    Xhi,
+}
+
+/// `IMNMX[.U32|.S32][.XLO|.XHI] Rd[.CC], Ra, Sb, Pp`: Pp ? min : max (docs/semantics.md §22,
+/// §22a for the 64-bit modes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Imnmx {
     /// Destination.
     pub d: Reg,
+    /// `.CC` on the destination (`.XHI` only).
+    pub cc: bool,
+    /// `.XLO` / `.XHI`.
+    pub mode: ImnmxMode,
     /// `.U32`.
     pub unsigned: bool,
     /// First source.
@@ -959,6 +980,8 @@ impl Operands for Imnmx {
     fn operands(&self, o: &mut Roles<'_>) {
         let Imnmx {
             d,
+            cc,
+            mode,
             unsigned: _,
             a,
             b,
@@ -968,6 +991,11 @@ impl Operands for Imnmx {
         o.read(a);
         o.src(b);
         o.pred_read(p);
+        o.cc_write(cc);
+        if mode == ImnmxMode::Xlo {
+            o.flag_read(Flag::Zf);
+            o.flag_read(Flag::Sf);
+        }
     }
 }
 
@@ -1006,11 +1034,47 @@ impl Operands for Icmp {
     }
 }
 
-/// `PRMT Rd, Ra, Sb, Rc`: byte permute of {Rc, Ra}, default mode.
+/// The mode of PRMT: the default (four selector nibbles) or one of PTX `prmt`'s modes, which
+/// read only the selector's low two bits (docs/semantics.md §22a).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum PrmtMode {
+    /// Four 4-bit byte selectors with sign replication.
+    #[default]
+    Idx,
+    /// `.F4E`: forward 4 extract.
+    F4e,
+    /// `.B4E`: backward 4 extract.
+    B4e,
+    /// `.RC8`: replicate a byte.
+    Rc8,
+    /// `.ECL`: edge clamp left.
+    Ecl,
+    /// `.ECR`: edge clamp right.
+    Ecr,
+    /// `.RC16`: replicate a half word.
+    Rc16,
+}
+
+impl PrmtMode {
+    /// Every mode, in encoding order (0 to 6).
+    pub const ALL: [PrmtMode; 7] = [
+        PrmtMode::Idx,
+        PrmtMode::F4e,
+        PrmtMode::B4e,
+        PrmtMode::Rc8,
+        PrmtMode::Ecl,
+        PrmtMode::Ecr,
+        PrmtMode::Rc16,
+    ];
+}
+
+/// `PRMT[.F4E|.B4E|.RC8|.ECL|.ECR|.RC16] Rd, Ra, Sb, Rc`: byte permute of {Rc, Ra}.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Prmt {
     /// Destination.
     pub d: Reg,
+    /// Mode.
+    pub mode: PrmtMode,
     /// Bytes 0..3.
     pub a: Reg,
     /// Selector (bits 15:0).
@@ -1021,7 +1085,13 @@ pub struct Prmt {
 
 impl Operands for Prmt {
     fn operands(&self, o: &mut Roles<'_>) {
-        let Prmt { d, a, b, c } = *self;
+        let Prmt {
+            d,
+            mode: _,
+            a,
+            b,
+            c,
+        } = *self;
         o.def(d);
         o.read(a);
         o.src(b);

@@ -489,19 +489,33 @@ impl Lower for Isetp {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
-        let g = inst.guard;
-        if o.x {
-            tx.isetp_x(g, o);
-            return true;
-        }
-        let m = tx.guard_mask(g);
+        let m = tx.guard_mask(inst.guard);
         let a = tx.reg(o.a);
         let b = tx.src(o.b);
-        let r = match o.cmp {
-            Cmp::F => tx.iconst(0),
-            Cmp::T => tx.iconst(u32::MAX),
+        let r = tx.isetp_cmp(o.cmp, o.unsigned, o.x, &a, &b);
+        tx.isetp_out(o, m, r);
+        true
+    }
+}
+
+impl Tx<'_, '_, '_> {
+    /// The lanes where ISETP's (and ISET's) comparison of `a` with `b` holds.
+    pub(in crate::jit) fn isetp_cmp(
+        &mut self,
+        cmp: Cmp,
+        unsigned: bool,
+        x: bool,
+        a: &Row,
+        b: &Row,
+    ) -> Value {
+        if x {
+            return self.isetp_x(cmp, unsigned, a, b);
+        }
+        match cmp {
+            Cmp::F => self.iconst(0),
+            Cmp::T => self.iconst(u32::MAX),
             c => {
-                let cc = match (c, o.unsigned) {
+                let cc = match (c, unsigned) {
                     (Cmp::Lt, false) => IntCC::SignedLessThan,
                     (Cmp::Lt, true) => IntCC::UnsignedLessThan,
                     (Cmp::Le, false) => IntCC::SignedLessThanOrEqual,
@@ -513,12 +527,10 @@ impl Lower for Isetp {
                     (Cmp::Eq, _) => IntCC::Equal,
                     _ => IntCC::NotEqual,
                 };
-                let v = tx.cmp(cc, &a, &b);
-                tx.lane_mask(&v)
+                let v = self.cmp(cc, a, b);
+                self.lane_mask(&v)
             }
-        };
-        tx.isetp_out(o, m, r);
-        true
+        }
     }
 }
 
@@ -582,8 +594,36 @@ impl Lower for Imnmx {
         };
         let p = tx.pred_src(o.p);
         let pv = tx.mask_vec(p);
-        let r = std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], mn[k], mx[k]));
+        let r = if o.mode == ImnmxMode::Xlo {
+            // As semantics::imnmx: with ZF (equal high words) the plain min/max, else the side
+            // SF chose (a for min when SF, for max when not SF).
+            let zf = tx.flag(ZF);
+            let sf = tx.flag(SF);
+            let zv = tx.mask_vec(zf);
+            let sv = tx.mask_vec(sf);
+            let plain: Row = std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], mn[k], mx[k]));
+            let take_b: Row = std::array::from_fn(|k| tx.b.ins().bxor(sv[k], pv[k]));
+            let side: Row = std::array::from_fn(|k| tx.b.ins().bitselect(take_b[k], b[k], a[k]));
+            std::array::from_fn(|k| tx.b.ins().bitselect(zv[k], plain[k], side[k]))
+        } else {
+            std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], mn[k], mx[k]))
+        };
         tx.set_reg(o.d, r, m);
+        if o.cc {
+            let eq = tx.cmp(IntCC::Equal, &a, &b);
+            let lt_cc = if o.unsigned {
+                IntCC::UnsignedLessThan
+            } else {
+                IntCC::SignedLessThan
+            };
+            let lt = tx.cmp(lt_cc, &a, &b);
+            let (zf, sf) = (tx.lane_mask(&eq), tx.lane_mask(&lt));
+            let zero = tx.iconst(0);
+            tx.set_flag(ZF, m, zf);
+            tx.set_flag(SF, m, sf);
+            tx.set_flag(CF, m, zero);
+            tx.set_flag(OF, m, zero);
+        }
         true
     }
 }
@@ -1006,6 +1046,34 @@ impl Tx<'_, '_, '_> {
             XmadMode::Cbcc => {
                 let s = self.shl_c(&rb, 16);
                 self.bin(&rc, &s, |b, x, y| b.ins().iadd(x, y))
+            }
+            XmadMode::Csfu => {
+                // As semantics::xmad_csfu: 0x10000 for each negative signed half whose
+                // partner's other half is nonzero.
+                let zero = self.splat(0);
+                let unit = self.splat(0x10000);
+                let other = |t: &mut Self, v: &Row, h1: bool| -> Row {
+                    let o = if h1 {
+                        let mk = t.splat(0xffff);
+                        t.bin(v, &mk, |b, x, y| b.ins().band(x, y))
+                    } else {
+                        t.ushr_c(v, 16)
+                    };
+                    t.cmp(IntCC::NotEqual, &o, &zero)
+                };
+                let mut sub = self.splat(0);
+                for (half, signed, partner, p_h1) in
+                    [(&a, o.a_signed, &rb, o.b_h1), (&b, o.b_signed, &ra, o.a_h1)]
+                {
+                    if signed {
+                        let neg = self.cmp(IntCC::SignedLessThan, half, &zero);
+                        let oth = other(self, partner, p_h1);
+                        let both = self.bin(&neg, &oth, |b, x, y| b.ins().band(x, y));
+                        let amt = self.bin(&both, &unit, |b, x, y| b.ins().band(x, y));
+                        sub = self.bin(&sub, &amt, |b, x, y| b.ins().iadd(x, y));
+                    }
+                }
+                self.bin(&rc, &sub, |b, x, y| b.ins().isub(x, y))
             }
         };
         let r = self.bin(&p, &addend, |b, x, y| b.ins().iadd(x, y));

@@ -213,6 +213,7 @@ impl SassSyntax for Xmad {
             ("CLO", XmadMode::Clo),
             ("CHI", XmadMode::Chi),
             ("CBCC", XmadMode::Cbcc),
+            ("CSFU", XmadMode::Csfu),
         ])?;
         let ccm = cc_mod(a)?;
         let (d, cc) = a.dst_cc(ccm)?;
@@ -245,6 +246,7 @@ impl SassSyntax for Xmad {
             XmadMode::Clo => ".CLO",
             XmadMode::Chi => ".CHI",
             XmadMode::Cbcc => ".CBCC",
+            XmadMode::Csfu => ".CSFU",
         };
         write!(
             f,
@@ -682,9 +684,16 @@ impl SassSyntax for P2r {
 impl SassSyntax for Imnmx {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let unsigned = a.choice(UNSIGNED)?.unwrap_or(false);
+        let mode = a
+            .choice(&[("XLO", ImnmxMode::Xlo), ("XHI", ImnmxMode::Xhi)])?
+            .unwrap_or_default();
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
         Ok(Imnmx {
+            d,
+            cc: cc.is_some(),
+            mode,
             unsigned,
-            d: a.reg()?,
             a: a.reg()?,
             b: a.src(ImmRule::S20, 0)?.0,
             p: a.pred()?,
@@ -692,7 +701,17 @@ impl SassSyntax for Imnmx {
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let u = m(self.unsigned, ".U32");
-        write!(f, "IMNMX{u} {}, {}, {}, {}", self.d, self.a, self.b, self.p)
+        let x = match self.mode {
+            ImnmxMode::Plain => "",
+            ImnmxMode::Xlo => ".XLO",
+            ImnmxMode::Xhi => ".XHI",
+        };
+        let cc = m(self.cc, ".CC");
+        write!(
+            f,
+            "IMNMX{u}{x} {}{cc}, {}, {}, {}",
+            self.d, self.a, self.b, self.p
+        )
     }
 }
 
@@ -732,17 +751,41 @@ impl SassSyntax for Icmp {
 
 impl SassSyntax for Prmt {
     fn parse(a: &mut Args<'_>) -> R<Self> {
+        let mode = a
+            .choice(&[
+                ("F4E", PrmtMode::F4e),
+                ("B4E", PrmtMode::B4e),
+                ("RC8", PrmtMode::Rc8),
+                ("ECL", PrmtMode::Ecl),
+                ("ECR", PrmtMode::Ecr),
+                ("RC16", PrmtMode::Rc16),
+            ])?
+            .unwrap_or_default();
         let (d, ra) = (a.reg()?, a.reg()?);
         let b = a.src(ImmRule::S20, 0)?.0;
         Ok(Prmt {
             d,
+            mode,
             a: ra,
             b,
             c: a.src(ImmRule::None, 0)?.0,
         })
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PRMT {}, {}, {}, {}", self.d, self.a, self.b, self.c)
+        let mode = match self.mode {
+            PrmtMode::Idx => "",
+            PrmtMode::F4e => ".F4E",
+            PrmtMode::B4e => ".B4E",
+            PrmtMode::Rc8 => ".RC8",
+            PrmtMode::Ecl => ".ECL",
+            PrmtMode::Ecr => ".ECR",
+            PrmtMode::Rc16 => ".RC16",
+        };
+        write!(
+            f,
+            "PRMT{mode} {}, {}, {}, {}",
+            self.d, self.a, self.b, self.c
+        )
     }
 }
 

@@ -8,7 +8,7 @@ impl Gen<'_, '_> {
     /// One random ALU instruction (every ALU op of the op table).
     pub(super) fn alu(&mut self) -> Op {
         let d = self.dst();
-        match self.below(26) {
+        match self.below(30) {
             0 => Mov {
                 d,
                 b: self.src(Rule::Any32),
@@ -198,6 +198,8 @@ impl Gen<'_, '_> {
             }
             19 => Imnmx {
                 d,
+                cc: false,
+                mode: ImnmxMode::Plain,
                 unsigned: self.chance(50),
                 a: self.sreg(),
                 b: self.src(Rule::S20),
@@ -213,6 +215,7 @@ impl Gen<'_, '_> {
                 };
                 Prmt {
                     d,
+                    mode: PrmtMode::Idx,
                     a: self.sreg(),
                     b,
                     c: self.src_rc(),
@@ -270,7 +273,8 @@ impl Gen<'_, '_> {
                 }
                 .into()
             }
-            _ => self.lea(d),
+            25 => self.lea(d),
+            _ => self.int_op(d),
         }
     }
 
@@ -301,7 +305,7 @@ impl Gen<'_, '_> {
         .into()
     }
 
-    fn xmad(&mut self, d: Reg) -> Op {
+    pub(super) fn xmad(&mut self, d: Reg) -> Op {
         let b = match self.weighted(&[55, 15, 30]) {
             0 => Src::Reg(self.sreg()),
             1 => Src::Const(self.cref()),
@@ -628,6 +632,7 @@ impl Gen<'_, '_> {
                     g,
                     Prmt {
                         d,
+                        mode: PrmtMode::Idx,
                         a,
                         b: Src::Reg(t),
                         c,

@@ -246,7 +246,7 @@ impl Gen<'_, '_> {
                 self.emit(format!("@{neg}{p} EXIT"));
             }
             1 => {
-                let test = self.pick(&["CC.EQ", "CC.NE"]);
+                let test = self.pick(&super::int::CC_TESTS);
                 let g = self.guard();
                 self.emit(format!("{g}EXIT {test}"));
             }

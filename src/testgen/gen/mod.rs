@@ -21,6 +21,7 @@ mod convert;
 mod edges;
 mod float;
 mod frame;
+mod int;
 mod memory;
 
 use super::layout::*;

@@ -1,0 +1,129 @@
+//! ISET, PSET, CSETP, R2P, IMUL, IMUL32I, IMAD and the new forms of IMNMX, XMAD and PRMT (the CC tests of branches and exits are drawn in
+//! `control.rs` from [`CC_TESTS`]).
+
+use super::{Gen, Rule};
+use crate::ir::*;
+
+/// Every CC test a branch, exit or CSETP may name, as written after `CC.`.
+pub(super) const CC_TESTS: [&str; 24] = [
+    "CC.F", "CC.LT", "CC.EQ", "CC.LE", "CC.GT", "CC.NE", "CC.GE", "CC.NUM", "CC.NAN", "CC.LTU",
+    "CC.EQU", "CC.LEU", "CC.GTU", "CC.NEU", "CC.GEU", "CC.T", "CC.OFF", "CC.LO", "CC.SFF", "CC.LS",
+    "CC.HI", "CC.SFT", "CC.HS", "CC.OFT",
+];
+
+impl Gen<'_, '_> {
+    /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX, XMAD.CSFU, PRMT in a PTX mode,
+    /// IMUL, IMUL32I or IMAD.
+    pub(super) fn int_op(&mut self, d: Reg) -> Op {
+        let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
+        match self.below(10) {
+            7 => Imul {
+                d,
+                cc: self.chance(20),
+                hi: self.chance(50),
+                a_signed: self.chance(50),
+                b_signed: self.chance(50),
+                a: self.sreg(),
+                b: self.src(Rule::S20),
+            }
+            .into(),
+            8 => Imul32i {
+                d,
+                cc: self.chance(20),
+                hi: self.chance(50),
+                a_signed: self.chance(50),
+                b_signed: self.chance(50),
+                a: self.sreg(),
+                imm: self.imm32(),
+            }
+            .into(),
+            9 => {
+                let b = self.src(Rule::S20);
+                let c = if matches!(b, Src::Reg(_)) {
+                    self.src_rc()
+                } else {
+                    Src::Reg(self.sreg())
+                };
+                Imad {
+                    d,
+                    cc: self.chance(20),
+                    hi: self.chance(50),
+                    a_signed: self.chance(50),
+                    b_signed: self.chance(50),
+                    a: self.sreg(),
+                    b,
+                    c,
+                }
+                .into()
+            }
+            6 => Prmt {
+                d,
+                mode: PrmtMode::ALL[self.range(1, 6) as usize],
+                a: self.sreg(),
+                b: self.src(Rule::S20),
+                c: self.src_rc(),
+            }
+            .into(),
+            5 => match self.xmad(d) {
+                Op::Xmad(mut x) => {
+                    x.mode = XmadMode::Csfu;
+                    x.into()
+                }
+                op => op,
+            },
+            4 => Imnmx {
+                d,
+                cc: self.chance(60),
+                mode: self.pick(&[ImnmxMode::Plain, ImnmxMode::Xlo, ImnmxMode::Xhi]),
+                unsigned: self.chance(50),
+                a: self.sreg(),
+                b: self.src(Rule::S20),
+                p: self.psrc(),
+            }
+            .into(),
+            0 => Iset {
+                d,
+                cc: self.chance(30),
+                bf: self.chance(40),
+                cmp: Cmp::ALL[self.below(8) as usize],
+                unsigned: self.chance(50),
+                x: self.chance(25),
+                bop: self.pick(&bops),
+                a: self.sreg(),
+                b: self.src(Rule::S20),
+                c: self.psrc(),
+            }
+            .into(),
+            1 => Pset {
+                d,
+                cc: self.chance(30),
+                bf: self.chance(40),
+                bop1: self.pick(&bops),
+                bop2: self.pick(&bops),
+                a: self.psrc(),
+                b: self.psrc(),
+                c: self.psrc(),
+            }
+            .into(),
+            2 => Csetp {
+                test: CcTest::ALL[self.below(24) as usize],
+                bop: self.pick(&bops),
+                p: self.pdst(),
+                q: self.pdst(),
+                c: self.psrc(),
+            }
+            .into(),
+            _ => R2p {
+                byte: self.below(4) as u8,
+                dst: if self.chance(50) {
+                    P2rSrc::Pr
+                } else {
+                    P2rSrc::Cc
+                },
+                a: self.sreg(),
+                mask: self.src(Rule::S20),
+            }
+            .into(),
+        }
+    }
+}
