@@ -18,11 +18,13 @@ pub mod alu;
 pub mod func;
 pub mod memory;
 pub mod resource;
+pub mod warp;
 
 pub use alu::*;
 pub use func::*;
 pub use memory::*;
 pub use resource::*;
+pub use warp::*;
 
 /// Invokes `$m!` with the whole op list: `Variant(Struct)`, comma separated.
 #[macro_export]
@@ -67,6 +69,11 @@ macro_rules! for_each_op {
             Membar(Membar),
             Nop(Nop),
             Depbar(Depbar),
+            Atomg(Atomg),
+            Red(Red),
+            Atoms(Atoms),
+            Shfl(Shfl),
+            Vote(Vote),
             Un(Un),
             Bin(Bin),
             Tern(Tern),

@@ -96,6 +96,7 @@ mod func;
 mod lea;
 mod mem;
 mod view;
+mod warp;
 
 /// A register row: 32 lanes as 8 vectors of 4.
 pub type Row = [Value; 8];
@@ -151,6 +152,10 @@ pub struct Env<'p> {
     pub bin_fn: FuncRef,
     /// As `un_fn`, for `Tern`.
     pub tern_fn: FuncRef,
+    /// The atomics' routine (`jit::warp`).
+    pub atom: FuncRef,
+    /// The SHFL routine (`jit::warp`).
+    pub shfl: FuncRef,
     /// Pointer type.
     pub ptr: Type,
     /// Live-out state of the block (what must be stored at the end).

@@ -26,6 +26,8 @@ pub(super) struct Inner {
     pub(super) un_fn: FuncId,
     pub(super) bin_fn: FuncId,
     pub(super) tern_fn: FuncId,
+    pub(super) atom: FuncId,
+    pub(super) shfl: FuncId,
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
@@ -93,6 +95,14 @@ impl Inner {
             "warpjit_jit_tern",
             super::view::warpjit_jit_tern as *const u8,
         );
+        builder.symbol(
+            "warpjit_jit_atom",
+            super::warp::warpjit_jit_atom as *const u8,
+        );
+        builder.symbol(
+            "warpjit_jit_shfl",
+            super::warp::warpjit_jit_shfl as *const u8,
+        );
         let mut module = JITModule::new(builder);
         let ptr = module.target_config().pointer_type();
         let mut sig = module.make_signature();
@@ -135,6 +145,13 @@ impl Inner {
         let un_fn = declare(&mut module, "warpjit_jit_un")?;
         let bin_fn = declare(&mut module, "warpjit_jit_bin")?;
         let tern_fn = declare(&mut module, "warpjit_jit_tern")?;
+        let shfl = declare(&mut module, "warpjit_jit_shfl")?;
+        // (jcx, inst, mask, area) -> fault: the atomics' routine (`jit::warp`).
+        let mut atom_sig = view_sig.clone();
+        atom_sig.returns.push(AbiParam::new(types::I32));
+        let atom = module
+            .declare_function("warpjit_jit_atom", Linkage::Import, &atom_sig)
+            .map_err(|e| host(&e))?;
         Ok(Inner {
             ctx: module.make_context(),
             module,
@@ -147,6 +164,8 @@ impl Inner {
             un_fn,
             bin_fn,
             tern_fn,
+            atom,
+            shfl,
             next_name: 0,
             dump: dump_dir()?,
             tier,
@@ -202,6 +221,8 @@ impl Inner {
             let un_fn = self.module.declare_func_in_func(self.un_fn, fb.func);
             let bin_fn = self.module.declare_func_in_func(self.bin_fn, fb.func);
             let tern_fn = self.module.declare_func_in_func(self.tern_fn, fb.func);
+            let atom = self.module.declare_func_in_func(self.atom, fb.func);
+            let shfl = self.module.declare_func_in_func(self.shfl, fb.func);
             let env = codegen::Env {
                 exec_inst,
                 mem_slow,
@@ -211,6 +232,8 @@ impl Inner {
                 un_fn,
                 bin_fn,
                 tern_fn,
+                atom,
+                shfl,
                 ptr,
                 live_out,
             };

@@ -50,6 +50,7 @@ mod runner;
 pub mod scalar;
 mod tier;
 pub mod view;
+pub mod warp;
 mod weight;
 
 pub use tier::Tier;

@@ -98,6 +98,11 @@ sass_table! {
         Membar "MEMBAR",
         Nop "NOP",
         Depbar "DEPBAR",
+        Atomg "ATOM",
+        Red "RED",
+        Atoms "ATOMS",
+        Shfl "SHFL",
+        Vote "VOTE",
     }
     unspelled {
         Un,

@@ -27,6 +27,7 @@ pub use super::spelling::parse_op;
 
 mod alu;
 mod memory;
+mod warp;
 
 type R<T> = Result<T, AsmError>;
 

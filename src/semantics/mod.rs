@@ -18,6 +18,7 @@
 
 pub mod d3d;
 pub mod func;
+pub mod warp;
 
 use crate::ir::{Addr, Cmp, Iadd3, LdcMode, ShfType};
 use warpjit_runtime::helpers::window_detect;
