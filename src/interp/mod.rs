@@ -81,6 +81,7 @@ impl Interp {
                 if mask != 0 {
                     exec_inst(inst, w, mask, env)?;
                 }
+                w.clock += 1;
             }
             return Ok(());
         }
@@ -89,6 +90,7 @@ impl Interp {
             if mask != 0 {
                 exec_inst(inst, w, mask, env)?;
             }
+            w.clock += 1;
         }
         Ok(())
     }

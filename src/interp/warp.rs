@@ -221,6 +221,14 @@ impl Exec for Shfl {
     }
 }
 
+impl Exec for Cs2r {
+    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+        let v = if self.hi { w.clock >> 32 } else { w.clock };
+        put(w, self.d.0, &splat(v as u32), mask);
+        Ok(())
+    }
+}
+
 impl Exec for Vote {
     fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
         let ballot = pred_mask(w, self.a) & mask;

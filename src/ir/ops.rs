@@ -74,6 +74,7 @@ macro_rules! for_each_op {
             Atoms(Atoms),
             Shfl(Shfl),
             Vote(Vote),
+            Cs2r(Cs2r),
             Un(Un),
             Bin(Bin),
             Tern(Tern),

@@ -235,6 +235,7 @@ impl Inner {
                 atom,
                 shfl,
                 ptr,
+                more: insts.end != block.insts.len(),
                 live_out,
             };
             let mut tx = codegen::Tx::new(&mut fb, env, full);

@@ -391,6 +391,13 @@ maxwell_table! {
             0x25 => SpecialReg::CtaidX,
             0x26 => SpecialReg::CtaidY,
             0x27 => SpecialReg::CtaidZ,
+            0x38 => SpecialReg::EqMask,
+            0x39 => SpecialReg::LtMask,
+            0x3a => SpecialReg::LeMask,
+            0x3b => SpecialReg::GtMask,
+            0x3c => SpecialReg::GeMask,
+            0x50 => SpecialReg::ClockLo,
+            0x51 => SpecialReg::ClockHi,
             v => return Err(format!("special register {v:#x} is not supported")),
         };
         ok(S2r { d: w.reg(0), sr })
@@ -743,6 +750,14 @@ maxwell_table! {
             v => VoteMode::ALL[v as usize],
         };
         ok(Vote { mode, d: w.reg(0), p: w.pred(45), a: w.psrc(39, 42) })
+    })],
+    Cs2r => &[form!("CS2R", op(0x50c8), M13, None, |w, _, _| {
+        let hi = match w.field(20, 8) {
+            0x50 => false,
+            0x51 => true,
+            v => return Err(format!("CS2R of special register {v:#x} is not supported")),
+        };
+        ok(Cs2r { d: w.reg(0), hi })
     })],
     Un => &[],
     Bin => &[],

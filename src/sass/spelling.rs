@@ -103,6 +103,7 @@ sass_table! {
         Atoms "ATOMS",
         Shfl "SHFL",
         Vote "VOTE",
+        Cs2r "CS2R",
     }
     unspelled {
         Un,
@@ -272,6 +273,13 @@ impl Name for SpecialReg {
             SpecialReg::CtaidY => "SR_CTAID.Y",
             SpecialReg::CtaidZ => "SR_CTAID.Z",
             SpecialReg::LaneId => "SR_LANEID",
+            SpecialReg::EqMask => "SR_EQMASK",
+            SpecialReg::LtMask => "SR_LTMASK",
+            SpecialReg::LeMask => "SR_LEMASK",
+            SpecialReg::GtMask => "SR_GTMASK",
+            SpecialReg::GeMask => "SR_GEMASK",
+            SpecialReg::ClockLo => "SR_CLOCKLO",
+            SpecialReg::ClockHi => "SR_CLOCKHI",
         }
     }
 }

@@ -349,6 +349,23 @@ impl Operands for Shfl {
     }
 }
 
+/// `CS2R Rd, SR_CLOCKLO` / `SR_CLOCKHI`: a word of the warp's clock (docs/semantics.md §22c),
+/// the fast form of `S2R` for the clock. On sm_50 it writes one register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cs2r {
+    /// Destination.
+    pub d: Reg,
+    /// `SR_CLOCKHI` (else `SR_CLOCKLO`).
+    pub hi: bool,
+}
+
+impl Operands for Cs2r {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Cs2r { d, hi: _ } = *self;
+        o.def(d);
+    }
+}
+
 /// The vote of `VOTE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VoteMode {

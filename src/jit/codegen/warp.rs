@@ -55,6 +55,21 @@ impl Tx<'_, '_, '_> {
         }
     }
 
+    /// The low or high word of the clock of the instruction being translated: the warp's
+    /// `clock` (the dispatcher's count at the piece's start) plus the instructions before it in
+    /// the piece (docs/semantics.md §22c).
+    pub(super) fn clock_word(&mut self, hi: bool) -> cranelift_codegen::ir::Value {
+        let at = offset_of!(warpjit_runtime::WarpState, clock) as i32;
+        let c = self.b.ins().load(types::I64, flags(), self.w, at);
+        let c = self.b.ins().iadd_imm_u(c, self.index as i64);
+        let c = if hi {
+            self.b.ins().ushr_imm_u(c, 32)
+        } else {
+            c
+        };
+        self.b.ins().ireduce(types::I32, c)
+    }
+
     fn reg_imm(&mut self, x: RegImm) -> super::Row {
         match x {
             RegImm::Reg(r) => self.reg(r),
@@ -126,6 +141,20 @@ impl Lower for Shfl {
                     .load(types::I32, flags(), area, offset_of!(ShflArea, ok) as i32);
             tx.set_pred(self.p, m, ok);
         }
+        true
+    }
+}
+
+impl Lower for Cs2r {
+    fn weight(&self) -> u32 {
+        4
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let s = tx.clock_word(self.hi);
+        let row = tx.splat_val(s);
+        tx.set_reg(self.d, row, m);
         true
     }
 }

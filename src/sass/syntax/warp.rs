@@ -264,6 +264,25 @@ impl SassSyntax for Shfl {
     }
 }
 
+impl SassSyntax for Cs2r {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let d = a.reg()?;
+        let (name, loc) = a.name("a special register")?;
+        match name.as_str() {
+            "SR_CLOCKLO" => Ok(Cs2r { d, hi: false }),
+            "SR_CLOCKHI" => Ok(Cs2r { d, hi: true }),
+            _ => a.err(
+                loc,
+                format!("CS2R reads only SR_CLOCKLO and SR_CLOCKHI, not `{name}`"),
+            ),
+        }
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sr = if self.hi { "SR_CLOCKHI" } else { "SR_CLOCKLO" };
+        write!(f, "CS2R {}, {sr}", self.d)
+    }
+}
+
 const VOTE_MODES: &[(&str, VoteMode)] = &[
     ("ALL", VoteMode::All),
     ("ANY", VoteMode::Any),
