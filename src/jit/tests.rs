@@ -470,6 +470,12 @@ fn weight_of_every_op_is_pinned() {
         ("MEMBAR.CTA;", 1),
         ("NOP;", 1),
         ("DEPBAR.LE SB0, 0x0;", 1),
+        ("ATOM.E.ADD R1, [R2], R3;", 16),
+        ("RED.E.ADD [R2], R3;", 12),
+        ("ATOMS.CAS R1, [R2], R4, R5;", 16),
+        ("SHFL.BFLY PT, R1, R2, 0x1, 0x1f;", 16),
+        ("VOTE.ANY R1, PT, P0;", 6),
+        ("CS2R R1, SR_CLOCKLO;", 4),
     ];
     let text: String = cases.iter().map(|(t, _)| format!("{t}\n")).collect();
     let prog = program(&format!("{text}EXIT;\n"));
