@@ -20,6 +20,7 @@ mod control;
 mod edges;
 mod frame;
 mod memory;
+mod warp;
 
 use super::layout::*;
 use super::{Case, Frame, Profile};
