@@ -12,6 +12,7 @@
 //! | `inst` | assemble the text as exactly one instruction (`parse_inst`), else as a listing |
 //! | `registers: N` | the launch gives the program `N` registers (default 255) |
 //! | `local_bytes: N` | the `run:` launch gives each thread `N` bytes of local memory (default 0) |
+//! | `shared_bytes: N` | the `run:` launch gives the CTA `N` bytes of shared memory (default 0) |
 //! | `error: L:C: MESSAGE` | assembling fails at line `L`, column `C`, with a message containing `MESSAGE`, and the error's line is text line `L` |
 //! | `note: TEXT` | the error has a note (or help) containing `TEXT` |
 //! | `ok` | assembling succeeds |
@@ -42,6 +43,7 @@ const KEYS: &[&str] = &[
     "inst",
     "registers",
     "local_bytes",
+    "shared_bytes",
     "error",
     "note",
     "ok",
@@ -126,6 +128,7 @@ fn run(
     regs: &[String],
     opts: &AsmOptions,
     local_bytes: u32,
+    shared_bytes: u32,
 ) -> Result<Vec<Vec<[u32; 32]>>, String> {
     let mut t = format!("{text}\nS2R R248, SR_TID.X;\nSHL R248, R248, 0x2;\n");
     for (k, r) in regs.iter().enumerate() {
@@ -157,6 +160,7 @@ fn run(
         let launch = Launch {
             budget: 100_000,
             local_bytes,
+            shared_bytes,
             ..Launch::new(prog.clone(), ConstBanks::new())
         };
         let ro = RunOptions {
@@ -203,12 +207,17 @@ fn check(c: &Case) -> Vec<(usize, String)> {
     let mut opts = AsmOptions::default();
     let mut single = false;
     let mut local_bytes = 0;
+    let mut shared_bytes = 0;
     for (line, k, v) in &c.directives {
         match k.as_str() {
             "inst" => single = true,
             "local_bytes" => match parse_num(v) {
                 Some(n) => local_bytes = n,
                 None => fails.push((*line, format!("bad local_bytes `{v}`"))),
+            },
+            "shared_bytes" => match parse_num(v) {
+                Some(n) => shared_bytes = n,
+                None => fails.push((*line, format!("bad shared_bytes `{v}`"))),
             },
             "registers" => match v.parse() {
                 Ok(n) => opts.registers = n,
@@ -227,7 +236,7 @@ fn check(c: &Case) -> Vec<(usize, String)> {
     for (line, k, v) in &c.directives {
         let mut fail = |m: String| fails.push((*line, m));
         match k.as_str() {
-            "inst" | "registers" | "local_bytes" => {}
+            "inst" | "registers" | "local_bytes" | "shared_bytes" => {}
             "ok" => {
                 if let Err(e) = &result {
                     fail(format!("expected success, got {e}"));
@@ -335,7 +344,7 @@ fn check(c: &Case) -> Vec<(usize, String)> {
                 regs.push(r.1.clone());
             }
         }
-        match run(text, &regs, &opts, local_bytes) {
+        match run(text, &regs, &opts, local_bytes, shared_bytes) {
             Err(e) => fails.push((c.line, e)),
             Ok(per_engine) => {
                 for (e, values) in per_engine.iter().enumerate() {

@@ -495,9 +495,9 @@ impl Engine for Mutant {
 /// the generator against those with the bug put back in the source.)
 #[test]
 fn planted_bugs_are_detected() {
-    use warpjit::ir::{Half, LdcMode, MemSize, P2rSrc, Src, XmadMode};
+    use warpjit::ir::{AtomOp, Half, LdcMode, MemSize, P2rSrc, ShflMode, Src, VoteMode, XmadMode};
     type Mutation = fn(&mut Op);
-    let mutants: [(&str, Profile, Mutation); 10] = [
+    let mutants: [(&str, Profile, Mutation); 13] = [
         ("LOP3 truth table bit 0", Profile::Alu, |op| {
             if let Op::Lop3(o) = op {
                 o.lut ^= 1;
@@ -549,6 +549,25 @@ fn planted_bugs_are_detected() {
         ("LDG Ps dropped", Profile::Memory, |op| {
             if let Op::Ldg(o) = op {
                 o.ps = None;
+            }
+        }),
+        ("ATOM/ATOMS .MIN as .MAX", Profile::Memory, |op| match op {
+            Op::Atomg(o) if o.op == AtomOp::Min => o.op = AtomOp::Max,
+            Op::Atoms(o) if o.op == AtomOp::Min => o.op = AtomOp::Max,
+            _ => {}
+        }),
+        ("SHFL .UP as .DOWN", Profile::Alu, |op| {
+            if let Op::Shfl(o) = op {
+                if o.mode == ShflMode::Up {
+                    o.mode = ShflMode::Down;
+                }
+            }
+        }),
+        ("VOTE .ALL as .ANY", Profile::Alu, |op| {
+            if let Op::Vote(o) = op {
+                if o.mode == VoteMode::All {
+                    o.mode = VoteMode::Any;
+                }
             }
         }),
         ("STS .64 stored as .32", Profile::Memory, |op| {

@@ -622,6 +622,49 @@ fn mem(base: S, bits: u32) -> S {
     .boxed()
 }
 
+/// An atomic's operation and type modifiers (shuffled), its register count and whether it is
+/// a CAS; `cas` allows CAS and EXCH (ATOM, ATOMS), else only RED's operations.
+fn atomic_kind(cas: bool) -> BoxedStrategy<(String, u32, bool)> {
+    let mut v: Vec<(&'static str, &'static str, u32)> = vec![("ADD", "F32.FTZ.RN", 1)];
+    let ops: &[&str] = if cas {
+        &["ADD", "MIN", "MAX", "AND", "OR", "XOR", "EXCH"]
+    } else {
+        &["ADD", "MIN", "MAX", "AND", "OR", "XOR"]
+    };
+    for op in ops {
+        for (t, n) in [("", 1), ("U32", 1), ("S32", 1), ("U64", 2), ("S64", 2)] {
+            v.push((op, t, n));
+        }
+    }
+    v.push(("INC", "", 1));
+    v.push(("DEC", "U32", 1));
+    if cas {
+        v.push(("CAS", "", 1));
+        v.push(("CAS", "64", 2));
+    }
+    select(v)
+        .prop_flat_map(|(op, t, n)| {
+            let groups = if t.contains('.') {
+                vec![vec![op], vec!["F32"], vec!["FTZ"], vec!["RN"]]
+            } else {
+                vec![vec![op], vec![t]]
+            };
+            mods(groups).prop_map(move |m| (m, n, op == "CAS"))
+        })
+        .boxed()
+}
+
+/// An ATOMS address: `[Ra+off]` with a signed 24-bit offset that is a multiple of 4, or an
+/// absolute one.
+fn mem4() -> S {
+    prop_oneof![
+        3 => (base(false), -(1i64 << 21)..(1i64 << 21), 0u8..4, 0u8..3)
+            .prop_map(|(b, o, s, k)| format!("[{}]", inner_addr(&b, 4 * o, s, k))),
+        1 => (0i64..(1 << 22), 0u8..3).prop_map(|(o, k)| format!("[{}]", num(4 * o, k))),
+    ]
+    .boxed()
+}
+
 /// A non-RZ base register, a pair start when `e`.
 fn base(e: bool) -> S {
     let n = if e { 2 } else { 1 };
@@ -691,6 +734,13 @@ fn templates() -> Vec<(&'static str, S)> {
                     "SR_CTAID.Y",
                     "SR_CTAID.Z",
                     "SR_LANEID",
+                    "SR_EQMASK",
+                    "SR_LTMASK",
+                    "SR_LEMASK",
+                    "SR_GTMASK",
+                    "SR_GEMASK",
+                    "SR_CLOCKLO",
+                    "SR_CLOCKHI",
                 ]),
             )
                 .prop_map(|(d, s)| format!("S2R {d}, {s}"))
@@ -1391,6 +1441,72 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         ("NOP", Just("NOP".to_string()).boxed()),
+        (
+            "ATOM",
+            (
+                atomic_kind(true),
+                any::<bool>(),
+                mem(base(true), 20),
+                0u32..60,
+            )
+                .prop_map(|((m, n, cas), e, a, k)| {
+                    let e = if e { ".E" } else { "" };
+                    let (d, b) = (format!("R{}", 2 * k), format!("R{}", 4 * k));
+                    let c = if cas {
+                        format!(", R{}", 4 * k + n)
+                    } else {
+                        String::new()
+                    };
+                    format!("ATOM{e}{m} {d}, {a}, {b}{c}")
+                })
+                .boxed(),
+        ),
+        (
+            "RED",
+            (atomic_kind(false), mem(base(true), 20), 0u32..60)
+                .prop_map(|((m, _, _), a, k)| format!("RED.E{m} {a}, R{}", 2 * k))
+                .boxed(),
+        ),
+        (
+            "ATOMS",
+            (atomic_kind(true), mem4(), 0u32..60)
+                .prop_filter("ATOMS has no .F32", |((m, _, _), _, _)| !m.contains("F32"))
+                .prop_map(|((m, n, cas), a, k)| {
+                    let (d, b) = (format!("R{}", 2 * k), format!("R{}", 4 * k));
+                    let c = if cas {
+                        format!(", R{}", 4 * k + n)
+                    } else {
+                        String::new()
+                    };
+                    format!("ATOMS{m} {d}, {a}, {b}{c}")
+                })
+                .boxed(),
+        ),
+        (
+            "SHFL",
+            (
+                sel(&["IDX", "UP", "DOWN", "BFLY"]),
+                pred(),
+                reg(),
+                rreg(),
+                prop_oneof![reg(), imm(0, 0x1f)],
+                prop_oneof![reg(), imm(0, 0x1fff)],
+            )
+                .prop_map(|(m, p, d, a, b, c)| format!("SHFL.{m} {p}, {d}, {a}, {b}, {c}"))
+                .boxed(),
+        ),
+        (
+            "VOTE",
+            (sel(&["ALL", "ANY", "EQ"]), reg(), pred(), psrc())
+                .prop_map(|(m, d, p, a)| format!("VOTE.{m} {d}, {p}, {a}"))
+                .boxed(),
+        ),
+        (
+            "CS2R",
+            (reg(), sel(&["SR_CLOCKLO", "SR_CLOCKHI"]))
+                .prop_map(|(d, s)| format!("CS2R {d}, {s}"))
+                .boxed(),
+        ),
         (
             "DEPBAR",
             (

@@ -40,6 +40,9 @@ pub struct WarpState {
     pub ctaid: [u32; 3],
     /// Warp index within its CTA.
     pub warp_id: u32,
+    /// The warp's clock: warp instructions it issued before the next one (docs/semantics.md
+    /// §22d). Set by the dispatcher at each block start, advanced by the engines within a block.
+    pub clock: u64,
 }
 
 impl WarpState {
@@ -56,6 +59,7 @@ impl WarpState {
             exited: 0,
             ctaid: [0; 3],
             warp_id: 0,
+            clock: 0,
         });
         w.reset(live);
         w
@@ -71,6 +75,7 @@ impl WarpState {
         self.cc = [0; 4];
         self.active = live;
         self.exited = !live;
+        self.clock = 0;
     }
 
     /// Reads predicate `p` as a lane mask (`PT` = all lanes).

@@ -12,6 +12,11 @@
 //!
 //! [`Liveness::live_out`] of a block is what its *body* must leave in the warp state: the reads of
 //! its terminator plus what its successors need.
+//!
+//! One read is not the thread's own: `SHFL` reads its source register in *other* lanes, which
+//! may be on another path, waiting or exited. The source register of every `SHFL` of the program
+//! is therefore live at the end of every block (within a block no other lane's instruction runs,
+//! so a value overwritten inside it is never seen).
 
 use super::effects::never;
 use super::StateSet;
@@ -127,6 +132,15 @@ pub fn liveness(p: &Program) -> Liveness {
     }
     let mut live_in = vec![LiveSet::EMPTY; n];
     let mut live_out = vec![LiveSet::EMPTY; n];
+    // The registers other lanes may read by SHFL: live at every block end.
+    let mut shuffled = LiveSet::EMPTY;
+    for i in p.blocks.iter().flat_map(|b| &b.insts) {
+        if let Op::Shfl(s) = &i.op {
+            if !never(i.guard) {
+                shuffled.insert_reg(s.a);
+            }
+        }
+    }
     // Every block once, last first (a good order for a backward problem), then whatever changes.
     let mut work: Vec<BlockId> = (0..n as BlockId).collect();
     let mut queued = vec![true; n];
@@ -135,6 +149,7 @@ pub fn liveness(p: &Program) -> Liveness {
         queued[bi] = false;
         let block = &p.blocks[bi];
         let mut out = term_uses(&block.term);
+        out.union_with(&shuffled);
         for &s in &succs[bi] {
             out.union_with(&live_in[s as usize]);
         }
@@ -655,6 +670,21 @@ mod tests {
             l.live_out[2],
             LiveSet::EMPTY,
             "nothing is live after the final EXIT"
+        );
+    }
+
+    #[test]
+    fn shuffled_registers_are_live_at_every_block_end() {
+        // Lane 0 writes R5 and exits; the other lanes shuffle R5 from lane 0 afterwards.
+        let q = crate::sass::parse_program(
+            "S2R R0, SR_LANEID;\nISETP.EQ.AND P0, PT, R0, RZ, PT;\n@!P0 BRA .L_1;\nMOV32I R5, 0x7;\nEXIT;\n.L_1:\nSHFL.IDX PT, R6, R5, RZ, 0x1f;\nEXIT;\n",
+            &crate::sass::AsmOptions::default(),
+        )
+        .expect("assembles");
+        let l = liveness(&q);
+        assert!(
+            l.live_out[1].has_reg(Reg(5)),
+            "the exiting lane's R5 is read by others"
         );
     }
 }

@@ -219,6 +219,8 @@ impl<'m> WarpStepper<'m> {
         let in_warp = |f: Fault| f.in_warp(at.launch, at.cta, at.warp);
         if let Some(inst) = block.insts.get(self.next) {
             let mask = exec_mask(&self.w, inst.guard);
+            // The clock of this instruction: the instructions issued before it.
+            self.w.clock = self.ctl.issued - 1;
             if mask != 0 {
                 crate::interp::exec_inst(inst, &mut self.w, mask, &mut env)
                     .map_err(|f| in_warp(super::grid::note_reads(&prog, &self.w, f)))?;

@@ -189,9 +189,11 @@ pub fn run_warp<const OBSERVE: bool>(
                 .unwrap_or(block.pc);
             let done = left.min(block.insts.len());
             count(stats, done as u64, w.active);
+            w.clock = ctl.issued;
             runner.run_prefix(ctl.block, block, done, w, env)?;
             return Err(Fault::new(kind, first_active(w)).at_pc(pc));
         }
+        w.clock = ctl.issued;
         ctl.issued += total;
         budget.cta_left -= total;
         count(stats, total, w.active);

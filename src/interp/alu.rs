@@ -94,6 +94,9 @@ impl Exec for S2r {
             SpecialReg::CtaidY => splat(w.ctaid[1]),
             SpecialReg::CtaidZ => splat(w.ctaid[2]),
             SpecialReg::LaneId => std::array::from_fn(|l| l as u32),
+            SpecialReg::ClockLo => splat(w.clock as u32),
+            SpecialReg::ClockHi => splat((w.clock >> 32) as u32),
+            m => std::array::from_fn(|l| m.lane_mask(l as u32).unwrap_or_default()),
         };
         put(w, self.d.0, &v, mask);
         Ok(())

@@ -83,7 +83,7 @@ impl Exec for Ldc {
 
 /// Aligns an address down to the access size (a diagnostic in checking mode when it had to).
 #[inline(always)]
-fn align_down(env: &mut CtaEnv<'_>, ea: u64, size: u32, l: usize, what: &str) -> u64 {
+pub(super) fn align_down(env: &mut CtaEnv<'_>, ea: u64, size: u32, l: usize, what: &str) -> u64 {
     let a = ea & !(size as u64 - 1);
     if a != ea && env.check {
         env.finding(
@@ -123,7 +123,12 @@ fn global_load(
 
 /// The shared-memory byte range of an access at `offset` (64-bit, may be negative).
 #[inline(always)]
-fn shared_range(env: &CtaEnv<'_>, offset: u64, bytes: u32, l: usize) -> Result<usize, Fault> {
+pub(super) fn shared_range(
+    env: &CtaEnv<'_>,
+    offset: u64,
+    bytes: u32,
+    l: usize,
+) -> Result<usize, Fault> {
     let len = env.shared.len() as u64;
     if offset < len && offset + bytes as u64 <= len {
         Ok(offset as usize)

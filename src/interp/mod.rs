@@ -25,9 +25,11 @@ mod lanes;
 mod memory;
 mod ops;
 mod resource;
+mod warp;
 
 pub(crate) use resource::buffer as view_buffer;
 pub use resource::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, TexCoords};
+pub use warp::{atom_lanes, shfl_rows, AtomLanes};
 
 use crate::exec::warp::exec_mask;
 use crate::exec::{grid::run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
@@ -82,6 +84,7 @@ impl Interp {
                 if mask != 0 {
                     exec_inst(inst, w, mask, env)?;
                 }
+                w.clock += 1;
             }
             return Ok(());
         }
@@ -90,6 +93,7 @@ impl Interp {
             if mask != 0 {
                 exec_inst(inst, w, mask, env)?;
             }
+            w.clock += 1;
         }
         Ok(())
     }

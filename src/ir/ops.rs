@@ -21,6 +21,7 @@ pub mod func;
 pub mod int;
 pub mod memory;
 pub mod resource;
+pub mod warp;
 
 pub use alu::*;
 pub use convert::*;
@@ -29,6 +30,7 @@ pub use func::*;
 pub use int::*;
 pub use memory::*;
 pub use resource::*;
+pub use warp::*;
 
 /// Invokes `$m!` with the whole op list: `Variant(Struct)`, comma separated.
 #[macro_export]
@@ -93,6 +95,12 @@ macro_rules! for_each_op {
             Membar(Membar),
             Nop(Nop),
             Depbar(Depbar),
+            Atomg(Atomg),
+            Red(Red),
+            Atoms(Atoms),
+            Shfl(Shfl),
+            Vote(Vote),
+            Cs2r(Cs2r),
             Un(Un),
             Bin(Bin),
             Tern(Tern),

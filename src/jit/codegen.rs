@@ -99,6 +99,7 @@ mod int;
 mod lea;
 mod mem;
 mod view;
+mod warp;
 
 /// A register row: 32 lanes as 8 vectors of 4.
 pub type Row = [Value; 8];
@@ -160,8 +161,15 @@ pub struct Env<'p> {
     pub fp_fn: FuncRef,
     /// The lane routine of the float ops not written as vector code (`jit::view`).
     pub float_fn: FuncRef,
+    /// The atomics' routine (`jit::warp`).
+    pub atom: FuncRef,
+    /// The SHFL routine (`jit::warp`).
+    pub shfl: FuncRef,
     /// Pointer type.
     pub ptr: Type,
+    /// Whether more instructions of the block follow this piece: the piece then advances the
+    /// warp's clock by its instruction count (the dispatcher sets it at each block start).
+    pub more: bool,
     /// Live-out state of the block (what must be stored at the end).
     pub live_out: &'p dyn LiveOut,
 }
@@ -186,6 +194,9 @@ pub struct Tx<'a, 'b, 'p> {
     pub delegated: u32,
     /// Inline memory instructions so far (each gets its own segment hint).
     mem_ops: usize,
+    /// Instructions of the piece translated so far: the clock of the next one is the warp's
+    /// `clock` plus this.
+    pub(super) index: u32,
     /// What is live after the instruction being translated: dead flags, predicates and the
     /// LEA.LO word are not computed.
     pub(super) after: crate::analysis::LiveSet,
@@ -227,6 +238,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             fault_block,
             delegated: 0,
             mem_ops: 0,
+            index: 0,
             after: crate::analysis::LiveSet::FULL,
             comments: Vec::new(),
         }
@@ -646,6 +658,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if !self.lower(inst) {
             self.delegate(inst);
         }
+        self.index += 1;
         // Attach the guest text to the first CLIF instruction it produced.
         if let Some(i) = self.first_inst_since(first) {
             self.comments
@@ -697,6 +710,12 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Ends the function: store live-out state, return 0; the fault exit returns 1.
     pub fn finish(mut self) -> u32 {
         self.flush(false);
+        if self.env.more && self.index > 0 {
+            let at = offset_of!(WarpState, clock) as i32;
+            let c = self.b.ins().load(types::I64, flags(), self.w, at);
+            let c = self.b.ins().iadd_imm_u(c, self.index as i64);
+            self.b.ins().store(flags(), c, self.w, at);
+        }
         let z = self.iconst(0);
         self.b.ins().return_(&[z]);
         self.b.switch_to_block(self.fault_block);

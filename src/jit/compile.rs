@@ -30,6 +30,8 @@ pub(super) struct Inner {
     /// The conversion and binary64 routine (`jit::fp`).
     pub(super) fp_fn: FuncId,
     pub(super) float_fn: FuncId,
+    pub(super) atom: FuncId,
+    pub(super) shfl: FuncId,
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
@@ -106,6 +108,14 @@ impl Inner {
             "warpjit_jit_tern",
             super::view::warpjit_jit_tern as *const u8,
         );
+        builder.symbol(
+            "warpjit_jit_atom",
+            super::warp::warpjit_jit_atom as *const u8,
+        );
+        builder.symbol(
+            "warpjit_jit_shfl",
+            super::warp::warpjit_jit_shfl as *const u8,
+        );
         let mut module = JITModule::new(builder);
         let ptr = module.target_config().pointer_type();
         let mut sig = module.make_signature();
@@ -158,6 +168,13 @@ impl Inner {
         let tern_fn = declare(&mut module, "warpjit_jit_tern")?;
         let fp_fn = declare(&mut module, "warpjit_jit_fp")?;
         let float_fn = declare(&mut module, "warpjit_jit_float")?;
+        let shfl = declare(&mut module, "warpjit_jit_shfl")?;
+        // (jcx, inst, mask, area) -> fault: the atomics' routine (`jit::warp`).
+        let mut atom_sig = view_sig.clone();
+        atom_sig.returns.push(AbiParam::new(types::I32));
+        let atom = module
+            .declare_function("warpjit_jit_atom", Linkage::Import, &atom_sig)
+            .map_err(|e| host(&e))?;
         Ok(Inner {
             ctx: module.make_context(),
             module,
@@ -173,6 +190,8 @@ impl Inner {
             tern_fn,
             fp_fn,
             float_fn,
+            atom,
+            shfl,
             next_name: 0,
             dump: dump_dir()?,
             tier,
@@ -231,6 +250,8 @@ impl Inner {
             let tern_fn = self.module.declare_func_in_func(self.tern_fn, fb.func);
             let fp_fn = self.module.declare_func_in_func(self.fp_fn, fb.func);
             let float_fn = self.module.declare_func_in_func(self.float_fn, fb.func);
+            let atom = self.module.declare_func_in_func(self.atom, fb.func);
+            let shfl = self.module.declare_func_in_func(self.shfl, fb.func);
             let env = codegen::Env {
                 exec_inst,
                 mem_slow,
@@ -243,7 +264,10 @@ impl Inner {
                 tern_fn,
                 fp_fn,
                 float_fn,
+                atom,
+                shfl,
                 ptr,
+                more: insts.end != block.insts.len(),
                 live_out,
             };
             let mut tx = codegen::Tx::new(&mut fb, env, full);

@@ -45,13 +45,14 @@ pub mod abi;
 mod cache;
 pub mod codegen;
 mod compile;
-pub mod lanes;
 pub mod fp;
+pub mod lanes;
 pub mod memory;
 mod runner;
 pub mod scalar;
 mod tier;
 pub mod view;
+pub mod warp;
 mod weight;
 
 pub use tier::Tier;

@@ -505,6 +505,12 @@ fn weight_of_every_op_is_pinned() {
         ("IMUL32I R1, R2, 0x5;", 4),
         ("IMAD R1, R2, R3, R4;", 6),
         ("IMAD.HI R1, R2, R3, R4;", 24),
+        ("ATOM.E.ADD R1, [R2], R3;", 16),
+        ("RED.E.ADD [R2], R3;", 12),
+        ("ATOMS.CAS R1, [R2], R4, R5;", 16),
+        ("SHFL.BFLY PT, R1, R2, 0x1, 0x1f;", 16),
+        ("VOTE.ANY R1, PT, P0;", 6),
+        ("CS2R R1, SR_CLOCKLO;", 4),
     ];
     let text: String = cases.iter().map(|(t, _)| format!("{t}\n")).collect();
     let prog = program(&format!("{text}EXIT;\n"));
@@ -960,6 +966,8 @@ fn conversions_and_doubles_mirror_the_semantics() {
             }
         });
     }
+}
+
 /// The float ops in generated code (vector code for round to nearest, the lane routine for the
 /// directed modes and MUFU) agree with `crate::semantics::float` on float edge values (NaN
 /// payloads, infinities, subnormals, signed zeros, 1 ± ulp, the overflow and underflow

@@ -415,6 +415,13 @@ maxwell_table! {
             0x25 => SpecialReg::CtaidX,
             0x26 => SpecialReg::CtaidY,
             0x27 => SpecialReg::CtaidZ,
+            0x38 => SpecialReg::EqMask,
+            0x39 => SpecialReg::LtMask,
+            0x3a => SpecialReg::LeMask,
+            0x3b => SpecialReg::GtMask,
+            0x3c => SpecialReg::GeMask,
+            0x50 => SpecialReg::ClockLo,
+            0x51 => SpecialReg::ClockHi,
             v => return Err(format!("special register {v:#x} is not supported")),
         };
         ok(S2r { d: w.reg(0), sr })
@@ -857,6 +864,59 @@ maxwell_table! {
         let threshold = (le || sb != 0 || count != 0).then_some((sb, count));
         ok(Depbar { le, threshold, waits: w.field(0, 6) as u8 })
     })],
+    Atomg => &[
+        form!("ATOM", op(0xed00), 0xff00 << 48, None, |w, _, _| {
+            let (op, ty) = (atom_op(w.field(52, 4))?, atom_type(w.field(49, 3))?);
+            ok(Atomg { d: w.reg(0), e: w.bit(48), op, ty, addr: atom_addr(w, 28, 20, 0), b: w.reg(20) })
+        }),
+        form!("ATOM", op(0xeef0), M12, None, |w, _, _| {
+            only(w, 50, 2, 0, "ATOM.CAS field")?;
+            let ty = if w.bit(49) { AtomType::U64 } else { AtomType::U32 };
+            ok(Atomg { d: w.reg(0), e: w.bit(48), op: AtomOp::Cas, ty, addr: atom_addr(w, 28, 20, 0), b: w.reg(20) })
+        }),
+    ],
+    Red => &[form!("RED", op(0xebf8), M13, None, |w, _, _| {
+        let (op, ty) = (AtomOp::ALL[w.field(23, 3) as usize], atom_type(w.field(20, 3))?);
+        ok(Red { e: w.bit(48), op, ty, addr: atom_addr(w, 28, 20, 0), b: w.reg(0) })
+    })],
+    Atoms => &[
+        form!("ATOMS", op(0xec00), 0xff00 << 48, None, |w, _, _| {
+            let op = atom_op(w.field(52, 4))?;
+            let ty = match w.field(28, 2) {
+                0 => AtomType::U32,
+                1 => AtomType::S32,
+                2 => AtomType::U64,
+                v => return Err(format!("ATOMS type {v:#x} is not supported")),
+            };
+            ok(Atoms { d: w.reg(0), op, ty, addr: atom_addr(w, 30, 22, 2), b: w.reg(20) })
+        }),
+        form!("ATOMS", op(0xee00), 0xff80 << 48, None, |w, _, _| {
+            only(w, 53, 2, 2, "ATOMS.CAST")?;
+            let ty = if w.bit(52) { AtomType::U64 } else { AtomType::U32 };
+            ok(Atoms { d: w.reg(0), op: AtomOp::Cas, ty, addr: atom_addr(w, 30, 22, 2), b: w.reg(20) })
+        }),
+    ],
+    Shfl => &[form!("SHFL", op(0xef10), M13, None, |w, _, _| {
+        let b = if w.bit(28) { RegImm::Imm(w.field(20, 5) as u32) } else { RegImm::Reg(w.reg(20)) };
+        let c = if w.bit(29) { RegImm::Imm(w.field(34, 13) as u32) } else { RegImm::Reg(w.reg(39)) };
+        let mode = ShflMode::ALL[w.field(30, 2) as usize];
+        ok(Shfl { mode, p: w.pred(48), d: w.reg(0), a: w.reg(8), b, c })
+    })],
+    Vote => &[form!("VOTE", op(0x50d8), M13, None, |w, _, _| {
+        let mode = match w.field(48, 2) {
+            3 => return Err("VOTE mode 0x3 is not valid".into()),
+            v => VoteMode::ALL[v as usize],
+        };
+        ok(Vote { mode, d: w.reg(0), p: w.pred(45), a: w.psrc(39, 42) })
+    })],
+    Cs2r => &[form!("CS2R", op(0x50c8), M13, None, |w, _, _| {
+        let hi = match w.field(20, 8) {
+            0x50 => false,
+            0x51 => true,
+            v => return Err(format!("CS2R of special register {v:#x} is not supported")),
+        };
+        ok(Cs2r { d: w.reg(0), hi })
+    })],
     Un => &[],
     Bin => &[],
     Tern => &[],
@@ -910,6 +970,45 @@ maxwell_table! {
         form!("DSET", op(0x4900), 0xff80 << 48, Const, convert::dset),
         form!("DSET", op(0x3200), 0xfe80 << 48, None, |w, pc, _| convert::dset(w, pc, convert::f20(w))),
     ],
+}
+
+/// The operation field of ATOM and ATOMS (4 bits; `.CAS` has forms of its own).
+fn atom_op(v: u64) -> Result<AtomOp, String> {
+    match v {
+        0..=8 => Ok(AtomOp::ALL[v as usize]),
+        0xa => Err("ATOM.SAFEADD is not supported".into()),
+        _ => Err(format!("atomic operation {v:#x} is not valid")),
+    }
+}
+
+/// The type field of ATOM and RED (3 bits).
+fn atom_type(v: u64) -> Result<AtomType, String> {
+    match v {
+        0 => Ok(AtomType::U32),
+        1 => Ok(AtomType::S32),
+        2 => Ok(AtomType::U64),
+        3 => Ok(AtomType::F32),
+        5 => Ok(AtomType::S64),
+        4 => Err("atomic type .U128 is not supported".into()),
+        _ => Err(format!("atomic type {v:#x} is not valid")),
+    }
+}
+
+/// An atomic's address: the register at 8 and an `n`-bit offset at `lo`, scaled by `1 << shl`;
+/// signed with a base register, unsigned with RZ.
+fn atom_addr(w: Word, lo: u32, n: u32, shl: u32) -> Addr {
+    let base = w.reg(8);
+    if base.is_rz() {
+        Addr {
+            base: None,
+            offset: (w.field(lo, n) << shl) as i32,
+        }
+    } else {
+        Addr {
+            base: Some(base),
+            offset: (w.simm(lo, n) << shl) as i32,
+        }
+    }
 }
 
 fn iadd3_plain(w: Word, _: u32, b: Src) -> R {

@@ -198,6 +198,10 @@ impl Rng {
             w &= !((0x7ff << 32) | (0xfff << 20) | (0xff << 8));
             w |= (0x380 << 32) | (1 << 44) | ((self.next() % 16) << 8);
         }
+        // CS2R reads only the two clock registers (0x50, 0x51) of its 8-bit field.
+        if f.mnemonic == "CS2R" && !self.next().is_multiple_of(4) {
+            w = (w & !(0xff << 20)) | ((0x50 | (self.next() & 1)) << 20);
+        }
         // SHF's immediate is 6 bits: keep the rest of the ALU immediate field clear mostly.
         if f.mnemonic == "SHF" && f.b == B::None && !self.next().is_multiple_of(4) {
             w &= !((0x7ff << 26) | (1 << 56));
@@ -231,6 +235,7 @@ impl Rng {
             }
             // The opcode bits stay.
             w = (w & !f.mask) | f.bits;
+        }
         // FMUL's scale (41..43) and .FMZ (45) are refused: keep them clear mostly.
         if matches!(f.mnemonic, "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I")
             && !self.next().is_multiple_of(4)

@@ -128,6 +128,12 @@ sass_table! {
         Dmnmx "DMNMX",
         Dsetp "DSETP",
         Dset "DSET",
+        Atomg "ATOM",
+        Red "RED",
+        Atoms "ATOMS",
+        Shfl "SHFL",
+        Vote "VOTE",
+        Cs2r "CS2R",
     }
     unspelled {
         Un,
@@ -297,6 +303,13 @@ impl Name for SpecialReg {
             SpecialReg::CtaidY => "SR_CTAID.Y",
             SpecialReg::CtaidZ => "SR_CTAID.Z",
             SpecialReg::LaneId => "SR_LANEID",
+            SpecialReg::EqMask => "SR_EQMASK",
+            SpecialReg::LtMask => "SR_LTMASK",
+            SpecialReg::LeMask => "SR_LEMASK",
+            SpecialReg::GtMask => "SR_GTMASK",
+            SpecialReg::GeMask => "SR_GEMASK",
+            SpecialReg::ClockLo => "SR_CLOCKLO",
+            SpecialReg::ClockHi => "SR_CLOCKHI",
         }
     }
 }

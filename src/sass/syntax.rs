@@ -30,6 +30,7 @@ mod convert;
 mod float;
 mod int;
 mod memory;
+mod warp;
 
 type R<T> = Result<T, AsmError>;
 

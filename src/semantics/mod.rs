@@ -18,12 +18,13 @@
 //! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
 //! | conversions (I2F, F2I, F2F, I2I) and the binary64 instructions | [`convert`] | §29 |
 
-pub mod convert;
 pub mod cc;
+pub mod convert;
 pub mod d3d;
 pub mod float;
 pub mod func;
 pub mod ieee;
+pub mod warp;
 
 use crate::ir::{Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType};
 use warpjit_runtime::helpers::window_detect;

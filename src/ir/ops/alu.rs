@@ -53,11 +53,25 @@ pub enum SpecialReg {
     CtaidZ,
     /// `SR_LANEID`
     LaneId,
+    /// `SR_EQMASK`: the lane's own bit.
+    EqMask,
+    /// `SR_LTMASK`: the bits of the lanes below.
+    LtMask,
+    /// `SR_LEMASK`: the bits of the lanes below and the lane's own.
+    LeMask,
+    /// `SR_GTMASK`: the bits of the lanes above.
+    GtMask,
+    /// `SR_GEMASK`: the bits of the lanes above and the lane's own.
+    GeMask,
+    /// `SR_CLOCKLO`: the low word of the warp's clock (docs/semantics.md §22d).
+    ClockLo,
+    /// `SR_CLOCKHI`: its high word.
+    ClockHi,
 }
 
 impl SpecialReg {
     /// Every special register.
-    pub const ALL: [SpecialReg; 7] = [
+    pub const ALL: [SpecialReg; 14] = [
         SpecialReg::TidX,
         SpecialReg::TidY,
         SpecialReg::TidZ,
@@ -65,7 +79,28 @@ impl SpecialReg {
         SpecialReg::CtaidY,
         SpecialReg::CtaidZ,
         SpecialReg::LaneId,
+        SpecialReg::EqMask,
+        SpecialReg::LtMask,
+        SpecialReg::LeMask,
+        SpecialReg::GtMask,
+        SpecialReg::GeMask,
+        SpecialReg::ClockLo,
+        SpecialReg::ClockHi,
     ];
+
+    /// The value of a lane mask register in lane `l` (`None` for the other registers).
+    pub fn lane_mask(self, l: u32) -> Option<u32> {
+        let below = (1u32 << l) - 1;
+        let own = 1u32 << l;
+        Some(match self {
+            SpecialReg::EqMask => own,
+            SpecialReg::LtMask => below,
+            SpecialReg::LeMask => below | own,
+            SpecialReg::GtMask => !(below | own),
+            SpecialReg::GeMask => !below,
+            _ => return None,
+        })
+    }
 }
 
 /// `S2R Rd, SR_*`.
@@ -82,9 +117,14 @@ impl Operands for S2r {
         let S2r { d, sr } = *self;
         o.def(d);
         // Thread and lane ids differ between lanes; CTA ids are the same for the whole warp.
+        // The clock too is the same in every lane.
         o.lane_varying(!matches!(
             sr,
-            SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ
+            SpecialReg::CtaidX
+                | SpecialReg::CtaidY
+                | SpecialReg::CtaidZ
+                | SpecialReg::ClockLo
+                | SpecialReg::ClockHi
         ));
     }
 }

@@ -84,6 +84,14 @@ impl Lower for S2r {
                 let k = 4 * k as u32;
                 tx.vconst([k, k + 1, k + 2, k + 3])
             }),
+            SpecialReg::ClockLo | SpecialReg::ClockHi => {
+                let s = tx.clock_word(o.sr == SpecialReg::ClockHi);
+                tx.splat_val(s)
+            }
+            m => std::array::from_fn(|k| {
+                let mask = |l: usize| m.lane_mask(l as u32).unwrap_or_default();
+                tx.vconst(std::array::from_fn(|i| mask(4 * k + i)))
+            }),
         };
         tx.set_reg(o.d, v, m);
         true

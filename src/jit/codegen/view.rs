@@ -22,7 +22,7 @@ impl Tx<'_, '_, '_> {
     }
 
     /// Stores a row into the area at byte `at`.
-    fn store_row(&mut self, area: Value, at: usize, row: &Row) {
+    pub(super) fn store_row(&mut self, area: Value, at: usize, row: &Row) {
         for (k, v) in row.iter().enumerate() {
             self.b.ins().store(flags(), *v, area, (at + 16 * k) as i32);
         }
@@ -39,7 +39,7 @@ impl Tx<'_, '_, '_> {
     }
 
     /// Loads the row at byte `at` of the area.
-    fn load_row(&mut self, area: Value, at: usize) -> Row {
+    pub(super) fn load_row(&mut self, area: Value, at: usize) -> Row {
         std::array::from_fn(|k| self.b.ins().load(V, flags(), area, (at + 16 * k) as i32))
     }
 

@@ -8,7 +8,7 @@ impl Gen<'_, '_> {
     /// One random ALU instruction (every ALU op of the op table).
     pub(super) fn alu(&mut self) -> Op {
         let d = self.dst();
-        match self.below(30) {
+        match self.below(32) {
             0 => Mov {
                 d,
                 b: self.src(Rule::Any32),
@@ -21,7 +21,7 @@ impl Gen<'_, '_> {
             .into(),
             2 => S2r {
                 d,
-                sr: SpecialReg::ALL[self.below(7) as usize],
+                sr: SpecialReg::ALL[self.below(SpecialReg::ALL.len() as u32) as usize],
             }
             .into(),
             3 => {
@@ -274,7 +274,8 @@ impl Gen<'_, '_> {
                 .into()
             }
             25 => self.lea(d),
-            _ => self.int_op(d),
+            26..=29 => self.int_op(d),
+            _ => self.warp_op(),
         }
     }
 

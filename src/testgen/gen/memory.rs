@@ -38,9 +38,9 @@ impl Gen<'_, '_> {
         // Rarely an access meant to go wrong (out of range, misaligned LDC, wrong steering): a
         // fault ends the launch, so most programs should run to their end.
         let risky = self.chance(3);
-        let w: [u32; 9] = match self.profile {
-            Profile::Control => [0, 0, 0, 0, 1, 1, 0, 1, 1],
-            _ => [20, 15, 12, 10, 10, 8, 25, 6, 6],
+        let w: [u32; 10] = match self.profile {
+            Profile::Control => [0, 0, 0, 0, 1, 1, 0, 1, 1, 1],
+            _ => [20, 15, 12, 10, 10, 8, 25, 6, 6, 12],
         };
         match self.weighted(&w) {
             0 => self.ldg(risky),
@@ -51,7 +51,8 @@ impl Gen<'_, '_> {
             5 => self.sts(risky),
             6 => self.ldc(risky),
             7 => self.ldl(risky),
-            _ => self.stl(risky),
+            8 => self.stl(risky),
+            _ => self.atomic(risky),
         }
     }
 
@@ -92,7 +93,7 @@ impl Gen<'_, '_> {
     /// Unless `risky`, the access stays inside mapped memory: SEG1, the SEG1/SEG2 boundary,
     /// HIGH (64-bit forms only), and the shared window (steered to shared memory, or global
     /// when a segment is mapped there).
-    fn global_ptr(
+    pub(super) fn global_ptr(
         &mut self,
         generic: bool,
         risky: bool,
@@ -350,7 +351,7 @@ impl Gen<'_, '_> {
 
     /// A shared-memory address: `[R18+imm]` with an index that keeps the access inside shared
     /// memory (unless `risky`), or an absolute `[imm]`.
-    fn shared_addr(&mut self, risky: bool, size: u32) -> Addr {
+    pub(super) fn shared_addr(&mut self, risky: bool, size: u32) -> Addr {
         self.offset_addr(self.shared_bytes, risky, size)
     }
 

@@ -23,6 +23,7 @@ mod float;
 mod frame;
 mod int;
 mod memory;
+mod warp;
 
 use super::layout::*;
 use super::{Case, Frame, Profile};
