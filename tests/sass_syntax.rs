@@ -481,8 +481,8 @@ fn regc() -> S {
     prop_oneof![rreg(), cref()].boxed()
 }
 
-/// A float immediate: a 32-bit word with the low 12 bits clear.
-fn fimm() -> S {
+/// A binary64 immediate: the high word, with the low 12 bits clear.
+fn dimm() -> S {
     (0u32..0x10_0000)
         .prop_map(|v| format!("{:#x}", v << 12))
         .boxed()
@@ -497,7 +497,7 @@ fn dcref() -> S {
 
 /// A binary64 `Sb`: a pair, an aligned constant or a float immediate.
 fn dsrc() -> S {
-    prop_oneof![wreg(2), dcref(), fimm()].boxed()
+    prop_oneof![wreg(2), dcref(), dimm()].boxed()
 }
 
 /// [`dsrc`] without immediates (a slot that takes `-`).
@@ -1052,6 +1052,17 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "ISCADD32I",
+            (
+                with_cc("ISCADD32I", vec![], reg()),
+                rreg(),
+                any32(),
+                0u8..32,
+            )
+                .prop_map(|(h, a, b, s)| format!("{h}, {a}, {b}, {s:#x}"))
+                .boxed(),
+        ),
+        (
             "IMUL32I",
             (
                 with_cc(
@@ -1548,7 +1559,7 @@ fn templates() -> Vec<(&'static str, S)> {
                     vec!["", "ROUND", "FLOOR", "CEIL", "TRUNC"],
                     vec!["", "FTZ"],
                 ]),
-                fmods(fimm()),
+                fmods(dimm()),
             )
                 .prop_map(|(dt, st, m, (pre, b))| {
                     let d = if dt.ends_with("64") { "R8" } else { "R9" };
@@ -1566,7 +1577,7 @@ fn templates() -> Vec<(&'static str, S)> {
                     vec!["", "FTZ"],
                     vec!["", "SAT"],
                 ]),
-                fmods(fimm()),
+                fmods(dimm()),
             )
                 .prop_map(|(dt, st, m, (pre, b))| {
                     let d = if dt == "F64" { "R10" } else { "R11" };

@@ -133,6 +133,16 @@ impl Exec for Iscadd {
     }
 }
 
+impl Exec for Iscadd32i {
+    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+        let s = self.shift as u32;
+        let a = map(&reg(w, self.a), |v| v << s);
+        let plus = plus_row(w, 0, false, false);
+        add(w, self.d, mask, self.cc, &a, &splat(self.imm), &plus);
+        Ok(())
+    }
+}
+
 fn half(v: u32, h: Half) -> u32 {
     match h {
         Half::None => v,

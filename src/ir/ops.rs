@@ -44,6 +44,7 @@ macro_rules! for_each_op {
             Iadd32i(Iadd32i),
             Iadd3(Iadd3),
             Iscadd(Iscadd),
+            Iscadd32i(Iscadd32i),
             Xmad(Xmad),
             Shl(Shl),
             Shr(Shr),

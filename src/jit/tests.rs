@@ -503,6 +503,7 @@ fn weight_of_every_op_is_pinned() {
         ("IMUL R1, R2, R3;", 4),
         ("IMUL.S32.S32.HI R1, R2, R3;", 24),
         ("IMUL32I R1, R2, 0x5;", 4),
+        ("ISCADD32I R1, R2, 0x12345678, 0x3;", 4),
         ("IMAD R1, R2, R3, R4;", 6),
         ("IMAD.HI R1, R2, R3, R4;", 24),
         ("ATOM.E.ADD R1, [R2], R3;", 16),

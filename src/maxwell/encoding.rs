@@ -485,6 +485,12 @@ maxwell_table! {
             shift: w.field(39, 5) as u8,
         })
     }),
+    Iscadd32i => &[form!("ISCADD32I", op(0x1400), 0xfc00 << 48, None, |w, _, _| {
+        ok(Iscadd32i {
+            d: w.reg(0), cc: w.bit(52), a: w.reg(8), imm: w.field(20, 32) as u32,
+            shift: w.field(53, 5) as u8,
+        })
+    })],
     Xmad => &[
         form!("XMAD", op(0x5b00), 0xffc0 << 48, Reg, |w, _, b| {
             xmad(w, b, Src::Reg(w.reg(39)), w.bit(36), w.bit(37), w.field(50, 3), 38, w.bit(35))

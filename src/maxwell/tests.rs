@@ -404,8 +404,8 @@ fn decoding_random_bytes_never_panics() {
 }
 
 /// The kernels ptxas compiled (tests/cubin): each decodes with its own register count, and
-/// its disassembly parses back to the decoded program. `vabs` (VABSDIFF) and `fdiv` (its slow
-/// path has ISCADD32I) do not decode yet: their errors name the word.
+/// its disassembly parses back to the decoded program. `vabs` (VABSDIFF) does not decode yet:
+/// its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
     let files: [(&str, &[u8]); 14] = [
@@ -472,6 +472,7 @@ fn ptxas_kernels_decode_and_disassemble() {
             "dbl",
             "diverge",
             "fcmp",
+            "fdiv",
             "ffma_loop",
             "fmods",
             "fmufu",

@@ -67,6 +67,7 @@ sass_table! {
         Iadd32i "IADD32I",
         Iadd3 "IADD3",
         Iscadd "ISCADD",
+        Iscadd32i "ISCADD32I",
         Xmad "XMAD",
         Shl "SHL",
         Shr "SHR",

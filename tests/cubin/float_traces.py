@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the traces of the float kernels of float.ptx (tests/traces/cubin_float_*.toml and
-tests/traces/pending/cubin_fdiv.toml) with expected values computed here, independently of
+tests/traces/cubin_fdiv.toml) with expected values computed here, independently of
 warpjit, from the PTX ISA's definitions: every arithmetic result is the exact value (Python
 fractions) rounded to binary32 in the instruction's mode, with IEEE 754 rules for zeros, infinities
 and NaNs, and the machine rules of docs/semantics.md §28 (a NaN result is 0x7fffffff; .ftz flushes
@@ -474,7 +474,7 @@ def main():
         [(B, [sqrt(x) for x in xs])],
     )
 
-    # fdiv: pending ISCADD32I (its slow path).
+    # fdiv: the fast path, and the CAL slow path (with ISCADD32I) for what FCHK flags.
     pairs = [(ONE, f32(3.0)), (f32(10.0), f32(4.0)), (f32(1.0), f32(7.0)), (f32(-22.0), f32(7.0)),
              (ONE, 0), (0, 0), (INF, INF), (ONE, INF), (SUB, ONE), (ONE, SUB), (MAXN, f32(0.5)),
              (MINN, f32(3.0)), (f32(1e-38), f32(1e10)), (0x7FC00000, ONE), (f32(1e30), f32(1e-30)),
@@ -484,12 +484,11 @@ def main():
              (f32(9.0), f32(11.0)), (f32(1e-3), f32(7e-5)), (f32(355.0), f32(113.0)), (SUBMAX, SUBMAX),
              (f32(3e38), f32(0.1)), (f32(1e-39), f32(1e-39))]
     trace(
-        "tests/traces/pending/cubin_fdiv.toml",
+        "tests/traces/cubin_fdiv.toml",
         HEAD.format(name="fdiv")
         + "#   q[t] = a[t] / b[t] with div.rn.f32: ptxas writes MUFU.RCP, FCHK.DIVIDE, an FFMA\n"
         + "#   refinement, and a CAL slow path for what FCHK flags. The expected values are the\n"
-        + "#   correctly rounded quotients (not MUFU-dependent). PENDING: the slow path uses ISCADD32I,\n"
-        + "#   which this branch does not decode; move this file to tests/traces/ once it does.\n" + GEN,
+        + "#   correctly rounded quotients (not MUFU-dependent).\n" + GEN,
         [(A, [p[0] for p in pairs], "a[32]"), (B, [p[1] for p in pairs], "b[32]"), (C, [0xDEADBEEF] * 32, "q[32]")],
         lo_hi(A) + lo_hi(B) + lo_hi(C),
         "fdiv",

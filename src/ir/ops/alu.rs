@@ -309,6 +309,37 @@ impl Operands for Iscadd {
     }
 }
 
+/// `ISCADD32I Rd[.CC], Ra, imm32, s`: Rd = (Ra << s) + imm32 (ptxas writes it in the slow
+/// paths of division and square root).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Iscadd32i {
+    /// Destination.
+    pub d: Reg,
+    /// `.CC`.
+    pub cc: bool,
+    /// Shifted source.
+    pub a: Reg,
+    /// Added 32-bit immediate.
+    pub imm: u32,
+    /// Shift amount, 0..=31.
+    pub shift: u8,
+}
+
+impl Operands for Iscadd32i {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Iscadd32i {
+            d,
+            cc,
+            a,
+            imm: _,
+            shift: _,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.cc_write(cc);
+    }
+}
+
 /// XMAD addend mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum XmadMode {

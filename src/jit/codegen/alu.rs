@@ -155,6 +155,23 @@ impl Lower for Iscadd {
     }
 }
 
+impl Lower for Iscadd32i {
+    fn weight(&self) -> u32 {
+        4
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let m = tx.guard_mask(inst.guard);
+        let a = tx.reg(o.a);
+        let a = tx.shl_c(&a, o.shift as u32);
+        let b = tx.splat(o.imm);
+        let plus = tx.plus(0, false, false);
+        tx.finish_add(m, o.d, o.cc, &a, &b, plus);
+        true
+    }
+}
+
 impl Lower for Iadd3 {
     fn weight(&self) -> u32 {
         4

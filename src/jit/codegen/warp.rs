@@ -45,7 +45,16 @@ impl Tx<'_, '_, '_> {
         let call = self.b.ins().call(self.env.atom, &[self.jcx, ip, m, area]);
         let r = self.b.inst_results(call)[0];
         let ok = self.b.create_block();
-        self.b.ins().brif(r, self.fault_block, &[], ok, &[]);
+        // On a fault, the registers the atomic reads are made current in the warp state first
+        // (the report names their values, as the interpreter leaves them).
+        let flush = self.b.create_block();
+        self.b.set_cold_block(flush);
+        self.b.ins().brif(r, flush, &[], ok, &[]);
+        self.b.switch_to_block(flush);
+        let saved = (self.lane_bits, self.mask_vecs.clone());
+        self.flush_for(inst);
+        (self.lane_bits, self.mask_vecs) = saved;
+        self.b.ins().jump(self.fault_block, &[]);
         self.b.switch_to_block(ok);
         if let Some(d) = d {
             for k in 0..a.ty.regs() {

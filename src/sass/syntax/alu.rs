@@ -166,6 +166,34 @@ impl SassSyntax for Iadd3 {
     }
 }
 
+impl SassSyntax for Iscadd32i {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
+        let ra = a.reg()?;
+        let imm = a.imm_x(ImmRule::Any32, 0)?.0;
+        let shift = a.imm(0, 31, "shift amount")? as u8;
+        Ok(Iscadd32i {
+            d,
+            cc: cc.is_some(),
+            a: ra,
+            imm,
+            shift,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ISCADD32I {}{}, {}, {:#x}, {:#x}",
+            self.d,
+            m(self.cc, ".CC"),
+            self.a,
+            self.imm,
+            self.shift
+        )
+    }
+}
+
 impl SassSyntax for Iscadd {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let (po, ccm) = (a.flag("PO")?, cc_mod(a)?);

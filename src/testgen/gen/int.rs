@@ -27,6 +27,14 @@ impl Gen<'_, '_> {
                 b: self.src(Rule::S20),
             }
             .into(),
+            6 if self.chance(50) => Iscadd32i {
+                d,
+                cc: self.chance(20),
+                a: self.sreg(),
+                imm: self.imm32(),
+                shift: self.below(32) as u8,
+            }
+            .into(),
             8 => Imul32i {
                 d,
                 cc: self.chance(20),
