@@ -332,32 +332,14 @@ pub fn dmnmx(op: &Dmnmx, a: u64, b: u64, min: bool) -> u64 {
     }
 }
 
-/// A float comparison of two binary64 values (after their modifiers).
-pub fn dcmp(cmp: DCmp, a: u64, b: u64) -> bool {
-    let (x, y) = (f64::from_bits(a), f64::from_bits(b));
-    let un = x.is_nan() || y.is_nan();
-    match cmp {
-        DCmp::F => false,
-        DCmp::Lt => x < y,
-        DCmp::Eq => x == y,
-        DCmp::Le => x <= y,
-        DCmp::Gt => x > y,
-        DCmp::Ne => !un && x != y,
-        DCmp::Ge => x >= y,
-        DCmp::Num => !un,
-        DCmp::Nan => un,
-        DCmp::Ltu => un || x < y,
-        DCmp::Equ => un || x == y,
-        DCmp::Leu => un || x <= y,
-        DCmp::Gtu => un || x > y,
-        DCmp::Neu => x != y,
-        DCmp::Geu => un || x >= y,
-        DCmp::T => true,
-    }
+/// A float comparison of two binary64 values (after their modifiers): the comparisons of
+/// [`super::float::float_test`].
+pub fn dcmp(cmp: FCmp, a: u64, b: u64) -> bool {
+    super::float::float_test(cmp, f64::from_bits(a), f64::from_bits(b))
 }
 
 /// `DSETP`/`DSET`'s comparison of raw operands, modifiers applied.
-pub fn dtest(cmp: DCmp, ma: FpMods, a: u64, mb: FpMods, b: u64) -> bool {
+pub fn dtest(cmp: FCmp, ma: FpMods, a: u64, mb: FpMods, b: u64) -> bool {
     dcmp(cmp, dmods(a, ma), dmods(b, mb))
 }
 
@@ -594,7 +576,7 @@ mod tests {
             CANONICAL_NAN64
         );
         let nan = 0x7ff8_0000_0000_0000;
-        assert!(!dcmp(DCmp::Ne, nan, 0) && dcmp(DCmp::Neu, nan, 0));
-        assert!(dcmp(DCmp::Eq, 0, SIGN64) && !dcmp(DCmp::Lt, SIGN64, 0));
+        assert!(!dcmp(FCmp::Ne, nan, 0) && dcmp(FCmp::Neu, nan, 0));
+        assert!(dcmp(FCmp::Eq, 0, SIGN64) && !dcmp(FCmp::Lt, SIGN64, 0));
     }
 }

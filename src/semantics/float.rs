@@ -129,7 +129,13 @@ pub fn fmnmx(min: bool, a: u32, b: u32) -> u32 {
 
 /// Whether `a cmp b` holds, inputs already through [`fin`] (IEEE comparison: -0 == +0).
 pub fn fcmp(cmp: FCmp, a: u32, b: u32) -> bool {
-    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+    float_test(cmp, f32::from_bits(a) as f64, f32::from_bits(b) as f64)
+}
+
+/// The one definition of the float comparisons of FSETP, FSET, FCMP, DSETP and DSET on two
+/// values (binary32 operands widened, which is exact): ordered tests are false when either side
+/// is NaN, the `U` ones true; `NUM` and `NAN` test for NaN; -0 == +0.
+pub fn float_test(cmp: FCmp, x: f64, y: f64) -> bool {
     let un = x.is_nan() || y.is_nan();
     match cmp {
         FCmp::F => false,

@@ -7,6 +7,7 @@
 //! are its top bits) and the low word is 0; for a 64-bit integer it is sign-extended.
 
 use super::alu::BoolOp;
+use super::float::FCmp;
 use crate::ir::operand::*;
 use crate::ir::roles::*;
 
@@ -433,72 +434,12 @@ impl Operands for Dmnmx {
     }
 }
 
-/// The float comparisons of DSETP and DSET: ordered (false when either side is NaN), `U`
-/// unordered (true when either is NaN), `NUM` (neither is NaN), `NAN` (either is).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DCmp {
-    /// `.F`
-    F,
-    /// `.LT`
-    Lt,
-    /// `.EQ`
-    Eq,
-    /// `.LE`
-    Le,
-    /// `.GT`
-    Gt,
-    /// `.NE`
-    Ne,
-    /// `.GE`
-    Ge,
-    /// `.NUM`
-    Num,
-    /// `.NAN`
-    Nan,
-    /// `.LTU`
-    Ltu,
-    /// `.EQU`
-    Equ,
-    /// `.LEU`
-    Leu,
-    /// `.GTU`
-    Gtu,
-    /// `.NEU`
-    Neu,
-    /// `.GEU`
-    Geu,
-    /// `.T`
-    T,
-}
-
-impl DCmp {
-    /// Every comparison, in encoding order (the 4-bit field's value is the index).
-    pub const ALL: [DCmp; 16] = [
-        DCmp::F,
-        DCmp::Lt,
-        DCmp::Eq,
-        DCmp::Le,
-        DCmp::Gt,
-        DCmp::Ne,
-        DCmp::Ge,
-        DCmp::Num,
-        DCmp::Nan,
-        DCmp::Ltu,
-        DCmp::Equ,
-        DCmp::Leu,
-        DCmp::Gtu,
-        DCmp::Neu,
-        DCmp::Geu,
-        DCmp::T,
-    ];
-}
-
 /// `DSETP.cmp.bop Pd, Pq, [-][|]Ra[|], [-][|]Sb[|], Pp`: Pd = (Ra cmp Sb) bop Pp and
 /// Pq = !(Ra cmp Sb) bop Pp, in binary64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dsetp {
     /// Comparison.
-    pub cmp: DCmp,
+    pub cmp: FCmp,
     /// Combiner with Pp.
     pub bop: BoolOp,
     /// Destination of the comparison.
@@ -545,7 +486,7 @@ pub struct Dset {
     /// Destination (one register).
     pub d: Reg,
     /// Comparison.
-    pub cmp: DCmp,
+    pub cmp: FCmp,
     /// `.BF`: true is binary32 1.0 (0x3f800000) instead of 0xffffffff.
     pub bf: bool,
     /// Combiner with Pp.

@@ -206,8 +206,8 @@ pub(super) fn dmnmx(w: Word, _: u32, b: Src) -> R {
     })
 }
 
-fn dcmp(w: Word) -> DCmp {
-    DCmp::ALL[w.field(48, 4) as usize]
+fn dcmp(w: Word) -> FCmp {
+    FCmp::ALL[w.field(48, 4) as usize]
 }
 
 pub(super) fn dsetp(w: Word, _: u32, b: Src) -> R {

@@ -58,11 +58,6 @@ const F2F_ROUNDS: &[(&str, F2fRound)] = &[
     ("TRUNC", F2fRound::Int(IntRound::Trunc)),
 ];
 
-const DCMPS: [&str; 16] = [
-    "F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU",
-    "GEU", "T",
-];
-
 fn name_of<T: Copy + PartialEq>(table: &[(&'static str, T)], v: T) -> &'static str {
     table
         .iter()
@@ -99,8 +94,8 @@ fn int_rnd(r: IntRound) -> &'static str {
     }
 }
 
-fn dcmp_name(c: DCmp) -> &'static str {
-    DCMPS[DCmp::ALL.iter().position(|x| *x == c).unwrap_or(0)]
+fn dcmp_name(c: FCmp) -> &'static str {
+    c.name()
 }
 
 /// What an immediate in a source slot is.
@@ -494,9 +489,8 @@ impl SassSyntax for Dmnmx {
     }
 }
 
-fn dcmp_choice(a: &mut Args<'_>) -> R<DCmp> {
-    let table: Vec<(&'static str, DCmp)> = DCMPS.iter().copied().zip(DCmp::ALL).collect();
-    a.require(&table)
+fn dcmp_choice(a: &mut Args<'_>) -> R<FCmp> {
+    a.require(&FCmp::ALL.map(|c| (c.name(), c)))
 }
 
 impl SassSyntax for Dsetp {

@@ -283,7 +283,7 @@ impl Gen<'_, '_> {
                 let a = self.edge_reg(2, true);
                 let b = self.cv_src(2, true, Some(true));
                 Dsetp {
-                    cmp: self.pick(&DCmp::ALL),
+                    cmp: self.pick(&FCmp::ALL),
                     bop: self.pick(&[BoolOp::And, BoolOp::Or, BoolOp::Xor]),
                     p: self.pdst(),
                     q: self.pdst(),
@@ -300,7 +300,7 @@ impl Gen<'_, '_> {
                 let b = self.cv_src(2, true, Some(true));
                 Dset {
                     d: self.dst(),
-                    cmp: self.pick(&DCmp::ALL),
+                    cmp: self.pick(&FCmp::ALL),
                     bf: self.chance(50),
                     bop: self.pick(&[BoolOp::And, BoolOp::Or, BoolOp::Xor]),
                     ma: self.fp_mods(Src::Reg(a)),
