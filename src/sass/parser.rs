@@ -364,6 +364,13 @@ fn raw_inst(toks: &[Token], end: SrcLoc) -> Result<RawInst, AsmError> {
 }
 
 /// A number token as an integer or, written with a `.` or an exponent in decimal, a float.
+/// Whether `t` names a non-finite float as nvdisasm prints them after a sign (`INF`, `QNAN`):
+/// infinity, or a quiet NaN (read as 0x7fc00000 with its sign: the listing does not say the
+/// payload).
+fn special_float(t: Option<&Token>) -> bool {
+    matches!(t.and_then(|t| t.ident()), Some("INF" | "QNAN"))
+}
+
 fn number_kind(t: &Token, neg: bool) -> Result<RawKind, AsmError> {
     let text = t.text();
     let hex = text.starts_with("0x") || text.starts_with("0X");
@@ -492,7 +499,10 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
         }
         let slot = match t.tok {
             Tok::Punct('|') => &mut abs,
-            Tok::Punct('-') if !matches!(c.peek_at(1).map(|t| &t.tok), Some(Tok::Num(_))) => {
+            Tok::Punct('-')
+                if !matches!(c.peek_at(1).map(|t| &t.tok), Some(Tok::Num(_)))
+                    && !special_float(c.peek_at(1)) =>
+            {
                 &mut neg
             }
             Tok::Punct('~') => &mut not,
@@ -510,6 +520,20 @@ fn operand(c: &mut Cur) -> Result<RawOperand, AsmError> {
         .bump()
         .ok_or_else(|| AsmError::at(atom_loc, "expected an operand"))?;
     let kind = match &t.tok {
+        // nvdisasm's non-finite float immediates: `+INF`, `-INF`, `+QNAN`, `-QNAN`.
+        Tok::Punct(sign @ ('+' | '-')) if special_float(c.peek()) => {
+            let name = c.bump().and_then(|n| n.ident()).unwrap_or_default();
+            let bits = if name == "INF" {
+                0x7f80_0000
+            } else {
+                0x7fc0_0000
+            };
+            RawKind::Float(if *sign == '-' {
+                bits | 0x8000_0000
+            } else {
+                bits
+            })
+        }
         Tok::Punct('-') => {
             // A negative number: `-` directly followed by a number token.
             let n = c
