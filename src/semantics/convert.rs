@@ -266,7 +266,7 @@ pub fn i2i(op: &I2i, raw: u32) -> u32 {
 }
 
 /// A binary64 operand's modifiers (`|x|`, then `-`).
-pub fn dmods(x: u64, m: FpMods) -> u64 {
+pub fn dmods(x: u64, m: FMod) -> u64 {
     float_mods(x, FloatType::F64, m.neg, m.abs)
 }
 
@@ -339,7 +339,7 @@ pub fn dcmp(cmp: FCmp, a: u64, b: u64) -> bool {
 }
 
 /// `DSETP`/`DSET`'s comparison of raw operands, modifiers applied.
-pub fn dtest(cmp: FCmp, ma: FpMods, a: u64, mb: FpMods, b: u64) -> bool {
+pub fn dtest(cmp: FCmp, ma: FMod, a: u64, mb: FMod, b: u64) -> bool {
     dcmp(cmp, dmods(a, ma), dmods(b, mb))
 }
 
@@ -538,9 +538,9 @@ mod tests {
         let add = Dadd {
             d: Reg(0),
             rnd: FpRound::Rn,
-            ma: FpMods::default(),
+            ma: FMod::default(),
             a: Reg(0),
-            mb: FpMods::default(),
+            mb: FMod::default(),
             b: Src::Reg(Reg(0)),
         };
         let inf = 0x7ff0_0000_0000_0000;
@@ -556,9 +556,9 @@ mod tests {
         );
         let mm = Dmnmx {
             d: Reg(0),
-            ma: FpMods::default(),
+            ma: FMod::default(),
             a: Reg(0),
-            mb: FpMods::default(),
+            mb: FMod::default(),
             b: Src::Reg(Reg(0)),
             p: PredSrc {
                 pred: Pred::PT,

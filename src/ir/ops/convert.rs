@@ -7,7 +7,7 @@
 //! are its top bits) and the low word is 0; for a 64-bit integer it is sign-extended.
 
 use super::alu::BoolOp;
-use super::float::FCmp;
+use super::float::{FCmp, FMod};
 use crate::ir::operand::*;
 use crate::ir::roles::*;
 
@@ -289,15 +289,6 @@ pub fn wide_src(o: &mut Roles<'_>, b: Src, regs: u8) {
     }
 }
 
-/// A binary64 source operand's modifiers: `-x`, `|x|` (`|x|` first, then `-`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct FpMods {
-    /// `-x`.
-    pub neg: bool,
-    /// `|x|`.
-    pub abs: bool,
-}
-
 /// `DADD[.rnd] Rd, [-][|]Ra[|], [-][|]Sb[|]`: binary64 addition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dadd {
@@ -306,11 +297,11 @@ pub struct Dadd {
     /// Rounding.
     pub rnd: FpRound,
     /// Modifiers of Ra.
-    pub ma: FpMods,
+    pub ma: FMod,
     /// First source pair.
     pub a: Reg,
     /// Modifiers of Sb.
-    pub mb: FpMods,
+    pub mb: FMod,
     /// Second source (pair, constant pair, or the high word of a binary64 immediate).
     pub b: Src,
 }
@@ -406,11 +397,11 @@ pub struct Dmnmx {
     /// Destination pair.
     pub d: Reg,
     /// Modifiers of Ra.
-    pub ma: FpMods,
+    pub ma: FMod,
     /// First source pair.
     pub a: Reg,
     /// Modifiers of Sb.
-    pub mb: FpMods,
+    pub mb: FMod,
     /// Second source.
     pub b: Src,
     /// Minimum when true.
@@ -447,11 +438,11 @@ pub struct Dsetp {
     /// Destination of its negation.
     pub q: Pred,
     /// Modifiers of Ra.
-    pub ma: FpMods,
+    pub ma: FMod,
     /// First source pair.
     pub a: Reg,
     /// Modifiers of Sb.
-    pub mb: FpMods,
+    pub mb: FMod,
     /// Second source.
     pub b: Src,
     /// Combined predicate.
@@ -492,11 +483,11 @@ pub struct Dset {
     /// Combiner with Pp.
     pub bop: BoolOp,
     /// Modifiers of Ra.
-    pub ma: FpMods,
+    pub ma: FMod,
     /// First source pair.
     pub a: Reg,
     /// Modifiers of Sb.
-    pub mb: FpMods,
+    pub mb: FMod,
     /// Second source.
     pub b: Src,
     /// Combined predicate.

@@ -40,8 +40,8 @@ fn int_round(v: u64) -> IntRound {
 }
 
 /// The modifiers at `neg` and `abs`, refused on an immediate (the text has no spelling).
-fn fmods(w: Word, neg: u32, abs: u32, b: Src) -> Result<FpMods, String> {
-    let m = FpMods {
+fn fmods(w: Word, neg: u32, abs: u32, b: Src) -> Result<FMod, String> {
+    let m = FMod {
         neg: w.bit(neg),
         abs: w.bit(abs),
     };

@@ -148,8 +148,8 @@ fn pair_x(a: &mut Args<'_>, allow: u8) -> R<(Reg, Flags)> {
     Ok((r, f))
 }
 
-fn mods(f: Flags) -> FpMods {
-    FpMods {
+fn mods(f: Flags) -> FMod {
+    FMod {
         neg: f.neg,
         abs: f.abs,
     }
@@ -171,7 +171,7 @@ impl<T: fmt::Display> fmt::Display for M<T> {
     }
 }
 
-fn mm<T>(m: FpMods, x: T) -> M<T> {
+fn mm<T>(m: FMod, x: T) -> M<T> {
     M(m.neg, m.abs, x)
 }
 

@@ -133,11 +133,11 @@ impl Gen<'_, '_> {
         }
     }
 
-    fn fp_mods(&mut self, b: Src) -> FpMods {
+    fn fp_mods(&mut self, b: Src) -> FMod {
         if matches!(b, Src::Imm(_)) {
-            return FpMods::default();
+            return FMod::default();
         }
-        FpMods {
+        FMod {
             neg: self.chance(25),
             abs: self.chance(20),
         }
