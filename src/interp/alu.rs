@@ -248,37 +248,42 @@ impl Exec for Xmad {
 impl Exec for Shl {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
-        let wrap = self.w;
-        let r = map2(&reg(w, self.a), &b, |a, s| {
-            let s = if wrap { s & 31 } else { s };
-            if s >= 32 {
-                0
-            } else {
-                a << s
-            }
-        });
+        let r = map2(&reg(w, self.a), &b, |a, s| shl(self, a, s));
         put(w, self.d.0, &r, mask);
         Ok(())
+    }
+}
+
+/// SHL on one value: `a` shifted left by `s` (`s & 31` with `.W`; 0 from 32 on).
+pub fn shl(o: &Shl, a: u32, s: u32) -> u32 {
+    let s = if o.w { s & 31 } else { s };
+    if s >= 32 {
+        0
+    } else {
+        a << s
+    }
+}
+
+/// SHR on one value: `a` (bit-reversed first with `.BREV`) shifted right by `s` (`s & 31` with
+/// `.W`), logically (0 from 32 on) or arithmetically (the sign from 31 on).
+pub fn shr(o: &Shr, a: u32, s: u32) -> u32 {
+    let a = if o.brev { a.reverse_bits() } else { a };
+    let s = if o.w { s & 31 } else { s.min(32) };
+    if o.unsigned {
+        if s >= 32 {
+            0
+        } else {
+            a >> s
+        }
+    } else {
+        ((a as i32) >> s.min(31)) as u32
     }
 }
 
 impl Exec for Shr {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
-        let (wrap, brev, unsigned) = (self.w, self.brev, self.unsigned);
-        let r = map2(&reg(w, self.a), &b, |a, s| {
-            let a = if brev { a.reverse_bits() } else { a };
-            let s = if wrap { s & 31 } else { s.min(32) };
-            if unsigned {
-                if s >= 32 {
-                    0
-                } else {
-                    a >> s
-                }
-            } else {
-                ((a as i32) >> s.min(31)) as u32
-            }
-        });
+        let r = map2(&reg(w, self.a), &b, |a, s| shr(self, a, s));
         put(w, self.d.0, &r, mask);
         Ok(())
     }
@@ -541,22 +546,34 @@ impl Exec for P2r {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let m = src(w, self.mask, mask, env)?;
         let sh = 8 * self.byte as u32;
-        let bits: Row = match self.src {
-            P2rSrc::Pr => std::array::from_fn(|l| (0..7).map(|p| (w.preds[p] >> l & 1) << p).sum()),
-            P2rSrc::Cc => std::array::from_fn(|l| {
-                (w.cc[ZF] >> l & 1)
-                    | (w.cc[SF] >> l & 1) << 1
-                    | (w.cc[CF] >> l & 1) << 2
-                    | (w.cc[OF] >> l & 1) << 3
-            }),
-        };
+        let bits = p2r_bits(self.src, &w.preds, &w.cc);
         let r = map3(&reg(w, self.a), &bits, &m, |a, bits, m| {
-            let (bits, m) = ((bits & 0xff) << sh, (m & 0xff) << sh);
-            (a & !m) | (bits & m)
+            p2r_merge(sh, a, bits, m)
         });
         put(w, self.d.0, &r, mask);
         Ok(())
     }
+}
+
+/// The bits P2R gathers in each lane: predicates P0..P6 as bits 0..6 (`PR`), or ZF, SF, CF, OF
+/// as bits 0..3 (`CC`), from the warp's predicate and CC masks.
+pub fn p2r_bits(src: P2rSrc, preds: &[u32], cc: &[u32; 4]) -> Row {
+    match src {
+        P2rSrc::Pr => std::array::from_fn(|l| (0..7).map(|p| (preds[p] >> l & 1) << p).sum()),
+        P2rSrc::Cc => std::array::from_fn(|l| {
+            (cc[ZF] >> l & 1)
+                | (cc[SF] >> l & 1) << 1
+                | (cc[CF] >> l & 1) << 2
+                | (cc[OF] >> l & 1) << 3
+        }),
+    }
+}
+
+/// P2R's result in one lane: byte `sh / 8` of `a` replaced by `bits` where the mask `m` has a
+/// bit.
+pub fn p2r_merge(sh: u32, a: u32, bits: u32, m: u32) -> u32 {
+    let (bits, m) = ((bits & 0xff) << sh, (m & 0xff) << sh);
+    (a & !m) | (bits & m)
 }
 
 impl Exec for Imnmx {

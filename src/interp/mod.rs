@@ -27,6 +27,7 @@ mod ops;
 mod resource;
 mod warp;
 
+pub(crate) use alu::{bfe, bfi, p2r_bits, p2r_merge, prmt, shl, shr};
 pub(crate) use resource::buffer as view_buffer;
 pub use resource::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, TexCoords};
 pub use warp::{atom_lanes, shfl_rows, AtomLanes};

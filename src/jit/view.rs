@@ -8,10 +8,12 @@
 
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
+use crate::interp as alu;
 use crate::interp::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, view_buffer, TexCoords};
 use crate::ir::{Bin, LdBuf, LdTex, Op, StBuf, Tern, Un, View};
 use crate::semantics::float as fl;
 use crate::semantics::func::{bin, tern, un};
+use crate::semantics::{prmt_selector, shf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::OnceLock;
 use warpjit_runtime::format::{decode, decode_component, Kind};
@@ -286,9 +288,15 @@ pub unsafe extern "C" fn warpjit_jit_tern(
     area.out = std::array::from_fn(|l| tern(op.f, area.a[l], area.b[l], area.c[l]));
 }
 
-/// The float ops the JIT does not write as vector code (FADD, FMUL, FFMA in a directed rounding
-/// mode; MUFU) on all 32 lanes with `crate::semantics::float`'s definitions (the interpreter's):
-/// `a`, `b` and `c` hold the raw sources (Ra, Sb, Sc; MUFU reads only `a`).
+/// The lane routine of the ops the JIT does not write as vector code, on all 32 lanes with the
+/// interpreter's definitions (`crate::semantics`, `crate::interp`'s per-lane functions): the
+/// float ops in a directed rounding mode and MUFU, and the integer ops whose per-lane controls
+/// SIMD has no instruction for (SHL/SHR/SHF by a register amount, BFE/BFI by a register
+/// control, PRMT by a register selector) or that gather bits across lanes (P2R). `a`, `b` and
+/// `c` hold the raw sources (Ra, Sb, Sc; MUFU reads only `a`; P2R reads the seven predicate
+/// masks or the four CC masks, by flag index, from `a`, Ra from `b` and its mask from `c`).
+/// Scalar code of a few instructions a lane would be 32 copies in the compiled block; one call
+/// is a few dozen instructions to compile and about as fast to run.
 ///
 /// # Safety
 /// As [`warpjit_jit_un`]; `op` points at the op of the instruction compiled.
@@ -306,6 +314,18 @@ pub unsafe extern "C" fn warpjit_jit_float(
         Op::Fmul(o) => std::array::from_fn(|l| fl::fmul(o, a[l], b[l])),
         Op::Ffma(o) => std::array::from_fn(|l| fl::ffma(o, a[l], b[l], c[l])),
         Op::Mufu(o) => std::array::from_fn(|l| fl::mufu(o.func, o.sat, o.am.apply(a[l]))),
+        Op::Shl(o) => std::array::from_fn(|l| alu::shl(o, a[l], b[l])),
+        Op::Shr(o) => std::array::from_fn(|l| alu::shr(o, a[l], b[l])),
+        Op::Shf(o) => std::array::from_fn(|l| shf(o.right, o.w, o.ty, o.hi, a[l], b[l], c[l])),
+        Op::Bfe(o) => std::array::from_fn(|l| alu::bfe(a[l], b[l], o.signed, o.brev)),
+        Op::Bfi(_) => std::array::from_fn(|l| alu::bfi(a[l], b[l], c[l])),
+        Op::Prmt(o) => std::array::from_fn(|l| alu::prmt(a[l], prmt_selector(o.mode, b[l]), c[l])),
+        Op::P2r(o) => {
+            let cc = [a[0], a[1], a[2], a[3]];
+            let bits = alu::p2r_bits(o.src, &a[..7], &cc);
+            let sh = 8 * o.byte as u32;
+            std::array::from_fn(|l| alu::p2r_merge(sh, b[l], bits[l], c[l]))
+        }
         // Compiled code calls this routine only for the ops above.
         _ => area.out,
     };

@@ -211,7 +211,7 @@ impl Lower for Shl {
         let g = inst.guard;
         // A register or constant shift amount varies by lane: per-lane code.
         let Src::Imm(s) = o.b else {
-            tx.shift_lanes(g, LaneShift::Shl(o));
+            tx.shift_lanes(inst, LaneShift::Shl(o));
             return true;
         };
         let m = tx.guard_mask(g);
@@ -236,7 +236,7 @@ impl Lower for Shr {
         let o = self;
         let g = inst.guard;
         let (Src::Imm(s), false) = (o.b, o.brev) else {
-            tx.shift_lanes(g, LaneShift::Shr(o));
+            tx.shift_lanes(inst, LaneShift::Shr(o));
             return true;
         };
         let m = tx.guard_mask(g);
@@ -266,7 +266,7 @@ impl Lower for Shf {
         let g = inst.guard;
         // A register amount varies by lane: per-lane code.
         let Src::Imm(s) = o.b else {
-            tx.shf_lanes(g, o);
+            tx.shf_lanes(inst, o);
             return true;
         };
         let m = tx.guard_mask(g);
@@ -358,7 +358,7 @@ impl Lower for Bfe {
         let o = self;
         let g = inst.guard;
         let (Src::Imm(ctl), false) = (o.b, o.brev) else {
-            tx.bitfield_lanes(g, LaneBitfield::Bfe(o));
+            tx.bitfield_lanes(inst, LaneBitfield::Bfe(o));
             return true;
         };
         let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
@@ -409,7 +409,7 @@ impl Lower for Bfi {
         let o = self;
         let g = inst.guard;
         let Src::Imm(ctl) = o.b else {
-            tx.bitfield_lanes(g, LaneBitfield::Bfi(o));
+            tx.bitfield_lanes(inst, LaneBitfield::Bfi(o));
             return true;
         };
         let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
@@ -588,9 +588,7 @@ impl Lower for P2r {
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let g = inst.guard;
-        tx.p2r(g, o);
+        tx.p2r(inst, self);
         true
     }
 }
@@ -694,9 +692,7 @@ impl Lower for Prmt {
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let g = inst.guard;
-        tx.prmt(g, o);
+        tx.prmt(inst, self);
         true
     }
 }

@@ -22,7 +22,7 @@ impl Tx<'_, '_, '_> {
     }
 
     /// Stores a row into the area at byte `at`.
-    pub(super) fn store_row(&mut self, area: Value, at: usize, row: &Row) {
+    pub(in crate::jit) fn store_row(&mut self, area: Value, at: usize, row: &Row) {
         for (k, v) in row.iter().enumerate() {
             self.b.ins().store(flags(), *v, area, (at + 16 * k) as i32);
         }
@@ -55,20 +55,49 @@ impl Tx<'_, '_, '_> {
         inst: &Inst,
     ) {
         let m = self.guard_mask(inst.guard);
+        let rows: Vec<Row> = srcs.iter().map(|s| self.src(*s)).collect();
+        let row = self.routine_row(f, op, &rows, m);
+        self.set_reg(d, row, m);
+    }
+
+    /// Calls routine `f` on the op at `op` with `rows` as [`FuncArea`]'s `a`, `b`, `c` and the
+    /// lane mask `m`; returns its `out` row.
+    pub(in crate::jit) fn routine_row(
+        &mut self,
+        f: FuncRef,
+        op: *const u8,
+        rows: &[Row],
+        m: Value,
+    ) -> Row {
+        let area = self.func_area();
+        for (k, row) in rows.iter().enumerate() {
+            self.store_row(area, 128 * k, row);
+        }
+        self.call_routine(f, op, area, m)
+    }
+
+    /// A fresh [`FuncArea`] on the stack and its address.
+    pub(in crate::jit) fn func_area(&mut self) -> Value {
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             std::mem::size_of::<FuncArea>() as u32,
             4,
         ));
-        let area = self.b.ins().stack_addr(self.env.ptr, slot, 0);
-        for (k, s) in srcs.iter().enumerate() {
-            let row = self.src(*s);
-            self.store_row(area, 128 * k, &row);
-        }
+        self.b.ins().stack_addr(self.env.ptr, slot, 0)
+    }
+
+    /// Calls routine `f` on the op at `op` with the [`FuncArea`] at `area` (its sources stored)
+    /// and the lane mask `m`; returns its `out` row.
+    pub(in crate::jit) fn call_routine(
+        &mut self,
+        f: FuncRef,
+        op: *const u8,
+        area: Value,
+        m: Value,
+    ) -> Row {
         let op = self.b.ins().iconst(self.env.ptr, op as i64);
         self.b.ins().call(f, &[self.jcx, op, m, area]);
-        let row = self.load_row(area, offset_of!(FuncArea, out));
-        self.set_reg(d, row, m);
+        self.load_row(area, offset_of!(FuncArea, out))
     }
 }
 
