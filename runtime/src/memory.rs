@@ -471,6 +471,39 @@ impl GlobalMemory {
             i += 1;
         }
     }
+
+    /// Overwrites `bytes.len()` bytes from `addr` in the segments' memory (a non-resident tile's
+    /// backing too: loads there still read 0). The range may span adjacent segments, but every
+    /// byte must be mapped (else [`MemError::Unmapped`] and nothing is written). Takes `&mut
+    /// self`, so no launch runs meanwhile: this is how a host resets a machine between runs
+    /// without mapping it anew.
+    pub fn write_bytes(&mut self, addr: u64, bytes: &[u8]) -> Result<(), MemError> {
+        let len = bytes.len() as u64;
+        if !self.covers(addr, len) {
+            return Err(MemError::Unmapped { addr, len });
+        }
+        let mut done = 0usize;
+        while done < bytes.len() {
+            let at = addr + done as u64;
+            // `covers` held, so a segment holds `at`.
+            let i = self.segs.partition_point(|s| s.base <= at) - 1;
+            let s = &self.segs[i];
+            let n = ((s.last() - at) as usize)
+                .saturating_add(1)
+                .min(bytes.len() - done);
+            // SAFETY: [at, at + n) lies in the segment's map; `&mut self` excludes every other
+            // access to it.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes[done..].as_ptr(),
+                    s.host.add((at - s.base) as usize),
+                    n,
+                )
+            };
+            done += n;
+        }
+        Ok(())
+    }
 }
 
 /// Maps a segment of `len` bytes whose first `file_len` (at most `len`) come from `f`: an
@@ -663,6 +696,34 @@ mod tests {
         );
         assert_eq!(m.locate(0x1_0000, 4, &mut h), Access::Unmapped);
         assert_eq!(m.read_bytes(0x1_0004, 3).unwrap(), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn write_bytes_spans_adjacent_segments_reaches_the_top_and_refuses_gaps() {
+        let mut m = GlobalMemory::new();
+        m.map(0x1000, 0x10, Init::Bytes(&[0xaa; 16])).unwrap();
+        m.map(0x1010, 0x20_0000, Init::Zero).unwrap(); // its own map, not the arena
+        m.map(0xffff_ffff_ffff_fff0, 0x10, Init::Zero).unwrap();
+        m.write_bytes(0x100c, &[1, 2, 3, 4, 5, 6]).unwrap();
+        assert_eq!(
+            m.read_bytes(0x100a, 10).unwrap(),
+            [0xaa, 0xaa, 1, 2, 3, 4, 5, 6, 0, 0]
+        );
+        m.write_bytes(0xffff_ffff_ffff_fffe, &[7, 8]).unwrap();
+        assert_eq!(m.read_bytes(0xffff_ffff_ffff_fffd, 3).unwrap(), [0, 7, 8]);
+        // One byte past the second segment is unmapped: an error, and nothing written.
+        let end = 0x1010 + 0x20_0000;
+        assert_eq!(
+            m.write_bytes(end - 2, &[9, 9, 9]),
+            Err(MemError::Unmapped {
+                addr: end - 2,
+                len: 3
+            })
+        );
+        assert_eq!(m.read_bytes(end - 2, 2).unwrap(), [0, 0]);
+        assert!(m.write_bytes(0xffff_ffff_ffff_ffff, &[1, 2]).is_err());
+        // An empty range needs no mapping.
+        m.write_bytes(0x5000, &[]).unwrap();
     }
 
     /// The model: an access lands in a segment when every one of its bytes does, computed in
