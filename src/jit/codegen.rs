@@ -200,8 +200,10 @@ pub struct Tx<'a, 'b, 'p> {
     /// What is live after the instruction being translated: dead flags, predicates and the
     /// LEA.LO word are not computed.
     pub(super) after: crate::analysis::LiveSet,
-    /// Comments (guest instruction text) to attach per CLIF instruction index, for dumps.
-    pub comments: Vec<(cranelift_codegen::ir::Inst, String)>,
+    /// Per guest instruction translated, the first CLIF instruction it produced and its
+    /// position in the piece (a dump writes the guest text above that CLIF instruction; the
+    /// text is made only for dumps).
+    pub comments: Vec<(cranelift_codegen::ir::Inst, usize)>,
 }
 
 impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
@@ -527,8 +529,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// (which keeps every lane's sign) to two vectors of 16 bytes, whose sign bits are two
     /// 16-bit masks: 11 instructions, against 29 for a mask per vector of four.
     pub(super) fn lane_mask(&mut self, v: &Row) -> Value {
-        let n16: [Value; 4] =
-            std::array::from_fn(|k| self.b.ins().snarrow(v[2 * k], v[2 * k + 1]));
+        let n16: [Value; 4] = std::array::from_fn(|k| self.b.ins().snarrow(v[2 * k], v[2 * k + 1]));
         let n8: [Value; 2] =
             std::array::from_fn(|k| self.b.ins().snarrow(n16[2 * k], n16[2 * k + 1]));
         let lo = self.b.ins().vhigh_bits(types::I32, n8[0]);
@@ -664,10 +665,9 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             self.delegate(inst);
         }
         self.index += 1;
-        // Attach the guest text to the first CLIF instruction it produced.
+        // Note the first CLIF instruction it produced (for the guest text above it in a dump).
         if let Some(i) = self.first_inst_since(first) {
-            self.comments
-                .push((i, format!("{:#06x}: {:?}", inst.pc, inst.op)));
+            self.comments.push((i, self.index as usize - 1));
         }
     }
 

@@ -287,6 +287,11 @@ impl Inner {
             .map_err(|e| err(e.to_string()))?;
         self.ctx.func.name = UserFuncName::user(0, fid.as_u32());
         if let Some(dir) = &self.dump {
+            let guest = &block.insts[insts.clone()];
+            let comments: Vec<_> = comments
+                .iter()
+                .map(|&(i, k)| (i, format!("{:#06x}: {:?}", guest[k].pc, guest[k].op)))
+                .collect();
             let text = dump_clif(&self.ctx.func, &comments);
             let _ = std::fs::create_dir_all(dir);
             let _ = std::fs::write(dir.join(format!("{name}.clif")), text);
