@@ -522,7 +522,7 @@ fn weight_of_every_op_is_pinned() {
         assert_eq!(weight(inst), *want, "{t}");
         seen.insert(std::mem::discriminant(&inst.op));
     }
-    // Ops without a SASS spelling (DXBC's), delegated to the interpreter's code for now.
+    // Ops without a SASS spelling (DXBC's).
     let (r, s) = (Reg(1), Src::Reg(Reg(2)));
     let unspelled: [Op; 10] = [
         Un {
@@ -618,8 +618,9 @@ fn weight_of_every_op_is_pinned() {
         };
         let want = match inst.op {
             Op::Tern(_) => 6,
-            Op::LdBuf(_) | Op::StBuf(_) => 12,
+            Op::LdBuf(_) | Op::StBuf(_) | Op::StTex(_) | Op::Atom(_) | Op::Table(_) => 12,
             Op::LdTex(_) => 16,
+            Op::Info(_) => 8,
             _ => 4,
         };
         assert_eq!(weight(&inst), want, "{:?}", inst.op);
