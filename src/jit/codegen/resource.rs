@@ -19,7 +19,9 @@ use super::super::view::{AtomArea, InfoArea, StTexArea};
 use super::{Lower, Row, Tx, V};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::ir::{
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
 use std::mem::offset_of;
 
 impl Tx<'_, '_, '_> {
@@ -51,10 +53,9 @@ impl Lower for Table {
             let lim = tx.splat(n);
             let inside = tx.cmp(IntCC::UnsignedLessThan, &index, &lim);
             let safe: Row = std::array::from_fn(|k| tx.b.ins().band(index[k], inside[k]));
-            let base = tx
-                .b
-                .ins()
-                .iconst(tx.env.ptr, self.table.as_ptr() as usize as i64);
+            let base =
+                tx.b.ins()
+                    .iconst(tx.env.ptr, self.table.as_ptr() as usize as i64);
             let ptr = tx.env.ptr;
             let flags = MemFlagsData::trusted().with_readonly();
             let words = tx.per_lane(&[safe], |b, x| {
@@ -96,10 +97,7 @@ impl Lower for Info {
         };
         let word = |tx: &mut Tx<'_, '_, '_>, level: usize, c: u8| {
             let at = offset_of!(InfoArea, words) + 16 * level + 4 * (c as usize & 3);
-            let v = tx
-                .b
-                .ins()
-                .load(types::I32, super::flags(), area, at as i32);
+            let v = tx.b.ins().load(types::I32, super::flags(), area, at as i32);
             tx.splat_val(v)
         };
         for (c, d) in self.d.iter().enumerate() {
