@@ -19,7 +19,18 @@ fn run_compiled(
     mode: warpjit_runtime::BankMode,
     shared_window: u64,
 ) -> Vec<u8> {
-    let prog = program(text);
+    run_compiled_prog(jit, program(text), text, consts, mode, shared_window)
+}
+
+/// [`run_compiled`] on a program already built.
+fn run_compiled_prog(
+    jit: &Jit,
+    prog: Arc<Program>,
+    text: &str,
+    consts: warpjit_runtime::ConstBanks,
+    mode: warpjit_runtime::BankMode,
+    shared_window: u64,
+) -> Vec<u8> {
     jit.compile_all(&prog).expect("compiles");
     let mut machine = Machine {
         shared_window,
@@ -1262,4 +1273,68 @@ fn float_ops_mirror_the_semantics() {
         "FCHK.DIVIDE P0, R4, |R5|;\nSEL R8, R9, RZ, P0",
         &|a, b, _| f::fchk_divide(a, b & 0x7fff_ffff) as u32,
     );
+}
+
+/// The immediate constant buffer lookup (`Table`, lowered as vector code) for indices in range,
+/// just past the end, and huge ones (including those whose 4-byte offset wraps 32 bits into the
+/// table), under a guard: `table[index]` where `index < 5`, else 0; lanes the guard leaves off
+/// keep their old value. Expected values by hand.
+#[test]
+fn table_lookup_is_bounds_checked_for_every_index() {
+    use crate::ir::{Op, Reg, Src, Table};
+    use warpjit_runtime::{BankMode, ConstBanks};
+    let jit = Jit::new().expect("host supported");
+    let table = [0x11, 0x22, 0x33, 0x44, 0x55];
+    let idx: [u32; 16] = [
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        0x4000_0000,
+        0x4000_0001,
+        0x8000_0000,
+        0x8000_0002,
+        0xffff_ffff,
+        0xffff_fffc,
+        0xc000_0003,
+        0x0001_0000,
+        4,
+    ];
+    let mut consts = ConstBanks::new();
+    for l in 0..32u32 {
+        let i = idx[l as usize % 16];
+        consts.write(0, 16 * l, &i.to_le_bytes()).unwrap();
+    }
+    // Lanes 0-23 run the lookup (P0); the others keep R8 = 0x99.
+    let text = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSHL R2, R0, 0x4;\n\
+                LDC R4, c[0x0][R2];\nMOV32I R8, 0x99;\nISETP.LT.U32.AND P0, PT, R0, 0x18, PT;\n\
+                @P0 MOV R8, RZ;\nSTG [R1+0x10000], R8;\nEXIT;\n";
+    let mut prog = crate::sass::parse_program(text, &Default::default()).expect("assembles");
+    let inst = prog.blocks[0]
+        .insts
+        .iter_mut()
+        .find(|i| !i.guard.is_always())
+        .expect("the guarded MOV");
+    inst.op = Table {
+        d: Reg(8),
+        index: Src::Reg(Reg(4)),
+        table: table.to_vec().into(),
+    }
+    .into();
+    let what = "the MOV replaced by a Table";
+    let mem = run_compiled_prog(&jit, Arc::new(prog), what, consts, BankMode::Compute, 0);
+    for l in 0..32 {
+        let i = idx[l % 16] as usize;
+        let want = if l >= 24 {
+            0x99
+        } else if i < 5 {
+            table[i]
+        } else {
+            0
+        };
+        assert_eq!(word(&mem, l), want, "lane {l}, index {i:#x}");
+    }
 }
