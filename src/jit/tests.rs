@@ -1281,7 +1281,7 @@ fn float_ops_mirror_the_semantics() {
 /// keep their old value. Expected values by hand.
 #[test]
 fn table_lookup_is_bounds_checked_for_every_index() {
-    use crate::ir::{Op, Reg, Src, Table};
+    use crate::ir::{Reg, Src, Table};
     use warpjit_runtime::{BankMode, ConstBanks};
     let jit = Jit::new().expect("host supported");
     let table = [0x11, 0x22, 0x33, 0x44, 0x55];
