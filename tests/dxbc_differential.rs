@@ -1,10 +1,12 @@
 //! Differential testing of the JIT against the reference interpreter on random valid DXBC
 //! compute shaders (`warpjit::testgen::dxbc`, shared with the cargo-fuzz target
 //! `dxbc_differential`): each case is a `cs_5_0` listing over structured, raw and texture
-//! resources, TGSM, constant buffers, the icb and indexable temps, with divergent structured
-//! control flow, whose epilogue stores every thread's registers; the interpreter runs it once
-//! and the JIT (every block compiled on its first run) twice, each on fresh resources, and the
-//! statistics (or fault) and every UAV byte must be identical.
+//! resources, typed UAVs in several formats, view atomics with colliding addresses, append and
+//! consume counters, view queries, TGSM, constant buffers, the icb and indexable temps, with
+//! divergent structured control flow, whose epilogue stores every thread's registers; the
+//! interpreter runs it once and the JIT (every block compiled on its first run) twice, each on
+//! fresh resources, and the statistics (or fault) and every UAV byte must be identical, with no
+//! instruction delegated to the interpreter's code.
 //!
 //! Cases: 48 by default, `PROPTEST_CASES=N` to change.
 
@@ -77,6 +79,17 @@ fn generated_listings_lower_and_cover_the_statements() {
         "swapc",
         "dp4",
         "bfi",
+        "store_uav_typed",
+        "ld_uav_typed",
+        "imm_atomic_cmp_exch",
+        "atomic_cmp_store",
+        "atomic_or",
+        "imm_atomic_alloc",
+        "imm_atomic_consume",
+        "bufinfo",
+        "resinfo_rcpFloat",
+        "resinfo_uint",
+        "sampleinfo",
     ] {
         assert!(seen.contains(op), "the generator never wrote `{op}`");
     }

@@ -858,3 +858,177 @@ ret
         run(listing, &[t0, t1, uav(BufferKind::Raw, 64 * 64)], &[0]);
     }
 }
+
+#[test]
+fn icb_typed_stores_view_atomics_and_queries_run_compiled_without_delegation() {
+    // One warp, t = thread id. Each thread stores 20 words to u0 at 80 t:
+    // r0.x = icb[t & 3].y: 11, 21, then 0 past the two entries; r0.y = icb[(t & 3) + 1].z: 22
+    // for t & 3 = 0, else 0.
+    // r0.z = imm_atomic_iadd of t at byte 4 (t & 1) of u3 (16 bytes), but at 0xfffffffc (out of
+    // range: old value 0, nothing written) for t >= 28: lanes in ascending order, so the old
+    // value is the sum of the lanes k < t of t's parity; u3 ends as 0+2+...+26 = 182 and
+    // 1+3+...+27 = 196.
+    // r0.w = imm_atomic_exch of t on g0[0] after every lane stored 100: 100 for lane 0, t - 1
+    // for the others.
+    // r1.x = imm_atomic_alloc on u4's counter: t; r1.y = imm_atomic_consume after: 32 - 1 - t.
+    // r1.z = bufinfo u1 (R16G16_SINT, 32 bytes): 8 elements; r1.w = bufinfo u3 (raw): 16 bytes.
+    // r2 = resinfo_uint of u2 (2x2) at mip t & 1: (2, 2, 1, 1) at mip 0, (0, 0, 0, 1) else.
+    // r3 = resinfo_rcpFloat of t0 (4x2): (1/4, 1/2, 1/1, 1.0) at mip 0; at mip 1 the sizes are
+    // 0 and their reciprocals +inf; the mip count stays 1.0.
+    // r4.x = sampleinfo_uint of t1 (4 samples): 4; r4.y = sampleinfo: 4.0; r4.zw = 0.
+    // store_uav_typed to u1 (R16G16_SINT, 8 elements) element t & 15 of
+    // ((t - 20) * 3000, t * 16000 - 304000): elements 8-15 are out of range (dropped), and
+    // lane t + 16 overwrites lane t, so element e holds lane e + 16's values, clamped to 16
+    // bits: x = (e - 4) * 3000, y = (e - 3) * 16000 clamped to [-32768, 32767].
+    // store_uav_typed to u2 (R8G8B8A8_UNORM, 2x2) texel (t & 3, (t >> 2) & 3) of
+    // (t / 32, 0.5, -1.0, NaN): texels with a coordinate of 2 or 3 are dropped; texel (x, y)
+    // holds lane x + 4y + 16's: R = round-half-even(t / 32 * 255) = 128, 135, 159, 167 for
+    // t = 16, 17, 20, 21; G = 127.5 -> 128; B = 0 (clamped); A = 0 (NaN).
+    let listing = "cs_5_0
+dcl_immediateConstantBuffer { { 10, 11, 12, 13},
+                              { 20, 21, 22, 23} }
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_resource_texture2dms(4) (float,float,float,float) t1
+dcl_uav_raw u0
+dcl_uav_typed_buffer (sint,sint,sint,sint) u1
+dcl_uav_typed_texture2d (unorm,unorm,unorm,unorm) u2
+dcl_uav_raw u3
+dcl_uav_structured u4, 4
+dcl_tgsm_raw g0, 8
+dcl_input vThreadIDInGroup.x
+dcl_temps 8
+dcl_thread_group 32, 1, 1
+mov r7.x, vThreadIDInGroup.x
+and r6.x, r7.x, l(3)
+mov r0.x, icb[r6.x + 0].y
+mov r0.y, icb[r6.x + 1].z
+and r6.y, r7.x, l(15)
+imad r5.x, r7.x, l(3000), l(-60000)
+imad r5.y, r7.x, l(16000), l(-304000)
+mov r5.zw, l(0, 0, 0, 0)
+store_uav_typed u1.xyzw, r6.yyyy, r5.xyzw
+ushr r6.z, r7.x, l(2)
+and r6.z, r6.z, l(3)
+utof r5.x, r7.x
+mul r5.x, r5.x, l(0.031250)
+mov r5.y, l(0.500000)
+mov r5.z, l(-1.000000)
+mov r5.w, l(0x7fc00000)
+store_uav_typed u2.xyzw, r6.xzxx, r5.xyzw
+and r6.w, r7.x, l(1)
+ishl r6.w, r6.w, l(2)
+uge r4.w, r7.x, l(28)
+movc r6.w, r4.w, l(0xfffffffc), r6.w
+imm_atomic_iadd r0.z, u3, r6.w, r7.x
+store_raw g0.x, l(0), l(100)
+imm_atomic_exch r0.w, g0, l(0), r7.x
+imm_atomic_alloc r1.x, u4
+imm_atomic_consume r1.y, u4
+bufinfo r1.z, u1.xxxx
+bufinfo r1.w, u3.xxxx
+and r6.x, r7.x, l(1)
+resinfo_uint r2.xyzw, r6.x, u2.xyzw
+resinfo_rcpFloat r3.xyzw, r6.x, t0.xyzw
+sampleinfo_uint r4.x, t1.x
+sampleinfo r4.y, t1.x
+mov r4.zw, l(0, 0, 0, 0)
+imul null, r6.y, r7.x, l(80)
+store_raw u0.xyzw, r6.y, r0.xyzw
+iadd r6.y, r6.y, l(16)
+store_raw u0.xyzw, r6.y, r1.xyzw
+iadd r6.y, r6.y, l(16)
+store_raw u0.xyzw, r6.y, r2.xyzw
+iadd r6.y, r6.y, l(16)
+store_raw u0.xyzw, r6.y, r3.xyzw
+iadd r6.y, r6.y, l(16)
+store_raw u0.xyzw, r6.y, r4.xyzw
+ret
+";
+    let (prog, locs) = parse_located(listing).expect("listing parses");
+    let program = Arc::new(lower(&prog, &locs).expect("program lowers"));
+    let mut jit = warpjit::jit::Jit::new().expect("jit");
+    jit.threshold = 1;
+    let engines: [&dyn Engine; 2] = [&warpjit::interp::Interpreter, &jit];
+    let mut outs = Vec::new();
+    for engine in engines {
+        let mut m = Machine::default();
+        let tex = |dim, name, w, h, samples| {
+            let f = Format::from_name(name).expect("format");
+            Resource::Texture(Texture::new(dim, f, w, h, samples, 1, &[]).expect("texture"))
+        };
+        let buf = |kind, size| Resource::Buffer(Buffer::new(kind, size, &[]).expect("buffer"));
+        let r = &mut m.resources;
+        let sint = Format::from_name("R16G16_SINT").expect("format");
+        r.bind_srv(0, tex(TextureDim::Tex2d, "R8G8B8A8_UNORM", 4, 2, 1))
+            .expect("bind");
+        r.bind_srv(1, tex(TextureDim::Tex2dMs, "R8G8B8A8_UNORM", 2, 2, 4))
+            .expect("bind");
+        r.bind_uav(0, buf(BufferKind::Raw, 32 * 80)).expect("bind");
+        r.bind_uav(1, buf(BufferKind::Typed(sint), 32))
+            .expect("bind");
+        r.bind_uav(2, tex(TextureDim::Tex2d, "R8G8B8A8_UNORM", 2, 2, 1))
+            .expect("bind");
+        r.bind_uav(3, buf(BufferKind::Raw, 16)).expect("bind");
+        r.bind_uav(4, buf(BufferKind::Structured { stride: 4 }, 16))
+            .expect("bind");
+        let launch = Launch {
+            block: program.interface.block.expect("a compute shader"),
+            shared_bytes: program.interface.shared_bytes,
+            ..Launch::new(program.clone(), ConstBanks::new())
+        };
+        let ro = RunOptions {
+            threads: 1,
+            ..RunOptions::default()
+        };
+        let stats = engine
+            .run(&m, &launch, &ro)
+            .unwrap_or_else(|f| panic!("{}: fault {f}", engine.name()));
+        if engine.name() != "interp" {
+            assert_eq!(
+                (stats.interp_blocks, stats.delegated),
+                (0, 0),
+                "every block compiled, no instruction delegated"
+            );
+        }
+        let bytes = |s: u32| m.resources.uav(s).expect("bound").storage().to_bytes();
+        outs.push((0..4).map(bytes).collect::<Vec<_>>());
+    }
+    assert_eq!(outs[0], outs[1], "the JIT and the interpreter disagree");
+    let out = &outs[1];
+    let u0 = words(&out[0]);
+    for t in 0..32u32 {
+        let same_parity = (0..t).filter(|k| k % 2 == t % 2).sum::<u32>();
+        let mip0 = t & 1 == 0;
+        let want = [
+            [
+                [11, 21, 0, 0][t as usize & 3],
+                if t & 3 == 0 { 22 } else { 0 },
+                if t < 28 { same_parity } else { 0 },
+                if t == 0 { 100 } else { t - 1 },
+            ],
+            [t, 31 - t, 8, 16],
+            if mip0 { [2, 2, 1, 1] } else { [0, 0, 0, 1] },
+            if mip0 {
+                [0x3e80_0000, 0x3f00_0000, 0x3f80_0000, 0x3f80_0000]
+            } else {
+                [0x7f80_0000, 0x7f80_0000, 0x7f80_0000, 0x3f80_0000]
+            },
+            [4, 0x4080_0000, 0, 0],
+        ];
+        let at = 20 * t as usize;
+        assert_eq!(&u0[at..at + 20], want.concat().as_slice(), "thread {t}");
+    }
+    // Little-endian i16 pairs (computed with Python's struct.pack('<hh', x, y)).
+    assert_eq!(
+        out[1],
+        [
+            32, 209, 0, 128, 216, 220, 0, 131, 144, 232, 128, 193, 72, 244, 0, 0, 0, 0, 128, 62,
+            184, 11, 0, 125, 112, 23, 255, 127, 40, 35, 255, 127
+        ]
+    );
+    assert_eq!(
+        out[2],
+        [128, 128, 0, 0, 135, 128, 0, 0, 159, 128, 0, 0, 167, 128, 0, 0]
+    );
+    assert_eq!(words(&out[3]), [182, 196, 0, 0]);
+}

@@ -29,7 +29,10 @@ mod warp;
 
 pub(crate) use alu::{bfe, bfi, p2r_bits, p2r_merge, prmt, shl, shr};
 pub(crate) use resource::buffer as view_buffer;
-pub use resource::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, TexCoords};
+pub use resource::{
+    info_words, ld_buf_lanes, ld_tex_lanes, st_buf_lanes, st_tex_lanes, view_atom_lanes, AtomRows,
+    TexCoords,
+};
 pub use warp::{atom_lanes, shfl_rows, AtomLanes};
 
 use crate::exec::warp::exec_mask;

@@ -344,32 +344,49 @@ impl Exec for LdTex {
     }
 }
 
+/// [`StTex`] for the lanes of `mask`, given each lane's column, row, slice and four values: lane
+/// by lane in ascending order, each value converted to the view's format by the runtime's
+/// conversion (where lanes collide, the highest lane's texel stays; out of range the write is
+/// dropped). The one definition the interpreter runs and the JIT calls.
+pub fn st_tex_lanes(
+    op: &StTex,
+    env: &mut CtaEnv<'_>,
+    mask: u32,
+    coords: &[[u32; 32]; 3],
+    v: &[[u32; 32]; 4],
+) {
+    let [x, y, slice] = coords;
+    let res = env.resources;
+    for l in lanes(mask) {
+        let value = [v[0][l], v[1][l], v[2][l], v[3][l]];
+        match bound(res, op.view) {
+            Some(Resource::Texture(t)) => {
+                let s = if t.dim().is_array() { slice[l] } else { 0 };
+                t.store(x[l], y[l], s, 0, value);
+            }
+            Some(Resource::Buffer(b)) => {
+                b.store_typed(x[l], value);
+            }
+            None => env.finding(
+                l,
+                format!("{} is not bound (write dropped)", view_name(op.view)),
+            ),
+        }
+    }
+}
+
 impl Exec for StTex {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
-        let x = src(w, self.x, mask, env)?;
-        let y = src(w, self.y, mask, env)?;
-        let slice = src(w, self.slice, mask, env)?;
+        let coords = [
+            src(w, self.x, mask, env)?,
+            src(w, self.y, mask, env)?,
+            src(w, self.slice, mask, env)?,
+        ];
         let mut v = [[0u32; 32]; 4];
         for (c, s) in self.v.iter().enumerate() {
             v[c] = src(w, *s, mask, env)?;
         }
-        let res = env.resources;
-        for l in lanes(mask) {
-            let value = [v[0][l], v[1][l], v[2][l], v[3][l]];
-            match bound(res, self.view) {
-                Some(Resource::Texture(t)) => {
-                    let s = if t.dim().is_array() { slice[l] } else { 0 };
-                    t.store(x[l], y[l], s, 0, value);
-                }
-                Some(Resource::Buffer(b)) => {
-                    b.store_typed(x[l], value);
-                }
-                None => env.finding(
-                    l,
-                    format!("{} is not bound (write dropped)", view_name(self.view)),
-                ),
-            }
-        }
+        st_tex_lanes(self, env, mask, &coords, &v);
         Ok(())
     }
 }
@@ -395,85 +412,94 @@ fn atomic_op(f: AtomFn, a: u32, b: u32) -> AtomicOp {
     }
 }
 
+/// The operand rows of an [`Atom`]: the three address rows, the operand and the swap value.
+pub type AtomRows = [[u32; 32]; 5];
+
+/// [`Atom`] for the lanes of `mask`, given its operand rows: one lane at a time in ascending
+/// order, each seeing the updates of the lanes before it; the old value of each lane's word
+/// (0 in the lanes outside `mask`, out of range and for an unbound view). The one definition the
+/// interpreter runs and the JIT calls.
+pub fn view_atom_lanes(op: &Atom, env: &mut CtaEnv<'_>, mask: u32, rows: &AtomRows) -> [u32; 32] {
+    let [a0, a1, a2, a, b] = rows;
+    let addr = [a0, a1, a2];
+    let res = env.resources;
+    let mut old = [0u32; 32];
+    if matches!(op.f, AtomFn::Alloc | AtomFn::Consume) {
+        // The counter of a bound structured buffer; an unbound view returns 0.
+        let counter = match bound(res, op.view) {
+            Some(Resource::Buffer(buf)) => Some(buf.counter()),
+            _ => None,
+        };
+        for l in lanes(mask) {
+            old[l] = match (counter, op.f) {
+                (Some(c), AtomFn::Alloc) => c.fetch_add(1, Ordering::Relaxed),
+                (Some(c), _) => c.fetch_sub(1, Ordering::Relaxed).wrapping_sub(1),
+                (None, _) => 0,
+            };
+        }
+        return old;
+    }
+    for l in lanes(mask) {
+        let f = atomic_op(op.f, a[l], b[l]);
+        old[l] = match op.view {
+            View::Tgsm { base, size } => {
+                let at = if op.stride == 0 {
+                    addr[0][l] as u64
+                } else {
+                    address(op.stride, addr[0][l], addr[1][l])
+                } & !3;
+                if at + 4 <= size as u64 {
+                    let i = base as usize + at as usize;
+                    match env.shared.get_mut(i..i + 4) {
+                        Some(bytes) => {
+                            let o = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                            bytes.copy_from_slice(&f.combine(o).to_le_bytes());
+                            o
+                        }
+                        None => 0,
+                    }
+                } else {
+                    env.finding(
+                        l,
+                        format!("g# atomic at byte {at:#x} is outside its {size} bytes (dropped)"),
+                    );
+                    0
+                }
+            }
+            _ => {
+                let word = match bound(res, op.view) {
+                    Some(Resource::Buffer(buf)) => match buf.kind() {
+                        BufferKind::Raw => buf.atomic_word(addr[0][l] as u64),
+                        BufferKind::Structured { stride } => {
+                            buf.atomic_word(address(stride, addr[0][l], addr[1][l]))
+                        }
+                        BufferKind::Typed(_) => buf
+                            .element_offset(addr[0][l])
+                            .and_then(|off| buf.atomic_word(off)),
+                    },
+                    Some(Resource::Texture(t)) => {
+                        let s = if t.dim().is_array() { addr[2][l] } else { 0 };
+                        t.atomic_word(addr[0][l], addr[1][l], s)
+                    }
+                    None => None,
+                };
+                word.map_or(0, |wd| f.apply(wd))
+            }
+        };
+    }
+    old
+}
+
 impl Exec for Atom {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
-        let addr = [
+        let rows = [
             src(w, self.addr[0], mask, env)?,
             src(w, self.addr[1], mask, env)?,
             src(w, self.addr[2], mask, env)?,
+            src(w, self.a, mask, env)?,
+            src(w, self.b, mask, env)?,
         ];
-        let a = src(w, self.a, mask, env)?;
-        let b = src(w, self.b, mask, env)?;
-        let res = env.resources;
-        let mut old = [0u32; 32];
-        // One lane at a time, in ascending order: each sees the updates of the lanes before it.
-        if matches!(self.f, AtomFn::Alloc | AtomFn::Consume) {
-            // The counter of a bound structured buffer; an unbound view returns 0.
-            let counter = match bound(res, self.view) {
-                Some(Resource::Buffer(buf)) => Some(buf.counter()),
-                _ => None,
-            };
-            for l in lanes(mask) {
-                old[l] = match (counter, self.f) {
-                    (Some(c), AtomFn::Alloc) => c.fetch_add(1, Ordering::Relaxed),
-                    (Some(c), _) => c.fetch_sub(1, Ordering::Relaxed).wrapping_sub(1),
-                    (None, _) => 0,
-                };
-            }
-            put(w, self.d.0, &old, mask);
-            return Ok(());
-        }
-        for l in lanes(mask) {
-            let op = atomic_op(self.f, a[l], b[l]);
-            old[l] = match self.view {
-                View::Tgsm { base, size } => {
-                    let at = if self.stride == 0 {
-                        addr[0][l] as u64
-                    } else {
-                        address(self.stride, addr[0][l], addr[1][l])
-                    } & !3;
-                    if at + 4 <= size as u64 {
-                        let i = base as usize + at as usize;
-                        match env.shared.get_mut(i..i + 4) {
-                            Some(bytes) => {
-                                let o =
-                                    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-                                bytes.copy_from_slice(&op.combine(o).to_le_bytes());
-                                o
-                            }
-                            None => 0,
-                        }
-                    } else {
-                        env.finding(
-                            l,
-                            format!(
-                                "g# atomic at byte {at:#x} is outside its {size} bytes (dropped)"
-                            ),
-                        );
-                        0
-                    }
-                }
-                _ => {
-                    let word = match bound(res, self.view) {
-                        Some(Resource::Buffer(buf)) => match buf.kind() {
-                            BufferKind::Raw => buf.atomic_word(addr[0][l] as u64),
-                            BufferKind::Structured { stride } => {
-                                buf.atomic_word(address(stride, addr[0][l], addr[1][l]))
-                            }
-                            BufferKind::Typed(_) => buf
-                                .element_offset(addr[0][l])
-                                .and_then(|off| buf.atomic_word(off)),
-                        },
-                        Some(Resource::Texture(t)) => {
-                            let s = if t.dim().is_array() { addr[2][l] } else { 0 };
-                            t.atomic_word(addr[0][l], addr[1][l], s)
-                        }
-                        None => None,
-                    };
-                    word.map_or(0, |wd| op.apply(wd))
-                }
-            };
-        }
+        let old = view_atom_lanes(self, env, mask, &rows);
         put(w, self.d.0, &old, mask);
         Ok(())
     }
@@ -489,42 +515,49 @@ fn info_number(n: u32, f: InfoFormat, reciprocal: bool) -> u32 {
     }
 }
 
+/// The four words [`Info`] gives for view binding `res`, at mip level 0 (`mip0`) or another
+/// (the result depends on nothing else). The one definition the interpreter runs and the JIT
+/// calls.
+pub fn info_words(res: &Resources, op: &Info, mip0: bool) -> [u32; 4] {
+    match (op.kind, bound(res, op.view)) {
+        (_, None) => [0; 4],
+        (InfoKind::BufferLength, Some(Resource::Buffer(b))) => {
+            let n = match b.kind() {
+                BufferKind::Raw => b.size(),
+                BufferKind::Structured { stride } => b.size() / stride as u64,
+                BufferKind::Typed(f) => b.size() / f.element_bytes() as u64,
+            };
+            [n.min(u32::MAX as u64) as u32; 4]
+        }
+        (InfoKind::Dimensions(f), Some(Resource::Texture(t))) => {
+            // One mip level: a query of another gives 0 but the mip count.
+            let (wd, ht, sl) = if mip0 {
+                (t.width(), t.height(), t.array_size())
+            } else {
+                (0, 0, 0)
+            };
+            [
+                info_number(wd, f, true),
+                info_number(ht, f, true),
+                info_number(sl, f, !t.dim().is_array()),
+                info_number(1, f, false),
+            ]
+        }
+        (InfoKind::Samples(f), Some(Resource::Texture(t))) => {
+            [info_number(t.samples(), f, false), 0, 0, 0]
+        }
+        // A query of the wrong kind of resource (the loader refuses such bindings).
+        (_, Some(_)) => [0; 4],
+    }
+}
+
 impl Exec for Info {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let mip = src(w, self.mip, mask, env)?;
         let res = env.resources;
         let mut out = [[0u32; 32]; 4];
         for l in lanes(mask) {
-            let v: [u32; 4] = match (self.kind, bound(res, self.view)) {
-                (_, None) => [0; 4],
-                (InfoKind::BufferLength, Some(Resource::Buffer(b))) => {
-                    let n = match b.kind() {
-                        BufferKind::Raw => b.size(),
-                        BufferKind::Structured { stride } => b.size() / stride as u64,
-                        BufferKind::Typed(f) => b.size() / f.element_bytes() as u64,
-                    };
-                    [n.min(u32::MAX as u64) as u32; 4]
-                }
-                (InfoKind::Dimensions(f), Some(Resource::Texture(t))) => {
-                    // One mip level: a query of another gives 0 but the mip count.
-                    let (wd, ht, sl) = if mip[l] == 0 {
-                        (t.width(), t.height(), t.array_size())
-                    } else {
-                        (0, 0, 0)
-                    };
-                    [
-                        info_number(wd, f, true),
-                        info_number(ht, f, true),
-                        info_number(sl, f, !t.dim().is_array()),
-                        info_number(1, f, false),
-                    ]
-                }
-                (InfoKind::Samples(f), Some(Resource::Texture(t))) => {
-                    [info_number(t.samples(), f, false), 0, 0, 0]
-                }
-                // A query of the wrong kind of resource (the loader refuses such bindings).
-                (_, Some(_)) => [0; 4],
-            };
+            let v = info_words(res, self, mip[l] == 0);
             for c in 0..4 {
                 out[c][l] = v[self.comp[c] as usize & 3];
             }

@@ -7,7 +7,7 @@
 //!
 //! The table is IR-neutral: no spellings. Every consumer expands it (`$m! { Variant(Struct), ... }`)
 //! and needs one implementation per op, each found by the compiler when missing: the
-//! interpreter's `Exec`, the JIT's `Lower` (inline, or one line saying it delegates), and each
+//! interpreter's `Exec`, the JIT's `Lower` (its native lowering), and each
 //! front-end's spelling (the SASS table in `sass::spelling` gives every op a SASS syntax or
 //! declares it has none).
 //!

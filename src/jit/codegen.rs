@@ -8,7 +8,8 @@
 //!
 //! Every op of the table has a `Lower` impl (a missing one does not compile): ALU ops in
 //! `codegen/alu.rs`, LEA in `codegen/lea.rs`, memory and barrier ops in `codegen/mem.rs` (their accesses in
-//! `jit/memory.rs`), per-lane scalar code in `jit/scalar.rs`. An instance an impl declines (and
+//! `jit/memory.rs`), DXBC's view ops in `codegen/view.rs` and `codegen/resource.rs` (their
+//! routines in `jit/view.rs`), per-lane scalar code in `jit/scalar.rs`. An instance an impl declines (and
 //! any instruction with a misaligned constant operand, found from the op's operand roles) calls
 //! [`warpjit_jit_exec_inst`](super::abi::warpjit_jit_exec_inst), which runs the interpreter's own
 //! code for that instruction; such executions are counted as delegated in `--stats`.
@@ -31,7 +32,7 @@ use warpjit_runtime::WarpState;
 /// An impl lowers the op inline for the lanes that pass `inst.guard` and returns `true`, or
 /// returns `false` for an instance it leaves to the interpreter's code (run through
 /// [`warpjit_jit_exec_inst`](super::abi::warpjit_jit_exec_inst) and counted as delegated in
-/// `--stats`). An op the JIT never lowers says so in one line with [`delegated!`].
+/// `--stats`). Every op of the table is lowered: only instances an impl declines are delegated.
 ///
 /// Each impl also states the op's compile [`weight`](Lower::weight) (no default: an op without
 /// one does not compile either).
@@ -42,28 +43,6 @@ pub(super) trait Lower {
 
     /// Lowers `inst` (whose op is `self`); `false` delegates it.
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool;
-}
-
-/// The weight of an op the JIT delegates: a call to the interpreter's code, as cheap to compile
-/// as a plain ALU op.
-const DELEGATED_WEIGHT: u32 = 4;
-
-/// Declares ops whose every instance the JIT delegates to the interpreter's code:
-/// `delegated!(Foo, Bar);` (each weighs [`DELEGATED_WEIGHT`], a call).
-macro_rules! delegated {
-    ($($s:ident),* $(,)?) => {
-        $(
-            impl Lower for $s {
-                fn weight(&self) -> u32 {
-                    DELEGATED_WEIGHT
-                }
-
-                fn lower(&self, _: &mut Tx<'_, '_, '_>, _: &Inst) -> bool {
-                    false
-                }
-            }
-        )*
-    };
 }
 
 macro_rules! lower_dispatch {
@@ -87,9 +66,6 @@ macro_rules! lower_dispatch {
 }
 crate::for_each_op!(lower_dispatch);
 
-// The resource-view ops and the constant table run with the interpreter's code for now.
-delegated!(Table, StTex, Atom, Info);
-
 // Declared after the macros above, which they use.
 mod alu;
 mod convert;
@@ -98,6 +74,7 @@ mod func;
 mod int;
 mod lea;
 mod mem;
+mod resource;
 mod view;
 mod warp;
 
@@ -151,6 +128,12 @@ pub struct Env<'p> {
     pub st_buf: FuncRef,
     /// The texture-load routine.
     pub ld_tex: FuncRef,
+    /// The typed-store routine.
+    pub st_tex: FuncRef,
+    /// The view-atomic routine.
+    pub view_atom: FuncRef,
+    /// The view-query routine.
+    pub info: FuncRef,
     /// The routines for the function ops not written as vector code (`jit::view`).
     pub un_fn: FuncRef,
     /// As `un_fn`, for `Bin`.

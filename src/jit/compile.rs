@@ -24,6 +24,9 @@ pub(super) struct Inner {
     pub(super) ld_buf: FuncId,
     pub(super) st_buf: FuncId,
     pub(super) ld_tex: FuncId,
+    pub(super) st_tex: FuncId,
+    pub(super) view_atom: FuncId,
+    pub(super) info: FuncId,
     pub(super) un_fn: FuncId,
     pub(super) bin_fn: FuncId,
     pub(super) tern_fn: FuncId,
@@ -92,6 +95,18 @@ impl Inner {
         builder.symbol(
             "warpjit_jit_ld_tex",
             super::view::warpjit_jit_ld_tex as *const u8,
+        );
+        builder.symbol(
+            "warpjit_jit_st_tex",
+            super::view::warpjit_jit_st_tex as *const u8,
+        );
+        builder.symbol(
+            "warpjit_jit_view_atom",
+            super::view::warpjit_jit_view_atom as *const u8,
+        );
+        builder.symbol(
+            "warpjit_jit_info",
+            super::view::warpjit_jit_info as *const u8,
         );
         builder.symbol(
             "warpjit_jit_lanes",
@@ -169,6 +184,9 @@ impl Inner {
         let fp_fn = declare(&mut module, "warpjit_jit_fp")?;
         let float_fn = declare(&mut module, "warpjit_jit_float")?;
         let shfl = declare(&mut module, "warpjit_jit_shfl")?;
+        let st_tex = declare(&mut module, "warpjit_jit_st_tex")?;
+        let view_atom = declare(&mut module, "warpjit_jit_view_atom")?;
+        let info = declare(&mut module, "warpjit_jit_info")?;
         // (jcx, inst, mask, area) -> fault: the atomics' routine (`jit::warp`).
         let mut atom_sig = view_sig.clone();
         atom_sig.returns.push(AbiParam::new(types::I32));
@@ -185,6 +203,9 @@ impl Inner {
             ld_buf,
             st_buf,
             ld_tex,
+            st_tex,
+            view_atom,
+            info,
             un_fn,
             bin_fn,
             tern_fn,
@@ -245,6 +266,9 @@ impl Inner {
             let ld_buf = self.module.declare_func_in_func(self.ld_buf, fb.func);
             let st_buf = self.module.declare_func_in_func(self.st_buf, fb.func);
             let ld_tex = self.module.declare_func_in_func(self.ld_tex, fb.func);
+            let st_tex = self.module.declare_func_in_func(self.st_tex, fb.func);
+            let view_atom = self.module.declare_func_in_func(self.view_atom, fb.func);
+            let info = self.module.declare_func_in_func(self.info, fb.func);
             let un_fn = self.module.declare_func_in_func(self.un_fn, fb.func);
             let bin_fn = self.module.declare_func_in_func(self.bin_fn, fb.func);
             let tern_fn = self.module.declare_func_in_func(self.tern_fn, fb.func);
@@ -259,6 +283,9 @@ impl Inner {
                 ld_buf,
                 st_buf,
                 ld_tex,
+                st_tex,
+                view_atom,
+                info,
                 un_fn,
                 bin_fn,
                 tern_fn,

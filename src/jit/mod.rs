@@ -5,8 +5,9 @@
 //! dispatcher both engines share ([`crate::exec::warp::run_warp`]): terminators, divergence,
 //! barriers and the instruction budget are shared code, so both engines agree by construction
 //! there. From the interpreter the JIT uses only its boundary: [`crate::interp::Interp`] for
-//! blocks not compiled (yet), and [`crate::interp::exec_inst`] for instructions compiled code
-//! delegates.
+//! blocks not compiled (yet), [`crate::interp::exec_inst`] for the few instances compiled code
+//! delegates (a constant operand that faults, a memory access's slow path), and the per-lane
+//! definitions its shared routines run (the atomics, the DXBC view accesses and queries).
 //!
 //! Tiering: a block is interpreted until it has run [`Jit::threshold`] times (default
 //! [`DEFAULT_THRESHOLD`]) on any warp, then compiled by tier 1 (Cranelift with its single-pass

@@ -19,7 +19,18 @@ fn run_compiled(
     mode: warpjit_runtime::BankMode,
     shared_window: u64,
 ) -> Vec<u8> {
-    let prog = program(text);
+    run_compiled_prog(jit, program(text), text, consts, mode, shared_window)
+}
+
+/// [`run_compiled`] on a program already built.
+fn run_compiled_prog(
+    jit: &Jit,
+    prog: Arc<Program>,
+    text: &str,
+    consts: warpjit_runtime::ConstBanks,
+    mode: warpjit_runtime::BankMode,
+    shared_window: u64,
+) -> Vec<u8> {
     jit.compile_all(&prog).expect("compiles");
     let mut machine = Machine {
         shared_window,
@@ -522,7 +533,7 @@ fn weight_of_every_op_is_pinned() {
         assert_eq!(weight(inst), *want, "{t}");
         seen.insert(std::mem::discriminant(&inst.op));
     }
-    // Ops without a SASS spelling (DXBC's), delegated to the interpreter's code for now.
+    // Ops without a SASS spelling (DXBC's).
     let (r, s) = (Reg(1), Src::Reg(Reg(2)));
     let unspelled: [Op; 10] = [
         Un {
@@ -618,8 +629,9 @@ fn weight_of_every_op_is_pinned() {
         };
         let want = match inst.op {
             Op::Tern(_) => 6,
-            Op::LdBuf(_) | Op::StBuf(_) => 12,
+            Op::LdBuf(_) | Op::StBuf(_) | Op::StTex(_) | Op::Atom(_) | Op::Table(_) => 12,
             Op::LdTex(_) => 16,
+            Op::Info(_) => 8,
             _ => 4,
         };
         assert_eq!(weight(&inst), want, "{:?}", inst.op);
@@ -1297,5 +1309,69 @@ fn blocks_without_instructions_compile_to_nothing_and_run() {
     for lane in 0..32 {
         let want = if lane < 16 { lane } else { lane + 0x100 };
         assert_eq!(word(&mem, lane), want as u32, "lane {lane}");
+    }
+}
+
+/// The immediate constant buffer lookup (`Table`, lowered as vector code) for indices in range,
+/// just past the end, and huge ones (including those whose 4-byte offset wraps 32 bits into the
+/// table), under a guard: `table[index]` where `index < 5`, else 0; lanes the guard leaves off
+/// keep their old value. Expected values by hand.
+#[test]
+fn table_lookup_is_bounds_checked_for_every_index() {
+    use crate::ir::{Reg, Src, Table};
+    use warpjit_runtime::{BankMode, ConstBanks};
+    let jit = Jit::new().expect("host supported");
+    let table = [0x11, 0x22, 0x33, 0x44, 0x55];
+    let idx: [u32; 16] = [
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        0x4000_0000,
+        0x4000_0001,
+        0x8000_0000,
+        0x8000_0002,
+        0xffff_ffff,
+        0xffff_fffc,
+        0xc000_0003,
+        0x0001_0000,
+        4,
+    ];
+    let mut consts = ConstBanks::new();
+    for l in 0..32u32 {
+        let i = idx[l as usize % 16];
+        consts.write(0, 16 * l, &i.to_le_bytes()).unwrap();
+    }
+    // Lanes 0-23 run the lookup (P0); the others keep R8 = 0x99.
+    let text = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSHL R2, R0, 0x4;\n\
+                LDC R4, c[0x0][R2];\nMOV32I R8, 0x99;\nISETP.LT.U32.AND P0, PT, R0, 0x18, PT;\n\
+                @P0 MOV R8, RZ;\nSTG [R1+0x10000], R8;\nEXIT;\n";
+    let mut prog = crate::sass::parse_program(text, &Default::default()).expect("assembles");
+    let inst = prog.blocks[0]
+        .insts
+        .iter_mut()
+        .find(|i| !i.guard.is_always())
+        .expect("the guarded MOV");
+    inst.op = Table {
+        d: Reg(8),
+        index: Src::Reg(Reg(4)),
+        table: table.to_vec().into(),
+    }
+    .into();
+    let what = "the MOV replaced by a Table";
+    let mem = run_compiled_prog(&jit, Arc::new(prog), what, consts, BankMode::Compute, 0);
+    for l in 0..32 {
+        let i = idx[l % 16] as usize;
+        let want = if l >= 24 {
+            0x99
+        } else if i < 5 {
+            table[i]
+        } else {
+            0
+        };
+        assert_eq!(word(&mem, l), want, "lane {l}, index {i:#x}");
     }
 }

@@ -1,5 +1,6 @@
-//! The shared routines compiled code calls for buffer-view loads and stores (`LdBuf`, `StBuf`)
-//! and texture loads (`LdTex`):
+//! The shared routines compiled code calls for buffer-view loads and stores (`LdBuf`, `StBuf`),
+//! texture loads and typed stores (`LdTex`, `StTex`), view atomics (`Atom`) and view queries
+//! (`Info`):
 //! the lanes' indices, offsets and values go through a [`ViewArea`] on the compiled function's
 //! stack, and the interpreter's own per-lane definition
 //! ([`crate::interp::ld_buf_lanes`], [`crate::interp::st_buf_lanes`]) does the access. No
@@ -9,8 +10,11 @@
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
 use crate::interp as alu;
-use crate::interp::{ld_buf_lanes, ld_tex_lanes, st_buf_lanes, view_buffer, TexCoords};
-use crate::ir::{Bin, LdBuf, LdTex, Op, StBuf, Tern, Un, View};
+use crate::interp::{
+    info_words, ld_buf_lanes, ld_tex_lanes, st_buf_lanes, st_tex_lanes, view_atom_lanes,
+    view_buffer, AtomRows, TexCoords,
+};
+use crate::ir::{Atom, Bin, Info, LdBuf, LdTex, Op, StBuf, StTex, Tern, Un, View};
 use crate::semantics::float as fl;
 use crate::semantics::func::{bin, tern, un};
 use crate::semantics::{prmt_selector, shf};
@@ -226,6 +230,90 @@ fn ld_texels(op: &LdTex, t: &Texture, mask: u32, area: &mut TexArea) {
         }
     }
     area.vals = vals;
+}
+
+/// What compiled code hands the typed-store routine: per lane, the column, row and slice, and
+/// the four values.
+#[repr(C, align(16))]
+pub struct StTexArea {
+    /// Column, row and slice per lane.
+    pub coords: [[u32; 32]; 3],
+    /// The four values per lane.
+    pub vals: [[u32; 32]; 4],
+}
+
+/// Typed stores (`store_uav_typed`) for the lanes of `mask`, in ascending lane order, with the
+/// interpreter's definition ([`st_tex_lanes`]: the runtime's format conversion, writes out of
+/// range dropped).
+///
+/// # Safety
+/// As [`warpjit_jit_ld_buf`].
+pub unsafe extern "C" fn warpjit_jit_st_tex(
+    jcx: *mut JitCx,
+    op: *const StTex,
+    mask: u32,
+    area: *mut StTexArea,
+) {
+    // SAFETY: as in `warpjit_jit_ld_buf`.
+    let (jcx, op, area) = unsafe { (&mut *jcx, &*op, &*area) };
+    let env = unsafe { &mut *(jcx.env as *mut CtaEnv<'_>) };
+    st_tex_lanes(op, env, mask, &area.coords, &area.vals);
+}
+
+/// What compiled code hands the view-atomic routine: the operand rows, and on return the old
+/// values.
+#[repr(C, align(16))]
+pub struct AtomArea {
+    /// The three address rows, the operand and the swap value, per lane.
+    pub rows: AtomRows,
+    /// The old value per lane.
+    pub out: [u32; 32],
+}
+
+/// View atomics (`atomic_*`, `imm_atomic_*`, including the append/consume counters) for the
+/// lanes of `mask`, one lane at a time in ascending order, with the interpreter's definition
+/// ([`view_atom_lanes`]). A view access never faults.
+///
+/// # Safety
+/// As [`warpjit_jit_ld_buf`].
+pub unsafe extern "C" fn warpjit_jit_view_atom(
+    jcx: *mut JitCx,
+    op: *const Atom,
+    mask: u32,
+    area: *mut AtomArea,
+) {
+    // SAFETY: as in `warpjit_jit_ld_buf`.
+    let (jcx, op, area) = unsafe { (&mut *jcx, &*op, &mut *area) };
+    let env = unsafe { &mut *(jcx.env as *mut CtaEnv<'_>) };
+    area.out = view_atom_lanes(op, env, mask, &area.rows);
+}
+
+/// What the view-query routine hands back: the four words at mip level 0 and at any other.
+#[repr(C, align(16))]
+pub struct InfoArea {
+    /// [`info_words`] at mip level 0, then at another level.
+    pub words: [[u32; 4]; 2],
+}
+
+/// A view query (`bufinfo`, `resinfo`, `sampleinfo`): the view's binding read at run time (it
+/// may change between launches of the same compiled code), [`info_words`] at mip level 0 and
+/// at another; compiled code picks per lane.
+///
+/// # Safety
+/// As [`warpjit_jit_ld_buf`].
+pub unsafe extern "C" fn warpjit_jit_info(
+    jcx: *mut JitCx,
+    op: *const Info,
+    _mask: u32,
+    area: *mut InfoArea,
+) {
+    // SAFETY: as in `warpjit_jit_ld_buf`.
+    let (jcx, op, area) = unsafe { (&mut *jcx, &*op, &mut *area) };
+    let env = unsafe { &*(jcx.env as *const CtaEnv<'_>) };
+    area.words = [
+        info_words(env.resources, op, true),
+        info_words(env.resources, op, false),
+    ];
 }
 
 /// What compiled code hands the function routines ([`warpjit_jit_un`], [`warpjit_jit_bin`],

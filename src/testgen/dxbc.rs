@@ -12,13 +12,19 @@
 //! constant buffers (also relatively indexed), the immediate constant buffer, indexable temps,
 //! loads of structured and raw buffers whose sizes are not multiples of their strides (reads
 //! straddle the end), texture loads (`ld`, `ldms` with offsets, on 8-bit UNORM and 16-bit float
-//! formats, in and out of range), stores and atomics on a raw UAV, TGSM with a barrier, and
+//! formats, in and out of range), stores and atomics on a raw UAV (some on four words, so that
+//! lanes collide), typed stores (`store_uav_typed`) to a typed buffer and a 2D array texture in
+//! a format the seed picks (integer, normalized and float formats, in and out of range) and
+//! their loads back (`ld_uav_typed`), atomics on a structured UAV, a typed buffer and TGSM,
+//! append/consume counters, view queries (`bufinfo`, `resinfo`, `sampleinfo`), TGSM with a
+//! barrier, and
 //! structured control flow (`if`/`else`, bounded `loop`s with `breakc`/`continuec`, `switch`),
 //! divergent on the thread id. `r6` and `r7` are the loops' counters: the random code never
 //! writes them, so every program ends.
 //!
 //! [`check_dxbc`] runs the interpreter and the JIT (every block compiled on its first run) and
-//! requires the same statistics or fault and the same bytes in every UAV afterwards.
+//! requires the same statistics or fault, the same bytes in every UAV afterwards, and no
+//! instruction delegated to the interpreter's code by the JIT.
 
 use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
 use crate::interp::Interpreter;
@@ -61,6 +67,30 @@ const EDGES: [u32; 24] = [
 
 /// Bytes of `u0` each thread stores its registers to.
 const SLOT: u32 = 96;
+/// The formats of the typed buffer `u2`, one picked per case.
+const TYPED_BUFFER_FORMATS: [&str; 7] = [
+    "R32_UINT",
+    "R16G16_SINT",
+    "R8G8B8A8_UNORM",
+    "R11G11B10_FLOAT",
+    "R32G32B32A32_FLOAT",
+    "R16G16B16A16_SNORM",
+    "R8_UNORM",
+];
+
+/// The formats of the typed texture `u3`, one picked per case.
+const TYPED_TEXTURE_FORMATS: [&str; 6] = [
+    "R8G8B8A8_UNORM",
+    "R16G16B16A16_FLOAT",
+    "R10G10B10A2_UINT",
+    "R32_FLOAT",
+    "R16G16_SNORM",
+    "R8G8_SINT",
+];
+
+/// UAV slots the programs declare (all compared after a run).
+const UAVS: u32 = 5;
+
 /// Threads per group the generator picks from (40: a partial second warp).
 const GROUPS: [u32; 3] = [32, 64, 40];
 
@@ -302,7 +332,7 @@ impl Gen<'_, '_> {
     fn resource(&mut self) -> Result<()> {
         let r = self.u.int_in_range(0..=5u8)?;
         let c = self.pick(&COMPS)?;
-        let line = match self.u.int_in_range(0..=8u8)? {
+        let line = match self.u.int_in_range(0..=14u8)? {
             0 | 1 => {
                 let d = self.dest()?;
                 let off = self.pick(&["l(0)", "l(4)", "l(8)", "l(12)", "l(16)"])?;
@@ -357,11 +387,127 @@ impl Gen<'_, '_> {
                 let sw = self.swizzle()?;
                 format!("ld_structured {d}, r{r}.{c}, l(0), g0.{sw}")
             }
-            _ => {
+            8 => {
                 let v = self.src(false)?;
                 let n = self.u.int_in_range(0..=4u8)?;
                 let m = self.pick(&["x", "xy", "yzw", "xyzw"])?;
                 format!("mov x0[r{r}.{c} + {n}].{m}, {v}")
+            }
+            9 => {
+                // A typed store to u2 (16 elements): the element masked to 0-31 (half out of
+                // range, lanes colliding), or the raw register (mostly far out of range).
+                let v = self.src(false)?;
+                let a = if self.u.ratio(3, 4)? {
+                    self.line(&format!("and r6.x, r{r}.{c}, l(31)"));
+                    "r6.xxxx".to_string()
+                } else {
+                    format!("r{r}.{c}{c}{c}{c}")
+                };
+                format!("store_uav_typed u2.xyzw, {a}, {v}")
+            }
+            10 => {
+                // A typed store to u3 (3x2, 2 slices): coordinates masked to 0-3, 0-3, 0-2,
+                // or raw.
+                let v = self.src(false)?;
+                let sw = self.swizzle()?;
+                let a = if self.u.ratio(3, 4)? {
+                    self.line(&format!("and r6.xyz, r{r}.{sw}, l(3, 3, 2, 0)"));
+                    "r6.xyzx".to_string()
+                } else {
+                    format!("r{r}.{sw}")
+                };
+                format!("store_uav_typed u3.xyzw, {a}, {v}")
+            }
+            11 => {
+                let d = self.dest()?;
+                let sw = self.swizzle()?;
+                if self.u.arbitrary()? {
+                    self.line(&format!("and r6.x, r{r}.{c}, l(31)"));
+                    format!("ld_uav_typed {d}, r6.xxxx, u2.{sw}")
+                } else {
+                    self.line(&format!("and r6.xyz, r{r}.xyzw, l(3, 3, 2, 0)"));
+                    format!("ld_uav_typed {d}, r6.xyzx, u3.{sw}")
+                }
+            }
+            12 => {
+                // Atomics whose lanes collide on few words: u1's first four words, u4's
+                // first two structures, u2's first four elements, g1's two words; a quarter of
+                // them at the raw register's address (mostly out of range).
+                let v = self.src(false)?;
+                let w = self.src(false)?;
+                let raw = self.u.ratio(1, 4)?;
+                let (view, addr) = match self.u.int_in_range(0..=3u8)? {
+                    0 => {
+                        self.line(&format!("and r6.x, r{r}.{c}, l(12)"));
+                        ("u1", "r6.x")
+                    }
+                    1 => {
+                        self.line(&format!("and r6.xy, r{r}.{c}{c}{c}{c}, l(1, 12, 0, 0)"));
+                        ("u4", "r6.xyxx")
+                    }
+                    2 => {
+                        self.line(&format!("and r6.x, r{r}.{c}, l(3)"));
+                        ("u2", "r6.x")
+                    }
+                    _ => {
+                        self.line(&format!("and r6.x, r{r}.{c}, l(4)"));
+                        ("g1", "r6.x")
+                    }
+                };
+                let addr = if raw {
+                    format!("r{r}.{c}{c}{c}{c}")
+                } else {
+                    addr.to_string()
+                };
+                let op = self.pick(&[
+                    "iadd", "and", "or", "xor", "imax", "imin", "umax", "umin", "exch", "cmp_exch",
+                ])?;
+                let tail = if op == "cmp_exch" {
+                    format!("{view}, {addr}, {v}, {w}")
+                } else {
+                    format!("{view}, {addr}, {v}")
+                };
+                if op != "exch" && self.u.arbitrary()? {
+                    // The form without a result: `atomic_cmp_store` for the compare-exchange.
+                    let op = if op == "cmp_exch" { "cmp_store" } else { op };
+                    format!("atomic_{op} {tail}")
+                } else {
+                    let d = self.dest1()?;
+                    format!("imm_atomic_{op} {d}, {tail}")
+                }
+            }
+            13 => {
+                let d = self.dest1()?;
+                let op = self.pick(&["imm_atomic_alloc", "imm_atomic_consume"])?;
+                format!("{op} {d}, u4")
+            }
+            _ => {
+                let d = self.dest()?;
+                let sw = self.swizzle()?;
+                match self.u.int_in_range(0..=3u8)? {
+                    0 => {
+                        let v = self.pick(&["t0", "t1", "u1", "u2", "u4"])?;
+                        format!("bufinfo {d}, {v}.{sw}")
+                    }
+                    1 => {
+                        let f = self.pick(&["", "_uint", "_rcpFloat"])?;
+                        let v = self.pick(&["t2", "t3", "u3"])?;
+                        let mip = self.src(false)?;
+                        format!("resinfo{f} {d}, {mip}, {v}.{sw}")
+                    }
+                    2 => {
+                        // The mip level 0 or 1.
+                        self.line(&format!("and r6.x, r{r}.{c}, l(1)"));
+                        let f = self.pick(&["", "_uint", "_rcpFloat"])?;
+                        let v = self.pick(&["t2", "t3", "u3"])?;
+                        format!("resinfo{f} {d}, r6.x, {v}.{sw}")
+                    }
+                    _ => {
+                        let f = self.pick(&["", "_uint"])?;
+                        let v = self.pick(&["t2", "t3", "u3"])?;
+                        format!("sampleinfo{f} {d}, {v}.{c}")
+                    }
+                }
             }
         };
         self.line(&line);
@@ -503,11 +649,15 @@ impl DxbcCase {
         g.line("dcl_resource_texture2dms(2) (float,float,float,float) t3");
         g.line("dcl_uav_structured u0, 96");
         g.line("dcl_uav_raw u1");
+        g.line("dcl_uav_typed_buffer (uint,uint,uint,uint) u2");
+        g.line("dcl_uav_typed_texture2darray (float,float,float,float) u3");
+        g.line("dcl_uav_structured u4, 16");
         g.line("dcl_input vThreadIDInGroupFlattened");
         g.line("dcl_input vThreadID.x");
         g.line("dcl_temps 8");
         g.line("dcl_indexableTemp x0[5], 4");
         g.line("dcl_tgsm_structured g0, 16, 64");
+        g.line("dcl_tgsm_raw g1, 8");
         g.line(&format!("dcl_thread_group {group}, 1, 1"));
         // Prologue: r0-r5 from the thread id and edge values.
         g.line("mov r0.xyzw, vThreadID.xxxx");
@@ -576,6 +726,18 @@ impl DxbcCase {
         )
         .map_err(e)?;
         let u1 = Buffer::new(BufferKind::Raw, 1024, &bytes(1024)).map_err(e)?;
+        // u2: 16 elements of a typed buffer, u3: a 3x2 texture of 2 slices, in formats the
+        // seed picks; u4: two and a half 16-byte structures (and the append counter).
+        let format = |names: &[&str], k: u32| {
+            Format::from_name(names[(self.seed >> k) as usize % names.len()]).ok_or("format")
+        };
+        let f2 = format(&TYPED_BUFFER_FORMATS, 8)?;
+        let n2 = 16 * f2.element_bytes() as usize;
+        let u2 = Buffer::new(BufferKind::Typed(f2), n2 as u64, &bytes(n2)).map_err(e)?;
+        let f3 = format(&TYPED_TEXTURE_FORMATS, 16)?;
+        let n3 = 12 * f3.element_bytes() as usize;
+        let u3 = Texture::new(TextureDim::Tex2dArray, f3, 3, 2, 1, 2, &bytes(n3)).map_err(e)?;
+        let u4 = Buffer::new(BufferKind::Structured { stride: 16 }, 40, &bytes(40)).map_err(e)?;
         let r = &mut m.resources;
         r.bind_srv(0, Resource::Buffer(t0)).map_err(e)?;
         r.bind_srv(1, Resource::Buffer(t1)).map_err(e)?;
@@ -583,6 +745,9 @@ impl DxbcCase {
         r.bind_srv(3, Resource::Texture(t3)).map_err(e)?;
         r.bind_uav(0, Resource::Buffer(u0)).map_err(e)?;
         r.bind_uav(1, Resource::Buffer(u1)).map_err(e)?;
+        r.bind_uav(2, Resource::Buffer(u2)).map_err(e)?;
+        r.bind_uav(3, Resource::Texture(u3)).map_err(e)?;
+        r.bind_uav(4, Resource::Buffer(u4)).map_err(e)?;
         Ok(m)
     }
 
@@ -613,20 +778,26 @@ impl DxbcCase {
 pub struct DxbcOutcome {
     /// Warps, warp and lane instructions, or the fault.
     pub result: std::result::Result<(u64, u64, u64), Fault>,
-    /// `u0` and `u1` afterwards.
+    /// Every UAV's bytes afterwards.
     pub uavs: Vec<Vec<u8>>,
 }
 
-fn run(case: &DxbcCase, engine: &dyn Engine, launch: &Launch) -> Result<DxbcOutcome, String> {
+/// One run's outcome, and the instruction executions the engine delegated to the
+/// interpreter's code (a JIT's; 0 for the interpreter).
+fn run(
+    case: &DxbcCase,
+    engine: &dyn Engine,
+    launch: &Launch,
+) -> Result<(DxbcOutcome, u64), String> {
     let m = case.machine()?;
     let opts = RunOptions {
         threads: 1,
         ..RunOptions::default()
     };
-    let result = engine
-        .run(&m, launch, &opts)
-        .map(|s: Stats| (s.warps, s.warp_insts, s.lane_insts));
-    let uavs = (0..2)
+    let stats = engine.run(&m, launch, &opts);
+    let delegated = stats.as_ref().map_or(0, |s| s.delegated);
+    let result = stats.map(|s: Stats| (s.warps, s.warp_insts, s.lane_insts));
+    let uavs = (0..UAVS)
         .map(|s| {
             m.resources
                 .uav(s)
@@ -634,19 +805,24 @@ fn run(case: &DxbcCase, engine: &dyn Engine, launch: &Launch) -> Result<DxbcOutc
                 .unwrap_or_default()
         })
         .collect();
-    Ok(DxbcOutcome { result, uavs })
+    Ok((DxbcOutcome { result, uavs }, delegated))
 }
 
 /// Runs `case` under the interpreter and the JIT (every block compiled on its first run; twice,
 /// the second run reusing the code) and requires identical outcomes.
 pub fn check_dxbc(case: &DxbcCase) -> std::result::Result<DxbcOutcome, String> {
     let launch = case.launch()?;
-    let want = run(case, &Interpreter, &launch)?;
+    let (want, _) = run(case, &Interpreter, &launch)?;
     let mut jit = Jit::new().map_err(|e| e.to_string())?;
     jit.threshold = 1;
     jit.hot_threshold = u32::MAX;
     for pass in 0..2 {
-        let got = run(case, &jit, &launch)?;
+        let (got, delegated) = run(case, &jit, &launch)?;
+        if delegated != 0 {
+            return Err(format!(
+                "the JIT delegated {delegated} instruction executions to the interpreter's code\n{case:?}"
+            ));
+        }
         if got != want {
             let mut why = String::new();
             if got.result != want.result {

@@ -1,0 +1,173 @@
+//! The DXBC ops that were last to be lowered: the immediate constant buffer lookup (`Table`)
+//! and view queries (`Info`) inline, typed stores (`StTex`) and view atomics (`Atom`) through
+//! one shared lane routine each (`jit::view`) that applies the interpreter's definition.
+//!
+//! - `Table`: vector code. The bounds test `index < len` is one vector compare; each lane then
+//!   loads `table[in range ? index : 0]` from the op's own words (the program owns them, and
+//!   compiled code lives no longer than the program), and the compare's mask zeroes the lanes
+//!   out of range: exact for every `u32` index.
+//! - `Info`: the view's binding may change between launches of the same compiled code, so the
+//!   routine reads it at run time and returns the four words at mip level 0 and at any other
+//!   level ([`crate::interp::info_words`]); vector code selects per lane on `mip == 0`.
+//! - `StTex` and `Atom`: the operand rows go to an area on the stack and the routine runs
+//!   [`crate::interp::st_tex_lanes`] / [`crate::interp::view_atom_lanes`] (lanes in ascending
+//!   order, the runtime's format conversion; a view access never faults). No register is
+//!   flushed around the call: the routines touch only the area, the resources and shared
+//!   memory.
+
+use super::super::view::{AtomArea, InfoArea, StTexArea};
+use super::{Lower, Row, Tx, V};
+use crate::ir::*;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
+use std::mem::offset_of;
+
+impl Tx<'_, '_, '_> {
+    /// A fresh stack area of `T`'s size and its address.
+    fn area_of<T>(&mut self) -> Value {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            std::mem::size_of::<T>() as u32,
+            4,
+        ));
+        self.b.ins().stack_addr(self.env.ptr, slot, 0)
+    }
+}
+
+impl Lower for Table {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let len = self.table.len();
+        let row = if len == 0 {
+            tx.splat(0)
+        } else {
+            // At most 4096 entries of 4 words: the length fits in 32 bits.
+            let n = u32::try_from(len).unwrap_or(u32::MAX);
+            let index = tx.src(self.index);
+            let lim = tx.splat(n);
+            let inside = tx.cmp(IntCC::UnsignedLessThan, &index, &lim);
+            let safe: Row = std::array::from_fn(|k| tx.b.ins().band(index[k], inside[k]));
+            let base =
+                tx.b.ins()
+                    .iconst(tx.env.ptr, self.table.as_ptr() as usize as i64);
+            let ptr = tx.env.ptr;
+            let flags = MemFlagsData::trusted().with_readonly();
+            let words = tx.per_lane(&[safe], |b, x| {
+                let i = if ptr == types::I32 {
+                    x[0]
+                } else {
+                    b.ins().uextend(ptr, x[0])
+                };
+                let off = b.ins().ishl_imm_u(i, 2);
+                let at = b.ins().iadd(base, off);
+                b.ins().load(types::I32, flags, at, 0)
+            });
+            std::array::from_fn(|k| tx.b.ins().band(words[k], inside[k]))
+        };
+        tx.set_reg(self.d, row, m);
+        true
+    }
+}
+
+impl Lower for Info {
+    fn weight(&self) -> u32 {
+        8
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let area = tx.area_of::<InfoArea>();
+        let op = tx.b.ins().iconst(tx.env.ptr, self as *const Info as i64);
+        let f = tx.env.info;
+        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
+        // Only a texture's dimensions depend on the mip level.
+        let mip0 = match self.kind {
+            InfoKind::Dimensions(_) => {
+                let mip = tx.src(self.mip);
+                let zero = tx.splat(0);
+                Some(tx.cmp(IntCC::Equal, &mip, &zero))
+            }
+            InfoKind::BufferLength | InfoKind::Samples(_) => None,
+        };
+        let word = |tx: &mut Tx<'_, '_, '_>, level: usize, c: u8| {
+            let at = offset_of!(InfoArea, words) + 16 * level + 4 * (c as usize & 3);
+            let v = tx.b.ins().load(types::I32, super::flags(), area, at as i32);
+            tx.splat_val(v)
+        };
+        for (c, d) in self.d.iter().enumerate() {
+            if d.is_rz() {
+                continue;
+            }
+            let at0 = word(tx, 0, self.comp[c]);
+            let row = match mip0 {
+                Some(z) => {
+                    let other = word(tx, 1, self.comp[c]);
+                    std::array::from_fn(|k| tx.b.ins().bitselect(z[k], at0[k], other[k]))
+                }
+                None => at0,
+            };
+            tx.set_reg(*d, row, m);
+        }
+        true
+    }
+}
+
+impl Lower for StTex {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let area = tx.area_of::<StTexArea>();
+        for (k, s) in [self.x, self.y, self.slice].into_iter().enumerate() {
+            let row = tx.src(s);
+            tx.store_row(area, offset_of!(StTexArea, coords) + 128 * k, &row);
+        }
+        for (c, s) in self.v.into_iter().enumerate() {
+            let row = tx.src(s);
+            tx.store_row(area, offset_of!(StTexArea, vals) + 128 * c, &row);
+        }
+        let op = tx.b.ins().iconst(tx.env.ptr, self as *const StTex as i64);
+        let f = tx.env.st_tex;
+        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
+        true
+    }
+}
+
+impl Lower for Atom {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let area = tx.area_of::<AtomArea>();
+        let [a0, a1, a2] = self.addr;
+        for (k, s) in [a0, a1, a2, self.a, self.b].into_iter().enumerate() {
+            let row = tx.src(s);
+            tx.store_row(area, offset_of!(AtomArea, rows) + 128 * k, &row);
+        }
+        let op = tx.b.ins().iconst(tx.env.ptr, self as *const Atom as i64);
+        let f = tx.env.view_atom;
+        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
+        if !self.d.is_rz() {
+            let row: Row = std::array::from_fn(|k| {
+                tx.b.ins().load(
+                    V,
+                    super::flags(),
+                    area,
+                    (offset_of!(AtomArea, out) + 16 * k) as i32,
+                )
+            });
+            tx.set_reg(self.d, row, m);
+        }
+        true
+    }
+}
