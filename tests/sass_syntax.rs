@@ -178,6 +178,7 @@ fn blocks_and_terminators() {
             Terminator::Barrier {
                 id: 1,
                 cond: Cond::ALWAYS,
+                red: None,
                 next: 3,
                 pc: 0x30
             },

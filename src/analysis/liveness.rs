@@ -657,6 +657,7 @@ mod tests {
                 Terminator::Barrier {
                     id: 0,
                     cond: pcond(2, false),
+                    red: None,
                     next: 2,
                     pc: 0,
                 },

@@ -2415,6 +2415,7 @@ impl Lower<'_> {
                     self.finish_into(|next| Terminator::Barrier {
                         id: 0,
                         cond: Cond::ALWAYS,
+                        red: None,
                         next,
                         pc,
                     });

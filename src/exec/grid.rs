@@ -8,7 +8,7 @@
 //! the one of the lowest-numbered faulting CTA, as with one thread.
 
 use super::observe::WarpAt;
-use super::warp::{run_warp, BodyRunner, Budget, Stop, WarpCtl};
+use super::warp::{run_warp, BodyRunner, Budget, RedArrival, Stop, WarpCtl};
 use super::{max_threads, CtaEnv, Launch, Machine, RunOptions, Stats};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -251,7 +251,11 @@ pub fn cta_coords(grid: [u32; 3], i: u64) -> [u32; 3] {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Status {
     Ready,
-    Waiting { id: u8, pc: u32 },
+    Waiting {
+        id: u8,
+        pc: u32,
+        red: Option<RedArrival>,
+    },
     Done,
 }
 
@@ -348,7 +352,7 @@ pub fn run_cta(
             .map_err(|f| fault(wi, note_reads(prog, &s.warps[wi], f)))?;
             s.status[wi] = match stop {
                 Stop::Exited => Status::Done,
-                Stop::Barrier { id, pc } => Status::Waiting { id, pc },
+                Stop::Barrier { id, pc, red } => Status::Waiting { id, pc, red },
             };
         }
         let mut waiting = s
@@ -356,13 +360,27 @@ pub fn run_cta(
             .iter()
             .enumerate()
             .filter_map(|(wi, st)| match *st {
-                Status::Waiting { id, pc } => Some((wi, id, pc)),
+                Status::Waiting { id, pc, .. } => Some((wi, id, pc)),
                 _ => None,
             });
         let Some((w0, id0, pc0)) = waiting.next() else {
             break;
         };
         if waiting.all(|(_, id, _)| id == id0) {
+            // A reduction is over every thread that arrived with one, in all warps; each such
+            // warp gets its own op's result (docs/semantics.md §31).
+            let (mut trues, mut threads) = (0, 0);
+            for st in &s.status {
+                if let Status::Waiting { red: Some(r), .. } = st {
+                    trues += r.trues;
+                    threads += r.threads;
+                }
+            }
+            for (wi, st) in s.status.iter().enumerate() {
+                if let Status::Waiting { red: Some(r), .. } = st {
+                    s.warps[wi].bar_result = r.result(trues, threads);
+                }
+            }
             for st in s.status.iter_mut().filter(|st| **st != Status::Done) {
                 *st = Status::Ready;
             }

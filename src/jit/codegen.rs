@@ -92,6 +92,7 @@ delegated!(Table, StTex, Atom, Info);
 
 // Declared after the macros above, which they use.
 mod alu;
+mod barrier;
 mod convert;
 mod float;
 mod func;

@@ -923,6 +923,18 @@ maxwell_table! {
         };
         ok(Cs2r { d: w.reg(0), hi })
     })],
+    // B2R.RESULT (bit 32): Rd in 0-7, Pd in 45-47; ptxas fills the barrier field (8-15) with
+    // 0xff. B2R without .RESULT (a barrier's state) is refused.
+    B2r => &[form!("B2R", op(0xf0b8), M13, None, |w, _, _| {
+        if !w.bit(32) {
+            return Err("B2R without .RESULT (a barrier's state) is not supported".into());
+        }
+        only(w, 33, 12, 0, "B2R.RESULT mode bits")?;
+        only(w, 48, 3, 0, "B2R.RESULT bits 48-50")?;
+        only(w, 20, 12, 0, "B2R.RESULT bits 20-31")?;
+        only(w, 8, 8, 0xff, "B2R.RESULT barrier field")?;
+        ok(B2r { d: w.reg(0), p: w.pred(45) })
+    })],
     Un => &[],
     Bin => &[],
     Tern => &[],
@@ -1313,10 +1325,27 @@ pub const CONTROL: &[Form] = &[
         no(w, 5, "EXIT.KEEPREFCOUNT")?;
         Ok(Decoded::Control(ControlKind::Exit { cc: cc_test(w)? }))
     }),
+    // BAR: the mode in bits 32-34 (0 .SYNC, 1 .ARV, 2 .RED, 3 .SCAN), .RED's reduction in
+    // 35-36 (.POPC, .AND, .OR) and its predicate in 39-41 with the inversion at 42.
     form!("BAR", op(0xf0a8), M13, None, |w, _, _| {
-        only(w, 32, 3, 0, "BAR mode (only .SYNC)")?;
-        only(w, 35, 2, 0, "BAR reduction")?;
-        only(w, 39, 4, 7, "BAR predicate")?;
+        let red = match w.field(32, 3) {
+            0 => {
+                only(w, 35, 2, 0, "BAR.SYNC reduction")?;
+                only(w, 39, 4, 7, "BAR.SYNC predicate")?;
+                None
+            }
+            2 => {
+                let op = match w.field(35, 2) {
+                    3 => return Err("BAR.RED reduction 0x3 is not valid".into()),
+                    v => BarRedOp::ALL[v as usize],
+                };
+                Some(BarRed {
+                    op,
+                    pred: w.psrc(39, 42),
+                })
+            }
+            v => return Err(format!("BAR mode {v:#x} (.ARV, .SCAN) is not supported")),
+        };
         // The thread count: an immediate (bit 43) of 0, or RZ, means every thread of the CTA.
         let count_zero = if w.bit(43) {
             w.field(20, 12) == 0
@@ -1336,7 +1365,7 @@ pub const CONTROL: &[Form] = &[
         if id > 15 {
             return Err(format!("barrier {id:#x} is not valid (0 to 15)"));
         }
-        Ok(Decoded::Control(ControlKind::Bar { id: id as u8 }))
+        Ok(Decoded::Control(ControlKind::Bar { id: id as u8, red }))
     }),
 ];
 

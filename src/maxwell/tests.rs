@@ -150,6 +150,28 @@ fn conversion_and_double_words_of_ptxas() {
     assert_eq!(text(0x590e03800ff70416), "DSET.GEU.AND R22, R4, RZ, PT");
 }
 
+/// The barrier words of ptxas's `bar.red.popc.u32`, `bar.red.and.pred` and `bar.red.or.pred`
+/// (tests/cubin/barred.cubin; field by field, envytools' gm107 tables): BAR.RED with its
+/// reduction, predicate and barrier, and the B2R.RESULT that reads the result.
+#[test]
+fn barrier_reduction_words_of_ptxas() {
+    assert_eq!(text(0xf0a8180200070000), "BAR.RED.POPC 0x0, P0");
+    assert_eq!(text(0xf0a8180a00070100), "BAR.RED.AND 0x1, P0");
+    assert_eq!(text(0xf0a81c9200070200), "BAR.RED.OR 0x2, !P1");
+    assert_eq!(text(0xf0b8e0010008ff00), "@!P0 B2R.RESULT R0");
+    assert_eq!(text(0xf0b8e0010007ff00), "B2R.RESULT R0");
+    assert_eq!(text(0xf0b800010007ffff), "B2R.RESULT RZ, P0");
+    assert_eq!(text(0xf0b820010007ffff), "B2R.RESULT RZ, P1");
+    // BAR.SYNC keeps its form; the other modes and B2R without .RESULT are refused.
+    assert_eq!(text(0xf0a81b8000070100), "BAR.SYNC 0x1");
+    assert!(text_at(0xf0a8180300070000, 8).is_err(), ".SCAN");
+    assert!(text_at(0xf0a8181a00070000, 8).is_err(), "reduction 3");
+    assert!(
+        text_at(0xf0b8e0000007ff00, 8).is_err(),
+        "B2R without .RESULT"
+    );
+}
+
 #[test]
 fn field_accessors() {
     let w = Word(0x0100_0000_0000_0000 | (0x12345678u64 << 20) | (0x7 << 16) | (0xf << 12) | 3);
@@ -193,10 +215,20 @@ impl Rng {
         {
             w = (w & !0x3f) | 0xf;
         }
-        // BAR.SYNC: mode, reduction and predicate fixed, no thread count, a small barrier.
+        // BAR: .SYNC (mode, reduction and predicate fixed) or .RED (a reduction and any
+        // predicate), no thread count, a small barrier.
         if f.mnemonic == "BAR" {
             w &= !((0x7ff << 32) | (0xfff << 20) | (0xff << 8));
-            w |= (0x380 << 32) | (1 << 44) | ((self.next() % 16) << 8);
+            w |= (1 << 44) | ((self.next() % 16) << 8);
+            w |= match self.next() % 2 {
+                0 => 0x380 << 32,
+                _ => (2 | ((self.next() % 3) << 3) | ((self.next() & 0xf) << 7)) << 32,
+            };
+        }
+        // B2R.RESULT: the mode bit set, the barrier field 0xff, the rest clear.
+        if f.mnemonic == "B2R" && !self.next().is_multiple_of(4) {
+            w &= !((0xfff << 33) | (0x7 << 48) | (0xfff << 20) | (0xff << 8));
+            w |= (1 << 32) | (0xff << 8);
         }
         // CS2R reads only the two clock registers (0x50, 0x51) of its 8-bit field.
         if f.mnemonic == "CS2R" && !self.next().is_multiple_of(4) {

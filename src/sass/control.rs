@@ -8,7 +8,30 @@ use std::fmt;
 use super::parser::RawKind;
 use super::validate::Args;
 use super::AsmError;
-use crate::ir::{CcTest, Guard, Region, SrcLoc};
+use crate::ir::{BarRed, BarRedOp, CcTest, Guard, Region, SrcLoc};
+
+/// `BAR.RED`'s reductions by modifier.
+const BAR_RED_OPS: &[(&str, BarRedOp)] = &[
+    ("POPC", BarRedOp::Popc),
+    ("AND", BarRedOp::And),
+    ("OR", BarRedOp::Or),
+];
+
+/// The text of a barrier instruction (no guard): `BAR.SYNC 0x1`, `BAR.RED.POPC 0x0, P0`.
+pub fn bar_text(id: u8, red: Option<BarRed>) -> String {
+    match red {
+        None => format!("BAR.SYNC {id:#x}"),
+        Some(r) => format!("BAR.RED.{} {id:#x}, {}", bar_red_name(r.op), r.pred),
+    }
+}
+
+/// The modifier of a `BAR.RED` reduction.
+pub fn bar_red_name(op: BarRedOp) -> &'static str {
+    BAR_RED_OPS
+        .iter()
+        .find(|(_, o)| *o == op)
+        .map_or("POPC", |(n, _)| n)
+}
 
 /// A branch target as written.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -58,10 +81,12 @@ pub enum ControlKind {
         /// Condition-code test.
         cc: Option<CcTest>,
     },
-    /// `BAR.SYNC [id]` (id 0..=15, default 0).
+    /// `BAR.SYNC [id]` (id 0..=15, default 0), or `BAR.RED.POPC|AND|OR id, Pp`.
     Bar {
         /// Barrier index.
         id: u8,
+        /// The reduction of `BAR.RED`.
+        red: Option<BarRed>,
     },
 }
 
@@ -137,7 +162,7 @@ impl fmt::Display for Control {
             ControlKind::Exit { cc } => {
                 write!(f, "EXIT{}", cc.map(|c| format!(" {c}")).unwrap_or_default())
             }
-            ControlKind::Bar { id } => write!(f, "BAR.SYNC {id:#x}"),
+            ControlKind::Bar { id, red } => f.write_str(&bar_text(*id, *red)),
         }
     }
 }
@@ -224,13 +249,23 @@ pub fn parse_control(a: &mut Args<'_>) -> Option<Result<(ControlKind, Option<Src
             },
             "EXIT" => ControlKind::Exit { cc: cc_test(a)? },
             "BAR" => {
-                a.require(&[("SYNC", ())])?;
-                let id = if a.peek().is_some() {
-                    a.imm(0, 15, "barrier id")? as u8
+                if a.flag("RED")? {
+                    let op = a.require(BAR_RED_OPS)?;
+                    let id = a.imm(0, 15, "barrier id")? as u8;
+                    let pred = a.pred()?;
+                    ControlKind::Bar {
+                        id,
+                        red: Some(BarRed { op, pred }),
+                    }
                 } else {
-                    0
-                };
-                ControlKind::Bar { id }
+                    a.require(&[("SYNC", ())])?;
+                    let id = if a.peek().is_some() {
+                        a.imm(0, 15, "barrier id")? as u8
+                    } else {
+                        0
+                    };
+                    ControlKind::Bar { id, red: None }
+                }
             }
             _ => return Ok(None),
         };

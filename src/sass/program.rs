@@ -335,9 +335,10 @@ fn terminator(c: &Control, target: Option<BlockId>, next: Option<BlockId>) -> Op
                 pc: Some(pc),
             }
         }
-        ControlKind::Bar { id } => Terminator::Barrier {
+        ControlKind::Bar { id, red } => Terminator::Barrier {
             id,
             cond: cond(None),
+            red,
             next: next?,
             pc,
         },
