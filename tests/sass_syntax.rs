@@ -1514,6 +1514,12 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "B2R",
+            (reg(), maybe(pred().prop_map(|p| format!(", {p}")).boxed()))
+                .prop_map(|(d, p)| format!("B2R.RESULT {d}{p}"))
+                .boxed(),
+        ),
+        (
             "CS2R",
             (reg(), sel(&["SR_CLOCKLO", "SR_CLOCKHI"]))
                 .prop_map(|(d, s)| format!("CS2R {d}, {s}"))
@@ -1735,9 +1741,13 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "BAR",
-            maybe(imm(0, 15).prop_map(|i| format!(" {i}")).boxed())
-                .prop_map(|i| format!("BAR.SYNC{i}"))
-                .boxed(),
+            prop_oneof![
+                maybe(imm(0, 15).prop_map(|i| format!(" {i}")).boxed())
+                    .prop_map(|i| format!("BAR.SYNC{i}")),
+                (sel(&["POPC", "AND", "OR"]), imm(0, 15), psrc())
+                    .prop_map(|(m, i, p)| format!("BAR.RED.{m} {i}, {p}")),
+            ]
+            .boxed(),
         ),
     ]
 }
