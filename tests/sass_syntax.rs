@@ -179,6 +179,8 @@ fn blocks_and_terminators() {
                 id: 1,
                 cond: Cond::ALWAYS,
                 red: None,
+                count: 0,
+                arrive: false,
                 next: 3,
                 pc: 0x30
             },
@@ -1744,8 +1746,17 @@ fn templates() -> Vec<(&'static str, S)> {
             prop_oneof![
                 maybe(imm(0, 15).prop_map(|i| format!(" {i}")).boxed())
                     .prop_map(|i| format!("BAR.SYNC{i}")),
+                (imm(0, 15), imm(1, 0xfff)).prop_map(|(i, n)| format!("BAR.SYNC {i}, {n}")),
+                (imm(0, 15), imm(1, 0xfff)).prop_map(|(i, n)| format!("BAR.ARV {i}, {n}")),
                 (sel(&["POPC", "AND", "OR"]), imm(0, 15), psrc())
                     .prop_map(|(m, i, p)| format!("BAR.RED.{m} {i}, {p}")),
+                (
+                    sel(&["POPC", "AND", "OR"]),
+                    imm(0, 15),
+                    imm(1, 0xfff),
+                    psrc()
+                )
+                    .prop_map(|(m, i, n, p)| format!("BAR.RED.{m} {i}, {n}, {p}")),
             ]
             .boxed(),
         ),

@@ -754,6 +754,8 @@ mod tests {
             id: 0,
             cond: cond(1, false, None),
             red: None,
+            count: 0,
+            arrive: false,
             next: 1,
             pc: 0,
         };

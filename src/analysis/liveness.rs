@@ -658,6 +658,8 @@ mod tests {
                     id: 0,
                     cond: pcond(2, false),
                     red: None,
+                    count: 0,
+                    arrive: false,
                     next: 2,
                     pc: 0,
                 },

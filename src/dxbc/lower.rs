@@ -2416,6 +2416,8 @@ impl Lower<'_> {
                         id: 0,
                         cond: Cond::ALWAYS,
                         red: None,
+                        count: 0,
+                        arrive: false,
                         next,
                         pc,
                     });

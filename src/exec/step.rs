@@ -233,7 +233,7 @@ impl<'m> WarpStepper<'m> {
             terminate(block, id, &mut self.w, &mut self.ctl, &mut env, None).map_err(in_warp)?;
         self.next = 0;
         Ok(match stop {
-            Some(Stop::Barrier { id, pc, red }) => {
+            Some(Stop::Barrier { id, pc, red, .. }) => {
                 // Alone at the barrier: the reduction is over this warp's threads.
                 if let Some(r) = red {
                     self.w.bar_result = r.result(r.trues, r.threads);

@@ -86,6 +86,10 @@ pub enum Stop {
         pc: u32,
         /// What the warp brings to a `BAR.RED` (`None` for `BAR.SYNC`).
         red: Option<RedArrival>,
+        /// The barrier's thread count (0: every live warp).
+        count: u32,
+        /// `BAR.ARV`: the warp goes on once its arrival is counted.
+        arrive: bool,
     },
 }
 
@@ -341,6 +345,8 @@ pub fn terminate(
             id: bar,
             cond,
             red,
+            count,
+            arrive,
             next,
             pc,
         } => {
@@ -370,7 +376,13 @@ pub fn terminate(
                     o.barrier(env.at, bar, pc, w.active);
                     o.block_exit(env.at, id);
                 }
-                return Ok(Some(Stop::Barrier { id: bar, pc, red }));
+                return Ok(Some(Stop::Barrier {
+                    id: bar,
+                    pc,
+                    red,
+                    count,
+                    arrive,
+                }));
             }
         }
     }

@@ -228,8 +228,13 @@ pub enum Terminator {
         id: u8,
         /// Guard of the BAR.
         cond: Cond,
-        /// The reduction of `BAR.RED` (`None`: `BAR.SYNC`).
+        /// The reduction of `BAR.RED` (`None`: `BAR.SYNC` or `BAR.ARV`).
         red: Option<BarRed>,
+        /// The thread count (`BAR.SYNC id, count`): the barrier completes once `count` threads
+        /// have arrived, counted a warp (32) per arrival; 0 means every live warp of the CTA.
+        count: u32,
+        /// `BAR.ARV id, count`: the warp arrives and goes on without waiting.
+        arrive: bool,
         /// Next block.
         next: BlockId,
         /// pc of the BAR.

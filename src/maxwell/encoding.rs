@@ -1328,32 +1328,38 @@ pub const CONTROL: &[Form] = &[
     // BAR: the mode in bits 32-34 (0 .SYNC, 1 .ARV, 2 .RED, 3 .SCAN), .RED's reduction in
     // 35-36 (.POPC, .AND, .OR) and its predicate in 39-41 with the inversion at 42.
     form!("BAR", op(0xf0a8), M13, None, |w, _, _| {
-        let red = match w.field(32, 3) {
-            0 => {
-                only(w, 35, 2, 0, "BAR.SYNC reduction")?;
-                only(w, 39, 4, 7, "BAR.SYNC predicate")?;
-                None
+        let (red, arrive) = match w.field(32, 3) {
+            m @ (0 | 1) => {
+                only(w, 35, 2, 0, "BAR.SYNC/.ARV reduction")?;
+                only(w, 39, 4, 7, "BAR.SYNC/.ARV predicate")?;
+                (None, m == 1)
             }
             2 => {
                 let op = match w.field(35, 2) {
                     3 => return Err("BAR.RED reduction 0x3 is not valid".into()),
                     v => BarRedOp::ALL[v as usize],
                 };
-                Some(BarRed {
-                    op,
-                    pred: w.psrc(39, 42),
-                })
+                (
+                    Some(BarRed {
+                        op,
+                        pred: w.psrc(39, 42),
+                    }),
+                    false,
+                )
             }
-            v => return Err(format!("BAR mode {v:#x} (.ARV, .SCAN) is not supported")),
+            v => return Err(format!("BAR mode {v:#x} (.SCAN) is not supported")),
         };
-        // The thread count: an immediate (bit 43) of 0, or RZ, means every thread of the CTA.
-        let count_zero = if w.bit(43) {
-            w.field(20, 12) == 0
+        // The thread count: an immediate (bit 43; 0 means every thread of the CTA), or a
+        // register (RZ: every thread).
+        let count = if w.bit(43) {
+            w.field(20, 12) as u32
+        } else if w.reg(20).is_rz() {
+            0
         } else {
-            w.reg(20).is_rz()
+            return Err("BAR with a thread count in a register is not supported".into());
         };
-        if !count_zero {
-            return Err("BAR with a thread count is not supported".into());
+        if arrive && count == 0 {
+            return Err("BAR.ARV without a thread count is not valid".into());
         }
         let id = if w.bit(44) {
             w.field(8, 8)
@@ -1365,7 +1371,12 @@ pub const CONTROL: &[Form] = &[
         if id > 15 {
             return Err(format!("barrier {id:#x} is not valid (0 to 15)"));
         }
-        Ok(Decoded::Control(ControlKind::Bar { id: id as u8, red }))
+        Ok(Decoded::Control(ControlKind::Bar {
+            id: id as u8,
+            red,
+            count,
+            arrive,
+        }))
     }),
 ];
 

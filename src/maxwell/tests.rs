@@ -162,6 +162,21 @@ fn barrier_reduction_words_of_ptxas() {
     assert_eq!(text(0xf0b8e0010007ff00), "B2R.RESULT R0");
     assert_eq!(text(0xf0b800010007ffff), "B2R.RESULT RZ, P0");
     assert_eq!(text(0xf0b820010007ffff), "B2R.RESULT RZ, P1");
+    // The same kernel's words: the other reductions and predicates, B2R.RESULT's register.
+    assert_eq!(text(0xf0a8188a00070100), "BAR.RED.AND 0x1, P1");
+    assert_eq!(text(0xf0a81d1200070200), "BAR.RED.OR 0x2, !P2");
+    assert_eq!(text(0xf0a81c0200070300), "BAR.RED.POPC 0x3, !P0");
+    assert_eq!(text(0xf0b840010007ffff), "B2R.RESULT RZ, P2");
+    assert_eq!(text(0xf0b8e0010007ff04), "B2R.RESULT R4");
+    // Named barriers with a thread count (the `named` kernel): `bar.arrive 1, 128` (guarded),
+    // `bar.sync 1, 128`, `bar.red.popc.u32 %r, 2, 64, %p`, `bar.sync 3, 64`.
+    assert_eq!(text(0xf0a81b8108080100), "@!P0 BAR.ARV 0x1, 0x80");
+    assert_eq!(text(0xf0a81b8008070100), "BAR.SYNC 0x1, 0x80");
+    assert_eq!(text(0xf0a8180204070200), "BAR.RED.POPC 0x2, 0x40, P0");
+    assert_eq!(text(0xf0a81b8004070300), "BAR.SYNC 0x3, 0x40");
+    // A thread count in a register (`bar.sync 2, %r`) is refused, as is .ARV without a count.
+    assert!(text_at(0xf0a8138000400200, 8).is_err(), "count in R4");
+    assert!(text_at(0xf0a81b8100070100, 8).is_err(), "ARV, count 0");
     // BAR.SYNC keeps its form; the other modes and B2R without .RESULT are refused.
     assert_eq!(text(0xf0a81b8000070100), "BAR.SYNC 0x1");
     assert!(text_at(0xf0a8180300070000, 8).is_err(), ".SCAN");
@@ -220,10 +235,14 @@ impl Rng {
         if f.mnemonic == "BAR" {
             w &= !((0x7ff << 32) | (0xfff << 20) | (0xff << 8));
             w |= (1 << 44) | ((self.next() % 16) << 8);
-            w |= match self.next() % 2 {
+            w |= match self.next() % 3 {
                 0 => 0x380 << 32,
+                1 => (0x381 << 32) | (1 << 43) | ((1 + self.next() % 0xfff) << 20),
                 _ => (2 | ((self.next() % 3) << 3) | ((self.next() & 0xf) << 7)) << 32,
             };
+            if self.next().is_multiple_of(3) {
+                w |= (1 << 43) | ((self.next() % 0x1000) << 20);
+            }
         }
         // B2R.RESULT: the mode bit set, the barrier field 0xff, the rest clear.
         if f.mnemonic == "B2R" && !self.next().is_multiple_of(4) {
@@ -440,7 +459,7 @@ fn decoding_random_bytes_never_panics() {
 /// its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 14] = [
+    let files: [(&str, &[u8]); 15] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -461,6 +480,7 @@ fn ptxas_kernels_decode_and_disassemble() {
         ("convert", include_bytes!("../../tests/cubin/convert.cubin")),
         ("intops", include_bytes!("../../tests/cubin/intops.cubin")),
         ("muls_O0", include_bytes!("../../tests/cubin/muls_O0.cubin")),
+        ("barred", include_bytes!("../../tests/cubin/barred.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -496,6 +516,7 @@ fn ptxas_kernels_decode_and_disassemble() {
     assert_eq!(
         decoded,
         [
+            "barred",
             "calls",
             "carry128",
             "consts",
@@ -517,6 +538,7 @@ fn ptxas_kernels_decode_and_disassemble() {
             "misc",
             "mul",
             "muls",
+            "named",
             "reduce",
             "scale",
             "sizes",

@@ -17,11 +17,18 @@ const BAR_RED_OPS: &[(&str, BarRedOp)] = &[
     ("OR", BarRedOp::Or),
 ];
 
-/// The text of a barrier instruction (no guard): `BAR.SYNC 0x1`, `BAR.RED.POPC 0x0, P0`.
-pub fn bar_text(id: u8, red: Option<BarRed>) -> String {
+/// The text of a barrier instruction (no guard): `BAR.SYNC 0x1`, `BAR.SYNC 0x1, 0x40`,
+/// `BAR.ARV 0x1, 0x40`, `BAR.RED.POPC 0x0, P0`.
+pub fn bar_text(id: u8, red: Option<BarRed>, count: u32, arrive: bool) -> String {
+    let n = if count != 0 {
+        format!(", {count:#x}")
+    } else {
+        String::new()
+    };
     match red {
-        None => format!("BAR.SYNC {id:#x}"),
-        Some(r) => format!("BAR.RED.{} {id:#x}, {}", bar_red_name(r.op), r.pred),
+        None if arrive => format!("BAR.ARV {id:#x}{n}"),
+        None => format!("BAR.SYNC {id:#x}{n}"),
+        Some(r) => format!("BAR.RED.{} {id:#x}{n}, {}", bar_red_name(r.op), r.pred),
     }
 }
 
@@ -81,12 +88,17 @@ pub enum ControlKind {
         /// Condition-code test.
         cc: Option<CcTest>,
     },
-    /// `BAR.SYNC [id]` (id 0..=15, default 0), or `BAR.RED.POPC|AND|OR id, Pp`.
+    /// `BAR.SYNC [id[, count]]` (id 0..=15, default 0), `BAR.ARV id, count`, or
+    /// `BAR.RED.POPC|AND|OR id[, count], Pp`.
     Bar {
         /// Barrier index.
         id: u8,
         /// The reduction of `BAR.RED`.
         red: Option<BarRed>,
+        /// Thread count (0: every thread of the CTA).
+        count: u32,
+        /// `BAR.ARV`.
+        arrive: bool,
     },
 }
 
@@ -162,7 +174,12 @@ impl fmt::Display for Control {
             ControlKind::Exit { cc } => {
                 write!(f, "EXIT{}", cc.map(|c| format!(" {c}")).unwrap_or_default())
             }
-            ControlKind::Bar { id, red } => f.write_str(&bar_text(*id, *red)),
+            ControlKind::Bar {
+                id,
+                red,
+                count,
+                arrive,
+            } => f.write_str(&bar_text(*id, *red, *count, *arrive)),
         }
     }
 }
@@ -249,22 +266,39 @@ pub fn parse_control(a: &mut Args<'_>) -> Option<Result<(ControlKind, Option<Src
             },
             "EXIT" => ControlKind::Exit { cc: cc_test(a)? },
             "BAR" => {
+                let count = |a: &mut Args<'_>| a.imm(0, 0xfff, "thread count").map(|v| v as u32);
                 if a.flag("RED")? {
                     let op = a.require(BAR_RED_OPS)?;
                     let id = a.imm(0, 15, "barrier id")? as u8;
+                    let n = if a.peek_pred() { 0 } else { count(a)? };
                     let pred = a.pred()?;
                     ControlKind::Bar {
                         id,
                         red: Some(BarRed { op, pred }),
+                        count: n,
+                        arrive: false,
                     }
                 } else {
-                    a.require(&[("SYNC", ())])?;
-                    let id = if a.peek().is_some() {
+                    let arrive = a.require(&[("SYNC", false), ("ARV", true)])?;
+                    let id = if a.peek().is_some() || arrive {
                         a.imm(0, 15, "barrier id")? as u8
                     } else {
                         0
                     };
-                    ControlKind::Bar { id, red: None }
+                    let n = if a.peek().is_some() || arrive {
+                        count(a)?
+                    } else {
+                        0
+                    };
+                    if arrive && n == 0 {
+                        return a.err(raw.mn_loc, "BAR.ARV needs a thread count other than 0");
+                    }
+                    ControlKind::Bar {
+                        id,
+                        red: None,
+                        count: n,
+                        arrive,
+                    }
                 }
             }
             _ => return Ok(None),

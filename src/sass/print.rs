@@ -115,9 +115,15 @@ pub fn program_lines(p: &Program) -> Result<Vec<Line>, Unspelled> {
                 (pc, format!("{}EXIT{}", cond.guard, cc_suffix(cond)))
             }
             Terminator::Barrier {
-                id, cond, red, pc, ..
+                id,
+                cond,
+                red,
+                count,
+                arrive,
+                pc,
+                ..
             } => {
-                let text = super::control::bar_text(id, red);
+                let text = super::control::bar_text(id, red, count, arrive);
                 (Some(pc), format!("{}{text}", cond.guard))
             }
         };
