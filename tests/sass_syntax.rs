@@ -1620,6 +1620,57 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "I2F",
+            (
+                select(vec!["F16", "F32", "F64"]),
+                prop_oneof![
+                    (
+                        select(vec!["U8", "S8"]),
+                        select(vec!["", ".B0", ".B1", ".B2", ".B3"])
+                    ),
+                    (select(vec!["U16", "S16"]), select(vec!["", ".H0", ".H1"])),
+                ],
+                fmods(reg()),
+            )
+                .prop_map(|(dt, (st, sel), (pre, b))| {
+                    let d = if dt == "F64" { "R4" } else { "R3" };
+                    format!("I2F.{dt}.{st} {d}, {pre}{b}{sel}")
+                })
+                .boxed(),
+        ),
+        (
+            "I2I",
+            (
+                select(vec!["U8", "U16", "U32", "S8", "S16", "S32"]),
+                prop_oneof![
+                    (select(vec!["U8", "S8"]), select(vec![".B1", ".B2", ".B3"])),
+                    (select(vec!["U16", "S16"]), Just(".H1")),
+                ],
+                reg(),
+                prop_oneof![reg(), cref()],
+            )
+                .prop_map(|(dt, (st, sel), d, b)| format!("I2I.{dt}.{st} {d}, {b}{sel}"))
+                .boxed(),
+        ),
+        (
+            "F2F",
+            (
+                select(vec!["F32", "F64"]),
+                select(vec!["F2I.S32", "F2F"]),
+                fmods(reg()),
+            )
+                .prop_map(|(dt, op, (pre, b))| {
+                    let d = if dt == "F64" { "R10" } else { "R11" };
+                    let t = if op == "F2F" {
+                        format!(".{dt}")
+                    } else {
+                        String::new()
+                    };
+                    format!("{op}{t}.F16 {d}, {pre}{b}.H1")
+                })
+                .boxed(),
+        ),
+        (
             "DADD",
             (
                 mods(vec![vec!["", "RN", "RM", "RP", "RZ"]]),

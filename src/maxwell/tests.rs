@@ -187,6 +187,27 @@ fn barrier_reduction_words_of_ptxas() {
     );
 }
 
+/// The byte and half selects ptxas writes on conversion sources (tests/cubin/selects.cubin:
+/// `cvt.rn.f32.u8` of `x >> 24`, `cvt.rn.f32.u16`/`.s16` and `cvt.f32.f16`/`cvt.rzi.s32.f16`
+/// of an upper half, `cvt.rm.f32.u8` of `x >> 16`): bits 41-42 of I2F/I2I, bit 41 of F2F/F2I.
+#[test]
+fn conversion_selects_of_ptxas() {
+    assert_eq!(text(0x5cb8060000470200), "I2F.F32.U8 R0, R4.B3");
+    assert_eq!(text(0x5cb8040000470607), "I2F.F32.U16 R7, R4.H1");
+    assert_eq!(text(0x5cb8040000472608), "I2F.F32.S16 R8, R4.H1");
+    assert_eq!(text(0x5ca8020000470609), "F2F.F32.F16 R9, R4.H1");
+    assert_eq!(text(0x5cb003800047160b), "F2I.S32.F16.TRUNC R11, R4.H1");
+    assert_eq!(text(0x5cb804800047020d), "I2F.F32.U8.RM R13, R4.B2");
+    // I2I takes the same field (envytools' b1-b3).
+    assert_eq!(text(0x5ce0020000470005), "I2I.U8.U8 R5, R4.B1");
+    // Selects that name no part of the source are refused: .B1 of a 32-bit or 16-bit source,
+    // a half select of a binary32 source, F2I's bit 42.
+    assert!(text_at(0x5cb8020000470a00, 8).is_err(), "B1 of U32");
+    assert!(text_at(0x5cb8020000470600, 8).is_err(), "B1 of U16");
+    assert!(text_at(0x5ca8020000470a09, 8).is_err(), "H1 of F32");
+    assert!(text_at(0x5cb005800047160b, 8).is_err(), "F2I bit 42");
+}
+
 #[test]
 fn field_accessors() {
     let w = Word(0x0100_0000_0000_0000 | (0x12345678u64 << 20) | (0x7 << 16) | (0xf << 12) | 3);
@@ -459,7 +480,7 @@ fn decoding_random_bytes_never_panics() {
 /// its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 15] = [
+    let files: [(&str, &[u8]); 16] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -481,6 +502,7 @@ fn ptxas_kernels_decode_and_disassemble() {
         ("intops", include_bytes!("../../tests/cubin/intops.cubin")),
         ("muls_O0", include_bytes!("../../tests/cubin/muls_O0.cubin")),
         ("barred", include_bytes!("../../tests/cubin/barred.cubin")),
+        ("selects", include_bytes!("../../tests/cubin/selects.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -517,6 +539,7 @@ fn ptxas_kernels_decode_and_disassemble() {
         decoded,
         [
             "barred",
+            "bytesel",
             "calls",
             "carry128",
             "consts",
