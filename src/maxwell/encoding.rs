@@ -636,10 +636,16 @@ maxwell_table! {
     })],
     Fmul => rcf!("FMUL", 0x5c68, 0x4c68, 0x3868, M13, M13I, |w, _, b| {
         no(w, 47, "FMUL with .CC")?;
-        only(w, 41, 3, 0, "FMUL scale (.D2 .. .M8)")?;
+        // The scale (envytools' gm107): 1-3 .D2 .D4 .D8, 4-6 .M8 .M4 .M2.
+        let scale = match w.field(41, 3) {
+            0 => 0,
+            v @ 1..=3 => -(v as i8),
+            v @ 4..=6 => 7 - v as i8,
+            _ => return Err("FMUL scale 0x7 is not valid".into()),
+        };
         no(w, 45, "FMUL.FMZ")?;
         ok(Fmul {
-            d: w.reg(0), ftz: w.bit(44), sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
+            d: w.reg(0), ftz: w.bit(44), scale, sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
             a: w.reg(8), b, neg_b: fneg_b(w, b, 48)?,
         })
     }),

@@ -208,6 +208,19 @@ fn conversion_selects_of_ptxas() {
     assert!(text_at(0x5cb005800047160b, 8).is_err(), "F2I bit 42");
 }
 
+/// FMUL's scale (bits 41-43, envytools' gm107 table: 1-3 .D2 .D4 .D8, 4-6 .M8 .M4 .M2) on
+/// `FMUL R0, R2, R3` (0x5c68000000370200 in ptxas's float.cubin); ptxas 12.9 -O3 did not
+/// write a scale for any product by a power of two tried, so the words are built by field.
+#[test]
+fn fmul_scale_fields() {
+    assert_eq!(text(0x5c68000000370200), "FMUL R0, R2, R3");
+    assert_eq!(text(0x5c68020000370200), "FMUL.D2 R0, R2, R3");
+    assert_eq!(text(0x5c68060000370200), "FMUL.D8 R0, R2, R3");
+    assert_eq!(text(0x5c68080000370200), "FMUL.M8 R0, R2, R3");
+    assert_eq!(text(0x5c680c0000370200), "FMUL.M2 R0, R2, R3");
+    assert!(text_at(0x5c680e0000370200, 8).is_err(), "scale 7");
+}
+
 #[test]
 fn field_accessors() {
     let w = Word(0x0100_0000_0000_0000 | (0x12345678u64 << 20) | (0x7 << 16) | (0xf << 12) | 3);
@@ -308,7 +321,7 @@ impl Rng {
             // The opcode bits stay.
             w = (w & !f.mask) | f.bits;
         }
-        // FMUL's scale (41..43) and .FMZ (45) are refused: keep them clear mostly.
+        // FMUL's .FMZ (45) is refused and its scale 7 (41..43) invalid: keep them clear mostly.
         if matches!(f.mnemonic, "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I")
             && !self.next().is_multiple_of(4)
         {
