@@ -1162,7 +1162,12 @@ fn templates() -> Vec<(&'static str, S)> {
         (
             "FMUL",
             (
-                mods(vec![vec!["", "FTZ"], FRNDS.to_vec(), vec!["", "SAT"]]),
+                mods(vec![
+                    vec!["", "FTZ"],
+                    vec!["", "D2", "D4", "D8", "M2", "M4", "M8"],
+                    FRNDS.to_vec(),
+                    vec!["", "SAT"],
+                ]),
                 reg(),
                 rreg(),
                 fsb_neg(),
@@ -1629,12 +1634,17 @@ fn templates() -> Vec<(&'static str, S)> {
                         select(vec!["", ".B0", ".B1", ".B2", ".B3"])
                     ),
                     (select(vec!["U16", "S16"]), select(vec!["", ".H0", ".H1"])),
-                ],
-                fmods(reg()),
+                ]
+                .prop_flat_map(|(st, sel)| {
+                    (
+                        Just(st),
+                        fmods(reg().prop_map(move |r| format!("{r}{sel}")).boxed()),
+                    )
+                }),
             )
-                .prop_map(|(dt, (st, sel), (pre, b))| {
+                .prop_map(|(dt, (st, (pre, b)))| {
                     let d = if dt == "F64" { "R4" } else { "R3" };
-                    format!("I2F.{dt}.{st} {d}, {pre}{b}{sel}")
+                    format!("I2F.{dt}.{st} {d}, {pre}{b}")
                 })
                 .boxed(),
         ),
@@ -1657,7 +1667,7 @@ fn templates() -> Vec<(&'static str, S)> {
             (
                 select(vec!["F32", "F64"]),
                 select(vec!["F2I.S32", "F2F"]),
-                fmods(reg()),
+                fmods(reg().prop_map(|r| format!("{r}.H1")).boxed()),
             )
                 .prop_map(|(dt, op, (pre, b))| {
                     let d = if dt == "F64" { "R10" } else { "R11" };
@@ -1666,7 +1676,7 @@ fn templates() -> Vec<(&'static str, S)> {
                     } else {
                         String::new()
                     };
-                    format!("{op}{t}.F16 {d}, {pre}{b}.H1")
+                    format!("{op}{t}.F16 {d}, {pre}{b}")
                 })
                 .boxed(),
         ),
