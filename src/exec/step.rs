@@ -42,8 +42,9 @@ use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 pub enum Step {
     /// An instruction or a terminator ran; the warp goes on.
     Ran,
-    /// The warp reached a barrier (`BAR.SYNC`, DXBC `sync_*_t`). The stepper runs this warp
-    /// alone, so the next step continues past it as if every other warp had arrived.
+    /// The warp reached a barrier (`BAR.SYNC`, `BAR.RED`, `BAR.ARV`, DXBC `sync_*_t`). The
+    /// stepper runs this warp alone, so the next step continues past it as if every other warp
+    /// had arrived (a `BAR.RED`'s result is over this warp's arriving threads).
     Barrier {
         /// Barrier index.
         id: u8,
