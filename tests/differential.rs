@@ -211,7 +211,23 @@ fn generator_covers_the_op_table_and_every_fault() {
             graphics += 1;
         }
         for word in [
-            "SSY", "SYNC", "BAR.SYNC", "EXIT CC.", "BRA CC.", "@P", "@!P", ".BREV", "R200+",
+            "SSY",
+            "SYNC",
+            "BAR.SYNC",
+            "EXIT CC.",
+            "BRA CC.",
+            "@P",
+            "@!P",
+            ".BREV",
+            "R200+",
+            "BAR.RED.POPC",
+            "BAR.RED.AND",
+            "BAR.RED.OR",
+            "BAR.ARV",
+            "FMUL.D",
+            "FMUL.M",
+            ".H1;",
+            ".B3;",
         ] {
             if case.text.contains(word) {
                 text_forms.insert(word);
@@ -443,7 +459,23 @@ fn generator_covers_the_op_table_and_every_fault() {
         );
     }
     for w in [
-        "SSY", "SYNC", "BAR.SYNC", "EXIT CC.", "BRA CC.", "@P", "@!P", ".BREV", "R200+",
+        "SSY",
+        "SYNC",
+        "BAR.SYNC",
+        "EXIT CC.",
+        "BRA CC.",
+        "@P",
+        "@!P",
+        ".BREV",
+        "R200+",
+        "BAR.RED.POPC",
+        "BAR.RED.AND",
+        "BAR.RED.OR",
+        "BAR.ARV",
+        "FMUL.D",
+        "FMUL.M",
+        ".H1;",
+        ".B3;",
     ] {
         assert!(text_forms.contains(w), "the generator never writes {w}");
     }

@@ -178,6 +178,9 @@ fn blocks_and_terminators() {
             Terminator::Barrier {
                 id: 1,
                 cond: Cond::ALWAYS,
+                red: None,
+                count: 0,
+                arrive: false,
                 next: 3,
                 pc: 0x30
             },
@@ -1159,7 +1162,12 @@ fn templates() -> Vec<(&'static str, S)> {
         (
             "FMUL",
             (
-                mods(vec![vec!["", "FTZ"], FRNDS.to_vec(), vec!["", "SAT"]]),
+                mods(vec![
+                    vec!["", "FTZ"],
+                    vec!["", "D2", "D4", "D8", "M2", "M4", "M8"],
+                    FRNDS.to_vec(),
+                    vec!["", "SAT"],
+                ]),
                 reg(),
                 rreg(),
                 fsb_neg(),
@@ -1513,6 +1521,12 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "B2R",
+            (reg(), maybe(pred().prop_map(|p| format!(", {p}")).boxed()))
+                .prop_map(|(d, p)| format!("B2R.RESULT {d}{p}"))
+                .boxed(),
+        ),
+        (
             "CS2R",
             (reg(), sel(&["SR_CLOCKLO", "SR_CLOCKHI"]))
                 .prop_map(|(d, s)| format!("CS2R {d}, {s}"))
@@ -1608,6 +1622,62 @@ fn templates() -> Vec<(&'static str, S)> {
                 fmods(src(imm20())),
             )
                 .prop_map(|(dt, st, m, d, (pre, b))| format!("I2I.{dt}.{st}{m} {d}, {pre}{b}"))
+                .boxed(),
+        ),
+        (
+            "I2F",
+            (
+                select(vec!["F16", "F32", "F64"]),
+                prop_oneof![
+                    (
+                        select(vec!["U8", "S8"]),
+                        select(vec!["", ".B0", ".B1", ".B2", ".B3"])
+                    ),
+                    (select(vec!["U16", "S16"]), select(vec!["", ".H0", ".H1"])),
+                ]
+                .prop_flat_map(|(st, sel)| {
+                    (
+                        Just(st),
+                        fmods(reg().prop_map(move |r| format!("{r}{sel}")).boxed()),
+                    )
+                }),
+            )
+                .prop_map(|(dt, (st, (pre, b)))| {
+                    let d = if dt == "F64" { "R4" } else { "R3" };
+                    format!("I2F.{dt}.{st} {d}, {pre}{b}")
+                })
+                .boxed(),
+        ),
+        (
+            "I2I",
+            (
+                select(vec!["U8", "U16", "U32", "S8", "S16", "S32"]),
+                prop_oneof![
+                    (select(vec!["U8", "S8"]), select(vec![".B1", ".B2", ".B3"])),
+                    (select(vec!["U16", "S16"]), Just(".H1")),
+                ],
+                reg(),
+                prop_oneof![reg(), cref()],
+            )
+                .prop_map(|(dt, (st, sel), d, b)| format!("I2I.{dt}.{st} {d}, {b}{sel}"))
+                .boxed(),
+        ),
+        (
+            "F2F",
+            (
+                select(vec!["F32", "F64"]),
+                select(vec!["F2I.S32", "F2F"]),
+                fmods(reg().prop_map(|r| format!("{r}.H1")).boxed()),
+            )
+                .prop_map(|(dt, op, (pre, b))| {
+                    let d = if dt == "F64" { "R10" } else { "R11" };
+                    let t = if op == "F2F" {
+                        format!(".{dt}")
+                    } else {
+                        String::new()
+                    };
+                    format!("{op}{t}.F16 {d}, {pre}{b}")
+                })
                 .boxed(),
         ),
         (
@@ -1734,9 +1804,22 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "BAR",
-            maybe(imm(0, 15).prop_map(|i| format!(" {i}")).boxed())
-                .prop_map(|i| format!("BAR.SYNC{i}"))
-                .boxed(),
+            prop_oneof![
+                maybe(imm(0, 15).prop_map(|i| format!(" {i}")).boxed())
+                    .prop_map(|i| format!("BAR.SYNC{i}")),
+                (imm(0, 15), imm(1, 0xfff)).prop_map(|(i, n)| format!("BAR.SYNC {i}, {n}")),
+                (imm(0, 15), imm(1, 0xfff)).prop_map(|(i, n)| format!("BAR.ARV {i}, {n}")),
+                (sel(&["POPC", "AND", "OR"]), imm(0, 15), psrc())
+                    .prop_map(|(m, i, p)| format!("BAR.RED.{m} {i}, {p}")),
+                (
+                    sel(&["POPC", "AND", "OR"]),
+                    imm(0, 15),
+                    imm(1, 0xfff),
+                    psrc()
+                )
+                    .prop_map(|(m, i, n, p)| format!("BAR.RED.{m} {i}, {n}, {p}")),
+            ]
+            .boxed(),
         ),
     ]
 }

@@ -43,6 +43,9 @@ pub struct WarpState {
     /// The warp's clock: warp instructions it issued before the next one (docs/semantics.md
     /// §22d). Set by the dispatcher at each block start, advanced by the engines within a block.
     pub clock: u64,
+    /// The result of the last `BAR.RED` the warp was released from (the count for `.POPC`, 0
+    /// or 1 for `.AND`/`.OR`), what `B2R.RESULT` reads; 0 at launch.
+    pub bar_result: u32,
 }
 
 impl WarpState {
@@ -60,6 +63,7 @@ impl WarpState {
             ctaid: [0; 3],
             warp_id: 0,
             clock: 0,
+            bar_result: 0,
         });
         w.reset(live);
         w
@@ -76,6 +80,7 @@ impl WarpState {
         self.active = live;
         self.exited = !live;
         self.clock = 0;
+        self.bar_result = 0;
     }
 
     /// Reads predicate `p` as a lane mask (`PT` = all lanes).

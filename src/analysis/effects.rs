@@ -250,13 +250,18 @@ impl Terminator {
                 Some(cond)
             }
             Terminator::Exit { cond, next, .. } => next.map(|_| cond),
-            Terminator::Barrier { cond, .. } => {
+            Terminator::Barrier { cond, red, .. } => {
                 e.can_fault = true;
+                if let Some(r) = red {
+                    e.read_pred(r.pred);
+                }
                 Some(cond)
             }
         };
         if let Some(c) = cond {
-            (e.pred_reads, e.cc_reads) = c.reads();
+            let (p, f) = c.reads();
+            e.pred_reads |= p;
+            e.cc_reads = f;
         }
         e
     }
@@ -748,6 +753,9 @@ mod tests {
         let t = Terminator::Barrier {
             id: 0,
             cond: cond(1, false, None),
+            red: None,
+            count: 0,
+            arrive: false,
             next: 1,
             pc: 0,
         };

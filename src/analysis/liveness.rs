@@ -657,6 +657,9 @@ mod tests {
                 Terminator::Barrier {
                     id: 0,
                     cond: pcond(2, false),
+                    red: None,
+                    count: 0,
+                    arrive: false,
                     next: 2,
                     pc: 0,
                 },

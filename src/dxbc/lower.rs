@@ -2415,6 +2415,9 @@ impl Lower<'_> {
                     self.finish_into(|next| Terminator::Barrier {
                         id: 0,
                         cond: Cond::ALWAYS,
+                        red: None,
+                        count: 0,
+                        arrive: false,
                         next,
                         pc,
                     });

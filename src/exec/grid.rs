@@ -8,7 +8,7 @@
 //! the one of the lowest-numbered faulting CTA, as with one thread.
 
 use super::observe::WarpAt;
-use super::warp::{run_warp, BodyRunner, Budget, Stop, WarpCtl};
+use super::warp::{run_warp, BodyRunner, Budget, RedArrival, Stop, WarpCtl};
 use super::{max_threads, CtaEnv, Launch, Machine, RunOptions, Stats};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -251,8 +251,20 @@ pub fn cta_coords(grid: [u32; 3], i: u64) -> [u32; 3] {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Status {
     Ready,
-    Waiting { id: u8, pc: u32 },
+    Waiting {
+        id: u8,
+        pc: u32,
+        red: Option<RedArrival>,
+    },
     Done,
+}
+
+/// A barrier's count of arrived threads (counted barriers only) and its reduction totals.
+#[derive(Clone, Copy, Default)]
+struct BarState {
+    arrived: u32,
+    trues: u32,
+    threads: u32,
 }
 
 /// Runs one CTA to completion.
@@ -332,37 +344,97 @@ pub fn run_cta(
     s.status.clear();
     s.status.resize(nw, Status::Ready);
     let fault = |wi: usize, f: Fault| f.in_warp(launch.index, cta, wi as u32);
+    // Barriers with a thread count: threads arrived so far (a warp per arrival), and the
+    // reduction totals of every barrier (docs/semantics.md §31).
+    let mut bars = [BarState::default(); 16];
     loop {
         for wi in 0..nw {
             if s.status[wi] != Status::Ready {
                 continue;
             }
             env.at.warp = wi as u32;
-            let (w, ctl) = (&mut s.warps[wi], &mut s.ctls[wi]);
-            let runner = &mut *s.runner;
-            let stop = if observer.is_some() {
-                run_warp::<true>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
-            } else {
-                run_warp::<false>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
-            }
-            .map_err(|f| fault(wi, note_reads(prog, &s.warps[wi], f)))?;
-            s.status[wi] = match stop {
-                Stop::Exited => Status::Done,
-                Stop::Barrier { id, pc } => Status::Waiting { id, pc },
+            // A warp runs until it exits or waits: an arrival that does not wait (BAR.ARV, or
+            // the arrival that completes a counted barrier) lets it go on at once.
+            s.status[wi] = loop {
+                let (w, ctl) = (&mut s.warps[wi], &mut s.ctls[wi]);
+                let runner = &mut *s.runner;
+                let stop = if observer.is_some() {
+                    run_warp::<true>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
+                } else {
+                    run_warp::<false>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
+                }
+                .map_err(|f| fault(wi, note_reads(prog, &s.warps[wi], f)))?;
+                let Stop::Barrier {
+                    id,
+                    pc,
+                    red,
+                    count,
+                    arrive,
+                } = stop
+                else {
+                    break Status::Done;
+                };
+                let b = &mut bars[id as usize];
+                if let Some(r) = red {
+                    b.trues += r.trues;
+                    b.threads += r.threads;
+                }
+                if count == 0 {
+                    break Status::Waiting { id, pc, red };
+                }
+                b.arrived += LANES as u32;
+                if b.arrived < count {
+                    if arrive {
+                        continue;
+                    }
+                    break Status::Waiting { id, pc, red };
+                }
+                // The counted barrier completes: its waiting warps are released (those before
+                // this one run in the next round), this warp goes on.
+                let (trues, threads) = (b.trues, b.threads);
+                bars[id as usize] = BarState::default();
+                for (v, st) in s.status.iter_mut().enumerate() {
+                    if let Status::Waiting { id: i, red: r, .. } = *st {
+                        if i == id {
+                            if let Some(r) = r {
+                                s.warps[v].bar_result = r.result(trues, threads);
+                            }
+                            *st = Status::Ready;
+                        }
+                    }
+                }
+                if let Some(r) = red {
+                    s.warps[wi].bar_result = r.result(trues, threads);
+                }
             };
+        }
+        if s.status.contains(&Status::Ready) {
+            continue;
         }
         let mut waiting = s
             .status
             .iter()
             .enumerate()
             .filter_map(|(wi, st)| match *st {
-                Status::Waiting { id, pc } => Some((wi, id, pc)),
+                Status::Waiting { id, pc, .. } => Some((wi, id, pc)),
                 _ => None,
             });
         let Some((w0, id0, pc0)) = waiting.next() else {
             break;
         };
-        if waiting.all(|(_, id, _)| id == id0) {
+        // Every warp left waits: a barrier without a count completes when all of them wait at
+        // it (none at a counted barrier, which would still be short of threads).
+        let counted = |id: u8| bars[id as usize].arrived != 0;
+        if waiting.all(|(_, id, _)| id == id0) && !counted(id0) {
+            // A reduction is over every thread that arrived with one, in all warps; each such
+            // warp gets its own op's result.
+            let BarState { trues, threads, .. } = bars[id0 as usize];
+            bars[id0 as usize] = BarState::default();
+            for (wi, st) in s.status.iter().enumerate() {
+                if let Status::Waiting { red: Some(r), .. } = st {
+                    s.warps[wi].bar_result = r.result(trues, threads);
+                }
+            }
             for st in s.status.iter_mut().filter(|st| **st != Status::Done) {
                 *st = Status::Ready;
             }
@@ -477,5 +549,30 @@ mod tests {
                 }
             );
         }
+    }
+
+    /// A barrier with a thread count completes once that many threads (a warp per arrival)
+    /// arrived; one that cannot reach its count is a deadlock at the warp that waits there.
+    #[test]
+    fn counted_barriers_complete_at_their_count() {
+        let run = |text: &str| {
+            run_grid(
+                &Machine::default(),
+                &launch(1, text),
+                &RunOptions::default(),
+                &|| Box::new(Interp),
+            )
+        };
+        // Two warps: warp 0 arrives at barrier 1 without waiting, warp 1 completes it.
+        let ok = "S2R R0, SR_TID.X;\nISETP.LT.U32.AND P0, PT, R0, 0x20, PT;\n@P0 BAR.ARV 0x1, 0x40;\n@!P0 BAR.SYNC 0x1, 0x40;\nEXIT;\n";
+        run(ok).expect("completes");
+        // A count of 96 in a CTA of 64 threads never completes.
+        let f = run("BAR.SYNC 0x2, 0x60;\nEXIT;\n").expect_err("deadlock");
+        assert_eq!(f.kind, FaultKind::BarrierDeadlock { barrier: 2 });
+        assert_eq!((f.warp, f.pc), (0, 0x8));
+        // Warp 0 waits for 64 threads, warp 1 only arrives at 32: short of the count.
+        let f = run("S2R R0, SR_TID.X;\nISETP.LT.U32.AND P0, PT, R0, 0x20, PT;\n@P0 BAR.SYNC 0x1, 0x60;\n@!P0 BAR.ARV 0x1, 0x60;\nEXIT;\n")
+            .expect_err("short");
+        assert_eq!(f.kind, FaultKind::BarrierDeadlock { barrier: 1 });
     }
 }

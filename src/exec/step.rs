@@ -42,8 +42,9 @@ use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 pub enum Step {
     /// An instruction or a terminator ran; the warp goes on.
     Ran,
-    /// The warp reached a barrier (`BAR.SYNC`, DXBC `sync_*_t`). The stepper runs this warp
-    /// alone, so the next step continues past it as if every other warp had arrived.
+    /// The warp reached a barrier (`BAR.SYNC`, `BAR.RED`, `BAR.ARV`, DXBC `sync_*_t`). The
+    /// stepper runs this warp alone, so the next step continues past it as if every other warp
+    /// had arrived (a `BAR.RED`'s result is over this warp's arriving threads).
     Barrier {
         /// Barrier index.
         id: u8,
@@ -233,7 +234,13 @@ impl<'m> WarpStepper<'m> {
             terminate(block, id, &mut self.w, &mut self.ctl, &mut env, None).map_err(in_warp)?;
         self.next = 0;
         Ok(match stop {
-            Some(Stop::Barrier { id, pc }) => Step::Barrier { id, pc },
+            Some(Stop::Barrier { id, pc, red, .. }) => {
+                // Alone at the barrier: the reduction is over this warp's threads.
+                if let Some(r) = red {
+                    self.w.bar_result = r.result(r.trues, r.threads);
+                }
+                Step::Barrier { id, pc }
+            }
             Some(Stop::Exited) | None => Step::Ran,
         })
     }

@@ -84,7 +84,32 @@ pub enum Stop {
         id: u8,
         /// pc of the BAR.
         pc: u32,
+        /// What the warp brings to a `BAR.RED` (`None` for `BAR.SYNC`).
+        red: Option<RedArrival>,
+        /// The barrier's thread count (0: every live warp).
+        count: u32,
+        /// `BAR.ARV`: the warp goes on once its arrival is counted.
+        arrive: bool,
     },
+}
+
+/// A warp's part of a barrier reduction: its arriving threads (active, guard true) and how
+/// many of them hold the reduced predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RedArrival {
+    /// The reduction the warp asked for (each warp gets its own op's result).
+    pub op: crate::ir::BarRedOp,
+    /// Arriving threads whose predicate holds.
+    pub trues: u32,
+    /// Arriving threads.
+    pub threads: u32,
+}
+
+impl RedArrival {
+    /// The result this warp gets when the barrier's totals are `trues` of `threads`.
+    pub fn result(self, trues: u32, threads: u32) -> u32 {
+        crate::semantics::warp::bar_red_result(self.op, trues, threads)
+    }
 }
 
 /// Runs the instructions of a block (not its terminator) for the warp's active mask: what an
@@ -319,11 +344,23 @@ pub fn terminate(
         Terminator::Barrier {
             id: bar,
             cond,
+            red,
+            count,
+            arrive,
             next,
             pc,
         } => {
             ctl.block = next;
-            if w.active & cond_mask(w, cond) != 0 {
+            let arriving = w.active & cond_mask(w, cond);
+            if arriving != 0 {
+                let red = red.map(|r| {
+                    let p = w.pred(r.pred.pred.0) ^ if r.pred.neg { u32::MAX } else { 0 };
+                    RedArrival {
+                        op: r.op,
+                        trues: (arriving & p).count_ones(),
+                        threads: arriving.count_ones(),
+                    }
+                });
                 let idle = !w.exited & !w.active;
                 if w.active != (!w.exited) && env.check && idle != 0 {
                     let l = idle.trailing_zeros();
@@ -339,7 +376,13 @@ pub fn terminate(
                     o.barrier(env.at, bar, pc, w.active);
                     o.block_exit(env.at, id);
                 }
-                return Ok(Some(Stop::Barrier { id: bar, pc }));
+                return Ok(Some(Stop::Barrier {
+                    id: bar,
+                    pc,
+                    red,
+                    count,
+                    arrive,
+                }));
             }
         }
     }

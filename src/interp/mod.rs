@@ -17,6 +17,7 @@
 #![allow(clippy::needless_range_loop)] // lane loops index several rows at once
 
 mod alu;
+mod barrier;
 mod convert;
 mod float;
 mod func;

@@ -71,6 +71,32 @@ pub struct Inst {
     pub loc: SrcLoc,
 }
 
+/// The reduction of a `BAR.RED`: what the barrier computes over the predicate of every thread
+/// that arrives with it (docs/semantics.md §31).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarRedOp {
+    /// `.POPC`: the number of arriving threads whose predicate holds.
+    Popc,
+    /// `.AND`: 1 if the predicate holds in every arriving thread, else 0.
+    And,
+    /// `.OR`: 1 if the predicate holds in some arriving thread, else 0.
+    Or,
+}
+
+impl BarRedOp {
+    /// In encoding order.
+    pub const ALL: [BarRedOp; 3] = [BarRedOp::Popc, BarRedOp::And, BarRedOp::Or];
+}
+
+/// `BAR.RED.op`'s reduction and the predicate each arriving thread contributes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BarRed {
+    /// The reduction.
+    pub op: BarRedOp,
+    /// The predicate reduced (`!P0` inverts it).
+    pub pred: PredSrc,
+}
+
 /// A lane condition of a control instruction: the guard and an optional `CC.EQ`/`CC.NE` test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cond {
@@ -192,13 +218,23 @@ pub enum Terminator {
         /// instruction: a program that runs off its end exits there).
         pc: Option<u32>,
     },
-    /// `BAR.SYNC id`: if any active lane's guard holds, the warp arrives at barrier `id` and
-    /// waits until every warp of its CTA with live threads has arrived; then continues at `next`.
+    /// `BAR.SYNC id` (or `BAR.RED.op id, Pp`): if any active lane's guard holds, the warp
+    /// arrives at barrier `id` and waits until every warp of its CTA with live threads has
+    /// arrived; then continues at `next`. With a reduction, the arriving lanes (active, guard
+    /// true) contribute their predicate, and every warp that arrived with a reduction gets the
+    /// result for `B2R.RESULT` (docs/semantics.md §31).
     Barrier {
         /// Barrier index (0..=15).
         id: u8,
         /// Guard of the BAR.
         cond: Cond,
+        /// The reduction of `BAR.RED` (`None`: `BAR.SYNC` or `BAR.ARV`).
+        red: Option<BarRed>,
+        /// The thread count (`BAR.SYNC id, count`): the barrier completes once `count` threads
+        /// have arrived, counted a warp (32) per arrival; 0 means every live warp of the CTA.
+        count: u32,
+        /// `BAR.ARV id, count`: the warp arrives and goes on without waiting.
+        arrive: bool,
         /// Next block.
         next: BlockId,
         /// pc of the BAR.

@@ -15,6 +15,7 @@
 //! [`Terminator`](super::Terminator).
 
 pub mod alu;
+pub mod barrier;
 pub mod convert;
 pub mod float;
 pub mod func;
@@ -24,6 +25,7 @@ pub mod resource;
 pub mod warp;
 
 pub use alu::*;
+pub use barrier::*;
 pub use convert::*;
 pub use float::*;
 pub use func::*;
@@ -122,6 +124,7 @@ macro_rules! for_each_op {
             Dmnmx(Dmnmx),
             Dsetp(Dsetp),
             Dset(Dset),
+            B2r(B2r),
         }
     };
 }

@@ -68,6 +68,7 @@ crate::for_each_op!(lower_dispatch);
 
 // Declared after the macros above, which they use.
 mod alu;
+mod barrier;
 mod convert;
 mod float;
 mod func;

@@ -496,6 +496,7 @@ fn weight_of_every_op_is_pinned() {
         ("FADD32I R1, R2, 1.5;", 6),
         ("FMUL R1, R2, R3;", 6),
         ("FMUL.RM R1, R2, R3;", 12),
+        ("FMUL.D2 R1, R2, R3;", 12),
         ("FMUL32I R1, R2, 2.0;", 6),
         ("FFMA R1, R2, R3, R4;", 8),
         ("FFMA.RP R1, R2, R3, R4;", 14),
@@ -523,6 +524,7 @@ fn weight_of_every_op_is_pinned() {
         ("SHFL.BFLY PT, R1, R2, 0x1, 0x1f;", 16),
         ("VOTE.ANY R1, PT, P0;", 6),
         ("CS2R R1, SR_CLOCKLO;", 4),
+        ("B2R.RESULT R1, P0;", 4),
     ];
     let text: String = cases.iter().map(|(t, _)| format!("{t}\n")).collect();
     let prog = program(&format!("{text}EXIT;\n"));
@@ -1109,20 +1111,24 @@ fn float_ops_mirror_the_semantics() {
                         &|a, b, _| f::fadd(&o, a, b),
                     );
                 }
-                for neg in [false, true] {
+                for (scale, sc) in [(0, ""), (-3, ".D8"), (1, ".M2")] {
                     let o = Fmul {
                         d: Reg(8),
                         ftz,
+                        scale,
                         sat,
                         rnd: *rnd,
                         a: Reg(4),
                         b: Src::Reg(Reg(5)),
-                        neg_b: neg,
+                        neg_b: scale == 1,
                     };
-                    let n = if neg { "-" } else { "" };
-                    check(&format!("FMUL{mo} R8, R4, {n}R5"), &|a, b, _| {
+                    let n = if scale == 1 { "-" } else { "" };
+                    check(&format!("FMUL{sc}{mo} R8, R4, {n}R5"), &|a, b, _| {
                         f::fmul(&o, a, b)
                     });
+                }
+                for neg in [false, true] {
+                    let n = if neg { "-" } else { "" };
                     for neg_c in [false, true] {
                         let o = Ffma {
                             d: Reg(8),

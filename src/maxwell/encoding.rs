@@ -636,10 +636,16 @@ maxwell_table! {
     })],
     Fmul => rcf!("FMUL", 0x5c68, 0x4c68, 0x3868, M13, M13I, |w, _, b| {
         no(w, 47, "FMUL with .CC")?;
-        only(w, 41, 3, 0, "FMUL scale (.D2 .. .M8)")?;
+        // The scale (envytools' gm107): 1-3 .D2 .D4 .D8, 4-6 .M8 .M4 .M2.
+        let scale = match w.field(41, 3) {
+            0 => 0,
+            v @ 1..=3 => -(v as i8),
+            v @ 4..=6 => 7 - v as i8,
+            _ => return Err("FMUL scale 0x7 is not valid".into()),
+        };
         no(w, 45, "FMUL.FMZ")?;
         ok(Fmul {
-            d: w.reg(0), ftz: w.bit(44), sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
+            d: w.reg(0), ftz: w.bit(44), scale, sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
             a: w.reg(8), b, neg_b: fneg_b(w, b, 48)?,
         })
     }),
@@ -922,6 +928,18 @@ maxwell_table! {
             v => return Err(format!("CS2R of special register {v:#x} is not supported")),
         };
         ok(Cs2r { d: w.reg(0), hi })
+    })],
+    // B2R.RESULT (bit 32): Rd in 0-7, Pd in 45-47; ptxas fills the barrier field (8-15) with
+    // 0xff. B2R without .RESULT (a barrier's state) is refused.
+    B2r => &[form!("B2R", op(0xf0b8), M13, None, |w, _, _| {
+        if !w.bit(32) {
+            return Err("B2R without .RESULT (a barrier's state) is not supported".into());
+        }
+        only(w, 33, 12, 0, "B2R.RESULT mode bits")?;
+        only(w, 48, 3, 0, "B2R.RESULT bits 48-50")?;
+        only(w, 20, 12, 0, "B2R.RESULT bits 20-31")?;
+        only(w, 8, 8, 0xff, "B2R.RESULT barrier field")?;
+        ok(B2r { d: w.reg(0), p: w.pred(45) })
     })],
     Un => &[],
     Bin => &[],
@@ -1313,18 +1331,41 @@ pub const CONTROL: &[Form] = &[
         no(w, 5, "EXIT.KEEPREFCOUNT")?;
         Ok(Decoded::Control(ControlKind::Exit { cc: cc_test(w)? }))
     }),
+    // BAR: the mode in bits 32-34 (0 .SYNC, 1 .ARV, 2 .RED, 3 .SCAN), .RED's reduction in
+    // 35-36 (.POPC, .AND, .OR) and its predicate in 39-41 with the inversion at 42.
     form!("BAR", op(0xf0a8), M13, None, |w, _, _| {
-        only(w, 32, 3, 0, "BAR mode (only .SYNC)")?;
-        only(w, 35, 2, 0, "BAR reduction")?;
-        only(w, 39, 4, 7, "BAR predicate")?;
-        // The thread count: an immediate (bit 43) of 0, or RZ, means every thread of the CTA.
-        let count_zero = if w.bit(43) {
-            w.field(20, 12) == 0
-        } else {
-            w.reg(20).is_rz()
+        let (red, arrive) = match w.field(32, 3) {
+            m @ (0 | 1) => {
+                only(w, 35, 2, 0, "BAR.SYNC/.ARV reduction")?;
+                only(w, 39, 4, 7, "BAR.SYNC/.ARV predicate")?;
+                (None, m == 1)
+            }
+            2 => {
+                let op = match w.field(35, 2) {
+                    3 => return Err("BAR.RED reduction 0x3 is not valid".into()),
+                    v => BarRedOp::ALL[v as usize],
+                };
+                (
+                    Some(BarRed {
+                        op,
+                        pred: w.psrc(39, 42),
+                    }),
+                    false,
+                )
+            }
+            v => return Err(format!("BAR mode {v:#x} (.SCAN) is not supported")),
         };
-        if !count_zero {
-            return Err("BAR with a thread count is not supported".into());
+        // The thread count: an immediate (bit 43; 0 means every thread of the CTA), or a
+        // register (RZ: every thread).
+        let count = if w.bit(43) {
+            w.field(20, 12) as u32
+        } else if w.reg(20).is_rz() {
+            0
+        } else {
+            return Err("BAR with a thread count in a register is not supported".into());
+        };
+        if arrive && count == 0 {
+            return Err("BAR.ARV without a thread count is not valid".into());
         }
         let id = if w.bit(44) {
             w.field(8, 8)
@@ -1336,7 +1377,12 @@ pub const CONTROL: &[Form] = &[
         if id > 15 {
             return Err(format!("barrier {id:#x} is not valid (0 to 15)"));
         }
-        Ok(Decoded::Control(ControlKind::Bar { id: id as u8 }))
+        Ok(Decoded::Control(ControlKind::Bar {
+            id: id as u8,
+            red,
+            count,
+            arrive,
+        }))
     }),
 ];
 

@@ -150,6 +150,77 @@ fn conversion_and_double_words_of_ptxas() {
     assert_eq!(text(0x590e03800ff70416), "DSET.GEU.AND R22, R4, RZ, PT");
 }
 
+/// The barrier words of ptxas's `bar.red.popc.u32`, `bar.red.and.pred` and `bar.red.or.pred`
+/// (tests/cubin/barred.cubin; field by field, envytools' gm107 tables): BAR.RED with its
+/// reduction, predicate and barrier, and the B2R.RESULT that reads the result.
+#[test]
+fn barrier_reduction_words_of_ptxas() {
+    assert_eq!(text(0xf0a8180200070000), "BAR.RED.POPC 0x0, P0");
+    assert_eq!(text(0xf0a8180a00070100), "BAR.RED.AND 0x1, P0");
+    assert_eq!(text(0xf0a81c9200070200), "BAR.RED.OR 0x2, !P1");
+    assert_eq!(text(0xf0b8e0010008ff00), "@!P0 B2R.RESULT R0");
+    assert_eq!(text(0xf0b8e0010007ff00), "B2R.RESULT R0");
+    assert_eq!(text(0xf0b800010007ffff), "B2R.RESULT RZ, P0");
+    assert_eq!(text(0xf0b820010007ffff), "B2R.RESULT RZ, P1");
+    // The same kernel's words: the other reductions and predicates, B2R.RESULT's register.
+    assert_eq!(text(0xf0a8188a00070100), "BAR.RED.AND 0x1, P1");
+    assert_eq!(text(0xf0a81d1200070200), "BAR.RED.OR 0x2, !P2");
+    assert_eq!(text(0xf0a81c0200070300), "BAR.RED.POPC 0x3, !P0");
+    assert_eq!(text(0xf0b840010007ffff), "B2R.RESULT RZ, P2");
+    assert_eq!(text(0xf0b8e0010007ff04), "B2R.RESULT R4");
+    // Named barriers with a thread count (the `named` kernel): `bar.arrive 1, 128` (guarded),
+    // `bar.sync 1, 128`, `bar.red.popc.u32 %r, 2, 64, %p`, `bar.sync 3, 64`.
+    assert_eq!(text(0xf0a81b8108080100), "@!P0 BAR.ARV 0x1, 0x80");
+    assert_eq!(text(0xf0a81b8008070100), "BAR.SYNC 0x1, 0x80");
+    assert_eq!(text(0xf0a8180204070200), "BAR.RED.POPC 0x2, 0x40, P0");
+    assert_eq!(text(0xf0a81b8004070300), "BAR.SYNC 0x3, 0x40");
+    // A thread count in a register (`bar.sync 2, %r`) is refused, as is .ARV without a count.
+    assert!(text_at(0xf0a8138000400200, 8).is_err(), "count in R4");
+    assert!(text_at(0xf0a81b8100070100, 8).is_err(), "ARV, count 0");
+    // BAR.SYNC keeps its form; the other modes and B2R without .RESULT are refused.
+    assert_eq!(text(0xf0a81b8000070100), "BAR.SYNC 0x1");
+    assert!(text_at(0xf0a8180300070000, 8).is_err(), ".SCAN");
+    assert!(text_at(0xf0a8181a00070000, 8).is_err(), "reduction 3");
+    assert!(
+        text_at(0xf0b8e0000007ff00, 8).is_err(),
+        "B2R without .RESULT"
+    );
+}
+
+/// The byte and half selects ptxas writes on conversion sources (tests/cubin/selects.cubin:
+/// `cvt.rn.f32.u8` of `x >> 24`, `cvt.rn.f32.u16`/`.s16` and `cvt.f32.f16`/`cvt.rzi.s32.f16`
+/// of an upper half, `cvt.rm.f32.u8` of `x >> 16`): bits 41-42 of I2F/I2I, bit 41 of F2F/F2I.
+#[test]
+fn conversion_selects_of_ptxas() {
+    assert_eq!(text(0x5cb8060000470200), "I2F.F32.U8 R0, R4.B3");
+    assert_eq!(text(0x5cb8040000470607), "I2F.F32.U16 R7, R4.H1");
+    assert_eq!(text(0x5cb8040000472608), "I2F.F32.S16 R8, R4.H1");
+    assert_eq!(text(0x5ca8020000470609), "F2F.F32.F16 R9, R4.H1");
+    assert_eq!(text(0x5cb003800047160b), "F2I.S32.F16.TRUNC R11, R4.H1");
+    assert_eq!(text(0x5cb804800047020d), "I2F.F32.U8.RM R13, R4.B2");
+    // I2I takes the same field (envytools' b1-b3).
+    assert_eq!(text(0x5ce0020000470005), "I2I.U8.U8 R5, R4.B1");
+    // Selects that name no part of the source are refused: .B1 of a 32-bit or 16-bit source,
+    // a half select of a binary32 source, F2I's bit 42.
+    assert!(text_at(0x5cb8020000470a00, 8).is_err(), "B1 of U32");
+    assert!(text_at(0x5cb8020000470600, 8).is_err(), "B1 of U16");
+    assert!(text_at(0x5ca8020000470a09, 8).is_err(), "H1 of F32");
+    assert!(text_at(0x5cb005800047160b, 8).is_err(), "F2I bit 42");
+}
+
+/// FMUL's scale (bits 41-43, envytools' gm107 table: 1-3 .D2 .D4 .D8, 4-6 .M8 .M4 .M2) on
+/// `FMUL R0, R2, R3` (0x5c68000000370200 in ptxas's float.cubin); ptxas 12.9 -O3 did not
+/// write a scale for any product by a power of two tried, so the words are built by field.
+#[test]
+fn fmul_scale_fields() {
+    assert_eq!(text(0x5c68000000370200), "FMUL R0, R2, R3");
+    assert_eq!(text(0x5c68020000370200), "FMUL.D2 R0, R2, R3");
+    assert_eq!(text(0x5c68060000370200), "FMUL.D8 R0, R2, R3");
+    assert_eq!(text(0x5c68080000370200), "FMUL.M8 R0, R2, R3");
+    assert_eq!(text(0x5c680c0000370200), "FMUL.M2 R0, R2, R3");
+    assert!(text_at(0x5c680e0000370200, 8).is_err(), "scale 7");
+}
+
 #[test]
 fn field_accessors() {
     let w = Word(0x0100_0000_0000_0000 | (0x12345678u64 << 20) | (0x7 << 16) | (0xf << 12) | 3);
@@ -193,10 +264,24 @@ impl Rng {
         {
             w = (w & !0x3f) | 0xf;
         }
-        // BAR.SYNC: mode, reduction and predicate fixed, no thread count, a small barrier.
+        // BAR: .SYNC (mode, reduction and predicate fixed) or .RED (a reduction and any
+        // predicate), no thread count, a small barrier.
         if f.mnemonic == "BAR" {
             w &= !((0x7ff << 32) | (0xfff << 20) | (0xff << 8));
-            w |= (0x380 << 32) | (1 << 44) | ((self.next() % 16) << 8);
+            w |= (1 << 44) | ((self.next() % 16) << 8);
+            w |= match self.next() % 3 {
+                0 => 0x380 << 32,
+                1 => (0x381 << 32) | (1 << 43) | ((1 + self.next() % 0xfff) << 20),
+                _ => (2 | ((self.next() % 3) << 3) | ((self.next() & 0xf) << 7)) << 32,
+            };
+            if self.next().is_multiple_of(3) {
+                w |= (1 << 43) | ((self.next() % 0x1000) << 20);
+            }
+        }
+        // B2R.RESULT: the mode bit set, the barrier field 0xff, the rest clear.
+        if f.mnemonic == "B2R" && !self.next().is_multiple_of(4) {
+            w &= !((0xfff << 33) | (0x7 << 48) | (0xfff << 20) | (0xff << 8));
+            w |= (1 << 32) | (0xff << 8);
         }
         // CS2R reads only the two clock registers (0x50, 0x51) of its 8-bit field.
         if f.mnemonic == "CS2R" && !self.next().is_multiple_of(4) {
@@ -236,7 +321,7 @@ impl Rng {
             // The opcode bits stay.
             w = (w & !f.mask) | f.bits;
         }
-        // FMUL's scale (41..43) and .FMZ (45) are refused: keep them clear mostly.
+        // FMUL's .FMZ (45) is refused and its scale 7 (41..43) invalid: keep them clear mostly.
         if matches!(f.mnemonic, "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I")
             && !self.next().is_multiple_of(4)
         {
@@ -408,7 +493,7 @@ fn decoding_random_bytes_never_panics() {
 /// its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 14] = [
+    let files: [(&str, &[u8]); 16] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -429,6 +514,8 @@ fn ptxas_kernels_decode_and_disassemble() {
         ("convert", include_bytes!("../../tests/cubin/convert.cubin")),
         ("intops", include_bytes!("../../tests/cubin/intops.cubin")),
         ("muls_O0", include_bytes!("../../tests/cubin/muls_O0.cubin")),
+        ("barred", include_bytes!("../../tests/cubin/barred.cubin")),
+        ("selects", include_bytes!("../../tests/cubin/selects.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -464,6 +551,8 @@ fn ptxas_kernels_decode_and_disassemble() {
     assert_eq!(
         decoded,
         [
+            "barred",
+            "bytesel",
             "calls",
             "carry128",
             "consts",
@@ -485,6 +574,7 @@ fn ptxas_kernels_decode_and_disassemble() {
             "misc",
             "mul",
             "muls",
+            "named",
             "reduce",
             "scale",
             "sizes",

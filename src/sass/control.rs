@@ -8,7 +8,37 @@ use std::fmt;
 use super::parser::RawKind;
 use super::validate::Args;
 use super::AsmError;
-use crate::ir::{CcTest, Guard, Region, SrcLoc};
+use crate::ir::{BarRed, BarRedOp, CcTest, Guard, Region, SrcLoc};
+
+/// `BAR.RED`'s reductions by modifier.
+const BAR_RED_OPS: &[(&str, BarRedOp)] = &[
+    ("POPC", BarRedOp::Popc),
+    ("AND", BarRedOp::And),
+    ("OR", BarRedOp::Or),
+];
+
+/// The text of a barrier instruction (no guard): `BAR.SYNC 0x1`, `BAR.SYNC 0x1, 0x40`,
+/// `BAR.ARV 0x1, 0x40`, `BAR.RED.POPC 0x0, P0`.
+pub fn bar_text(id: u8, red: Option<BarRed>, count: u32, arrive: bool) -> String {
+    let n = if count != 0 {
+        format!(", {count:#x}")
+    } else {
+        String::new()
+    };
+    match red {
+        None if arrive => format!("BAR.ARV {id:#x}{n}"),
+        None => format!("BAR.SYNC {id:#x}{n}"),
+        Some(r) => format!("BAR.RED.{} {id:#x}{n}, {}", bar_red_name(r.op), r.pred),
+    }
+}
+
+/// The modifier of a `BAR.RED` reduction.
+pub fn bar_red_name(op: BarRedOp) -> &'static str {
+    BAR_RED_OPS
+        .iter()
+        .find(|(_, o)| *o == op)
+        .map_or("POPC", |(n, _)| n)
+}
 
 /// A branch target as written.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -58,10 +88,17 @@ pub enum ControlKind {
         /// Condition-code test.
         cc: Option<CcTest>,
     },
-    /// `BAR.SYNC [id]` (id 0..=15, default 0).
+    /// `BAR.SYNC [id[, count]]` (id 0..=15, default 0), `BAR.ARV id, count`, or
+    /// `BAR.RED.POPC|AND|OR id[, count], Pp`.
     Bar {
         /// Barrier index.
         id: u8,
+        /// The reduction of `BAR.RED`.
+        red: Option<BarRed>,
+        /// Thread count (0: every thread of the CTA).
+        count: u32,
+        /// `BAR.ARV`.
+        arrive: bool,
     },
 }
 
@@ -137,7 +174,12 @@ impl fmt::Display for Control {
             ControlKind::Exit { cc } => {
                 write!(f, "EXIT{}", cc.map(|c| format!(" {c}")).unwrap_or_default())
             }
-            ControlKind::Bar { id } => write!(f, "BAR.SYNC {id:#x}"),
+            ControlKind::Bar {
+                id,
+                red,
+                count,
+                arrive,
+            } => f.write_str(&bar_text(*id, *red, *count, *arrive)),
         }
     }
 }
@@ -224,13 +266,40 @@ pub fn parse_control(a: &mut Args<'_>) -> Option<Result<(ControlKind, Option<Src
             },
             "EXIT" => ControlKind::Exit { cc: cc_test(a)? },
             "BAR" => {
-                a.require(&[("SYNC", ())])?;
-                let id = if a.peek().is_some() {
-                    a.imm(0, 15, "barrier id")? as u8
+                let count = |a: &mut Args<'_>| a.imm(0, 0xfff, "thread count").map(|v| v as u32);
+                if a.flag("RED")? {
+                    let op = a.require(BAR_RED_OPS)?;
+                    let id = a.imm(0, 15, "barrier id")? as u8;
+                    let n = if a.peek_pred() { 0 } else { count(a)? };
+                    let pred = a.pred()?;
+                    ControlKind::Bar {
+                        id,
+                        red: Some(BarRed { op, pred }),
+                        count: n,
+                        arrive: false,
+                    }
                 } else {
-                    0
-                };
-                ControlKind::Bar { id }
+                    let arrive = a.require(&[("SYNC", false), ("ARV", true)])?;
+                    let id = if a.peek().is_some() || arrive {
+                        a.imm(0, 15, "barrier id")? as u8
+                    } else {
+                        0
+                    };
+                    let n = if a.peek().is_some() || arrive {
+                        count(a)?
+                    } else {
+                        0
+                    };
+                    if arrive && n == 0 {
+                        return a.err(raw.mn_loc, "BAR.ARV needs a thread count other than 0");
+                    }
+                    ControlKind::Bar {
+                        id,
+                        red: None,
+                        count: n,
+                        arrive,
+                    }
+                }
             }
             _ => return Ok(None),
         };

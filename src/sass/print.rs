@@ -114,8 +114,17 @@ pub fn program_lines(p: &Program) -> Result<Vec<Line>, Unspelled> {
             Terminator::Exit { cond, pc, .. } => {
                 (pc, format!("{}EXIT{}", cond.guard, cc_suffix(cond)))
             }
-            Terminator::Barrier { id, cond, pc, .. } => {
-                (Some(pc), format!("{}BAR.SYNC {id:#x}", cond.guard))
+            Terminator::Barrier {
+                id,
+                cond,
+                red,
+                count,
+                arrive,
+                pc,
+                ..
+            } => {
+                let text = super::control::bar_text(id, red, count, arrive);
+                (Some(pc), format!("{}{text}", cond.guard))
             }
         };
         out.push(Line::Inst(pc, text));

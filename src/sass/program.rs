@@ -335,9 +335,17 @@ fn terminator(c: &Control, target: Option<BlockId>, next: Option<BlockId>) -> Op
                 pc: Some(pc),
             }
         }
-        ControlKind::Bar { id } => Terminator::Barrier {
+        ControlKind::Bar {
+            id,
+            red,
+            count,
+            arrive,
+        } => Terminator::Barrier {
             id,
             cond: cond(None),
+            red,
+            count,
+            arrive,
             next: next?,
             pc,
         },

@@ -135,6 +135,7 @@ sass_table! {
         Shfl "SHFL",
         Vote "VOTE",
         Cs2r "CS2R",
+        B2r "B2R",
     }
     unspelled {
         Un,

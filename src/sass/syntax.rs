@@ -26,6 +26,7 @@ pub trait SassSyntax: Sized {
 pub use super::spelling::parse_op;
 
 mod alu;
+mod barrier;
 mod convert;
 mod float;
 mod int;

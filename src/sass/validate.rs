@@ -17,6 +17,8 @@ pub const HALF: u8 = 4;
 pub const CC: u8 = 8;
 /// `|x|` allowed (float sources).
 pub const ABS: u8 = 16;
+/// `.B0`-`.B3` byte selects allowed (conversion sources).
+pub const BYTE: u8 = 32;
 
 /// The prefixes and suffixes an operand carried.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,6 +33,8 @@ pub struct Flags {
     pub cc: Option<SrcLoc>,
     /// `|x|`.
     pub abs: bool,
+    /// `.B1`-`.B3`: the byte written (0 when none).
+    pub byte: u8,
 }
 
 /// How an immediate literal becomes the op's 32-bit value.
@@ -342,12 +346,18 @@ impl<'a> Args<'a> {
             match s.as_str() {
                 "reuse" if is_reg => {}
                 "H0" | "H1" if half_ok => {
-                    if f.half != Half::None {
+                    if f.half != Half::None || f.byte != 0 {
                         return self.err(*l, "more than one half select on an operand");
                     }
                     f.half = if s == "H0" { Half::H0 } else { Half::H1 };
                 }
                 "CC" if allow & CC != 0 && is_reg && f.cc.is_none() => f.cc = Some(*l),
+                "B0" | "B1" | "B2" | "B3" if allow & BYTE != 0 && half_ok => {
+                    if f.byte != 0 || f.half != Half::None {
+                        return self.err(*l, "more than one byte select on an operand");
+                    }
+                    f.byte = s.as_bytes()[1] - b'0';
+                }
                 _ => return self.err(*l, format!("unexpected suffix `.{s}` on this operand")),
             }
         }

@@ -137,7 +137,7 @@ fn is_nan(x: u64, t: FloatType) -> bool {
 
 /// `I2F`: the integer `raw` (of `op.src`) converted to `op.dst`, rounded by `op.rnd`.
 pub fn i2f(op: &I2f, raw: u64) -> u64 {
-    let mut v = int_value(raw, op.src);
+    let mut v = int_value(raw >> (8 * op.sel), op.src);
     if op.abs {
         v = v.abs();
     }
@@ -168,7 +168,7 @@ pub fn round_integral(x: u64, r: IntRound) -> u64 {
 /// `op.dst`'s range; NaN gives 0, or [`NAN_TO_I64`] for a 64-bit result. `.FTZ` flushes a
 /// binary32 subnormal source to zero first.
 pub fn f2i(op: &F2i, raw: u64) -> u64 {
-    let mut x = float_mods(raw, op.src, op.neg, op.abs);
+    let mut x = float_mods(raw >> (8 * op.sel), op.src, op.neg, op.abs);
     if op.ftz && op.src == FloatType::F32 {
         x = ieee::flush32(x as u32) as u64;
     }
@@ -186,7 +186,7 @@ pub fn f2i(op: &F2i, raw: u64) -> u64 {
 /// flushes binary32 subnormal sources and results. A NaN result is 0x7fffffff (binary32),
 /// 0x7fff (binary16), or the source NaN widened and quiet (binary64).
 pub fn f2f(op: &F2f, raw: u64) -> u64 {
-    let mut x = float_mods(raw, op.src, op.neg, op.abs);
+    let mut x = float_mods(raw >> (8 * op.sel), op.src, op.neg, op.abs);
     if op.ftz && op.src == FloatType::F32 {
         x = ieee::flush32(x as u32) as u64;
     }
@@ -252,7 +252,7 @@ fn sat(x: u64, t: FloatType) -> u64 {
 /// `I2I`: the integer `raw` (of `op.src`) as `op.dst`, after `|x|` and `-` (exact); with
 /// `.SAT` clamped to the destination's range, else its low bits; sign- or zero-extended.
 pub fn i2i(op: &I2i, raw: u32) -> u32 {
-    let mut v = int_value(raw as u64, op.src);
+    let mut v = int_value((raw >> (8 * op.sel)) as u64, op.src);
     if op.abs {
         v = v.abs();
     }
@@ -379,6 +379,7 @@ mod tests {
     fn f2i_op(dst: IntType, src: FloatType, rnd: IntRound) -> F2i {
         F2i {
             d: Reg(0),
+            sel: 0,
             ftz: false,
             dst,
             src,
@@ -448,6 +449,7 @@ mod tests {
     fn float_conversions_round_by_mode_and_make_nan_canonical() {
         let op = |dst, src, rnd| F2f {
             d: Reg(0),
+            sel: 0,
             ftz: false,
             sat: false,
             dst,
@@ -458,6 +460,12 @@ mod tests {
             b: Src::Reg(Reg(0)),
         };
         let rn = F2fRound::Fp(FpRound::Rn);
+        // `.H1`: the binary16 in the upper half (1.0 there, -2.0 below) is 1.0.
+        let h1 = F2f {
+            sel: 2,
+            ..op(FloatType::F32, FloatType::F16, rn)
+        };
+        assert_eq!(f2f(&h1, 0x3c00_c000), 0x3f80_0000);
         // binary32 1 + 2^-23 + 2^-24 ... to binary16: 65520.0 rounds to infinity (RN), 65519 not.
         let h = op(FloatType::F16, FloatType::F32, rn);
         assert_eq!(f2f(&h, 0x477f_f000), 0x7c00);
@@ -486,6 +494,7 @@ mod tests {
     fn integer_conversions() {
         let i = I2f {
             d: Reg(0),
+            sel: 0,
             dst: FloatType::F32,
             src: IntType {
                 bits: 64,
@@ -508,6 +517,7 @@ mod tests {
         assert_eq!(i2f(&n, 0x8000_0000), 0x4f00_0000);
         let ii = |dst, src, sat| I2i {
             d: Reg(0),
+            sel: 0,
             sat,
             dst,
             src,
@@ -523,6 +533,31 @@ mod tests {
             bits: 16,
             signed: false,
         };
+        // Byte and half selects: the source starts at byte `sel` (cvt.s32.s8 of byte 2 of
+        // 0x12c0_3456 is sext(0xc0) = -64; cvt.rn.f32.u16 of the upper half of 0x0123_4567 is
+        // 291.0 = 0x4391_8000; .B3 of 0x8000_0000 as u8 is 128.0 = 0x4300_0000).
+        let b2 = I2i {
+            sel: 2,
+            ..ii(IntType::S32, s8, false)
+        };
+        assert_eq!(i2i(&b2, 0x12c0_3456), 0xffff_ffc0);
+        let h1 = I2f {
+            sel: 2,
+            src: u16t,
+            rnd: FpRound::Rn,
+            ..i
+        };
+        assert_eq!(i2f(&h1, 0x0123_4567), 0x4391_8000);
+        let b3 = I2f {
+            sel: 3,
+            src: IntType {
+                bits: 8,
+                signed: false,
+            },
+            rnd: FpRound::Rn,
+            ..i
+        };
+        assert_eq!(i2f(&b3, 0x8000_0000), 0x4300_0000);
         assert_eq!(i2i(&ii(s8, IntType::S32, true), 300), 127);
         assert_eq!(i2i(&ii(s8, IntType::S32, false), 300), 44);
         assert_eq!(i2i(&ii(s8, IntType::S32, false), 0x80), 0xffff_ff80);

@@ -9,7 +9,7 @@
 //! sign; every NaN an arithmetic op produces is [`CANONICAL_NAN32`]; `.SAT` clamps the result to
 //! [+0, 1] (NaN and every negative value, -0 included, give +0).
 
-use super::ieee::{add32, flush32, fma32, is_nan32, mul32, Rounding, CANONICAL_NAN32};
+use super::ieee::{add32, f64_to_f32, flush32, fma32, is_nan32, mul32, Rounding, CANONICAL_NAN32};
 use crate::ir::{FCmp, FMod, FRnd, Fadd, Fadd32i, Ffma, Ffma32i, Fmul, Fmul32i, MufuFn, Rro};
 
 /// 1.0 in binary32.
@@ -75,7 +75,16 @@ pub fn fadd32i(o: &Fadd32i, a: u32) -> u32 {
 /// FMUL on one lane.
 pub fn fmul(o: &Fmul, a: u32, b: u32) -> u32 {
     let (a, b) = (fin(a, FMod::NONE, o.ftz), fin(b, FMod::neg(o.neg_b), o.ftz));
-    fout(mul32(a, b, rounding(o.rnd)), o.ftz, o.sat)
+    let r = if o.scale == 0 {
+        mul32(a, b, rounding(o.rnd))
+    } else {
+        // The exact product (48 significant bits) times 2^scale is exact in binary64 (its
+        // exponent stays within -302..262), so this is the scaled product with one rounding.
+        let p = f32::from_bits(a) as f64 * f32::from_bits(b) as f64;
+        let p = p * f64::from_bits(((1023 + o.scale as i64) as u64) << 52);
+        f64_to_f32(p.to_bits(), rounding(o.rnd))
+    };
+    fout(r, o.ftz, o.sat)
 }
 
 /// FMUL32I on one lane.
@@ -162,7 +171,7 @@ fn narrow(v: f64) -> u32 {
     if v.is_nan() {
         return CANONICAL_NAN32;
     }
-    flush32(super::ieee::f64_to_f32(v.to_bits(), Rounding::Nearest))
+    flush32(f64_to_f32(v.to_bits(), Rounding::Nearest))
 }
 
 /// The high word of the binary64 `v` rounded (to nearest, ties to even) to 20 fraction bits;

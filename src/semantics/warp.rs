@@ -1,7 +1,18 @@
 //! The atomics' update rule and the warp operations' lane rules (docs/semantics.md §22b,
 //! §22c), one lane (or one pair of lanes) at a time.
 
-use crate::ir::{AtomOp, AtomType, ShflMode, VoteMode};
+use crate::ir::{AtomOp, AtomType, BarRedOp, ShflMode, VoteMode};
+
+/// The result of a barrier reduction (`BAR.RED`, docs/semantics.md §31) over the threads that
+/// arrived with it: `trues` of the `threads` held the predicate. `.POPC` gives the count,
+/// `.AND` 1 when every one held it (also when none arrived), `.OR` 1 when some did.
+pub fn bar_red_result(op: BarRedOp, trues: u32, threads: u32) -> u32 {
+    match op {
+        BarRedOp::Popc => trues,
+        BarRedOp::And => (trues == threads) as u32,
+        BarRedOp::Or => (trues != 0) as u32,
+    }
+}
 
 /// A binary32 value with its subnormals flushed to a zero of the same sign (`.FTZ`).
 #[inline]

@@ -128,6 +128,9 @@ pub struct I2f {
     pub d: Reg,
     /// Result format.
     pub dst: FloatType,
+    /// Where the source starts in its register, in bytes: 0, or 1-3 (`.B1`-`.B3`) for an 8-bit
+    /// source, 2 (`.H1`) for a 16-bit one; the source is the register shifted right by that.
+    pub sel: u8,
     /// Source format.
     pub src: IntType,
     /// Rounding.
@@ -143,6 +146,7 @@ pub struct I2f {
 impl Operands for I2f {
     fn operands(&self, o: &mut Roles<'_>) {
         let I2f {
+            sel: _,
             d,
             dst,
             src,
@@ -166,6 +170,9 @@ pub struct F2i {
     pub ftz: bool,
     /// Result format.
     pub dst: IntType,
+    /// Where the source starts in its register, in bytes: 0, or 1-3 (`.B1`-`.B3`) for an 8-bit
+    /// source, 2 (`.H1`) for a 16-bit one; the source is the register shifted right by that.
+    pub sel: u8,
     /// Source format.
     pub src: FloatType,
     /// Rounding to an integer.
@@ -181,6 +188,7 @@ pub struct F2i {
 impl Operands for F2i {
     fn operands(&self, o: &mut Roles<'_>) {
         let F2i {
+            sel: _,
             d,
             ftz: _,
             dst,
@@ -207,6 +215,9 @@ pub struct F2f {
     pub sat: bool,
     /// Result format.
     pub dst: FloatType,
+    /// Where the source starts in its register, in bytes: 0, or 1-3 (`.B1`-`.B3`) for an 8-bit
+    /// source, 2 (`.H1`) for a 16-bit one; the source is the register shifted right by that.
+    pub sel: u8,
     /// Source format.
     pub src: FloatType,
     /// Rounding.
@@ -222,6 +233,7 @@ pub struct F2f {
 impl Operands for F2f {
     fn operands(&self, o: &mut Roles<'_>) {
         let F2f {
+            sel: _,
             d,
             ftz: _,
             sat: _,
@@ -248,6 +260,9 @@ pub struct I2i {
     pub sat: bool,
     /// Result format (8, 16 or 32 bits).
     pub dst: IntType,
+    /// Where the source starts in its register, in bytes: 0, or 1-3 (`.B1`-`.B3`) for an 8-bit
+    /// source, 2 (`.H1`) for a 16-bit one; the source is the register shifted right by that.
+    pub sel: u8,
     /// Source format (8, 16 or 32 bits).
     pub src: IntType,
     /// `-Sb`.
@@ -261,6 +276,7 @@ pub struct I2i {
 impl Operands for I2i {
     fn operands(&self, o: &mut Roles<'_>) {
         let I2i {
+            sel: _,
             d,
             sat: _,
             dst: _,

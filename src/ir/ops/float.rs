@@ -189,13 +189,17 @@ impl Operands for Fadd32i {
     }
 }
 
-/// `FMUL[.FTZ][.RM|.RP|.RZ][.SAT] Rd, Ra, [-]Sb`: Ra × Sb.
+/// `FMUL[.FTZ][.D2|.D4|.D8|.M2|.M4|.M8][.RM|.RP|.RZ][.SAT] Rd, Ra, [-]Sb`: Ra × Sb, scaled
+/// by 2^scale before its one rounding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fmul {
     /// Destination.
     pub d: Reg,
     /// `.FTZ`.
     pub ftz: bool,
+    /// The product's scale as a power of two: -1, -2, -3 for `.D2 .D4 .D8`, 1, 2, 3 for
+    /// `.M2 .M4 .M8`, 0 for none.
+    pub scale: i8,
     /// `.SAT`.
     pub sat: bool,
     /// Rounding mode.
@@ -213,6 +217,7 @@ impl Operands for Fmul {
         let Fmul {
             d,
             ftz: _,
+            scale: _,
             sat: _,
             rnd: _,
             a,

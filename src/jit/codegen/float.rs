@@ -225,7 +225,7 @@ impl Lower for Fadd32i {
 
 impl Lower for Fmul {
     fn weight(&self) -> u32 {
-        if self.rnd == FRnd::Rn {
+        if self.rnd == FRnd::Rn && self.scale == 0 {
             6
         } else {
             12
@@ -234,7 +234,9 @@ impl Lower for Fmul {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
-        if o.rnd != FRnd::Rn {
+        // Directed rounding and the scaled product (`.D2` .. `.M8`, one rounding) go through
+        // the lane routine, which applies `semantics::float::fmul`.
+        if o.rnd != FRnd::Rn || o.scale != 0 {
             tx.float_routine(inst, &[Src::Reg(o.a), o.b], o.d);
             return true;
         }

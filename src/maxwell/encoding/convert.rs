@@ -52,8 +52,37 @@ fn fmods(w: Word, neg: u32, abs: u32, b: Src) -> Result<FMod, String> {
 }
 
 fn conv_common(w: Word, what: &str) -> Result<(), String> {
-    no(w, 47, &format!("{what} with .CC"))?;
-    only(w, 41, 2, 0, &format!("{what} byte or half select"))
+    no(w, 47, &format!("{what} with .CC"))
+}
+
+/// The byte select of I2F/I2I (bits 41-42, envytools' `b1`-`b3`): the source starts at that
+/// byte; valid on an 8-bit source (`.B1`-`.B3`) and, as 2 (`.H1`), on a 16-bit one; never on
+/// an immediate.
+fn byte_sel(w: Word, what: &str, bits: u8, b: Src) -> Result<u8, String> {
+    let sel = w.field(41, 2) as u8;
+    match (sel, bits) {
+        (0, _) => Ok(0),
+        _ if matches!(b, Src::Imm(_)) => {
+            Err(format!("{what} byte select on an immediate is not valid"))
+        }
+        (_, 8) | (2, 16) => Ok(sel),
+        _ => Err(format!(
+            "{what} byte select {sel:#x} of a {bits}-bit source is not valid"
+        )),
+    }
+}
+
+/// The half select of F2I/F2F (bit 41): `.H1`, the binary16 in the upper half.
+fn half_sel(w: Word, what: &str, src: FloatType, b: Src) -> Result<u8, String> {
+    if !w.bit(41) {
+        return Ok(0);
+    }
+    if src != FloatType::F16 || matches!(b, Src::Imm(_)) {
+        return Err(format!(
+            "{what} half select needs a binary16 register or constant source"
+        ));
+    }
+    Ok(2)
 }
 
 pub(super) fn i2f(w: Word, _: u32, b: Src) -> R {
@@ -62,6 +91,7 @@ pub(super) fn i2f(w: Word, _: u32, b: Src) -> R {
     let m = fmods(w, 45, 49, b)?;
     ok(I2f {
         d: w.reg(0),
+        sel: byte_sel(w, "I2F", src.bits, b)?,
         dst: float_type(w.field(8, 2), "I2F destination")?,
         src,
         rnd: fp_round(w.field(39, 2)),
@@ -73,11 +103,13 @@ pub(super) fn i2f(w: Word, _: u32, b: Src) -> R {
 
 pub(super) fn f2i(w: Word, _: u32, b: Src) -> R {
     conv_common(w, "F2I")?;
+    no(w, 42, "F2I bit 42")?;
     let src = float_type(w.field(10, 2), "F2I source")?;
     imm_not_f16(src, b)?;
     let m = fmods(w, 45, 49, b)?;
     ok(F2i {
         d: w.reg(0),
+        sel: half_sel(w, "F2I", src, b)?,
         ftz: w.bit(44),
         dst: int_type(w.field(8, 2), w.bit(12)),
         src,
@@ -98,7 +130,6 @@ fn imm_not_f16(src: FloatType, b: Src) -> Result<(), String> {
 pub(super) fn f2f(w: Word, _: u32, b: Src) -> R {
     // Bit 42 is the rounding to an integral value here.
     no(w, 47, "F2F with .CC")?;
-    no(w, 41, "F2F half select")?;
     let dst = float_type(w.field(8, 2), "F2F destination")?;
     let src = float_type(w.field(10, 2), "F2F source")?;
     imm_not_f16(src, b)?;
@@ -113,6 +144,7 @@ pub(super) fn f2f(w: Word, _: u32, b: Src) -> R {
     let m = fmods(w, 45, 49, b)?;
     ok(F2f {
         d: w.reg(0),
+        sel: half_sel(w, "F2F", src, b)?,
         ftz: w.bit(44),
         sat: w.bit(50),
         dst,
@@ -131,11 +163,13 @@ pub(super) fn i2i(w: Word, _: u32, b: Src) -> R {
         return Err("I2I with a 64-bit type is not valid".into());
     }
     let m = fmods(w, 45, 49, b)?;
+    let src = int_type(ss, w.bit(13));
     ok(I2i {
         d: w.reg(0),
+        sel: byte_sel(w, "I2I", src.bits, b)?,
         sat: w.bit(50),
         dst: int_type(ds, w.bit(12)),
-        src: int_type(ss, w.bit(13)),
+        src,
         neg: m.neg,
         abs: m.abs,
         b,

@@ -10,7 +10,7 @@
 //! offset is a multiple of 8.
 
 use super::*;
-use crate::sass::validate::{Flags, ABS};
+use crate::sass::validate::{Flags, ABS, BYTE};
 
 const FLOATS: &[(&str, FloatType)] = &[
     ("F16", FloatType::F16),
@@ -140,12 +140,51 @@ fn wide_src(a: &mut Args<'_>, regs: u8, imm: ImmKind, allow: u8) -> R<(Src, Flag
     Ok((s, f))
 }
 
+/// A conversion's source of a `bits`-bit type with its `-`/`|x|` flags and its byte offset:
+/// `.B1`-`.B3` on an 8-bit source, `.H1` on a 16-bit one (integer or binary16).
+fn conv_src(a: &mut Args<'_>, regs: u8, imm: ImmKind, bits: u8) -> R<(Src, Flags, u8)> {
+    let loc = a.peek().map(|o| o.atom_loc).unwrap_or(a.raw().end);
+    let (b, f) = wide_src(a, regs, imm, NEG | ABS | HALF | BYTE)?;
+    let sel = match (f.half, f.byte) {
+        (Half::None, 0) => 0,
+        (Half::None, n) if bits == 8 => n,
+        (Half::H0, _) if bits == 16 => 0,
+        (Half::H1, _) if bits == 16 => 2,
+        (Half::None, _) => return a.err(loc, "a byte select `.B1`-`.B3` needs an 8-bit source"),
+        _ => return a.err(loc, "a half select `.H0`/`.H1` needs a 16-bit source"),
+    };
+    Ok((b, f, sel))
+}
+
+/// A conversion's source printed with its byte offset (`R4.B1`, `R4.H1`).
+struct Sel(Src, u8, u8);
+impl fmt::Display for Sel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Sel(b, sel, bits) = *self;
+        write!(f, "{b}")?;
+        match (sel, bits) {
+            (0, _) => Ok(()),
+            (2, 16) => f.write_str(".H1"),
+            (n, _) => write!(f, ".B{n}"),
+        }
+    }
+}
+
 /// A register pair operand with the prefixes in `allow`.
 fn pair_x(a: &mut Args<'_>, allow: u8) -> R<(Reg, Flags)> {
     let loc = a.peek().map(|o| o.atom_loc).unwrap_or(a.raw().end);
     let (r, f) = a.reg_x(allow)?;
     a.check_wide(r, 2, loc)?;
     Ok((r, f))
+}
+
+/// A float type's width in bits.
+fn fbits(t: FloatType) -> u8 {
+    match t {
+        FloatType::F16 => 16,
+        FloatType::F32 => 32,
+        FloatType::F64 => 64,
+    }
 }
 
 fn mods(f: Flags) -> FMod {
@@ -203,9 +242,10 @@ impl SassSyntax for I2f {
         let src = a.choice(INTS)?.unwrap_or(IntType::S32);
         let rnd = a.choice(FP_ROUNDS)?.unwrap_or_default();
         let d = a.wide_reg(dst.regs())?;
-        let (b, f) = wide_src(a, src.regs(), ImmKind::Int, NEG | ABS)?;
+        let (b, f, sel) = conv_src(a, src.regs(), ImmKind::Int, src.bits)?;
         Ok(I2f {
             d,
+            sel,
             dst,
             src,
             rnd,
@@ -222,7 +262,7 @@ impl SassSyntax for I2f {
             iname(self.src),
             fp_rnd(self.rnd),
             self.d,
-            M(self.neg, self.abs, self.b)
+            M(self.neg, self.abs, Sel(self.b, self.sel, self.src.bits))
         )
     }
 }
@@ -239,9 +279,10 @@ impl SassSyntax for F2i {
         } else {
             ImmKind::Float
         };
-        let (b, f) = wide_src(a, src.regs(), imm, NEG | ABS)?;
+        let (b, f, sel) = conv_src(a, src.regs(), imm, fbits(src))?;
         Ok(F2i {
             d,
+            sel,
             ftz,
             dst,
             src,
@@ -260,7 +301,7 @@ impl SassSyntax for F2i {
             fname(self.src),
             int_rnd(self.rnd),
             self.d,
-            M(self.neg, self.abs, self.b)
+            M(self.neg, self.abs, Sel(self.b, self.sel, fbits(self.src)))
         )
     }
 }
@@ -284,9 +325,10 @@ impl SassSyntax for F2f {
         } else {
             ImmKind::Float
         };
-        let (b, f) = wide_src(a, src.regs(), imm, NEG | ABS)?;
+        let (b, f, sel) = conv_src(a, src.regs(), imm, fbits(src))?;
         Ok(F2f {
             d,
+            sel,
             ftz,
             sat,
             dst,
@@ -314,7 +356,7 @@ impl SassSyntax for F2f {
             r,
             m(self.sat, ".SAT"),
             self.d,
-            M(self.neg, self.abs, self.b)
+            M(self.neg, self.abs, Sel(self.b, self.sel, fbits(self.src)))
         )
     }
 }
@@ -334,9 +376,10 @@ impl SassSyntax for I2i {
         }
         let sat = a.flag("SAT")?;
         let d = a.reg()?;
-        let (b, f) = wide_src(a, 1, ImmKind::Int, NEG | ABS)?;
+        let (b, f, sel) = conv_src(a, 1, ImmKind::Int, src.bits)?;
         Ok(I2i {
             d,
+            sel,
             sat,
             dst,
             src,
@@ -353,7 +396,7 @@ impl SassSyntax for I2i {
             iname(self.src),
             m(self.sat, ".SAT"),
             self.d,
-            M(self.neg, self.abs, self.b)
+            M(self.neg, self.abs, Sel(self.b, self.sel, self.src.bits))
         )
     }
 }

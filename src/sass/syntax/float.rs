@@ -182,8 +182,19 @@ impl SassSyntax for Fadd32i {
     }
 }
 
+/// FMUL's scale modifiers and their powers of two.
+const FMUL_SCALES: &[(&str, i8)] = &[
+    ("D2", -1),
+    ("D4", -2),
+    ("D8", -3),
+    ("M2", 1),
+    ("M4", 2),
+    ("M8", 3),
+];
+
 impl SassSyntax for Fmul {
     fn parse(a: &mut Args<'_>) -> R<Self> {
+        let scale = a.choice(FMUL_SCALES)?.unwrap_or(0);
         let (ftz, rnd, sat) = arith_mods(a, true)?;
         let d = a.reg()?;
         let ra = a.reg()?;
@@ -191,6 +202,7 @@ impl SassSyntax for Fmul {
         Ok(Fmul {
             d,
             ftz,
+            scale,
             sat,
             rnd,
             a: ra,
@@ -201,8 +213,12 @@ impl SassSyntax for Fmul {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "FMUL{}{}{} {}, {}, {}",
+            "FMUL{}{}{}{} {}, {}, {}",
             m(self.ftz, ".FTZ"),
+            FMUL_SCALES
+                .iter()
+                .find(|(_, k)| *k == self.scale)
+                .map_or(String::new(), |(n, _)| format!(".{n}")),
             self.rnd.suffix(),
             m(self.sat, ".SAT"),
             self.d,

@@ -1,5 +1,6 @@
 //! Control-flow statements: lane-varying conditions, if/else with and without SSY/SYNC,
-//! counted and endless loops (with BRA, or PBK/BRK and PCNT/CONT), EXIT and BAR.SYNC.
+//! counted and endless loops (with BRA, or PBK/BRK and PCNT/CONT), EXIT, BAR.SYNC, BAR.RED with
+//! B2R.RESULT, and BAR.ARV/BAR.SYNC with a thread count.
 
 use super::{floor_pow2, Gen};
 use crate::ir::*;
@@ -274,6 +275,27 @@ impl Gen<'_, '_> {
             self.emit(format!("LOP32I.AND R19, R19, {m:#x}"));
             let d = self.dst();
             self.emit(format!("LDS {d}, [R19]"));
+        } else if self.chance(50) {
+            // A barrier reduction of a predicate (exited, inactive and guarded-off lanes take
+            // no part), read back by every lane; sometimes with a thread count (a warp per
+            // arrival), which may complete early or never.
+            let op = self.pick(&["POPC", "AND", "OR"]);
+            let n = if self.chance(15) {
+                format!(", {:#x}", 32 * (1 + self.below(4)))
+            } else {
+                String::new()
+            };
+            let p = self.psrc();
+            self.emit(format!("{g}BAR.RED.{op} {id:#x}{n}, {p}"));
+            let d = self.dst();
+            let q = self.pdst();
+            self.emit(format!("B2R.RESULT {d}, {q}"));
+        } else if self.chance(10) {
+            // A warp that arrives without waiting, and one that waits for the count.
+            let n = 32 * (1 + self.below(4));
+            self.emit(format!("{g}BAR.ARV {id:#x}, {n:#x}"));
+            let g2 = self.guard();
+            self.emit(format!("{g2}BAR.SYNC {id:#x}, {n:#x}"));
         } else {
             self.emit(format!("{g}BAR.SYNC {id:#x}"));
         }

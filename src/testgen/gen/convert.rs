@@ -148,6 +148,19 @@ impl Gen<'_, '_> {
         self.load_dst(regs)
     }
 
+    /// A byte or half select for a source of `bits` bits (`.B1`-`.B3` of an 8-bit source,
+    /// `.H1` of a 16-bit one), sometimes; never on an immediate.
+    fn sel(&mut self, bits: u8, b: Src) -> u8 {
+        if matches!(b, Src::Imm(_)) || !self.chance(40) {
+            return 0;
+        }
+        match bits {
+            8 => self.below(4) as u8,
+            16 => 2,
+            _ => 0,
+        }
+    }
+
     /// One conversion or binary64 instruction, under a random guard.
     pub(super) fn convert(&mut self) {
         let op: Op = match self.below(10) {
@@ -158,6 +171,7 @@ impl Gen<'_, '_> {
                 let m = self.fp_mods(b);
                 I2f {
                     d: self.cv_dst(dst.regs()),
+                    sel: self.sel(src.bits, b),
                     dst,
                     src,
                     rnd: self.pick(&ROUNDS),
@@ -175,6 +189,7 @@ impl Gen<'_, '_> {
                 let m = self.fp_mods(b);
                 F2i {
                     d: self.cv_dst(dst.regs()),
+                    sel: self.sel(if src == FloatType::F16 { 16 } else { 32 }, b),
                     ftz: self.chance(30),
                     dst,
                     src,
@@ -197,6 +212,7 @@ impl Gen<'_, '_> {
                 let m = self.fp_mods(b);
                 F2f {
                     d: self.cv_dst(dst.regs()),
+                    sel: self.sel(if src == FloatType::F16 { 16 } else { 32 }, b),
                     ftz: self.chance(30),
                     sat: self.chance(20),
                     dst,
@@ -211,11 +227,13 @@ impl Gen<'_, '_> {
             3 => {
                 let b = self.cv_src(1, false, Some(false));
                 let m = self.fp_mods(b);
+                let src = self.int_type(false);
                 I2i {
                     d: self.cv_dst(1),
+                    sel: self.sel(src.bits, b),
                     sat: self.chance(50),
                     dst: self.int_type(false),
-                    src: self.int_type(false),
+                    src,
                     neg: m.neg,
                     abs: m.abs,
                     b,

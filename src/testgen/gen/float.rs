@@ -126,6 +126,11 @@ impl Gen<'_, '_> {
                 Fmul {
                     d,
                     ftz,
+                    scale: if self.chance(20) {
+                        self.pick(&[-3, -2, -1, 1, 2, 3])
+                    } else {
+                        0
+                    },
                     sat,
                     rnd: self.frnd(),
                     a: self.sreg(),
