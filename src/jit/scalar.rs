@@ -46,12 +46,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// SHL/SHR with per-lane amounts (and SHR `.BREV`), as the interpreter's `Exec` impls
-    /// for SHL and SHR (`src/interp/alu.rs`).
-    pub(super) fn shift_lanes(&mut self, g: Guard, op: LaneShift<'_>) {
-        let m = self.guard_mask(g);
-        let (d, a, b, left, unsigned, wrap, brev) = match op {
-            LaneShift::Shl(o) => (o.d, o.a, o.b, true, true, o.w, false),
-            LaneShift::Shr(o) => (o.d, o.a, o.b, false, o.unsigned, o.w, o.brev),
+    /// for SHL and SHR (`src/interp/alu.rs`): the result row (the caller writes it).
+    pub(super) fn shift_lanes(&mut self, op: LaneShift<'_>) -> Row {
+        let (a, b, left, unsigned, wrap, brev) = match op {
+            LaneShift::Shl(o) => (o.a, o.b, true, true, o.w, false),
+            LaneShift::Shr(o) => (o.a, o.b, false, o.unsigned, o.w, o.brev),
         };
         let a = self.reg(a);
         let s = self.src(b);
@@ -79,7 +78,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 b.ins().sshr(v, amt)
             }
         });
-        self.set_reg(d, r, m);
+        r
     }
 
     /// SHF with per-lane amounts, as `crate::semantics::shf`: the 64-bit value {Rc, Ra} shifted in

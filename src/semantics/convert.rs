@@ -508,6 +508,7 @@ mod tests {
         assert_eq!(i2f(&n, 0x8000_0000), 0x4f00_0000);
         let ii = |dst, src, sat| I2i {
             d: Reg(0),
+            cc: false,
             sat,
             dst,
             src,

@@ -142,14 +142,14 @@ impl Lower for R2p {
 
 impl Tx<'_, '_, '_> {
     /// IMUL's and IMAD's product word (as `semantics::imul`): the low word as vector code, the
-    /// high word lane by lane through a 64-bit multiply; plus `c`; Rd and `.CC` (ZF and SF from
-    /// Rd, CF = OF = 0).
+    /// high word lane by lane through a 64-bit multiply; plus `c` and, with `.X`, CF; Rd and
+    /// `.CC` (ZF and SF from Rd, CF the carry out of the addition (0 without `c`), OF = 0).
     #[allow(clippy::too_many_arguments)]
     fn mul_add(
         &mut self,
         m: Value,
         d: Reg,
-        cc: bool,
+        (cc, x): (bool, bool),
         (hi, a_signed, b_signed): (bool, bool, bool),
         a: &Row,
         b: &Row,
@@ -174,14 +174,27 @@ impl Tx<'_, '_, '_> {
         } else {
             self.bin(a, b, |bb, x, y| bb.ins().imul(x, y))
         };
-        let r = match c {
-            Some(c) => self.bin(&p, c, |bb, x, y| bb.ins().iadd(x, y)),
-            None => p,
+        // IMUL's word + Rc + (CF with `.X`); with `.CC` CF is the carry out of that sum, as
+        // the interpreter's `mul_add`.
+        let Some(c) = c else {
+            self.set_reg(d, p, m);
+            if cc {
+                let zero = self.splat(0);
+                self.write_cc(m, &p, &zero, None);
+            }
+            return;
         };
-        self.set_reg(d, r, m);
+        let plus = self.plus(0, x, false);
         if cc {
-            let zero = self.splat(0);
-            self.write_cc(m, &r, &zero, None);
+            let (r, carry, _) = self.add3(&p, c, plus);
+            self.set_reg(d, r, m);
+            self.write_cc(m, &r, &carry, None);
+        } else {
+            let mut r = self.bin(&p, c, |bb, x, y| bb.ins().iadd(x, y));
+            if let Some(q) = plus {
+                r = self.bin(&r, &q, |bb, x, y| bb.ins().iadd(x, y));
+            }
+            self.set_reg(d, r, m);
         }
     }
 }
@@ -200,7 +213,15 @@ impl Lower for Imul {
         let m = tx.guard_mask(inst.guard);
         let a = tx.reg(o.a);
         let b = tx.src(o.b);
-        tx.mul_add(m, o.d, o.cc, (o.hi, o.a_signed, o.b_signed), &a, &b, None);
+        tx.mul_add(
+            m,
+            o.d,
+            (o.cc, false),
+            (o.hi, o.a_signed, o.b_signed),
+            &a,
+            &b,
+            None,
+        );
         true
     }
 }
@@ -219,7 +240,15 @@ impl Lower for Imul32i {
         let m = tx.guard_mask(inst.guard);
         let a = tx.reg(o.a);
         let b = tx.splat(o.imm);
-        tx.mul_add(m, o.d, o.cc, (o.hi, o.a_signed, o.b_signed), &a, &b, None);
+        tx.mul_add(
+            m,
+            o.d,
+            (o.cc, false),
+            (o.hi, o.a_signed, o.b_signed),
+            &a,
+            &b,
+            None,
+        );
         true
     }
 }
@@ -242,7 +271,7 @@ impl Lower for Imad {
         tx.mul_add(
             m,
             o.d,
-            o.cc,
+            (o.cc, o.x),
             (o.hi, o.a_signed, o.b_signed),
             &a,
             &b,

@@ -125,7 +125,7 @@ pub(super) fn f2f(w: Word, _: u32, b: Src) -> R {
 }
 
 pub(super) fn i2i(w: Word, _: u32, b: Src) -> R {
-    conv_common(w, "I2I")?;
+    only(w, 41, 2, 0, "I2I byte or half select")?;
     let (ds, ss) = (w.field(8, 2), w.field(10, 2));
     if ds == 3 || ss == 3 {
         return Err("I2I with a 64-bit type is not valid".into());
@@ -133,6 +133,7 @@ pub(super) fn i2i(w: Word, _: u32, b: Src) -> R {
     let m = fmods(w, 45, 49, b)?;
     ok(I2i {
         d: w.reg(0),
+        cc: w.bit(47),
         sat: w.bit(50),
         dst: int_type(ds, w.bit(12)),
         src: int_type(ss, w.bit(13)),

@@ -232,11 +232,13 @@ impl SassSyntax for Imad {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let (a_signed, b_signed) = mul_signs(a, "IMAD")?;
         let hi = a.flag("HI")?;
+        let x = a.flag("X")?;
         let ccm = cc_mod(a)?;
         let (d, cc) = a.dst_cc(ccm)?;
         Ok(Imad {
             d,
             cc: cc.is_some(),
+            x,
             hi,
             a_signed,
             b_signed,
@@ -248,9 +250,10 @@ impl SassSyntax for Imad {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "IMAD{}{} {}{}, {}, {}, {}",
+            "IMAD{}{}{} {}{}, {}, {}, {}",
             signs_text(self.a_signed, self.b_signed),
             m(self.hi, ".HI"),
+            m(self.x, ".X"),
             self.d,
             m(self.cc, ".CC"),
             self.a,

@@ -213,6 +213,7 @@ impl Gen<'_, '_> {
                 let m = self.fp_mods(b);
                 I2i {
                     d: self.cv_dst(1),
+                    cc: self.chance(30),
                     sat: self.chance(50),
                     dst: self.int_type(false),
                     src: self.int_type(false),

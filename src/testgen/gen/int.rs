@@ -16,6 +16,9 @@ impl Gen<'_, '_> {
     /// IMUL, IMUL32I or IMAD.
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
+        if self.chance(10) {
+            return self.wide_zero_test(d);
+        }
         match self.below(10) {
             7 => Imul {
                 d,
@@ -55,6 +58,7 @@ impl Gen<'_, '_> {
                 Imad {
                     d,
                     cc: self.chance(20),
+                    x: self.chance(25),
                     hi: self.chance(50),
                     a_signed: self.chance(50),
                     b_signed: self.chance(50),

@@ -22,6 +22,7 @@ mod edges;
 mod float;
 mod frame;
 mod int;
+mod logic;
 mod memory;
 mod warp;
 
