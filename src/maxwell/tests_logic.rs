@@ -14,7 +14,10 @@ fn sign_and_zero_tests_of_ptxas() {
     assert_eq!(text(0x5c47800001c70aff), "LOP.AND RZ.CC, R10, R28");
     assert_eq!(text(0x5c41380001d70bff), "LOP.AND.X.NZ P1, RZ, R11, R29");
     // (a & 0xff00ff00ff00) == 0: LOP32I.CC, then the immediate form of LOP with .X.
-    assert_eq!(text(0x041ff00ff0070aff), "LOP32I.AND RZ.CC, R10, 0xff00ff00");
+    assert_eq!(
+        text(0x041ff00ff0070aff),
+        "LOP32I.AND RZ.CC, R10, 0xff00ff00"
+    );
     assert_eq!(text(0x3844380ff0070bff), "LOP.AND.X.NZ P4, RZ, R11, 0xff00");
     // a == b on 64 bits.
     assert_eq!(text(0x5c453c0001d70bff), "LOP.XOR.X.NZ P5, RZ, R11, R29");
