@@ -13,13 +13,11 @@ pub(super) const CC_TESTS: [&str; 24] = [
 
 impl Gen<'_, '_> {
     /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX, XMAD.CSFU, PRMT in a PTX mode,
-    /// IMUL, IMUL32I or IMAD.
+    /// IMUL, IMUL32I, IMAD, or a wide zero test (`logic.rs`).
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
-        if self.chance(10) {
-            return self.wide_zero_test(d);
-        }
-        match self.below(10) {
+        match self.below(11) {
+            10 => self.wide_zero_test(d),
             7 => Imul {
                 d,
                 cc: self.chance(20),

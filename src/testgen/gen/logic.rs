@@ -6,11 +6,12 @@ use super::{Gen, Rule};
 use crate::ir::*;
 
 impl Gen<'_, '_> {
-    /// Random `.CC`/`.X` modifiers of a logic or shift op.
+    /// Random `.CC`/`.X` modifiers of a logic or shift op (one draw: `.CC` 30%, `.X` 20%).
     pub(super) fn logic_cc(&mut self) -> LogicCc {
+        let k = self.below(10);
         LogicCc {
-            cc: self.chance(30),
-            x: self.chance(25),
+            cc: k < 3,
+            x: (2..4).contains(&k),
         }
     }
 
