@@ -91,11 +91,9 @@ impl Exec for R2p {
     }
 }
 
-/// IMUL, IMUL32I and IMAD: the product word plus `c`, written with the CC of `.CC` (ZF and SF
-/// from Rd, CF = OF = 0).
-#[allow(clippy::too_many_arguments)]
-/// IMUL's word plus `c` plus, with `x`, CF (docs/semantics.md §22a); with `cc`, CF = the carry
-/// out of that addition, ZF and SF from the result, OF = 0.
+/// IMUL, IMUL32I and IMAD: the product word plus `c` plus, with `x`, CF (docs/semantics.md §21,
+/// §22a); with `cc`, CF = the carry out of that addition (0 without `c`), ZF and SF from the
+/// result, OF = 0.
 #[allow(clippy::too_many_arguments)]
 fn mul_add(
     w: &mut WarpState,

@@ -240,7 +240,7 @@ impl Operands for F2f {
 /// `I2I.dst.src[.SAT] Rd[.CC], [-][|]Sb[|]`: an 8-, 16- or 32-bit integer converted to
 /// another; with `.SAT` clamped to the destination's range, else truncated; the result is sign-
 /// or zero-extended to 32 bits. `.CC` writes ZF and SF from the result, CF = OF = 0 (as the
-/// logic ops' [`LogicCc`] without `.X`).
+/// logic ops' [`LogicCc`](super::LogicCc) without `.X`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct I2i {
     /// Destination.
