@@ -1111,6 +1111,31 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "IMADSP",
+            (
+                select(vec!["U32", "U24", "U16H0", "U16H1"]),
+                select(vec!["U24", "S24", "U16H0", "S16H0"]),
+                select(vec!["U32", "U24", "U16H0"]),
+                0u8..2,
+                cc_dst(reg()),
+                rreg(),
+                src(imm20()),
+                regc(),
+            )
+                .prop_map(|(pa, pb, pc, signed, (cc, d), a, b, c)| {
+                    // Ra's and Rc's parts share one sign.
+                    let s = |p: &str| {
+                        if signed == 1 {
+                            p.replacen('U', "S", 1)
+                        } else {
+                            p.to_string()
+                        }
+                    };
+                    format!("IMADSP.{}.{pb}.{}{cc} {d}, {a}, {b}, {c}", s(pa), s(pc))
+                })
+                .boxed(),
+        ),
+        (
             "IMAD",
             (
                 with_cc(

@@ -156,3 +156,17 @@ impl Exec for Imad {
         Ok(())
     }
 }
+
+impl Exec for Imadsp {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
+        let c = src(w, self.c, mask, env)?;
+        let a = reg(w, self.a);
+        let r: Row = std::array::from_fn(|l| crate::semantics::imadsp(self, a[l], b[l], c[l]));
+        put(w, self.d.0, &r, mask);
+        if self.cc {
+            set_cc(w, mask, &r, 0, 0);
+        }
+        Ok(())
+    }
+}

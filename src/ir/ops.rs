@@ -18,6 +18,7 @@ pub mod alu;
 pub mod convert;
 pub mod float;
 pub mod func;
+pub mod imadsp;
 pub mod int;
 pub mod memory;
 pub mod resource;
@@ -27,6 +28,7 @@ pub use alu::*;
 pub use convert::*;
 pub use float::*;
 pub use func::*;
+pub use imadsp::*;
 pub use int::*;
 pub use memory::*;
 pub use resource::*;
@@ -83,6 +85,7 @@ macro_rules! for_each_op {
             Imul(Imul),
             Imul32i(Imul32i),
             Imad(Imad),
+            Imadsp(Imadsp),
             Lea(Lea),
             Ldc(Ldc),
             Ldg(Ldg),

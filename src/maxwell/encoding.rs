@@ -756,6 +756,14 @@ maxwell_table! {
             imad(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
         }),
     ],
+    Imadsp => &[
+        form!("IMADSP", op(0x5a80), 0xff80 << 48, Reg, |w, _, b| imadsp(w, b, Src::Reg(w.reg(39)))),
+        form!("IMADSP", op(0x4a80), 0xff80 << 48, Const, |w, _, b| imadsp(w, b, Src::Reg(w.reg(39)))),
+        form!("IMADSP", op(0x3480), 0xfe80 << 48, Imm, |w, _, b| imadsp(w, b, Src::Reg(w.reg(39)))),
+        form!("IMADSP", op(0x5280), 0xff80 << 48, None, |w, _, _| {
+            imadsp(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
+        }),
+    ],
     Lea => &[
         form!("LEA", op(0x5bd0), M13, Reg, lea_lo),
         form!("LEA", op(0x4bd0), M12, Const, lea_lo),
@@ -1109,6 +1117,28 @@ fn imad(w: Word, b: Src, c: Src) -> R {
         hi: w.bit(54),
         a_signed: w.bit(48),
         b_signed: w.bit(53),
+        a: w.reg(8),
+        b,
+        c,
+    })
+}
+
+/// IMADSP's fields (envytools' gm107 tables): Ra's part at 48 (3 bits: sign at 48, then 32, 24,
+/// 16-bit low or high half), Sb's at 53 (2 bits: sign, then 24-bit or low half), Rc's at 51
+/// (2 bits: 32, 24 or low half) with the sign at 48 (Ra's), `.CC` at 47.
+fn imadsp(w: Word, b: Src, c: Src) -> R {
+    let pa = SpPart::ALL[w.field(48, 3) as usize];
+    let pb = SpPart::ALL[2 + w.field(53, 2) as usize];
+    let pc = match w.field(51, 2) {
+        3 => return Err("IMADSP Rc part 0x3 is not valid".into()),
+        v => SpPart::ALL[(2 * v + w.field(48, 1)) as usize],
+    };
+    ok(Imadsp {
+        d: w.reg(0),
+        cc: w.bit(47),
+        pa,
+        pb,
+        pc,
         a: w.reg(8),
         b,
         c,

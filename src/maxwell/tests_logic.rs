@@ -59,3 +59,30 @@ fn cc_and_x_bits_of_the_other_forms() {
         "LOP32I.AND.X RZ.CC, R10, 0xff00ff00"
     );
 }
+
+#[test]
+fn imadsp_fields() {
+    // No ptxas word: envytools' fields on IMAD's register layout. Ra's part at 48 (3 bits),
+    // Sb's at 53 (2 bits), Rc's at 51 (2 bits) with Ra's sign, .CC at 47.
+    let base = 0x5a80u64 << 48 | 4 << 39 | 3 << 20 | 7 << 16 | 2 << 8 | 1;
+    assert_eq!(text(base), "IMADSP.U32.U24.U32 R1, R2, R3, R4");
+    assert_eq!(
+        text(base | 3 << 48 | 1 << 53 | 1 << 51 | 1 << 47),
+        "IMADSP.S24.S24.S24 R1.CC, R2, R3, R4"
+    );
+    assert_eq!(
+        text(base | 6 << 48 | 2 << 53 | 2 << 51),
+        "IMADSP.U16H1.U16H0.U16H0 R1, R2, R3, R4"
+    );
+    // The immediate and constant forms.
+    assert_eq!(
+        text(0x3480u64 << 48 | 1 << 48 | 3 << 53 | 4 << 39 | 0x10 << 20 | 7 << 16 | 2 << 8 | 1),
+        "IMADSP.S32.S16H0.S32 R1, R2, 0x10, R4"
+    );
+    assert_eq!(
+        text(0x5280u64 << 48 | 3 << 39 | 4 << 20 | 7 << 16 | 2 << 8 | 1),
+        "IMADSP.U32.U24.U32 R1, R2, R3, c[0x0][0x10]"
+    );
+    // Rc's part 3 does not exist.
+    assert!(super::tests::text_at(base | 3 << 51, 8).is_err());
+}

@@ -13,6 +13,7 @@
 //! | LDC bank and address per mode, and which reads are in range | [`ldc_address`], [`ldc_readable`] | §17 |
 //! | LEA's window predicate (Plg and CC.OF) | [`lea_outside_window`] | §15, §19 |
 //! | SHF's funnel shift, FLO's leading one, ICMP's test of Rc | [`shf`], [`flo`], [`icmp_zero`] | §22 |
+//! | IMADSP's parts and multiply-add | [`imadsp`] | §22a |
 //! | the zero test of LOP, LOP32I, LOP3, SHL, SHR and I2I (`.X`, `.CC`, `.Z`/`.NZ`) | [`logic_zero`] | §21 |
 //! | Direct3D 11 float and integer arithmetic (DXBC) | [`d3d`] | DXBC numerics |
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
@@ -228,6 +229,13 @@ pub fn shf(right: bool, w: bool, ty: ShfType, hi: bool, a: u32, s: u32, c: u32) 
     } else {
         v as u32
     }
+}
+
+/// IMADSP on one lane (docs/semantics.md §22a): low32(part_a(a) × part_b(b) + part_c(c)).
+/// Each part is the operand's value mod 2^32 after its extension, so the low word of the
+/// exact product and sum is that of the 32-bit wrapping arithmetic.
+pub fn imadsp(o: &crate::ir::Imadsp, a: u32, b: u32, c: u32) -> u32 {
+    o.pa.of(a).wrapping_mul(o.pb.of(b)).wrapping_add(o.pc.of(c))
 }
 
 /// The zero test of the logic, shift and I2I ops on one lane (docs/semantics.md §21): the

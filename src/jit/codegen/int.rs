@@ -280,3 +280,54 @@ impl Lower for Imad {
         true
     }
 }
+
+impl Tx<'_, '_, '_> {
+    /// IMADSP's part of a row (as `SpPart::of`): masks and shifts in vector code.
+    fn sp_part(&mut self, v: &Row, p: SpPart) -> Row {
+        let and = |t: &mut Self, v: &Row, k: u32| {
+            let m = t.splat(k);
+            t.bin(v, &m, |b, x, y| b.ins().band(x, y))
+        };
+        match p {
+            SpPart::U32 | SpPart::S32 => *v,
+            SpPart::U24 => and(self, v, 0xff_ffff),
+            SpPart::S24 => {
+                let s = self.shl_c(v, 8);
+                self.sshr_c(&s, 8)
+            }
+            SpPart::U16H0 => and(self, v, 0xffff),
+            SpPart::S16H0 => {
+                let s = self.shl_c(v, 16);
+                self.sshr_c(&s, 16)
+            }
+            SpPart::U16H1 => self.ushr_c(v, 16),
+            SpPart::S16H1 => self.sshr_c(v, 16),
+        }
+    }
+}
+
+impl Lower for Imadsp {
+    fn weight(&self) -> u32 {
+        8
+    }
+
+    /// `semantics::imadsp` in vector code: the parts, then a wrapping multiply and add.
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let m = tx.guard_mask(inst.guard);
+        let a = tx.reg(o.a);
+        let a = tx.sp_part(&a, o.pa);
+        let b = tx.src(o.b);
+        let b = tx.sp_part(&b, o.pb);
+        let c = tx.src(o.c);
+        let c = tx.sp_part(&c, o.pc);
+        let p = tx.bin(&a, &b, |bb, x, y| bb.ins().imul(x, y));
+        let r = tx.bin(&p, &c, |bb, x, y| bb.ins().iadd(x, y));
+        tx.set_reg(o.d, r, m);
+        if o.cc {
+            let zero = tx.splat(0);
+            tx.write_cc(m, &r, &zero, None);
+        }
+        true
+    }
+}

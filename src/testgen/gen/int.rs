@@ -13,11 +13,12 @@ pub(super) const CC_TESTS: [&str; 24] = [
 
 impl Gen<'_, '_> {
     /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX, XMAD.CSFU, PRMT in a PTX mode,
-    /// IMUL, IMUL32I, IMAD, or a wide zero test (`logic.rs`).
+    /// IMUL, IMUL32I, IMAD, IMADSP (`imadsp.rs`) or a wide zero test (`logic.rs`).
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
         match self.below(11) {
-            10 => self.wide_zero_test(d),
+            10 if self.chance(50) => self.wide_zero_test(d),
+            10 => self.imadsp(d),
             7 => Imul {
                 d,
                 cc: self.chance(20),

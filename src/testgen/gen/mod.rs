@@ -21,6 +21,7 @@ mod convert;
 mod edges;
 mod float;
 mod frame;
+mod imadsp;
 mod int;
 mod logic;
 mod memory;
