@@ -596,6 +596,18 @@ fn with_cc(mn: &'static str, groups: Vec<Vec<&'static str>>, d: S) -> S {
         .boxed()
 }
 
+/// A destination with `.CC` nowhere, on the opcode (the first string, to append to the
+/// mnemonic) or on the register.
+fn cc_dst(d: S) -> BoxedStrategy<(String, String)> {
+    (0u8..3, d)
+        .prop_map(|(cc, d)| match cc {
+            0 => (String::new(), d),
+            1 => (".CC".to_string(), d),
+            _ => (String::new(), format!("{d}.CC")),
+        })
+        .boxed()
+}
+
 fn inner_addr(b: &str, off: i64, style: u8, k: u8) -> String {
     let a = num(off.abs(), k);
     match (off < 0, style) {
@@ -815,23 +827,31 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "SHL",
-            (mods(vec![vec!["", "W"]]), reg(), rreg(), src(imm20()))
-                .prop_map(|(m, d, a, b)| format!("SHL{m} {d}, {a}, {b}"))
+            (
+                with_cc("SHL", vec![vec!["", "W"], vec!["", "X"]], reg()),
+                rreg(),
+                src(imm20()),
+            )
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
                 .boxed(),
         ),
         (
             "SHR",
             (
-                mods(vec![
-                    vec!["", "U32", "S32"],
-                    vec!["", "W"],
-                    vec!["", "BREV"],
-                ]),
-                reg(),
+                with_cc(
+                    "SHR",
+                    vec![
+                        vec!["", "U32", "S32"],
+                        vec!["", "W"],
+                        vec!["", "BREV"],
+                        vec!["", "X"],
+                    ],
+                    reg(),
+                ),
                 rreg(),
                 src(imm20()),
             )
-                .prop_map(|(m, d, a, b)| format!("SHR{m} {d}, {a}, {b}"))
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
                 .boxed(),
         ),
         (
@@ -871,38 +891,48 @@ fn templates() -> Vec<(&'static str, S)> {
                 mods(vec![
                     vec!["AND", "OR", "XOR", "PASS_B"],
                     vec!["", "Z", "NZ", "T", "F"],
+                    vec!["", "X"],
                 ]),
                 maybe(pred().prop_map(|p| format!("{p}, ")).boxed()),
-                reg(),
+                cc_dst(reg()),
                 pre("~", rreg()),
                 pre("~", src(imm20())),
             )
-                .prop_map(|(m, p, d, a, b)| format!("LOP{m} {p}{d}, {a}, {b}"))
+                .prop_map(|(m, p, (c, d), a, b)| format!("LOP{m}{c} {p}{d}, {a}, {b}"))
                 .boxed(),
         ),
         (
             "LOP32I",
             (
-                mods(vec![vec!["AND", "OR", "XOR", "PASS_B"]]),
-                reg(),
+                with_cc(
+                    "LOP32I",
+                    vec![vec!["AND", "OR", "XOR", "PASS_B"], vec!["", "X"]],
+                    reg(),
+                ),
                 pre("~", rreg()),
                 pre("~", any32()),
             )
-                .prop_map(|(m, d, a, b)| format!("LOP32I{m} {d}, {a}, {b}"))
+                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
                 .boxed(),
         ),
         (
             "LOP3",
             (
-                mods(vec![vec!["LUT"], vec!["", "Z", "NZ", "T", "F"]]),
+                mods(vec![
+                    vec!["LUT"],
+                    vec!["", "Z", "NZ", "T", "F"],
+                    vec!["", "X"],
+                ]),
                 maybe(pred().prop_map(|p| format!("{p}, ")).boxed()),
-                reg(),
+                cc_dst(reg()),
                 rreg(),
                 src(any32()),
                 rreg(),
                 imm(0, 255),
             )
-                .prop_map(|(m, p, d, a, b, c, l)| format!("LOP3{m} {p}{d}, {a}, {b}, {c}, {l}"))
+                .prop_map(|(m, p, (cc, d), a, b, c, l)| {
+                    format!("LOP3{m}{cc} {p}{d}, {a}, {b}, {c}, {l}")
+                })
                 .boxed(),
         ),
         (
@@ -1084,9 +1114,38 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "IMADSP",
+            (
+                select(vec!["U32", "U24", "U16H0", "U16H1"]),
+                select(vec!["U24", "S24", "U16H0", "S16H0"]),
+                select(vec!["U32", "U24", "U16H0"]),
+                0u8..2,
+                cc_dst(reg()),
+                rreg(),
+                src(imm20()),
+                regc(),
+            )
+                .prop_map(|(pa, pb, pc, signed, (cc, d), a, b, c)| {
+                    // Ra's and Rc's parts share one sign.
+                    let s = |p: &str| {
+                        if signed == 1 {
+                            p.replacen('U', "S", 1)
+                        } else {
+                            p.to_string()
+                        }
+                    };
+                    format!("IMADSP.{}.{pb}.{}{cc} {d}, {a}, {b}, {c}", s(pa), s(pc))
+                })
+                .boxed(),
+        ),
+        (
             "IMAD",
             (
-                with_cc("IMAD", vec![vec!["", "U32", "S32"], vec!["", "HI"]], reg()),
+                with_cc(
+                    "IMAD",
+                    vec![vec!["", "U32", "S32"], vec!["", "HI"], vec!["", "X"]],
+                    reg(),
+                ),
                 rreg(),
                 src(imm20()),
                 regc(),
@@ -1618,10 +1677,12 @@ fn templates() -> Vec<(&'static str, S)> {
                 select(vec!["U8", "U16", "U32", "S8", "S16", "S32"]),
                 select(vec!["U8", "U16", "U32", "S8", "S16", "S32"]),
                 mods(vec![vec!["", "SAT"]]),
-                reg(),
+                cc_dst(reg()),
                 fmods(src(imm20())),
             )
-                .prop_map(|(dt, st, m, d, (pre, b))| format!("I2I.{dt}.{st}{m} {d}, {pre}{b}"))
+                .prop_map(|(dt, st, m, (c, d), (pre, b))| {
+                    format!("I2I.{dt}.{st}{m}{c} {d}, {pre}{b}")
+                })
                 .boxed(),
         ),
         (

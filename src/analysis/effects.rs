@@ -425,6 +425,7 @@ mod tests {
         assert_eq!(e.pred_reads, 1 << 6);
         let lop = |pr| Lop {
             func: LopFn::And,
+            f: LogicCc::NONE,
             pout: PredOut::Nz,
             p: pr,
             d: Reg(1),
@@ -437,6 +438,7 @@ mod tests {
         assert_eq!(fx(lop(Some(Pred::PT))).pred_writes, 0);
         assert_eq!(fx(lop(None)).pred_writes, 0);
         let lop3 = Lop3 {
+            f: LogicCc::NONE,
             pout: PredOut::None,
             p: Some(Pred(0)),
             d: Reg(1),

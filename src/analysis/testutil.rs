@@ -207,6 +207,7 @@ pub fn xmad(d: Reg, a: Reg, b: Src, c: Src) -> Xmad {
 pub fn lop_p(d: Reg, a: Reg, p: Pred) -> Op {
     Lop {
         func: LopFn::And,
+        f: LogicCc::NONE,
         pout: PredOut::Nz,
         p: Some(p),
         d,

@@ -6,7 +6,8 @@ use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
 use crate::semantics::{
-    add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, prmt_selector, shf, xmad_csfu,
+    add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, logic_zero, prmt_selector,
+    shf, xmad_csfu,
 };
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{WarpState, LANES};
@@ -250,6 +251,7 @@ impl Exec for Shl {
         let b = src(w, self.b, mask, env)?;
         let r = map2(&reg(w, self.a), &b, |a, s| shl(self, a, s));
         put(w, self.d.0, &r, mask);
+        logic_out(w, mask, &r, self.f, None, PredOut::None);
         Ok(())
     }
 }
@@ -285,6 +287,7 @@ impl Exec for Shr {
         let b = src(w, self.b, mask, env)?;
         let r = map2(&reg(w, self.a), &b, |a, s| shr(self, a, s));
         put(w, self.d.0, &r, mask);
+        logic_out(w, mask, &r, self.f, None, PredOut::None);
         Ok(())
     }
 }
@@ -310,15 +313,36 @@ fn lop(func: LopFn, a: u32, b: u32) -> u32 {
     }
 }
 
-fn pred_out(w: &mut WarpState, p: Option<Pred>, pout: PredOut, res: &Row, mask: u32) {
+/// The predicate output and the flags of a logic, shift or I2I op (docs/semantics.md §21):
+/// both use the zero test `semantics::logic_zero` (with `.X`, ZF before the op is read).
+pub(super) fn logic_out(
+    w: &mut WarpState,
+    mask: u32,
+    res: &Row,
+    f: LogicCc,
+    p: Option<Pred>,
+    pout: PredOut,
+) {
+    if !f.cc && p.is_none() {
+        return;
+    }
+    let zf = w.cc[ZF];
+    let zero = mask_of(|l| logic_zero(res[l], f.x, zf >> l & 1 != 0));
     if let Some(p) = p {
         let v = match pout {
             PredOut::None | PredOut::F => 0,
             PredOut::T => u32::MAX,
-            PredOut::Z => mask_of(|l| res[l] == 0),
-            PredOut::Nz => mask_of(|l| res[l] != 0),
+            PredOut::Z => zero,
+            PredOut::Nz => !zero,
         };
         w.set_pred(p.0, mask, v);
+    }
+    if f.cc {
+        let sf = mask_of(|l| res[l] >> 31 != 0);
+        w.set_flag(ZF, mask, zero);
+        w.set_flag(SF, mask, sf);
+        w.set_flag(CF, mask, 0);
+        w.set_flag(OF, mask, 0);
     }
 }
 
@@ -329,7 +353,7 @@ impl Exec for Lop {
         let f = self.func;
         let r = map2(&a, &b, |a, b| lop(f, a, b));
         put(w, self.d.0, &r, mask);
-        pred_out(w, self.p, self.pout, &r, mask);
+        logic_out(w, mask, &r, self.f, self.p, self.pout);
         Ok(())
     }
 }
@@ -341,6 +365,7 @@ impl Exec for Lop32i {
         let f = self.func;
         let r = map(&a, |a| lop(f, a, b));
         put(w, self.d.0, &r, mask);
+        logic_out(w, mask, &r, self.f, None, PredOut::None);
         Ok(())
     }
 }
@@ -367,7 +392,7 @@ impl Exec for Lop3 {
             lut3(lut, a, b, c)
         });
         put(w, self.d.0, &r, mask);
-        pred_out(w, self.p, self.pout, &r, mask);
+        logic_out(w, mask, &r, self.f, self.p, self.pout);
         Ok(())
     }
 }

@@ -83,7 +83,13 @@ impl Exec for F2f {
 impl Exec for I2i {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
-        put(w, self.d.0, &map(&b, |x| cv::i2i(self, x)), mask);
+        let r = map(&b, |x| cv::i2i(self, x));
+        put(w, self.d.0, &r, mask);
+        let f = LogicCc {
+            cc: self.cc,
+            x: false,
+        };
+        super::alu::logic_out(w, mask, &r, f, None, PredOut::None);
         Ok(())
     }
 }

@@ -8,7 +8,7 @@ use crate::ir::*;
 use crate::semantics::cc::cc_mask;
 use crate::semantics::imul;
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
-use warpjit_runtime::WarpState;
+use warpjit_runtime::{WarpState, LANES};
 
 /// Writes a set-to-register result: `true_val` in the lanes of `r`, 0 elsewhere; with `cc`,
 /// ZF and SF from the value, CF = OF = 0.
@@ -91,26 +91,30 @@ impl Exec for R2p {
     }
 }
 
-/// IMUL, IMUL32I and IMAD: the product word plus `c`, written with the CC of `.CC` (ZF and SF
-/// from Rd, CF = OF = 0).
+/// IMUL, IMUL32I and IMAD: the product word plus `c` plus, with `x`, CF (docs/semantics.md §21,
+/// §22a); with `cc`, CF = the carry out of that addition (0 without `c`), ZF and SF from the
+/// result, OF = 0.
 #[allow(clippy::too_many_arguments)]
 fn mul_add(
     w: &mut WarpState,
     mask: u32,
     d: Reg,
-    cc: bool,
+    (cc, x): (bool, bool),
     (hi, a_signed, b_signed): (bool, bool, bool),
     a: &Row,
     b: &Row,
     c: Option<&Row>,
 ) {
-    let r: Row = std::array::from_fn(|l| {
+    let cin = if x { w.cc[CF] } else { 0 };
+    let wide: [u64; LANES] = std::array::from_fn(|l| {
         let p = imul(a[l], b[l], a_signed, b_signed, hi);
-        p.wrapping_add(c.map_or(0, |c| c[l]))
+        p as u64 + c.map_or(0, |c| c[l]) as u64 + (cin >> l & 1) as u64
     });
+    let r: Row = std::array::from_fn(|l| wide[l] as u32);
     put(w, d.0, &r, mask);
     if cc {
-        set_cc(w, mask, &r, 0, 0);
+        let cf = mask_of(|l| wide[l] >> 32 != 0);
+        set_cc(w, mask, &r, cf, 0);
     }
 }
 
@@ -119,7 +123,7 @@ impl Exec for Imul {
         let b = src(w, self.b, mask, env)?;
         let a = reg(w, self.a);
         let s = (self.hi, self.a_signed, self.b_signed);
-        mul_add(w, mask, self.d, self.cc, s, &a, &b, None);
+        mul_add(w, mask, self.d, (self.cc, false), s, &a, &b, None);
         Ok(())
     }
 }
@@ -128,7 +132,16 @@ impl Exec for Imul32i {
     fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
         let a = reg(w, self.a);
         let s = (self.hi, self.a_signed, self.b_signed);
-        mul_add(w, mask, self.d, self.cc, s, &a, &splat(self.imm), None);
+        mul_add(
+            w,
+            mask,
+            self.d,
+            (self.cc, false),
+            s,
+            &a,
+            &splat(self.imm),
+            None,
+        );
         Ok(())
     }
 }
@@ -139,7 +152,21 @@ impl Exec for Imad {
         let c = src(w, self.c, mask, env)?;
         let a = reg(w, self.a);
         let s = (self.hi, self.a_signed, self.b_signed);
-        mul_add(w, mask, self.d, self.cc, s, &a, &b, Some(&c));
+        mul_add(w, mask, self.d, (self.cc, self.x), s, &a, &b, Some(&c));
+        Ok(())
+    }
+}
+
+impl Exec for Imadsp {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let b = src(w, self.b, mask, env)?;
+        let c = src(w, self.c, mask, env)?;
+        let a = reg(w, self.a);
+        let r: Row = std::array::from_fn(|l| crate::semantics::imadsp(self, a[l], b[l], c[l]));
+        put(w, self.d.0, &r, mask);
+        if self.cc {
+            set_cc(w, mask, &r, 0, 0);
+        }
         Ok(())
     }
 }

@@ -19,6 +19,7 @@ pub mod barrier;
 pub mod convert;
 pub mod float;
 pub mod func;
+pub mod imadsp;
 pub mod int;
 pub mod memory;
 pub mod resource;
@@ -29,6 +30,7 @@ pub use barrier::*;
 pub use convert::*;
 pub use float::*;
 pub use func::*;
+pub use imadsp::*;
 pub use int::*;
 pub use memory::*;
 pub use resource::*;
@@ -85,6 +87,7 @@ macro_rules! for_each_op {
             Imul(Imul),
             Imul32i(Imul32i),
             Imad(Imad),
+            Imadsp(Imadsp),
             Lea(Lea),
             Ldc(Ldc),
             Ldg(Ldg),

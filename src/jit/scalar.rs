@@ -58,15 +58,14 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// SHL/SHR with per-lane amounts (and SHR `.BREV`): the lane routine, with
-    /// `interp::{shl, shr}`.
-    pub(super) fn shift_lanes(&mut self, inst: &Inst, op: LaneShift<'_>) {
+    /// `interp::{shl, shr}`; the result row (the caller writes it).
+    pub(super) fn shift_lanes(&mut self, inst: &Inst, op: LaneShift<'_>) -> Row {
         let m = self.guard_mask(inst.guard);
-        let (d, a, b) = match op {
-            LaneShift::Shl(o) => (o.d, o.a, o.b),
-            LaneShift::Shr(o) => (o.d, o.a, o.b),
+        let (a, b) = match op {
+            LaneShift::Shl(o) => (o.a, o.b),
+            LaneShift::Shr(o) => (o.a, o.b),
         };
-        let r = self.lane_routine(inst, &[Src::Reg(a), b], m);
-        self.set_reg(d, r, m);
+        self.lane_routine(inst, &[Src::Reg(a), b], m)
     }
 
     /// SHF with per-lane amounts: the lane routine, with `crate::semantics::shf`.

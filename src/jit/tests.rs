@@ -518,6 +518,7 @@ fn weight_of_every_op_is_pinned() {
         ("ISCADD32I R1, R2, 0x12345678, 0x3;", 4),
         ("IMAD R1, R2, R3, R4;", 6),
         ("IMAD.HI R1, R2, R3, R4;", 24),
+        ("IMADSP.S24.S24.S32 R1, R2, R3, R4;", 8),
         ("ATOM.E.ADD R1, [R2], R3;", 16),
         ("RED.E.ADD [R2], R3;", 12),
         ("ATOMS.CAS R1, [R2], R4, R5;", 16),

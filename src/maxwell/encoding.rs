@@ -308,6 +308,14 @@ fn pout(v: u64) -> PredOut {
     }
 }
 
+/// `.CC` (at bit `cc`) and `.X` (at bit `x`) of a logic or shift op.
+fn logic_cc(w: Word, cc: u32, x: u32) -> LogicCc {
+    LogicCc {
+        cc: w.bit(cc),
+        x: w.bit(x),
+    }
+}
+
 fn lop_fn(v: u64) -> LopFn {
     match v {
         0 => LopFn::And,
@@ -507,14 +515,13 @@ maxwell_table! {
         }),
     ],
     Shl => rci!("SHL", 0x5c48, 0x4c48, 0x3848, M13, M13I, |w, _, b| {
-        no(w, 43, "SHL.X")?;
-        no(w, 47, "SHL with .CC")?;
-        ok(Shl { d: w.reg(0), w: w.bit(39), a: w.reg(8), b })
+        ok(Shl { d: w.reg(0), f: logic_cc(w, 47, 43), w: w.bit(39), a: w.reg(8), b })
     }),
     Shr => rci!("SHR", 0x5c28, 0x4c28, 0x3828, M13, M13I, |w, _, b| {
-        no(w, 44, "SHR.X")?;
-        no(w, 47, "SHR with .CC")?;
-        ok(Shr { d: w.reg(0), unsigned: !w.bit(48), w: w.bit(39), brev: w.bit(40), a: w.reg(8), b })
+        ok(Shr {
+            d: w.reg(0), f: logic_cc(w, 47, 44), unsigned: !w.bit(48), w: w.bit(39),
+            brev: w.bit(40), a: w.reg(8), b,
+        })
     }),
     Shf => &[
         form!("SHF", op(0x5cf8), M13, Reg, |w, _, b| shf(w, true, b)),
@@ -523,43 +530,34 @@ maxwell_table! {
         form!("SHF", op(0x36f8), M13I, None, |w, _, _| shf(w, false, shf_imm(w)?)),
     ],
     Lop => rci!("LOP", 0x5c40, 0x4c40, 0x3840, M13, M13I, |w, _, b| {
-        no(w, 43, "LOP.X")?;
-        no(w, 47, "LOP with .CC")?;
         ok(Lop {
-            func: lop_fn(w.field(41, 2)), pout: pout(w.field(44, 2)), p: w.opt_pred(48),
+            func: lop_fn(w.field(41, 2)), f: logic_cc(w, 47, 43), pout: pout(w.field(44, 2)),
+            p: w.opt_pred(48),
             d: w.reg(0), not_a: w.bit(39), a: w.reg(8), not_b: w.bit(40), b,
         })
     }),
     Lop32i => &[form!("LOP32I", op(0x0400), 0xfc00 << 48, None, |w, _, _| {
-        no(w, 57, "LOP32I.X")?;
-        no(w, 52, "LOP32I with .CC")?;
         ok(Lop32i {
-            func: lop_fn(w.field(53, 2)), d: w.reg(0), not_a: w.bit(55), a: w.reg(8),
+            func: lop_fn(w.field(53, 2)), f: logic_cc(w, 52, 57), d: w.reg(0), not_a: w.bit(55), a: w.reg(8),
             not_b: w.bit(56), imm: w.field(20, 32) as u32,
         })
     })],
     Lop3 => &[
         form!("LOP3", op(0x5be0), M13, Reg, |w, _, b| {
-            no(w, 38, "LOP3.LUT.X")?;
-            no(w, 47, "LOP3.LUT with .CC")?;
             ok(Lop3 {
-                pout: pout(w.field(36, 2)), p: w.opt_pred(48), d: w.reg(0), a: w.reg(8), b,
+                f: logic_cc(w, 47, 38), pout: pout(w.field(36, 2)), p: w.opt_pred(48), d: w.reg(0), a: w.reg(8), b,
                 c: w.reg(39), lut: w.field(28, 8) as u8,
             })
         }),
         form!("LOP3", op(0x0200), 0xfe00 << 48, Const, |w, _, b| {
-            no(w, 56, "LOP3.LUT.X")?;
-            no(w, 47, "LOP3.LUT with .CC")?;
             ok(Lop3 {
-                pout: PredOut::None, p: None, d: w.reg(0), a: w.reg(8), b, c: w.reg(39),
+                f: logic_cc(w, 47, 56), pout: PredOut::None, p: None, d: w.reg(0), a: w.reg(8), b, c: w.reg(39),
                 lut: w.field(48, 8) as u8,
             })
         }),
         form!("LOP3", op(0x3c00), 0xfc00 << 48, Imm, |w, _, b| {
-            no(w, 57, "LOP3.LUT.X")?;
-            no(w, 47, "LOP3.LUT with .CC")?;
             ok(Lop3 {
-                pout: PredOut::None, p: None, d: w.reg(0), a: w.reg(8), b, c: w.reg(39),
+                f: logic_cc(w, 47, 57), pout: PredOut::None, p: None, d: w.reg(0), a: w.reg(8), b, c: w.reg(39),
                 lut: w.field(48, 8) as u8,
             })
         }),
@@ -762,6 +760,14 @@ maxwell_table! {
         form!("IMAD", op(0x3400), 0xfe80 << 48, Imm, |w, _, b| imad(w, b, Src::Reg(w.reg(39)))),
         form!("IMAD", op(0x5200), 0xff80 << 48, None, |w, _, _| {
             imad(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
+        }),
+    ],
+    Imadsp => &[
+        form!("IMADSP", op(0x5a80), 0xff80 << 48, Reg, |w, _, b| imadsp(w, b, Src::Reg(w.reg(39)))),
+        form!("IMADSP", op(0x4a80), 0xff80 << 48, Const, |w, _, b| imadsp(w, b, Src::Reg(w.reg(39)))),
+        form!("IMADSP", op(0x3480), 0xfe80 << 48, Imm, |w, _, b| imadsp(w, b, Src::Reg(w.reg(39)))),
+        form!("IMADSP", op(0x5280), 0xff80 << 48, None, |w, _, _| {
+            imadsp(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
         }),
     ],
     Lea => &[
@@ -1122,13 +1128,35 @@ fn shf(w: Word, right: bool, b: Src) -> R {
 /// `.X` (49) are refused.
 fn imad(w: Word, b: Src, c: Src) -> R {
     no(w, 50, "IMAD.SAT")?;
-    no(w, 49, "IMAD.X")?;
     ok(Imad {
         d: w.reg(0),
         cc: w.bit(47),
+        x: w.bit(49),
         hi: w.bit(54),
         a_signed: w.bit(48),
         b_signed: w.bit(53),
+        a: w.reg(8),
+        b,
+        c,
+    })
+}
+
+/// IMADSP's fields (envytools' gm107 tables): Ra's part at 48 (3 bits: sign at 48, then 32, 24,
+/// 16-bit low or high half), Sb's at 53 (2 bits: sign, then 24-bit or low half), Rc's at 51
+/// (2 bits: 32, 24 or low half) with the sign at 48 (Ra's), `.CC` at 47.
+fn imadsp(w: Word, b: Src, c: Src) -> R {
+    let pa = SpPart::ALL[w.field(48, 3) as usize];
+    let pb = SpPart::ALL[2 + w.field(53, 2) as usize];
+    let pc = match w.field(51, 2) {
+        3 => return Err("IMADSP Rc part 0x3 is not valid".into()),
+        v => SpPart::ALL[(2 * v + w.field(48, 1)) as usize],
+    };
+    ok(Imadsp {
+        d: w.reg(0),
+        cc: w.bit(47),
+        pa,
+        pb,
+        pc,
         a: w.reg(8),
         b,
         c,

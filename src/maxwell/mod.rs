@@ -354,3 +354,5 @@ pub fn instruction_texts(p: &Program) -> Vec<(u32, String)> {
 mod tests;
 #[cfg(test)]
 mod tests_int;
+#[cfg(test)]
+mod tests_logic;

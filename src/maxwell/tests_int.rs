@@ -93,8 +93,11 @@ fn multiplies_of_ptxas_o0() {
     // mad.hi.u32 / mad.hi.s32.
     assert_eq!(text(0x5a4000000077060c), "IMAD.U32.U32.HI R12, R6, R7, R0");
     assert_eq!(text(0x5a6100000077060c), "IMAD.S32.S32.HI R12, R6, R7, R0");
-    // .X and .SAT are refused.
-    assert!(text_at(0x5a4200000077060c, 8).is_err());
+    // .X (bit 49) adds CF; .SAT is refused.
+    assert_eq!(
+        text(0x5a4200000077060c),
+        "IMAD.U32.U32.HI.X R12, R6, R7, R0"
+    );
     assert!(text_at(0x5a4400000077060c, 8).is_err());
 }
 

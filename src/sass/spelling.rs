@@ -106,6 +106,7 @@ sass_table! {
         Imul "IMUL",
         Imul32i "IMUL32I",
         Imad "IMAD",
+        Imadsp "IMADSP",
         Lea "LEA",
         Ldc "LDC",
         Ldg "LDG",

@@ -518,6 +518,7 @@ mod tests {
         let ii = |dst, src, sat| I2i {
             d: Reg(0),
             sel: 0,
+            cc: false,
             sat,
             dst,
             src,

@@ -13,6 +13,8 @@
 //! | LDC bank and address per mode, and which reads are in range | [`ldc_address`], [`ldc_readable`] | §17 |
 //! | LEA's window predicate (Plg and CC.OF) | [`lea_outside_window`] | §15, §19 |
 //! | SHF's funnel shift, FLO's leading one, ICMP's test of Rc | [`shf`], [`flo`], [`icmp_zero`] | §22 |
+//! | IMADSP's parts and multiply-add | [`imadsp`] | §22a |
+//! | the zero test of LOP, LOP32I, LOP3, SHL, SHR and I2I (`.X`, `.CC`, `.Z`/`.NZ`) | [`logic_zero`] | §21 |
 //! | Direct3D 11 float and integer arithmetic (DXBC) | [`d3d`] | DXBC numerics |
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
 //! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
@@ -227,6 +229,21 @@ pub fn shf(right: bool, w: bool, ty: ShfType, hi: bool, a: u32, s: u32, c: u32) 
     } else {
         v as u32
     }
+}
+
+/// IMADSP on one lane (docs/semantics.md §22a): low32(part_a(a) × part_b(b) + part_c(c)).
+/// Each part is the operand's value mod 2^32 after its extension, so the low word of the
+/// exact product and sum is that of the 32-bit wrapping arithmetic.
+pub fn imadsp(o: &crate::ir::Imadsp, a: u32, b: u32, c: u32) -> u32 {
+    o.pa.of(a).wrapping_mul(o.pb.of(b)).wrapping_add(o.pc.of(c))
+}
+
+/// The zero test of the logic, shift and I2I ops on one lane (docs/semantics.md §21): the
+/// result `r` is zero and, with `.X` (`x`), the flag ZF (`zf`, the zero test of the earlier
+/// words of a wide value) is set too. `.CC` writes it as ZF; `.Z`/`.NZ` predicate outputs test
+/// it. (`.CC` also writes SF = bit 31 of `r`, CF = OF = 0.)
+pub fn logic_zero(r: u32, x: bool, zf: bool) -> bool {
+    r == 0 && (!x || zf)
 }
 
 /// FLO on one lane (docs/semantics.md §22): `v` is the source after any `~`.

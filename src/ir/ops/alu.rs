@@ -411,11 +411,13 @@ impl Operands for Xmad {
     }
 }
 
-/// `SHL[.W] Rd, Ra, Sb`.
+/// `SHL[.W][.X] Rd[.CC], Ra, Sb`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shl {
     /// Destination.
     pub d: Reg,
+    /// `.CC` and `.X`: the flags of a logic op ([`LogicCc`]).
+    pub f: LogicCc,
     /// `.W`: amount mod 32.
     pub w: bool,
     /// Shifted value.
@@ -426,18 +428,21 @@ pub struct Shl {
 
 impl Operands for Shl {
     fn operands(&self, o: &mut Roles<'_>) {
-        let Shl { d, w: _, a, b } = *self;
+        let Shl { d, f, w: _, a, b } = *self;
         o.def(d);
         o.read(a);
         o.src(b);
+        f.roles(o);
     }
 }
 
-/// `SHR[.U32|.S32][.W][.BREV] Rd, Ra, Sb`.
+/// `SHR[.U32|.S32][.W][.BREV][.X] Rd[.CC], Ra, Sb`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shr {
     /// Destination.
     pub d: Reg,
+    /// `.CC` and `.X`: the flags of a logic op ([`LogicCc`]).
+    pub f: LogicCc,
     /// `.U32`: logical shift (arithmetic otherwise).
     pub unsigned: bool,
     /// `.W`: amount mod 32.
@@ -454,6 +459,7 @@ impl Operands for Shr {
     fn operands(&self, o: &mut Roles<'_>) {
         let Shr {
             d,
+            f,
             unsigned: _,
             w: _,
             brev: _,
@@ -463,6 +469,7 @@ impl Operands for Shr {
         o.def(d);
         o.read(a);
         o.src(b);
+        f.roles(o);
     }
 }
 
@@ -528,6 +535,35 @@ impl Operands for Shf {
     }
 }
 
+/// The condition-code modifiers of the logic, shift and I2I ops (docs/semantics.md §21): with
+/// `.X` the zero test covers the earlier words of a wide value too (the result is zero and ZF
+/// is set), with `.CC` the flags are written: ZF = that zero test, SF = bit 31 of the result,
+/// CF = OF = 0. The zero test is also what `.Z`/`.NZ` predicate outputs test
+/// (`semantics::logic_zero`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct LogicCc {
+    /// `.CC`: write the four flags.
+    pub cc: bool,
+    /// `.X`: the zero test reads ZF.
+    pub x: bool,
+}
+
+impl LogicCc {
+    /// Neither modifier.
+    pub const NONE: LogicCc = LogicCc {
+        cc: false,
+        x: false,
+    };
+
+    /// The flag roles: ZF read with `.X`, all four written with `.CC`.
+    pub fn roles(self, o: &mut Roles<'_>) {
+        if self.x {
+            o.flag_read(Flag::Zf);
+        }
+        o.cc_write(self.cc);
+    }
+}
+
 /// Bitwise function of LOP / LOP32I.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LopFn {
@@ -557,11 +593,13 @@ pub enum PredOut {
     F,
 }
 
-/// `LOP.fn[.Z|.NZ|.T|.F] [Pd,] Rd, [~]Ra, [~]Sb`.
+/// `LOP.fn[.X][.Z|.NZ|.T|.F] [Pd,] Rd[.CC], [~]Ra, [~]Sb`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lop {
     /// Bitwise function.
     pub func: LopFn,
+    /// `.CC` and `.X` ([`LogicCc`]).
+    pub f: LogicCc,
     /// Predicate output mode.
     pub pout: PredOut,
     /// Predicate destination, if written.
@@ -582,6 +620,7 @@ impl Operands for Lop {
     fn operands(&self, o: &mut Roles<'_>) {
         let Lop {
             func: _,
+            f,
             pout: _,
             p,
             d,
@@ -594,14 +633,17 @@ impl Operands for Lop {
         o.def(d);
         o.read(a);
         o.src(b);
+        f.roles(o);
     }
 }
 
-/// `LOP32I.fn Rd, Ra, [~]imm32`.
+/// `LOP32I.fn[.X] Rd[.CC], [~]Ra, [~]imm32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lop32i {
     /// Bitwise function.
     pub func: LopFn,
+    /// `.CC` and `.X` ([`LogicCc`]).
+    pub f: LogicCc,
     /// Destination.
     pub d: Reg,
     /// `~Ra`.
@@ -618,6 +660,7 @@ impl Operands for Lop32i {
     fn operands(&self, o: &mut Roles<'_>) {
         let Lop32i {
             func: _,
+            f,
             d,
             not_a: _,
             a,
@@ -626,12 +669,15 @@ impl Operands for Lop32i {
         } = *self;
         o.def(d);
         o.read(a);
+        f.roles(o);
     }
 }
 
-/// `LOP3.LUT[.Z|.NZ|.T|.F] [Pd,] Rd, Ra, Sb, Rc, lut`.
+/// `LOP3.LUT[.X][.Z|.NZ|.T|.F] [Pd,] Rd[.CC], Ra, Sb, Rc, lut`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lop3 {
+    /// `.CC` and `.X` ([`LogicCc`]).
+    pub f: LogicCc,
     /// Predicate output mode.
     pub pout: PredOut,
     /// Predicate destination, if written.
@@ -651,6 +697,7 @@ pub struct Lop3 {
 impl Operands for Lop3 {
     fn operands(&self, o: &mut Roles<'_>) {
         let Lop3 {
+            f,
             pout: _,
             p,
             d,
@@ -664,6 +711,7 @@ impl Operands for Lop3 {
         o.read(a);
         o.src(b);
         o.read(c);
+        f.roles(o);
     }
 }
 

@@ -249,13 +249,16 @@ impl Operands for F2f {
     }
 }
 
-/// `I2I.dst.src[.SAT] Rd, [-][|]Sb[|]`: an 8-, 16- or 32-bit integer converted to another;
-/// with `.SAT` clamped to the destination's range, else truncated; the result is sign- or
-/// zero-extended to 32 bits.
+/// `I2I.dst.src[.SAT] Rd[.CC], [-][|]Sb[|]`: an 8-, 16- or 32-bit integer converted to
+/// another; with `.SAT` clamped to the destination's range, else truncated; the result is sign-
+/// or zero-extended to 32 bits. `.CC` writes ZF and SF from the result, CF = OF = 0 (as the
+/// logic ops' [`LogicCc`](super::LogicCc) without `.X`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct I2i {
     /// Destination.
     pub d: Reg,
+    /// `.CC`.
+    pub cc: bool,
     /// `.SAT`.
     pub sat: bool,
     /// Result format (8, 16 or 32 bits).
@@ -278,6 +281,7 @@ impl Operands for I2i {
         let I2i {
             sel: _,
             d,
+            cc,
             sat: _,
             dst: _,
             src: _,
@@ -287,6 +291,7 @@ impl Operands for I2i {
         } = *self;
         o.def(d);
         o.src(b);
+        o.cc_write(cc);
     }
 }
 

@@ -282,14 +282,17 @@ impl Operands for Imul32i {
     }
 }
 
-/// `IMAD[.U32|.S32][.U32|.S32][.HI] Rd[.CC], Ra, Sb, Rc`: IMUL's word (low, or high with `.HI`)
-/// of Ra × Sb, plus Rc (mod 2^32).
+/// `IMAD[.U32|.S32][.U32|.S32][.HI][.X] Rd[.CC], Ra, Sb, Rc`: IMUL's word (low, or high with
+/// `.HI`) of Ra × Sb, plus Rc, plus CF with `.X` (mod 2^32). `.CC`: CF = the carry out of that
+/// addition, ZF and SF from Rd, OF = 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Imad {
     /// Destination.
     pub d: Reg,
     /// `.CC` on the destination.
     pub cc: bool,
+    /// `.X`: add the carry flag in.
+    pub x: bool,
     /// `.HI`: the high word of the product.
     pub hi: bool,
     /// Ra is signed.
@@ -309,6 +312,7 @@ impl Operands for Imad {
         let Imad {
             d,
             cc,
+            x,
             hi: _,
             a_signed: _,
             b_signed: _,
@@ -321,5 +325,6 @@ impl Operands for Imad {
         o.src(b);
         o.src(c);
         o.cc_write(cc);
+        o.cf_read(x);
     }
 }

@@ -210,15 +210,16 @@ impl Lower for Shl {
         let o = self;
         let g = inst.guard;
         // A register or constant shift amount varies by lane: per-lane code.
-        let Src::Imm(s) = o.b else {
-            tx.shift_lanes(inst, LaneShift::Shl(o));
-            return true;
-        };
         let m = tx.guard_mask(g);
-        let s = if o.w { s & 31 } else { s };
-        let a = tx.reg(o.a);
-        let r = tx.shl_c(&a, s);
+        let r = if let Src::Imm(s) = o.b {
+            let s = if o.w { s & 31 } else { s };
+            let a = tx.reg(o.a);
+            tx.shl_c(&a, s)
+        } else {
+            tx.shift_lanes(inst, LaneShift::Shl(o))
+        };
         tx.set_reg(o.d, r, m);
+        tx.logic_out(m, &r, o.f, None, PredOut::None);
         true
     }
 }
@@ -235,19 +236,21 @@ impl Lower for Shr {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
-        let (Src::Imm(s), false) = (o.b, o.brev) else {
-            tx.shift_lanes(inst, LaneShift::Shr(o));
-            return true;
-        };
         let m = tx.guard_mask(g);
-        let s = if o.w { s & 31 } else { s };
-        let a = tx.reg(o.a);
-        let r = if o.unsigned {
-            tx.ushr_c(&a, s)
-        } else {
-            tx.sshr_c(&a, s)
+        let r = match (o.b, o.brev) {
+            (Src::Imm(s), false) => {
+                let s = if o.w { s & 31 } else { s };
+                let a = tx.reg(o.a);
+                if o.unsigned {
+                    tx.ushr_c(&a, s)
+                } else {
+                    tx.sshr_c(&a, s)
+                }
+            }
+            _ => tx.shift_lanes(inst, LaneShift::Shr(o)),
         };
         tx.set_reg(o.d, r, m);
+        tx.logic_out(m, &r, o.f, None, PredOut::None);
         true
     }
 }
@@ -298,7 +301,7 @@ impl Lower for Lop {
             LopFn::PassB => b,
         };
         tx.set_reg(o.d, r, m);
-        tx.pred_out(o.p, o.pout, &r, m);
+        tx.logic_out(m, &r, o.f, o.p, o.pout);
         true
     }
 }
@@ -322,6 +325,7 @@ impl Lower for Lop32i {
             LopFn::PassB => b,
         };
         tx.set_reg(o.d, r, m);
+        tx.logic_out(m, &r, o.f, None, PredOut::None);
         true
     }
 }
@@ -340,7 +344,7 @@ impl Lower for Lop3 {
         let c = tx.reg(o.c);
         let r = tx.lut3(o.lut, &a, &b, &c);
         tx.set_reg(o.d, r, m);
-        tx.pred_out(o.p, o.pout, &r, m);
+        tx.logic_out(m, &r, o.f, o.p, o.pout);
         true
     }
 }
@@ -889,26 +893,44 @@ impl Tx<'_, '_, '_> {
         }
     }
 
-    pub(in crate::jit) fn pred_out(&mut self, p: Option<Pred>, pout: PredOut, r: &Row, m: Value) {
-        let Some(p) = p else { return };
-        let v = match pout {
-            PredOut::None | PredOut::F => self.iconst(0),
-            PredOut::T => self.iconst(u32::MAX),
-            PredOut::Z | PredOut::Nz => {
-                let z = self.splat(0);
-                let c = self.cmp(
-                    if pout == PredOut::Z {
-                        IntCC::Equal
-                    } else {
-                        IntCC::NotEqual
-                    },
-                    r,
-                    &z,
-                );
-                self.lane_mask(&c)
-            }
-        };
-        self.set_pred(p, m, v);
+    /// The predicate output and the flags of a logic, shift or I2I op, as the interpreter's
+    /// `logic_out`: the zero test `semantics::logic_zero` (the result is 0, and with `.X` ZF
+    /// is set) for `.Z`/`.NZ` and ZF; with `.CC` SF from bit 31, CF = OF = 0.
+    pub(in crate::jit) fn logic_out(
+        &mut self,
+        m: Value,
+        r: &Row,
+        f: LogicCc,
+        p: Option<Pred>,
+        pout: PredOut,
+    ) {
+        if !f.cc && p.is_none() {
+            return;
+        }
+        let z = self.splat(0);
+        let zr = self.cmp(IntCC::Equal, r, &z);
+        let mut zero = self.lane_mask(&zr);
+        if f.x {
+            let zf = self.flag(ZF);
+            zero = self.b.ins().band(zero, zf);
+        }
+        if let Some(p) = p {
+            let v = match pout {
+                PredOut::None | PredOut::F => self.iconst(0),
+                PredOut::T => self.iconst(u32::MAX),
+                PredOut::Z => zero,
+                PredOut::Nz => self.b.ins().bnot(zero),
+            };
+            self.set_pred(p, m, v);
+        }
+        if f.cc {
+            let sf = self.lane_mask(r);
+            let clear = self.iconst(0);
+            self.set_flag(ZF, m, zero);
+            self.set_flag(SF, m, sf);
+            self.set_flag(CF, m, clear);
+            self.set_flag(OF, m, clear);
+        }
     }
 
     pub(in crate::jit) fn lut3(&mut self, lut: u8, a: &Row, b: &Row, c: &Row) -> Row {

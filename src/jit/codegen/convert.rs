@@ -319,6 +319,11 @@ impl Lower for I2i {
         let b = tx.wide_rows(self.b, 1, Imm64::Sext);
         let r = tx.fp_routine(inst, None, b, None, None);
         tx.set_reg(self.d, r.0, m);
+        let f = LogicCc {
+            cc: self.cc,
+            x: false,
+        };
+        tx.logic_out(m, &r.0, f, None, PredOut::None);
         true
     }
 }

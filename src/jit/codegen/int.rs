@@ -142,14 +142,14 @@ impl Lower for R2p {
 
 impl Tx<'_, '_, '_> {
     /// IMUL's and IMAD's product word (as `semantics::imul`): the low word as vector code, the
-    /// high word lane by lane through a 64-bit multiply; plus `c`; Rd and `.CC` (ZF and SF from
-    /// Rd, CF = OF = 0).
+    /// high word lane by lane through a 64-bit multiply; plus `c` and, with `.X`, CF; Rd and
+    /// `.CC` (ZF and SF from Rd, CF the carry out of the addition (0 without `c`), OF = 0).
     #[allow(clippy::too_many_arguments)]
     fn mul_add(
         &mut self,
         m: Value,
         d: Reg,
-        cc: bool,
+        (cc, x): (bool, bool),
         (hi, a_signed, b_signed): (bool, bool, bool),
         a: &Row,
         b: &Row,
@@ -174,14 +174,27 @@ impl Tx<'_, '_, '_> {
         } else {
             self.bin(a, b, |bb, x, y| bb.ins().imul(x, y))
         };
-        let r = match c {
-            Some(c) => self.bin(&p, c, |bb, x, y| bb.ins().iadd(x, y)),
-            None => p,
+        // IMUL's word + Rc + (CF with `.X`); with `.CC` CF is the carry out of that sum, as
+        // the interpreter's `mul_add`.
+        let Some(c) = c else {
+            self.set_reg(d, p, m);
+            if cc {
+                let zero = self.splat(0);
+                self.write_cc(m, &p, &zero, None);
+            }
+            return;
         };
-        self.set_reg(d, r, m);
+        let plus = self.plus(0, x, false);
         if cc {
-            let zero = self.splat(0);
-            self.write_cc(m, &r, &zero, None);
+            let (r, carry, _) = self.add3(&p, c, plus);
+            self.set_reg(d, r, m);
+            self.write_cc(m, &r, &carry, None);
+        } else {
+            let mut r = self.bin(&p, c, |bb, x, y| bb.ins().iadd(x, y));
+            if let Some(q) = plus {
+                r = self.bin(&r, &q, |bb, x, y| bb.ins().iadd(x, y));
+            }
+            self.set_reg(d, r, m);
         }
     }
 }
@@ -200,7 +213,15 @@ impl Lower for Imul {
         let m = tx.guard_mask(inst.guard);
         let a = tx.reg(o.a);
         let b = tx.src(o.b);
-        tx.mul_add(m, o.d, o.cc, (o.hi, o.a_signed, o.b_signed), &a, &b, None);
+        tx.mul_add(
+            m,
+            o.d,
+            (o.cc, false),
+            (o.hi, o.a_signed, o.b_signed),
+            &a,
+            &b,
+            None,
+        );
         true
     }
 }
@@ -219,7 +240,15 @@ impl Lower for Imul32i {
         let m = tx.guard_mask(inst.guard);
         let a = tx.reg(o.a);
         let b = tx.splat(o.imm);
-        tx.mul_add(m, o.d, o.cc, (o.hi, o.a_signed, o.b_signed), &a, &b, None);
+        tx.mul_add(
+            m,
+            o.d,
+            (o.cc, false),
+            (o.hi, o.a_signed, o.b_signed),
+            &a,
+            &b,
+            None,
+        );
         true
     }
 }
@@ -242,12 +271,63 @@ impl Lower for Imad {
         tx.mul_add(
             m,
             o.d,
-            o.cc,
+            (o.cc, o.x),
             (o.hi, o.a_signed, o.b_signed),
             &a,
             &b,
             Some(&c),
         );
+        true
+    }
+}
+
+impl Tx<'_, '_, '_> {
+    /// IMADSP's part of a row (as `SpPart::of`): masks and shifts in vector code.
+    fn sp_part(&mut self, v: &Row, p: SpPart) -> Row {
+        let and = |t: &mut Self, v: &Row, k: u32| {
+            let m = t.splat(k);
+            t.bin(v, &m, |b, x, y| b.ins().band(x, y))
+        };
+        match p {
+            SpPart::U32 | SpPart::S32 => *v,
+            SpPart::U24 => and(self, v, 0xff_ffff),
+            SpPart::S24 => {
+                let s = self.shl_c(v, 8);
+                self.sshr_c(&s, 8)
+            }
+            SpPart::U16H0 => and(self, v, 0xffff),
+            SpPart::S16H0 => {
+                let s = self.shl_c(v, 16);
+                self.sshr_c(&s, 16)
+            }
+            SpPart::U16H1 => self.ushr_c(v, 16),
+            SpPart::S16H1 => self.sshr_c(v, 16),
+        }
+    }
+}
+
+impl Lower for Imadsp {
+    fn weight(&self) -> u32 {
+        8
+    }
+
+    /// `semantics::imadsp` in vector code: the parts, then a wrapping multiply and add.
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let o = self;
+        let m = tx.guard_mask(inst.guard);
+        let a = tx.reg(o.a);
+        let a = tx.sp_part(&a, o.pa);
+        let b = tx.src(o.b);
+        let b = tx.sp_part(&b, o.pb);
+        let c = tx.src(o.c);
+        let c = tx.sp_part(&c, o.pc);
+        let p = tx.bin(&a, &b, |bb, x, y| bb.ins().imul(x, y));
+        let r = tx.bin(&p, &c, |bb, x, y| bb.ins().iadd(x, y));
+        tx.set_reg(o.d, r, m);
+        if o.cc {
+            let zero = tx.splat(0);
+            tx.write_cc(m, &r, &zero, None);
+        }
         true
     }
 }

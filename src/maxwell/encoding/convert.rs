@@ -157,7 +157,6 @@ pub(super) fn f2f(w: Word, _: u32, b: Src) -> R {
 }
 
 pub(super) fn i2i(w: Word, _: u32, b: Src) -> R {
-    conv_common(w, "I2I")?;
     let (ds, ss) = (w.field(8, 2), w.field(10, 2));
     if ds == 3 || ss == 3 {
         return Err("I2I with a 64-bit type is not valid".into());
@@ -167,6 +166,7 @@ pub(super) fn i2i(w: Word, _: u32, b: Src) -> R {
     ok(I2i {
         d: w.reg(0),
         sel: byte_sel(w, "I2I", src.bits, b)?,
+        cc: w.bit(47),
         sat: w.bit(50),
         dst: int_type(ds, w.bit(12)),
         src,

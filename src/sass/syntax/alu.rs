@@ -292,12 +292,32 @@ impl SassSyntax for Xmad {
     }
 }
 
+/// The `.X` and `.CC` modifiers of a logic or shift op (taken before its operands).
+fn logic_mods(a: &mut Args<'_>) -> R<(bool, Option<SrcLoc>)> {
+    Ok((a.flag("X")?, cc_mod(a)?))
+}
+
+/// The destination of a logic or shift op, `.CC` on it or (from [`logic_mods`]) on the opcode.
+fn logic_dst(a: &mut Args<'_>, (x, ccm): (bool, Option<SrcLoc>)) -> R<(LogicCc, Reg)> {
+    let (d, cc) = a.dst_cc(ccm)?;
+    Ok((
+        LogicCc {
+            cc: cc.is_some(),
+            x,
+        },
+        d,
+    ))
+}
+
 impl SassSyntax for Shl {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let w = a.flag("W")?;
+        let lm = logic_mods(a)?;
+        let (f, d) = logic_dst(a, lm)?;
         Ok(Shl {
+            d,
+            f,
             w,
-            d: a.reg()?,
             a: a.reg()?,
             b: a.src(ImmRule::S20, 0)?.0,
         })
@@ -305,9 +325,11 @@ impl SassSyntax for Shl {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "SHL{} {}, {}, {}",
+            "SHL{}{} {}{}, {}, {}",
             m(self.w, ".W"),
+            m(self.f.x, ".X"),
             self.d,
+            m(self.f.cc, ".CC"),
             self.a,
             self.b
         )
@@ -318,11 +340,14 @@ impl SassSyntax for Shr {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let unsigned = a.choice(UNSIGNED)?.unwrap_or(false);
         let (w, brev) = (a.flag("W")?, a.flag("BREV")?);
+        let lm = logic_mods(a)?;
+        let (f, d) = logic_dst(a, lm)?;
         Ok(Shr {
+            d,
+            f,
             unsigned,
             w,
             brev,
-            d: a.reg()?,
             a: a.reg()?,
             b: a.src(ImmRule::S20, 0)?.0,
         })
@@ -330,11 +355,13 @@ impl SassSyntax for Shr {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "SHR{}{}{} {}, {}, {}",
+            "SHR{}{}{}{} {}{}, {}, {}",
             m(self.unsigned, ".U32"),
             m(self.w, ".W"),
             m(self.brev, ".BREV"),
+            m(self.f.x, ".X"),
             self.d,
+            m(self.f.cc, ".CC"),
             self.a,
             self.b
         )
@@ -399,12 +426,14 @@ impl SassSyntax for Lop {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let func = a.require(LOP_FNS)?;
         let pout = a.choice(POUTS)?.unwrap_or_default();
+        let lm = logic_mods(a)?;
         let p = opt_pred_dst(a)?;
-        let d = a.reg()?;
+        let (f, d) = logic_dst(a, lm)?;
         let (ra, fa) = a.reg_x(NOT)?;
         let (b, fb) = a.src(ImmRule::S20, NOT)?;
         Ok(Lop {
             func,
+            f,
             pout,
             p,
             d,
@@ -417,11 +446,13 @@ impl SassSyntax for Lop {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "LOP.{}{} {}{}, {}{}, {}{}",
+            "LOP.{}{}{} {}{}{}, {}{}, {}{}",
             self.func.name(),
+            m(self.f.x, ".X"),
             self.pout.suffix(),
             OptPred(self.p),
             self.d,
+            m(self.f.cc, ".CC"),
             m(self.not_a, "~"),
             self.a,
             m(self.not_b, "~"),
@@ -433,11 +464,13 @@ impl SassSyntax for Lop {
 impl SassSyntax for Lop32i {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let func = a.require(LOP_FNS)?;
-        let d = a.reg()?;
+        let lm = logic_mods(a)?;
+        let (f, d) = logic_dst(a, lm)?;
         let (ra, fa) = a.reg_x(NOT)?;
         let (imm, fb) = a.imm_x(ImmRule::Any32, NOT)?;
         Ok(Lop32i {
             func,
+            f,
             d,
             not_a: fa.not,
             a: ra,
@@ -448,9 +481,11 @@ impl SassSyntax for Lop32i {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "LOP32I.{} {}, {}{}, {}{:#x}",
+            "LOP32I.{}{} {}{}, {}{}, {}{:#x}",
             self.func.name(),
+            m(self.f.x, ".X"),
             self.d,
+            m(self.f.cc, ".CC"),
             m(self.not_a, "~"),
             self.a,
             m(self.not_b, "~"),
@@ -463,12 +498,15 @@ impl SassSyntax for Lop3 {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         a.require(&[("LUT", ())])?;
         let pout = a.choice(POUTS)?.unwrap_or_default();
+        let lm = logic_mods(a)?;
         let p = opt_pred_dst(a)?;
-        let (d, ra) = (a.reg()?, a.reg()?);
+        let (f, d) = logic_dst(a, lm)?;
+        let ra = a.reg()?;
         let b = a.src(ImmRule::Any32, 0)?.0;
         let c = a.reg()?;
         let lut = a.imm(0, 0xff, "LUT")? as u8;
         Ok(Lop3 {
+            f,
             pout,
             p,
             d,
@@ -481,10 +519,12 @@ impl SassSyntax for Lop3 {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "LOP3.LUT{} {}{}, {}, {}, {}, {:#x}",
+            "LOP3.LUT{}{} {}{}{}, {}, {}, {}, {:#x}",
+            m(self.f.x, ".X"),
             self.pout.suffix(),
             OptPred(self.p),
             self.d,
+            m(self.f.cc, ".CC"),
             self.a,
             self.b,
             self.c,

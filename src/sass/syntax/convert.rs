@@ -375,10 +375,12 @@ impl SassSyntax for I2i {
             }
         }
         let sat = a.flag("SAT")?;
-        let d = a.reg()?;
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
         let (b, f, sel) = conv_src(a, 1, ImmKind::Int, src.bits)?;
         Ok(I2i {
             d,
+            cc: cc.is_some(),
             sel,
             sat,
             dst,
@@ -391,11 +393,12 @@ impl SassSyntax for I2i {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "I2I.{}.{}{} {}, {}",
+            "I2I.{}.{}{} {}{}, {}",
             iname(self.dst),
             iname(self.src),
             m(self.sat, ".SAT"),
             self.d,
+            m(self.cc, ".CC"),
             M(self.neg, self.abs, Sel(self.b, self.sel, self.src.bits))
         )
     }

@@ -66,6 +66,7 @@ impl Gen<'_, '_> {
             7 => self.xmad(d),
             8 => Shl {
                 d,
+                f: self.logic_cc(),
                 w: self.chance(30),
                 a: self.sreg(),
                 b: self.amount(),
@@ -73,6 +74,7 @@ impl Gen<'_, '_> {
             .into(),
             9 => Shr {
                 d,
+                f: self.logic_cc(),
                 unsigned: self.chance(50),
                 w: self.chance(30),
                 brev: self.chance(20),
@@ -90,6 +92,7 @@ impl Gen<'_, '_> {
                 ][self.weighted(&[40, 20, 20, 10, 10])];
                 Lop {
                     func: self.pick(&[LopFn::And, LopFn::Or, LopFn::Xor, LopFn::PassB]),
+                    f: self.logic_cc(),
                     pout,
                     p: if self.chance(50) {
                         Some(self.pdst())
@@ -106,6 +109,7 @@ impl Gen<'_, '_> {
             }
             11 => Lop32i {
                 func: self.pick(&[LopFn::And, LopFn::Or, LopFn::Xor, LopFn::PassB]),
+                f: self.logic_cc(),
                 d,
                 not_a: self.chance(25),
                 a: self.sreg(),
@@ -127,6 +131,7 @@ impl Gen<'_, '_> {
                     self.below(256) as u8
                 };
                 Lop3 {
+                    f: self.logic_cc(),
                     pout,
                     p: if self.chance(50) {
                         Some(self.pdst())
@@ -606,6 +611,7 @@ impl Gen<'_, '_> {
                     .into(),
                     2 => Shl {
                         d,
+                        f: self.logic_cc(),
                         w: self.chance(30),
                         a,
                         b: Src::Reg(t),
@@ -613,6 +619,7 @@ impl Gen<'_, '_> {
                     .into(),
                     _ => Shr {
                         d,
+                        f: self.logic_cc(),
                         unsigned: self.chance(50),
                         w: self.chance(30),
                         brev: self.chance(20),

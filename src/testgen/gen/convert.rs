@@ -231,6 +231,7 @@ impl Gen<'_, '_> {
                 I2i {
                     d: self.cv_dst(1),
                     sel: self.sel(src.bits, b),
+                    cc: self.chance(30),
                     sat: self.chance(50),
                     dst: self.int_type(false),
                     src,

@@ -13,10 +13,12 @@ pub(super) const CC_TESTS: [&str; 24] = [
 
 impl Gen<'_, '_> {
     /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX, XMAD.CSFU, PRMT in a PTX mode,
-    /// IMUL, IMUL32I or IMAD.
+    /// IMUL, IMUL32I, IMAD, IMADSP (`imadsp.rs`) or a wide zero test (`logic.rs`).
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
-        match self.below(10) {
+        match self.below(11) {
+            10 if self.chance(50) => self.wide_zero_test(d),
+            10 => self.imadsp(d),
             7 => Imul {
                 d,
                 cc: self.chance(20),
@@ -55,6 +57,7 @@ impl Gen<'_, '_> {
                 Imad {
                     d,
                     cc: self.chance(20),
+                    x: self.chance(25),
                     hi: self.chance(50),
                     a_signed: self.chance(50),
                     b_signed: self.chance(50),

@@ -21,7 +21,9 @@ mod convert;
 mod edges;
 mod float;
 mod frame;
+mod imadsp;
 mod int;
+mod logic;
 mod memory;
 mod warp;
 
