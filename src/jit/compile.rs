@@ -15,7 +15,8 @@ use std::collections::HashMap;
 /// One tier's compiler: its JIT module (which owns the code), a reused Cranelift context, and
 /// its counters.
 pub(super) struct Inner {
-    pub(super) module: JITModule,
+    /// The module; its code is freed when the `Inner` is dropped (see the `Drop` impl).
+    pub(super) module: std::mem::ManuallyDrop<JITModule>,
     pub(super) ctx: Context,
     pub(super) fctx: FunctionBuilderContext,
     pub(super) exec_inst: FuncId,
@@ -47,6 +48,20 @@ pub(super) struct Inner {
 // SAFETY: `JITModule` holds `RefCell`s and raw code pointers but no thread-bound state; it is
 // only ever used under the `Mutex` below.
 unsafe impl Send for Inner {}
+
+impl Drop for Inner {
+    /// Frees the module's code and data (Cranelift keeps them for ever otherwise: a program
+    /// that made a `Jit` per launch, or the fuzzer, which makes one per 256 inputs, grew by
+    /// the code of every function it ever compiled).
+    fn drop(&mut self) {
+        // SAFETY: compiled code is only reachable through the addresses in the `ProgCode`
+        // caches of the `Jit` that owns this module (tier 1) or shares it with its tier-2
+        // thread (tier 2). An `Inner` drops when its `Jit` has gone (and, for tier 2, the
+        // thread has ended): no engine run can be in progress (runs borrow the `Jit`), and no
+        // address is called again. The module is not used after this.
+        unsafe { std::mem::ManuallyDrop::take(&mut self.module).free_memory() };
+    }
+}
 
 impl Inner {
     /// A JIT module and context for one tier, with the runtime helpers registered.
@@ -195,7 +210,7 @@ impl Inner {
             .map_err(|e| host(&e))?;
         Ok(Inner {
             ctx: module.make_context(),
-            module,
+            module: std::mem::ManuallyDrop::new(module),
             fctx: FunctionBuilderContext::new(),
             exec_inst,
             mem_slow,
