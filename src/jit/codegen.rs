@@ -143,8 +143,9 @@ pub struct Env<'p> {
     pub tern_fn: FuncRef,
     /// The conversion and binary64 routine (`jit::fp`).
     pub fp_fn: FuncRef,
-    /// The lane routine of the float ops not written as vector code (`jit::view`).
-    pub float_fn: FuncRef,
+    /// The lane routine of the ops not written as vector code: float ops in a directed rounding
+    /// mode and MUFU, per-lane shifts and bit fields, PRMT by a register, P2R (`jit::view`).
+    pub lane_op: FuncRef,
     /// The atomics' routine (`jit::warp`).
     pub atom: FuncRef,
     /// The SHFL routine (`jit::warp`).

@@ -33,7 +33,7 @@ pub(super) struct Inner {
     pub(super) tern_fn: FuncId,
     /// The conversion and binary64 routine (`jit::fp`).
     pub(super) fp_fn: FuncId,
-    pub(super) float_fn: FuncId,
+    pub(super) lane_op: FuncId,
     pub(super) atom: FuncId,
     pub(super) shfl: FuncId,
     pub(super) next_name: u32,
@@ -131,8 +131,8 @@ impl Inner {
         builder.symbol("warpjit_jit_bin", super::view::warpjit_jit_bin as *const u8);
         builder.symbol("warpjit_jit_fp", super::fp::warpjit_jit_fp as *const u8);
         builder.symbol(
-            "warpjit_jit_float",
-            super::view::warpjit_jit_float as *const u8,
+            "warpjit_jit_lane_op",
+            super::view::warpjit_jit_lane_op as *const u8,
         );
         builder.symbol(
             "warpjit_jit_tern",
@@ -197,7 +197,7 @@ impl Inner {
         let bin_fn = declare(&mut module, "warpjit_jit_bin")?;
         let tern_fn = declare(&mut module, "warpjit_jit_tern")?;
         let fp_fn = declare(&mut module, "warpjit_jit_fp")?;
-        let float_fn = declare(&mut module, "warpjit_jit_float")?;
+        let lane_op = declare(&mut module, "warpjit_jit_lane_op")?;
         let shfl = declare(&mut module, "warpjit_jit_shfl")?;
         let st_tex = declare(&mut module, "warpjit_jit_st_tex")?;
         let view_atom = declare(&mut module, "warpjit_jit_view_atom")?;
@@ -225,7 +225,7 @@ impl Inner {
             bin_fn,
             tern_fn,
             fp_fn,
-            float_fn,
+            lane_op,
             atom,
             shfl,
             next_name: 0,
@@ -288,7 +288,7 @@ impl Inner {
             let bin_fn = self.module.declare_func_in_func(self.bin_fn, fb.func);
             let tern_fn = self.module.declare_func_in_func(self.tern_fn, fb.func);
             let fp_fn = self.module.declare_func_in_func(self.fp_fn, fb.func);
-            let float_fn = self.module.declare_func_in_func(self.float_fn, fb.func);
+            let lane_op = self.module.declare_func_in_func(self.lane_op, fb.func);
             let atom = self.module.declare_func_in_func(self.atom, fb.func);
             let shfl = self.module.declare_func_in_func(self.shfl, fb.func);
             let env = codegen::Env {
@@ -305,7 +305,7 @@ impl Inner {
                 bin_fn,
                 tern_fn,
                 fp_fn,
-                float_fn,
+                lane_op,
                 atom,
                 shfl,
                 ptr,

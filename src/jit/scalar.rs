@@ -49,11 +49,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// The op of `inst` on every lane through the lane routine
-    /// ([`warpjit_jit_float`](super::view::warpjit_jit_float), the interpreter's per-lane
+    /// ([`warpjit_jit_lane_op`](super::view::warpjit_jit_lane_op), the interpreter's per-lane
     /// definition), its sources' rows from `srcs`; returns the result row.
     pub(super) fn lane_routine(&mut self, inst: &Inst, srcs: &[Src], m: Value) -> Row {
         let rows: Vec<Row> = srcs.iter().map(|s| self.src(*s)).collect();
-        let f = self.env.float_fn;
+        let f = self.env.lane_op;
         self.routine_row(f, &inst.op as *const Op as *const u8, &rows, m)
     }
 
@@ -170,7 +170,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let mk = self.src(o.mask);
         self.store_row(area, offset_of!(FuncArea, b), &a);
         self.store_row(area, offset_of!(FuncArea, c), &mk);
-        let f = self.env.float_fn;
+        let f = self.env.lane_op;
         let r = self.call_routine(f, &inst.op as *const Op as *const u8, area, m);
         self.set_reg(o.d, r, m);
     }

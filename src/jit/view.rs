@@ -388,7 +388,7 @@ pub unsafe extern "C" fn warpjit_jit_tern(
 ///
 /// # Safety
 /// As [`warpjit_jit_un`]; `op` points at the op of the instruction compiled.
-pub unsafe extern "C" fn warpjit_jit_float(
+pub unsafe extern "C" fn warpjit_jit_lane_op(
     _jcx: *mut JitCx,
     op: *const Op,
     _mask: u32,

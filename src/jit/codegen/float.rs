@@ -2,7 +2,7 @@
 //! and FFMA to nearest (and their 32-bit-immediate forms), FMNMX, FSETP, FSET, FCMP, RRO and
 //! FCHK, each the bits `crate::semantics::float` defines (source modifiers, `.FTZ`, the canonical
 //! NaN 0x7fffffff, `.SAT`). FADD, FMUL and FFMA in a directed rounding mode, and MUFU, call one
-//! routine (`jit::view::warpjit_jit_float`) that applies the same definitions to the 32 lanes.
+//! routine (`jit::view::warpjit_jit_lane_op`) that applies the same definitions to the 32 lanes.
 
 use super::{Lower, Row, Tx};
 use crate::ir::*;
@@ -172,7 +172,7 @@ impl Tx<'_, '_, '_> {
 
     /// The float routine on the op of `inst`, its sources in `srcs`, the result to `d`.
     fn float_routine(&mut self, inst: &Inst, srcs: &[Src], d: Reg) {
-        let f = self.env.float_fn;
+        let f = self.env.lane_op;
         self.func_routine(f, &inst.op as *const Op as *const u8, srcs, d, inst);
     }
 }
