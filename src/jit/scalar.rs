@@ -1,7 +1,7 @@
-//! Lowerings of the ops whose per-lane work SIMD has no instruction for: per-lane shift amounts
-//! and bit-field controls (SHL/SHR/SHF by a register, BFE/BFI by a register control, `.BREV`),
-//! PRMT by a register selector and P2R go through the shared lane routine; the wide comparison
-//! `ISETP.X` is vector code.
+//! Per-lane work SIMD has no instruction for: `Tx::lane_routine`, the call the ops with a
+//! per-lane control use (SHL/SHR/SHF by a register, BFE/BFI by a register control, `.BREV`,
+//! PRMT by a register selector), PRMT and P2R, `per_lane` (32 scalar copies, for a few
+//! instructions a lane), and the wide comparison `ISETP.X` as vector code.
 
 use super::codegen::{Row, Tx};
 use super::view::FuncArea;
@@ -10,23 +10,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
 use std::mem::offset_of;
-use warpjit_runtime::warp::{CF, OF, SF, ZF};
-
-/// The ops [`Tx::shift_lanes`] lowers.
-pub(super) enum LaneShift<'o> {
-    /// SHL.
-    Shl(&'o Shl),
-    /// SHR.
-    Shr(&'o Shr),
-}
-
-/// The ops [`Tx::bitfield_lanes`] lowers.
-pub(super) enum LaneBitfield<'o> {
-    /// BFE.
-    Bfe(&'o Bfe),
-    /// BFI.
-    Bfi(&'o Bfi),
-}
+use warpjit_runtime::warp::{CF, ZF};
 
 impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Applies `f` to lane `l` of each input row, building a row (32 copies of `f`'s code: for
@@ -55,47 +39,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let rows: Vec<Row> = srcs.iter().map(|s| self.src(*s)).collect();
         let f = self.env.lane_op;
         self.routine_row(f, &inst.op as *const Op as *const u8, &rows, m)
-    }
-
-    /// SHL/SHR with per-lane amounts (and SHR `.BREV`): the lane routine, with
-    /// `interp::{shl, shr}`; the result row (the caller writes it).
-    pub(super) fn shift_lanes(&mut self, inst: &Inst, op: LaneShift<'_>) -> Row {
-        let m = self.guard_mask(inst.guard);
-        let (a, b) = match op {
-            LaneShift::Shl(o) => (o.a, o.b),
-            LaneShift::Shr(o) => (o.a, o.b),
-        };
-        self.lane_routine(inst, &[Src::Reg(a), b], m)
-    }
-
-    /// SHF with per-lane amounts: the lane routine, with `crate::semantics::shf`.
-    pub(super) fn shf_lanes(&mut self, inst: &Inst, o: &Shf) {
-        let m = self.guard_mask(inst.guard);
-        let r = self.lane_routine(inst, &[Src::Reg(o.a), o.b, Src::Reg(o.c)], m);
-        self.set_reg(o.d, r, m);
-    }
-
-    /// BFE/BFI with a per-lane control (and BFE `.BREV`): the lane routine, with
-    /// `interp::{bfe, bfi}`; the CC from the result inline.
-    pub(super) fn bitfield_lanes(&mut self, inst: &Inst, op: LaneBitfield<'_>) {
-        let m = self.guard_mask(inst.guard);
-        let (d, cc, srcs) = match op {
-            LaneBitfield::Bfe(o) => (o.d, o.cc, vec![Src::Reg(o.a), o.b]),
-            LaneBitfield::Bfi(o) => (o.d, o.cc, vec![Src::Reg(o.a), o.b, o.c]),
-        };
-        let r = self.lane_routine(inst, &srcs, m);
-        self.set_reg(d, r, m);
-        if cc {
-            let z = self.splat(0);
-            let zr = self.cmp(IntCC::Equal, &r, &z);
-            let zf = self.lane_mask(&zr);
-            let sf = self.lane_mask(&r);
-            let zero = self.iconst(0);
-            self.set_flag(CF, m, zero);
-            self.set_flag(ZF, m, zf);
-            self.set_flag(SF, m, sf);
-            self.set_flag(OF, m, zero);
-        }
     }
 
     /// PRMT: with an immediate selector a byte shuffle of {Rc, Ra}; otherwise the lane routine

@@ -2,7 +2,6 @@
 //! comparisons, selects), and their arithmetic helpers. LEA is in [`super::lea`]; per-lane
 //! scalar lowerings are in `jit/scalar.rs`.
 
-use super::super::scalar::{LaneBitfield, LaneShift};
 use super::{flags, Lower, Row, Tx, V};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -209,14 +208,14 @@ impl Lower for Shl {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
-        // A register or constant shift amount varies by lane: per-lane code.
+        // A register or constant shift amount varies by lane: the lane routine.
         let m = tx.guard_mask(g);
         let r = if let Src::Imm(s) = o.b {
             let s = if o.w { s & 31 } else { s };
             let a = tx.reg(o.a);
             tx.shl_c(&a, s)
         } else {
-            tx.shift_lanes(inst, LaneShift::Shl(o))
+            tx.lane_routine(inst, &[Src::Reg(o.a), o.b], m)
         };
         tx.set_reg(o.d, r, m);
         tx.logic_out(m, &r, o.f, None, PredOut::None);
@@ -247,7 +246,7 @@ impl Lower for Shr {
                     tx.sshr_c(&a, s)
                 }
             }
-            _ => tx.shift_lanes(inst, LaneShift::Shr(o)),
+            _ => tx.lane_routine(inst, &[Src::Reg(o.a), o.b], m),
         };
         tx.set_reg(o.d, r, m);
         tx.logic_out(m, &r, o.f, None, PredOut::None);
@@ -267,15 +266,15 @@ impl Lower for Shf {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
-        // A register amount varies by lane: per-lane code.
-        let Src::Imm(s) = o.b else {
-            tx.shf_lanes(inst, o);
-            return true;
-        };
+        // A register amount varies by lane: the lane routine.
         let m = tx.guard_mask(g);
-        let a = tx.reg(o.a);
-        let c = tx.reg(o.c);
-        let r = tx.shf_c(o, &a, &c, s);
+        let r = if let Src::Imm(s) = o.b {
+            let a = tx.reg(o.a);
+            let c = tx.reg(o.c);
+            tx.shf_c(o, &a, &c, s)
+        } else {
+            tx.lane_routine(inst, &[Src::Reg(o.a), o.b, Src::Reg(o.c)], m)
+        };
         tx.set_reg(o.d, r, m);
         true
     }
@@ -361,12 +360,14 @@ impl Lower for Bfe {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
+        let m = tx.guard_mask(g);
         let (Src::Imm(ctl), false) = (o.b, o.brev) else {
-            tx.bitfield_lanes(inst, LaneBitfield::Bfe(o));
+            // A per-lane control (or `.BREV`): the lane routine.
+            let r = tx.lane_routine(inst, &[Src::Reg(o.a), o.b], m);
+            tx.bitfield_out(m, o.d, o.cc, &r);
             return true;
         };
         let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
-        let m = tx.guard_mask(g);
         let a = tx.reg(o.a);
         let r = if len == 0 {
             tx.splat(0)
@@ -391,11 +392,7 @@ impl Lower for Bfe {
                 tx.bin(&v, &mk, |b, x, y| b.ins().band(x, y))
             }
         };
-        tx.set_reg(o.d, r, m);
-        if o.cc {
-            let z = tx.splat(0);
-            tx.write_cc(m, &r, &z, None);
-        }
+        tx.bitfield_out(m, o.d, o.cc, &r);
         true
     }
 }
@@ -412,12 +409,14 @@ impl Lower for Bfi {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
+        let m = tx.guard_mask(g);
         let Src::Imm(ctl) = o.b else {
-            tx.bitfield_lanes(inst, LaneBitfield::Bfi(o));
+            // A per-lane control: the lane routine.
+            let r = tx.lane_routine(inst, &[Src::Reg(o.a), o.b, o.c], m);
+            tx.bitfield_out(m, o.d, o.cc, &r);
             return true;
         };
         let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
-        let m = tx.guard_mask(g);
         let c = tx.src(o.c);
         let r = if pos >= 32 || len == 0 {
             c
@@ -429,11 +428,7 @@ impl Lower for Bfi {
             let mv = tx.splat(mk);
             std::array::from_fn(|k| tx.b.ins().bitselect(mv[k], a[k], c[k]))
         };
-        tx.set_reg(o.d, r, m);
-        if o.cc {
-            let z = tx.splat(0);
-            tx.write_cc(m, &r, &z, None);
-        }
+        tx.bitfield_out(m, o.d, o.cc, &r);
         true
     }
 }
@@ -825,6 +820,16 @@ impl Tx<'_, '_, '_> {
             None
         } else {
             Some(self.splat(base))
+        }
+    }
+
+    /// BFE's and BFI's result `r` to `d` for the lanes of `m`, and with `.CC` the flags from it
+    /// (CF and OF 0).
+    fn bitfield_out(&mut self, m: Value, d: Reg, cc: bool, r: &Row) {
+        self.set_reg(d, *r, m);
+        if cc {
+            let z = self.splat(0);
+            self.write_cc(m, r, &z, None);
         }
     }
 
