@@ -546,11 +546,16 @@ unsafe fn copy_out(src: *mut u8, dst: &mut [u8]) {
     for (i, d) in dst[..head].iter_mut().enumerate() {
         *d = load_u8(src.add(i));
     }
-    let mut i = head;
-    while i + 8 <= n {
-        dst[i..i + 8].copy_from_slice(&load_u64(src.add(i)).to_le_bytes());
-        i += 8;
+    let words = (n - head) / 8;
+    let out = dst.as_mut_ptr().add(head);
+    for w in 0..words {
+        // SAFETY: `head + 8 * w + 8 <= n`, inside `dst`; `src + head` is 8-aligned.
+        std::ptr::write_unaligned(
+            out.add(8 * w).cast::<u64>(),
+            load_u64(src.add(head + 8 * w)).to_le(),
+        );
     }
+    let i = head + 8 * words;
     for (k, d) in dst[i..].iter_mut().enumerate() {
         *d = load_u8(src.add(i + k));
     }

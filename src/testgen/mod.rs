@@ -246,12 +246,15 @@ impl Fill {
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
     fn bytes(&mut self, n: usize) -> Vec<u8> {
-        let mut v = Vec::with_capacity(n + 8);
-        while v.len() < n {
-            v.extend_from_slice(&self.next().to_le_bytes());
-        }
-        v.truncate(n);
+        let mut v = vec![0; n];
+        self.fill(&mut v);
         v
+    }
+    /// Fills `out` with the bytes [`Fill::bytes`] gives for its length.
+    fn fill(&mut self, out: &mut [u8]) {
+        for chunk in out.chunks_mut(8) {
+            chunk.copy_from_slice(&self.next().to_le_bytes()[..chunk.len()]);
+        }
     }
 }
 
@@ -350,26 +353,42 @@ impl Case {
     /// The constant banks: launch constants and parameters in `c[0x0]`, random data elsewhere.
     pub fn consts(&self) -> ConstBanks {
         let mut c = ConstBanks::new();
+        self.write_consts(&mut c);
+        c
+    }
+
+    /// Writes [`Case::consts`] into banks that hold the constants of this or of another case:
+    /// every byte any case writes is written (the local-memory words as 0 when the case has
+    /// none), so the banks end up equal to fresh ones. A fuzzer reuses one set of banks
+    /// instead of zeroing 2 MiB per case.
+    pub fn write_consts(&self, c: &mut ConstBanks) {
         let mut fill = Fill(self.seed.rotate_left(17) ^ 0x9e37_79b9_7f4a_7c15);
+        let mut buf = [0; 0x400];
         for bank in 0..32 {
             let lo = if bank == 0 { CONST_DATA } else { 0 };
-            c.write(bank, lo as u32, &fill.bytes(0x400 - lo as usize));
-            c.write(bank, 0xff00, &fill.bytes(0x100));
+            let low = &mut buf[..0x400 - lo as usize];
+            fill.fill(low);
+            c.write(bank, lo as u32, low);
+            fill.fill(&mut buf[..0x100]);
+            c.write(bank, 0xff00, &buf[..0x100]);
         }
         let word = |c: &mut ConstBanks, off: u16, v: u32| {
             c.write(0, off as u32, &v.to_le_bytes());
         };
         let window = DEFAULT_SHARED_WINDOW;
-        word(&mut c, 0x0, window as u32);
+        word(c, 0x0, window as u32);
         for i in 0..3 {
-            word(&mut c, 0x8 + 4 * i as u16, self.block[i]);
-            word(&mut c, 0x14 + 4 * i as u16, self.grid[i]);
+            word(c, 0x8 + 4 * i as u16, self.block[i]);
+            word(c, 0x14 + 4 * i as u16, self.grid[i]);
         }
-        word(&mut c, 0xfc, self.shared_bytes);
-        if self.local_bytes > 0 {
-            word(&mut c, 0x4, warpjit_runtime::DEFAULT_LOCAL_WINDOW as u32);
-            word(&mut c, 0x20, self.local_bytes);
-        }
+        word(c, 0xfc, self.shared_bytes);
+        let local_window = if self.local_bytes > 0 {
+            warpjit_runtime::DEFAULT_LOCAL_WINDOW as u32
+        } else {
+            0
+        };
+        word(c, 0x4, local_window);
+        word(c, 0x20, self.local_bytes);
         for (off, v) in [
             (P_OUT, OUT),
             (P_SEG1, SEG1),
@@ -380,14 +399,18 @@ impl Case {
             (P_ODD, ODD),
             (P_ZERO, ZERO),
         ] {
-            word(&mut c, off, v as u32);
-            word(&mut c, off + 4, (v >> 32) as u32);
+            word(c, off, v as u32);
+            word(c, off + 4, (v >> 32) as u32);
         }
-        c
     }
 
     /// Assembles the program and builds the launch.
     pub fn launch(&self) -> Result<Launch, String> {
+        self.launch_with(Arc::new(self.consts()))
+    }
+
+    /// [`Case::launch`] with constant banks the caller made ([`Case::write_consts`]).
+    pub fn launch_with(&self, consts: Arc<ConstBanks>) -> Result<Launch, String> {
         let prog = parse_program(
             &self.text,
             &AsmOptions {
@@ -403,7 +426,7 @@ impl Case {
             mode: self.mode,
             shared_bytes: self.shared_bytes,
             local_bytes: self.local_bytes,
-            consts: Arc::new(self.consts()),
+            consts,
             budget: self.budget,
         })
     }
