@@ -159,6 +159,12 @@ pub struct Env<'p> {
     pub live_out: &'p dyn LiveOut,
 }
 
+/// Whether a row is one value in all eight vectors (a splat and what lane-wise ops make of
+/// splats): such rows are computed once.
+pub(super) fn uniform(r: &Row) -> bool {
+    r.iter().all(|v| *v == r[0])
+}
+
 /// Translation state of one block.
 pub struct Tx<'a, 'b, 'p> {
     pub(super) b: &'a mut FunctionBuilder<'b>,
@@ -470,6 +476,22 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
+    /// Before a call: stores every dirty cached value and forgets the cached vectors
+    /// (registers, LEA's low word, lane masks), keeping predicates and flags as clean scalars.
+    /// No vector then lives across the call, which clobbers every vector register: the
+    /// register allocator would otherwise spill each cached vector around it, at more cost in
+    /// compile time and code than reloading the few rows used after it.
+    pub(super) fn settle(&mut self) {
+        self.flush(true);
+        self.regs.clear();
+        self.lea = None;
+        self.lane_bits = None;
+        self.mask_vecs.clear();
+        for v in self.preds.iter_mut().chain(self.cc.iter_mut()).flatten() {
+            v.1 = false;
+        }
+    }
+
     /// Forgets every cached value (after a helper changed the warp state in memory).
     pub(super) fn invalidate(&mut self) {
         self.regs.clear();
@@ -524,23 +546,36 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     pub(super) fn cmp(&mut self, cc: IntCC, a: &Row, b: &Row) -> Row {
+        if uniform(a) && uniform(b) {
+            return [self.b.ins().icmp(cc, a[0], b[0]); 8];
+        }
         std::array::from_fn(|k| self.b.ins().icmp(cc, a[k], b[k]))
     }
 
+    /// `f` on each vector of `a` and `b`. `f` must be lane-wise and pure (every caller's is):
+    /// on rows that are one value repeated (an immediate, a constant, RZ, a result of such
+    /// rows) it is emitted once.
     pub(super) fn bin(
         &mut self,
         a: &Row,
         b: &Row,
         f: fn(&mut FunctionBuilder<'b>, Value, Value) -> Value,
     ) -> Row {
+        if uniform(a) && uniform(b) {
+            return [f(self.b, a[0], b[0]); 8];
+        }
         std::array::from_fn(|k| f(self.b, a[k], b[k]))
     }
 
+    /// `f` on each vector of `a` (once on a uniform row, as [`Tx::bin`]).
     pub(super) fn un(
         &mut self,
         a: &Row,
         f: impl Fn(&mut FunctionBuilder<'b>, Value) -> Value,
     ) -> Row {
+        if uniform(a) {
+            return [f(self.b, a[0]); 8];
+        }
         std::array::from_fn(|k| f(self.b, a[k]))
     }
 

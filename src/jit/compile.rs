@@ -163,8 +163,9 @@ impl Inner {
         let mem_slow = module
             .declare_function("warpjit_jit_mem_slow", Linkage::Import, &sig)
             .map_err(|e| host(&e))?;
-        // (jcx, exec, slot, offset, access): the lane routine (`jit::lanes`).
+        // (jcx, w, exec, slot, offset, access): the lane routine (`jit::lanes`).
         let mut lanes_sig = module.make_signature();
+        lanes_sig.params.push(AbiParam::new(ptr));
         lanes_sig.params.push(AbiParam::new(ptr));
         lanes_sig.params.extend([AbiParam::new(types::I32); 4]);
         lanes_sig.returns.push(AbiParam::new(types::I32));

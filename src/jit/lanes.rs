@@ -2,59 +2,44 @@
 //! compiled LDG, STG, LD, ST, LDS, STS, LDL and STL calls when its accesses are not one
 //! whole-warp vector access.
 //!
-//! Compiled code writes the address registers' rows (and a store's values) into
-//! [`JitCx::io`] and calls [`warpjit_jit_lanes`] with a [`LaneAccess`] word. The routine checks
-//! every executing lane first: if any lane lies outside the instruction's segment hint (global)
-//! or outside shared or its local memory, it touches nothing and returns 1, and compiled code
-//! takes the slow path (the interpreter's code, which faults or handles sparse tiles and other
-//! segments exactly). Otherwise it performs the accesses in ascending lane order (a load's
-//! values land in `io.data`, register-major) and returns 0. The bounds are the same as the
-//! inline checks they replace: the hint's bound for this access size (a hint carries one per
-//! size), or `off <= len - bytes`.
+//! Compiled code first makes the warp state in memory current ([`super::codegen::Tx::settle`]:
+//! dirty cached registers stored, the cache forgotten), then calls [`warpjit_jit_lanes`] with a
+//! [`LaneAccess`] word naming the access and its registers. The routine reads the address
+//! registers (and a store's values) from the warp state and checks every executing lane first:
+//! if any lane lies outside the instruction's segment hint (global) or outside shared or its
+//! local memory, it touches nothing and returns 1, and compiled code takes the slow path (the
+//! interpreter's code, which faults or handles sparse tiles and other segments exactly).
+//! Otherwise it performs the accesses in ascending lane order, a load writing the executing
+//! lanes of its destination registers in the warp state, and returns 0. The bounds are the same
+//! as the inline checks they replace: the hint's bound for this access size (a hint carries one
+//! per size), or `off <= len - bytes`.
 //!
 //! Emitting these 32 lanes inline cost about 300 Cranelift instructions per memory
-//! instruction; the call costs about 20.
+//! instruction; the call costs about 10. Passing register rows through a buffer instead (their
+//! stores, the results' loads and the blend into the destination) cost 40 to 100 more.
 
 use super::abi::{JitCx, HINTS};
-use crate::ir::MemSize;
+use crate::ir::{MemSize, Reg};
 use crate::semantics::effective_of;
-
-/// Register rows and data exchanged between compiled code and [`warpjit_jit_lanes`]
-/// (register-major: lane `l` of row `k` at `k * 32 + l`).
-#[repr(C)]
-#[derive(Clone, Debug)]
-pub struct LaneIo {
-    /// The address register's row (`Ra`).
-    pub lo: [u32; 32],
-    /// `Ra+1`'s row, for `.E` addresses.
-    pub hi: [u32; 32],
-    /// A store's value rows, or a load's result rows (up to four registers).
-    pub data: [u32; 128],
-}
-
-impl Default for LaneIo {
-    fn default() -> LaneIo {
-        LaneIo {
-            lo: [0; 32],
-            hi: [0; 32],
-            data: [0; 128],
-        }
-    }
-}
+use warpjit_runtime::WarpState;
 
 /// What [`warpjit_jit_lanes`] does, packed in one `u32` argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaneAccess {
     /// Access size (and a load's extension).
     pub size: MemSize,
-    /// The address has a base register (`io.lo`, with `.E` also `io.hi`).
+    /// The address has a base register (`addr`).
     pub base: bool,
     /// 64-bit (`.E`) global address.
     pub e: bool,
-    /// A store (of `io.data`) rather than a load (into it).
+    /// A store (of `data` and the registers after it) rather than a load (into them).
     pub store: bool,
     /// The memory space.
     pub space: LaneSpace,
+    /// The address register (`Ra`; with `.E` also the one after it), when `base`.
+    pub addr: Reg,
+    /// A store's first value register or a load's first destination.
+    pub data: Reg,
 }
 
 /// The memory a [`LaneAccess`] addresses.
@@ -95,6 +80,8 @@ impl LaneAccess {
             | (self.e as u32) << 4
             | (self.store as u32) << 5
             | space << 6
+            | (self.addr.0 as u32) << 8
+            | (self.data.0 as u32) << 16
     }
 
     /// The access a packed word describes.
@@ -109,6 +96,8 @@ impl LaneAccess {
                 1 => LaneSpace::Shared,
                 _ => LaneSpace::Local,
             },
+            addr: Reg((w >> 8) as u8),
+            data: Reg((w >> 16) as u8),
         }
     }
 }
@@ -117,23 +106,34 @@ impl LaneAccess {
 /// returns 1, having touched nothing, if any executing lane misses; else 0.
 ///
 /// # Safety
-/// `jcx` must be the live context of the running block: its hints point at mapped segments,
-/// `shared` / `local` at the CTA's shared and local memory of the sizes it states.
+/// `jcx` must be the live context of the running block and `w` its warp's state: the hints
+/// point at mapped segments, `shared` / `local` at the CTA's shared and local memory of the
+/// sizes it states.
 pub unsafe extern "C" fn warpjit_jit_lanes(
     jcx: *mut JitCx,
+    w: *mut WarpState,
     exec: u32,
     slot: u32,
     offset: i32,
     access: u32,
 ) -> u32 {
-    // SAFETY: compiled code passes its own live context.
-    let jcx = unsafe { &mut *jcx };
+    // SAFETY: compiled code passes its own live context and warp state.
+    let (jcx, w) = unsafe { (&mut *jcx, &mut *w) };
     let acc = LaneAccess::unpack(access);
     let bytes = acc.size.bytes();
+    // A register's row as the interpreter reads it (RZ reads 0).
+    let row = |w: &WarpState, r: Reg| {
+        if r.is_rz() {
+            [0; 32]
+        } else {
+            w.regs[r.index()]
+        }
+    };
+    let lo = row(w, acc.addr);
     let mut ptrs = [std::ptr::null_mut::<u8>(); 32];
-    let io = &mut jcx.io;
     match acc.space {
         LaneSpace::Global => {
+            let hi = row(w, acc.addr.offset(1));
             let h = jcx.hints[slot as usize % HINTS];
             let len = h.lens[bytes.trailing_zeros() as usize];
             let align = !(bytes as u64 - 1);
@@ -141,7 +141,7 @@ pub unsafe extern "C" fn warpjit_jit_lanes(
                 if exec >> l & 1 == 0 {
                     continue;
                 }
-                let base = acc.base.then(|| (io.lo[l], io.hi[l]));
+                let base = acc.base.then(|| (lo[l], hi[l]));
                 let a = effective_of(base, offset, acc.e) & align;
                 let rel = a.wrapping_sub(h.lo);
                 if rel >= len {
@@ -167,7 +167,7 @@ pub unsafe extern "C" fn warpjit_jit_lanes(
                     continue;
                 }
                 let o = if acc.base {
-                    io.lo[l].wrapping_add(offset as u32)
+                    lo[l].wrapping_add(offset as u32)
                 } else {
                     offset as u32
                 } & !(bytes - 1);
@@ -180,41 +180,60 @@ pub unsafe extern "C" fn warpjit_jit_lanes(
         }
     }
     let words = acc.size.regs() as usize;
-    for (l, p) in ptrs.iter().enumerate() {
-        if p.is_null() {
-            if !acc.store {
-                for k in 0..words {
-                    io.data[32 * k + l] = 0;
+    let regs: [Reg; 4] = std::array::from_fn(|k| acc.data.offset(k as u8));
+    let regs = &regs[..words];
+    if acc.store {
+        let mut vals = [[0; 32]; 4];
+        for (v, r) in vals.iter_mut().zip(regs) {
+            *v = row(w, *r);
+        }
+        let vals = &vals[..words];
+        for (l, p) in ptrs.iter().enumerate() {
+            if p.is_null() {
+                continue;
+            }
+            // SAFETY: every pointer was checked above to lie, with its `bytes` bytes, inside a
+            // mapped segment, shared memory or the lane's local memory.
+            unsafe {
+                match acc.size {
+                    MemSize::U8 | MemSize::S8 => p.write(vals[0][l] as u8),
+                    MemSize::U16 | MemSize::S16 => {
+                        (*p as *mut u16).write_unaligned(vals[0][l] as u16)
+                    }
+                    _ => {
+                        for (k, v) in vals.iter().enumerate() {
+                            (p.add(4 * k) as *mut u32).write_unaligned(v[l]);
+                        }
+                    }
                 }
             }
+        }
+        return 0;
+    }
+    for (l, p) in ptrs.iter().enumerate() {
+        if p.is_null() {
             continue;
         }
-        // SAFETY: every pointer was checked above to lie, with its `bytes` bytes, inside a
-        // mapped segment, shared memory or the lane's local memory.
-        unsafe {
-            if acc.store {
-                let v = io.data[l];
-                match acc.size {
-                    MemSize::U8 | MemSize::S8 => p.write(v as u8),
-                    MemSize::U16 | MemSize::S16 => (*p as *mut u16).write_unaligned(v as u16),
-                    _ => {
-                        for k in 0..words {
-                            (p.add(4 * k) as *mut u32).write_unaligned(io.data[32 * k + l]);
-                        }
+        // SAFETY: as for stores.
+        let v: [u32; 4] = unsafe {
+            match acc.size {
+                MemSize::U8 => [p.read() as u32, 0, 0, 0],
+                MemSize::S8 => [p.read() as i8 as u32, 0, 0, 0],
+                MemSize::U16 => [(*p as *const u16).read_unaligned() as u32, 0, 0, 0],
+                MemSize::S16 => [(*p as *const u16).read_unaligned() as i16 as u32, 0, 0, 0],
+                _ => std::array::from_fn(|k| {
+                    if k < words {
+                        (p.add(4 * k) as *const u32).read_unaligned()
+                    } else {
+                        0
                     }
-                }
-            } else {
-                match acc.size {
-                    MemSize::U8 => io.data[l] = p.read() as u32,
-                    MemSize::S8 => io.data[l] = p.read() as i8 as u32,
-                    MemSize::U16 => io.data[l] = (*p as *const u16).read_unaligned() as u32,
-                    MemSize::S16 => io.data[l] = (*p as *const u16).read_unaligned() as i16 as u32,
-                    _ => {
-                        for k in 0..words {
-                            io.data[32 * k + l] = (p.add(4 * k) as *const u32).read_unaligned();
-                        }
-                    }
-                }
+                }),
+            }
+        };
+        // Destinations are written after every address was read; RZ is not written.
+        for (k, r) in regs.iter().enumerate() {
+            if !r.is_rz() {
+                w.regs[r.index()][l] = v[k];
             }
         }
     }
@@ -236,6 +255,8 @@ mod tests {
                         e: bits & 2 != 0,
                         store: bits & 4 != 0,
                         space,
+                        addr: Reg(bits as u8 * 37),
+                        data: Reg(255 - bits as u8),
                     };
                     assert_eq!(LaneAccess::unpack(a.pack()), a);
                 }

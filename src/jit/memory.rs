@@ -10,7 +10,7 @@
 
 use super::abi::{JitCx, SegHint};
 use super::codegen::{Row, Tx};
-use super::lanes::{LaneAccess, LaneIo, LaneSpace};
+use super::lanes::{LaneAccess, LaneSpace};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, BlockArg, FuncRef, InstBuilder, MemFlagsData, Value};
@@ -45,70 +45,19 @@ impl Tx<'_, '_, '_> {
         Some(self.b.ins().band_not(mask, g))
     }
 
-    /// The address register rows the lane routine needs for `addr` (`Ra`, and `Ra+1` with
-    /// `.E`), read before the split so that they dominate both paths.
-    fn addr_rows(&mut self, addr: Addr, e: bool) -> Vec<Row> {
-        match addr.base {
-            None => Vec::new(),
-            Some(r) if e => vec![self.reg(r), self.reg(r.offset(1))],
-            Some(r) => vec![self.reg(r)],
-        }
-    }
-
     /// Calls the lane routine (`jit::lanes`) for `acc` with offset `offset`, for the lanes of
-    /// `exec`: writes the address rows (from [`Tx::addr_rows`]) and `vals` (a store's) into
-    /// `JitCx::io` first. Returns the routine's miss flag (nonzero: nothing was accessed, take
-    /// the slow path). Emits no register reads of its own: a value it read inside one path of
-    /// a split would not dominate the join.
-    fn call_lanes(
-        &mut self,
-        acc: LaneAccess,
-        addr_rows: &[Row],
-        offset: i32,
-        vals: Option<&[Row]>,
-        exec: Value,
-        slot: usize,
-    ) -> Value {
-        let f = MemFlagsData::trusted();
-        let io = offset_of!(JitCx, io) as i32;
-        let ats = [offset_of!(LaneIo, lo), offset_of!(LaneIo, hi)];
-        for (at, row) in ats.iter().zip(addr_rows) {
-            for (k, v) in row.iter().enumerate() {
-                self.b
-                    .ins()
-                    .store(f, *v, self.jcx, io + (at + 16 * k) as i32);
-            }
-        }
-        for (j, row) in vals.unwrap_or_default().iter().enumerate() {
-            for (k, v) in row.iter().enumerate() {
-                let at = offset_of!(LaneIo, data) + 128 * j + 16 * k;
-                self.b.ins().store(f, *v, self.jcx, io + at as i32);
-            }
-        }
+    /// `exec`; the warp state in memory must be current ([`Tx::settle`]): the routine reads
+    /// its registers there and a load writes its destinations there. Returns the routine's
+    /// miss flag (nonzero: nothing was accessed, take the slow path).
+    fn call_lanes(&mut self, acc: LaneAccess, offset: i32, exec: Value, slot: usize) -> Value {
         let slot = self.iconst(slot as u32);
         let offset = self.iconst(offset as u32);
         let acc = self.iconst(acc.pack());
         let call = self
             .b
             .ins()
-            .call(self.env.lanes, &[self.jcx, exec, slot, offset, acc]);
+            .call(self.env.lanes, &[self.jcx, self.w, exec, slot, offset, acc]);
         self.b.inst_results(call)[0]
-    }
-
-    /// The rows a load through the lane routine left in `JitCx::io` for `d` and the registers
-    /// after it (RZ's are not read).
-    fn lane_results(&mut self, size: MemSize, d: Reg) -> Vec<Row> {
-        let io = offset_of!(JitCx, io) + offset_of!(LaneIo, data);
-        (0..size.regs())
-            .filter(|&k| !d.offset(k).is_rz())
-            .map(|j| {
-                std::array::from_fn(|k| {
-                    let at = (io + 128 * j as usize + 16 * k) as i32;
-                    let f = MemFlagsData::trusted();
-                    self.b.ins().load(types::I32X4, f, self.jcx, at)
-                })
-            })
-            .collect()
     }
 
     /// Loads `size` at each pointer into `n` rows.
@@ -293,10 +242,6 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let missed = self.steered_off(mask, steer);
-        let dests: Vec<Reg> = (0..size.regs())
-            .map(|k| d.offset(k))
-            .filter(|r| !r.is_rz())
-            .collect();
         let has_ps = ps.filter(|p| !p.is_pt());
         let acc = LaneAccess {
             size,
@@ -304,13 +249,15 @@ impl Tx<'_, '_, '_> {
             e,
             store: false,
             space: LaneSpace::Global,
+            addr: addr.base.unwrap_or(Reg::RZ),
+            data: d,
         };
-        let rows = self.addr_rows(addr, e);
-        self.split_slow(inst, mask, missed, slot, helper, &dests, has_ps, &mut |t| {
-            let late = t.call_lanes(acc, &rows, addr.offset, None, mask, slot);
-            let rows = t.lane_results(size, d);
+        // Both paths leave the destinations in the warp state.
+        self.settle();
+        self.split_slow(inst, mask, missed, slot, helper, &[], has_ps, &mut |t| {
+            let late = t.call_lanes(acc, addr.offset, mask, slot);
             let ps = has_ps.map(|_| t.iconst(0));
-            (rows, ps, Some(late))
+            (Vec::new(), ps, Some(late))
         });
     }
 
@@ -355,17 +302,18 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let missed = self.steered_off(mask, steer);
-        let vals: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();
         let acc = LaneAccess {
             size,
             base: addr.base.is_some(),
             e,
             store: true,
             space: LaneSpace::Global,
+            addr: addr.base.unwrap_or(Reg::RZ),
+            data: v,
         };
-        let rows = self.addr_rows(addr, e);
+        self.settle();
         self.split_slow(inst, mask, missed, slot, helper, &[], None, &mut |t| {
-            let late = t.call_lanes(acc, &rows, addr.offset, Some(&vals), mask, slot);
+            let late = t.call_lanes(acc, addr.offset, mask, slot);
             (Vec::new(), None, Some(late))
         });
     }
@@ -567,10 +515,6 @@ impl Tx<'_, '_, '_> {
         local: bool,
     ) {
         let mask = self.guard_mask(inst.guard);
-        let dests: Vec<Reg> = (0..size.regs())
-            .map(|k| d.offset(k))
-            .filter(|r| !r.is_rz())
-            .collect();
         let acc = LaneAccess {
             size,
             base: addr.base.is_some(),
@@ -581,11 +525,14 @@ impl Tx<'_, '_, '_> {
             } else {
                 LaneSpace::Shared
             },
+            addr: addr.base.unwrap_or(Reg::RZ),
+            data: d,
         };
-        let rows = self.addr_rows(addr, false);
-        self.split_slow(inst, mask, None, 0, helper, &dests, None, &mut |t| {
-            let late = t.call_lanes(acc, &rows, addr.offset, None, mask, 0);
-            (t.lane_results(size, d), None, Some(late))
+        // Both paths leave the destinations in the warp state.
+        self.settle();
+        self.split_slow(inst, mask, None, 0, helper, &[], None, &mut |t| {
+            let late = t.call_lanes(acc, addr.offset, mask, 0);
+            (Vec::new(), None, Some(late))
         });
     }
 
@@ -601,7 +548,6 @@ impl Tx<'_, '_, '_> {
         local: bool,
     ) {
         let mask = self.guard_mask(inst.guard);
-        let vals: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();
         let acc = LaneAccess {
             size,
             base: addr.base.is_some(),
@@ -612,10 +558,12 @@ impl Tx<'_, '_, '_> {
             } else {
                 LaneSpace::Shared
             },
+            addr: addr.base.unwrap_or(Reg::RZ),
+            data: v,
         };
-        let rows = self.addr_rows(addr, false);
+        self.settle();
         self.split_slow(inst, mask, None, 0, helper, &[], None, &mut |t| {
-            let late = t.call_lanes(acc, &rows, addr.offset, Some(&vals), mask, 0);
+            let late = t.call_lanes(acc, addr.offset, mask, 0);
             (Vec::new(), None, Some(late))
         });
     }

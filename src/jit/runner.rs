@@ -40,7 +40,6 @@ impl<'j> JitRunner<'j> {
             shared_len: 0,
             local: std::ptr::null_mut(),
             local_len: 0,
-            io: Default::default(),
         });
         let hot = vec![0; code.fns.len()];
         JitRunner {
