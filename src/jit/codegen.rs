@@ -476,20 +476,52 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    /// Before a call: stores every dirty cached value and forgets the cached vectors
-    /// (registers, LEA's low word, lane masks), keeping predicates and flags as clean scalars.
-    /// No vector then lives across the call, which clobbers every vector register: the
-    /// register allocator would otherwise spill each cached vector around it, at more cost in
-    /// compile time and code than reloading the few rows used after it.
-    pub(super) fn settle(&mut self) {
-        self.flush(true);
+    /// Before a call to the lane routine for `inst`: stores the dirty cached registers that are
+    /// still needed (those `inst` touches, which the routine or the slow path reads from
+    /// memory, and those live after it; a dead one is dropped unstored, as the block's end
+    /// would drop it) and LEA's low word if live, then forgets every cached vector (registers,
+    /// LEA's low word, lane masks). Predicates and flags stay cached: they are scalars, and
+    /// the slow path stores the ones it reads. No vector then lives across the call, which
+    /// clobbers every vector register: the register allocator would otherwise spill each one
+    /// around it.
+    pub(super) fn settle(&mut self, inst: &Inst) {
+        let mut touched = crate::analysis::LiveSet::EMPTY;
+        inst.op.for_each_reg(&mut |u| {
+            for k in 0..u.count {
+                touched.insert_reg(u.reg.offset(k));
+            }
+        });
+        let mut regs: Vec<_> = self
+            .regs
+            .iter()
+            .filter(|(r, (_, dirty))| {
+                *dirty && (touched.has_reg(Reg(**r)) || self.after.has_reg(Reg(**r)))
+            })
+            .map(|(r, (row, _))| (*r, *row))
+            .collect();
+        regs.sort_by_key(|(r, _)| *r);
+        for (r, row) in regs {
+            let base = offset_of!(WarpState, regs) as i32 + r as i32 * 128;
+            for (k, v) in row.iter().enumerate() {
+                self.b
+                    .ins()
+                    .store(flags(), *v, self.w, base + 16 * k as i32);
+            }
+        }
+        if let Some((row, true)) = self.lea {
+            if self.after.lea_lo {
+                let base = offset_of!(WarpState, lea_lo) as i32;
+                for (k, v) in row.iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(flags(), *v, self.w, base + 16 * k as i32);
+                }
+            }
+        }
         self.regs.clear();
         self.lea = None;
         self.lane_bits = None;
         self.mask_vecs.clear();
-        for v in self.preds.iter_mut().chain(self.cc.iter_mut()).flatten() {
-            v.1 = false;
-        }
     }
 
     /// Forgets every cached value (after a helper changed the warp state in memory).

@@ -255,7 +255,7 @@ mod tests {
                         e: bits & 2 != 0,
                         store: bits & 4 != 0,
                         space,
-                        addr: Reg(bits as u8 * 37),
+                        addr: Reg((bits * 31) as u8),
                         data: Reg(255 - bits as u8),
                     };
                     assert_eq!(LaneAccess::unpack(a.pack()), a);
