@@ -3,12 +3,14 @@
 
 use super::abi::{self, BlockFn, JitCx};
 use super::cache::{slot, ProgCode};
+use super::views::ViewTable;
 use super::Jit;
 use crate::exec::{BodyRunner, CtaEnv, Machine, Stats};
 use crate::interp::Interp;
 use crate::ir::{Block, BlockId};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use warpjit_runtime::resource::Resources;
 use warpjit_runtime::{Fault, FaultKind, WarpState};
 
 /// The JIT's body runner for one host thread.
@@ -19,6 +21,10 @@ pub(super) struct JitRunner<'j> {
     jcx: Box<JitCx>,
     /// Tier-1 executions per block variant on this thread.
     hot: Vec<u32>,
+    /// The view table `jcx.views` points at, and the resources and `--check` it was filled
+    /// for (`None`: not yet filled).
+    views: Box<ViewTable>,
+    views_for: Option<(*const Resources, bool)>,
 }
 
 impl<'j> JitRunner<'j> {
@@ -41,6 +47,7 @@ impl<'j> JitRunner<'j> {
             local: std::ptr::null_mut(),
             local_len: 0,
             io: Default::default(),
+            views: std::ptr::null(),
         });
         let hot = vec![0; code.fns.len()];
         JitRunner {
@@ -48,6 +55,8 @@ impl<'j> JitRunner<'j> {
             code,
             jcx,
             hot,
+            views: ViewTable::new(),
+            views_for: None,
         }
     }
 }
@@ -131,7 +140,15 @@ impl JitRunner<'_> {
         // SAFETY: `f` is a finalized function of one of our modules with the `BlockFn`
         // signature; module code is never freed (Cranelift leaks finalized code on drop).
         let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
+        // The bindings compiled code reads (`jit::views`): filled again only when the resources
+        // or `--check` change (once per launch and host thread).
+        let key = (env.resources as *const Resources, env.check);
+        if self.views_for != Some(key) {
+            self.views.fill(env.resources, env.check);
+            self.views_for = Some(key);
+        }
         let jcx = &mut *self.jcx;
+        jcx.views = &*self.views;
         jcx.fault = None;
         jcx.consts = env.consts.as_bytes().as_ptr();
         jcx.nbanks = env.nbanks;

@@ -4,6 +4,8 @@
 //! register is flushed around the call (the routine reads and writes only the area and the
 //! resources).
 
+mod inline;
+
 use super::super::view::{FuncArea, TexArea, ViewArea};
 use super::{flags, Lower, Row, Tx, V};
 use crate::ir::*;
@@ -109,14 +111,27 @@ impl Lower for LdBuf {
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.view_operands(self.index, self.offset);
-        let op = tx.b.ins().iconst(tx.env.ptr, self as *const LdBuf as i64);
+        // (component, word) per destination read.
+        let comps: Vec<(usize, u32)> = (0..4)
+            .filter(|&c| !self.d[c].is_rz())
+            .map(|c| (c, self.comp[c] as u32))
+            .collect();
+        if comps.is_empty() {
+            // No component is read: nothing happens (not even a `--check` finding).
+            return true;
+        }
+        let op = self as *const LdBuf as *const u8;
         let f = tx.env.ld_buf;
-        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
-        for (c, d) in self.d.iter().enumerate() {
-            if !d.is_rz() {
-                let row = tx.load_row(area, offset_of!(ViewArea, vals) + 128 * c);
-                tx.set_reg(*d, row, m);
-            }
+        match tx.buffer_binding(self.view) {
+            Some((ok, base, len)) => tx.split_view(ok, f, op, m, area, &mut |tx| {
+                tx.buffer_loop(area, base, len, self.stride, &comps)
+            }),
+            None => tx.view_call(f, op, m, area),
+        }
+        // Both paths leave component c's words in `vals[c]`.
+        for &(c, _) in &comps {
+            let row = tx.load_row(area, offset_of!(ViewArea, vals) + 128 * c);
+            tx.set_reg(self.d[c], row, m);
         }
         true
     }
@@ -163,14 +178,21 @@ impl Lower for LdTex {
             let row = tx.src(s);
             tx.store_row(area, offset_of!(TexArea, coords) + 128 * k, &row);
         }
-        let op = tx.b.ins().iconst(tx.env.ptr, self as *const LdTex as i64);
+        let comps: Vec<(usize, u32)> = (0..4)
+            .filter(|&c| !self.d[c].is_rz())
+            .map(|c| (c, self.comp[c] as u32 & 3))
+            .collect();
+        let op = self as *const LdTex as *const u8;
         let f = tx.env.ld_tex;
-        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
-        for (c, d) in self.d.iter().enumerate() {
-            if !d.is_rz() {
-                let row = tx.load_row(area, offset_of!(TexArea, vals) + 128 * c);
-                tx.set_reg(*d, row, m);
-            }
+        match tx.texture_binding(self.view) {
+            Some((ok, desc)) if !comps.is_empty() => tx.split_view(ok, f, op, m, area, &mut |tx| {
+                tx.texel_loop(area, desc, self.offset, &comps)
+            }),
+            _ => tx.view_call(f, op, m, area),
+        }
+        for &(c, _) in &comps {
+            let row = tx.load_row(area, offset_of!(TexArea, vals) + 128 * c);
+            tx.set_reg(self.d[c], row, m);
         }
         true
     }
