@@ -11,8 +11,10 @@
 //! the integer and float ALU (modifiers, `_sat`, swizzles and masks, both-result instructions),
 //! constant buffers (also relatively indexed), the immediate constant buffer, indexable temps,
 //! loads of structured and raw buffers whose sizes are not multiples of their strides (reads
-//! straddle the end), texture loads (`ld`, `ldms` with offsets, on 8-bit UNORM and 16-bit float
-//! formats, in and out of range), stores and atomics on a raw UAV (some on four words, so that
+//! straddle the end; some at structure indices whose byte address passes 2^32), texture loads
+//! (`ld` on a 2D texture, `ldms` with offsets on a 2D multisampled one and without on a 2D
+//! multisampled array, in formats the seed picks: 8-bit UNORM (RGBA and BGRA), 32-bit words and
+//! 16-bit floats, in and out of range), loads from declared but unbound slots (`t4`, `t6`), stores and atomics on a raw UAV (some on four words, so that
 //! lanes collide), typed stores (`store_uav_typed`) to a typed buffer and a 2D array texture in
 //! a format the seed picks (integer, normalized and float formats, in and out of range) and
 //! their loads back (`ld_uav_typed`), atomics on a structured UAV, a typed buffer and TGSM,

@@ -1,7 +1,10 @@
-//! Buffer-view loads and stores (`LdBuf`, `StBuf`) and texture loads (`LdTex`): the lanes' operands are
-//! stored to a [`ViewArea`] on the stack and one shared routine (`jit::view`) does the accesses
-//! with the interpreter's definition; loaded values come back from the area into registers. No
-//! register is flushed around the call (the routine reads and writes only the area and the
+//! Buffer-view loads and stores (`LdBuf`, `StBuf`) and texture loads (`LdTex`): the lanes'
+//! operands are stored to a [`ViewArea`] (a [`TexArea`]) on the stack. A load whose binding the
+//! run's view table (`jit::views`) describes runs inline ([`inline`]: one compiled loop over the
+//! lanes, bounds-checked as the interpreter checks, and the texel conversion in vector code);
+//! otherwise, and for every store, one shared routine (`jit::view`) does the accesses with the
+//! interpreter's definition. Loaded values come back from the area into registers. No register
+//! is flushed around a routine call (the routine reads and writes only the area and the
 //! resources).
 
 mod inline;
