@@ -162,8 +162,9 @@ impl JitRunner<'_> {
         jcx.local = env.local.as_mut_ptr().wrapping_add(warp_local);
         jcx.local_len = env.local_bytes as u64;
         // SAFETY: `w` and `jcx` are live for the call; compiled code only touches the warp
-        // state, the constant banks, global memory inside hinted segments and (through helpers)
-        // the interpreter context.
+        // state, the constant banks, global memory inside hinted segments, the storage of the
+        // resources in the view table (which `env.resources` keeps alive for the launch) inside
+        // each entry's bounds, and (through helpers) the interpreter context.
         let r = unsafe { func(w, jcx) };
         stats.delegated += jcx.delegated;
         stats.slow_paths += jcx.slow;

@@ -3,7 +3,7 @@
 //! Compiled code is cached across launches, and a launch may bind other resources to the same
 //! slots, so the inline fast paths of `LdBuf` and `LdTex` (`jit::codegen::view`) never bake a
 //! binding in: they load the slot's [`ViewDesc`] from the [`ViewTable`] that `JitCx::views`
-//! points at. The dispatcher ([`super::runner`]) fills the table from the launch's
+//! points at. The dispatcher (`jit::runner`) fills the table from the launch's
 //! [`Resources`] before the first block of a run with those resources, and again whenever the
 //! resources or `--check` change. An entry whose [`ViewDesc::kind`] is [`ViewDesc::ROUTINE`]
 //! (an unbound slot, a texture format the fast path does not convert, a typed buffer read by
