@@ -187,6 +187,12 @@ impl Tx<'_, '_, '_> {
     /// Emits `for l in 0..32 { body(byte offset 4 * l of the lane's word in a row) }` and
     /// continues after it.
     fn lane_loop(&mut self, body: &mut dyn FnMut(&mut Self, Value)) {
+        self.counted_loop(4, body)
+    }
+
+    /// Emits `for at in (0..128).step_by(step) { body(at) }` (`at` an `i64`) and continues after
+    /// it; `body` may end in another block than it started in.
+    fn counted_loop(&mut self, step: i64, body: &mut dyn FnMut(&mut Self, Value)) {
         let head = self.b.create_block();
         let exit = self.b.create_block();
         self.b.append_block_param(head, types::I64);
@@ -195,7 +201,7 @@ impl Tx<'_, '_, '_> {
         self.b.switch_to_block(head);
         let l = self.b.block_params(head)[0];
         body(self, l);
-        let next = self.b.ins().iadd_imm_s(l, 4);
+        let next = self.b.ins().iadd_imm_s(l, step);
         let more = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, next, 128);
         self.b
             .ins()
@@ -274,9 +280,14 @@ impl Tx<'_, '_, '_> {
             .b
             .ins()
             .iadd_imm_s(self.jcx, offset_of!(JitCx, zero) as i64);
-        // Words 0..n of the texel are fetched (those below `words`).
+        // Words 0..n of the texel are fetched, those below `words` (word 0 always: every
+        // texel has one); the conversion reads no word at or past `words`.
         let n = comps.iter().map(|&(_, k)| k + 1).max().unwrap_or(1);
-        let fetch: Vec<Value> = (0..n)
+        let more_words = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, words, 1);
+        let has: Vec<Value> = (0..n)
             .map(|j| {
                 self.b
                     .ins()
@@ -305,15 +316,31 @@ impl Tx<'_, '_, '_> {
                 let t = tx.b.ins().imul(v, pitch);
                 addr = tx.b.ins().iadd(addr, t);
             }
-            for (j, ok) in fetch.iter().enumerate() {
-                let ok = tx.b.ins().band(inside, *ok);
+            let fetch = |tx: &mut Self, j: u32| {
+                let ok = if j == 0 {
+                    inside
+                } else {
+                    tx.b.ins().band(inside, has[j as usize])
+                };
                 let host = tx.b.ins().iadd_imm_s(addr, 4 * j as i64);
                 let ptr = tx.b.ins().select(ok, host, zero);
                 let v = tx.b.ins().load(types::I32, guest(), ptr, 0);
-                tx.b.ins().store(f, v, p, (vals + 128 * j) as i32);
+                tx.b.ins().store(f, v, p, (vals + 128 * j as usize) as i32);
+            };
+            fetch(tx, 0);
+            if n > 1 {
+                let extra = tx.b.create_block();
+                let latch = tx.b.create_block();
+                tx.b.ins().brif(more_words, extra, &[], latch, &[]);
+                tx.b.switch_to_block(extra);
+                for j in 1..n {
+                    fetch(tx, j);
+                }
+                tx.b.ins().jump(latch, &[]);
+                tx.b.switch_to_block(latch);
             }
         });
-        // The conversion, by the entry's kind.
+        // The conversion, by the entry's kind, 16 bytes (four lanes) of every row at a time.
         let kind = self.desc_u32(desc, offset_of!(ViewDesc, kind), false);
         let unorm8 = self
             .b
@@ -327,44 +354,55 @@ impl Tx<'_, '_, '_> {
             tx.desc_u32(desc, offset_of!(ViewDesc, fill) + 4 * k as usize, false)
         };
 
-        // Words in channel order: word k, with the format's default OR-ed in where it lacks
-        // channel k (the word fetched there is 0). Every row is read before any is written.
+        // Words in channel order: channel k is word k, or the format's default (`fill[k]`)
+        // where it lacks the channel (word k not fetched). All the rows' 16 bytes are read
+        // before any is written.
         self.b.switch_to_block(words_b);
-        let rows: Vec<_> = comps
+        let per_comp: Vec<(usize, u32, Value, Value)> = comps
             .iter()
-            .map(|&(_, k)| {
+            .map(|&(c, k)| {
                 let fill = fill(self, k);
                 let fill = self.b.ins().splat(V, fill);
-                let row = self.load_row(area, vals + 128 * k as usize);
-                row.map(|v| self.b.ins().bor(v, fill))
+                (c, k, has[k as usize], fill)
             })
             .collect();
-        for (&(c, _), row) in comps.iter().zip(&rows) {
-            self.store_row(area, vals + 128 * c, row);
-        }
+        self.counted_loop(16, &mut |tx, at| {
+            let p = tx.b.ins().iadd(area, at);
+            let got: Vec<Value> = per_comp
+                .iter()
+                .map(|&(_, k, has, fill)| {
+                    let w = tx.b.ins().load(V, f, p, (vals + 128 * k as usize) as i32);
+                    tx.b.ins().select(has, w, fill)
+                })
+                .collect();
+            for (&(c, ..), v) in per_comp.iter().zip(got) {
+                tx.b.ins().store(f, v, p, (vals + 128 * c) as i32);
+            }
+        });
         self.b.ins().jump(done, &[]);
 
         // Four 8-bit UNORM codes in word 0: channel k's code at bit `fill[k]`, as the f32
         // nearest to code / 255 (`unorm_to_f32`: an exact integer conversion, then one
         // correctly rounded division, as there).
         self.b.switch_to_block(unorm_b);
-        let word = self.load_row(area, vals);
         let le = MemFlagsData::new().with_endianness(Endianness::Little);
         let d = self.b.ins().f32const(255.0);
         let d = self.b.ins().splat(types::F32X4, d);
         let ff = self.b.ins().iconst(types::I32, 0xff);
         let ff = self.b.ins().splat(V, ff);
-        for &(c, k) in comps {
-            let shift = fill(self, k);
-            let row = word.map(|w| {
-                let code = self.b.ins().ushr(w, shift);
-                let code = self.b.ins().band(code, ff);
-                let x = self.b.ins().fcvt_from_sint(types::F32X4, code);
-                let q = self.b.ins().fdiv(x, d);
-                self.b.ins().bitcast(V, le, q)
-            });
-            self.store_row(area, vals + 128 * c, &row);
-        }
+        let shifts: Vec<(usize, Value)> = comps.iter().map(|&(c, k)| (c, fill(self, k))).collect();
+        self.counted_loop(16, &mut |tx, at| {
+            let p = tx.b.ins().iadd(area, at);
+            let w = tx.b.ins().load(V, f, p, vals as i32);
+            for &(c, shift) in &shifts {
+                let code = tx.b.ins().ushr(w, shift);
+                let code = tx.b.ins().band(code, ff);
+                let x = tx.b.ins().fcvt_from_sint(types::F32X4, code);
+                let q = tx.b.ins().fdiv(x, d);
+                let v = tx.b.ins().bitcast(V, le, q);
+                tx.b.ins().store(f, v, p, (vals + 128 * c) as i32);
+            }
+        });
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
     }
