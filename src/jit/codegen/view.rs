@@ -113,7 +113,24 @@ impl Lower for LdBuf {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
-        let area = tx.view_operands(self.index, self.offset);
+        let area = tx.view_area();
+        let index = tx.src(self.index);
+        tx.store_row(area, offset_of!(ViewArea, index), &index);
+        // An immediate offset is folded into the fast path's addresses; only the routine reads
+        // its row.
+        let imm = match self.offset {
+            Src::Imm(v) => Some(v),
+            _ => None,
+        };
+        let offset = tx.src(self.offset);
+        let offset_at = offset_of!(ViewArea, offset);
+        let slow_rows = match imm {
+            Some(_) => vec![(offset_at, offset)],
+            None => {
+                tx.store_row(area, offset_at, &offset);
+                Vec::new()
+            }
+        };
         // (component, word) per destination read.
         let comps: Vec<(usize, u32)> = (0..4)
             .filter(|&c| !self.d[c].is_rz())
@@ -126,10 +143,15 @@ impl Lower for LdBuf {
         let op = self as *const LdBuf as *const u8;
         let f = tx.env.ld_buf;
         match tx.buffer_binding(self.view) {
-            Some((ok, base, len)) => tx.split_view(ok, f, op, m, area, &mut |tx| {
-                tx.buffer_loop(area, base, len, self.stride, &comps)
+            Some((ok, base, len)) => tx.split_view(ok, f, op, m, area, &slow_rows, &mut |tx| {
+                tx.buffer_loop(area, base, len, self.stride, imm, &comps)
             }),
-            None => tx.view_call(f, op, m, area),
+            None => {
+                for (at, row) in &slow_rows {
+                    tx.store_row(area, *at, row);
+                }
+                tx.view_call(f, op, m, area)
+            }
         }
         // Both paths leave component c's words in `vals[c]`.
         for &(c, _) in &comps {
@@ -188,9 +210,11 @@ impl Lower for LdTex {
         let op = self as *const LdTex as *const u8;
         let f = tx.env.ld_tex;
         match tx.texture_binding(self.view) {
-            Some((ok, desc)) if !comps.is_empty() => tx.split_view(ok, f, op, m, area, &mut |tx| {
-                tx.texel_loop(area, desc, self.offset, &comps)
-            }),
+            Some((ok, desc)) if !comps.is_empty() => {
+                tx.split_view(ok, f, op, m, area, &[], &mut |tx| {
+                    tx.texel_loop(area, desc, self.offset, &comps)
+                })
+            }
             _ => tx.view_call(f, op, m, area),
         }
         for &(c, _) in &comps {

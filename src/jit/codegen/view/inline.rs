@@ -13,7 +13,7 @@
 use super::super::super::abi::JitCx;
 use super::super::super::view::{TexArea, ViewArea};
 use super::super::super::views::{ViewDesc, ViewTable};
-use super::super::{Tx, V};
+use super::super::{Row, Tx, V};
 use crate::ir::View;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -155,8 +155,10 @@ impl Tx<'_, '_, '_> {
         self.b.ins().call(f, &[self.jcx, op, m, area]);
     }
 
-    /// `if ok { fast } else { routine f }`, the routine's block cold; both paths continue in
-    /// one join block with no parameters (they leave their results in the area).
+    /// `if ok { fast } else { routine f }`, the routine's block cold (it first stores each
+    /// `(at, row)` of `slow_rows` into the area: operands only the routine reads); both paths
+    /// continue in one join block with no parameters (they leave their results in the area).
+    #[allow(clippy::too_many_arguments)]
     pub(in crate::jit::codegen) fn split_view(
         &mut self,
         ok: Value,
@@ -164,6 +166,7 @@ impl Tx<'_, '_, '_> {
         op: *const u8,
         m: Value,
         area: Value,
+        slow_rows: &[(usize, Row)],
         fast: &mut FastPath<'_>,
     ) {
         let fast_b = self.b.create_block();
@@ -178,6 +181,9 @@ impl Tx<'_, '_, '_> {
         self.b.ins().jump(join, &[]);
         (self.lane_bits, self.mask_vecs) = saved.clone();
         self.b.switch_to_block(slow_b);
+        for (at, row) in slow_rows {
+            self.store_row(area, *at, row);
+        }
         self.view_call(f, op, m, area);
         self.b.ins().jump(join, &[]);
         (self.lane_bits, self.mask_vecs) = saved;
@@ -211,13 +217,16 @@ impl Tx<'_, '_, '_> {
 
     /// The fast path of a buffer load from the storage at `base` of `len` bytes: per lane and
     /// per `(c, k)` of `comps`, the word at `(stride * index + offset + 4k) & !3` when its four
-    /// bytes lie inside the storage, else 0, into the area's `vals[c]` ([`ViewArea`]).
+    /// bytes lie inside the storage, else 0, into the area's `vals[c]` ([`ViewArea`]). The
+    /// offset is `imm` for every lane when given (its row is then not read from the area).
+    #[allow(clippy::too_many_arguments)]
     pub(in crate::jit::codegen) fn buffer_loop(
         &mut self,
         area: Value,
         base: Value,
         len: Value,
         stride: u32,
+        imm: Option<u32>,
         comps: &[(usize, u32)],
     ) {
         let zero = self
@@ -228,14 +237,18 @@ impl Tx<'_, '_, '_> {
             let f = trusted();
             let p = tx.b.ins().iadd(area, l);
             let index = tx.b.ins().uload32(f, p, offset_of!(ViewArea, index) as i32);
-            let offset =
-                tx.b.ins()
-                    .uload32(f, p, offset_of!(ViewArea, offset) as i32);
             // At most (2^32 - 1)^2 + 2^32 + 16: no 64-bit wrap.
             let scaled = tx.b.ins().imul_imm_u(index, stride as i64);
-            let a0 = tx.b.ins().iadd(scaled, offset);
+            let (a0, fold) = match imm {
+                Some(v) => (scaled, v as i64),
+                None => {
+                    let at = offset_of!(ViewArea, offset) as i32;
+                    let offset = tx.b.ins().uload32(f, p, at);
+                    (tx.b.ins().iadd(scaled, offset), 0)
+                }
+            };
             for &(c, k) in comps {
-                let a = tx.b.ins().iadd_imm_s(a0, 4 * k as i64);
+                let a = tx.b.ins().iadd_imm_s(a0, fold + 4 * k as i64);
                 let a = tx.b.ins().band_imm_s(a, !3);
                 let end = tx.b.ins().iadd_imm_s(a, 4);
                 let inside = tx.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
