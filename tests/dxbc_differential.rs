@@ -65,6 +65,7 @@ fn generated_listings_lower_and_cover_the_statements() {
         "ld_raw_indexable",
         "ld_indexable",
         "ldms_aoffimmi_indexable",
+        "ldms_indexable",
         "store_raw",
         "imm_atomic_iadd",
         "sync_g_t",

@@ -104,6 +104,9 @@ pub struct JitCx {
     pub local: *mut u8,
     /// Local memory bytes per thread (0 without local memory).
     pub local_len: u64,
+    /// The run's view table ([`super::views::ViewTable`]): the `t#`/`u#` bindings the inline
+    /// view loads read, and whether the run is under `--check`.
+    pub views: *const super::views::ViewTable,
     /// The fault a helper raised (compiled code never reads or writes it; it only returns 1 after a
     /// helper returned 1). A [`Fault`] with its lane and pc; the dispatcher adds the rest. Last:
     /// with it first (48 bytes, moving every field compiled code reads), the `const_table` bench

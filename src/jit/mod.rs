@@ -53,6 +53,7 @@ mod runner;
 pub mod scalar;
 mod tier;
 pub mod view;
+pub mod views;
 pub mod warp;
 mod weight;
 

@@ -3,12 +3,14 @@
 
 use super::abi::{self, BlockFn, JitCx};
 use super::cache::{slot, ProgCode};
+use super::views::ViewTable;
 use super::Jit;
 use crate::exec::{BodyRunner, CtaEnv, Machine, Stats};
 use crate::interp::Interp;
 use crate::ir::{Block, BlockId};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use warpjit_runtime::resource::Resources;
 use warpjit_runtime::{Fault, FaultKind, WarpState};
 
 /// The JIT's body runner for one host thread.
@@ -19,6 +21,10 @@ pub(super) struct JitRunner<'j> {
     jcx: Box<JitCx>,
     /// Tier-1 executions per block variant on this thread.
     hot: Vec<u32>,
+    /// The view table `jcx.views` points at, and the resources and `--check` it was filled
+    /// for (`None`: not yet filled).
+    views: Box<ViewTable>,
+    views_for: Option<(*const Resources, bool)>,
 }
 
 impl<'j> JitRunner<'j> {
@@ -40,6 +46,7 @@ impl<'j> JitRunner<'j> {
             shared_len: 0,
             local: std::ptr::null_mut(),
             local_len: 0,
+            views: std::ptr::null(),
         });
         let hot = vec![0; code.fns.len()];
         JitRunner {
@@ -47,6 +54,8 @@ impl<'j> JitRunner<'j> {
             code,
             jcx,
             hot,
+            views: ViewTable::new(),
+            views_for: None,
         }
     }
 }
@@ -130,7 +139,15 @@ impl JitRunner<'_> {
         // SAFETY: `f` is a finalized function of one of our modules with the `BlockFn`
         // signature; module code is never freed (Cranelift leaks finalized code on drop).
         let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
+        // The bindings compiled code reads (`jit::views`): filled again only when the resources
+        // or `--check` change (once per launch and host thread).
+        let key = (env.resources as *const Resources, env.check);
+        if self.views_for != Some(key) {
+            self.views.fill(env.resources, env.check);
+            self.views_for = Some(key);
+        }
         let jcx = &mut *self.jcx;
+        jcx.views = &*self.views;
         jcx.fault = None;
         jcx.consts = env.consts.as_bytes().as_ptr();
         jcx.nbanks = env.nbanks;
@@ -144,8 +161,9 @@ impl JitRunner<'_> {
         jcx.local = env.local.as_mut_ptr().wrapping_add(warp_local);
         jcx.local_len = env.local_bytes as u64;
         // SAFETY: `w` and `jcx` are live for the call; compiled code only touches the warp
-        // state, the constant banks, global memory inside hinted segments and (through helpers)
-        // the interpreter context.
+        // state, the constant banks, global memory inside hinted segments, the storage of the
+        // resources in the view table (which `env.resources` keeps alive for the launch) inside
+        // each entry's bounds, and (through helpers) the interpreter context.
         let r = unsafe { func(w, jcx) };
         stats.delegated += jcx.delegated;
         stats.slow_paths += jcx.slow;

@@ -6,6 +6,12 @@
 //! ([`crate::interp::ld_buf_lanes`], [`crate::interp::st_buf_lanes`]) does the access. No
 //! register goes back to the warp state and nothing faults, so the compiled code keeps its
 //! registers in SSA values around the call.
+//!
+//! Buffer and texture loads call their routine only on their cold slow path: compiled code
+//! loads a binding the run's view table (`jit::views`) describes itself
+//! (`jit::codegen::view`'s inline fast path), and calls [`warpjit_jit_ld_buf`] or
+//! [`warpjit_jit_ld_tex`] for an unbound slot, a format it does not convert, a typed buffer read
+//! by `ld`, any other view, and every load in a run under `--check`.
 
 use super::abi::JitCx;
 use crate::exec::CtaEnv;

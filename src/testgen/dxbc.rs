@@ -11,8 +11,10 @@
 //! the integer and float ALU (modifiers, `_sat`, swizzles and masks, both-result instructions),
 //! constant buffers (also relatively indexed), the immediate constant buffer, indexable temps,
 //! loads of structured and raw buffers whose sizes are not multiples of their strides (reads
-//! straddle the end), texture loads (`ld`, `ldms` with offsets, on 8-bit UNORM and 16-bit float
-//! formats, in and out of range), stores and atomics on a raw UAV (some on four words, so that
+//! straddle the end; some at structure indices whose byte address passes 2^32), texture loads
+//! (`ld` on a 2D texture, `ldms` with offsets on a 2D multisampled one and without on a 2D
+//! multisampled array, in formats the seed picks: 8-bit UNORM (RGBA and BGRA), 32-bit words and
+//! 16-bit floats, in and out of range), loads from declared but unbound slots (`t4`, `t6`), stores and atomics on a raw UAV (some on four words, so that
 //! lanes collide), typed stores (`store_uav_typed`) to a typed buffer and a 2D array texture in
 //! a format the seed picks (integer, normalized and float formats, in and out of range) and
 //! their loads back (`ld_uav_typed`), atomics on a structured UAV, a typed buffer and TGSM,
@@ -79,13 +81,28 @@ const TYPED_BUFFER_FORMATS: [&str; 7] = [
 ];
 
 /// The formats of the typed texture `u3`, one picked per case.
-const TYPED_TEXTURE_FORMATS: [&str; 6] = [
+const TYPED_TEXTURE_FORMATS: [&str; 9] = [
     "R8G8B8A8_UNORM",
     "R16G16B16A16_FLOAT",
     "R10G10B10A2_UINT",
     "R32_FLOAT",
     "R16G16_SNORM",
     "R8G8_SINT",
+    "R32G32B32A32_UINT",
+    "R32G32_SINT",
+    "B8G8R8A8_UNORM",
+];
+
+/// The formats of the multisampled textures `t3` and `t5`, one picked per texture and case:
+/// the JIT converts the 32-bit-per-component and 8-bit UNORM ones inline, the routine the
+/// others.
+const MS_FORMATS: [&str; 6] = [
+    "R16G16B16A16_FLOAT",
+    "R8G8B8A8_UNORM",
+    "R32G32B32A32_FLOAT",
+    "B8G8R8A8_UNORM",
+    "R32G32_UINT",
+    "R32G32B32_SINT",
 ];
 
 /// UAV slots the programs declare (all compared after a run).
@@ -332,7 +349,7 @@ impl Gen<'_, '_> {
     fn resource(&mut self) -> Result<()> {
         let r = self.u.int_in_range(0..=5u8)?;
         let c = self.pick(&COMPS)?;
-        let line = match self.u.int_in_range(0..=14u8)? {
+        let line = match self.u.int_in_range(0..=16u8)? {
             0 | 1 => {
                 let d = self.dest()?;
                 let off = self.pick(&["l(0)", "l(4)", "l(8)", "l(12)", "l(16)"])?;
@@ -480,6 +497,53 @@ impl Gen<'_, '_> {
                 let d = self.dest1()?;
                 let op = self.pick(&["imm_atomic_alloc", "imm_atomic_consume"])?;
                 format!("{op} {d}, u4")
+            }
+            14 => {
+                // Buffer loads around the end, past 2^32 and from an unbound slot.
+                let d = self.dest()?;
+                let sw = self.swizzle()?;
+                let ld = "ld_structured_indexable(structured_buffer, stride=16)(mixed,mixed,mixed,mixed)";
+                match self.u.int_in_range(0..=3u8)? {
+                    0 => {
+                        // Structure 2^28 + k: 2^32 + 16k bytes, out of range (in range if the
+                        // address wrapped to 32 bits).
+                        self.line(&format!("and r6.x, r{r}.{c}, l(7)"));
+                        self.line("iadd r6.x, r6.x, l(0x10000000)");
+                        format!("{ld} {d}, r6.x, l(0), t0.{sw}")
+                    }
+                    1 => {
+                        // Structures 0-7 of 5.5: in range, straddling the end, past it.
+                        let off = self.pick(&["l(0)", "l(4)", "l(8)", "l(12)"])?;
+                        self.line(&format!("and r6.x, r{r}.{c}, l(7)"));
+                        format!("{ld} {d}, r6.x, {off}, t0.{sw}")
+                    }
+                    2 => {
+                        // Bytes 0-63 of 60.
+                        self.line(&format!("and r6.x, r{r}.{c}, l(63)"));
+                        format!("ld_raw_indexable(raw_buffer)(mixed,mixed,mixed,mixed) {d}, r6.x, t1.{sw}")
+                    }
+                    _ => format!("{ld} {d}, r{r}.{c}, l(0), t4.{sw}"),
+                }
+            }
+            15 => {
+                // Texture loads mostly in range, and from an unbound slot.
+                let d = self.dest()?;
+                let sw = self.swizzle()?;
+                match self.u.int_in_range(0..=2u8)? {
+                    0 => {
+                        // t2 is 4x3.
+                        self.line(&format!("and r6.xyzw, r{r}.xyzw, l(7, 3, 0, 0)"));
+                        format!("ld_indexable(texture2d)(float,float,float,float) {d}, r6.xyzw, t2.{sw}")
+                    }
+                    1 => {
+                        // t5 is 3x2, 2 slices of 2 samples.
+                        self.line(&format!("and r6.xyzw, r{r}.xyzw, l(3, 3, 3, 3)"));
+                        format!("ldms_indexable(texture2dmsarray)(float,float,float,float) {d}, r6.xyzw, t5.{sw}, r6.w")
+                    }
+                    _ => format!(
+                        "ld_indexable(texture2d)(float,float,float,float) {d}, r{r}.xyzw, t6.{sw}"
+                    ),
+                }
             }
             _ => {
                 let d = self.dest()?;
@@ -647,6 +711,10 @@ impl DxbcCase {
         g.line("dcl_resource_raw t1");
         g.line("dcl_resource_texture2d (float,float,float,float) t2");
         g.line("dcl_resource_texture2dms(2) (float,float,float,float) t3");
+        // t4 and t6 stay unbound.
+        g.line("dcl_resource_structured t4, 16");
+        g.line("dcl_resource_texture2dmsarray(2) (float,float,float,float) t5");
+        g.line("dcl_resource_texture2d (float,float,float,float) t6");
         g.line("dcl_uav_structured u0, 96");
         g.line("dcl_uav_raw u1");
         g.line("dcl_uav_typed_buffer (uint,uint,uint,uint) u2");
@@ -716,8 +784,15 @@ impl DxbcCase {
         let t1 = Buffer::new(BufferKind::Raw, 60, &bytes(60)).map_err(e)?;
         let f8 = Format::from_name("R8G8B8A8_UNORM").ok_or("format")?;
         let t2 = Texture::new(TextureDim::Tex2d, f8, 4, 3, 1, 1, &bytes(48)).map_err(e)?;
-        let f16 = Format::from_name("R16G16B16A16_FLOAT").ok_or("format")?;
-        let t3 = Texture::new(TextureDim::Tex2dMs, f16, 3, 2, 2, 1, &bytes(96)).map_err(e)?;
+        let format = |names: &[&str], k: u32| {
+            Format::from_name(names[(self.seed >> k) as usize % names.len()]).ok_or("format")
+        };
+        let f3 = format(&MS_FORMATS, 20)?;
+        let n3 = 12 * f3.element_bytes() as usize;
+        let t3 = Texture::new(TextureDim::Tex2dMs, f3, 3, 2, 2, 1, &bytes(n3)).map_err(e)?;
+        let f5 = format(&MS_FORMATS, 24)?;
+        let n5 = 24 * f5.element_bytes() as usize;
+        let t5 = Texture::new(TextureDim::Tex2dMsArray, f5, 3, 2, 2, 2, &bytes(n5)).map_err(e)?;
         let threads = (self.group * self.grid) as u64;
         let u0 = Buffer::new(
             BufferKind::Structured { stride: SLOT },
@@ -728,9 +803,6 @@ impl DxbcCase {
         let u1 = Buffer::new(BufferKind::Raw, 1024, &bytes(1024)).map_err(e)?;
         // u2: 16 elements of a typed buffer, u3: a 3x2 texture of 2 slices, in formats the
         // seed picks; u4: two and a half 16-byte structures (and the append counter).
-        let format = |names: &[&str], k: u32| {
-            Format::from_name(names[(self.seed >> k) as usize % names.len()]).ok_or("format")
-        };
         let f2 = format(&TYPED_BUFFER_FORMATS, 8)?;
         let n2 = 16 * f2.element_bytes() as usize;
         let u2 = Buffer::new(BufferKind::Typed(f2), n2 as u64, &bytes(n2)).map_err(e)?;
@@ -743,6 +815,7 @@ impl DxbcCase {
         r.bind_srv(1, Resource::Buffer(t1)).map_err(e)?;
         r.bind_srv(2, Resource::Texture(t2)).map_err(e)?;
         r.bind_srv(3, Resource::Texture(t3)).map_err(e)?;
+        r.bind_srv(5, Resource::Texture(t5)).map_err(e)?;
         r.bind_uav(0, Resource::Buffer(u0)).map_err(e)?;
         r.bind_uav(1, Resource::Buffer(u1)).map_err(e)?;
         r.bind_uav(2, Resource::Buffer(u2)).map_err(e)?;

@@ -1,8 +1,13 @@
-//! Buffer-view loads and stores (`LdBuf`, `StBuf`) and texture loads (`LdTex`): the lanes' operands are
-//! stored to a [`ViewArea`] on the stack and one shared routine (`jit::view`) does the accesses
-//! with the interpreter's definition; loaded values come back from the area into registers. No
-//! register is flushed around the call (the routine reads and writes only the area and the
+//! Buffer-view loads and stores (`LdBuf`, `StBuf`) and texture loads (`LdTex`): the lanes'
+//! operands are stored to a [`ViewArea`] (a [`TexArea`]) on the stack. A load whose binding the
+//! run's view table (`jit::views`) describes runs inline ([`inline`]: one compiled loop over the
+//! lanes, bounds-checked as the interpreter checks, and the texel conversion in vector code);
+//! otherwise, and for every store, one shared routine (`jit::view`) does the accesses with the
+//! interpreter's definition. Loaded values come back from the area into registers. No register
+//! is flushed around a routine call (the routine reads and writes only the area and the
 //! resources).
+
+mod inline;
 
 use super::super::view::{FuncArea, TexArea, ViewArea};
 use super::{flags, Lower, Row, Tx, V};
@@ -108,15 +113,50 @@ impl Lower for LdBuf {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
-        let area = tx.view_operands(self.index, self.offset);
-        let op = tx.b.ins().iconst(tx.env.ptr, self as *const LdBuf as i64);
-        let f = tx.env.ld_buf;
-        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
-        for (c, d) in self.d.iter().enumerate() {
-            if !d.is_rz() {
-                let row = tx.load_row(area, offset_of!(ViewArea, vals) + 128 * c);
-                tx.set_reg(*d, row, m);
+        let area = tx.view_area();
+        let index = tx.src(self.index);
+        tx.store_row(area, offset_of!(ViewArea, index), &index);
+        // An immediate offset is folded into the fast path's addresses; only the routine reads
+        // its row.
+        let imm = match self.offset {
+            Src::Imm(v) => Some(v),
+            _ => None,
+        };
+        let offset = tx.src(self.offset);
+        let offset_at = offset_of!(ViewArea, offset);
+        let slow_rows = match imm {
+            Some(_) => vec![(offset_at, offset)],
+            None => {
+                tx.store_row(area, offset_at, &offset);
+                Vec::new()
             }
+        };
+        // (component, word) per destination read.
+        let comps: Vec<(usize, u32)> = (0..4)
+            .filter(|&c| !self.d[c].is_rz())
+            .map(|c| (c, self.comp[c] as u32))
+            .collect();
+        if comps.is_empty() {
+            // No component is read: nothing happens (not even a `--check` finding).
+            return true;
+        }
+        let op = self as *const LdBuf as *const u8;
+        let f = tx.env.ld_buf;
+        match tx.buffer_binding(self.view) {
+            Some((ok, base, len)) => tx.split_view(ok, f, op, m, area, &slow_rows, &mut |tx| {
+                tx.buffer_loop(area, base, len, self.stride, imm, &comps)
+            }),
+            None => {
+                for (at, row) in &slow_rows {
+                    tx.store_row(area, *at, row);
+                }
+                tx.view_call(f, op, m, area)
+            }
+        }
+        // Both paths leave component c's words in `vals[c]`.
+        for &(c, _) in &comps {
+            let row = tx.load_row(area, offset_of!(ViewArea, vals) + 128 * c);
+            tx.set_reg(self.d[c], row, m);
         }
         true
     }
@@ -163,14 +203,23 @@ impl Lower for LdTex {
             let row = tx.src(s);
             tx.store_row(area, offset_of!(TexArea, coords) + 128 * k, &row);
         }
-        let op = tx.b.ins().iconst(tx.env.ptr, self as *const LdTex as i64);
+        let comps: Vec<(usize, u32)> = (0..4)
+            .filter(|&c| !self.d[c].is_rz())
+            .map(|c| (c, self.comp[c] as u32 & 3))
+            .collect();
+        let op = self as *const LdTex as *const u8;
         let f = tx.env.ld_tex;
-        tx.b.ins().call(f, &[tx.jcx, op, m, area]);
-        for (c, d) in self.d.iter().enumerate() {
-            if !d.is_rz() {
-                let row = tx.load_row(area, offset_of!(TexArea, vals) + 128 * c);
-                tx.set_reg(*d, row, m);
+        match tx.texture_binding(self.view) {
+            Some((ok, desc)) if !comps.is_empty() => {
+                tx.split_view(ok, f, op, m, area, &[], &mut |tx| {
+                    tx.texel_loop(area, desc, self.offset, &comps)
+                })
             }
+            _ => tx.view_call(f, op, m, area),
+        }
+        for &(c, _) in &comps {
+            let row = tx.load_row(area, offset_of!(TexArea, vals) + 128 * c);
+            tx.set_reg(self.d[c], row, m);
         }
         true
     }
