@@ -199,7 +199,7 @@ fn run(
 }
 
 /// Probe sets around every edge, each with the base of the segment it is near: 32 consecutive
-/// bytes, or 32 consecutive 16-byte steps, or one address for every lane.
+/// bytes, or 32 steps of 4, 8 or 16 bytes, or one address for every lane.
 fn probe_sets(segs: &[(u64, u64)]) -> Vec<(u64, [u64; 32])> {
     let mut sets = Vec::new();
     for &(b, s) in segs {
@@ -208,8 +208,14 @@ fn probe_sets(segs: &[(u64, u64)]) -> Vec<(u64, [u64; 32])> {
                 let at = edge.wrapping_add(start as u64);
                 sets.push((b, std::array::from_fn(|l| at.wrapping_add(l as u64))));
             }
-            let at = edge.wrapping_sub(16 * 16);
-            sets.push((b, std::array::from_fn(|l| at.wrapping_add(16 * l as u64))));
+            // Lanes `step` bytes apart (the whole-warp shape of 32-, 64- and 128-bit accesses),
+            // half of them past the edge, or all of them ending at it.
+            for step in [4u64, 8, 16] {
+                for before in [16u64, 32] {
+                    let at = edge.wrapping_sub(step * before);
+                    sets.push((b, std::array::from_fn(|l| at.wrapping_add(step * l as u64))));
+                }
+            }
             // Every lane on one address: the whole-warp and uniform shapes.
             sets.push((b, [edge.wrapping_sub(8); 32]));
         }

@@ -16,7 +16,8 @@ use super::lanes::{LaneAccess, LaneSpace};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+    types, BlockArg, Endianness, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
+    Value,
 };
 use std::mem::offset_of;
 use warpjit_runtime::WarpState;
@@ -264,15 +265,16 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let simple = steer.is_none_or(|p| p == PredSrc::TRUE) && ps.is_none_or(|p| p.is_pt());
+        let whole = matches!(size, MemSize::B32 | MemSize::B64 | MemSize::B128);
         match addr.base {
             Some(base)
                 if simple
-                    && size == MemSize::B32
+                    && whole
                     && self.full
                     && mask == self.active
-                    && !d.is_rz() =>
+                    && (0..size.regs()).all(|k| !d.offset(k).is_rz()) =>
             {
-                self.coalesced(base, addr.offset, e, slot, Some(d), None, &mut |t| {
+                self.coalesced(base, addr.offset, e, slot, size, Some(d), None, &mut |t| {
                     t.global_load_lanes(inst, addr, e, size, d, ps, steer, slot, helper)
                 });
             }
@@ -330,12 +332,20 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let simple = steer.is_none_or(|p| p == PredSrc::TRUE);
+        let whole = matches!(size, MemSize::B32 | MemSize::B64 | MemSize::B128);
         match addr.base {
-            Some(base) if simple && size == MemSize::B32 && self.full && mask == self.active => {
-                let row = self.reg(v);
-                self.coalesced(base, addr.offset, e, slot, None, Some(row), &mut |t| {
-                    t.global_store_lanes(inst, addr, e, size, v, steer, slot, helper)
-                });
+            Some(base) if simple && whole && self.full && mask == self.active => {
+                let rows: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();
+                self.coalesced(
+                    base,
+                    addr.offset,
+                    e,
+                    slot,
+                    size,
+                    None,
+                    Some(rows),
+                    &mut |t| t.global_store_lanes(inst, addr, e, size, v, steer, slot, helper),
+                );
             }
             _ => self.global_store_lanes(inst, addr, e, size, v, steer, slot, helper),
         }
@@ -372,9 +382,11 @@ impl Tx<'_, '_, '_> {
         });
     }
 
-    /// The whole-warp path of a full warp's 32-bit access: when lane `l` addresses `a0 + 4 * l`
-    /// inside the instruction's hinted segment, 8 vector loads (into `dest`) or stores (of
-    /// `store`); otherwise `lanes` emits the per-lane code. Both paths join after it.
+    /// The whole-warp path of a full warp's 32-, 64- or 128-bit access (`size`, of `b` bytes):
+    /// when lane `l` addresses `a0 + b * l` inside the instruction's hinted segment, `b / 2`
+    /// vector loads (into `dest` and the registers after it) or stores (of `store`'s rows), the
+    /// words moved between lane order and register rows by shuffles; otherwise `lanes` emits the
+    /// per-lane code. Both paths join after it.
     #[allow(clippy::too_many_arguments)]
     fn coalesced(
         &mut self,
@@ -382,18 +394,22 @@ impl Tx<'_, '_, '_> {
         offset: i32,
         e: bool,
         slot: usize,
+        size: MemSize,
         dest: Option<Reg>,
-        store: Option<Row>,
+        store: Option<Vec<Row>>,
         lanes: &mut dyn FnMut(&mut Self),
     ) {
-        // Lane l's low word is lane 0's plus 4 * l without a carry, and (with .E) every high
-        // word is lane 0's: then a_l = a0 + 4 * l exactly, aligned down alike.
+        let bytes = size.bytes();
+        let words = size.regs() as usize;
+        let span = 31 * bytes as i64; // from lane 0's address to lane 31's
+                                      // Lane l's low word is lane 0's plus b * l without a carry, and (with .E) every high
+                                      // word is lane 0's: then a_l = a0 + b * l exactly, aligned down alike.
         let lo = self.reg(base);
         let lo0 = self.b.ins().extractlane(lo[0], 0);
         let lo0v = self.splat_val(lo0);
         let mut same = None;
         for k in 0..8u32 {
-            let steps = self.vconst([16 * k, 16 * k + 4, 16 * k + 8, 16 * k + 12]);
+            let steps = self.vconst(std::array::from_fn(|j| bytes * (4 * k + j as u32)));
             let want = self.b.ins().iadd(lo0v[0], steps);
             let eq = self.b.ins().icmp(IntCC::Equal, lo[k as usize], want);
             same = Some(match same {
@@ -421,26 +437,26 @@ impl Tx<'_, '_, '_> {
             let lo_off = self.b.ins().uextend(types::I64, lo_off);
             a0 = lo_off;
         }
-        let a0 = self.b.ins().band_imm_s(a0, !3);
+        let a0 = self.b.ins().band_imm_s(a0, !(bytes as i64 - 1));
         let coalesced = self.b.ins().vall_true(all);
-        let nowrap = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, lo0, 0xffff_ff83);
+        let nowrap =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, lo0, 0xffff_ffff - span);
         let mut ok = self.b.ins().band(coalesced, nowrap);
         if !e {
             // With 32-bit addresses the offset add may wrap too.
-            let last = self.b.ins().iadd_imm_s(a0, 124);
+            let last = self.b.ins().iadd_imm_s(a0, span);
             let fits = self
                 .b
                 .ins()
                 .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, last, 0xffff_ffff);
             ok = self.b.ins().band(ok, fits);
         }
-        // Range: the 4-byte accesses at a0 .. a0 + 124 inside the hint.
-        let (hlo, len, host) = self.load_hint(slot, 4);
+        // Range: the b-byte accesses at a0 .. a0 + 31 * b inside the hint.
+        let (hlo, len, host) = self.load_hint(slot, bytes);
         let rel0 = self.b.ins().isub(a0, hlo);
-        let rel31 = self.b.ins().iadd_imm_s(rel0, 124);
+        let rel31 = self.b.ins().iadd_imm_s(rel0, span);
         let in0 = self.b.ins().icmp(IntCC::UnsignedLessThan, rel0, len);
         let in31 = self.b.ins().icmp(IntCC::UnsignedLessThan, rel31, len);
         let inr = self.b.ins().band(in0, in31);
@@ -458,7 +474,7 @@ impl Tx<'_, '_, '_> {
         let lane_b = self.b.create_block();
         let join = self.b.create_block();
         if dest.is_some() {
-            for _ in 0..8 {
+            for _ in 0..8 * words {
                 self.b.append_block_param(join, types::I32X4);
             }
         }
@@ -467,15 +483,19 @@ impl Tx<'_, '_, '_> {
         self.b.switch_to_block(vec_b);
         let p0 = self.b.ins().iadd(host, rel0);
         let mut args: Vec<BlockArg> = Vec::new();
-        for k in 0..8 {
-            match store {
-                Some(row) => {
-                    self.b.ins().store(guest(), row[k], p0, 16 * k as i32);
+        match &store {
+            Some(rows) => {
+                let mem = self.lanes_from_rows(rows);
+                for (k, v) in mem.iter().enumerate() {
+                    self.b.ins().store(guest(), *v, p0, 16 * k as i32);
                 }
-                None => {
-                    let v = self.b.ins().load(types::I32X4, guest(), p0, 16 * k as i32);
-                    args.push(BlockArg::Value(v));
-                }
+            }
+            None => {
+                let mem: Vec<Value> = (0..8 * words)
+                    .map(|k| self.b.ins().load(types::I32X4, guest(), p0, 16 * k as i32))
+                    .collect();
+                let rows = self.rows_from_lanes(&mem, words);
+                args.extend(rows.iter().flatten().map(|v| BlockArg::Value(*v)));
             }
         }
         self.b.ins().jump(join, &args);
@@ -484,14 +504,16 @@ impl Tx<'_, '_, '_> {
         lanes(self);
         let mut args: Vec<BlockArg> = Vec::new();
         if let Some(d) = dest {
-            let row = self.reg(d);
-            args.extend(row.iter().map(|v| BlockArg::Value(*v)));
+            for k in 0..words {
+                let row = self.reg(d.offset(k as u8));
+                args.extend(row.iter().map(|v| BlockArg::Value(*v)));
+            }
         }
         self.b.ins().jump(join, &args);
 
         self.b.switch_to_block(join);
         // Values first made inside either path do not dominate the join: restore the cache as it
-        // was before the branch, then the loaded register comes from the join.
+        // was before the branch, then the loaded registers come from the join.
         (
             self.regs,
             self.preds,
@@ -502,9 +524,82 @@ impl Tx<'_, '_, '_> {
         ) = saved;
         if let Some(d) = dest {
             let params = self.b.block_params(join).to_vec();
-            let row: Row = std::array::from_fn(|k| params[k]);
-            self.regs.insert(d.0, (row, true));
+            for k in 0..words {
+                let row: Row = std::array::from_fn(|j| params[8 * k + j]);
+                self.regs.insert(d.offset(k as u8).0, (row, true));
+            }
         }
+    }
+
+    /// A two-input shuffle of 32-bit lanes: lane `i` of the result is word `idx[i]` of `x`
+    /// (0-3) or of `y` (4-7).
+    fn shuffle_words(&mut self, x: Value, y: Value, idx: [u8; 4]) -> Value {
+        let le = MemFlagsData::new().with_endianness(Endianness::Little);
+        let bytes: Vec<u8> = idx
+            .iter()
+            .flat_map(|w| (0..4).map(move |b| 4 * w + b))
+            .collect();
+        let imm = self.b.func.dfg.immediates.push(bytes.into());
+        let x = self.b.ins().bitcast(types::I8X16, le, x);
+        let y = self.b.ins().bitcast(types::I8X16, le, y);
+        let s = self.b.ins().shuffle(x, y, imm);
+        self.b.ins().bitcast(types::I32X4, le, s)
+    }
+
+    /// The 16-byte vectors of memory in lane order (`8 * words` of them: lane `l`'s words
+    /// consecutive) as register rows (`words` rows, row `k` holding every lane's word `k`).
+    fn rows_from_lanes(&mut self, mem: &[Value], words: usize) -> Vec<Row> {
+        let mut rows = vec![[mem[0]; 8]; words];
+        for j in 0..8 {
+            // Lanes 4j .. 4j + 3 are in mem[words * j ..][..words].
+            let m = &mem[words * j..words * (j + 1)];
+            match words {
+                1 => rows[0][j] = m[0],
+                2 => {
+                    rows[0][j] = self.shuffle_words(m[0], m[1], [0, 2, 4, 6]);
+                    rows[1][j] = self.shuffle_words(m[0], m[1], [1, 3, 5, 7]);
+                }
+                _ => {
+                    let t = self.transpose4([m[0], m[1], m[2], m[3]]);
+                    for (k, v) in t.into_iter().enumerate() {
+                        rows[k][j] = v;
+                    }
+                }
+            }
+        }
+        rows
+    }
+
+    /// Register rows (each lane's word `k` in row `k`) as the 16-byte vectors of memory in lane
+    /// order: the inverse of [`Tx::rows_from_lanes`].
+    fn lanes_from_rows(&mut self, rows: &[Row]) -> Vec<Value> {
+        let mut mem = Vec::with_capacity(8 * rows.len());
+        for j in 0..8 {
+            match rows.len() {
+                1 => mem.push(rows[0][j]),
+                2 => {
+                    let (a, b) = (rows[0][j], rows[1][j]);
+                    mem.push(self.shuffle_words(a, b, [0, 4, 1, 5]));
+                    mem.push(self.shuffle_words(a, b, [2, 6, 3, 7]));
+                }
+                _ => mem.extend(self.transpose4([rows[0][j], rows[1][j], rows[2][j], rows[3][j]])),
+            }
+        }
+        mem
+    }
+
+    /// The 4 x 4 transpose of four vectors of four words (its own inverse).
+    fn transpose4(&mut self, v: [Value; 4]) -> [Value; 4] {
+        let t0 = self.shuffle_words(v[0], v[1], [0, 4, 1, 5]);
+        let t1 = self.shuffle_words(v[2], v[3], [0, 4, 1, 5]);
+        let t2 = self.shuffle_words(v[0], v[1], [2, 6, 3, 7]);
+        let t3 = self.shuffle_words(v[2], v[3], [2, 6, 3, 7]);
+        [
+            self.shuffle_words(t0, t1, [0, 1, 4, 5]),
+            self.shuffle_words(t0, t1, [2, 3, 6, 7]),
+            self.shuffle_words(t2, t3, [0, 1, 4, 5]),
+            self.shuffle_words(t2, t3, [2, 3, 6, 7]),
+        ]
     }
 
     /// `LDG` inline.

@@ -159,12 +159,16 @@ impl Gen<'_, '_> {
         if !(-0x8_0000..0x8_0000).contains(&(rel - o)) {
             o = 0;
         }
-        let lane = match self.weighted(&[50, 20, 12, 8, 10]) {
+        // The lane id scaled by 8 or 16 makes the 64- and 128-bit whole-warp shape (the first
+        // access then mostly has that size).
+        let lane = match self.weighted(&[44, 16, 10, 6, 8, 8, 8]) {
             0 => None,
             1 => Some((Reg(27), 2)),
             2 => Some((Reg(27), self.below(5) as u8)),
             3 => Some((Reg(27), 0)),
-            _ => Some((Reg(25), 2)),
+            4 => Some((Reg(25), 2)),
+            5 => Some((Reg(27), 3)),
+            _ => Some((Reg(27), 4)),
         };
         Walk {
             param: t.param,
@@ -223,6 +227,11 @@ impl Gen<'_, '_> {
                     if other.bytes() > size.bytes() || size == prev {
                         size = other;
                     }
+                }
+            }
+            if let (0, Some((_, sh @ 3..=4))) = (j, w.lane) {
+                if self.chance(70) {
+                    size = if sh == 3 { MemSize::B64 } else { MemSize::B128 };
                 }
             }
             if j == 0 {

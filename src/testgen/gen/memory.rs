@@ -82,6 +82,22 @@ impl Gen<'_, '_> {
         self.emit(format!("LOP32I.AND R18, {x}, {mask:#x}"));
     }
 
+    /// An index in `R18` and the shift that scales it, keeping `index << shift` below
+    /// `2^bits`: a random register's low bits and a shift of 0 to 3, or (two times in five, when
+    /// it fits) the lane id scaled by the access size, so that the warp's lanes access
+    /// consecutive `size`-byte elements (the whole-warp shape of 32-, 64- and 128-bit
+    /// accesses).
+    fn scaled_index(&mut self, bits: u32, size: u32) -> u32 {
+        let lg = size.trailing_zeros();
+        if bits >= 5 + lg && self.chance(40) {
+            self.emit("S2R R18, SR_LANEID");
+            return lg;
+        }
+        let s = self.below(4).min(bits);
+        self.index(bits.saturating_sub(s));
+        s
+    }
+
     /// Index bits that keep `index + 0x10 + 16` inside shared memory (0: only offset 0 fits).
     fn shared_bits(&self) -> u32 {
         fit_bits(self.shared_bytes)
@@ -156,8 +172,7 @@ impl Gen<'_, '_> {
         let (addr, e, plg) = match self.weighted(&forms) {
             0 => {
                 // .E: a 64-bit pointer from LEA.LO .CC and LEA.HI.X (or IADD .CC / IADD.X).
-                let s = self.below(4).min(bits);
-                self.index(bits.saturating_sub(s));
+                let s = self.scaled_index(bits, size);
                 if self.chance(70) {
                     self.emit(format!("LEA R16.CC, R18, c[0x0][{p:#x}], {s:#x}"));
                     let pl = plg.map(|p| format!("{p}, ")).unwrap_or_default();
@@ -189,8 +204,7 @@ impl Gen<'_, '_> {
             }
             1 => {
                 // 32-bit address, zero-extended.
-                let s = self.below(4).min(bits);
-                self.index(bits.saturating_sub(s));
+                let s = self.scaled_index(bits, size);
                 if let Some(pl) = plg {
                     self.emit(format!("LEA {pl}, R16, R18, c[0x0][{p:#x}], {s:#x}"));
                 } else {
