@@ -252,8 +252,14 @@ impl Fill {
     }
     /// Fills `out` with the bytes [`Fill::bytes`] gives for its length.
     fn fill(&mut self, out: &mut [u8]) {
-        for chunk in out.chunks_mut(8) {
-            chunk.copy_from_slice(&self.next().to_le_bytes()[..chunk.len()]);
+        let mut chunks = out.chunks_exact_mut(8);
+        for chunk in &mut chunks {
+            chunk.copy_from_slice(&self.next().to_le_bytes());
+        }
+        let tail = chunks.into_remainder();
+        if !tail.is_empty() {
+            let n = tail.len();
+            tail.copy_from_slice(&self.next().to_le_bytes()[..n]);
         }
     }
 }
