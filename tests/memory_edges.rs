@@ -235,7 +235,11 @@ fn summary(o: &Outcome) -> String {
 fn accesses_of_every_size_around_segment_edges_match_the_model() {
     let mut jit = warpjit::jit::Jit::new().expect("Cranelift supports this host");
     jit.threshold = 1;
-    let engines: [&dyn Engine; 2] = [&warpjit::interp::Interpreter, &jit];
+    // A JIT running every block at tier 2 (compiled before the first run), which gives a full
+    // warp's coalesced 64- and 128-bit accesses their whole-warp path.
+    let mut jit2 = warpjit::jit::Jit::new().expect("Cranelift supports this host");
+    jit2.hot_threshold = u32::MAX;
+    let engines: [&dyn Engine; 3] = [&warpjit::interp::Interpreter, &jit, &jit2];
     let (mut faults, mut clean) = (0, 0);
     for store in [false, true] {
         for (suffix, bytes, signed) in SIZES {
@@ -243,6 +247,8 @@ fn accesses_of_every_size_around_segment_edges_match_the_model() {
                 continue;
             }
             let prog = program(suffix, store);
+            jit2.compile_all_tier(&prog, warpjit::jit::Tier::Two)
+                .expect("every block compiles");
             for segs in LAYOUTS {
                 for (prime, probes) in probe_sets(segs) {
                     let want = model(segs, &probes, bytes, signed, store);
@@ -250,11 +256,11 @@ fn accesses_of_every_size_around_segment_edges_match_the_model() {
                         Err(_) => faults += 1,
                         Ok(_) => clean += 1,
                     }
-                    for e in engines {
-                        let got = run(e, segs, &prog, (prime, &probes), store);
+                    for (k, e) in engines.iter().enumerate() {
+                        let got = run(*e, segs, &prog, (prime, &probes), store);
                         assert!(
                             got == want,
-                            "{} STG={store} size {bytes}: probes from {:#x}: got {:?}, want {:?}",
+                            "engine {k} ({}) STG={store} size {bytes}: probes from {:#x}: got {:?}, want {:?}",
                             e.name(),
                             probes[0],
                             summary(&got),

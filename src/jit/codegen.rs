@@ -19,7 +19,7 @@ use crate::ir::*;
 use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, ConstantData, FuncRef, InstBuilder, MemFlagsData, Type, Value,
+    types, AbiParam, ConstantData, Endianness, FuncRef, InstBuilder, MemFlagsData, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use std::collections::HashMap;
@@ -157,6 +157,10 @@ pub struct Env<'p> {
     pub more: bool,
     /// Live-out state of the block (what must be stored at the end).
     pub live_out: &'p dyn LiveOut,
+    /// Whether a full warp's coalesced 64- and 128-bit global accesses get the whole-warp path
+    /// (tier 2 only: its shuffles cost about 100 and 250 Cranelift instructions per access,
+    /// which tier 1, compiling for latency, does not spend; 32-bit ones get it at both tiers).
+    pub wide_whole_warp: bool,
 }
 
 /// Whether a row is one value in all eight vectors (a splat and what lane-wise ops make of
@@ -256,6 +260,23 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let bytes: Vec<u8> = lanes.iter().flat_map(|v| v.to_le_bytes()).collect();
         let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
         self.b.ins().vconst(V, c)
+    }
+
+    /// A bitcast between 16-byte vector types (lanes little-endian).
+    pub(in crate::jit) fn recast(&mut self, ty: Type, x: Value) -> Value {
+        let le = MemFlagsData::new().with_endianness(Endianness::Little);
+        self.b.ins().bitcast(ty, le, x)
+    }
+
+    /// A two-input shuffle of 32-bit lanes on `i8x16` values (what `shuffle` takes): lane `i`
+    /// of the result is word `idx[i]` of `x` (0-3) or of `y` (4-7).
+    pub(in crate::jit) fn shuffle_words(&mut self, x: Value, y: Value, idx: [u8; 4]) -> Value {
+        let bytes: Vec<u8> = idx
+            .iter()
+            .flat_map(|w| (0..4).map(move |b| 4 * w + b))
+            .collect();
+        let imm = self.b.func.dfg.immediates.push(bytes.into());
+        self.b.ins().shuffle(x, y, imm)
     }
 
     // ---- state access ----------------------------------------------------------------------

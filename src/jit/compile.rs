@@ -312,6 +312,7 @@ impl Inner {
                 ptr,
                 more: insts.end != block.insts.len(),
                 live_out,
+                wide_whole_warp: self.tier == Tier::Two,
             };
             let mut tx = codegen::Tx::new(&mut fb, env, full);
             for (inst, after) in block.insts[insts.clone()]

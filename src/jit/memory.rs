@@ -16,8 +16,7 @@ use super::lanes::{LaneAccess, LaneSpace};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, BlockArg, Endianness, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
-    Value,
+    types, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use std::mem::offset_of;
 use warpjit_runtime::WarpState;
@@ -265,7 +264,8 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let simple = steer.is_none_or(|p| p == PredSrc::TRUE) && ps.is_none_or(|p| p.is_pt());
-        let whole = matches!(size, MemSize::B32 | MemSize::B64 | MemSize::B128);
+        let whole = size == MemSize::B32
+            || (self.env.wide_whole_warp && matches!(size, MemSize::B64 | MemSize::B128));
         match addr.base {
             Some(base)
                 if simple
@@ -332,7 +332,8 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let simple = steer.is_none_or(|p| p == PredSrc::TRUE);
-        let whole = matches!(size, MemSize::B32 | MemSize::B64 | MemSize::B128);
+        let whole = size == MemSize::B32
+            || (self.env.wide_whole_warp && matches!(size, MemSize::B64 | MemSize::B128));
         match addr.base {
             Some(base) if simple && whole && self.full && mask == self.active => {
                 let rows: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();
@@ -531,64 +532,66 @@ impl Tx<'_, '_, '_> {
         }
     }
 
-    /// A two-input shuffle of 32-bit lanes: lane `i` of the result is word `idx[i]` of `x`
-    /// (0-3) or of `y` (4-7).
-    fn shuffle_words(&mut self, x: Value, y: Value, idx: [u8; 4]) -> Value {
-        let le = MemFlagsData::new().with_endianness(Endianness::Little);
-        let bytes: Vec<u8> = idx
-            .iter()
-            .flat_map(|w| (0..4).map(move |b| 4 * w + b))
-            .collect();
-        let imm = self.b.func.dfg.immediates.push(bytes.into());
-        let x = self.b.ins().bitcast(types::I8X16, le, x);
-        let y = self.b.ins().bitcast(types::I8X16, le, y);
-        let s = self.b.ins().shuffle(x, y, imm);
-        self.b.ins().bitcast(types::I32X4, le, s)
+    /// `i32x4` rows as `i8x16` (what `shuffle` takes), or back.
+    fn recast_all(&mut self, vs: &[Value], ty: types::Type) -> Vec<Value> {
+        vs.iter().map(|v| self.recast(ty, *v)).collect()
     }
 
     /// The 16-byte vectors of memory in lane order (`8 * words` of them: lane `l`'s words
     /// consecutive) as register rows (`words` rows, row `k` holding every lane's word `k`).
     fn rows_from_lanes(&mut self, mem: &[Value], words: usize) -> Vec<Row> {
-        let mut rows = vec![[mem[0]; 8]; words];
+        if words == 1 {
+            return vec![std::array::from_fn(|j| mem[j])];
+        }
+        let mem = self.recast_all(mem, types::I8X16);
+        let mut rows = vec![Vec::with_capacity(8); words];
         for j in 0..8 {
             // Lanes 4j .. 4j + 3 are in mem[words * j ..][..words].
             let m = &mem[words * j..words * (j + 1)];
-            match words {
-                1 => rows[0][j] = m[0],
-                2 => {
-                    rows[0][j] = self.shuffle_words(m[0], m[1], [0, 2, 4, 6]);
-                    rows[1][j] = self.shuffle_words(m[0], m[1], [1, 3, 5, 7]);
-                }
-                _ => {
-                    let t = self.transpose4([m[0], m[1], m[2], m[3]]);
-                    for (k, v) in t.into_iter().enumerate() {
-                        rows[k][j] = v;
-                    }
-                }
+            let out = if words == 2 {
+                vec![
+                    self.shuffle_words(m[0], m[1], [0, 2, 4, 6]),
+                    self.shuffle_words(m[0], m[1], [1, 3, 5, 7]),
+                ]
+            } else {
+                self.transpose4([m[0], m[1], m[2], m[3]]).to_vec()
+            };
+            for (k, v) in out.into_iter().enumerate() {
+                rows[k].push(v);
             }
         }
-        rows
+        rows.iter()
+            .map(|r| {
+                let r = self.recast_all(r, types::I32X4);
+                std::array::from_fn(|j| r[j])
+            })
+            .collect()
     }
 
     /// Register rows (each lane's word `k` in row `k`) as the 16-byte vectors of memory in lane
     /// order: the inverse of [`Tx::rows_from_lanes`].
     fn lanes_from_rows(&mut self, rows: &[Row]) -> Vec<Value> {
+        if rows.len() == 1 {
+            return rows[0].to_vec();
+        }
+        let rows: Vec<Vec<Value>> = rows
+            .iter()
+            .map(|r| self.recast_all(r, types::I8X16))
+            .collect();
         let mut mem = Vec::with_capacity(8 * rows.len());
         for j in 0..8 {
-            match rows.len() {
-                1 => mem.push(rows[0][j]),
-                2 => {
-                    let (a, b) = (rows[0][j], rows[1][j]);
-                    mem.push(self.shuffle_words(a, b, [0, 4, 1, 5]));
-                    mem.push(self.shuffle_words(a, b, [2, 6, 3, 7]));
-                }
-                _ => mem.extend(self.transpose4([rows[0][j], rows[1][j], rows[2][j], rows[3][j]])),
+            if rows.len() == 2 {
+                let (a, b) = (rows[0][j], rows[1][j]);
+                mem.push(self.shuffle_words(a, b, [0, 4, 1, 5]));
+                mem.push(self.shuffle_words(a, b, [2, 6, 3, 7]));
+            } else {
+                mem.extend(self.transpose4([rows[0][j], rows[1][j], rows[2][j], rows[3][j]]));
             }
         }
-        mem
+        self.recast_all(&mem, types::I32X4)
     }
 
-    /// The 4 x 4 transpose of four vectors of four words (its own inverse).
+    /// The 4 x 4 transpose of four vectors of four words, as `i8x16` (its own inverse).
     fn transpose4(&mut self, v: [Value; 4]) -> [Value; 4] {
         let t0 = self.shuffle_words(v[0], v[1], [0, 4, 1, 5]);
         let t1 = self.shuffle_words(v[2], v[3], [0, 4, 1, 5]);

@@ -15,7 +15,7 @@ use crate::ir::*;
 use crate::semantics::convert::{Imm64, CANONICAL_NAN64};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
-    types, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+    types, Endianness, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
 };
 use std::mem::offset_of;
 
@@ -145,20 +145,10 @@ impl Tx<'_, '_, '_> {
         self.b.ins().bitcast(types::I8X16, le, x)
     }
 
-    fn recast(&mut self, ty: types::Type, x: Value) -> Value {
-        let le = MemFlagsData::new().with_endianness(Endianness::Little);
-        self.b.ins().bitcast(ty, le, x)
-    }
-
     /// Interleaves 32-bit lanes of `x` and `y` by `lanes` (indices 0..8 over x then y).
     fn shuffle32(&mut self, x: Value, y: Value, lanes: [u8; 4]) -> Value {
         let (x, y) = (self.bytes(x), self.bytes(y));
-        let mask: Vec<u8> = lanes
-            .iter()
-            .flat_map(|&l| (0..4).map(move |k| 4 * l + k))
-            .collect();
-        let imm = self.b.func.dfg.immediates.push(ConstantData::from(mask));
-        let r = self.b.ins().shuffle(x, y, imm);
+        let r = self.shuffle_words(x, y, lanes);
         self.recast(V, r)
     }
 
