@@ -2,7 +2,7 @@
 //! compiled LDG, STG, LD, ST, LDS, STS, LDL and STL calls when its accesses are not one
 //! whole-warp vector access.
 //!
-//! Compiled code first makes the warp state in memory current ([`super::codegen::Tx::settle`]:
+//! Compiled code first makes the warp state in memory current (`Tx::settle` in `codegen`:
 //! dirty cached registers stored, the cache forgotten), then calls [`warpjit_jit_lanes`] with a
 //! [`LaneAccess`] word naming the access and its registers. The routine reads the address
 //! registers (and a store's values) from the warp state and checks every executing lane first:

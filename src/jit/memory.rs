@@ -2,7 +2,7 @@
 //!
 //! A full warp's coalesced 32-bit global access is eight vector loads or stores after one range
 //! test against the instruction's segment hint. Every other access settles the cached state
-//! ([`Tx::settle`]) and calls the lane routine ([`super::lanes`]), which reads its registers
+//! (`Tx::settle`) and calls the lane routine ([`super::lanes`]), which reads its registers
 //! from the warp state, checks all executing lanes and then accesses them in lane order
 //! (results into the warp state), or reports a miss and touches nothing. On a miss (or when
 //! the whole-warp test fails and the routine misses) the warp takes a cold slow path: the
