@@ -390,6 +390,53 @@ impl TraceSource {
     }
 }
 
+/// Times `one` and `many` (the same work on one host thread and on several) over `iters` runs
+/// each, alternating, after one warm-up of each, and returns the best run of each: the two
+/// durations come from the same stretch of time, so a ratio of them is little disturbed by
+/// other load on the host.
+pub fn best_of_pair(
+    iters: u32,
+    mut one: impl FnMut(),
+    mut many: impl FnMut(),
+) -> (Duration, Duration) {
+    one();
+    many();
+    let time = |f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        t.elapsed()
+    };
+    let (mut a, mut b) = (Duration::MAX, Duration::MAX);
+    for _ in 0..iters.max(1) {
+        a = a.min(time(&mut one));
+        b = b.min(time(&mut many));
+    }
+    (a, b)
+}
+
+/// How a workload's throughput grows from one host thread to several, for one engine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scaling {
+    /// The host threads of the second measurement.
+    pub threads: usize,
+    /// Seconds a run takes on one host thread.
+    pub one_thread_seconds: f64,
+    /// Seconds it takes on `threads` host threads.
+    pub n_threads_seconds: f64,
+}
+
+impl Scaling {
+    /// How many times faster `threads` host threads run it than one.
+    pub fn speedup(&self) -> f64 {
+        self.one_thread_seconds / self.n_threads_seconds.max(1e-12)
+    }
+}
+
+/// The geometric mean of `xs` (`None` if empty).
+pub fn geometric_mean(xs: &[f64]) -> Option<f64> {
+    (!xs.is_empty()).then(|| (xs.iter().map(|r| r.ln()).sum::<f64>() / xs.len() as f64).exp())
+}
+
 /// Times `f` over `iters` runs after one warm-up and returns the best (least disturbed) run.
 pub fn best_of(iters: u32, mut f: impl FnMut()) -> Duration {
     f();
