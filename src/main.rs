@@ -828,6 +828,9 @@ fn bench(args: &BenchArgs) -> u8 {
                 "one_thread_seconds": s.one_thread_seconds,
                 "n_threads_seconds": s.n_threads_seconds,
                 "speedup": s.speedup(),
+                "one_thread_cpu_seconds": s.cpu_seconds.map(|c| c.0),
+                "n_threads_cpu_seconds": s.cpu_seconds.map(|c| c.1),
+                "cpu_ratio": s.cpu_ratio(),
             })
         })
     };
@@ -890,7 +893,7 @@ fn bench(args: &BenchArgs) -> u8 {
             if !scale {
                 return (best_of(args.iters, || drop(p.run(e, &opts))), None);
             }
-            let (t1, tn) = best_of_pair(
+            let (t1, tn, cpu) = best_of_pair(
                 args.iters,
                 || drop(p.run(e, &one)),
                 || drop(p.run(e, &opts)),
@@ -899,6 +902,7 @@ fn bench(args: &BenchArgs) -> u8 {
                 threads,
                 one_thread_seconds: t1.as_secs_f64(),
                 n_threads_seconds: tn.as_secs_f64(),
+                cpu_seconds: cpu,
             };
             (tn, Some(s))
         };
@@ -1002,6 +1006,7 @@ fn bench(args: &BenchArgs) -> u8 {
                 threads,
                 one_thread_seconds: median(&mut ones),
                 n_threads_seconds: tn,
+                cpu_seconds: None,
             });
             Ok((lanes, tn, spread, s))
         };
@@ -1107,6 +1112,21 @@ fn bench(args: &BenchArgs) -> u8 {
             let _ = writeln!(
                 out,
                 "geometric mean speedup on {threads} host threads: interp {gi:.2}x, jit {gj:.2}x"
+            );
+        }
+        // The extra CPU time parallel runs cost (the kernels: the trace workloads' runs
+        // include loading), which other load on the host does not hide.
+        let cpu = |engine: usize| {
+            let v: Vec<f64> = scalings
+                .iter()
+                .filter_map(|(_, _, i, j)| [i, j][engine].cpu_ratio())
+                .collect();
+            geometric_mean(&v)
+        };
+        if let (Some(ci), Some(cj)) = (cpu(0), cpu(1)) {
+            let _ = writeln!(
+                out,
+                "CPU time on {threads} host threads over 1 (kernels, geometric mean): interp {ci:.3}x, jit {cj:.3}x"
             );
         }
         if let Some(l) = load.filter(|&l| l >= 0.5) {

@@ -691,7 +691,14 @@ fn bench_json_is_one_document_with_engines_ratios_and_scaling() {
     for e in &w["engines"].as_array().expect("engines")[..2] {
         let s = &e["scaling"];
         assert_eq!(s["threads"], 2, "{e}");
-        for key in ["one_thread_seconds", "n_threads_seconds", "speedup"] {
+        for key in [
+            "one_thread_seconds",
+            "n_threads_seconds",
+            "speedup",
+            "one_thread_cpu_seconds",
+            "n_threads_cpu_seconds",
+            "cpu_ratio",
+        ] {
             assert!(s[key].as_f64() > Some(0.0), "{key}: {e}");
         }
     }
@@ -814,6 +821,10 @@ fn bench_reports_scaling_beyond_one_host_thread() {
     assert_eq!(row.matches('x').count(), 2, "two speedups: {row}");
     assert!(
         section.contains("geometric mean speedup on 2 host threads: interp "),
+        "{text}"
+    );
+    assert!(
+        section.contains("CPU time on 2 host threads over 1 (kernels, geometric mean): interp "),
         "{text}"
     );
     let o = warpjit(&args("1"));
