@@ -390,6 +390,87 @@ impl TraceSource {
     }
 }
 
+/// CPU time this process has used so far (all its threads), in seconds, where the host can
+/// tell.
+pub fn process_cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid timespec for the call to fill.
+        let r = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+        (r == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// Times `one` and `many` (the same work on one host thread and on several) over `iters` runs
+/// each, alternating, after one warm-up of each, and returns the best run of each: the two
+/// durations come from the same stretch of time, so a ratio of them is little disturbed by
+/// other load on the host. Also the least CPU time (of all the process's threads) a run of
+/// each took, where the host can tell: it does not depend on whether other work left the
+/// cores free.
+pub fn best_of_pair(
+    iters: u32,
+    mut one: impl FnMut(),
+    mut many: impl FnMut(),
+) -> (Duration, Duration, Option<(f64, f64)>) {
+    one();
+    many();
+    let time = |f: &mut dyn FnMut()| {
+        let (t, c) = (Instant::now(), process_cpu_seconds());
+        f();
+        let cpu = process_cpu_seconds().zip(c).map(|(b, a)| b - a);
+        (t.elapsed(), cpu.unwrap_or(f64::NAN))
+    };
+    let (mut a, mut b) = (Duration::MAX, Duration::MAX);
+    let (mut ca, mut cb) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..iters.max(1) {
+        let (t, c) = time(&mut one);
+        (a, ca) = (a.min(t), ca.min(c));
+        let (t, c) = time(&mut many);
+        (b, cb) = (b.min(t), cb.min(c));
+    }
+    let cpu = (ca.is_finite() && cb.is_finite()).then_some((ca, cb));
+    (a, b, cpu)
+}
+
+/// How a workload's throughput grows from one host thread to several, for one engine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scaling {
+    /// The host threads of the second measurement.
+    pub threads: usize,
+    /// Seconds a run takes on one host thread.
+    pub one_thread_seconds: f64,
+    /// Seconds it takes on `threads` host threads.
+    pub n_threads_seconds: f64,
+    /// CPU seconds a run takes on one host thread and on `threads` (the least of the runs; the
+    /// process's CPU time, so only where its other threads are idle, as in `warpjit bench`).
+    pub cpu_seconds: Option<(f64, f64)>,
+}
+
+impl Scaling {
+    /// How many times faster `threads` host threads run it than one.
+    pub fn speedup(&self) -> f64 {
+        self.one_thread_seconds / self.n_threads_seconds.max(1e-12)
+    }
+
+    /// The CPU time a run takes on `threads` host threads over the CPU time on one: above 1 by
+    /// the extra work running in parallel costs (whether or not other work on the host left
+    /// the cores free, which the speedup depends on).
+    pub fn cpu_ratio(&self) -> Option<f64> {
+        self.cpu_seconds.map(|(one, n)| n / one.max(1e-12))
+    }
+}
+
+/// The geometric mean of `xs` (`None` if empty).
+pub fn geometric_mean(xs: &[f64]) -> Option<f64> {
+    (!xs.is_empty()).then(|| (xs.iter().map(|r| r.ln()).sum::<f64>() / xs.len() as f64).exp())
+}
+
 /// Times `f` over `iters` runs after one warm-up and returns the best (least disturbed) run.
 pub fn best_of(iters: u32, mut f: impl FnMut()) -> Duration {
     f();

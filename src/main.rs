@@ -44,7 +44,8 @@ enum Command {
     /// Run a kernel trace: its launches in order, then its expectations.
     Run(RunArgs),
     /// Measure the interpreter, the JIT and native Rust on the built-in benchmark kernels, in
-    /// one run, and print their throughput and ratios.
+    /// one run, and print their throughput and ratios, and how each engine scales from one
+    /// host thread to `--threads`.
     Bench(BenchArgs),
     /// Print a binary program as text: a DXBC container (fxc /Fo, a .cso) as a listing in the
     /// syntax Microsoft's disassembler prints, which reads back to the same program.
@@ -192,17 +193,21 @@ struct BenchArgs {
     /// dxbc_gather, dxbc_msaa_resolve).
     #[arg(long)]
     kernel: Option<String>,
-    /// Host threads (default: all cores; at most 4 × the cores).
+    /// Host threads (default: all cores; at most 4 × the cores). With more than one, every
+    /// engine's runs alternate with runs on one host thread, and a scaling section reports the
+    /// throughput on both and the speedup.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Timed runs per engine (the best is reported).
+    /// Timed runs per engine and thread count (the best is reported; for the trace workloads
+    /// the median).
     #[arg(long, default_value_t = 5)]
     iters: u32,
     /// Threads per launch (rounded up to a multiple of 256).
     #[arg(long, default_value_t = 1 << 20)]
     size: u32,
     /// Print one JSON document instead of the table: per workload and engine the
-    /// lane-instructions, run and compile seconds and throughput, and the ratios.
+    /// lane-instructions, run and compile seconds, throughput and scaling (seconds on one
+    /// host thread and on N, and the speedup), and the ratios.
     #[arg(long)]
     json: bool,
     /// Also draw the throughput per workload and engine (log scale) as an SVG chart.
@@ -788,7 +793,7 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
 /// `warpjit bench`: returns the exit status (1 if an engine's output differs from native).
 fn bench(args: &BenchArgs) -> u8 {
     use serde_json::json;
-    use warpjit::bench::{best_of, kernels, prepare, BLOCK};
+    use warpjit::bench::{best_of, best_of_pair, geometric_mean, kernels, prepare, Scaling, BLOCK};
     let mut stdout = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
     // The table, printed at the end unless `--json` asks for the document instead.
@@ -801,6 +806,36 @@ fn bench(args: &BenchArgs) -> u8 {
         threads: args.threads.unwrap_or(0),
         ..RunOptions::default()
     };
+    // Scaling: every engine's runs on `threads` host threads alternate with runs on one.
+    let threads = match opts.threads {
+        0 => rayon::current_num_threads(),
+        t => t,
+    }
+    .min(warpjit::exec::max_threads());
+    let one = RunOptions {
+        threads: 1,
+        ..opts.clone()
+    };
+    let scale = threads > 1;
+    // Other work on the host when the bench starts (the scaling figures need idle cores).
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
+    let scaling_json = |s: Option<Scaling>| {
+        s.map(|s| {
+            json!({
+                "threads": s.threads,
+                "one_thread_seconds": s.one_thread_seconds,
+                "n_threads_seconds": s.n_threads_seconds,
+                "speedup": s.speedup(),
+                "one_thread_cpu_seconds": s.cpu_seconds.map(|c| c.0),
+                "n_threads_cpu_seconds": s.cpu_seconds.map(|c| c.1),
+                "cpu_ratio": s.cpu_ratio(),
+            })
+        })
+    };
+    // Per workload: its name, lane-instructions, and the interpreter's and the JIT's scaling.
+    let mut scalings: Vec<(String, f64, Scaling, Scaling)> = Vec::new();
     if let Some(k) = &args.kernel {
         let mut names: Vec<&str> = kernels().iter().map(|k| k.name).collect();
         names.extend(warpjit::bench::TRACE_WORKLOADS.iter().map(|(n, _)| *n));
@@ -852,14 +887,32 @@ fn bench(args: &BenchArgs) -> u8 {
                 return 3;
             }
         };
+        // The best of `iters` runs on `threads` host threads (alternating with runs on one
+        // host thread, whose best is the scaling's baseline, when `threads` > 1).
+        let time = |e: &dyn Engine| -> (std::time::Duration, Option<Scaling>) {
+            if !scale {
+                return (best_of(args.iters, || drop(p.run(e, &opts))), None);
+            }
+            let (t1, tn, cpu) = best_of_pair(
+                args.iters,
+                || drop(p.run(e, &one)),
+                || drop(p.run(e, &opts)),
+            );
+            let s = Scaling {
+                threads,
+                one_thread_seconds: t1.as_secs_f64(),
+                n_threads_seconds: tn.as_secs_f64(),
+                cpu_seconds: cpu,
+            };
+            (tn, Some(s))
+        };
         let before = jit.compile_stats();
-        let ti = best_of(args.iters, || {
-            let _ = p.run(&Interpreter, &opts);
-        });
-        let tj = best_of(args.iters, || {
-            let _ = p.run(&jit, &opts);
-        });
+        let (ti, si) = time(&Interpreter);
+        let (tj, sj) = time(&jit);
         let after = jit.compile_stats();
+        if let (Some(si), Some(sj)) = (si, sj) {
+            scalings.push((k.name.to_string(), lanes, si, sj));
+        }
         if let Err(e) = p.check(k) {
             let _ = writeln!(err, "warpjit: error: jit output differs from native: {e}");
             status = 1;
@@ -883,18 +936,23 @@ fn bench(args: &BenchArgs) -> u8 {
             ],
         ));
         let compile = (after.nanos - before.nanos) as f64 / 1e9;
-        let engine = |name: &str, t: std::time::Duration, compile: f64| {
+        let engine = |name: &str, t: std::time::Duration, compile: f64, s: Option<Scaling>| {
             json!({
                 "engine": name,
                 "run_seconds": t.as_secs_f64(),
                 "compile_seconds": compile,
                 "lane_instructions_per_second": lanes / t.as_secs_f64(),
+                "scaling": scaling_json(s),
             })
         };
         rows.push(json!({
             "trace": k.name,
             "lane_instructions": lanes as u64,
-            "engines": [engine("interp", ti, 0.0), engine("jit", tj, compile), engine("native", tn, 0.0)],
+            "engines": [
+                engine("interp", ti, 0.0, si),
+                engine("jit", tj, compile, sj),
+                engine("native", tn, 0.0, None),
+            ],
             "jit_over_interp": gj / gi,
             "jit_over_native": gj / gn,
         }));
@@ -920,25 +978,42 @@ fn bench(args: &BenchArgs) -> u8 {
         .collect();
     sources.extend(args.traces.iter().cloned().map(TraceSource::File));
     for src in &sources {
-        // The median of `iters` runs per engine, each on a fresh load (loading not timed).
-        let measure = |engine: &dyn Engine| -> Result<(u64, f64, f64), String> {
-            let mut times = Vec::new();
+        // The median of `iters` runs per engine, each on a fresh load (loading not timed), and
+        // of as many runs on one host thread alternating with them when `threads` > 1.
+        type Measured = (u64, f64, f64, Option<Scaling>);
+        let measure = |engine: &dyn Engine| -> Result<Measured, String> {
+            let median = |times: &mut Vec<f64>| {
+                times.sort_by(f64::total_cmp);
+                times[times.len() / 2]
+            };
+            let (mut times, mut ones) = (Vec::new(), Vec::new());
             let mut lanes = 0;
             src.run(engine, &opts)?;
+            if scale {
+                src.run(engine, &one)?;
+            }
             for _ in 0..args.iters.max(1) {
+                if scale {
+                    ones.push(src.run(engine, &one)?.1);
+                }
                 let (l, t) = src.run(engine, &opts)?;
                 lanes = l;
                 times.push(t);
             }
-            times.sort_by(f64::total_cmp);
-            let median = times[times.len() / 2];
+            let tn = median(&mut times);
             let spread = times[times.len() - 1] / times[0].max(1e-12);
-            Ok((lanes, median, spread))
+            let s = scale.then(|| Scaling {
+                threads,
+                one_thread_seconds: median(&mut ones),
+                n_threads_seconds: tn,
+                cpu_seconds: None,
+            });
+            Ok((lanes, tn, spread, s))
         };
         let before = jit.compile_stats();
         let (ri, rj) = (measure(&Interpreter), measure(&jit));
         let compile = (jit.compile_stats().nanos - before.nanos) as f64 / 1e9;
-        let ((lanes, ti, si), (_, tj, sj)) = match (ri, rj) {
+        let ((lanes, ti, si, sci), (_, tj, sj, scj)) = match (ri, rj) {
             (Ok(i), Ok(j)) => (i, j),
             (Err(e), _) | (_, Err(e)) => {
                 let _ = writeln!(err, "warpjit: error: {}: {e}", src.name());
@@ -952,19 +1027,26 @@ fn bench(args: &BenchArgs) -> u8 {
             &src.name(),
             &[("interp", g(ti) * 1e9), ("jit", g(tj) * 1e9)],
         ));
-        let engine = |name: &str, t: f64, compile: f64, spread: f64| {
+        if let (Some(a), Some(b)) = (sci, scj) {
+            scalings.push((src.name(), lanes as f64, a, b));
+        }
+        let engine = |name: &str, t: f64, compile: f64, spread: f64, s: Option<Scaling>| {
             json!({
                 "engine": name,
                 "run_seconds": t,
                 "compile_seconds": compile,
                 "lane_instructions_per_second": lanes as f64 / t.max(1e-12),
                 "spread": spread,
+                "scaling": scaling_json(s),
             })
         };
         rows.push(json!({
             "trace": src.name(),
             "lane_instructions": lanes,
-            "engines": [engine("interp", ti, 0.0, si), engine("jit", tj, compile, sj)],
+            "engines": [
+                engine("interp", ti, 0.0, si, sci),
+                engine("jit", tj, compile, sj, scj),
+            ],
             "jit_over_interp": ti / tj.max(1e-12),
         }));
         let _ = writeln!(
@@ -987,10 +1069,74 @@ fn bench(args: &BenchArgs) -> u8 {
             );
         }
     }
-    let geo = (!ratios.is_empty())
-        .then(|| (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp());
+    let geo = geometric_mean(&ratios);
     if let (Some(geo), true) = (geo, ratios.len() > 1) {
         let _ = writeln!(out, "geometric mean jit/interp: {geo:.2}x");
+    }
+    // Scaling: throughput on one host thread and on `threads`, and the speedup, per engine.
+    let speedups = |engine: usize| {
+        let v: Vec<f64> = scalings
+            .iter()
+            .map(|(_, _, i, j)| [i, j][engine].speedup())
+            .collect();
+        geometric_mean(&v)
+    };
+    let (geo_i, geo_j) = (speedups(0), speedups(1));
+    if !scalings.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (runs alternating)\n{:<18} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8}",
+            "workload",
+            "interp 1",
+            format!("interp {threads}"),
+            "speedup",
+            "jit 1",
+            format!("jit {threads}"),
+            "speedup"
+        );
+        for (name, lanes, i, j) in &scalings {
+            let g = |t: f64| format!("{:.3}G", lanes / t.max(1e-12) / 1e9);
+            let _ = writeln!(
+                out,
+                "{:<18} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x",
+                name,
+                g(i.one_thread_seconds),
+                g(i.n_threads_seconds),
+                i.speedup(),
+                g(j.one_thread_seconds),
+                g(j.n_threads_seconds),
+                j.speedup()
+            );
+        }
+        if let (Some(gi), Some(gj)) = (geo_i, geo_j) {
+            let _ = writeln!(
+                out,
+                "geometric mean speedup on {threads} host threads: interp {gi:.2}x, jit {gj:.2}x"
+            );
+        }
+        // The extra CPU time parallel runs cost (the kernels: the trace workloads' runs
+        // include loading), which other load on the host does not hide.
+        let cpu = |engine: usize| {
+            let v: Vec<f64> = scalings
+                .iter()
+                .filter_map(|(_, _, i, j)| [i, j][engine].cpu_ratio())
+                .collect();
+            geometric_mean(&v)
+        };
+        if let (Some(ci), Some(cj)) = (cpu(0), cpu(1)) {
+            let _ = writeln!(
+                out,
+                "CPU time on {threads} host threads over 1 (kernels, geometric mean): interp {ci:.3}x, jit {cj:.3}x"
+            );
+        }
+        if let Some(l) = load.filter(|&l| l >= 0.5) {
+            let _ = writeln!(
+                out,
+                "  (the host was busy: load average {l:.2} when the bench started, on {} cores; \
+                 the speedups understate the scaling)",
+                warpjit::exec::max_threads() / 4
+            );
+        }
     }
     if let Some(path) = &args.plot {
         let title =
@@ -1006,6 +1152,9 @@ fn bench(args: &BenchArgs) -> u8 {
             "iters": args.iters,
             "workloads": rows,
             "geometric_mean_jit_over_interp": geo,
+            "scaling_threads": threads,
+            "load_average_at_start": load,
+            "geometric_mean_speedup": scale.then(|| json!({"interp": geo_i, "jit": geo_j})),
         });
         let _ = writeln!(stdout, "{doc:#}");
     } else {

@@ -42,3 +42,54 @@ fn the_built_in_trace_workloads_load() {
         assert_eq!(t.launches.len(), 1, "{name}");
     }
 }
+
+/// Every kernel gives the same output bytes and the same counts on 1, 2 and 3 host threads,
+/// under the interpreter and under the JIT (one whose tier 2 takes over after two runs on a
+/// host thread too, so both tiers' code runs while other threads run the other tier's), the
+/// output being what native Rust computes. 37 CTAs: the threads' shares are uneven.
+#[test]
+fn kernels_give_identical_bytes_on_1_2_and_3_host_threads() {
+    let jit = Jit::new().unwrap();
+    let mut eager = Jit::new().unwrap();
+    eager.threshold = 1;
+    eager.hot_threshold = 2;
+    let engines: [(&str, &dyn Engine); 3] = [
+        ("interp", &Interpreter),
+        ("jit", &jit),
+        ("jit (tier 2 early)", &eager),
+    ];
+    let n = 37 * BLOCK;
+    for k in kernels() {
+        for (name, e) in engines {
+            let mut first: Option<(Vec<u8>, (u64, u64, u64))> = None;
+            // Twice over the thread counts: the second round runs compiled code throughout.
+            for threads in [1, 2, 3, 1, 2, 3] {
+                let p = prepare(&k, n).unwrap();
+                let opts = RunOptions {
+                    threads,
+                    ..RunOptions::default()
+                };
+                let s = p.run(e, &opts).unwrap();
+                p.check(&k)
+                    .unwrap_or_else(|m| panic!("{} under {name}, {threads} threads: {m}", k.name));
+                let out = p
+                    .machine
+                    .global
+                    .read_bytes(warpjit::bench::OUT, k.out_bytes as u64 * n as u64)
+                    .unwrap();
+                let got = (out, (s.warps, s.warp_insts, s.lane_insts));
+                match &first {
+                    None => first = Some(got),
+                    Some(want) => {
+                        assert!(
+                            want.0 == got.0,
+                            "{} under {name}: output on {threads} threads differs from 1 thread",
+                            k.name
+                        );
+                        assert_eq!(want.1, got.1, "{} under {name}, {threads} threads", k.name);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -651,7 +651,7 @@ fn an_unwritable_clif_dump_directory_is_an_error() {
 }
 
 #[test]
-fn bench_json_is_one_document_with_engines_and_ratios() {
+fn bench_json_is_one_document_with_engines_ratios_and_scaling() {
     let svg = std::env::temp_dir().join(format!("warpjit-cli-bench-{}.svg", std::process::id()));
     let o = warpjit(&[
         "bench",
@@ -664,7 +664,7 @@ fn bench_json_is_one_document_with_engines_and_ratios() {
         "--iters",
         "1",
         "--threads",
-        "1",
+        "2",
         "--json",
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -687,6 +687,29 @@ fn bench_json_is_one_document_with_engines_and_ratios() {
         );
     }
     assert!(w["jit_over_interp"].as_f64() > Some(0.0), "{w}");
+    // Scaling from one host thread to two, per engine (none for native code).
+    for e in &w["engines"].as_array().expect("engines")[..2] {
+        let s = &e["scaling"];
+        assert_eq!(s["threads"], 2, "{e}");
+        for key in [
+            "one_thread_seconds",
+            "n_threads_seconds",
+            "speedup",
+            "one_thread_cpu_seconds",
+            "n_threads_cpu_seconds",
+            "cpu_ratio",
+        ] {
+            assert!(s[key].as_f64() > Some(0.0), "{key}: {e}");
+        }
+    }
+    assert!(w["engines"][2]["scaling"].is_null(), "{w}");
+    assert_eq!(doc["scaling_threads"], 2);
+    for e in ["interp", "jit"] {
+        assert!(
+            doc["geometric_mean_speedup"][e].as_f64() > Some(0.0),
+            "{doc}"
+        );
+    }
     // --plot drew the chart: the workload and its three engines.
     let chart = std::fs::read_to_string(&svg).expect("--plot wrote the chart");
     let _ = std::fs::remove_file(&svg);
@@ -765,4 +788,46 @@ fn a_cubins_disassembly_runs_as_the_cubin() {
         "{}",
         stderr(&o)
     );
+}
+
+/// The table has a scaling section (one row per workload, a geometric mean per engine) when
+/// `--threads` is above one, and none on one host thread.
+#[test]
+fn bench_reports_scaling_beyond_one_host_thread() {
+    let args = |threads: &'static str| {
+        [
+            "bench",
+            "--kernel",
+            "stream",
+            "--size",
+            "512",
+            "--iters",
+            "1",
+            "--threads",
+            threads,
+        ]
+    };
+    let o = warpjit(&args("2"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = stdout(&o);
+    let section = text
+        .split_once("\nscaling: lane-instructions per second on 1 and on 2 host threads")
+        .expect("a scaling section")
+        .1;
+    let row = section
+        .lines()
+        .find(|l| l.starts_with("stream "))
+        .expect("a row for the kernel");
+    assert_eq!(row.matches('x').count(), 2, "two speedups: {row}");
+    assert!(
+        section.contains("geometric mean speedup on 2 host threads: interp "),
+        "{text}"
+    );
+    assert!(
+        section.contains("CPU time on 2 host threads over 1 (kernels, geometric mean): interp "),
+        "{text}"
+    );
+    let o = warpjit(&args("1"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stdout(&o).contains("scaling"), "{}", stdout(&o));
 }

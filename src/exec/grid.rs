@@ -10,7 +10,6 @@
 use super::observe::WarpAt;
 use super::warp::{run_warp, BodyRunner, Budget, RedArrival, Stop, WarpCtl};
 use super::{max_threads, CtaEnv, Launch, Machine, RunOptions, Stats};
-use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
@@ -69,54 +68,77 @@ pub fn run_grid(
         }
         return Ok(total);
     }
+    // Several host threads: the calling thread and `threads - 1` pool threads each take the
+    // next chunk of CTAs from a shared counter until none is left (so a thread that is slowed
+    // down, by other work on the host or by costlier CTAs, simply takes fewer chunks), each
+    // with one scratch (warp states, shared memory, body runner) made on its first chunk and
+    // reused for the rest of the launch. Chunks are small (about 32 per thread) so the threads
+    // finish close together.
+    let threads = match opts.threads.min(max_threads()) {
+        0 => rayon::current_num_threads().max(1),
+        t => t,
+    };
+    let chunk = (n / (threads as u64 * 32)).max(1);
+    let next = AtomicU64::new(0);
     let first_fault = AtomicU64::new(u64::MAX);
     let fault: Mutex<Option<(u64, Fault)>> = Mutex::new(None);
-    // CTAs go out in contiguous chunks (several per host thread, for balance); each chunk reuses
-    // one scratch (warp states, shared memory, body runner) for all its CTAs.
-    let run_chunk = |range: std::ops::Range<u64>| {
-        let mut scratch = Scratch::new(make_runner(), clear.clone());
-        let mut total = Stats::default();
-        for i in range {
-            if i > first_fault.load(Ordering::Relaxed) {
+    let total = Mutex::new(Stats::default());
+    let worker = || {
+        let mut scratch: Option<Scratch<'_>> = None;
+        let mut sum = Stats::default();
+        'chunks: loop {
+            let start = next.fetch_add(chunk, Ordering::Relaxed);
+            // Past the end, or past a faulting CTA (those after it need not run: the fault
+            // reported is the lowest-numbered one's, and every CTA before it has been taken).
+            if start >= n || start > first_fault.load(Ordering::Relaxed) {
                 break;
             }
-            match run_cta(machine, launch, opts, i, &mut scratch) {
-                Ok(s) => {
-                    total += s;
-                    if let Some(p) = &opts.progress {
-                        p.cta_done();
-                    }
+            let scratch = scratch.get_or_insert_with(|| Scratch::new(make_runner(), clear.clone()));
+            for i in start..(start + chunk).min(n) {
+                if i > first_fault.load(Ordering::Relaxed) {
+                    break 'chunks;
                 }
-                Err(f) => {
-                    first_fault.fetch_min(i, Ordering::Relaxed);
-                    if let Ok(mut slot) = fault.lock() {
-                        if slot.as_ref().is_none_or(|(j, _)| i < *j) {
-                            *slot = Some((i, f));
+                match run_cta(machine, launch, opts, i, scratch) {
+                    Ok(s) => {
+                        sum += s;
+                        if let Some(p) = &opts.progress {
+                            p.cta_done();
                         }
                     }
-                    break;
+                    Err(f) => {
+                        first_fault.fetch_min(i, Ordering::Relaxed);
+                        if let Ok(mut slot) = fault.lock() {
+                            if slot.as_ref().is_none_or(|(j, _)| i < *j) {
+                                *slot = Some((i, f));
+                            }
+                        }
+                        break 'chunks;
+                    }
                 }
             }
         }
-        total
+        if let Ok(mut t) = total.lock() {
+            *t += sum;
+        }
     };
-    let work = || {
-        let chunks = (rayon::current_num_threads() as u64 * 8).clamp(1, n);
-        (0..chunks)
-            .into_par_iter()
-            .map(|c| run_chunk(c * n / chunks..(c + 1) * n / chunks))
-            .reduce(Stats::default, |mut a, b| {
-                a += b;
-                a
-            })
-    };
-    let stats = match pool(opts.threads) {
-        Some(pool) => pool.install(work),
-        None => work(),
-    };
+    let worker = &worker;
+    match pool(opts.threads) {
+        Some(pool) => pool.in_place_scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(move |_| worker());
+            }
+            worker();
+        }),
+        None => rayon::in_place_scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(move |_| worker());
+            }
+            worker();
+        }),
+    }
     match fault.into_inner().ok().flatten() {
         Some((_, f)) => Err(f),
-        None => Ok(stats),
+        None => Ok(total.into_inner().unwrap_or_else(|e| e.into_inner())),
     }
 }
 
@@ -175,14 +197,16 @@ pub fn init_warp(
     ctl.issued = 0;
 }
 
-/// The rayon pool for `threads` host threads (clamped to [`max_threads`]), built once and reused
-/// by every later launch with the same count; `None` for the global pool (`threads` 0, all cores,
-/// or a pool that cannot be built). One pool is kept: asking for another count replaces it (the
-/// old one ends when its last launch does).
+/// The rayon pool for `threads` host threads (clamped to [`max_threads`]): `threads - 1` pool
+/// threads, the thread that runs the launch being the last one. Built once and reused by every
+/// later launch with the same count; `None` for the global pool (`threads` 0, all cores, or a
+/// pool that cannot be built) and for one thread (no pool: the calling thread runs every CTA).
+/// One pool is kept: asking for another count replaces it (the old one ends when its last
+/// launch does).
 pub fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
     static POOL: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(None);
     let threads = threads.min(max_threads());
-    if threads == 0 {
+    if threads <= 1 {
         return None;
     }
     let mut slot = POOL.lock().unwrap_or_else(|e| e.into_inner());
@@ -193,7 +217,7 @@ pub fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
     }
     let p = Arc::new(
         rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
+            .num_threads(threads - 1)
             .thread_name(|i| format!("warpjit-cta-{i}"))
             .build()
             .ok()?,
@@ -499,7 +523,7 @@ mod tests {
         assert!((1..=3).contains(&n), "CTAs ran on {n} host threads");
         assert!(Arc::ptr_eq(&pool(3).unwrap(), &pool(3).unwrap()));
         assert!(pool(0).is_none());
-        assert!(pool(usize::MAX).unwrap().current_num_threads() <= max_threads());
+        assert!(pool(usize::MAX).unwrap().current_num_threads() < max_threads());
     }
 
     /// A CTA's warps draw on its share of the launch budget in the order they run; the share,
