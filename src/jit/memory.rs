@@ -637,81 +637,51 @@ impl Tx<'_, '_, '_> {
 
     /// `LDL` inline; lanes out of range take the slow path (a fault).
     pub(super) fn ldl(&mut self, inst: &Inst, o: &Ldl, helper: FuncRef) {
-        self.offset_load(inst, o.addr, o.size, o.d, helper, true);
+        self.offset_access(inst, o.addr, o.size, o.d, helper, true, false);
     }
 
     /// `STL` inline; lanes out of range take the slow path (a fault).
     pub(super) fn stl(&mut self, inst: &Inst, o: &Stl, helper: FuncRef) {
-        self.offset_store(inst, o.addr, o.size, o.v, helper, true);
+        self.offset_access(inst, o.addr, o.size, o.v, helper, true, true);
     }
 
     /// `LDS` inline; lanes out of range take the slow path (a fault).
     pub(super) fn lds(&mut self, inst: &Inst, o: &Lds, helper: FuncRef) {
-        self.offset_load(inst, o.addr, o.size, o.d, helper, false);
+        self.offset_access(inst, o.addr, o.size, o.d, helper, false, false);
     }
 
     /// `STS` inline; lanes out of range take the slow path (a fault).
     pub(super) fn sts(&mut self, inst: &Inst, o: &Sts, helper: FuncRef) {
-        self.offset_store(inst, o.addr, o.size, o.v, helper, false);
+        self.offset_access(inst, o.addr, o.size, o.v, helper, false, true);
     }
 
-    /// A load at a byte offset into shared memory, or (`local`) each lane's local memory, into
-    /// `d` and the registers after it; lanes out of range take the slow path.
-    fn offset_load(
+    /// A load into `data` and the registers after it (or, with `store`, a store of them) at a
+    /// byte offset into shared memory, or (`local`) each lane's local memory; lanes out of
+    /// range take the slow path. Both paths leave a load's destinations in the warp state.
+    #[allow(clippy::too_many_arguments)]
+    fn offset_access(
         &mut self,
         inst: &Inst,
         addr: Addr,
         size: MemSize,
-        d: Reg,
+        data: Reg,
         helper: FuncRef,
         local: bool,
+        store: bool,
     ) {
         let mask = self.guard_mask(inst.guard);
         let acc = LaneAccess {
             size,
             base: addr.base.is_some(),
             e: false,
-            store: false,
+            store,
             space: if local {
                 LaneSpace::Local
             } else {
                 LaneSpace::Shared
             },
             addr: addr.base.unwrap_or(Reg::RZ),
-            data: d,
-        };
-        // Both paths leave the destinations in the warp state.
-        self.settle(inst);
-        self.split_slow(inst, mask, None, 0, helper, &[], None, &mut |t| {
-            let late = t.call_lanes(acc, addr.offset, mask, 0);
-            (Vec::new(), None, Some(late))
-        });
-    }
-
-    /// A store of `v` and the registers after it at a byte offset into shared memory, or
-    /// (`local`) each lane's local memory; lanes out of range take the slow path.
-    fn offset_store(
-        &mut self,
-        inst: &Inst,
-        addr: Addr,
-        size: MemSize,
-        v: Reg,
-        helper: FuncRef,
-        local: bool,
-    ) {
-        let mask = self.guard_mask(inst.guard);
-        let acc = LaneAccess {
-            size,
-            base: addr.base.is_some(),
-            e: false,
-            store: true,
-            space: if local {
-                LaneSpace::Local
-            } else {
-                LaneSpace::Shared
-            },
-            addr: addr.base.unwrap_or(Reg::RZ),
-            data: v,
+            data,
         };
         self.settle(inst);
         self.split_slow(inst, mask, None, 0, helper, &[], None, &mut |t| {
