@@ -383,6 +383,26 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         row
     }
 
+    /// Stores register `r`'s row to the warp state.
+    fn store_reg_row(&mut self, r: u8, row: &Row) {
+        let base = offset_of!(WarpState, regs) as i32 + r as i32 * 128;
+        for (k, v) in row.iter().enumerate() {
+            self.b
+                .ins()
+                .store(flags(), *v, self.w, base + 16 * k as i32);
+        }
+    }
+
+    /// Stores LEA's low word row to the warp state.
+    fn store_lea_row(&mut self, row: &Row) {
+        let base = offset_of!(WarpState, lea_lo) as i32;
+        for (k, v) in row.iter().enumerate() {
+            self.b
+                .ins()
+                .store(flags(), *v, self.w, base + 16 * k as i32);
+        }
+    }
+
     /// Stores every written value (all of them when `all`, else those live out).
     pub(super) fn flush(&mut self, all: bool) {
         let live = self.env.live_out;
@@ -395,12 +415,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         regs.sort_by_key(|(r, _)| *r);
         for (r, row) in regs {
             if all || live.reg(Reg(r)) {
-                let base = offset_of!(WarpState, regs) as i32 + r as i32 * 128;
-                for (k, v) in row.iter().enumerate() {
-                    self.b
-                        .ins()
-                        .store(flags(), *v, self.w, base + 16 * k as i32);
-                }
+                self.store_reg_row(r, &row);
             }
         }
         for p in 0..7 {
@@ -429,12 +444,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
         if let Some((row, true)) = self.lea {
             if all || live.lea_lo() {
-                let base = offset_of!(WarpState, lea_lo) as i32;
-                for (k, v) in row.iter().enumerate() {
-                    self.b
-                        .ins()
-                        .store(flags(), *v, self.w, base + 16 * k as i32);
-                }
+                self.store_lea_row(&row);
             }
         }
     }
@@ -445,19 +455,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let mut regs = Vec::new();
         inst.op.for_each_reg(&mut |u| regs.push(u));
         let fx = inst.op.effects();
-        let base = offset_of!(WarpState, regs) as i32;
         for u in regs {
             for k in 0..u.count {
                 let r = u.reg.offset(k);
                 if let Some((row, true)) = self.regs.get(&r.0).copied() {
-                    for (j, v) in row.iter().enumerate() {
-                        self.b.ins().store(
-                            flags(),
-                            *v,
-                            self.w,
-                            base + r.0 as i32 * 128 + 16 * j as i32,
-                        );
-                    }
+                    self.store_reg_row(r.0, &row);
                 }
             }
         }
@@ -487,12 +489,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
         if fx.lea_lo_read || fx.lea_lo_write {
             if let Some((row, true)) = self.lea {
-                let base = offset_of!(WarpState, lea_lo) as i32;
-                for (k, v) in row.iter().enumerate() {
-                    self.b
-                        .ins()
-                        .store(flags(), *v, self.w, base + 16 * k as i32);
-                }
+                self.store_lea_row(&row);
             }
         }
     }
@@ -522,21 +519,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             .collect();
         regs.sort_by_key(|(r, _)| *r);
         for (r, row) in regs {
-            let base = offset_of!(WarpState, regs) as i32 + r as i32 * 128;
-            for (k, v) in row.iter().enumerate() {
-                self.b
-                    .ins()
-                    .store(flags(), *v, self.w, base + 16 * k as i32);
-            }
+            self.store_reg_row(r, &row);
         }
         if let Some((row, true)) = self.lea {
             if self.after.lea_lo {
-                let base = offset_of!(WarpState, lea_lo) as i32;
-                for (k, v) in row.iter().enumerate() {
-                    self.b
-                        .ins()
-                        .store(flags(), *v, self.w, base + 16 * k as i32);
-                }
+                self.store_lea_row(&row);
             }
         }
         self.regs.clear();
