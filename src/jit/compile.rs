@@ -3,7 +3,7 @@
 
 use super::cache::{Piece, ProgCode};
 use super::tier::Tier;
-use super::{abi, codegen, JitError};
+use super::{abi, codegen, fp, lanes, view, warp, JitError};
 use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
@@ -91,61 +91,40 @@ impl Inner {
             .finish(settings::Flags::new(flags))
             .map_err(|e| host(&e))?;
         let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-        builder.symbol(
-            "warpjit_jit_exec_inst",
-            abi::warpjit_jit_exec_inst as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_mem_slow",
-            abi::warpjit_jit_mem_slow as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_ld_buf",
-            super::view::warpjit_jit_ld_buf as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_st_buf",
-            super::view::warpjit_jit_st_buf as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_ld_tex",
-            super::view::warpjit_jit_ld_tex as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_st_tex",
-            super::view::warpjit_jit_st_tex as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_view_atom",
-            super::view::warpjit_jit_view_atom as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_info",
-            super::view::warpjit_jit_info as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_lanes",
-            super::lanes::warpjit_jit_lanes as *const u8,
-        );
-        builder.symbol("warpjit_jit_un", super::view::warpjit_jit_un as *const u8);
-        builder.symbol("warpjit_jit_bin", super::view::warpjit_jit_bin as *const u8);
-        builder.symbol("warpjit_jit_fp", super::fp::warpjit_jit_fp as *const u8);
-        builder.symbol(
-            "warpjit_jit_lane_op",
-            super::view::warpjit_jit_lane_op as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_tern",
-            super::view::warpjit_jit_tern as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_atom",
-            super::warp::warpjit_jit_atom as *const u8,
-        );
-        builder.symbol(
-            "warpjit_jit_shfl",
-            super::warp::warpjit_jit_shfl as *const u8,
-        );
+        // The runtime helpers compiled code calls, by the names `declare_function` imports.
+        let helpers: [(&str, *const u8); 16] = [
+            (
+                "warpjit_jit_exec_inst",
+                abi::warpjit_jit_exec_inst as *const u8,
+            ),
+            (
+                "warpjit_jit_mem_slow",
+                abi::warpjit_jit_mem_slow as *const u8,
+            ),
+            ("warpjit_jit_ld_buf", view::warpjit_jit_ld_buf as *const u8),
+            ("warpjit_jit_st_buf", view::warpjit_jit_st_buf as *const u8),
+            ("warpjit_jit_ld_tex", view::warpjit_jit_ld_tex as *const u8),
+            ("warpjit_jit_st_tex", view::warpjit_jit_st_tex as *const u8),
+            (
+                "warpjit_jit_view_atom",
+                view::warpjit_jit_view_atom as *const u8,
+            ),
+            ("warpjit_jit_info", view::warpjit_jit_info as *const u8),
+            ("warpjit_jit_lanes", lanes::warpjit_jit_lanes as *const u8),
+            ("warpjit_jit_un", view::warpjit_jit_un as *const u8),
+            ("warpjit_jit_bin", view::warpjit_jit_bin as *const u8),
+            ("warpjit_jit_fp", fp::warpjit_jit_fp as *const u8),
+            (
+                "warpjit_jit_lane_op",
+                view::warpjit_jit_lane_op as *const u8,
+            ),
+            ("warpjit_jit_tern", view::warpjit_jit_tern as *const u8),
+            ("warpjit_jit_atom", warp::warpjit_jit_atom as *const u8),
+            ("warpjit_jit_shfl", warp::warpjit_jit_shfl as *const u8),
+        ];
+        for (name, f) in helpers {
+            builder.symbol(name, f);
+        }
         let mut module = JITModule::new(builder);
         let ptr = module.target_config().pointer_type();
         let mut sig = module.make_signature();
