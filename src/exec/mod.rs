@@ -215,6 +215,9 @@ pub struct Stats {
     /// Slow-path runs of inline memory instructions in compiled blocks (an address outside the
     /// instruction's cached segment, a sparse tile, or a fault).
     pub slow_paths: u64,
+    /// Runs of blocks that branch to themselves which compiled code started itself, without
+    /// returning to the dispatcher (a compiled loop's iterations after the first of each call).
+    pub looped: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -225,6 +228,7 @@ impl std::ops::AddAssign for Stats {
         self.interp_blocks += o.interp_blocks;
         self.delegated += o.delegated;
         self.slow_paths += o.slow_paths;
+        self.looped += o.looped;
     }
 }
 

@@ -127,6 +127,26 @@ pub trait BodyRunner {
         stats: &mut Stats,
     ) -> Result<(), Fault>;
 
+    /// Runs block `id` (which is `block`, a block whose terminator may send the warp straight
+    /// back to it: [`loops_to_itself`]) once, then, as long as its terminator would send the
+    /// whole active mask back to it and `room` (the warp instructions the budgets leave after
+    /// the first run) holds another run, may run it again, setting `w.clock` before each run as
+    /// the dispatcher does. Returns how many further runs it did (the dispatcher counts them) and
+    /// how the last one ended. The warp is left after a run's instructions, before its
+    /// terminator, which the dispatcher then carries out. The default runs the block once.
+    fn run_loop(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+        stats: &mut Stats,
+        room: u64,
+    ) -> (u64, Result<(), Fault>) {
+        let _ = room;
+        (0, self.run_body(id, block, w, env, stats))
+    }
+
     /// Runs only the first `n` instructions of block `id` (`n` at most their count): where an
     /// instruction budget ends inside the block, before instruction `n` or its terminator.
     fn run_prefix(
@@ -222,7 +242,17 @@ pub fn run_warp<const OBSERVE: bool>(
         ctl.issued += total;
         budget.cta_left -= total;
         count(stats, total, w.active);
-        runner.run_body(ctl.block, block, w, env, stats)?;
+        if !OBSERVE && loops_to_itself(block, ctl.block) {
+            let (again, r) = runner.run_loop(ctl.block, block, w, env, stats, left - total);
+            // The further runs, each counted as the one above (the active mask is the same).
+            let n = again * total;
+            ctl.issued += n;
+            budget.cta_left -= n;
+            count(stats, n, w.active);
+            r?;
+        } else {
+            runner.run_body(ctl.block, block, w, env, stats)?;
+        }
         if let (Some(o), Some(pc)) = (obs, term_pc) {
             o.inst(env.at, pc, w.active, w.active);
         }
@@ -233,6 +263,23 @@ pub fn run_warp<const OBSERVE: bool>(
         if let Some(o) = obs {
             o.block_exit(env.at, id);
         }
+    }
+}
+
+/// Whether block `id`'s terminator can send the warp straight back to it: a jump to itself or
+/// a branch one of whose targets is itself, on a predicate (not a CC test). An engine may run
+/// such a block's further runs itself ([`BodyRunner::run_loop`]).
+#[inline]
+pub fn loops_to_itself(block: &Block, id: BlockId) -> bool {
+    match block.term {
+        Terminator::Jump { target, .. } => target == id,
+        Terminator::Branch {
+            cond,
+            taken,
+            fallthrough,
+            ..
+        } => cond.cc.is_none() && (taken == id || fallthrough == id),
+        _ => false,
     }
 }
 

@@ -161,6 +161,58 @@ pub struct Env<'p> {
     /// (tier 2 only: its shuffles cost about 100 and 250 Cranelift instructions per access,
     /// which tier 1, compiling for latency, does not spend; 32-bit ones get it at both tiers).
     pub wide_whole_warp: bool,
+    /// Set for a block whose terminator can send the warp straight back to it (and that is
+    /// one piece): the function runs it again while that holds for the whole active mask and
+    /// the budgets allow (`JitCx::room`), without returning to the dispatcher.
+    pub repeat: Option<Repeat>,
+}
+
+/// When a block compiled as a loop runs again (its terminator, for the active lanes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Again {
+    /// A jump to itself (or a branch both of whose targets are itself).
+    Always,
+    /// A branch taken to itself: when the guard holds for every active lane.
+    IfAll(PredSrc),
+    /// A branch falling through to itself: when the guard holds for no active lane.
+    IfNone(PredSrc),
+}
+
+/// A block compiled as a loop ([`Env::repeat`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repeat {
+    /// When it runs again.
+    pub again: Again,
+    /// The warp instructions one run issues (its instructions and a written terminator), taken
+    /// from the budgets' room and added to the warp's clock per run.
+    pub total: u32,
+}
+
+impl Repeat {
+    /// How block `id` repeats, if its terminator can send the warp straight back to it
+    /// ([`crate::exec::warp::loops_to_itself`]).
+    pub fn of(block: &Block, id: BlockId) -> Option<Repeat> {
+        if !crate::exec::warp::loops_to_itself(block, id) {
+            return None;
+        }
+        let again = match block.term {
+            Terminator::Branch {
+                cond,
+                taken,
+                fallthrough,
+                ..
+            } if taken != fallthrough => {
+                if taken == id {
+                    Again::IfAll(cond.guard.0)
+                } else {
+                    Again::IfNone(cond.guard.0)
+                }
+            }
+            _ => Again::Always,
+        };
+        let total = block.insts.len() as u32 + block.term.pc().is_some() as u32;
+        Some(Repeat { again, total })
+    }
 }
 
 /// Whether a row is one value in all eight vectors (a splat and what lane-wise ops make of
@@ -185,6 +237,9 @@ pub struct Tx<'a, 'b, 'p> {
     pub(super) lane_bits: Option<Row>,
     pub(super) mask_vecs: HashMap<Value, Row>,
     pub(super) fault_block: cranelift_codegen::ir::Block,
+    /// The first block of the body, for a block compiled as a loop (where a further run
+    /// starts, with nothing cached).
+    header: Option<cranelift_codegen::ir::Block>,
     /// Instructions lowered by a call to the interpreter's code.
     pub delegated: u32,
     /// Inline memory instructions so far (each gets its own segment hint).
@@ -219,6 +274,13 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let active = b
             .ins()
             .load(types::I32, flags(), w, offset_of!(WarpState, active) as i32);
+        // A loop's runs keep the active mask (a run that would change it returns first).
+        let header = env.repeat.map(|_| {
+            let h = b.create_block();
+            b.ins().jump(h, &[]);
+            b.switch_to_block(h);
+            h
+        });
         Tx {
             b,
             env,
@@ -233,6 +295,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             lane_bits: None,
             mask_vecs: HashMap::new(),
             fault_block,
+            header,
             delegated: 0,
             mem_ops: 0,
             index: 0,
@@ -758,6 +821,56 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.b.switch_to_block(ok);
     }
 
+    /// The end of a run of a block compiled as a loop: when its terminator sends the whole
+    /// active mask back to it and the budgets' room holds another run, counts the run (room,
+    /// `JitCx::again`, the warp's clock as the dispatcher sets it), stores what is live out
+    /// (the block's own live-in among it) and starts the run at `header`, where everything is
+    /// loaded afresh. Otherwise falls through to the block's end and returns.
+    fn repeat(&mut self, header: cranelift_codegen::ir::Block, rep: Repeat) {
+        let t = |tx: &mut Self, p: PredSrc| {
+            let v = tx.pred_src(p);
+            tx.b.ins().band(tx.active, v)
+        };
+        let again = match rep.again {
+            Again::Always => None,
+            Again::IfAll(p) => {
+                let t = t(self, p);
+                Some(self.b.ins().icmp(IntCC::Equal, t, self.active))
+            }
+            Again::IfNone(p) => {
+                let t = t(self, p);
+                Some(self.b.ins().icmp_imm_u(IntCC::Equal, t, 0))
+            }
+        };
+        let room_at = offset_of!(JitCx, room) as i32;
+        let room = self.b.ins().load(types::I64, flags(), self.jcx, room_at);
+        let fits =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, room, rep.total as i64);
+        let go = match again {
+            Some(a) => self.b.ins().band(a, fits),
+            None => fits,
+        };
+        let next = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(go, next, &[], done, &[]);
+        self.b.switch_to_block(next);
+        let room = self.b.ins().iadd_imm_u(room, -(rep.total as i64));
+        self.b.ins().store(flags(), room, self.jcx, room_at);
+        let again_at = offset_of!(JitCx, again) as i32;
+        let n = self.b.ins().load(types::I64, flags(), self.jcx, again_at);
+        let n = self.b.ins().iadd_imm_u(n, 1);
+        self.b.ins().store(flags(), n, self.jcx, again_at);
+        let clock_at = offset_of!(WarpState, clock) as i32;
+        let c = self.b.ins().load(types::I64, flags(), self.w, clock_at);
+        let c = self.b.ins().iadd_imm_u(c, rep.total as i64);
+        self.b.ins().store(flags(), c, self.w, clock_at);
+        self.flush(false);
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(done);
+    }
+
     /// Inline lowering; false when the instruction must be delegated.
     fn lower(&mut self, inst: &Inst) -> bool {
         // Constant operands that would fault are delegated (the interpreter raises the fault).
@@ -774,6 +887,9 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     /// Ends the function: store live-out state, return 0; the fault exit returns 1.
     pub fn finish(mut self) -> u32 {
+        if let (Some(header), Some(rep)) = (self.header, self.env.repeat) {
+            self.repeat(header, rep);
+        }
         self.flush(false);
         if self.env.more && self.index > 0 {
             let at = offset_of!(WarpState, clock) as i32;

@@ -292,6 +292,11 @@ impl Inner {
                 more: insts.end != block.insts.len(),
                 live_out,
                 wide_whole_warp: self.tier == Tier::Two,
+                repeat: if insts == (0..block.insts.len()) {
+                    codegen::Repeat::of(block, id)
+                } else {
+                    None
+                },
             };
             let mut tx = codegen::Tx::new(&mut fb, env, full);
             for (inst, after) in block.insts[insts.clone()]

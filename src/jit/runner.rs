@@ -47,6 +47,8 @@ impl<'j> JitRunner<'j> {
             local: std::ptr::null_mut(),
             local_len: 0,
             views: std::ptr::null(),
+            room: 0,
+            again: 0,
         });
         let hot = vec![0; code.fns.len()];
         JitRunner {
@@ -112,6 +114,27 @@ impl BodyRunner for JitRunner<'_> {
         }
         stats.interp_blocks += interpreted as u64;
         Ok(())
+    }
+
+    fn run_loop(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+        stats: &mut Stats,
+        room: u64,
+    ) -> (u64, Result<(), Fault>) {
+        // A block that loops to itself and is one piece is compiled as a loop (`Env::repeat`):
+        // its code runs further iterations while the branch is uniform and `room` allows,
+        // counting them in `jcx.again`. Its other forms (interpreted, several pieces) leave
+        // `again` at 0.
+        self.jcx.room = room;
+        self.jcx.again = 0;
+        let r = self.run_body(id, block, w, env, stats);
+        self.jcx.room = 0;
+        stats.looped += self.jcx.again;
+        (self.jcx.again, r)
     }
 
     fn run_prefix(

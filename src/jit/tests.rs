@@ -1382,3 +1382,65 @@ fn table_lookup_is_bounds_checked_for_every_index() {
         assert_eq!(word(&mem, l), want, "lane {l}, index {i:#x}");
     }
 }
+
+/// A block that branches to itself is compiled as a loop: its iterations run in compiled code
+/// (counted in `Stats::looped`) and agree with the interpreter in everything, at every budget:
+/// a per-lane trip count (the loop diverges at its end and runs on for fewer lanes), the clock
+/// read inside it, and the budget fault at each instruction of an iteration (the compiled code
+/// never starts a run that does not fit, and the dispatcher then stops at the exact
+/// instruction). Then an endless jump to itself, stopped by the budget.
+#[test]
+fn a_block_that_loops_to_itself_runs_in_compiled_code_and_stops_exactly() {
+    use crate::interp::Interpreter;
+    let counted = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nLOP32I.AND R5, R0, 0x3;\n\
+                   IADD32I R5, R5, 0x4;\nMOV R2, RZ;\nMOV R3, RZ;\nLOOP:\n\
+                   IADD32I R3, R3, 0x1;\nCS2R R6, SR_CLOCKLO;\nIADD R2, R2, R6;\n\
+                   ISETP.LT.U32.AND P0, PT, R3, R5, PT;\n@P0 BRA LOOP;\n\
+                   STG [R1+0x10000], R2;\nEXIT;\n";
+    let endless = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSTG [R1+0x10000], R0;\nSPIN:\n\
+                   IADD32I R2, R2, 0x1;\nSTG [R1+0x10000], R2;\nBRA SPIN;\n";
+    // (text, budgets): the counted loop issues 6 + 5 * 7 + 2 = 43 instructions when every
+    // lane runs 7 iterations; budgets from 6 to 45 stop it at every point.
+    for (text, budgets) in [(counted, 6..46u64), (endless, 3..30)] {
+        let prog = program(text);
+        let mut looped = 0;
+        for budget in budgets.chain([1_000]) {
+            let launch = Launch {
+                budget,
+                ..Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new())
+            };
+            let opts = RunOptions {
+                threads: 1,
+                ..RunOptions::default()
+            };
+            let run = |engine: &dyn Engine| {
+                let mut machine = Machine::default();
+                let init = warpjit_runtime::memory::Init::Zero;
+                machine.global.map(0x10000, 0x100, init).expect("maps");
+                let r = engine.run(&machine, &launch, &opts);
+                let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
+                (r, mem)
+            };
+            let (want, want_mem) = run(&Interpreter);
+            let mut jit = Jit::new().expect("host supported");
+            jit.threshold = 1;
+            jit.hot_threshold = u32::MAX;
+            let (got, got_mem) = run(&jit);
+            let counts = |r: &Result<Stats, warpjit_runtime::Fault>| match r {
+                Ok(s) => Ok((s.warps, s.warp_insts, s.lane_insts)),
+                Err(f) => Err(format!("{f:?}")),
+            };
+            assert_eq!(counts(&got), counts(&want), "budget {budget}:\n{text}");
+            assert_eq!(got_mem, want_mem, "budget {budget}:\n{text}");
+            if let Ok(s) = &got {
+                assert_eq!(s.interp_blocks, 0, "{text}");
+                looped += s.looped;
+            }
+        }
+        if text == counted {
+            // Run 1 of each call is the dispatcher's; 3 more with all 32 lanes, then the loop
+            // diverges and the taken lanes' calls run on (the budget-1000 run).
+            assert!(looped >= 3, "the loop ran in compiled code: {looped}");
+        }
+    }
+}
