@@ -16,7 +16,7 @@
 
 #![allow(clippy::needless_range_loop)] // lane loops index several rows at once
 
-mod alu;
+pub(crate) mod alu;
 mod barrier;
 mod convert;
 mod float;

@@ -362,6 +362,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if r.is_rz() || !self.after.has_reg(r) {
             return;
         }
+        if self.full && mask == self.active {
+            // Every lane is written: the old row is not read.
+            self.regs.insert(r.0, (v, true));
+            return;
+        }
         let old = self.reg(r);
         let new = self.blend(mask, &v, &old);
         self.regs.insert(r.0, (new, true));
@@ -401,6 +406,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if p.is_pt() || !self.after.has_pred(p) {
             return;
         }
+        if self.full && mask == self.active {
+            self.preds[p.0 as usize] = Some((v, true));
+            return;
+        }
         let old = self.pred(p);
         let new = self.merge(mask, v, old);
         self.preds[p.0 as usize] = Some((new, true));
@@ -428,6 +437,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     pub(super) fn set_flag(&mut self, f: usize, mask: Value, v: Value) {
         if !self.after.has_flag(f) {
+            return;
+        }
+        if self.full && mask == self.active {
+            self.cc[f] = Some((v, true));
             return;
         }
         let old = self.flag(f);

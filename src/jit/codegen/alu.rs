@@ -2,7 +2,7 @@
 //! comparisons, selects), and their arithmetic helpers. LEA is in [`super::lea`]; per-lane
 //! scalar lowerings are in `jit/scalar.rs`.
 
-use super::{flags, Lower, Row, Tx, V};
+use super::{flags, uniform, Lower, Row, Tx, V};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
@@ -938,43 +938,72 @@ impl Tx<'_, '_, '_> {
         }
     }
 
+    /// `LOP3.LUT`: bit `i` of `lut` is the result for input bits `a`, `b`, `c` = bits 2, 1, 0
+    /// of `i` (as `interp::alu::lut3`). A table that ignores an input is a two-input function,
+    /// one or two ops ([`Tx::lut2`]); one that reads all three is `a ? f1(b, c) : f0(b, c)`, a
+    /// `bitselect` of two such (xor3 and its complement directly).
     pub(in crate::jit) fn lut3(&mut self, lut: u8, a: &Row, b: &Row, c: &Row) -> Row {
-        match lut {
-            0x00 => return self.splat(0),
-            0xff => return self.splat(u32::MAX),
-            0xf0 => return *a,
-            0xcc => return *b,
-            0xaa => return *c,
-            _ => {}
-        }
-        let mut acc: Option<Row> = None;
-        for i in 0..8 {
-            if lut >> i & 1 == 0 {
-                continue;
+        // The 4-entry table of the two inputs left when one is fixed: `pick(k)` is the index
+        // into `lut` for entry `k` (bit 1 of `k` the first input, bit 0 the second).
+        let sub = |pick: fn(u8) -> u8| (0..4).fold(0u8, |t, k| t | (lut >> pick(k) & 1) << k);
+        let dep_a = lut >> 4 != lut & 0x0f;
+        let dep_b = (lut >> 2) & 0x33 != lut & 0x33;
+        let dep_c = (lut >> 1) & 0x55 != lut & 0x55;
+        match (dep_a, dep_b, dep_c) {
+            (false, _, _) => self.lut2(lut & 0x0f, b, c),
+            (true, false, _) => self.lut2(sub(|k| (k >> 1) << 2 | (k & 1)), a, c),
+            (true, true, false) => self.lut2(sub(|k| (k >> 1) << 2 | (k & 1) << 1), a, b),
+            (true, true, true) if lut == 0x96 || lut == 0x69 => {
+                let t = self.bin(a, b, |b, x, y| b.ins().bxor(x, y));
+                if lut == 0x96 {
+                    self.bin(&t, c, |b, x, y| b.ins().bxor(x, y))
+                } else {
+                    self.bin(&t, c, |b, x, y| b.ins().bxor_not(x, y))
+                }
             }
-            let pa = if i & 4 != 0 {
-                *a
-            } else {
-                self.not_if(*a, true)
-            };
-            let pb = if i & 2 != 0 {
-                *b
-            } else {
-                self.not_if(*b, true)
-            };
-            let pc = if i & 1 != 0 {
-                *c
-            } else {
-                self.not_if(*c, true)
-            };
-            let t = self.bin(&pa, &pb, |b, x, y| b.ins().band(x, y));
-            let t = self.bin(&t, &pc, |b, x, y| b.ins().band(x, y));
-            acc = Some(match acc {
-                None => t,
-                Some(x) => self.bin(&x, &t, |b, x, y| b.ins().bor(x, y)),
-            });
+            (true, true, true) => {
+                let f1 = self.lut2(lut >> 4, b, c);
+                let f0 = self.lut2(lut & 0x0f, b, c);
+                if uniform(a) && uniform(&f1) && uniform(&f0) {
+                    return [self.b.ins().bitselect(a[0], f1[0], f0[0]); 8];
+                }
+                std::array::from_fn(|k| self.b.ins().bitselect(a[k], f1[k], f0[k]))
+            }
         }
-        acc.unwrap_or_else(|| self.splat(0))
+    }
+
+    /// A two-input bit function: bit `k` of `t` (0-15) is the result for `x`, `y` = bits 1, 0
+    /// of `k`. One op, or two for NAND and NOR.
+    fn lut2(&mut self, t: u8, x: &Row, y: &Row) -> Row {
+        // `!x & y` and `!x | y` are the `x & !y` and `x | !y` of the swapped pair.
+        let (x, y, t) = match t & 0xf {
+            0x2 => (y, x, 0x4),
+            0xb => (y, x, 0xd),
+            t => (x, y, t),
+        };
+        match t {
+            0x0 => self.splat(0),
+            0xf => self.splat(u32::MAX),
+            0xc => *x,
+            0xa => *y,
+            0x3 => self.not_if(*x, true),
+            0x5 => self.not_if(*y, true),
+            0x8 => self.bin(x, y, |b, x, y| b.ins().band(x, y)),
+            0xe => self.bin(x, y, |b, x, y| b.ins().bor(x, y)),
+            0x6 => self.bin(x, y, |b, x, y| b.ins().bxor(x, y)),
+            0x9 => self.bin(x, y, |b, x, y| b.ins().bxor_not(x, y)),
+            0x4 => self.bin(x, y, |b, x, y| b.ins().band_not(x, y)),
+            0xd => self.bin(x, y, |b, x, y| b.ins().bor_not(x, y)),
+            0x7 => {
+                let r = self.bin(x, y, |b, x, y| b.ins().band(x, y));
+                self.not_if(r, true)
+            }
+            _ => {
+                // 0x1: NOR.
+                let r = self.bin(x, y, |b, x, y| b.ins().bor(x, y));
+                self.not_if(r, true)
+            }
+        }
     }
 
     pub(in crate::jit) fn half(&mut self, v: Row, h: Half) -> Row {

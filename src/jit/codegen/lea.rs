@@ -98,8 +98,12 @@ impl Tx<'_, '_, '_> {
             None
         };
         if !o.hi && self.after.lea_lo {
-            let old = self.lea_lo();
-            let new = self.blend(m, &res, &old);
+            let new = if self.full && m == self.active {
+                res
+            } else {
+                let old = self.lea_lo();
+                self.blend(m, &res, &old)
+            };
             self.lea = Some((new, true));
         }
         self.set_reg(o.d, res, m);
