@@ -173,11 +173,28 @@ pub fn init_warp(
     w.ctaid = cta;
     w.warp_id = wi;
     // Thread ids of lane 0, then counted up (no division per lane).
-    let (mut x, mut y, mut z) = (
+    let (x, y, z) = (
         (base % bx) as u32,
         (base / bx % by) as u32,
         (base / (bx * by)) as u32,
     );
+    if x as u64 + LANES as u64 <= bx {
+        // The whole warp in one row of the block (any block at least 32 wide): x counts up,
+        // y and z are the same for every lane.
+        w.tid[0] = std::array::from_fn(|l| x + l as u32);
+        w.tid[1] = [y; LANES];
+        w.tid[2] = [z; LANES];
+    } else {
+        init_tids(w, bx, by, (x, y, z));
+    }
+    ctl.block = 0;
+    ctl.stack.clear();
+    ctl.issued = 0;
+}
+
+/// Thread ids lane by lane from lane 0's `(x, y, z)`, wrapping at the block's width `bx` and
+/// height `by`.
+fn init_tids(w: &mut WarpState, bx: u64, by: u64, (mut x, mut y, mut z): (u32, u32, u32)) {
     for l in 0..LANES {
         w.tid[0][l] = x;
         w.tid[1][l] = y;
@@ -192,9 +209,6 @@ pub fn init_warp(
             }
         }
     }
-    ctl.block = 0;
-    ctl.stack.clear();
-    ctl.issued = 0;
 }
 
 /// The rayon pool for `threads` host threads (clamped to [`max_threads`]): `threads - 1` pool
@@ -500,6 +514,46 @@ mod tests {
     @P0 BRA `(.L_loop);
         EXIT;
     ";
+
+    /// Each warp's thread ids are its lanes' linear ids in the block, x fastest, with the live
+    /// mask covering the threads that exist: blocks at least 32 wide (one row per warp, the
+    /// fast path), narrower ones (a warp spans rows and planes) and a partial last warp.
+    #[test]
+    fn warps_get_their_threads_ids() {
+        for block in [
+            [32, 1, 1],
+            [96, 2, 1],
+            [40, 3, 2],
+            [7, 5, 3],
+            [1, 1, 64],
+            [33, 1, 1],
+        ] {
+            let l = Launch {
+                block,
+                ..launch(1, LOOP)
+            };
+            let threads = block.iter().product::<u32>();
+            let mut w = WarpState::new_boxed(0);
+            let mut ctl = WarpCtl::default();
+            for wi in 0..threads.div_ceil(32) {
+                init_warp(&mut w, &mut ctl, &l, [0; 3], wi, &[]);
+                for lane in 0..32 {
+                    let t = 32 * wi + lane;
+                    let live = t < threads;
+                    assert_eq!(w.active >> lane & 1 == 1, live, "{block:?} thread {t}");
+                    if live {
+                        let want = [
+                            t % block[0],
+                            t / block[0] % block[1],
+                            t / (block[0] * block[1]),
+                        ];
+                        let got = [0, 1, 2].map(|d| w.tid[d][lane as usize]);
+                        assert_eq!(got, want, "{block:?} thread {t}");
+                    }
+                }
+            }
+        }
+    }
 
     /// Launches with the same thread count share one pool: CTAs of two launches run on at most
     /// that many host threads in all (a pool per launch would bring new threads each time).

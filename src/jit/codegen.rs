@@ -661,6 +661,15 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.b.ins().bor(lo, hi)
     }
 
+    /// [`Tx::lane_mask`] of a row whose lanes are all ones or zero (a comparison's, a carry's),
+    /// remembered as that mask's lane row: a later [`Tx::mask_vec`] of it (a `.X` reading the
+    /// carry) is the row itself.
+    pub(super) fn bool_mask(&mut self, v: &Row) -> Value {
+        let m = self.lane_mask(v);
+        self.mask_vecs.insert(m, *v);
+        m
+    }
+
     pub(super) fn cmp(&mut self, cc: IntCC, a: &Row, b: &Row) -> Row {
         if uniform(a) && uniform(b) {
             return [self.b.ins().icmp(cc, a[0], b[0]); 8];

@@ -775,27 +775,46 @@ impl Tx<'_, '_, '_> {
         }
     }
 
-    /// a + b with carry and signed-overflow lane masks (all-ones lanes).
-    pub(in crate::jit) fn add_co(&mut self, a: &Row, b: &Row) -> (Row, Row, Row) {
+    /// a + b, with its carry and signed-overflow lane masks (all-ones lanes) when asked for
+    /// (`want_c`, `want_o`; a dead flag costs nothing).
+    pub(in crate::jit) fn add_co(
+        &mut self,
+        a: &Row,
+        b: &Row,
+        want_c: bool,
+        want_o: bool,
+    ) -> (Row, Option<Row>, Option<Row>) {
         let s = self.bin(a, b, |b, x, y| b.ins().iadd(x, y));
-        let c = self.cmp(IntCC::UnsignedLessThan, &s, a);
-        let o: Row = std::array::from_fn(|k| {
-            let x = self.b.ins().bxor(a[k], s[k]);
-            let y = self.b.ins().bxor(b[k], s[k]);
-            self.b.ins().band(x, y)
+        let c = want_c.then(|| self.cmp(IntCC::UnsignedLessThan, &s, a));
+        let o = want_o.then(|| {
+            let x = self.bin(a, &s, |b, x, y| b.ins().bxor(x, y));
+            let y = self.bin(b, &s, |b, x, y| b.ins().bxor(x, y));
+            self.bin(&x, &y, |b, x, y| b.ins().band(x, y))
         });
         (s, c, o)
     }
 
-    /// a + b + plus (plus small and non-negative per lane), carry = c1|c2, overflow = o1^o2.
-    pub(in crate::jit) fn add3(&mut self, a: &Row, b: &Row, plus: Option<Row>) -> (Row, Row, Row) {
-        let (s1, c1, o1) = self.add_co(a, b);
+    /// a + b + plus (plus small and non-negative per lane), carry = c1|c2, overflow = o1^o2,
+    /// each only when asked for (as [`Tx::add_co`]).
+    pub(in crate::jit) fn add3(
+        &mut self,
+        a: &Row,
+        b: &Row,
+        plus: Option<Row>,
+        want_c: bool,
+        want_o: bool,
+    ) -> (Row, Option<Row>, Option<Row>) {
+        let (s1, c1, o1) = self.add_co(a, b, want_c, want_o);
         match plus {
             None => (s1, c1, o1),
             Some(p) => {
-                let (s2, c2, o2) = self.add_co(&s1, &p);
-                let c = self.bin(&c1, &c2, |b, x, y| b.ins().bor(x, y));
-                let o = self.bin(&o1, &o2, |b, x, y| b.ins().bxor(x, y));
+                let (s2, c2, o2) = self.add_co(&s1, &p, want_c, want_o);
+                let c = c1
+                    .zip(c2)
+                    .map(|(c1, c2)| self.bin(&c1, &c2, |b, x, y| b.ins().bor(x, y)));
+                let o = o1
+                    .zip(o2)
+                    .map(|(o1, o2)| self.bin(&o1, &o2, |b, x, y| b.ins().bxor(x, y)));
                 (s2, c, o)
             }
         }
@@ -846,7 +865,7 @@ impl Tx<'_, '_, '_> {
             self.set_flag(SF, mask, sf);
         }
         if self.after.has_flag(CF) {
-            let cf = self.lane_mask(cf);
+            let cf = self.bool_mask(cf);
             self.set_flag(CF, mask, cf);
         }
         if self.after.has_flag(OF) {
@@ -886,9 +905,12 @@ impl Tx<'_, '_, '_> {
         plus: Option<Row>,
     ) {
         if cc {
-            let (s, c, o) = self.add3(a, b, plus);
+            let (cf, of) = (self.after.has_flag(CF), self.after.has_flag(OF));
+            let (s, c, o) = self.add3(a, b, plus, cf, of);
             self.set_reg(d, s, m);
-            self.write_cc(m, &s, &c, Some(&o));
+            // `write_cc` reads CF's and OF's rows only when they are live, which is when
+            // they were made.
+            self.write_cc(m, &s, &c.unwrap_or(s), o.as_ref());
         } else {
             let mut s = self.bin(a, b, |b, x, y| b.ins().iadd(x, y));
             if let Some(p) = plus {
@@ -1071,19 +1093,28 @@ impl Tx<'_, '_, '_> {
                 Some(x) => self.bin(&x, &bits, |b, x, y| b.ins().iadd(x, y)),
             });
         }
-        let (f, cf, _) = self.add3(&partial, &c, plus2);
+        let want_c = o.cc && self.after.has_flag(CF);
+        let (f, cf, _) = self.add3(&partial, &c, plus2, want_c, false);
         self.set_reg(o.d, f, m);
         if o.cc {
-            let z = self.splat(0);
-            let zr = self.cmp(IntCC::Equal, &f, &z);
-            let zf = self.lane_mask(&zr);
-            let sf = self.lane_mask(&f);
-            let cfm = self.lane_mask(&cf);
-            let ofm = self.lane_mask(&carry);
-            self.set_flag(CF, m, cfm);
-            self.set_flag(ZF, m, zf);
-            self.set_flag(SF, m, sf);
-            self.set_flag(OF, m, ofm);
+            if let Some(cf) = cf {
+                let cfm = self.bool_mask(&cf);
+                self.set_flag(CF, m, cfm);
+            }
+            if self.after.has_flag(ZF) {
+                let z = self.splat(0);
+                let zr = self.cmp(IntCC::Equal, &f, &z);
+                let zf = self.lane_mask(&zr);
+                self.set_flag(ZF, m, zf);
+            }
+            if self.after.has_flag(SF) {
+                let sf = self.lane_mask(&f);
+                self.set_flag(SF, m, sf);
+            }
+            if self.after.has_flag(OF) {
+                let ofm = self.lane_mask(&carry);
+                self.set_flag(OF, m, ofm);
+            }
         }
         true
     }

@@ -186,9 +186,10 @@ impl Tx<'_, '_, '_> {
         };
         let plus = self.plus(0, x, false);
         if cc {
-            let (r, carry, _) = self.add3(&p, c, plus);
+            let (r, carry, _) = self.add3(&p, c, plus, self.after.has_flag(CF), false);
             self.set_reg(d, r, m);
-            self.write_cc(m, &r, &carry, None);
+            // CF's row is read only when CF is live, which is when it was made.
+            self.write_cc(m, &r, &carry.unwrap_or(r), None);
         } else {
             let mut r = self.bin(&p, c, |bb, x, y| bb.ins().iadd(x, y));
             if let Some(q) = plus {

@@ -58,7 +58,8 @@ impl Tx<'_, '_, '_> {
         };
         let b = self.src(o.b);
         let plus = if o.x { self.plus(1, true, false) } else { None };
-        let (res, cf, _) = self.add3(&b, &v, plus);
+        let want_cf = o.cc && self.after.has_flag(CF);
+        let (res, cf, _) = self.add3(&b, &v, plus, want_cf, false);
         // Plg = CC.OF = NOT window_detect(EA), computed only when live. EA: LO: zext(Rd);
         // HI: {Rd, lea_lo}. EA - window is taken in 64 bits, as two 32-bit words with a borrow,
         // so the window may lie anywhere. This mirrors `crate::semantics::lea_outside_window`
@@ -118,8 +119,8 @@ impl Tx<'_, '_, '_> {
                 let sf = self.lane_mask(&res);
                 self.set_flag(SF, m, sf);
             }
-            if self.after.has_flag(CF) {
-                let cfm = self.lane_mask(&cf);
+            if let Some(cf) = cf {
+                let cfm = self.bool_mask(&cf);
                 self.set_flag(CF, m, cfm);
             }
             if let (true, Some(out)) = (want_of, outside) {
