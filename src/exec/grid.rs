@@ -250,8 +250,8 @@ pub fn registers_to_clear(prog: &crate::ir::Program) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-/// `f` with the general registers its instruction (the one at `f.pc`) reads and the faulting
-/// lane's values in them, from the warp's state as the fault left it (both engines leave every
+/// `f` with the general registers its instruction (the one at `f.pc`) reads (none for an
+/// instruction guarded by `!PT`) and the faulting lane's values in them, from the warp's state as the fault left it (both engines leave every
 /// register an instruction reads current in the state before it can fault).
 pub fn note_reads(prog: &crate::ir::Program, w: &WarpState, mut f: Fault) -> Fault {
     let inst = prog
@@ -259,7 +259,9 @@ pub fn note_reads(prog: &crate::ir::Program, w: &WarpState, mut f: Fault) -> Fau
         .iter()
         .flat_map(|b| &b.insts)
         .find(|i| i.pc == f.pc);
-    if let Some(inst) = inst {
+    // An instruction guarded by `!PT` never runs and reads nothing (liveness agrees: neither
+    // engine need keep what it names current).
+    if let Some(inst) = inst.filter(|i| !crate::analysis::effects::never(i.guard)) {
         let lane = f.lane as usize % LANES;
         inst.op.for_each_reg(&mut |u| {
             if u.def {

@@ -1483,3 +1483,46 @@ fn every_lop3_table_agrees_with_its_definition() {
         }
     }
 }
+
+/// A budget fault at an instruction guarded by `!PT` (it never runs, so it reads nothing)
+/// reports no register values: R3 there is dead, and the JIT never stores it (a difference
+/// in the reported reads that the differential fuzzer found).
+#[test]
+fn a_fault_at_an_instruction_that_never_runs_reports_no_reads() {
+    use crate::interp::Interpreter;
+    let text = "S2R R0, SR_LANEID;\nLOP32I.XOR R3, R0, 0x8000;\nBAR.SYNC 0x0;\nLOOP:\n\
+                @!PT IADD R1, R3, R3;\nIADD32I R2, R2, 0x1;\nBRA LOOP;\n";
+    let prog = program(text);
+    let never = prog
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .find(|i| crate::analysis::effects::never(i.guard))
+        .expect("the case has an @!PT instruction")
+        .pc;
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    let mut jit = Jit::new().expect("host supported");
+    jit.threshold = 1;
+    let mut hit = false;
+    // The loop issues 3 instructions a turn: one of three budgets stops at the @!PT one.
+    for budget in 30..40 {
+        let launch = Launch {
+            budget,
+            ..Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new())
+        };
+        let run = |e: &dyn Engine| {
+            e.run(&Machine::default(), &launch, &opts)
+                .expect_err("ends")
+        };
+        let (want, got) = (run(&Interpreter), run(&jit));
+        assert_eq!(format!("{got:?}"), format!("{want:?}"), "budget {budget}");
+        if want.pc == never {
+            hit = true;
+            assert!(want.reads.is_empty(), "{want:?}");
+        }
+    }
+    assert!(hit, "some budget stops at the @!PT instruction");
+}
