@@ -184,14 +184,24 @@ impl Tx<'_, '_, '_> {
             self.b.switch_to_block(ok_b);
         }
         let mut args: Vec<BlockArg> = Vec::new();
+        // Every lane written (a full warp, unguarded): the old values are not read.
+        let all = self.full && mask == self.active;
         for (d, row) in dests.iter().zip(&rows) {
-            let old = self.reg(*d);
-            let new = self.blend(mask, row, &old);
+            let new = if all {
+                *row
+            } else {
+                let old = self.reg(*d);
+                self.blend(mask, row, &old)
+            };
             args.extend(new.iter().map(|v| BlockArg::Value(*v)));
         }
         if let (Some(p), Some(v)) = (pred, pv) {
-            let old = self.pred(p);
-            let new = self.merge(mask, v, old);
+            let new = if all {
+                v
+            } else {
+                let old = self.pred(p);
+                self.merge(mask, v, old)
+            };
             args.push(BlockArg::Value(new));
         }
         self.b.ins().jump(join, &args);
