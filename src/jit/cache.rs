@@ -23,6 +23,9 @@ pub(super) struct ProgCode {
     pub(super) prog: Arc<Program>,
     /// What is live out of each block: only that is stored back at a block's end.
     pub(super) live: Liveness,
+    /// Which registers hold one value in every active lane, before each instruction: the
+    /// full-warp variant loads such a register as one word.
+    pub(super) uniform: crate::analysis::Uniformity,
     /// Every block's pieces, block after block.
     pub(super) pieces: Vec<Piece>,
     /// Per block, its pieces' indices in `pieces`.
@@ -63,6 +66,7 @@ impl Jit {
                 Arc::new(ProgCode {
                     prog: prog.clone(),
                     live: crate::analysis::liveness(prog),
+                    uniform: crate::analysis::uniformity(prog),
                     pieces: all,
                     block_pieces,
                     fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),

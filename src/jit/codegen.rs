@@ -250,6 +250,12 @@ pub struct Tx<'a, 'b, 'p> {
     /// What is live after the instruction being translated: dead flags, predicates and the
     /// LEA.LO word are not computed.
     pub(super) after: crate::analysis::LiveSet,
+    /// What holds one value in every active lane both before and after the instruction being
+    /// translated ([`crate::analysis::uniformity`]; after too, because an instruction may read
+    /// back from the warp state a register it wrote there through a routine): in the full-warp
+    /// variant such a register is loaded as one word (lane 0's) and splatted, and lane-wise ops
+    /// on it are then emitted once.
+    uniform: crate::analysis::uniformity::UniformSet,
     /// Per guest instruction translated, the first CLIF instruction it produced and its
     /// position in the piece (a dump writes the guest text above that CLIF instruction; the
     /// text is made only for dumps).
@@ -300,6 +306,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             mem_ops: 0,
             index: 0,
             after: crate::analysis::LiveSet::FULL,
+            uniform: crate::analysis::uniformity::UniformSet::EMPTY,
             comments: Vec::new(),
         }
     }
@@ -352,8 +359,13 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             return *row;
         }
         let base = offset_of!(WarpState, regs) as i32 + r.0 as i32 * 128;
-        let row =
-            std::array::from_fn(|k| self.b.ins().load(V, flags(), self.w, base + 16 * k as i32));
+        let row = if self.full && self.uniform.has_reg(r) {
+            // Every lane is active and holds the same value: lane 0's word.
+            let s = self.b.ins().load(types::I32, flags(), self.w, base);
+            self.splat_val(s)
+        } else {
+            std::array::from_fn(|k| self.b.ins().load(V, flags(), self.w, base + 16 * k as i32))
+        };
         self.regs.insert(r.0, (row, false));
         row
     }
@@ -652,6 +664,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// (which keeps every lane's sign) to two vectors of 16 bytes, whose sign bits are two
     /// 16-bit masks: 11 instructions, against 29 for a mask per vector of four.
     pub(super) fn lane_mask(&mut self, v: &Row) -> Value {
+        if uniform(v) {
+            // One value in every lane: its sign bit, spread to all 32 bits.
+            let x = self.b.ins().extractlane(v[0], 0);
+            return self.b.ins().sshr_imm_u(x, 31);
+        }
         let n16: [Value; 4] = std::array::from_fn(|k| self.b.ins().snarrow(v[2 * k], v[2 * k + 1]));
         let n8: [Value; 2] =
             std::array::from_fn(|k| self.b.ins().snarrow(n16[2 * k], n16[2 * k + 1]));
@@ -802,9 +819,16 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     // ---- instructions ------------------------------------------------------------------------
 
-    /// Translates one instruction.
-    pub fn inst(&mut self, inst: &Inst, live_after: &crate::analysis::LiveSet) {
+    /// Translates one instruction, given what is live after it and what is uniform both before
+    /// and after it.
+    pub fn inst(
+        &mut self,
+        inst: &Inst,
+        live_after: &crate::analysis::LiveSet,
+        uniform: &crate::analysis::uniformity::UniformSet,
+    ) {
         self.after = *live_after;
+        self.uniform = *uniform;
         let first = self.b.func.dfg.num_insts();
         if !self.lower(inst) {
             self.delegate(inst);

@@ -299,11 +299,22 @@ impl Inner {
                 },
             };
             let mut tx = codegen::Tx::new(&mut fb, env, full);
-            for (inst, after) in block.insts[insts.clone()]
+            let u = &code.uniform;
+            for (k, (inst, after)) in block.insts[insts.clone()]
                 .iter()
                 .zip(&live_after[insts.clone()])
+                .enumerate()
             {
-                tx.inst(inst, after);
+                // What is uniform both before and after the instruction (nothing, in a block
+                // the analysis finds unreachable: its answers there are vacuous).
+                let k = insts.start + k;
+                let mut both = match k {
+                    _ if !u.is_reachable(id) => crate::analysis::uniformity::UniformSet::EMPTY,
+                    0 => u.uniform_in(id),
+                    k => u.uniform_after(id, k - 1),
+                };
+                both.intersect_with(&u.uniform_after(id, k));
+                tx.inst(inst, after, &both);
             }
             comments = std::mem::take(&mut tx.comments);
             tx.finish();

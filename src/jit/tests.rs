@@ -1526,3 +1526,38 @@ fn a_fault_at_an_instruction_that_never_runs_reports_no_reads() {
     }
     assert!(hit, "some budget stops at the @!PT instruction");
 }
+
+/// A register that is uniform before an instruction and that the instruction overwrites lane
+/// by lane through the lane routine (a global load in reverse lane order) is read back per
+/// lane, not as one uniform word (the full-warp variant loads registers uniform before and
+/// after the instruction as one word).
+#[test]
+fn a_register_a_routine_overwrites_is_read_back_per_lane() {
+    // Global words at 0x20000: word i is 0x100 + i. Lane l loads word 31 - l.
+    let text = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x2;\nMOV32I R6, 0x5;\nLOP32I.XOR R3, R1, 0x7c;\n\
+                LDG R6, [R3+0x20000];\nIADD R7, R6, R6;\nSHL R4, R0, 0x3;\n\
+                STG [R4+0x10000], R6;\nSTG [R4+0x10004], R7;\nEXIT;\n";
+    let prog = program(text);
+    let jit = Jit::new().expect("host supported");
+    jit.compile_all(&prog).expect("compiles");
+    let mut machine = Machine::default();
+    let words: Vec<u8> = (0..32u32).flat_map(|i| (0x100 + i).to_le_bytes()).collect();
+    let zero = warpjit_runtime::memory::Init::Zero;
+    machine.global.map(0x10000, 0x100, zero).expect("maps");
+    let data = warpjit_runtime::memory::Init::Bytes(&words);
+    machine.global.map(0x20000, 0x80, data).expect("maps");
+    let launch = Launch::new(prog, warpjit_runtime::ConstBanks::new());
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    let stats = jit.run(&machine, &launch, &opts).expect("runs");
+    assert_eq!(stats.interp_blocks, 0);
+    let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
+    for lane in 0..32 {
+        let want = 0x100 + 31 - lane as u32;
+        assert_eq!(word(&mem, lane), want, "lane {lane}");
+        let r7 = u32::from_le_bytes(mem[8 * lane + 4..8 * lane + 8].try_into().unwrap());
+        assert_eq!(r7, 2 * want, "lane {lane}");
+    }
+}
