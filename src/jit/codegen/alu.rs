@@ -854,16 +854,7 @@ impl Tx<'_, '_, '_> {
 
     /// Writes the live CC flags: ZF and SF from `res`, CF from `cf`, OF from `of` (0 if `None`).
     pub(in crate::jit) fn write_cc(&mut self, mask: Value, res: &Row, cf: &Row, of: Option<&Row>) {
-        if self.after.has_flag(ZF) {
-            let z = self.splat(0);
-            let zr = self.cmp(IntCC::Equal, res, &z);
-            let zf = self.lane_mask(&zr);
-            self.set_flag(ZF, mask, zf);
-        }
-        if self.after.has_flag(SF) {
-            let sf = self.lane_mask(res);
-            self.set_flag(SF, mask, sf);
-        }
+        self.write_zf_sf(mask, res);
         if self.after.has_flag(CF) {
             let cf = self.bool_mask(cf);
             self.set_flag(CF, mask, cf);
@@ -874,6 +865,20 @@ impl Tx<'_, '_, '_> {
                 None => self.iconst(0),
             };
             self.set_flag(OF, mask, of);
+        }
+    }
+
+    /// Writes ZF (`res` is 0) and SF (its bit 31), those that are live, for the lanes of `mask`.
+    pub(in crate::jit) fn write_zf_sf(&mut self, mask: Value, res: &Row) {
+        if self.after.has_flag(ZF) {
+            let z = self.splat(0);
+            let zr = self.cmp(IntCC::Equal, res, &z);
+            let zf = self.bool_mask(&zr);
+            self.set_flag(ZF, mask, zf);
+        }
+        if self.after.has_flag(SF) {
+            let sf = self.lane_mask(res);
+            self.set_flag(SF, mask, sf);
         }
     }
 
@@ -1101,16 +1106,7 @@ impl Tx<'_, '_, '_> {
                 let cfm = self.bool_mask(&cf);
                 self.set_flag(CF, m, cfm);
             }
-            if self.after.has_flag(ZF) {
-                let z = self.splat(0);
-                let zr = self.cmp(IntCC::Equal, &f, &z);
-                let zf = self.lane_mask(&zr);
-                self.set_flag(ZF, m, zf);
-            }
-            if self.after.has_flag(SF) {
-                let sf = self.lane_mask(&f);
-                self.set_flag(SF, m, sf);
-            }
+            self.write_zf_sf(m, &f);
             if self.after.has_flag(OF) {
                 let ofm = self.lane_mask(&carry);
                 self.set_flag(OF, m, ofm);

@@ -6,7 +6,7 @@ use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder};
 use std::mem::offset_of;
-use warpjit_runtime::warp::{CF, OF, SF, ZF};
+use warpjit_runtime::warp::{CF, OF};
 use warpjit_runtime::SHARED_WINDOW_SIZE;
 
 impl Lower for Lea {
@@ -109,16 +109,7 @@ impl Tx<'_, '_, '_> {
         }
         self.set_reg(o.d, res, m);
         if o.cc {
-            if self.after.has_flag(ZF) {
-                let z = self.splat(0);
-                let zr = self.cmp(IntCC::Equal, &res, &z);
-                let zf = self.lane_mask(&zr);
-                self.set_flag(ZF, m, zf);
-            }
-            if self.after.has_flag(SF) {
-                let sf = self.lane_mask(&res);
-                self.set_flag(SF, m, sf);
-            }
+            self.write_zf_sf(m, &res);
             if let Some(cf) = cf {
                 let cfm = self.bool_mask(&cf);
                 self.set_flag(CF, m, cfm);
