@@ -267,18 +267,14 @@ pub fn run_warp<const OBSERVE: bool>(
 }
 
 /// Whether block `id`'s terminator can send the warp straight back to it: a jump to itself or
-/// a branch one of whose targets is itself, on a predicate (not a CC test). An engine may run
-/// such a block's further runs itself ([`BodyRunner::run_loop`]).
+/// a branch taken to itself on a predicate (not a CC test; the fall-through of a branch is the
+/// next block, never the block itself). An engine may run such a block's further runs itself
+/// ([`BodyRunner::run_loop`]).
 #[inline]
 pub fn loops_to_itself(block: &Block, id: BlockId) -> bool {
     match block.term {
         Terminator::Jump { target, .. } => target == id,
-        Terminator::Branch {
-            cond,
-            taken,
-            fallthrough,
-            ..
-        } => cond.cc.is_none() && (taken == id || fallthrough == id),
+        Terminator::Branch { cond, taken, .. } => cond.cc.is_none() && taken == id,
         _ => false,
     }
 }

@@ -174,8 +174,6 @@ pub enum Again {
     Always,
     /// A branch taken to itself: when the guard holds for every active lane.
     IfAll(PredSrc),
-    /// A branch falling through to itself: when the guard holds for no active lane.
-    IfNone(PredSrc),
 }
 
 /// A block compiled as a loop ([`Env::repeat`]).
@@ -197,17 +195,8 @@ impl Repeat {
         }
         let again = match block.term {
             Terminator::Branch {
-                cond,
-                taken,
-                fallthrough,
-                ..
-            } if taken != fallthrough => {
-                if taken == id {
-                    Again::IfAll(cond.guard.0)
-                } else {
-                    Again::IfNone(cond.guard.0)
-                }
-            }
+                cond, fallthrough, ..
+            } if fallthrough != id => Again::IfAll(cond.guard.0),
             _ => Again::Always,
         };
         let total = block.insts.len() as u32 + block.term.pc().is_some() as u32;
@@ -873,19 +862,12 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// (the block's own live-in among it) and starts the run at `header`, where everything is
     /// loaded afresh. Otherwise falls through to the block's end and returns.
     fn repeat(&mut self, header: cranelift_codegen::ir::Block, rep: Repeat) {
-        let t = |tx: &mut Self, p: PredSrc| {
-            let v = tx.pred_src(p);
-            tx.b.ins().band(tx.active, v)
-        };
         let again = match rep.again {
             Again::Always => None,
             Again::IfAll(p) => {
-                let t = t(self, p);
+                let v = self.pred_src(p);
+                let t = self.b.ins().band(self.active, v);
                 Some(self.b.ins().icmp(IntCC::Equal, t, self.active))
-            }
-            Again::IfNone(p) => {
-                let t = t(self, p);
-                Some(self.b.ins().icmp_imm_u(IntCC::Equal, t, 0))
             }
         };
         let room_at = offset_of!(JitCx, room) as i32;
