@@ -1075,14 +1075,16 @@ fn bench(args: &BenchArgs) -> u8 {
         let _ = writeln!(out, "geometric mean jit/interp: {geo:.2}x");
     }
     // Scaling: throughput on one host thread and on `threads`, and the speedup, per engine.
-    let speedups = |engine: usize| {
+    // The geometric mean over the workloads of one engine's (0: interp, 1: jit) figure.
+    let per_engine = |engine: usize, f: &dyn Fn(&Scaling) -> Option<f64>| {
         let v: Vec<f64> = scalings
             .iter()
-            .map(|(_, _, i, j)| [i, j][engine].speedup())
+            .filter_map(|(_, _, i, j)| f([i, j][engine]))
             .collect();
         geometric_mean(&v)
     };
-    let (geo_i, geo_j) = (speedups(0), speedups(1));
+    let speedup = |s: &Scaling| Some(s.speedup());
+    let (geo_i, geo_j) = (per_engine(0, &speedup), per_engine(1, &speedup));
     if !scalings.is_empty() {
         let _ = writeln!(
             out,
@@ -1117,14 +1119,8 @@ fn bench(args: &BenchArgs) -> u8 {
         }
         // The extra CPU time parallel runs cost (the kernels: the trace workloads' runs
         // include loading), which other load on the host does not hide.
-        let cpu = |engine: usize| {
-            let v: Vec<f64> = scalings
-                .iter()
-                .filter_map(|(_, _, i, j)| [i, j][engine].cpu_ratio())
-                .collect();
-            geometric_mean(&v)
-        };
-        if let (Some(ci), Some(cj)) = (cpu(0), cpu(1)) {
+        let cpu = |s: &Scaling| s.cpu_ratio();
+        if let (Some(ci), Some(cj)) = (per_engine(0, &cpu), per_engine(1, &cpu)) {
             let _ = writeln!(
                 out,
                 "CPU time on {threads} host threads over 1 (kernels, geometric mean): interp {ci:.3}x, jit {cj:.3}x"

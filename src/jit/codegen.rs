@@ -359,11 +359,17 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         row
     }
 
+    /// Whether a write under `mask` covers every lane: a full warp, and the mask is the active
+    /// one (no guard). Such a write needs no blend and no read of the old value.
+    pub(super) fn covers_all(&self, mask: Value) -> bool {
+        self.full && mask == self.active
+    }
+
     pub(super) fn set_reg(&mut self, r: Reg, v: Row, mask: Value) {
         if r.is_rz() || !self.after.has_reg(r) {
             return;
         }
-        if self.full && mask == self.active {
+        if self.covers_all(mask) {
             // Every lane is written: the old row is not read.
             self.regs.insert(r.0, (v, true));
             return;
@@ -374,7 +380,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     pub(super) fn blend(&mut self, mask: Value, v: &Row, old: &Row) -> Row {
-        if self.full && mask == self.active {
+        if self.covers_all(mask) {
             return *v;
         }
         let mv = self.mask_vec(mask);
@@ -407,7 +413,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if p.is_pt() || !self.after.has_pred(p) {
             return;
         }
-        if self.full && mask == self.active {
+        if self.covers_all(mask) {
             self.preds[p.0 as usize] = Some((v, true));
             return;
         }
@@ -418,7 +424,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     /// (v & mask) | (old & !mask) on scalars.
     pub(super) fn merge(&mut self, mask: Value, v: Value, old: Value) -> Value {
-        if self.full && mask == self.active {
+        if self.covers_all(mask) {
             return v;
         }
         let a = self.b.ins().band(v, mask);
@@ -440,7 +446,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if !self.after.has_flag(f) {
             return;
         }
-        if self.full && mask == self.active {
+        if self.covers_all(mask) {
             self.cc[f] = Some((v, true));
             return;
         }

@@ -185,7 +185,7 @@ impl Tx<'_, '_, '_> {
         }
         let mut args: Vec<BlockArg> = Vec::new();
         // Every lane written (a full warp, unguarded): the old values are not read.
-        let all = self.full && mask == self.active;
+        let all = self.covers_all(mask);
         for (d, row) in dests.iter().zip(&rows) {
             let new = if all {
                 *row
@@ -345,7 +345,7 @@ impl Tx<'_, '_, '_> {
         let whole = size == MemSize::B32
             || (self.env.wide_whole_warp && matches!(size, MemSize::B64 | MemSize::B128));
         match addr.base {
-            Some(base) if simple && whole && self.full && mask == self.active => {
+            Some(base) if simple && whole && self.covers_all(mask) => {
                 let rows: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();
                 self.coalesced(
                     base,

@@ -99,7 +99,7 @@ impl Tx<'_, '_, '_> {
             None
         };
         if !o.hi && self.after.lea_lo {
-            let new = if self.full && m == self.active {
+            let new = if self.covers_all(m) {
                 res
             } else {
                 let old = self.lea_lo();
