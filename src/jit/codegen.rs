@@ -15,11 +15,13 @@
 //! code for that instruction; such executions are counted as delegated in `--stats`.
 
 use super::abi::JitCx;
+use super::helper::{Declared, Helper};
 use crate::ir::*;
 use cranelift_codegen::entity::EntityRef;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, ConstantData, Endianness, FuncRef, InstBuilder, MemFlagsData, Type, Value,
+    types, AbiParam, ConstantData, Endianness, ExtFuncData, ExternalName, FuncRef, InstBuilder,
+    MemFlagsData, Type, UserExternalName, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use std::collections::HashMap;
@@ -117,39 +119,9 @@ impl LiveOut for crate::analysis::LiveSet {
 
 /// What a translated block needs from the host.
 pub struct Env<'p> {
-    /// The exec-inst helper, imported into the function.
-    pub exec_inst: FuncRef,
-    /// The memory slow-path helper, imported into the function.
-    pub mem_slow: FuncRef,
-    /// The lane routine of memory instructions (`jit::lanes`), imported into the function.
-    pub lanes: FuncRef,
-    /// The buffer-view load routine (`jit::view`), imported into the function.
-    pub ld_buf: FuncRef,
-    /// The buffer-view store routine.
-    pub st_buf: FuncRef,
-    /// The texture-load routine.
-    pub ld_tex: FuncRef,
-    /// The typed-store routine.
-    pub st_tex: FuncRef,
-    /// The view-atomic routine.
-    pub view_atom: FuncRef,
-    /// The view-query routine.
-    pub info: FuncRef,
-    /// The routines for the function ops not written as vector code (`jit::view`).
-    pub un_fn: FuncRef,
-    /// As `un_fn`, for `Bin`.
-    pub bin_fn: FuncRef,
-    /// As `un_fn`, for `Tern`.
-    pub tern_fn: FuncRef,
-    /// The conversion and binary64 routine (`jit::fp`).
-    pub fp_fn: FuncRef,
-    /// The lane routine of the ops not written as vector code: float ops in a directed rounding
-    /// mode and MUFU, per-lane shifts and bit fields, PRMT by a register, P2R (`jit::view`).
-    pub lane_op: FuncRef,
-    /// The atomics' routine (`jit::warp`).
-    pub atom: FuncRef,
-    /// The SHFL routine (`jit::warp`).
-    pub shfl: FuncRef,
+    /// The runtime helpers as the module declares them, indexed by [`Helper`] (a function
+    /// imports one on first use: [`Tx::helper`]).
+    pub helpers: &'p [Declared],
     /// Pointer type.
     pub ptr: Type,
     /// Whether more instructions of the block follow this piece: the piece then advances the
@@ -249,6 +221,8 @@ pub struct Tx<'a, 'b, 'p> {
     /// position in the piece (a dump writes the guest text above that CLIF instruction; the
     /// text is made only for dumps).
     pub comments: Vec<(cranelift_codegen::ir::Inst, usize)>,
+    /// The helpers imported so far, indexed by [`Helper`].
+    imported: [Option<FuncRef>; Helper::ALL.len()],
 }
 
 impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
@@ -297,7 +271,33 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             after: crate::analysis::LiveSet::FULL,
             uniform: crate::analysis::uniformity::UniformSet::EMPTY,
             comments: Vec::new(),
+            imported: [None; Helper::ALL.len()],
         }
+    }
+
+    /// A runtime helper to call, imported into the function on first use.
+    pub(in crate::jit) fn helper(&mut self, h: Helper) -> FuncRef {
+        if let Some(f) = self.imported[h as usize] {
+            return f;
+        }
+        let d = &self.env.helpers[h as usize];
+        let signature = self.b.import_signature(d.sig.clone());
+        let name = self
+            .b
+            .func
+            .declare_imported_user_function(UserExternalName {
+                namespace: 0,
+                index: d.index,
+            });
+        let f = self.b.import_function(ExtFuncData {
+            name: ExternalName::user(name),
+            signature,
+            // Declared with `Linkage::Import`: not colocated (what `declare_func_in_func` sets).
+            colocated: false,
+            patchable: false,
+        });
+        self.imported[h as usize] = Some(f);
+        f
     }
 
     pub(super) fn iconst(&mut self, v: u32) -> Value {
@@ -850,10 +850,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             .b
             .ins()
             .iconst(self.env.ptr, inst as *const Inst as i64);
-        let call = self
-            .b
-            .ins()
-            .call(self.env.exec_inst, &[self.w, self.jcx, ip, mask]);
+        let f = self.helper(Helper::ExecInst);
+        let call = self.b.ins().call(f, &[self.w, self.jcx, ip, mask]);
         let r = self.b.inst_results(call)[0];
         self.invalidate();
         self.mask_vecs.clear();

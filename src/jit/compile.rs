@@ -2,14 +2,15 @@
 //! runtime helpers registered, and the CLIF dump (`WARPJIT_DUMP_CLIF`).
 
 use super::cache::{Piece, ProgCode};
+use super::helper::{Declared, Helper};
 use super::tier::Tier;
-use super::{abi, codegen, fp, lanes, view, warp, JitError};
-use cranelift_codegen::ir::{types, AbiParam, UserFuncName};
+use super::{codegen, JitError};
+use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{FuncId, Linkage, Module};
+use cranelift_module::{Linkage, Module};
 use std::collections::HashMap;
 
 /// One tier's compiler: its JIT module (which owns the code), a reused Cranelift context, and
@@ -19,23 +20,9 @@ pub(super) struct Inner {
     pub(super) module: std::mem::ManuallyDrop<JITModule>,
     pub(super) ctx: Context,
     pub(super) fctx: FunctionBuilderContext,
-    pub(super) exec_inst: FuncId,
-    pub(super) mem_slow: FuncId,
-    pub(super) lanes: FuncId,
-    pub(super) ld_buf: FuncId,
-    pub(super) st_buf: FuncId,
-    pub(super) ld_tex: FuncId,
-    pub(super) st_tex: FuncId,
-    pub(super) view_atom: FuncId,
-    pub(super) info: FuncId,
-    pub(super) un_fn: FuncId,
-    pub(super) bin_fn: FuncId,
-    pub(super) tern_fn: FuncId,
-    /// The conversion and binary64 routine (`jit::fp`).
-    pub(super) fp_fn: FuncId,
-    pub(super) lane_op: FuncId,
-    pub(super) atom: FuncId,
-    pub(super) shfl: FuncId,
+    /// The runtime helpers as declared in the module, indexed by [`Helper`]: a function
+    /// imports those it calls.
+    pub(super) helpers: Vec<Declared>,
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
@@ -91,123 +78,30 @@ impl Inner {
             .finish(settings::Flags::new(flags))
             .map_err(|e| host(&e))?;
         let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-        // The runtime helpers compiled code calls, by the names `declare_function` imports.
-        let helpers: [(&str, *const u8); 16] = [
-            (
-                "warpjit_jit_exec_inst",
-                abi::warpjit_jit_exec_inst as *const u8,
-            ),
-            (
-                "warpjit_jit_mem_slow",
-                abi::warpjit_jit_mem_slow as *const u8,
-            ),
-            ("warpjit_jit_ld_buf", view::warpjit_jit_ld_buf as *const u8),
-            ("warpjit_jit_st_buf", view::warpjit_jit_st_buf as *const u8),
-            ("warpjit_jit_ld_tex", view::warpjit_jit_ld_tex as *const u8),
-            ("warpjit_jit_st_tex", view::warpjit_jit_st_tex as *const u8),
-            (
-                "warpjit_jit_view_atom",
-                view::warpjit_jit_view_atom as *const u8,
-            ),
-            ("warpjit_jit_info", view::warpjit_jit_info as *const u8),
-            ("warpjit_jit_lanes", lanes::warpjit_jit_lanes as *const u8),
-            ("warpjit_jit_un", view::warpjit_jit_un as *const u8),
-            ("warpjit_jit_bin", view::warpjit_jit_bin as *const u8),
-            ("warpjit_jit_fp", fp::warpjit_jit_fp as *const u8),
-            (
-                "warpjit_jit_lane_op",
-                view::warpjit_jit_lane_op as *const u8,
-            ),
-            ("warpjit_jit_tern", view::warpjit_jit_tern as *const u8),
-            ("warpjit_jit_atom", warp::warpjit_jit_atom as *const u8),
-            ("warpjit_jit_shfl", warp::warpjit_jit_shfl as *const u8),
-        ];
-        for (name, f) in helpers {
-            builder.symbol(name, f);
+        // The runtime helpers compiled code calls, by the names their declarations import.
+        for &h in Helper::ALL {
+            builder.symbol(h.symbol(), h.address());
         }
         let mut module = JITModule::new(builder);
         let ptr = module.target_config().pointer_type();
-        let mut sig = module.make_signature();
-        sig.params.extend([
-            AbiParam::new(ptr),
-            AbiParam::new(ptr),
-            AbiParam::new(ptr),
-            AbiParam::new(types::I32),
-        ]);
-        sig.returns.push(AbiParam::new(types::I32));
-        let exec_inst = module
-            .declare_function("warpjit_jit_exec_inst", Linkage::Import, &sig)
-            .map_err(|e| host(&e))?;
-        sig.params.push(AbiParam::new(types::I32));
-        let mem_slow = module
-            .declare_function("warpjit_jit_mem_slow", Linkage::Import, &sig)
-            .map_err(|e| host(&e))?;
-        // (jcx, w, exec, slot, offset, access): the lane routine (`jit::lanes`).
-        let mut lanes_sig = module.make_signature();
-        lanes_sig.params.push(AbiParam::new(ptr));
-        lanes_sig.params.push(AbiParam::new(ptr));
-        lanes_sig.params.extend([AbiParam::new(types::I32); 4]);
-        lanes_sig.returns.push(AbiParam::new(types::I32));
-        let lanes = module
-            .declare_function("warpjit_jit_lanes", Linkage::Import, &lanes_sig)
-            .map_err(|e| host(&e))?;
-        // (jcx, op, mask, area): the buffer-view routines (`jit::view`).
-        let mut view_sig = module.make_signature();
-        view_sig.params.extend([
-            AbiParam::new(ptr),
-            AbiParam::new(ptr),
-            AbiParam::new(types::I32),
-            AbiParam::new(ptr),
-        ]);
-        let ld_buf = module
-            .declare_function("warpjit_jit_ld_buf", Linkage::Import, &view_sig)
-            .map_err(|e| host(&e))?;
-        let st_buf = module
-            .declare_function("warpjit_jit_st_buf", Linkage::Import, &view_sig)
-            .map_err(|e| host(&e))?;
-        let ld_tex = module
-            .declare_function("warpjit_jit_ld_tex", Linkage::Import, &view_sig)
-            .map_err(|e| host(&e))?;
-        let declare = |module: &mut JITModule, name: &str| {
-            module
-                .declare_function(name, Linkage::Import, &view_sig)
-                .map_err(|e| host(&e))
-        };
-        let un_fn = declare(&mut module, "warpjit_jit_un")?;
-        let bin_fn = declare(&mut module, "warpjit_jit_bin")?;
-        let tern_fn = declare(&mut module, "warpjit_jit_tern")?;
-        let fp_fn = declare(&mut module, "warpjit_jit_fp")?;
-        let lane_op = declare(&mut module, "warpjit_jit_lane_op")?;
-        let shfl = declare(&mut module, "warpjit_jit_shfl")?;
-        let st_tex = declare(&mut module, "warpjit_jit_st_tex")?;
-        let view_atom = declare(&mut module, "warpjit_jit_view_atom")?;
-        let info = declare(&mut module, "warpjit_jit_info")?;
-        // (jcx, inst, mask, area) -> fault: the atomics' routine (`jit::warp`).
-        let mut atom_sig = view_sig.clone();
-        atom_sig.returns.push(AbiParam::new(types::I32));
-        let atom = module
-            .declare_function("warpjit_jit_atom", Linkage::Import, &atom_sig)
-            .map_err(|e| host(&e))?;
+        let helpers = Helper::ALL
+            .iter()
+            .map(|&h| {
+                let sig = h.shape().signature(module.make_signature(), ptr);
+                let id = module
+                    .declare_function(h.symbol(), Linkage::Import, &sig)
+                    .map_err(|e| host(&e))?;
+                Ok(Declared {
+                    index: id.as_u32(),
+                    sig,
+                })
+            })
+            .collect::<Result<Vec<_>, JitError>>()?;
         Ok(Inner {
             ctx: module.make_context(),
             module: std::mem::ManuallyDrop::new(module),
             fctx: FunctionBuilderContext::new(),
-            exec_inst,
-            mem_slow,
-            lanes,
-            ld_buf,
-            st_buf,
-            ld_tex,
-            st_tex,
-            view_atom,
-            info,
-            un_fn,
-            bin_fn,
-            tern_fn,
-            fp_fn,
-            lane_op,
-            atom,
-            shfl,
+            helpers,
             next_name: 0,
             dump: dump_dir()?,
             tier,
@@ -255,39 +149,8 @@ impl Inner {
         let comments;
         {
             let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
-            let exec_inst = self.module.declare_func_in_func(self.exec_inst, fb.func);
-            let mem_slow = self.module.declare_func_in_func(self.mem_slow, fb.func);
-            let lanes = self.module.declare_func_in_func(self.lanes, fb.func);
-            let ld_buf = self.module.declare_func_in_func(self.ld_buf, fb.func);
-            let st_buf = self.module.declare_func_in_func(self.st_buf, fb.func);
-            let ld_tex = self.module.declare_func_in_func(self.ld_tex, fb.func);
-            let st_tex = self.module.declare_func_in_func(self.st_tex, fb.func);
-            let view_atom = self.module.declare_func_in_func(self.view_atom, fb.func);
-            let info = self.module.declare_func_in_func(self.info, fb.func);
-            let un_fn = self.module.declare_func_in_func(self.un_fn, fb.func);
-            let bin_fn = self.module.declare_func_in_func(self.bin_fn, fb.func);
-            let tern_fn = self.module.declare_func_in_func(self.tern_fn, fb.func);
-            let fp_fn = self.module.declare_func_in_func(self.fp_fn, fb.func);
-            let lane_op = self.module.declare_func_in_func(self.lane_op, fb.func);
-            let atom = self.module.declare_func_in_func(self.atom, fb.func);
-            let shfl = self.module.declare_func_in_func(self.shfl, fb.func);
             let env = codegen::Env {
-                exec_inst,
-                mem_slow,
-                lanes,
-                ld_buf,
-                st_buf,
-                ld_tex,
-                st_tex,
-                view_atom,
-                info,
-                un_fn,
-                bin_fn,
-                tern_fn,
-                fp_fn,
-                lane_op,
-                atom,
-                shfl,
+                helpers: &self.helpers,
                 ptr,
                 more: insts.end != block.insts.len(),
                 live_out,

@@ -14,6 +14,7 @@ use super::abi::{JitCx, SegHint};
 use super::codegen::{Row, Tx};
 use super::lanes::{LaneAccess, LaneSpace};
 use crate::ir::*;
+use crate::jit::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
@@ -57,10 +58,11 @@ impl Tx<'_, '_, '_> {
         let slot = self.iconst(slot as u32);
         let offset = self.iconst(offset as u32);
         let acc = self.iconst(acc.pack());
+        let f = self.helper(Helper::Lanes);
         let call = self
             .b
             .ins()
-            .call(self.env.lanes, &[self.jcx, self.w, exec, slot, offset, acc]);
+            .call(f, &[self.jcx, self.w, exec, slot, offset, acc]);
         self.b.inst_results(call)[0]
     }
 

@@ -47,6 +47,7 @@ mod cache;
 pub mod codegen;
 mod compile;
 pub mod fp;
+pub mod helper;
 pub mod lanes;
 pub mod memory;
 mod runner;

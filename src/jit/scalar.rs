@@ -6,6 +6,7 @@
 use super::codegen::{Row, Tx};
 use super::view::FuncArea;
 use crate::ir::*;
+use crate::jit::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
@@ -37,7 +38,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// definition), its sources' rows from `srcs`; returns the result row.
     pub(super) fn lane_routine(&mut self, inst: &Inst, srcs: &[Src], m: Value) -> Row {
         let rows: Vec<Row> = srcs.iter().map(|s| self.src(*s)).collect();
-        let f = self.env.lane_op;
+        let f = self.helper(Helper::LaneOp);
         self.routine_row(f, &inst.op as *const Op as *const u8, &rows, m)
     }
 
@@ -113,7 +114,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let mk = self.src(o.mask);
         self.store_row(area, offset_of!(FuncArea, b), &a);
         self.store_row(area, offset_of!(FuncArea, c), &mk);
-        let f = self.env.lane_op;
+        let f = self.helper(Helper::LaneOp);
         let r = self.call_routine(f, &inst.op as *const Op as *const u8, area, m);
         self.set_reg(o.d, r, m);
     }

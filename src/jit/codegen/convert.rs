@@ -12,6 +12,7 @@
 use super::super::fp::FpArea;
 use super::{flags, Lower, Row, Tx, V};
 use crate::ir::*;
+use crate::jit::helper::Helper;
 use crate::semantics::convert::{Imm64, CANONICAL_NAN64};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -91,7 +92,7 @@ impl Tx<'_, '_, '_> {
             .ins()
             .iconst(self.env.ptr, &inst.op as *const Op as i64);
         let m = self.active;
-        let f = self.env.fp_fn;
+        let f = self.helper(Helper::Fp);
         self.b.ins().call(f, &[self.jcx, op, m, area]);
         (
             self.fp_load(area, offset_of!(FpArea, out_lo)),

@@ -6,6 +6,7 @@
 
 use super::{Lower, Row, Tx};
 use crate::ir::*;
+use crate::jit::helper::Helper;
 use crate::semantics::float::ONE32;
 use crate::semantics::ieee::CANONICAL_NAN32;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -172,7 +173,7 @@ impl Tx<'_, '_, '_> {
 
     /// The float routine on the op of `inst`, its sources in `srcs`, the result to `d`.
     fn float_routine(&mut self, inst: &Inst, srcs: &[Src], d: Reg) {
-        let f = self.env.lane_op;
+        let f = self.helper(Helper::LaneOp);
         self.func_routine(f, &inst.op as *const Op as *const u8, srcs, d, inst);
     }
 }

@@ -8,6 +8,7 @@
 
 use super::{Lower, Row, Tx};
 use crate::ir::*;
+use crate::jit::helper::Helper;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, Value};
 
@@ -117,7 +118,7 @@ impl Lower for Bin {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         if !bin_inline(self.f, self.b) {
-            let f = tx.env.bin_fn;
+            let f = tx.helper(Helper::Bin);
             tx.func_routine(
                 f,
                 self as *const Bin as *const u8,
@@ -216,7 +217,7 @@ impl Lower for Un {
             | UnFn::Sin
             | UnFn::Cos
             | UnFn::Sat => {
-                let f = tx.env.un_fn;
+                let f = tx.helper(Helper::Un);
                 tx.func_routine(f, self as *const Un as *const u8, &[self.a], self.d, inst);
                 return true;
             }
@@ -251,7 +252,7 @@ impl Lower for Tern {
         match self.f {
             TernFn::Imad | TernFn::Movc | TernFn::BitSelect | TernFn::Mad => {}
             TernFn::Ubfe | TernFn::Ibfe | TernFn::Msad => {
-                let f = tx.env.tern_fn;
+                let f = tx.helper(Helper::Tern);
                 let srcs = [self.a, self.b, self.c];
                 tx.func_routine(f, self as *const Tern as *const u8, &srcs, self.d, inst);
                 return true;

@@ -4,6 +4,7 @@
 
 use super::{Lower, Tx};
 use crate::ir::*;
+use crate::jit::helper::Helper;
 
 /// The weight of an inline access of `size` (a fast path and a cold slow path; see
 /// [`Lower::weight`]).
@@ -45,7 +46,7 @@ impl Lower for Ldc {
             return true;
         }
         if !o.a.is_rz() {
-            let h = tx.env.mem_slow;
+            let h = tx.helper(Helper::MemSlow);
             tx.ldc_indexed(inst, o, h);
             return true;
         }
@@ -60,7 +61,7 @@ impl Lower for Ldg {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
-        let (h, slot) = (tx.env.mem_slow, tx.mem_ops);
+        let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
         tx.mem_ops += 1;
         tx.ldg(inst, o, slot, h);
         true
@@ -74,7 +75,7 @@ impl Lower for Stg {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
-        let (h, slot) = (tx.env.mem_slow, tx.mem_ops);
+        let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
         tx.mem_ops += 1;
         tx.stg(inst, o, slot, h);
         true
@@ -88,7 +89,7 @@ impl Lower for Ld {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
-        let (h, slot) = (tx.env.mem_slow, tx.mem_ops);
+        let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
         tx.mem_ops += 1;
         tx.ld(inst, o, slot, h);
         true
@@ -102,7 +103,7 @@ impl Lower for St {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
-        let (h, slot) = (tx.env.mem_slow, tx.mem_ops);
+        let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
         tx.mem_ops += 1;
         tx.st(inst, o, slot, h);
         true
@@ -116,7 +117,7 @@ impl Lower for Lds {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
-        let h = tx.env.mem_slow;
+        let h = tx.helper(Helper::MemSlow);
         tx.lds(inst, o, h);
         true
     }
@@ -129,7 +130,7 @@ impl Lower for Sts {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
-        let h = tx.env.mem_slow;
+        let h = tx.helper(Helper::MemSlow);
         tx.sts(inst, o, h);
         true
     }
@@ -141,7 +142,7 @@ impl Lower for Ldl {
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let h = tx.env.mem_slow;
+        let h = tx.helper(Helper::MemSlow);
         tx.ldl(inst, self, h);
         true
     }
@@ -153,7 +154,7 @@ impl Lower for Stl {
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let h = tx.env.mem_slow;
+        let h = tx.helper(Helper::MemSlow);
         tx.stl(inst, self, h);
         true
     }

@@ -18,6 +18,7 @@
 use super::super::view::{AtomArea, InfoArea, StTexArea};
 use super::{Lower, Row, Tx, V};
 use crate::ir::*;
+use crate::jit::helper::Helper;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
@@ -84,7 +85,7 @@ impl Lower for Info {
         let m = tx.guard_mask(inst.guard);
         let area = tx.area_of::<InfoArea>();
         let op = tx.b.ins().iconst(tx.env.ptr, self as *const Info as i64);
-        let f = tx.env.info;
+        let f = tx.helper(Helper::Info);
         tx.b.ins().call(f, &[tx.jcx, op, m, area]);
         // Only a texture's dimensions depend on the mip level.
         let mip0 = match self.kind {
@@ -135,7 +136,7 @@ impl Lower for StTex {
             tx.store_row(area, offset_of!(StTexArea, vals) + 128 * c, &row);
         }
         let op = tx.b.ins().iconst(tx.env.ptr, self as *const StTex as i64);
-        let f = tx.env.st_tex;
+        let f = tx.helper(Helper::StTex);
         tx.b.ins().call(f, &[tx.jcx, op, m, area]);
         true
     }
@@ -155,7 +156,7 @@ impl Lower for Atom {
             tx.store_row(area, offset_of!(AtomArea, rows) + 128 * k, &row);
         }
         let op = tx.b.ins().iconst(tx.env.ptr, self as *const Atom as i64);
-        let f = tx.env.view_atom;
+        let f = tx.helper(Helper::ViewAtom);
         tx.b.ins().call(f, &[tx.jcx, op, m, area]);
         if !self.d.is_rz() {
             let row: Row = std::array::from_fn(|k| {

@@ -12,6 +12,7 @@ mod inline;
 use super::super::view::{FuncArea, TexArea, ViewArea};
 use super::{flags, Lower, Row, Tx, V};
 use crate::ir::*;
+use crate::jit::helper::Helper;
 use cranelift_codegen::ir::{FuncRef, InstBuilder, StackSlotData, StackSlotKind, Value};
 use std::mem::offset_of;
 
@@ -141,7 +142,7 @@ impl Lower for LdBuf {
             return true;
         }
         let op = self as *const LdBuf as *const u8;
-        let f = tx.env.ld_buf;
+        let f = tx.helper(Helper::LdBuf);
         match tx.buffer_binding(self.view) {
             Some((ok, base, len)) => tx.split_view(ok, f, op, m, area, &slow_rows, &mut |tx| {
                 tx.buffer_loop(area, base, len, self.stride, imm, &comps)
@@ -177,7 +178,7 @@ impl Lower for StBuf {
             }
         }
         let op = tx.b.ins().iconst(tx.env.ptr, self as *const StBuf as i64);
-        let f = tx.env.st_buf;
+        let f = tx.helper(Helper::StBuf);
         tx.b.ins().call(f, &[tx.jcx, op, m, area]);
         true
     }
@@ -208,7 +209,7 @@ impl Lower for LdTex {
             .map(|c| (c, self.comp[c] as u32 & 3))
             .collect();
         let op = self as *const LdTex as *const u8;
-        let f = tx.env.ld_tex;
+        let f = tx.helper(Helper::LdTex);
         match tx.texture_binding(self.view) {
             Some((ok, desc)) if !comps.is_empty() => {
                 tx.split_view(ok, f, op, m, area, &[], &mut |tx| {

@@ -7,6 +7,7 @@ use super::super::warp::ShflArea;
 use super::{flags, Lower, Tx};
 use crate::interp::AtomLanes;
 use crate::ir::*;
+use crate::jit::helper::Helper;
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind};
 use std::mem::offset_of;
 
@@ -42,7 +43,8 @@ impl Tx<'_, '_, '_> {
             .b
             .ins()
             .iconst(self.env.ptr, inst as *const Inst as i64);
-        let call = self.b.ins().call(self.env.atom, &[self.jcx, ip, m, area]);
+        let f = self.helper(Helper::Atom);
+        let call = self.b.ins().call(f, &[self.jcx, ip, m, area]);
         let r = self.b.inst_results(call)[0];
         let ok = self.b.create_block();
         // On a fault, the registers the atomic reads are made current in the warp state first
@@ -140,7 +142,7 @@ impl Lower for Shfl {
         tx.store_row(area, offset_of!(ShflArea, b), &b);
         tx.store_row(area, offset_of!(ShflArea, c), &c);
         let op = tx.b.ins().iconst(tx.env.ptr, self as *const Shfl as i64);
-        let f = tx.env.shfl;
+        let f = tx.helper(Helper::Shfl);
         tx.b.ins().call(f, &[tx.jcx, op, m, area]);
         let out = tx.load_row(area, offset_of!(ShflArea, out));
         tx.set_reg(self.d, out, m);
