@@ -18,7 +18,7 @@ pub mod warp;
 pub use env::CtaEnv;
 pub use grid::run_grid;
 pub use observe::{CheckFinding, CheckObserver, MemAccess, MemSpace, Observer, WarpAt};
-pub use warp::BodyRunner;
+pub use warp::{BodyRunner, Further};
 
 use crate::ir::Program;
 use std::sync::Arc;
@@ -215,8 +215,9 @@ pub struct Stats {
     /// Slow-path runs of inline memory instructions in compiled blocks (an address outside the
     /// instruction's cached segment, a sparse tile, or a fault).
     pub slow_paths: u64,
-    /// Runs of blocks that branch to themselves which compiled code started itself, without
-    /// returning to the dispatcher (a compiled loop's iterations after the first of each call).
+    /// Block runs that compiled code started itself, carrying out the terminator before them
+    /// without returning to the dispatcher (a compiled loop's blocks after the first of each
+    /// call: [`BodyRunner::run_from`]).
     pub looped: u64,
 }
 

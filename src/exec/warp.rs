@@ -112,6 +112,28 @@ impl RedArrival {
     }
 }
 
+/// What [`BodyRunner::run_from`] ran beyond the block it was asked to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Further {
+    /// Further block runs (each a whole block; counted in [`Stats::looped`]).
+    pub runs: u64,
+    /// The warp instructions they issued: their instructions and written terminators.
+    pub issued: u64,
+    /// The block whose instructions ran last, whose terminator the dispatcher carries out.
+    pub last: BlockId,
+}
+
+impl Further {
+    /// Nothing beyond block `id`.
+    pub fn none(id: BlockId) -> Further {
+        Further {
+            runs: 0,
+            issued: 0,
+            last: id,
+        }
+    }
+}
+
 /// Runs the instructions of a block (not its terminator) for the warp's active mask: what an
 /// engine supplies to the dispatcher. The interpreter runs every block itself
 /// (`interp::Interp`); the JIT runs compiled code where it has some. Either way the dispatcher
@@ -127,14 +149,20 @@ pub trait BodyRunner {
         stats: &mut Stats,
     ) -> Result<(), Fault>;
 
-    /// Runs block `id` (which is `block`, a block whose terminator may send the warp straight
-    /// back to it: [`loops_to_itself`]) once, then, as long as its terminator would send the
-    /// whole active mask back to it and `room` (the warp instructions the budgets leave after
-    /// the first run) holds another run, may run it again, setting `w.clock` before each run as
-    /// the dispatcher does. Returns how many further runs it did (the dispatcher counts them) and
-    /// how the last one ended. The warp is left after a run's instructions, before its
-    /// terminator, which the dispatcher then carries out. The default runs the block once.
-    fn run_loop(
+    /// Runs block `id` (which is `block`) once, like [`BodyRunner::run_body`], and then may go
+    /// on as the dispatcher would, carrying out terminators itself: an engine that compiles a
+    /// loop runs its further blocks without returning (`jit::region`). It may only go on from
+    /// a block whose terminator sends the whole active mask to one block (no divergence, no
+    /// change of the active mask: a jump, a uniform branch, a push, a wait no lane takes or
+    /// every lane takes at an entry it pushed itself), into a block whose instructions and written terminator fit
+    /// in `room` (the warp instructions the budgets leave after the first block), setting
+    /// `w.clock` before each block as the dispatcher does. Returns what it ran beyond the first
+    /// block (the dispatcher counts it) and how the last block ended; the warp is left after
+    /// the instructions of [`Further::last`], before its terminator, which the dispatcher then
+    /// carries out. Reconvergence-stack entries pushed on the way that are still there by then
+    /// are on `stack` (the warp's) when it returns. The default runs the block once.
+    #[allow(clippy::too_many_arguments)]
+    fn run_from(
         &mut self,
         id: BlockId,
         block: &Block,
@@ -142,9 +170,10 @@ pub trait BodyRunner {
         env: &mut CtaEnv<'_>,
         stats: &mut Stats,
         room: u64,
-    ) -> (u64, Result<(), Fault>) {
-        let _ = room;
-        (0, self.run_body(id, block, w, env, stats))
+        stack: &mut Vec<Entry>,
+    ) -> (Further, Result<(), Fault>) {
+        let _ = (room, stack);
+        (Further::none(id), self.run_body(id, block, w, env, stats))
     }
 
     /// Runs only the first `n` instructions of block `id` (`n` at most their count): where an
@@ -242,40 +271,28 @@ pub fn run_warp<const OBSERVE: bool>(
         ctl.issued += total;
         budget.cta_left -= total;
         count(stats, total, w.active);
-        if !OBSERVE && loops_to_itself(block, ctl.block) {
-            let (again, r) = runner.run_loop(ctl.block, block, w, env, stats, left - total);
-            // The further runs, each counted as the one above (the active mask is the same).
-            let n = again * total;
-            ctl.issued += n;
-            budget.cta_left -= n;
-            count(stats, n, w.active);
-            r?;
-        } else {
+        let (block, id) = if OBSERVE {
             runner.run_body(ctl.block, block, w, env, stats)?;
-        }
+            (block, ctl.block)
+        } else {
+            let room = left - total;
+            let (f, r) = runner.run_from(ctl.block, block, w, env, stats, room, &mut ctl.stack);
+            // The further blocks, counted as the one above (with the same active mask).
+            ctl.issued += f.issued;
+            budget.cta_left -= f.issued;
+            count(stats, f.issued, w.active);
+            r?;
+            (&prog.blocks[f.last as usize], f.last)
+        };
         if let (Some(o), Some(pc)) = (obs, term_pc) {
             o.inst(env.at, pc, w.active, w.active);
         }
-        let id = ctl.block;
         if let Some(stop) = terminate(block, id, w, ctl, env, obs)? {
             return Ok(stop);
         }
         if let Some(o) = obs {
             o.block_exit(env.at, id);
         }
-    }
-}
-
-/// Whether block `id`'s terminator can send the warp straight back to it: a jump to itself or
-/// a branch taken to itself on a predicate (not a CC test; the fall-through of a branch is the
-/// next block, never the block itself). An engine may run such a block's further runs itself
-/// ([`BodyRunner::run_loop`]).
-#[inline]
-pub fn loops_to_itself(block: &Block, id: BlockId) -> bool {
-    match block.term {
-        Terminator::Jump { target, .. } => target == id,
-        Terminator::Branch { cond, taken, .. } => cond.cc.is_none() && taken == id,
-        _ => false,
     }
 }
 

@@ -107,13 +107,24 @@ pub struct JitCx {
     /// The run's view table ([`super::views::ViewTable`]): the `t#`/`u#` bindings the inline
     /// view loads read, and whether the run is under `--check`.
     pub views: *const super::views::ViewTable,
-    /// For a block compiled as a loop (it branches to itself): the warp instructions the
-    /// budgets leave after the run the dispatcher counted. Each further run the compiled code
-    /// starts takes the block's count from it; it never starts one that does not fit.
+    /// For a function compiled for a region (`jit::region`): the warp instructions the budgets
+    /// leave after the block the dispatcher counted. Each further block the compiled code
+    /// starts takes its count from it; it never starts one that does not fit.
     pub room: u64,
-    /// Further runs of a looping block done in compiled code (after the first, which the
-    /// dispatcher counted); the dispatcher counts them when the call returns.
-    pub again: u64,
+    /// Further block runs done in compiled code (after the first, which the dispatcher
+    /// counted).
+    pub runs: u64,
+    /// The warp instructions those runs issued; the dispatcher counts them when the call
+    /// returns.
+    pub issued: u64,
+    /// The block whose instructions ran last (set by the runner to the block it calls, and by
+    /// compiled code when it carries out a terminator): the dispatcher carries out its
+    /// terminator.
+    pub last: u32,
+    /// The depth of the warp's reconvergence stack when the function was called: a region's
+    /// compiled code keeps the entries it pushes to itself, and pushes one only if the stack
+    /// will hold it (`jit::region`).
+    pub depth: u32,
     /// The fault a helper raised (compiled code never reads or writes it; it only returns 1 after a
     /// helper returned 1). A [`Fault`] with its lane and pc; the dispatcher adds the rest. Last:
     /// with it first (48 bytes, moving every field compiled code reads), the `const_table` bench

@@ -1,13 +1,14 @@
 //! The per-program code cache: every block's pieces, one slot per piece and variant (any
 //! active mask, full warp) holding its compiled address and tier, and tier-1 compilation into it.
 
+use super::region::Plan;
 use super::tier::Tier;
 use super::{pieces, Jit, JitError};
 use crate::analysis::Liveness;
 use crate::ir::{BlockId, Program};
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A run of a block's instructions compiled as one function.
 pub(super) struct Piece {
@@ -37,6 +38,19 @@ pub(super) struct ProgCode {
     pub(super) runs: Vec<AtomicU32>,
     /// Per slot: 0 not compiled, 1 tier 1, 2 tier 2 requested (or done).
     pub(super) tiers: Vec<AtomicU8>,
+    /// Per block, the region a function entered there runs ([`super::region::plan`]), worked
+    /// out when first needed: by the compiler, and by the runner to push the entries a region
+    /// block holds when its function returns there.
+    pub(super) plans: Vec<OnceLock<Option<Arc<Plan>>>>,
+}
+
+impl ProgCode {
+    /// The region entered at block `id`, if it heads one.
+    pub(super) fn plan(&self, id: BlockId) -> Option<Arc<Plan>> {
+        self.plans[id as usize]
+            .get_or_init(|| super::region::plan(&self.prog, &self.block_pieces, id).map(Arc::new))
+            .clone()
+    }
 }
 
 /// Index of a piece's variant in [`ProgCode::fns`].
@@ -52,11 +66,25 @@ impl Jit {
             .entry(key)
             .or_insert_with(|| {
                 let n = prog.blocks.len();
+                let split: Vec<_> = prog.blocks.iter().map(|b| pieces(&b.insts)).collect();
+                // Where the pieces would be, to find the empty blocks that head a region.
+                let mut at = 0;
+                let tentative: Vec<_> = split
+                    .iter()
+                    .map(|p| {
+                        at += p.len() as u32;
+                        at - p.len() as u32..at
+                    })
+                    .collect();
+                let heads = super::region::head_pieces(prog, &tentative);
                 let mut all = Vec::new();
                 let mut block_pieces = Vec::with_capacity(n);
-                for (id, b) in prog.blocks.iter().enumerate() {
+                for (id, mut ranges) in split.into_iter().enumerate() {
+                    if heads[id] {
+                        ranges.push(0..0);
+                    }
                     let first = all.len() as u32;
-                    all.extend(pieces(&b.insts).into_iter().map(|insts| Piece {
+                    all.extend(ranges.into_iter().map(|insts| Piece {
                         block: id as BlockId,
                         insts,
                     }));
@@ -72,6 +100,7 @@ impl Jit {
                     fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),
                     runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
                     tiers: (0..slots).map(|_| AtomicU8::new(0)).collect(),
+                    plans: (0..n).map(|_| OnceLock::new()).collect(),
                 })
             })
             .clone()

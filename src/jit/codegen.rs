@@ -133,47 +133,21 @@ pub struct Env<'p> {
     /// (tier 2 only: its shuffles cost about 100 and 250 Cranelift instructions per access,
     /// which tier 1, compiling for latency, does not spend; 32-bit ones get it at both tiers).
     pub wide_whole_warp: bool,
-    /// Set for a block whose terminator can send the warp straight back to it (and that is
-    /// one piece): the function runs it again while that holds for the whole active mask and
-    /// the budgets allow (`JitCx::room`), without returning to the dispatcher.
-    pub repeat: Option<Repeat>,
 }
 
-/// When a block compiled as a loop runs again (its terminator, for the active lanes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Again {
-    /// A jump to itself (or a branch both of whose targets are itself).
-    Always,
-    /// A branch taken to itself: when the guard holds for every active lane.
-    IfAll(PredSrc),
-}
-
-/// A block compiled as a loop ([`Env::repeat`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Repeat {
-    /// When it runs again.
-    pub again: Again,
-    /// The warp instructions one run issues (its instructions and a written terminator), taken
-    /// from the budgets' room and added to the warp's clock per run.
+/// A block of a region function ([`crate::jit::region`]), as [`Tx::end_member`] needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct Member<'r> {
+    /// The block.
+    pub id: BlockId,
+    /// Its code's first CLIF block.
+    pub at: cranelift_codegen::ir::Block,
+    /// The warp instructions one run of it issues (its instructions and a written terminator):
+    /// what entering it takes from the budgets' room and adds to the warp's clock.
     pub total: u32,
-}
-
-impl Repeat {
-    /// How block `id` repeats, if its terminator can send the warp straight back to it
-    /// ([`crate::exec::warp::loops_to_itself`]).
-    pub fn of(block: &Block, id: BlockId) -> Option<Repeat> {
-        if !crate::exec::warp::loops_to_itself(block, id) {
-            return None;
-        }
-        let again = match block.term {
-            Terminator::Branch {
-                cond, fallthrough, ..
-            } if fallthrough != id => Again::IfAll(cond.guard.0),
-            _ => Again::Always,
-        };
-        let total = block.insts.len() as u32 + block.term.pc().is_some() as u32;
-        Some(Repeat { again, total })
-    }
+    /// The reconvergence-stack entries pushed inside the region that it starts with
+    /// ([`crate::jit::region::Member::pending`]).
+    pub pending: &'r [(Region, BlockId)],
 }
 
 /// Whether a row is one value in all eight vectors (a splat and what lane-wise ops make of
@@ -198,9 +172,11 @@ pub struct Tx<'a, 'b, 'p> {
     pub(super) lane_bits: Option<Row>,
     pub(super) mask_vecs: HashMap<Value, Row>,
     pub(super) fault_block: cranelift_codegen::ir::Block,
-    /// The first block of the body, for a block compiled as a loop (where a further run
-    /// starts, with nothing cached).
-    header: Option<cranelift_codegen::ir::Block>,
+    /// The region block being translated (its index in the region; 0 in a one-block function),
+    /// for [`Tx::comments`].
+    member: usize,
+    /// Set once every path of the function has ended (a region's last block did).
+    ended: bool,
     /// Instructions lowered by a call to the interpreter's code.
     pub delegated: u32,
     /// Inline memory instructions so far (each gets its own segment hint).
@@ -217,10 +193,11 @@ pub struct Tx<'a, 'b, 'p> {
     /// variant such a register is loaded as one word (lane 0's) and splatted, and lane-wise ops
     /// on it are then emitted once.
     uniform: crate::analysis::uniformity::UniformSet,
-    /// Per guest instruction translated, the first CLIF instruction it produced and its
-    /// position in the piece (a dump writes the guest text above that CLIF instruction; the
-    /// text is made only for dumps).
-    pub comments: Vec<(cranelift_codegen::ir::Inst, usize)>,
+    /// Per guest instruction translated, the first CLIF instruction it produced, the region
+    /// block it is in (0 in a one-block function) and its position in the piece or block (a
+    /// dump writes the guest text above that CLIF instruction; the text is made only for
+    /// dumps).
+    pub comments: Vec<(cranelift_codegen::ir::Inst, usize, usize)>,
     /// The helpers imported so far, indexed by [`Helper`].
     imported: [Option<FuncRef>; Helper::ALL.len()],
 }
@@ -243,13 +220,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let active = b
             .ins()
             .load(types::I32, flags(), w, offset_of!(WarpState, active) as i32);
-        // A loop's runs keep the active mask (a run that would change it returns first).
-        let header = env.repeat.map(|_| {
-            let h = b.create_block();
-            b.ins().jump(h, &[]);
-            b.switch_to_block(h);
-            h
-        });
         Tx {
             b,
             env,
@@ -264,7 +234,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             lane_bits: None,
             mask_vecs: HashMap::new(),
             fault_block,
-            header,
+            member: 0,
+            ended: false,
             delegated: 0,
             mem_ops: 0,
             index: 0,
@@ -831,7 +802,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.index += 1;
         // Note the first CLIF instruction it produced (for the guest text above it in a dump).
         if let Some(i) = self.first_inst_since(first) {
-            self.comments.push((i, self.index as usize - 1));
+            self.comments
+                .push((i, self.member, self.index as usize - 1));
         }
     }
 
@@ -860,47 +832,170 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.b.switch_to_block(ok);
     }
 
-    /// The end of a run of a block compiled as a loop: when its terminator sends the whole
-    /// active mask back to it and the budgets' room holds another run, counts the run (room,
-    /// `JitCx::again`, the warp's clock as the dispatcher sets it), stores what is live out
-    /// (the block's own live-in among it) and starts the run at `header`, where everything is
-    /// loaded afresh. Otherwise falls through to the block's end and returns.
-    fn repeat(&mut self, header: cranelift_codegen::ir::Block, rep: Repeat) {
-        let again = match rep.again {
-            Again::Always => None,
-            Again::IfAll(p) => {
-                let v = self.pred_src(p);
-                let t = self.b.ins().band(self.active, v);
-                Some(self.b.ins().icmp(IntCC::Equal, t, self.active))
+    /// Starts the code of a region function: the entry jumps to the first block's code.
+    pub fn enter(&mut self, first: cranelift_codegen::ir::Block) {
+        self.b.ins().jump(first, &[]);
+    }
+
+    /// Starts translating region block `member` (its index in the region) at `at`, with
+    /// nothing cached (values made in another block's code need not dominate this one), the
+    /// clock index at 0, and `live_out` what its end stores.
+    pub fn begin_member(
+        &mut self,
+        member: usize,
+        at: cranelift_codegen::ir::Block,
+        live_out: &'p dyn LiveOut,
+    ) {
+        self.b.switch_to_block(at);
+        self.invalidate();
+        self.lane_bits = None;
+        self.mask_vecs.clear();
+        self.index = 0;
+        self.member = member;
+        self.env.live_out = live_out;
+    }
+
+    /// Ends region block `me`, whose terminator is `term`: stores what is live out of it, then
+    /// carries out the terminator when the whole active mask goes to one block of the region
+    /// (`members`; [`crate::jit::region::continuations`] says where it may go) and the
+    /// budgets' room holds that block: takes its count from the room, counts the run
+    /// (`JitCx::runs`, `JitCx::issued`), advances the warp's clock past `me` as the dispatcher
+    /// would, and goes on there. Otherwise (divergence, a block outside the region, a wait at
+    /// an entry pushed before the region, no room, a push the stack has no room for) returns
+    /// to the dispatcher with `me` as the last block run.
+    pub fn end_member(&mut self, me: &Member<'_>, term: &Terminator, members: &[Member<'_>]) {
+        self.flush(false);
+        let find = |b: BlockId| members.iter().find(|m| m.id == b).copied();
+        let leave = self.b.create_block();
+        // Into block `target` (if in the region) or out.
+        let to = |tx: &mut Self, target: BlockId, extra: Option<Value>| match find(target) {
+            Some(to) => tx.go(me, &to, extra, leave),
+            None => {
+                tx.b.ins().jump(leave, &[]);
             }
         };
+        match *term {
+            Terminator::Jump { target, .. } => to(self, target, None),
+            Terminator::Branch {
+                cond,
+                taken,
+                fallthrough,
+                ..
+            } if cond.cc.is_none() => {
+                let (all, none) = self.all_or_none(cond.guard.0);
+                let (to_taken, not_all, to_fall) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(all, to_taken, &[], not_all, &[]);
+                self.b.switch_to_block(not_all);
+                self.b.ins().brif(none, to_fall, &[], leave, &[]);
+                self.b.switch_to_block(to_taken);
+                to(self, taken, None);
+                self.b.switch_to_block(to_fall);
+                to(self, fallthrough, None);
+            }
+            Terminator::Push {
+                region,
+                target,
+                next,
+                ..
+            } if me.pending.len() < crate::jit::region::MAX_PENDING => {
+                // The entry is kept in the code's knowledge: it must fit on the real stack
+                // when the function returns (the dispatcher's push faults when it would not).
+                let depth_at = offset_of!(JitCx, depth) as i32;
+                let depth = self.b.ins().load(types::I32, flags(), self.jcx, depth_at);
+                let most = (crate::exec::warp::MAX_STACK - me.pending.len() - 1) as i64;
+                let fits = self
+                    .b
+                    .ins()
+                    .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, depth, most);
+                to(self, region.resumes_at(target, next).0, Some(fits));
+            }
+            Terminator::Wait {
+                region, cond, next, ..
+            } if cond.cc.is_none() => {
+                let (all, none) = self.all_or_none(cond.guard.0);
+                let (to_next, not_none, to_resume) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(none, to_next, &[], not_none, &[]);
+                self.b.switch_to_block(not_none);
+                self.b.ins().brif(all, to_resume, &[], leave, &[]);
+                self.b.switch_to_block(to_next);
+                to(self, next, None);
+                self.b.switch_to_block(to_resume);
+                match me.pending.iter().rposition(|e| e.0 == region) {
+                    // Every lane waits at an entry pushed inside the region: it (and the
+                    // entries above it) pops, and the lanes resume where it says.
+                    Some(i) => to(self, me.pending[i].1, None),
+                    None => {
+                        self.b.ins().jump(leave, &[]);
+                    }
+                }
+            }
+            _ => {
+                self.b.ins().jump(leave, &[]);
+            }
+        }
+        self.b.switch_to_block(leave);
+        let id = self.iconst(me.id);
+        let at = offset_of!(JitCx, last) as i32;
+        self.b.ins().store(flags(), id, self.jcx, at);
+        let z = self.iconst(0);
+        self.b.ins().return_(&[z]);
+        self.ended = true;
+    }
+
+    /// Whether predicate `p` holds for every active lane, and for none.
+    fn all_or_none(&mut self, p: PredSrc) -> (Value, Value) {
+        let v = self.pred_src(p);
+        let t = self.b.ins().band(self.active, v);
+        let all = self.b.ins().icmp(IntCC::Equal, t, self.active);
+        let none = self.b.ins().icmp_imm_u(IntCC::Equal, t, 0);
+        (all, none)
+    }
+
+    /// From the end of region block `from` into region block `to`, if the room holds it and
+    /// `extra` (if any) is true (else to `leave`).
+    fn go(
+        &mut self,
+        from: &Member<'_>,
+        to: &Member<'_>,
+        extra: Option<Value>,
+        leave: cranelift_codegen::ir::Block,
+    ) {
         let room_at = offset_of!(JitCx, room) as i32;
         let room = self.b.ins().load(types::I64, flags(), self.jcx, room_at);
         let fits =
             self.b
                 .ins()
-                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, room, rep.total as i64);
-        let go = match again {
-            Some(a) => self.b.ins().band(a, fits),
+                .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, room, to.total as i64);
+        let fits = match extra {
+            Some(x) => self.b.ins().band(fits, x),
             None => fits,
         };
         let next = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.ins().brif(go, next, &[], done, &[]);
+        self.b.ins().brif(fits, next, &[], leave, &[]);
         self.b.switch_to_block(next);
-        let room = self.b.ins().iadd_imm_u(room, -(rep.total as i64));
+        let room = self.b.ins().iadd_imm_u(room, -(to.total as i64));
         self.b.ins().store(flags(), room, self.jcx, room_at);
-        let again_at = offset_of!(JitCx, again) as i32;
-        let n = self.b.ins().load(types::I64, flags(), self.jcx, again_at);
-        let n = self.b.ins().iadd_imm_u(n, 1);
-        self.b.ins().store(flags(), n, self.jcx, again_at);
+        for (at, by) in [
+            (offset_of!(JitCx, runs), 1),
+            (offset_of!(JitCx, issued), to.total as i64),
+        ] {
+            let n = self.b.ins().load(types::I64, flags(), self.jcx, at as i32);
+            let n = self.b.ins().iadd_imm_u(n, by);
+            self.b.ins().store(flags(), n, self.jcx, at as i32);
+        }
         let clock_at = offset_of!(WarpState, clock) as i32;
         let c = self.b.ins().load(types::I64, flags(), self.w, clock_at);
-        let c = self.b.ins().iadd_imm_u(c, rep.total as i64);
+        let c = self.b.ins().iadd_imm_u(c, from.total as i64);
         self.b.ins().store(flags(), c, self.w, clock_at);
-        self.flush(false);
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(done);
+        self.b.ins().jump(to.at, &[]);
     }
 
     /// Inline lowering; false when the instruction must be delegated.
@@ -919,18 +1014,17 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     /// Ends the function: store live-out state, return 0; the fault exit returns 1.
     pub fn finish(mut self) -> u32 {
-        if let (Some(header), Some(rep)) = (self.header, self.env.repeat) {
-            self.repeat(header, rep);
+        if !self.ended {
+            self.flush(false);
+            if self.env.more && self.index > 0 {
+                let at = offset_of!(WarpState, clock) as i32;
+                let c = self.b.ins().load(types::I64, flags(), self.w, at);
+                let c = self.b.ins().iadd_imm_u(c, self.index as i64);
+                self.b.ins().store(flags(), c, self.w, at);
+            }
+            let z = self.iconst(0);
+            self.b.ins().return_(&[z]);
         }
-        self.flush(false);
-        if self.env.more && self.index > 0 {
-            let at = offset_of!(WarpState, clock) as i32;
-            let c = self.b.ins().load(types::I64, flags(), self.w, at);
-            let c = self.b.ins().iadd_imm_u(c, self.index as i64);
-            self.b.ins().store(flags(), c, self.w, at);
-        }
-        let z = self.iconst(0);
-        self.b.ins().return_(&[z]);
         self.b.switch_to_block(self.fault_block);
         let one = self.b.ins().iconst(types::I32, 1);
         self.b.ins().return_(&[one]);

@@ -123,22 +123,40 @@ impl Inner {
         let Piece { block: id, insts } = &code.pieces[piece as usize];
         let (id, insts) = (*id, insts.clone());
         let prog = &*code.prog;
-        let live_after = code.live.live_after_each(prog, id);
         let block = &prog.blocks[id as usize];
+        // A whole block on a cycle of blocks compiled code can continue through is compiled
+        // with that cycle (`region`): the function runs on through its blocks.
+        let plan = match insts == (0..block.insts.len()) {
+            true => code.plan(id),
+            false => None,
+        };
+        let members = plan.as_ref().map(|p| &p.members);
+        let blocks: Vec<_> = match members {
+            Some(m) => m.iter().map(|m| m.id).collect(),
+            None => vec![id],
+        };
+        let live_after: Vec<_> = blocks
+            .iter()
+            .map(|&b| code.live.live_after_each(prog, b))
+            .collect();
         let live_out = match insts.end {
             end if end == block.insts.len() => &code.live.live_out[id as usize],
-            end => &live_after[end - 1],
+            end => &live_after[0][end - 1],
         };
         let t0 = std::time::Instant::now();
         let err = |msg: String| JitError::Compile { block: id, msg };
         let name = format!(
-            "block{}_{}{}{}_t{}",
+            "block{}_{}{}{}{}_t{}",
             self.next_name,
             id,
             if insts.start > 0 {
                 format!("_at{}", insts.start)
             } else {
                 String::new()
+            },
+            match members {
+                Some(m) => format!("_region{}", m.len()),
+                None => String::new(),
             },
             if full { "_full" } else { "" },
             if self.tier == Tier::One { 1 } else { 2 }
@@ -155,29 +173,31 @@ impl Inner {
                 more: insts.end != block.insts.len(),
                 live_out,
                 wide_whole_warp: self.tier == Tier::Two,
-                repeat: if insts == (0..block.insts.len()) {
-                    codegen::Repeat::of(block, id)
-                } else {
-                    None
-                },
             };
             let mut tx = codegen::Tx::new(&mut fb, env, full);
-            let u = &code.uniform;
-            for (k, (inst, after)) in block.insts[insts.clone()]
-                .iter()
-                .zip(&live_after[insts.clone()])
-                .enumerate()
-            {
-                // What is uniform both before and after the instruction (nothing, in a block
-                // the analysis finds unreachable: its answers there are vacuous).
-                let k = insts.start + k;
-                let mut both = match k {
-                    _ if !u.is_reachable(id) => crate::analysis::uniformity::UniformSet::EMPTY,
-                    0 => u.uniform_in(id),
-                    k => u.uniform_after(id, k - 1),
-                };
-                both.intersect_with(&u.uniform_after(id, k));
-                tx.inst(inst, after, &both);
+            match members {
+                None => translate(&mut tx, code, id, insts.clone(), &live_after[0]),
+                Some(members) => {
+                    let at: Vec<_> = members
+                        .iter()
+                        .map(|m| {
+                            let blk = &prog.blocks[m.id as usize];
+                            codegen::Member {
+                                id: m.id,
+                                at: tx.b.create_block(),
+                                total: blk.insts.len() as u32 + blk.term.pc().is_some() as u32,
+                                pending: &m.pending,
+                            }
+                        })
+                        .collect();
+                    tx.enter(at[0].at);
+                    for (k, m) in at.iter().enumerate() {
+                        let blk = &prog.blocks[m.id as usize];
+                        tx.begin_member(k, m.at, &code.live.live_out[m.id as usize]);
+                        translate(&mut tx, code, m.id, 0..blk.insts.len(), &live_after[k]);
+                        tx.end_member(m, &blk.term, &at);
+                    }
+                }
             }
             comments = std::mem::take(&mut tx.comments);
             tx.finish();
@@ -189,10 +209,14 @@ impl Inner {
             .map_err(|e| err(e.to_string()))?;
         self.ctx.func.name = UserFuncName::user(0, fid.as_u32());
         if let Some(dir) = &self.dump {
-            let guest = &block.insts[insts.clone()];
             let comments: Vec<_> = comments
                 .iter()
-                .map(|&(i, k)| (i, format!("{:#06x}: {:?}", guest[k].pc, guest[k].op)))
+                .map(|&(i, m, k)| {
+                    // In a region, `k` counts from its block's start; else from the piece's.
+                    let start = if members.is_some() { 0 } else { insts.start };
+                    let g = &prog.blocks[blocks[m] as usize].insts[start + k];
+                    (i, format!("{:#06x}: {:?}", g.pc, g.op))
+                })
                 .collect();
             let text = dump_clif(&self.ctx.func, &comments);
             let _ = std::fs::create_dir_all(dir);
@@ -268,4 +292,33 @@ fn dump_clif(
     let map = comments.iter().map(|(i, c)| (*i, c.as_str())).collect();
     let _ = decorate_function(&mut W(map), &mut s, func);
     s
+}
+
+/// Translates instructions `insts` of block `id`, each with what is live after it
+/// (`live_after`, per instruction of the block) and what is uniform both before and after it.
+fn translate(
+    tx: &mut codegen::Tx<'_, '_, '_>,
+    code: &ProgCode,
+    id: crate::ir::BlockId,
+    insts: std::ops::Range<usize>,
+    live_after: &[crate::analysis::LiveSet],
+) {
+    let block = &code.prog.blocks[id as usize];
+    let u = &code.uniform;
+    for (k, (inst, after)) in block.insts[insts.clone()]
+        .iter()
+        .zip(&live_after[insts.clone()])
+        .enumerate()
+    {
+        // What is uniform both before and after the instruction (nothing, in a block the
+        // analysis finds unreachable: its answers there are vacuous).
+        let k = insts.start + k;
+        let mut both = match k {
+            _ if !u.is_reachable(id) => crate::analysis::uniformity::UniformSet::EMPTY,
+            0 => u.uniform_in(id),
+            k => u.uniform_after(id, k - 1),
+        };
+        both.intersect_with(&u.uniform_after(id, k));
+        tx.inst(inst, after, &both);
+    }
 }

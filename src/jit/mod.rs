@@ -50,6 +50,7 @@ pub mod fp;
 pub mod helper;
 pub mod lanes;
 pub mod memory;
+pub mod region;
 mod runner;
 pub mod scalar;
 mod tier;

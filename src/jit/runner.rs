@@ -5,7 +5,8 @@ use super::abi::{self, BlockFn, JitCx};
 use super::cache::{slot, ProgCode};
 use super::views::ViewTable;
 use super::Jit;
-use crate::exec::{BodyRunner, CtaEnv, Machine, Stats};
+use crate::exec::warp::{Entry, EntryKind};
+use crate::exec::{BodyRunner, CtaEnv, Further, Machine, Stats};
 use crate::interp::Interp;
 use crate::ir::{Block, BlockId};
 use std::sync::atomic::Ordering;
@@ -48,7 +49,10 @@ impl<'j> JitRunner<'j> {
             local_len: 0,
             views: std::ptr::null(),
             room: 0,
-            again: 0,
+            runs: 0,
+            issued: 0,
+            last: 0,
+            depth: 0,
         });
         let hot = vec![0; code.fns.len()];
         JitRunner {
@@ -116,7 +120,7 @@ impl BodyRunner for JitRunner<'_> {
         Ok(())
     }
 
-    fn run_loop(
+    fn run_from(
         &mut self,
         id: BlockId,
         block: &Block,
@@ -124,17 +128,37 @@ impl BodyRunner for JitRunner<'_> {
         env: &mut CtaEnv<'_>,
         stats: &mut Stats,
         room: u64,
-    ) -> (u64, Result<(), Fault>) {
-        // A block that loops to itself and is one piece is compiled as a loop (`Env::repeat`):
-        // its code runs further iterations while the branch is uniform and `room` allows,
-        // counting them in `jcx.again`. Its other forms (interpreted, several pieces) leave
-        // `again` at 0.
+        stack: &mut Vec<Entry>,
+    ) -> (Further, Result<(), Fault>) {
+        // A block compiled with its region (`jit::region`) runs further blocks while the
+        // active mask goes to one of them whole and `room` allows, counting them in `jcx`.
+        // Its other forms (interpreted, several pieces, no region) leave the counts at 0.
         self.jcx.room = room;
-        self.jcx.again = 0;
+        self.jcx.runs = 0;
+        self.jcx.issued = 0;
+        self.jcx.last = id;
+        self.jcx.depth = stack.len() as u32;
         let r = self.run_body(id, block, w, env, stats);
         self.jcx.room = 0;
-        stats.looped += self.jcx.again;
-        (self.jcx.again, r)
+        if self.jcx.last != id {
+            // The entries the region pushed and still holds at its last block (the code
+            // checked that they fit), with the active mask, which a region never changes.
+            if let Some(plan) = self.code.plan(id) {
+                let last = self.jcx.last;
+                stack.extend(plan.pending(last).iter().map(|&(region, block)| Entry {
+                    kind: EntryKind::Region(region),
+                    block,
+                    mask: w.active,
+                }));
+            }
+        }
+        stats.looped += self.jcx.runs;
+        let f = Further {
+            runs: self.jcx.runs,
+            issued: self.jcx.issued,
+            last: self.jcx.last,
+        };
+        (f, r)
     }
 
     fn run_prefix(

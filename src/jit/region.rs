@@ -1,0 +1,200 @@
+//! Regions: the blocks one compiled function runs, entered at one block.
+//!
+//! A block that lies on a cycle of blocks whose terminators compiled code can carry out (a
+//! loop: a block that branches to itself, SASS `@P0 BRA` back edges, DXBC's
+//! `loop … breakc … endloop`, a loop whose body holds an `if`) is compiled together with the
+//! rest of that cycle: its function runs the block, then carries out its terminator itself
+//! while the whole active mask goes to one block of the region and the budgets hold that
+//! block, and returns to the dispatcher, naming the block whose terminator is left to carry
+//! out, at the first divergence, exit from the region or budget stop
+//! ([`crate::exec::warp::Further`]).
+//!
+//! Reconvergence-stack entries pushed inside the region are kept in the compiled code's
+//! knowledge, not on the stack: each region block has one list of entries pushed since the
+//! entry and not yet popped, the same on every path to it ([`Plan`]; a program where paths
+//! disagree gets no region). A `PUSH` adds one; a wait that every active lane takes at such an
+//! entry pops it (and those above it) and goes on where it resumes; a wait no lane takes goes
+//! on to the next block. When the function returns, the runner pushes the block's entries onto
+//! the real stack, with the active mask (which never changes inside a region).
+
+use super::weight::{weight, MAX_PIECE_WEIGHT};
+use crate::ir::{BlockId, Cond, PredSrc, Program, Region, Terminator};
+use std::ops::Range;
+
+/// Most entries a region keeps pushed (a deeper nest is left to the dispatcher).
+pub const MAX_PENDING: usize = 8;
+
+/// One block of a region.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// The block.
+    pub id: BlockId,
+    /// The entries pushed inside the region and not yet popped when the block starts, bottom
+    /// first: each the region that pushed it and the block its lanes resume at.
+    pub pending: Vec<(Region, BlockId)>,
+}
+
+/// A region: its blocks, the entry first and the rest in block order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The blocks.
+    pub members: Vec<Member>,
+}
+
+impl Plan {
+    /// The entries block `b` of the region starts with (none for a block outside it).
+    pub fn pending(&self, b: BlockId) -> &[(Region, BlockId)] {
+        self.members
+            .iter()
+            .find(|m| m.id == b)
+            .map_or(&[], |m| &m.pending)
+    }
+}
+
+/// Where compiled code may go from the end of a block that starts with `pending`, and with
+/// which entries: a jump's target; a predicate branch's two targets (a CC test is left to the
+/// dispatcher); a push's next block, with one more entry; a wait's next block (no lane
+/// waits) and, when the topmost entry of its kind was pushed inside the region, where that
+/// entry resumes (every lane waits), with the entries below it. Exits and barriers: nowhere.
+pub fn continuations(
+    term: &Terminator,
+    pending: &[(Region, BlockId)],
+) -> Vec<(BlockId, Vec<(Region, BlockId)>)> {
+    // A guard of `PT` holds for every lane, of `!PT` for none: only one way is possible.
+    let fixed = |c: Cond| match c.guard.0 {
+        PredSrc { pred, neg } if pred.is_pt() && c.cc.is_none() => Some(!neg),
+        _ => None,
+    };
+    match *term {
+        Terminator::Jump { target, .. } => vec![(target, pending.to_vec())],
+        Terminator::Branch {
+            cond,
+            taken,
+            fallthrough,
+            ..
+        } if cond.cc.is_none() => match fixed(cond) {
+            Some(true) => vec![(taken, pending.to_vec())],
+            Some(false) => vec![(fallthrough, pending.to_vec())],
+            None => vec![(taken, pending.to_vec()), (fallthrough, pending.to_vec())],
+        },
+        Terminator::Push {
+            region,
+            target,
+            next,
+            ..
+        } if pending.len() < MAX_PENDING => {
+            let (now, resume) = region.resumes_at(target, next);
+            let mut p = pending.to_vec();
+            p.push((region, resume));
+            vec![(now, p)]
+        }
+        Terminator::Wait {
+            region, cond, next, ..
+        } if cond.cc.is_none() => {
+            let mut out = Vec::new();
+            if fixed(cond) != Some(true) {
+                out.push((next, pending.to_vec()));
+            }
+            if let Some(i) = pending.iter().rposition(|e| e.0 == region) {
+                if fixed(cond) != Some(false) {
+                    out.push((pending[i].1, pending[..i].to_vec()));
+                }
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The region entered at `entry` (given each block's pieces): every block reachable from
+/// `entry`, and from which `entry` is reachable, through [`continuations`]. `None` when
+/// `entry` is on no such cycle or is not one piece (an empty block that heads a region is given
+/// one: [`head_pieces`]), when a block of the region is compiled in
+/// several pieces or is reached with different entries pending, or when the region would weigh
+/// more than one function may ([`MAX_PIECE_WEIGHT`]).
+pub fn plan(prog: &Program, pieces: &[Range<u32>], entry: BlockId) -> Option<Plan> {
+    let n = prog.blocks.len();
+    if pieces[entry as usize].len() != 1 {
+        return None;
+    }
+    // Forward from `entry`, each block with the entries it starts with.
+    let mut pending: Vec<Option<Vec<(Region, BlockId)>>> = vec![None; n];
+    let mut preds: Vec<Vec<BlockId>> = vec![Vec::new(); n];
+    pending[entry as usize] = Some(Vec::new());
+    let mut stack = vec![entry];
+    while let Some(b) = stack.pop() {
+        let block = &prog.blocks[b as usize];
+        if pieces[b as usize].len() > 1 {
+            continue;
+        }
+        let here = pending[b as usize].clone().unwrap_or_default();
+        for (s, p) in continuations(&block.term, &here) {
+            preds[s as usize].push(b);
+            match &pending[s as usize] {
+                Some(q) if *q != p => {
+                    // Reached with different entries pending. (A block that is in the end not
+                    // in the region only makes this give up early.)
+                    return None;
+                }
+                Some(_) => {}
+                None => {
+                    pending[s as usize] = Some(p);
+                    stack.push(s);
+                }
+            }
+        }
+    }
+    // Backward from `entry` along the edges found.
+    let mut member = vec![false; n];
+    let mut stack = vec![entry];
+    while let Some(b) = stack.pop() {
+        for &p in &preds[b as usize] {
+            if !member[p as usize] {
+                member[p as usize] = true;
+                stack.push(p);
+            }
+        }
+    }
+    if !member[entry as usize] {
+        return None;
+    }
+    let mut ids = vec![entry];
+    ids.extend((0..n as BlockId).filter(|&b| b != entry && member[b as usize]));
+    let load: u32 = ids
+        .iter()
+        .flat_map(|&b| prog.blocks[b as usize].insts.iter().map(weight))
+        .sum();
+    if load > MAX_PIECE_WEIGHT && ids.len() > 1 {
+        // Too heavy together: the entry alone, if it branches to itself.
+        let term = &prog.blocks[entry as usize].term;
+        let alone = continuations(term, &[]).contains(&(entry, Vec::new()));
+        ids = if alone { vec![entry] } else { return None };
+    }
+    let members = ids
+        .into_iter()
+        .map(|id| Member {
+            id,
+            pending: pending[id as usize].clone().unwrap_or_default(),
+        })
+        .collect();
+    Some(Plan { members })
+}
+
+/// Which blocks without instructions head a region, given the pieces of the blocks that have
+/// instructions: they get one empty piece, so that a function entered there runs the region
+/// (a DXBC loop's head only pushes the entry its `continue` waits at, and a region that starts
+/// after it cannot pop that entry itself).
+pub fn head_pieces(prog: &Program, pieces: &[Range<u32>]) -> Vec<bool> {
+    let mut with = pieces.to_vec();
+    (0..prog.blocks.len())
+        .map(|b| {
+            if !prog.blocks[b].insts.is_empty() {
+                return false;
+            }
+            let was = std::mem::replace(&mut with[b], 0..1);
+            let heads = plan(prog, &with, b as BlockId).is_some();
+            with[b] = was;
+            heads
+        })
+        .collect()
+}
