@@ -110,8 +110,9 @@ pub fn continuations(
 /// `entry`, and from which `entry` is reachable, through [`continuations`]. `None` when
 /// `entry` is on no such cycle or is not one piece (an empty block that heads a region is given
 /// one: [`head_pieces`]), when a block of the region is compiled in
-/// several pieces or is reached with different entries pending, or when the region would weigh
-/// more than one function may ([`MAX_PIECE_WEIGHT`]).
+/// several pieces or is reached with different entries pending, when a block of the region
+/// comes before `entry` in the program, or when the region would weigh more than one function
+/// may ([`MAX_PIECE_WEIGHT`]).
 pub fn plan(prog: &Program, pieces: &[Range<u32>], entry: BlockId) -> Option<Plan> {
     let n = prog.blocks.len();
     if pieces[entry as usize].len() != 1 {
@@ -158,14 +159,20 @@ pub fn plan(prog: &Program, pieces: &[Range<u32>], entry: BlockId) -> Option<Pla
     if !member[entry as usize] {
         return None;
     }
+    // One function per loop: a region is compiled only at its first block in program order
+    // (a loop's head, or its body's top where the test is at the bottom); its other blocks
+    // get functions of their own (the dispatcher may enter them after a divergence) but not
+    // the region again, which would compile the loop once per block.
     let mut ids = vec![entry];
-    ids.extend((0..n as BlockId).filter(|&b| b != entry && member[b as usize]));
+    ids.extend((entry + 1..n as BlockId).filter(|&b| member[b as usize]));
     let load: u32 = ids
         .iter()
         .flat_map(|&b| prog.blocks[b as usize].insts.iter().map(weight))
         .sum();
-    if load > MAX_PIECE_WEIGHT && ids.len() > 1 {
-        // Too heavy together: the entry alone, if it branches to itself.
+    let later = (0..entry).any(|b| member[b as usize]);
+    if later || (load > MAX_PIECE_WEIGHT && ids.len() > 1) {
+        // Not the region's first block, or too heavy together: the entry alone, if it
+        // branches to itself (an inner loop of one block still runs in compiled code).
         let term = &prog.blocks[entry as usize].term;
         let alone = continuations(term, &[]).contains(&(entry, Vec::new()));
         ids = if alone { vec![entry] } else { return None };

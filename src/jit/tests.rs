@@ -1497,6 +1497,58 @@ fn a_loop_runs_in_compiled_code_and_stops_exactly() {
     }
 }
 
+/// A region keeps the reconvergence entries it pushes to itself and pushes one only when the
+/// warp's stack (1024 entries) would still hold it: a loop that pushes two entries per
+/// iteration (`PCNT`, `SSY`), run at the depth of 1022 and of 1023 nested calls, agrees with
+/// the interpreter, which overflows the stack at the `SSY` in the second case only.
+#[test]
+fn a_region_pushes_only_what_the_stack_holds() {
+    use crate::interp::Interpreter;
+    for depth in [1022u32, 1023] {
+        let text = format!(
+            "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nMOV R9, RZ;\nMOV R2, RZ;\nMOV R3, RZ;\n\
+             CAL F;\nSTG [R1+0x10000], R2;\nEXIT;\n\
+             F:\nIADD32I R9, R9, 0x1;\nISETP.LT.U32.AND P0, PT, R9, {depth:#x}, PT;\n\
+             @!P0 BRA BODY;\nCAL F;\nRET;\n\
+             BODY:\nLOOP:\nPCNT NEXT;\nIADD32I R3, R3, 0x1;\nSSY JOIN;\nIADD R2, R2, R3;\n\
+             SYNC;\nJOIN:\nCONT;\nNEXT:\nISETP.LT.U32.AND P1, PT, R3, 0x8, PT;\n\
+             @P1 BRA LOOP;\nRET;\n"
+        );
+        let launch = Launch::new(program(&text), warpjit_runtime::ConstBanks::new());
+        let opts = RunOptions {
+            threads: 1,
+            ..RunOptions::default()
+        };
+        let run = |engine: &dyn Engine| {
+            let mut machine = Machine::default();
+            let init = warpjit_runtime::memory::Init::Zero;
+            machine.global.map(0x10000, 0x100, init).expect("maps");
+            let r = engine.run(&machine, &launch, &opts);
+            let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
+            (r, mem)
+        };
+        let (want, want_mem) = run(&Interpreter);
+        let mut jit = Jit::new().expect("host supported");
+        jit.threshold = 1;
+        jit.hot_threshold = u32::MAX;
+        let (got, got_mem) = run(&jit);
+        let outcome = |r: &Result<Stats, warpjit_runtime::Fault>| match r {
+            Ok(s) => Ok((s.warps, s.warp_insts, s.lane_insts)),
+            Err(f) => Err(format!("{f:?}")),
+        };
+        assert_eq!(outcome(&got), outcome(&want), "depth {depth}");
+        assert_eq!(got_mem, want_mem, "depth {depth}");
+        match (depth, &got) {
+            (1022, Ok(s)) => assert!(s.looped > 0, "the loop ran in compiled code"),
+            (1023, Err(f)) => assert!(
+                matches!(f.kind, warpjit_runtime::FaultKind::StackOverflow { .. }),
+                "{f:?}"
+            ),
+            (_, r) => panic!("depth {depth}: {r:?}"),
+        }
+    }
+}
+
 /// `LOP3.LUT` for all 256 tables (the JIT reduces a table that ignores an input to a two-input
 /// op and builds the others from `bitselect`), with the second operand a register and an
 /// immediate, agrees with the interpreter's definition of the table.
