@@ -120,7 +120,7 @@ impl LiveOut for crate::analysis::LiveSet {
 /// What a translated block needs from the host.
 pub struct Env<'p> {
     /// The runtime helpers as the module declares them, indexed by [`Helper`] (a function
-    /// imports one on first use: [`Tx::helper`]).
+    /// imports one on first use).
     pub helpers: &'p [Declared],
     /// Pointer type.
     pub ptr: Type,
@@ -148,6 +148,22 @@ pub struct Member<'r> {
     /// The reconvergence-stack entries pushed inside the region that it starts with
     /// ([`crate::jit::region::Member::pending`]).
     pub pending: &'r [(Region, BlockId)],
+    /// Its code is entered from one place only, the end of one other region block (never the
+    /// function's entry): it starts with that block's cached values, which dominate it, and
+    /// that block stores nothing on the way in.
+    pub chained: bool,
+}
+
+/// What a [`Tx`] holds cached at a point of the code: saved at the end of a region block and
+/// given back to each block chained to it ([`Member::chained`]).
+#[derive(Clone)]
+pub struct Cached {
+    regs: HashMap<u8, (Row, bool)>,
+    preds: [Option<(Value, bool)>; 7],
+    cc: [Option<(Value, bool)>; 4],
+    lea: Option<(Row, bool)>,
+    lane_bits: Option<Row>,
+    mask_vecs: HashMap<Value, Row>,
 }
 
 /// Whether a row is one value in all eight vectors (a splat and what lane-wise ops make of
@@ -837,35 +853,73 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.b.ins().jump(first, &[]);
     }
 
-    /// Starts translating region block `member` (its index in the region) at `at`, with
-    /// nothing cached (values made in another block's code need not dominate this one), the
-    /// clock index at 0, and `live_out` what its end stores.
+    /// Starts translating region block `member` (its index in the region) at `at`, with the
+    /// clock index at 0 and `live_out` what its end stores; with `carried` (a chained block,
+    /// [`Member::chained`]) the values its one predecessor's code had cached, else nothing
+    /// cached (values made in another block's code need not dominate this one).
     pub fn begin_member(
         &mut self,
         member: usize,
         at: cranelift_codegen::ir::Block,
         live_out: &'p dyn LiveOut,
+        carried: Option<Cached>,
     ) {
         self.b.switch_to_block(at);
-        self.invalidate();
-        self.lane_bits = None;
-        self.mask_vecs.clear();
+        match carried {
+            Some(c) => {
+                self.regs = c.regs;
+                self.preds = c.preds;
+                self.cc = c.cc;
+                self.lea = c.lea;
+                self.lane_bits = c.lane_bits;
+                self.mask_vecs = c.mask_vecs;
+            }
+            None => {
+                self.invalidate();
+                self.lane_bits = None;
+                self.mask_vecs.clear();
+            }
+        }
         self.index = 0;
         self.member = member;
         self.env.live_out = live_out;
     }
 
-    /// Ends region block `me`, whose terminator is `term`: stores what is live out of it, then
-    /// carries out the terminator when the whole active mask goes to one block of the region
+    /// What is cached now (at the end of a region block, for the blocks chained to it).
+    pub fn cached(&self) -> Cached {
+        Cached {
+            regs: self.regs.clone(),
+            preds: self.preds,
+            cc: self.cc,
+            lea: self.lea,
+            lane_bits: self.lane_bits,
+            mask_vecs: self.mask_vecs.clone(),
+        }
+    }
+
+    /// Ends region block `me`, whose terminator is `term`: carries out the terminator when the whole active mask goes to one block of the region
     /// (`members`; [`crate::jit::region::continuations`] says where it may go) and the
     /// budgets' room holds that block: takes its count from the room, counts the run
     /// (`JitCx::runs`, `JitCx::issued`), advances the warp's clock past `me` as the dispatcher
-    /// would, and goes on there. Otherwise (divergence, a block outside the region, a wait at
-    /// an entry pushed before the region, no room, a push the stack has no room for) returns
-    /// to the dispatcher with `me` as the last block run.
+    /// would, and goes on there (storing what is live out of `me` first, unless the block is
+    /// chained to `me` and keeps the cached values). Otherwise (divergence, a block outside the
+    /// region, a wait at an entry pushed before the region, no room, a push the stack has no
+    /// room for) stores what is live out of `me` and returns to the dispatcher with `me` as the
+    /// last block run.
     pub fn end_member(&mut self, me: &Member<'_>, term: &Terminator, members: &[Member<'_>]) {
-        self.flush(false);
-        let find = |b: BlockId| members.iter().find(|m| m.id == b).copied();
+        // Only the ways `continuations` finds possible go into the region (a path it rules out,
+        // such as a `PT` wait's "no lane waits", leaves instead): a chained block's one way in
+        // is then the only edge into its code.
+        let possible: Vec<BlockId> = crate::jit::region::continuations(term, me.pending)
+            .into_iter()
+            .map(|(b, _)| b)
+            .collect();
+        let find = |b: BlockId| {
+            members
+                .iter()
+                .find(|m| m.id == b && possible.contains(&b))
+                .copied()
+        };
         let leave = self.b.create_block();
         // Into block `target` (if in the region) or out.
         let to = |tx: &mut Self, target: BlockId, extra: Option<Value>| match find(target) {
@@ -942,6 +996,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             }
         }
         self.b.switch_to_block(leave);
+        self.flush(false);
         let id = self.iconst(me.id);
         let at = offset_of!(JitCx, last) as i32;
         self.b.ins().store(flags(), id, self.jcx, at);
@@ -995,6 +1050,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let c = self.b.ins().load(types::I64, flags(), self.w, clock_at);
         let c = self.b.ins().iadd_imm_u(c, from.total as i64);
         self.b.ins().store(flags(), c, self.w, clock_at);
+        if !to.chained {
+            // `to` starts with nothing cached: what is live goes to the warp state.
+            self.flush(false);
+        }
         self.b.ins().jump(to.at, &[]);
     }
 

@@ -178,25 +178,48 @@ impl Inner {
             match members {
                 None => translate(&mut tx, code, id, insts.clone(), &live_after[0]),
                 Some(members) => {
+                    let chained = plan.as_ref().map_or(Vec::new(), |p| p.chained(prog));
                     let at: Vec<_> = members
                         .iter()
-                        .map(|m| {
+                        .zip(&chained)
+                        .map(|(m, from)| {
                             let blk = &prog.blocks[m.id as usize];
                             codegen::Member {
                                 id: m.id,
                                 at: tx.b.create_block(),
                                 total: blk.insts.len() as u32 + blk.term.pc().is_some() as u32,
                                 pending: &m.pending,
+                                chained: from.is_some(),
                             }
                         })
                         .collect();
                     tx.enter(at[0].at);
-                    for (k, m) in at.iter().enumerate() {
-                        let blk = &prog.blocks[m.id as usize];
-                        tx.begin_member(k, m.at, &code.live.live_out[m.id as usize]);
-                        translate(&mut tx, code, m.id, 0..blk.insts.len(), &live_after[k]);
-                        tx.end_member(m, &blk.term, &at);
+                    // Each chained block right after the one it is chained to, with that
+                    // block's cached values; the others from nothing cached.
+                    let mut done = vec![false; at.len()];
+                    let mut work: Vec<(usize, Option<codegen::Cached>)> = Vec::new();
+                    for start in 0..at.len() {
+                        if done[start] || chained[start].is_some() {
+                            continue;
+                        }
+                        work.push((start, None));
+                        while let Some((k, carried)) = work.pop() {
+                            done[k] = true;
+                            let m = &at[k];
+                            let blk = &prog.blocks[m.id as usize];
+                            let live_out = &code.live.live_out[m.id as usize];
+                            tx.begin_member(k, m.at, live_out, carried);
+                            translate(&mut tx, code, m.id, 0..blk.insts.len(), &live_after[k]);
+                            tx.end_member(m, &blk.term, &at);
+                            for (t, from) in chained.iter().enumerate() {
+                                if *from == Some(k) {
+                                    work.push((t, Some(tx.cached())));
+                                }
+                            }
+                        }
                     }
+                    // A chained block's way in is from a block reachable from the entry.
+                    debug_assert!(done.iter().all(|d| *d));
                 }
             }
             comments = std::mem::take(&mut tx.comments);

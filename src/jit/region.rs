@@ -42,6 +42,26 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Per member (by index), the member whose end is the only way into it, if there is one
+    /// such (the entry has the function's entry as a way in too): its code may start with
+    /// that member's cached values ([`crate::jit::codegen::Member::chained`]).
+    pub fn chained(&self, prog: &Program) -> Vec<Option<usize>> {
+        let mut ways: Vec<(usize, Option<usize>)> = vec![(0, None); self.members.len()];
+        ways[0].0 = 1;
+        for (k, m) in self.members.iter().enumerate() {
+            let term = &prog.blocks[m.id as usize].term;
+            for (b, _) in continuations(term, &m.pending) {
+                if let Some(t) = self.members.iter().position(|x| x.id == b) {
+                    ways[t].0 += 1;
+                    ways[t].1 = Some(k);
+                }
+            }
+        }
+        ways.into_iter()
+            .map(|(n, from)| if n == 1 { from } else { None })
+            .collect()
+    }
+
     /// The entries block `b` of the region starts with (none for a block outside it).
     pub fn pending(&self, b: BlockId) -> &[(Region, BlockId)] {
         self.members
