@@ -937,14 +937,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 ..
             } if cond.cc.is_none() => {
                 let (all, none) = self.all_or_none(cond.guard.0);
-                let (to_taken, not_all, to_fall) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                self.b.ins().brif(all, to_taken, &[], not_all, &[]);
-                self.b.switch_to_block(not_all);
-                self.b.ins().brif(none, to_fall, &[], leave, &[]);
+                let (to_taken, to_fall) = self.either(all, none, leave);
                 self.b.switch_to_block(to_taken);
                 to(self, taken, None);
                 self.b.switch_to_block(to_fall);
@@ -971,14 +964,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 region, cond, next, ..
             } if cond.cc.is_none() => {
                 let (all, none) = self.all_or_none(cond.guard.0);
-                let (to_next, not_none, to_resume) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                self.b.ins().brif(none, to_next, &[], not_none, &[]);
-                self.b.switch_to_block(not_none);
-                self.b.ins().brif(all, to_resume, &[], leave, &[]);
+                let (to_next, to_resume) = self.either(none, all, leave);
                 self.b.switch_to_block(to_next);
                 to(self, next, None);
                 self.b.switch_to_block(to_resume);
@@ -1003,6 +989,25 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let z = self.iconst(0);
         self.b.ins().return_(&[z]);
         self.ended = true;
+    }
+
+    /// Ends the current CLIF block: to a new block when `first` holds, else to another when
+    /// `second` holds, else to `leave`. Returns the two new blocks.
+    fn either(
+        &mut self,
+        first: Value,
+        second: Value,
+        leave: cranelift_codegen::ir::Block,
+    ) -> (cranelift_codegen::ir::Block, cranelift_codegen::ir::Block) {
+        let (a, not_a, b) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(first, a, &[], not_a, &[]);
+        self.b.switch_to_block(not_a);
+        self.b.ins().brif(second, b, &[], leave, &[]);
+        (a, b)
     }
 
     /// Whether predicate `p` holds for every active lane, and for none.

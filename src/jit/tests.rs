@@ -1383,6 +1383,37 @@ fn table_lookup_is_bounds_checked_for_every_index() {
     }
 }
 
+/// What a launch did: its counts (warps, warp and lane instructions) or its fault, the 256
+/// bytes at 0x10000, and the statistics of a run that ended well.
+type Outcome = (Result<(u64, u64, u64), String>, Vec<u8>, Option<Stats>);
+
+/// Runs `launch` on one host thread, on a machine with 256 zeroed bytes at 0x10000, under a JIT
+/// that compiles every block on its first run and under the interpreter: (JIT, interpreter).
+fn interpreter_and_jit(launch: &Launch) -> (Outcome, Outcome) {
+    use crate::interp::Interpreter;
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    let run = |engine: &dyn Engine| -> Outcome {
+        let mut machine = Machine::default();
+        let init = warpjit_runtime::memory::Init::Zero;
+        machine.global.map(0x10000, 0x100, init).expect("maps");
+        let r = engine.run(&machine, launch, &opts);
+        let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
+        let counts = match &r {
+            Ok(s) => Ok((s.warps, s.warp_insts, s.lane_insts)),
+            Err(f) => Err(format!("{f:?}")),
+        };
+        (counts, mem, r.ok())
+    };
+    let want = run(&Interpreter);
+    let mut jit = Jit::new().expect("host supported");
+    jit.threshold = 1;
+    jit.hot_threshold = u32::MAX;
+    (run(&jit), want)
+}
+
 /// A loop is compiled as a region (`jit::region`): its further blocks run in compiled code
 /// (counted in `Stats::looped`) and agree with the interpreter in everything, at every budget:
 /// a per-lane trip count (the loop diverges at its end or at its head and runs on for fewer
@@ -1392,7 +1423,6 @@ fn table_lookup_is_bounds_checked_for_every_index() {
 /// jump to itself, stopped by the budget.
 #[test]
 fn a_loop_runs_in_compiled_code_and_stops_exactly() {
-    use crate::interp::Interpreter;
     const SETUP: &str = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nLOP32I.AND R5, R0, 0x3;\n\
                          IADD32I R5, R5, 0x4;\nMOV R2, RZ;\nMOV R3, RZ;\n";
     // One block branching to itself.
@@ -1465,30 +1495,10 @@ fn a_loop_runs_in_compiled_code_and_stops_exactly() {
                 budget,
                 ..Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new())
             };
-            let opts = RunOptions {
-                threads: 1,
-                ..RunOptions::default()
-            };
-            let run = |engine: &dyn Engine| {
-                let mut machine = Machine::default();
-                let init = warpjit_runtime::memory::Init::Zero;
-                machine.global.map(0x10000, 0x100, init).expect("maps");
-                let r = engine.run(&machine, &launch, &opts);
-                let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
-                (r, mem)
-            };
-            let (want, want_mem) = run(&Interpreter);
-            let mut jit = Jit::new().expect("host supported");
-            jit.threshold = 1;
-            jit.hot_threshold = u32::MAX;
-            let (got, got_mem) = run(&jit);
-            let counts = |r: &Result<Stats, warpjit_runtime::Fault>| match r {
-                Ok(s) => Ok((s.warps, s.warp_insts, s.lane_insts)),
-                Err(f) => Err(format!("{f:?}")),
-            };
-            assert_eq!(counts(&got), counts(&want), "budget {budget}:\n{text}");
-            assert_eq!(got_mem, want_mem, "budget {budget}:\n{text}");
-            if let Ok(s) = &got {
+            let (got, want) = interpreter_and_jit(&launch);
+            assert_eq!(got.0, want.0, "budget {budget}:\n{text}");
+            assert_eq!(got.1, want.1, "budget {budget}:\n{text}");
+            if let Some(s) = &got.2 {
                 assert_eq!(s.interp_blocks, 0, "{text}");
                 looped += s.looped;
             }
@@ -1503,7 +1513,6 @@ fn a_loop_runs_in_compiled_code_and_stops_exactly() {
 /// the interpreter, which overflows the stack at the `SSY` in the second case only.
 #[test]
 fn a_region_pushes_only_what_the_stack_holds() {
-    use crate::interp::Interpreter;
     for depth in [1022u32, 1023] {
         let text = format!(
             "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nMOV R9, RZ;\nMOV R2, RZ;\nMOV R3, RZ;\n\
@@ -1515,36 +1524,13 @@ fn a_region_pushes_only_what_the_stack_holds() {
              @P1 BRA LOOP;\nRET;\n"
         );
         let launch = Launch::new(program(&text), warpjit_runtime::ConstBanks::new());
-        let opts = RunOptions {
-            threads: 1,
-            ..RunOptions::default()
-        };
-        let run = |engine: &dyn Engine| {
-            let mut machine = Machine::default();
-            let init = warpjit_runtime::memory::Init::Zero;
-            machine.global.map(0x10000, 0x100, init).expect("maps");
-            let r = engine.run(&machine, &launch, &opts);
-            let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
-            (r, mem)
-        };
-        let (want, want_mem) = run(&Interpreter);
-        let mut jit = Jit::new().expect("host supported");
-        jit.threshold = 1;
-        jit.hot_threshold = u32::MAX;
-        let (got, got_mem) = run(&jit);
-        let outcome = |r: &Result<Stats, warpjit_runtime::Fault>| match r {
-            Ok(s) => Ok((s.warps, s.warp_insts, s.lane_insts)),
-            Err(f) => Err(format!("{f:?}")),
-        };
-        assert_eq!(outcome(&got), outcome(&want), "depth {depth}");
-        assert_eq!(got_mem, want_mem, "depth {depth}");
-        match (depth, &got) {
-            (1022, Ok(s)) => assert!(s.looped > 0, "the loop ran in compiled code"),
-            (1023, Err(f)) => assert!(
-                matches!(f.kind, warpjit_runtime::FaultKind::StackOverflow { .. }),
-                "{f:?}"
-            ),
-            (_, r) => panic!("depth {depth}: {r:?}"),
+        let (got, want) = interpreter_and_jit(&launch);
+        assert_eq!(got.0, want.0, "depth {depth}");
+        assert_eq!(got.1, want.1, "depth {depth}");
+        match (depth, &got.0, &got.2) {
+            (1022, Ok(_), Some(s)) => assert!(s.looped > 0, "the loop ran in compiled code"),
+            (1023, Err(f), _) => assert!(f.contains("StackOverflow"), "{f}"),
+            (_, r, _) => panic!("depth {depth}: {r:?}"),
         }
     }
 }
