@@ -154,9 +154,9 @@ pub trait BodyRunner {
     /// loop runs its further blocks without returning (`jit::region`). It may only go on from
     /// a block whose terminator sends the whole active mask to one block (no divergence, no
     /// change of the active mask: a jump, a uniform branch, a push, a wait no lane takes or
-    /// every lane takes at an entry it pushed itself), into a block whose instructions and written terminator fit
-    /// in `room` (the warp instructions the budgets leave after the first block), setting
-    /// `w.clock` before each block as the dispatcher does. Returns what it ran beyond the first
+    /// every lane takes at an entry it pushed itself), into a block whose instructions and
+    /// written terminator fit in `room` (the warp instructions the budgets leave after the
+    /// first block), setting `w.clock` before each block as the dispatcher does. Returns what it ran beyond the first
     /// block (the dispatcher counts it) and how the last block ended; the warp is left after
     /// the instructions of [`Further::last`], before its terminator, which the dispatcher then
     /// carries out. Reconvergence-stack entries pushed on the way that are still there by then

@@ -897,9 +897,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    /// Ends region block `me`, whose terminator is `term`: carries out the terminator when the whole active mask goes to one block of the region
-    /// (`members`; [`crate::jit::region::continuations`] says where it may go) and the
-    /// budgets' room holds that block: takes its count from the room, counts the run
+    /// Ends region block `me`, whose terminator is `term`: carries out the terminator when the
+    /// whole active mask goes to one block of the region (`members`;
+    /// [`crate::jit::region::continuations`] says where it may go) and the budgets' room holds
+    /// that block: takes its count from the room, counts the run
     /// (`JitCx::runs`, `JitCx::issued`), advances the warp's clock past `me` as the dispatcher
     /// would, and goes on there (storing what is live out of `me` first, unless the block is
     /// chained to `me` and keeps the cached values). Otherwise (divergence, a block outside the
