@@ -19,6 +19,7 @@
 
 use super::weight::{weight, MAX_PIECE_WEIGHT};
 use crate::ir::{BlockId, Cond, PredSrc, Program, Region, Terminator};
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// Most entries a region keeps pushed (a deeper nest is left to the dispatcher).
@@ -126,82 +127,101 @@ pub fn continuations(
     }
 }
 
-/// The region entered at `entry` (given each block's pieces): every block reachable from
-/// `entry`, and from which `entry` is reachable, through [`continuations`]. `None` when
-/// `entry` is on no such cycle or is not one piece (an empty block that heads a region is given
-/// one: [`head_pieces`]), when a block of the region is compiled in
-/// several pieces or is reached with different entries pending, when a block of the region
-/// comes before `entry` in the program, or when the region would weigh more than one function
-/// may ([`MAX_PIECE_WEIGHT`]).
+/// Most blocks the search for a region visits (a bound on the work for any program; a loop
+/// whose search reaches more, through the code after it, is compiled block by block).
+pub const MAX_VISIT: usize = 512;
+
+/// Most empty blocks [`head_pieces`] searches from (a bound on the work for any program: a
+/// program with more loops whose heads are empty runs the later ones' heads through the
+/// dispatcher, each iteration's region starting after the head).
+pub const MAX_EMPTY_HEADS: usize = 2048;
+
+/// The region entered at `entry` (given each block's pieces): every block from `entry` on in
+/// program order that is reachable from `entry`, and from which `entry` is reachable, through
+/// [`continuations`] and blocks from `entry` on. So a region is compiled at a loop's first
+/// block (its head, or its body's top where the test is at the bottom), not again at each of
+/// its blocks; an inner loop is compiled both within the outer loop's region and alone.
+/// `None` when `entry` is on no such cycle or is not one piece (an empty block that heads a
+/// region is given one: [`head_pieces`]), when a block of the region is compiled in several
+/// pieces or is reached with different entries pending, when the search visits more than
+/// [`MAX_VISIT`] blocks, or when the region would weigh more than one function may
+/// ([`MAX_PIECE_WEIGHT`]); in the last two cases, a block that branches to itself is a
+/// region alone.
 pub fn plan(prog: &Program, pieces: &[Range<u32>], entry: BlockId) -> Option<Plan> {
-    let n = prog.blocks.len();
     if pieces[entry as usize].len() != 1 {
         return None;
     }
-    // Forward from `entry`, each block with the entries it starts with.
-    let mut pending: Vec<Option<Vec<(Region, BlockId)>>> = vec![None; n];
-    let mut preds: Vec<Vec<BlockId>> = vec![Vec::new(); n];
-    pending[entry as usize] = Some(Vec::new());
+    let alone = || {
+        let term = &prog.blocks[entry as usize].term;
+        continuations(term, &[])
+            .contains(&(entry, Vec::new()))
+            .then(|| Plan {
+                members: vec![Member {
+                    id: entry,
+                    pending: Vec::new(),
+                }],
+            })
+    };
+    // Forward from `entry`, each block with the entries it starts with. (State in maps: the
+    // work is bounded by the blocks visited, not the program's size.)
+    let mut pending: HashMap<BlockId, Vec<(Region, BlockId)>> = HashMap::new();
+    let mut preds: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+    pending.insert(entry, Vec::new());
     let mut stack = vec![entry];
     while let Some(b) = stack.pop() {
-        let block = &prog.blocks[b as usize];
         if pieces[b as usize].len() > 1 {
             continue;
         }
-        let here = pending[b as usize].clone().unwrap_or_default();
-        for (s, p) in continuations(&block.term, &here) {
-            preds[s as usize].push(b);
-            match &pending[s as usize] {
+        let here = pending[&b].clone();
+        for (s, p) in continuations(&prog.blocks[b as usize].term, &here) {
+            if s < entry {
+                continue;
+            }
+            preds.entry(s).or_default().push(b);
+            match pending.get(&s) {
                 Some(q) if *q != p => {
                     // Reached with different entries pending. (A block that is in the end not
                     // in the region only makes this give up early.)
                     return None;
                 }
                 Some(_) => {}
+                None if pending.len() >= MAX_VISIT => return alone(),
                 None => {
-                    pending[s as usize] = Some(p);
+                    pending.insert(s, p);
                     stack.push(s);
                 }
             }
         }
     }
     // Backward from `entry` along the edges found.
-    let mut member = vec![false; n];
+    let mut member: HashSet<BlockId> = HashSet::new();
     let mut stack = vec![entry];
     while let Some(b) = stack.pop() {
-        for &p in &preds[b as usize] {
-            if !member[p as usize] {
-                member[p as usize] = true;
+        for &p in preds.get(&b).map_or(&[][..], |v| v) {
+            if member.insert(p) {
                 stack.push(p);
             }
         }
     }
-    if !member[entry as usize] {
+    if !member.contains(&entry) {
         return None;
     }
-    // One function per loop: a region is compiled only at its first block in program order
-    // (a loop's head, or its body's top where the test is at the bottom); its other blocks
-    // get functions of their own (the dispatcher may enter them after a divergence) but not
-    // the region again, which would compile the loop once per block.
-    let mut ids = vec![entry];
-    ids.extend((entry + 1..n as BlockId).filter(|&b| member[b as usize]));
+    let mut ids: Vec<BlockId> = member.into_iter().collect();
+    ids.sort_unstable();
     let load: u32 = ids
         .iter()
         .flat_map(|&b| prog.blocks[b as usize].insts.iter().map(weight))
         .sum();
-    let later = (0..entry).any(|b| member[b as usize]);
-    if later || (load > MAX_PIECE_WEIGHT && ids.len() > 1) {
-        // Not the region's first block, or too heavy together: the entry alone, if it
-        // branches to itself (an inner loop of one block still runs in compiled code).
-        let term = &prog.blocks[entry as usize].term;
-        let alone = continuations(term, &[]).contains(&(entry, Vec::new()));
-        ids = if alone { vec![entry] } else { return None };
+    if load > MAX_PIECE_WEIGHT && ids.len() > 1 {
+        // Too heavy together: the entry alone, if it branches to itself (an inner loop of one
+        // block still runs in compiled code).
+        return alone();
     }
     let members = ids
         .into_iter()
         .map(|id| Member {
+            pending: pending.remove(&id).unwrap_or_default(),
             id,
-            pending: pending[id as usize].clone().unwrap_or_default(),
         })
         .collect();
     Some(Plan { members })
@@ -210,14 +230,33 @@ pub fn plan(prog: &Program, pieces: &[Range<u32>], entry: BlockId) -> Option<Pla
 /// Which blocks without instructions head a region, given the pieces of the blocks that have
 /// instructions: they get one empty piece, so that a function entered there runs the region
 /// (a DXBC loop's head only pushes the entry its `continue` waits at, and a region that starts
-/// after it cannot pop that entry itself).
+/// after it cannot pop that entry itself). Only an empty block that a later block (or itself)
+/// jumps or branches back to can head one, so only those are searched.
 pub fn head_pieces(prog: &Program, pieces: &[Range<u32>]) -> Vec<bool> {
+    let n = prog.blocks.len();
+    let mut back = vec![false; n];
+    for (b, block) in prog.blocks.iter().enumerate() {
+        let targets = match block.term {
+            Terminator::Jump { target, .. } => [Some(target), None],
+            Terminator::Branch {
+                taken, fallthrough, ..
+            } => [Some(taken), Some(fallthrough)],
+            _ => [None, None],
+        };
+        for t in targets.into_iter().flatten() {
+            if t as usize <= b && prog.blocks[t as usize].insts.is_empty() {
+                back[t as usize] = true;
+            }
+        }
+    }
     let mut with = pieces.to_vec();
-    (0..prog.blocks.len())
+    let mut searched = 0;
+    (0..n)
         .map(|b| {
-            if !prog.blocks[b].insts.is_empty() {
+            if !back[b] || searched == MAX_EMPTY_HEADS {
                 return false;
             }
+            searched += 1;
             let was = std::mem::replace(&mut with[b], 0..1);
             let heads = plan(prog, &with, b as BlockId).is_some();
             with[b] = was;

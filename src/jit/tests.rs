@@ -1651,3 +1651,33 @@ fn a_register_a_routine_overwrites_is_read_back_per_lane() {
         assert_eq!(r7, 2 * want, "lane {lane}");
     }
 }
+
+/// The search for regions is bounded for any program: of many empty blocks that each loop to
+/// themselves (each a region alone), only the first `MAX_EMPTY_HEADS` are searched and get a
+/// piece (a program of 20,000 such blocks took seconds to load when every empty block was
+/// searched, each search allocating state for the whole program).
+#[test]
+fn the_search_for_regions_is_bounded() {
+    use crate::jit::region::{head_pieces, MAX_EMPTY_HEADS};
+    let ranges = |prog: &Program| -> Vec<std::ops::Range<u32>> {
+        let mut at = 0;
+        prog.blocks
+            .iter()
+            .map(|b| {
+                let k = crate::jit::pieces(&b.insts).len() as u32;
+                at += k;
+                at - k..at
+            })
+            .collect()
+    };
+    let n = MAX_EMPTY_HEADS + 5;
+    let mut text = String::from("ISETP.GT.U32.AND P0, PT, RZ, 0x1, PT;\n");
+    for i in 0..n {
+        text += &format!("L{i}:\n@P0 BRA L{i};\n");
+    }
+    text += "EXIT;\n";
+    let prog = program(&text);
+    let heads = head_pieces(&prog, &ranges(&prog));
+    assert_eq!(heads.iter().filter(|h| **h).count(), MAX_EMPTY_HEADS);
+    assert!(heads[1] && !heads[n]);
+}
