@@ -141,13 +141,16 @@ fn needs_next(c: &Control) -> bool {
 pub fn build(text: &str, opts: &AsmOptions) -> Result<Program, AsmError> {
     let mut items: Vec<Item> = Vec::new();
     let mut labels: Vec<Label> = Vec::new();
+    // Each label's line, to find a duplicate without a search per label.
+    let mut lines: HashMap<String, u32> = HashMap::new();
     for s in statements(&lex(text)?)? {
         match s {
             Stmt::Label((name, loc)) => {
-                if let Some((_, first, _)) = labels.iter().find(|l| l.0 == name) {
+                if let Some(&first) = lines.get(&name) {
                     return Err(AsmError::at(loc, format!("duplicate label `{name}`"))
-                        .note(Note::at_line("first defined", first.line)));
+                        .note(Note::at_line("first defined", first)));
                 }
+                lines.insert(name.clone(), loc.line);
                 labels.push((name, loc, items.len()));
             }
             Stmt::Inst(raw, addr) => {
@@ -199,6 +202,12 @@ pub fn assemble(
     }
 
     // Targets, as instruction indices (n = the end of the text).
+    let by_name: HashMap<&str, usize> = labels.iter().map(|l| (l.0.as_str(), l.2)).collect();
+    // The labels at each instruction index, in the text's order (for the blocks' names).
+    let mut at_item: HashMap<usize, Vec<String>> = HashMap::new();
+    for l in &labels {
+        at_item.entry(l.2).or_default().push(l.0.clone());
+    }
     let mut targets: Vec<Option<usize>> = Vec::with_capacity(n);
     for it in &items {
         let t = match &it.p {
@@ -208,8 +217,8 @@ pub fn assemble(
         let loc = it.tloc.unwrap_or(it.p.loc());
         targets.push(match t {
             None => None,
-            Some(Target::Label(l)) => match labels.iter().find(|x| &x.0 == l) {
-                Some(x) => Some(x.2),
+            Some(Target::Label(l)) => match by_name.get(l.as_str()) {
+                Some(&x) => Some(x),
                 None => return Err(AsmError::at(loc, format!("undefined label `{l}`"))),
             },
             Some(Target::Addr(a)) => match at_pc.get(a) {
@@ -271,11 +280,7 @@ pub fn assemble(
             .filter(|_| s < e)
             .map(|it| it.p.pc())
             .unwrap_or(tail_pc);
-        let labels = labels
-            .iter()
-            .filter(|l| l.2 == s)
-            .map(|l| l.0.clone())
-            .collect();
+        let labels = at_item.remove(&s).unwrap_or_default();
         blocks.push(Block {
             insts,
             term,
