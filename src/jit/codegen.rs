@@ -148,6 +148,9 @@ pub struct Member<'r> {
     /// The reconvergence-stack entries pushed inside the region that it starts with
     /// ([`crate::jit::region::Member::pending`]).
     pub pending: &'r [(Region, BlockId)],
+    /// The region blocks its terminator may send the warp to
+    /// ([`crate::jit::region::Member::next`]): the only edges into region code it makes.
+    pub next: &'r [BlockId],
     /// Its code is entered from one place only, the end of one other region block (never the
     /// function's entry): it starts with that block's cached values, which dominate it, and
     /// that block stores nothing on the way in.
@@ -898,27 +901,22 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// Ends region block `me`, whose terminator is `term`: carries out the terminator when the
-    /// whole active mask goes to one block of the region (`members`;
-    /// [`crate::jit::region::continuations`] says where it may go) and the budgets' room holds
-    /// that block: takes its count from the room, counts the run
-    /// (`JitCx::runs`, `JitCx::issued`), advances the warp's clock past `me` as the dispatcher
-    /// would, and goes on there (storing what is live out of `me` first, unless the block is
-    /// chained to `me` and keeps the cached values). Otherwise (divergence, a block outside the
+    /// whole active mask goes to one block of the region (`members`; [`Member::next`] says
+    /// where it may go) and the budgets' room holds that block: takes its count from the room,
+    /// counts the run (`JitCx::runs`, `JitCx::issued`), advances the warp's clock past `me` as
+    /// the dispatcher would, and goes on there (storing what is live out of `me` first, unless
+    /// the block is chained to `me` and keeps the cached values). Otherwise (divergence, a block outside the
     /// region, a wait at an entry pushed before the region, no room, a push the stack has no
     /// room for) stores what is live out of `me` and returns to the dispatcher with `me` as the
     /// last block run.
     pub fn end_member(&mut self, me: &Member<'_>, term: &Terminator, members: &[Member<'_>]) {
-        // Only the ways `continuations` finds possible go into the region (a path it rules out,
-        // such as a `PT` wait's "no lane waits", leaves instead): a chained block's one way in
-        // is then the only edge into its code.
-        let possible: Vec<BlockId> = crate::jit::region::continuations(term, me.pending)
-            .into_iter()
-            .map(|(b, _)| b)
-            .collect();
+        // Only the ways the plan found possible go into the region (a path it rules out, such
+        // as a `PT` wait's "no lane waits", leaves instead): a chained block's one way in is
+        // then the only edge into its code.
         let find = |b: BlockId| {
             members
                 .iter()
-                .find(|m| m.id == b && possible.contains(&b))
+                .find(|m| m.id == b && me.next.contains(&b))
                 .copied()
         };
         let leave = self.b.create_block();

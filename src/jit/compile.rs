@@ -178,7 +178,7 @@ impl Inner {
             match members {
                 None => translate(&mut tx, code, id, insts.clone(), &live_after[0]),
                 Some(members) => {
-                    let chained = plan.as_ref().map_or(Vec::new(), |p| p.chained(prog));
+                    let chained = plan.as_ref().map_or(Vec::new(), |p| p.chained());
                     let at: Vec<_> = members
                         .iter()
                         .zip(&chained)
@@ -189,6 +189,7 @@ impl Inner {
                                 at: tx.b.create_block(),
                                 total: blk.insts.len() as u32 + blk.term.pc().is_some() as u32,
                                 pending: &m.pending,
+                                next: &m.next,
                                 chained: from.is_some(),
                             }
                         })

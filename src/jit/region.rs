@@ -33,6 +33,10 @@ pub struct Member {
     /// The entries pushed inside the region and not yet popped when the block starts, bottom
     /// first: each the region that pushed it and the block its lanes resume at.
     pub pending: Vec<(Region, BlockId)>,
+    /// The region blocks its terminator may send the warp to ([`continuations`] inside the
+    /// region; a block twice when two ways lead there): the one list of its edges, which the
+    /// code follows and [`Plan::chained`] counts.
+    pub next: Vec<BlockId>,
 }
 
 /// A region: its blocks, the entry first and the rest in block order.
@@ -46,12 +50,11 @@ impl Plan {
     /// Per member (by index), the member whose end is the only way into it, if there is one
     /// such (the entry has the function's entry as a way in too): its code may start with
     /// that member's cached values ([`crate::jit::codegen::Member::chained`]).
-    pub fn chained(&self, prog: &Program) -> Vec<Option<usize>> {
+    pub fn chained(&self) -> Vec<Option<usize>> {
         let mut ways: Vec<(usize, Option<usize>)> = vec![(0, None); self.members.len()];
         ways[0].0 = 1;
         for (k, m) in self.members.iter().enumerate() {
-            let term = &prog.blocks[m.id as usize].term;
-            for (b, _) in continuations(term, &m.pending) {
+            for &b in &m.next {
                 if let Some(t) = self.members.iter().position(|x| x.id == b) {
                     ways[t].0 += 1;
                     ways[t].1 = Some(k);
@@ -159,6 +162,7 @@ pub fn plan(prog: &Program, pieces: &[Range<u32>], entry: BlockId) -> Option<Pla
                 members: vec![Member {
                     id: entry,
                     pending: Vec::new(),
+                    next: vec![entry],
                 }],
             })
     };
@@ -218,10 +222,15 @@ pub fn plan(prog: &Program, pieces: &[Range<u32>], entry: BlockId) -> Option<Pla
         return alone();
     }
     let members = ids
-        .into_iter()
-        .map(|id| Member {
-            pending: pending.remove(&id).unwrap_or_default(),
-            id,
+        .iter()
+        .map(|&id| {
+            let pending = pending.remove(&id).unwrap_or_default();
+            let next = continuations(&prog.blocks[id as usize].term, &pending)
+                .into_iter()
+                .map(|(b, _)| b)
+                .filter(|b| ids.binary_search(b).is_ok())
+                .collect();
+            Member { id, pending, next }
         })
         .collect();
     Some(Plan { members })
