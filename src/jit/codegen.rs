@@ -905,10 +905,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// where it may go) and the budgets' room holds that block: takes its count from the room,
     /// counts the run (`JitCx::runs`, `JitCx::issued`), advances the warp's clock past `me` as
     /// the dispatcher would, and goes on there (storing what is live out of `me` first, unless
-    /// the block is chained to `me` and keeps the cached values). Otherwise (divergence, a block outside the
-    /// region, a wait at an entry pushed before the region, no room, a push the stack has no
-    /// room for) stores what is live out of `me` and returns to the dispatcher with `me` as the
-    /// last block run.
+    /// the block is chained to `me` and keeps the cached values). Otherwise (divergence, a
+    /// block outside the region, a wait at an entry pushed before the region, no room, a push
+    /// the stack has no room for) stores what is live out of `me` and returns to the dispatcher
+    /// with `me` as the last block run.
     pub fn end_member(&mut self, me: &Member<'_>, term: &Terminator, members: &[Member<'_>]) {
         // Only the ways the plan found possible go into the region (a path it rules out, such
         // as a `PT` wait's "no lane waits", leaves instead): a chained block's one way in is
