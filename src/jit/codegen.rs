@@ -43,6 +43,12 @@ pub(super) trait Lower {
     /// [`crate::jit::weight`] for the unit and how it was measured).
     fn weight(&self) -> u32;
 
+    /// Whether tier 1 may run this instance in a strip loop ([`Tx::strip_run`]), four lanes at
+    /// a time: its lowering always succeeds, calls no routine, cannot fault, and treats every
+    /// vector of four lanes alike (each lane's result depends on that lane's operands only, and
+    /// no lane's position shapes the code).
+    fn strip(&self) -> bool;
+
     /// Lowers `inst` (whose op is `self`); `false` delegates it.
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool;
 }
@@ -62,6 +68,13 @@ macro_rules! lower_dispatch {
         pub(super) fn op_weight(op: &Op) -> u32 {
             match op {
                 $(Op::$v(o) => Lower::weight(o),)*
+            }
+        }
+
+        /// Whether the op may run in a strip loop, from its [`Lower`] impl.
+        fn op_strip(op: &Op) -> bool {
+            match op {
+                $(Op::$v(o) => Lower::strip(o),)*
             }
         }
     };
@@ -129,10 +142,11 @@ pub struct Env<'p> {
     pub more: bool,
     /// Live-out state of the block (what must be stored at the end).
     pub live_out: &'p dyn LiveOut,
-    /// Whether a full warp's coalesced 64- and 128-bit global accesses get the whole-warp path
-    /// (tier 2 only: its shuffles cost about 100 and 250 Cranelift instructions per access,
-    /// which tier 1, compiling for latency, does not spend; 32-bit ones get it at both tiers).
-    pub wide_whole_warp: bool,
+    /// Whether a full warp's coalesced 32-, 64- and 128-bit global accesses get the whole-warp
+    /// path inline (tier 2 only). It costs 50 to 250 Cranelift instructions per access, which
+    /// tier 1, compiling for latency, does not spend: it calls the lane routine
+    /// ([`crate::jit::lanes`]).
+    pub whole_warp: bool,
 }
 
 /// A block of a region function ([`crate::jit::region`]), as [`Tx::end_member`] needs it.
@@ -169,10 +183,38 @@ pub struct Cached {
     mask_vecs: HashMap<Value, Row>,
 }
 
+/// Whether an instruction has a misaligned constant operand (which the interpreter faults on).
+fn bad_const(inst: &Inst) -> bool {
+    struct BadConst(bool);
+    impl Visitor for BadConst {
+        fn constant(&mut self, c: ConstRef) {
+            self.0 |= !c.offset.is_multiple_of(4);
+        }
+    }
+    let mut bad = BadConst(false);
+    inst.op.operands(&mut bad);
+    bad.0
+}
+
 /// Whether a row is one value in all eight vectors (a splat and what lane-wise ops make of
 /// splats): such rows are computed once.
 pub(super) fn uniform(r: &Row) -> bool {
     r.iter().all(|v| *v == r[0])
+}
+
+/// The chunk of four lanes a strip loop ([`Tx::strip_run`]) is running.
+#[derive(Clone, Copy)]
+pub(super) struct Strip {
+    /// The warp state's address plus 16 times the chunk's index: a row's vector for the
+    /// chunk lies at the row's offset from it.
+    at: Value,
+    /// Four times the chunk's index: the chunk's first lane, and the shift of its bits in a
+    /// lane mask.
+    shift: Value,
+    /// The chunk's four bits of a lane mask.
+    chunk: Value,
+    /// Each lane's bit of a lane mask, as a vector (what [`Tx::mask_vec`] tests).
+    bits: Value,
 }
 
 /// Translation state of one block.
@@ -219,6 +261,10 @@ pub struct Tx<'a, 'b, 'p> {
     pub comments: Vec<(cranelift_codegen::ir::Inst, usize, usize)>,
     /// The helpers imported so far, indexed by [`Helper`].
     imported: [Option<FuncRef>; Helper::ALL.len()],
+    /// In a strip loop: the chunk of lanes it runs. A row is then one vector (repeated eight
+    /// times, so that lane-wise code is emitted once), a lane mask's meaningful bits are the
+    /// chunk's, and `active` is the chunk's active lanes.
+    pub(super) strip: Option<Strip>,
 }
 
 impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
@@ -262,6 +308,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             uniform: crate::analysis::uniformity::UniformSet::EMPTY,
             comments: Vec::new(),
             imported: [None; Helper::ALL.len()],
+            strip: None,
         }
     }
 
@@ -338,7 +385,9 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             return *row;
         }
         let base = offset_of!(WarpState, regs) as i32 + r.0 as i32 * 128;
-        let row = if self.full && self.uniform.has_reg(r) {
+        let row = if self.strip.is_some() {
+            self.state_row(base)
+        } else if self.full && self.uniform.has_reg(r) {
             // Every lane is active and holds the same value: lane 0's word.
             let s = self.b.ins().load(types::I32, flags(), self.w, base);
             self.splat_val(s)
@@ -349,10 +398,44 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         row
     }
 
+    /// A row of per-lane state at byte offset `base` of the warp state (eight vectors; in a
+    /// strip loop, the chunk's vector).
+    pub(super) fn state_row(&mut self, base: i32) -> Row {
+        match self.strip {
+            Some(s) => [self.b.ins().load(V, flags(), s.at, base); 8],
+            None => {
+                std::array::from_fn(|k| self.b.ins().load(V, flags(), self.w, base + 16 * k as i32))
+            }
+        }
+    }
+
+    /// Stores a row of per-lane state at byte offset `base` of the warp state.
+    fn store_state_row(&mut self, base: i32, row: &Row) {
+        match self.strip {
+            Some(s) => {
+                self.b.ins().store(flags(), row[0], s.at, base);
+            }
+            None => {
+                for (k, v) in row.iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(flags(), *v, self.w, base + 16 * k as i32);
+                }
+            }
+        }
+    }
+
     /// Whether a write under `mask` covers every lane: a full warp, and the mask is the active
-    /// one (no guard). Such a write needs no blend and no read of the old value.
+    /// one (no guard). Such a write needs no blend and no read of the old value. In a strip
+    /// loop, every lane of the chunk.
     pub(super) fn covers_all(&self, mask: Value) -> bool {
         self.full && mask == self.active
+    }
+
+    /// Whether a lane mask written under `mask` replaces the old one whole: [`Tx::covers_all`],
+    /// outside a strip loop (in one, the other chunks' bits are kept).
+    fn covers_all_bits(&self, mask: Value) -> bool {
+        self.strip.is_none() && self.covers_all(mask)
     }
 
     pub(super) fn set_reg(&mut self, r: Reg, v: Row, mask: Value) {
@@ -374,7 +457,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             return *v;
         }
         let mv = self.mask_vec(mask);
-        std::array::from_fn(|k| self.b.ins().bitselect(mv[k], v[k], old[k]))
+        self.select_rows(&mv, v, old)
     }
 
     pub(super) fn pred(&mut self, p: Pred) -> Value {
@@ -403,7 +486,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if p.is_pt() || !self.after.has_pred(p) {
             return;
         }
-        if self.covers_all(mask) {
+        let mask = self.in_chunk(mask);
+        if self.covers_all_bits(mask) {
             self.preds[p.0 as usize] = Some((v, true));
             return;
         }
@@ -412,9 +496,18 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.preds[p.0 as usize] = Some((new, true));
     }
 
+    /// In a strip loop, `mask`'s bits of the chunk's lanes (a lane mask write there must leave
+    /// the other chunks' bits); else `mask`.
+    fn in_chunk(&mut self, mask: Value) -> Value {
+        match self.strip {
+            Some(s) if mask != self.active => self.b.ins().band(mask, s.chunk),
+            _ => mask,
+        }
+    }
+
     /// (v & mask) | (old & !mask) on scalars.
     pub(super) fn merge(&mut self, mask: Value, v: Value, old: Value) -> Value {
-        if self.covers_all(mask) {
+        if self.covers_all_bits(mask) {
             return v;
         }
         let a = self.b.ins().band(v, mask);
@@ -436,7 +529,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if !self.after.has_flag(f) {
             return;
         }
-        if self.covers_all(mask) {
+        let mask = self.in_chunk(mask);
+        if self.covers_all_bits(mask) {
             self.cc[f] = Some((v, true));
             return;
         }
@@ -449,31 +543,19 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if let Some((row, _)) = self.lea {
             return row;
         }
-        let base = offset_of!(WarpState, lea_lo) as i32;
-        let row =
-            std::array::from_fn(|k| self.b.ins().load(V, flags(), self.w, base + 16 * k as i32));
+        let row = self.state_row(offset_of!(WarpState, lea_lo) as i32);
         self.lea = Some((row, false));
         row
     }
 
     /// Stores register `r`'s row to the warp state.
     fn store_reg_row(&mut self, r: u8, row: &Row) {
-        let base = offset_of!(WarpState, regs) as i32 + r as i32 * 128;
-        for (k, v) in row.iter().enumerate() {
-            self.b
-                .ins()
-                .store(flags(), *v, self.w, base + 16 * k as i32);
-        }
+        self.store_state_row(offset_of!(WarpState, regs) as i32 + r as i32 * 128, row);
     }
 
     /// Stores LEA's low word row to the warp state.
     fn store_lea_row(&mut self, row: &Row) {
-        let base = offset_of!(WarpState, lea_lo) as i32;
-        for (k, v) in row.iter().enumerate() {
-            self.b
-                .ins()
-                .store(flags(), *v, self.w, base + 16 * k as i32);
-        }
+        self.store_state_row(offset_of!(WarpState, lea_lo) as i32, row);
     }
 
     /// Stores every written value (all of them when `all`, else those live out).
@@ -619,6 +701,13 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if let Some(r) = self.mask_vecs.get(&m) {
             return *r;
         }
+        if let Some(s) = self.strip {
+            let v = self.b.ins().splat(V, m);
+            let x = self.b.ins().band(v, s.bits);
+            let r = [self.b.ins().icmp(IntCC::Equal, x, s.bits); 8];
+            self.mask_vecs.insert(m, r);
+            return r;
+        }
         let bits = match self.lane_bits {
             Some(b) => b,
             None => {
@@ -649,6 +738,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// (which keeps every lane's sign) to two vectors of 16 bytes, whose sign bits are two
     /// 16-bit masks: 11 instructions, against 29 for a mask per vector of four.
     pub(super) fn lane_mask(&mut self, v: &Row) -> Value {
+        if let Some(s) = self.strip {
+            // The chunk's four sign bits, in the chunk's place.
+            let b = self.b.ins().vhigh_bits(types::I32, v[0]);
+            return self.b.ins().ishl(b, s.shift);
+        }
         if uniform(v) {
             // One value in every lane: its sign bit, spread to all 32 bits.
             let x = self.b.ins().extractlane(v[0], 0);
@@ -694,6 +788,27 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         std::array::from_fn(|k| f(self.b, a[k], b[k]))
     }
 
+    /// `f` on each vector of the rows `ins`, lane-wise and pure as [`Tx::bin`]'s (once when
+    /// every row is uniform).
+    pub(super) fn each<const N: usize>(
+        &mut self,
+        ins: [&Row; N],
+        mut f: impl FnMut(&mut Self, [Value; N]) -> Value,
+    ) -> Row {
+        if ins.iter().all(|r| uniform(r)) {
+            return [f(self, ins.map(|r| r[0])); 8];
+        }
+        std::array::from_fn(|k| f(self, ins.map(|r| r[k])))
+    }
+
+    /// `bitselect(c, a, b)` on each vector (once on uniform rows, as [`Tx::bin`]).
+    pub(super) fn select_rows(&mut self, c: &Row, a: &Row, b: &Row) -> Row {
+        if uniform(c) && uniform(a) && uniform(b) {
+            return [self.b.ins().bitselect(c[0], a[0], b[0]); 8];
+        }
+        std::array::from_fn(|k| self.b.ins().bitselect(c[k], a[k], b[k]))
+    }
+
     /// `f` on each vector of `a` (once on a uniform row, as [`Tx::bin`]).
     pub(super) fn un(
         &mut self,
@@ -719,7 +834,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             return self.active;
         }
         let p = self.pred_src(g.0);
-        if self.full {
+        if self.full && self.strip.is_none() {
             p
         } else {
             self.b.ins().band(self.active, p)
@@ -869,14 +984,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     ) {
         self.b.switch_to_block(at);
         match carried {
-            Some(c) => {
-                self.regs = c.regs;
-                self.preds = c.preds;
-                self.cc = c.cc;
-                self.lea = c.lea;
-                self.lane_bits = c.lane_bits;
-                self.mask_vecs = c.mask_vecs;
-            }
+            Some(c) => self.restore(c),
             None => {
                 self.invalidate();
                 self.lane_bits = None;
@@ -886,6 +994,16 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.index = 0;
         self.member = member;
         self.env.live_out = live_out;
+    }
+
+    /// Makes `c` what is cached (values that dominate the code from here).
+    fn restore(&mut self, c: Cached) {
+        self.regs = c.regs;
+        self.preds = c.preds;
+        self.cc = c.cc;
+        self.lea = c.lea;
+        self.lane_bits = c.lane_bits;
+        self.mask_vecs = c.mask_vecs;
     }
 
     /// What is cached now (at the end of a region block, for the blocks chained to it).
@@ -1064,15 +1182,164 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Inline lowering; false when the instruction must be delegated.
     fn lower(&mut self, inst: &Inst) -> bool {
         // Constant operands that would fault are delegated (the interpreter raises the fault).
-        struct BadConst(bool);
-        impl Visitor for BadConst {
-            fn constant(&mut self, c: ConstRef) {
-                self.0 |= !c.offset.is_multiple_of(4);
+        !bad_const(inst) && self.lower_op(inst)
+    }
+
+    /// Whether `inst` may run in a strip loop ([`Tx::strip_run`]): its op's [`Lower::strip`],
+    /// and it can neither fault nor be delegated.
+    pub fn strippable(inst: &Inst) -> bool {
+        op_strip(&inst.op) && !bad_const(inst) && !inst.effects().can_fault
+    }
+
+    /// Translates `run` (instructions each [`Tx::strippable`], with what is live after and
+    /// uniform around each, as [`Tx::inst`] takes them) as one loop over the warp's eight
+    /// chunks of four lanes: the code of each instruction is emitted once, for one vector,
+    /// instead of once per vector. Lane-wise instructions give every lane the same result run
+    /// chunk by chunk as run instruction by instruction.
+    ///
+    /// Registers, predicates, flags and the LEA.LO word the run reads or writes go through
+    /// the warp state: dirty cached ones are stored first, each chunk loads what it reads and
+    /// stores what it wrote that is live after the run, and afterwards the cache forgets what
+    /// the run wrote. A predicate or flag is a lane mask: each chunk merges its four bits into
+    /// the stored word.
+    pub fn strip_run(
+        &mut self,
+        run: &[(
+            &Inst,
+            crate::analysis::LiveSet,
+            crate::analysis::uniformity::UniformSet,
+        )],
+    ) {
+        use crate::analysis::LiveSet;
+        let (mut touched, mut written) = (LiveSet::EMPTY, LiveSet::EMPTY);
+        for (inst, _, _) in run {
+            inst.op.for_each_reg(&mut |u| {
+                touched.insert_regs(u.reg, u.count);
+                if u.def {
+                    written.insert_regs(u.reg, u.count);
+                }
+            });
+            let fx = inst.effects();
+            touched.preds |= fx.pred_reads | fx.pred_writes;
+            touched.cc |= fx.cc_reads | fx.cc_writes;
+            touched.lea_lo |= fx.lea_lo_read | fx.lea_lo_write;
+            written.preds |= fx.pred_writes;
+            written.cc |= fx.cc_writes;
+            written.lea_lo |= fx.lea_lo_write;
+        }
+        let live_after = run.last().map_or(LiveSet::EMPTY, |r| r.1);
+        // Make the warp state current for what the run touches.
+        self.store_dirty(&touched);
+        let outer = self.cached();
+        let (active, full) = (self.active, self.full);
+        // The loop: chunk index i in 0..8.
+        let head = self.b.create_block();
+        let i = self.b.append_block_param(head, types::I32);
+        let exit = self.b.create_block();
+        let zero = self.iconst(0);
+        self.b.ins().jump(head, &[zero.into()]);
+        self.b.switch_to_block(head);
+        let off = self.b.ins().ishl_imm_u(i, 4);
+        let off = self.b.ins().uextend(self.env.ptr, off);
+        let at = self.b.ins().iadd(self.w, off);
+        let shift = self.b.ins().ishl_imm_u(i, 2);
+        let nibble = self.iconst(0xf);
+        let chunk = self.b.ins().ishl(nibble, shift);
+        let one_each = self.vconst([1, 2, 4, 8]);
+        let bits = self.b.ins().ishl(one_each, shift);
+        self.strip = Some(Strip {
+            at,
+            shift,
+            chunk,
+            bits,
+        });
+        self.active = if full {
+            chunk
+        } else {
+            self.b.ins().band(active, chunk)
+        };
+        self.regs.clear();
+        self.preds = [None; 7];
+        self.cc = [None; 4];
+        self.lea = None;
+        self.lane_bits = None;
+        self.mask_vecs.clear();
+        for (inst, after, uniform) in run {
+            self.inst(inst, after, uniform);
+        }
+        // Each chunk stores what it wrote that is live after the run.
+        self.store_dirty(&live_after);
+        let next = self.b.ins().iadd_imm_u(i, 1);
+        let more = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, next, 8);
+        self.b.ins().brif(more, head, &[next.into()], exit, &[]);
+        self.b.switch_to_block(exit);
+        self.strip = None;
+        self.active = active;
+        self.full = full;
+        self.restore(outer);
+        // Forget what the run wrote: the warp state holds it now.
+        self.regs.retain(|r, _| !written.has_reg(Reg(*r)));
+        for p in 0..7 {
+            if written.has_pred(Pred(p as u8)) {
+                self.preds[p] = None;
             }
         }
-        let mut bad = BadConst(false);
-        inst.op.operands(&mut bad);
-        !bad.0 && self.lower_op(inst)
+        for f in 0..4 {
+            if written.has_flag(f) {
+                self.cc[f] = None;
+            }
+        }
+        if written.lea_lo {
+            self.lea = None;
+        }
+    }
+
+    /// Stores the dirty cached values in `set` (registers, predicates, flags, LEA.LO), which
+    /// stay cached, now clean.
+    fn store_dirty(&mut self, set: &crate::analysis::LiveSet) {
+        let mut regs: Vec<_> = self
+            .regs
+            .iter()
+            .filter(|(r, (_, d))| *d && set.has_reg(Reg(**r)))
+            .map(|(r, (row, _))| (*r, *row))
+            .collect();
+        regs.sort_by_key(|(r, _)| *r);
+        for (r, row) in regs {
+            self.store_reg_row(r, &row);
+            self.regs.insert(r, (row, false));
+        }
+        for p in 0..7 {
+            if let Some((v, true)) = self.preds[p] {
+                if set.has_pred(Pred(p as u8)) {
+                    self.b.ins().store(
+                        flags(),
+                        v,
+                        self.w,
+                        offset_of!(WarpState, preds) as i32 + 4 * p as i32,
+                    );
+                    self.preds[p] = Some((v, false));
+                }
+            }
+        }
+        for f in 0..4 {
+            if let Some((v, true)) = self.cc[f] {
+                if set.has_flag(f) {
+                    self.b.ins().store(
+                        flags(),
+                        v,
+                        self.w,
+                        offset_of!(WarpState, cc) as i32 + 4 * f as i32,
+                    );
+                    self.cc[f] = Some((v, false));
+                }
+            }
+        }
+        if let Some((row, true)) = self.lea {
+            if set.lea_lo {
+                self.store_lea_row(&row);
+                self.lea = Some((row, false));
+            }
+        }
     }
 
     /// Ends the function: store live-out state, return 0; the fault exit returns 1.

@@ -172,11 +172,12 @@ impl Inner {
                 ptr,
                 more: insts.end != block.insts.len(),
                 live_out,
-                wide_whole_warp: self.tier == Tier::Two,
+                whole_warp: self.tier == Tier::Two,
             };
+            let strip = self.tier == Tier::One;
             let mut tx = codegen::Tx::new(&mut fb, env, full);
             match members {
-                None => translate(&mut tx, code, id, insts.clone(), &live_after[0]),
+                None => translate(&mut tx, code, id, insts.clone(), &live_after[0], strip),
                 Some(members) => {
                     let chained = plan.as_ref().map_or(Vec::new(), |p| p.chained());
                     let at: Vec<_> = members
@@ -210,7 +211,14 @@ impl Inner {
                             let blk = &prog.blocks[m.id as usize];
                             let live_out = &code.live.live_out[m.id as usize];
                             tx.begin_member(k, m.at, live_out, carried);
-                            translate(&mut tx, code, m.id, 0..blk.insts.len(), &live_after[k]);
+                            translate(
+                                &mut tx,
+                                code,
+                                m.id,
+                                0..blk.insts.len(),
+                                &live_after[k],
+                                strip,
+                            );
                             tx.end_member(m, &blk.term, &at);
                             for (t, from) in chained.iter().enumerate() {
                                 if *from == Some(k) {
@@ -320,29 +328,53 @@ fn dump_clif(
 
 /// Translates instructions `insts` of block `id`, each with what is live after it
 /// (`live_after`, per instruction of the block) and what is uniform both before and after it.
+/// With `strip` (tier 1), each run of at least [`MIN_STRIP`] instructions that may run four
+/// lanes at a time ([`codegen::Tx::strippable`]) becomes one strip loop: its code is emitted
+/// once rather than once per vector of the row, for an eighth of the Cranelift work.
 fn translate(
     tx: &mut codegen::Tx<'_, '_, '_>,
     code: &ProgCode,
     id: crate::ir::BlockId,
     insts: std::ops::Range<usize>,
     live_after: &[crate::analysis::LiveSet],
+    strip: bool,
 ) {
     let block = &code.prog.blocks[id as usize];
     let u = &code.uniform;
-    for (k, (inst, after)) in block.insts[insts.clone()]
-        .iter()
-        .zip(&live_after[insts.clone()])
-        .enumerate()
-    {
-        // What is uniform both before and after the instruction (nothing, in a block the
-        // analysis finds unreachable: its answers there are vacuous).
-        let k = insts.start + k;
-        let mut both = match k {
-            _ if !u.is_reachable(id) => crate::analysis::uniformity::UniformSet::EMPTY,
-            0 => u.uniform_in(id),
-            k => u.uniform_after(id, k - 1),
+    let items: Vec<_> = insts
+        .clone()
+        .map(|k| {
+            // What is uniform both before and after the instruction (nothing, in a block the
+            // analysis finds unreachable: its answers there are vacuous).
+            let mut both = match k {
+                _ if !u.is_reachable(id) => crate::analysis::uniformity::UniformSet::EMPTY,
+                0 => u.uniform_in(id),
+                k => u.uniform_after(id, k - 1),
+            };
+            both.intersect_with(&u.uniform_after(id, k));
+            (&block.insts[k], live_after[k], both)
+        })
+        .collect();
+    let mut k = 0;
+    while k < items.len() {
+        let run = match strip {
+            true => items[k..]
+                .iter()
+                .take_while(|(inst, _, _)| codegen::Tx::strippable(inst))
+                .count(),
+            false => 0,
         };
-        both.intersect_with(&u.uniform_after(id, k));
-        tx.inst(inst, after, &both);
+        if run >= MIN_STRIP {
+            tx.strip_run(&items[k..k + run]);
+            k += run;
+        } else {
+            let (inst, after, both) = &items[k];
+            tx.inst(inst, after, both);
+            k += 1;
+        }
     }
 }
+
+/// The fewest instructions a strip loop is made for: the loop's own code (the chunk's
+/// address and masks, the count, the branch) costs about what one instruction saves.
+const MIN_STRIP: usize = 2;

@@ -276,8 +276,8 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let simple = steer.is_none_or(|p| p == PredSrc::TRUE) && ps.is_none_or(|p| p.is_pt());
-        let whole = size == MemSize::B32
-            || (self.env.wide_whole_warp && matches!(size, MemSize::B64 | MemSize::B128));
+        let whole =
+            self.env.whole_warp && matches!(size, MemSize::B32 | MemSize::B64 | MemSize::B128);
         match addr.base {
             Some(base)
                 if simple
@@ -344,8 +344,8 @@ impl Tx<'_, '_, '_> {
     ) {
         let mask = self.guard_mask(inst.guard);
         let simple = steer.is_none_or(|p| p == PredSrc::TRUE);
-        let whole = size == MemSize::B32
-            || (self.env.wide_whole_warp && matches!(size, MemSize::B64 | MemSize::B128));
+        let whole =
+            self.env.whole_warp && matches!(size, MemSize::B32 | MemSize::B64 | MemSize::B128);
         match addr.base {
             Some(base) if simple && whole && self.covers_all(mask) => {
                 let rows: Vec<Row> = (0..size.regs()).map(|k| self.reg(v.offset(k))).collect();

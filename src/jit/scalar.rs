@@ -21,6 +21,19 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         ins: &[Row],
         f: impl Fn(&mut FunctionBuilder<'b>, &[Value]) -> Value,
     ) -> Row {
+        // On rows that are one vector repeated (in a strip loop, every row), one vector's lanes.
+        if ins.iter().all(super::codegen::uniform) {
+            let mut out = self.splat(0)[0];
+            for l in 0..4 {
+                let xs: Vec<Value> = ins
+                    .iter()
+                    .map(|r| self.b.ins().extractlane(r[0], l as u8))
+                    .collect();
+                let v = f(self.b, &xs);
+                out = self.b.ins().insertlane(out, v, l as u8);
+            }
+            return [out; 8];
+        }
         let mut out = self.splat(0);
         for l in 0..32 {
             let xs: Vec<Value> = ins

@@ -22,7 +22,8 @@ fn run_compiled(
     run_compiled_prog(jit, program(text), text, consts, mode, shared_window)
 }
 
-/// [`run_compiled`] on a program already built.
+/// [`run_compiled`] on a program already built: compiled by tier 1 (strip loops, the lane
+/// routine) and by tier 2 (whole rows, the whole-warp path), which must write the same bytes.
 fn run_compiled_prog(
     jit: &Jit,
     prog: Arc<Program>,
@@ -31,7 +32,24 @@ fn run_compiled_prog(
     mode: warpjit_runtime::BankMode,
     shared_window: u64,
 ) -> Vec<u8> {
-    jit.compile_all(&prog).expect("compiles");
+    let one = run_compiled_at(jit, &prog, Tier::One, text, &consts, mode, shared_window);
+    let two = run_compiled_at(jit, &prog, Tier::Two, text, &consts, mode, shared_window);
+    assert!(one == two, "tier 1 and tier 2 differ:\n{text}");
+    one
+}
+
+/// [`run_compiled`] with every block compiled by `tier`.
+fn run_compiled_at(
+    jit: &Jit,
+    prog: &Arc<Program>,
+    tier: Tier,
+    text: &str,
+    consts: &warpjit_runtime::ConstBanks,
+    mode: warpjit_runtime::BankMode,
+    shared_window: u64,
+) -> Vec<u8> {
+    let (prog, consts) = (prog.clone(), consts.clone());
+    jit.compile_all_tier(&prog, tier).expect("compiles");
     let mut machine = Machine {
         shared_window,
         ..Machine::default()
@@ -184,13 +202,21 @@ fn semantics_mirrors() {
 
 /// Compiled global loads address memory as `crate::semantics::effective` says (32-bit
 /// wrap-around, `.E` pairs with a borrow across 4 GiB, misaligned addresses aligned down), on
-/// both their fast path (every lane in the hinted segment) and their slow path.
+/// both their fast path (every lane in the hinted segment) and their slow path, at both tiers
+/// (tier 1 calls the lane routine, tier 2 also has the whole-warp path).
 #[test]
 fn effective_address_mirror() {
+    for tier in [Tier::One, Tier::Two] {
+        effective_address_mirror_at(tier);
+    }
+}
+
+fn effective_address_mirror_at(tier: Tier) {
     use crate::semantics::effective;
     use warpjit_runtime::memory::Init;
     use warpjit_runtime::{ConstBanks, LANES};
-    let jit = Jit::new().expect("host supported");
+    let mut jit = Jit::new().expect("host supported");
+    jit.hot_threshold = u32::MAX;
     // Lane l's Ra pair is c[0][8l], c[0][8l + 4]; each thread stores both loads at
     // 0x10000 + 8 * tid.
     let text = |e: &str| {
@@ -218,7 +244,7 @@ fn effective_address_mirror() {
         .collect();
     for (e, table, all_fast) in [(".E", &wide, true), ("", &narrow, false)] {
         let prog = program(&text(e));
-        jit.compile_all(&prog).expect("compiles");
+        jit.compile_all_tier(&prog, tier).expect("compiles");
         let mut machine = Machine::default();
         let (hi_base, lo_base) = (0xffff_ff00u64, 0u64);
         machine
@@ -1680,4 +1706,47 @@ fn the_search_for_regions_is_bounded() {
     let heads = head_pieces(&prog, &ranges(&prog));
     assert_eq!(heads.iter().filter(|h| **h).count(), MAX_EMPTY_HEADS);
     assert!(heads[1] && !heads[n]);
+}
+
+/// Tier 1 compiles runs of lane-wise instructions as strip loops (`Tx::strip_run`: one chunk of
+/// four lanes per iteration, each lane mask merged chunk by chunk). They agree with the
+/// interpreter, and with tier 2's whole rows, in every lane: under a partial active mask (each
+/// side of a divergent `if` runs with some lanes of some chunks), with guards, with a carry
+/// (CC) and the LEA.LO word made before a run, used inside it and after it, with predicates
+/// made and read inside a run and read after it, and with a lane routine's results (IMUL.HI).
+#[test]
+fn strip_loops_agree_with_the_interpreter_under_any_mask() {
+    let text = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nIADD32I R2, R0, -0x10;\n\
+        XMAD R3, R0, 0x9e37, R0;\nIADD R13.CC, R3, R3;\nLEA R14.CC, R0, R3, 0x1d;\n\
+        ISETP.LT.AND P0, PT, R0, 0x13, PT;\nSSY JOIN;\n@P0 BRA SIDE;\n\
+        IADD.X R4, R2, R3;\nLEA.HI.X R7, R0, R2, RZ, 0x1d;\nIADD R4.CC, R4, R3;\n\
+        IADD.X R5, R3, RZ;\nISETP.GT.AND P1, PT, R4, R5, PT;\n@P1 LOP.XOR R4, R4, R7;\n\
+        @!P1 IADD R5, R5, R7;\nPSETP.AND.AND P2, PT, P1, !P0, PT;\nSEL R8, R4, R5, P2;\n\
+        IMUL.U32.U32.HI R9, R4, R3;\nICMP.LT R10, R0, 0x1c, R9;\nFLO.U32 R11, R10;\n\
+        IADD3 R8, R8, R11, R7;\nSYNC;\n\
+        SIDE:\nLOP3.LUT R4, R2, R3, R0, 0x96;\nBFE.U32 R5, R3, 0x804;\nIADD.X R6, R4, R5;\n\
+        IMNMX R7, R2, R3, PT;\nISETP.NE.AND P1, PT, R5, 0x7, PT;\n@P1 IADD R7, R7, 0x3;\n\
+        LEA.HI.X R9, R0, R4, RZ, 0x1d;\nIADD3 R8, R6, R7, R9;\nSYNC;\n\
+        JOIN:\n@P1 IADD32I R8, R8, 0x100;\nLOP.XOR R12, R5, R7;\n\
+        STG [R1+0x10000], R8;\nSTG [R1+0x10004], R12;\nEXIT;\n";
+    let prog = program(text);
+    let launch = Launch {
+        block: [32, 1, 1],
+        ..Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new())
+    };
+    let (got, want) = interpreter_and_jit(&launch);
+    assert_eq!(got.0, want.0);
+    assert!(got.1 == want.1, "tier 1 differs from the interpreter");
+    // Both sides of the `if` ran (lanes 0-18 and 19-31 stored different things).
+    assert_ne!(want.1[..8], want.1[8 * 20..8 * 21]);
+    let two = run_compiled_at(
+        &Jit::new().expect("host supported"),
+        &prog,
+        Tier::Two,
+        text,
+        &warpjit_runtime::ConstBanks::new(),
+        warpjit_runtime::BankMode::Compute,
+        0x0100_0000,
+    );
+    assert!(two == want.1, "tier 2 differs from the interpreter");
 }

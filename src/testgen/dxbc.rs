@@ -881,15 +881,20 @@ fn run(
     Ok((DxbcOutcome { result, uavs }, delegated))
 }
 
-/// Runs `case` under the interpreter and the JIT (every block compiled on its first run; twice,
-/// the second run reusing the code) and requires identical outcomes.
+/// Runs `case` under the interpreter and the JIT (every block compiled by tier 1 on its first
+/// run; twice, the second run reusing the code; then once more with every block compiled by
+/// tier 2) and requires identical outcomes.
 pub fn check_dxbc(case: &DxbcCase) -> std::result::Result<DxbcOutcome, String> {
     let launch = case.launch()?;
     let (want, _) = run(case, &Interpreter, &launch)?;
     let mut jit = Jit::new().map_err(|e| e.to_string())?;
     jit.threshold = 1;
     jit.hot_threshold = u32::MAX;
-    for pass in 0..2 {
+    for pass in 0..3 {
+        if pass == 2 {
+            jit.compile_all_tier(&launch.program, crate::jit::Tier::Two)
+                .map_err(|e| format!("the JIT cannot compile a block at tier 2: {e}\n{case:?}"))?;
+        }
         let (got, delegated) = run(case, &jit, &launch)?;
         if delegated != 0 {
             return Err(format!(

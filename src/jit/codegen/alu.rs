@@ -2,7 +2,7 @@
 //! comparisons, selects), and their arithmetic helpers. LEA is in [`super::lea`]; per-lane
 //! scalar lowerings are in `jit/scalar.rs`.
 
-use super::{flags, uniform, Lower, Row, Tx, V};
+use super::{flags, Lower, Row, Tx};
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, Value};
@@ -21,6 +21,10 @@ impl Lower for Mov {
         4
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -34,6 +38,10 @@ impl Lower for Mov {
 impl Lower for Mov32i {
     fn weight(&self) -> u32 {
         4
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -51,6 +59,18 @@ impl Lower for S2r {
         4
     }
 
+    fn strip(&self) -> bool {
+        matches!(
+            self.sr,
+            SpecialReg::TidX
+                | SpecialReg::TidY
+                | SpecialReg::TidZ
+                | SpecialReg::CtaidX
+                | SpecialReg::CtaidY
+                | SpecialReg::CtaidZ
+        )
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -62,8 +82,7 @@ impl Lower for S2r {
                     SpecialReg::TidY => 1,
                     _ => 2,
                 };
-                let base = offset_of!(WarpState, tid) as i32 + i * 128;
-                std::array::from_fn(|k| tx.b.ins().load(V, flags(), tx.w, base + 16 * k as i32))
+                tx.state_row(offset_of!(WarpState, tid) as i32 + i * 128)
             }
             SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ => {
                 let i = match o.sr {
@@ -102,6 +121,10 @@ impl Lower for Iadd {
         4
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -121,6 +144,10 @@ impl Lower for Iadd32i {
         4
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -137,6 +164,10 @@ impl Lower for Iadd32i {
 impl Lower for Iscadd {
     fn weight(&self) -> u32 {
         4
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -159,6 +190,10 @@ impl Lower for Iscadd32i {
         4
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -176,6 +211,10 @@ impl Lower for Iadd3 {
         4
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -186,6 +225,10 @@ impl Lower for Iadd3 {
 impl Lower for Xmad {
     fn weight(&self) -> u32 {
         8
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -203,6 +246,10 @@ impl Lower for Shl {
         } else {
             4
         }
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -230,6 +277,10 @@ impl Lower for Shr {
         } else {
             4
         }
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -263,6 +314,10 @@ impl Lower for Shf {
         }
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -283,6 +338,10 @@ impl Lower for Shf {
 impl Lower for Lop {
     fn weight(&self) -> u32 {
         4
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -310,6 +369,10 @@ impl Lower for Lop32i {
         4
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -334,6 +397,10 @@ impl Lower for Lop3 {
         8
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -355,6 +422,10 @@ impl Lower for Bfe {
         } else {
             4
         }
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -406,6 +477,10 @@ impl Lower for Bfi {
         }
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -426,7 +501,7 @@ impl Lower for Bfi {
             let a = tx.reg(o.a);
             let a = tx.shl_c(&a, pos);
             let mv = tx.splat(mk);
-            std::array::from_fn(|k| tx.b.ins().bitselect(mv[k], a[k], c[k]))
+            tx.select_rows(&mv, &a, &c)
         };
         tx.bitfield_out(m, o.d, o.cc, &r);
         true
@@ -436,6 +511,10 @@ impl Lower for Bfi {
 impl Lower for Popc {
     fn weight(&self) -> u32 {
         8
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -452,6 +531,10 @@ impl Lower for Popc {
 impl Lower for Flo {
     fn weight(&self) -> u32 {
         12
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -492,6 +575,10 @@ impl Lower for Sel {
         8
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -500,7 +587,7 @@ impl Lower for Sel {
         let pv = tx.mask_vec(p);
         let a = tx.reg(o.a);
         let b = tx.src(o.b);
-        let r = std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], a[k], b[k]));
+        let r = tx.select_rows(&pv, &a, &b);
         tx.set_reg(o.d, r, m);
         true
     }
@@ -509,6 +596,10 @@ impl Lower for Sel {
 impl Lower for Isetp {
     fn weight(&self) -> u32 {
         4
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -563,6 +654,10 @@ impl Lower for Psetp {
         4
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -586,6 +681,10 @@ impl Lower for P2r {
         16
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.p2r(inst, self);
         true
@@ -595,6 +694,10 @@ impl Lower for P2r {
 impl Lower for Imnmx {
     fn weight(&self) -> u32 {
         8
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -623,12 +726,12 @@ impl Lower for Imnmx {
             let sf = tx.flag(SF);
             let zv = tx.mask_vec(zf);
             let sv = tx.mask_vec(sf);
-            let plain: Row = std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], mn[k], mx[k]));
-            let take_b: Row = std::array::from_fn(|k| tx.b.ins().bxor(sv[k], pv[k]));
-            let side: Row = std::array::from_fn(|k| tx.b.ins().bitselect(take_b[k], b[k], a[k]));
-            std::array::from_fn(|k| tx.b.ins().bitselect(zv[k], plain[k], side[k]))
+            let plain: Row = tx.select_rows(&pv, &mn, &mx);
+            let take_b: Row = tx.bin(&sv, &pv, |b, x, y| b.ins().bxor(x, y));
+            let side: Row = tx.select_rows(&take_b, &b, &a);
+            tx.select_rows(&zv, &plain, &side)
         } else {
-            std::array::from_fn(|k| tx.b.ins().bitselect(pv[k], mn[k], mx[k]))
+            tx.select_rows(&pv, &mn, &mx)
         };
         tx.set_reg(o.d, r, m);
         if o.cc {
@@ -655,6 +758,10 @@ impl Lower for Icmp {
         8
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -677,7 +784,7 @@ impl Lower for Icmp {
                 let c = tx.src(o.c);
                 let z = tx.splat(0);
                 let t = tx.cmp(cc, &c, &z);
-                std::array::from_fn(|k| tx.b.ins().bitselect(t[k], a[k], b[k]))
+                tx.select_rows(&t, &a, &b)
             }
         };
         tx.set_reg(o.d, r, m);
@@ -688,6 +795,12 @@ impl Lower for Icmp {
 impl Lower for Prmt {
     fn weight(&self) -> u32 {
         4
+    }
+
+    fn strip(&self) -> bool {
+        // An immediate selector is a byte shuffle within each vector; a register one calls
+        // the lane routine.
+        matches!(self.b, Src::Imm(_))
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -991,10 +1104,7 @@ impl Tx<'_, '_, '_> {
             (true, true, true) => {
                 let f1 = self.lut2(lut >> 4, b, c);
                 let f0 = self.lut2(lut & 0x0f, b, c);
-                if uniform(a) && uniform(&f1) && uniform(&f0) {
-                    return [self.b.ins().bitselect(a[0], f1[0], f0[0]); 8];
-                }
-                std::array::from_fn(|k| self.b.ins().bitselect(a[k], f1[k], f0[k]))
+                self.select_rows(a, &f1, &f0)
             }
         }
     }

@@ -11,6 +11,10 @@ impl Lower for B2r {
         4
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let at = offset_of!(warpjit_runtime::WarpState, bar_result) as i32;

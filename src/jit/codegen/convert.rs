@@ -223,6 +223,10 @@ impl Lower for I2f {
         ROUTINE_WEIGHT
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         if self.dst == FloatType::F32
@@ -251,6 +255,10 @@ impl Lower for I2f {
 impl Lower for F2i {
     fn weight(&self) -> u32 {
         ROUTINE_WEIGHT
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -291,6 +299,10 @@ impl Lower for F2f {
         ROUTINE_WEIGHT
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let b = tx.wide_rows(self.b, self.src.regs(), Imm64::High);
@@ -303,6 +315,10 @@ impl Lower for F2f {
 impl Lower for I2i {
     fn weight(&self) -> u32 {
         ROUTINE_WEIGHT
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -322,6 +338,10 @@ impl Lower for I2i {
 impl Lower for Dadd {
     fn weight(&self) -> u32 {
         ROUTINE_WEIGHT
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -345,6 +365,10 @@ impl Lower for Dmul {
         ROUTINE_WEIGHT
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let a = tx.wide_rows(Src::Reg(self.a), 2, Imm64::High);
@@ -365,6 +389,10 @@ impl Lower for Dfma {
         ROUTINE_WEIGHT
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let a = tx.wide_rows(Src::Reg(self.a), 2, Imm64::High);
@@ -379,6 +407,10 @@ impl Lower for Dfma {
 impl Lower for Dmnmx {
     fn weight(&self) -> u32 {
         ROUTINE_WEIGHT
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -406,6 +438,10 @@ impl Lower for Dsetp {
         ROUTINE_WEIGHT
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let t = tx.d_test(inst, self.a, self.b);
@@ -422,6 +458,10 @@ impl Lower for Dsetp {
 impl Lower for Dset {
     fn weight(&self) -> u32 {
         ROUTINE_WEIGHT
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {

@@ -45,11 +45,11 @@ impl Tx<'_, '_, '_> {
         let exp = self.splat(0x7f80_0000);
         let sign = self.splat(0x8000_0000);
         let zero = self.splat(0);
-        std::array::from_fn(|k| {
-            let e = self.b.ins().band(x[k], exp[k]);
-            let sub = self.b.ins().icmp(IntCC::Equal, e, zero[k]);
-            let z = self.b.ins().band(x[k], sign[k]);
-            self.b.ins().bitselect(sub, z, x[k])
+        self.each([x, &exp, &sign, &zero], |t, [x, exp, sign, zero]| {
+            let e = t.b.ins().band(x, exp);
+            let sub = t.b.ins().icmp(IntCC::Equal, e, zero);
+            let z = t.b.ins().band(x, sign);
+            t.b.ins().bitselect(sub, z, x)
         })
     }
 
@@ -75,7 +75,7 @@ impl Tx<'_, '_, '_> {
     fn fout_row(&mut self, r: &Row, ftz: bool, sat: bool) -> Row {
         let nan = self.nan_lanes(r);
         let canon = self.splat(CANONICAL_NAN32);
-        let mut r: Row = std::array::from_fn(|k| self.b.ins().bitselect(nan[k], canon[k], r[k]));
+        let mut r: Row = self.select_rows(&nan, &canon, r);
         if ftz {
             r = self.ftz_row(&r);
         }
@@ -87,43 +87,46 @@ impl Tx<'_, '_, '_> {
             let neg = self.cmp(IntCC::SignedLessThan, &r, &zero);
             let nan = self.cmp(IntCC::SignedGreaterThan, &r, &inf);
             let big = self.cmp(IntCC::SignedGreaterThan, &r, &one);
-            r = std::array::from_fn(|k| {
-                let v = self.b.ins().bitselect(big[k], one[k], r[k]);
-                let z = self.b.ins().bor(neg[k], nan[k]);
-                self.b.ins().bitselect(z, zero[k], v)
-            });
+            r = self.each(
+                [&big, &one, &r, &neg, &nan, &zero],
+                |t, [big, one, r, neg, nan, zero]| {
+                    let v = t.b.ins().bitselect(big, one, r);
+                    let z = t.b.ins().bor(neg, nan);
+                    t.b.ins().bitselect(z, zero, v)
+                },
+            );
         }
         r
     }
 
     /// `op(a, b)` on every row as `f32x4`.
     fn fop2(&mut self, a: &Row, b: &Row, op: FOp) -> Row {
-        std::array::from_fn(|k| {
-            let x = self.bits_as_f32x4(a[k]);
-            let y = self.bits_as_f32x4(b[k]);
-            let r = op(self.b, x, y);
-            self.f32x4_as_bits(r)
+        self.each([a, b], |t, [a, b]| {
+            let x = t.bits_as_f32x4(a);
+            let y = t.bits_as_f32x4(b);
+            let r = op(t.b, x, y);
+            t.f32x4_as_bits(r)
         })
     }
 
     /// `a * b + c` fused, on every row.
     fn ffma_rows(&mut self, a: &Row, b: &Row, c: &Row) -> Row {
-        std::array::from_fn(|k| {
-            let x = self.bits_as_f32x4(a[k]);
-            let y = self.bits_as_f32x4(b[k]);
-            let z = self.bits_as_f32x4(c[k]);
-            let r = self.b.ins().fma(x, y, z);
-            self.f32x4_as_bits(r)
+        self.each([a, b, c], |t, [a, b, c]| {
+            let x = t.bits_as_f32x4(a);
+            let y = t.bits_as_f32x4(b);
+            let z = t.bits_as_f32x4(c);
+            let r = t.b.ins().fma(x, y, z);
+            t.f32x4_as_bits(r)
         })
     }
 
     /// One float comparison condition, all ones where it holds.
     fn fcc(&mut self, cc: FloatCC, a: &Row, b: &Row) -> Row {
-        std::array::from_fn(|k| {
-            let x = self.bits_as_f32x4(a[k]);
-            let y = self.bits_as_f32x4(b[k]);
-            let m = self.b.ins().fcmp(cc, x, y);
-            self.f32x4_as_bits(m)
+        self.each([a, b], |t, [a, b]| {
+            let x = t.bits_as_f32x4(a);
+            let y = t.bits_as_f32x4(b);
+            let m = t.b.ins().fcmp(cc, x, y);
+            t.f32x4_as_bits(m)
         })
     }
 
@@ -187,6 +190,11 @@ impl Lower for Fadd {
         }
     }
 
+    fn strip(&self) -> bool {
+        // Directed rounding calls the lane routine.
+        self.rnd == FRnd::Rn
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         if o.rnd != FRnd::Rn {
@@ -210,6 +218,10 @@ impl Lower for Fadd32i {
         6
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -231,6 +243,10 @@ impl Lower for Fmul {
         } else {
             12
         }
+    }
+
+    fn strip(&self) -> bool {
+        self.rnd == FRnd::Rn && self.scale == 0
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -258,6 +274,10 @@ impl Lower for Fmul32i {
         6
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -279,6 +299,10 @@ impl Lower for Ffma {
         } else {
             14
         }
+    }
+
+    fn strip(&self) -> bool {
+        self.rnd == FRnd::Rn
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -306,6 +330,10 @@ impl Lower for Ffma32i {
         8
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -325,6 +353,10 @@ impl Lower for Ffma32i {
 impl Lower for Fmnmx {
     fn weight(&self) -> u32 {
         10
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -348,16 +380,19 @@ impl Lower for Fmnmx {
         let nx = tx.nan_lanes(&x);
         let ny = tx.nan_lanes(&y);
         let canon = tx.splat(CANONICAL_NAN32);
-        let r: Row = std::array::from_fn(|k| {
-            let b = &mut *tx.b;
-            // x when (x < y) == min.
-            let d = b.ins().bxor(lt[k], min[k]);
-            let r = b.ins().bitselect(d, y[k], x[k]);
-            let r = b.ins().bitselect(ny[k], x[k], r);
-            let r = b.ins().bitselect(nx[k], y[k], r);
-            let both = b.ins().band(nx[k], ny[k]);
-            b.ins().bitselect(both, canon[k], r)
-        });
+        let r: Row = tx.each(
+            [&lt, &min, &x, &y, &nx, &ny, &canon],
+            |t, [lt, min, x, y, nx, ny, canon]| {
+                let b = &mut *t.b;
+                // x when (x < y) == min.
+                let d = b.ins().bxor(lt, min);
+                let r = b.ins().bitselect(d, y, x);
+                let r = b.ins().bitselect(ny, x, r);
+                let r = b.ins().bitselect(nx, y, r);
+                let both = b.ins().band(nx, ny);
+                b.ins().bitselect(both, canon, r)
+            },
+        );
         tx.set_reg(o.d, r, m);
         true
     }
@@ -366,6 +401,10 @@ impl Lower for Fmnmx {
 impl Lower for Fsetp {
     fn weight(&self) -> u32 {
         8
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -390,6 +429,10 @@ impl Lower for Fsetp {
 impl Lower for Fset {
     fn weight(&self) -> u32 {
         8
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -423,6 +466,10 @@ impl Lower for Fcmp {
         8
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -432,7 +479,7 @@ impl Lower for Fcmp {
         let c = tx.fin_row(c, FMod::NONE, o.ftz);
         let zero = tx.splat(0);
         let r = tx.fcmp_rows(o.cmp, &c, &zero);
-        let v: Row = std::array::from_fn(|k| tx.b.ins().bitselect(r[k], a[k], b[k]));
+        let v: Row = tx.select_rows(&r, &a, &b);
         tx.set_reg(o.d, v, m);
         true
     }
@@ -441,6 +488,10 @@ impl Lower for Fcmp {
 impl Lower for Mufu {
     fn weight(&self) -> u32 {
         12
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -452,6 +503,10 @@ impl Lower for Mufu {
 impl Lower for Rro {
     fn weight(&self) -> u32 {
         6
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -468,6 +523,10 @@ impl Lower for Rro {
 impl Lower for Fchk {
     fn weight(&self) -> u32 {
         10
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {

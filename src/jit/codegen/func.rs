@@ -19,11 +19,11 @@ impl Tx<'_, '_, '_> {
         let exp = self.splat(0x7f80_0000);
         let sign = self.splat(0x8000_0000);
         let zero = self.splat(0);
-        std::array::from_fn(|k| {
-            let e = self.b.ins().band(x[k], exp[k]);
-            let denorm = self.b.ins().icmp(IntCC::Equal, e, zero[k]);
-            let signed_zero = self.b.ins().band(x[k], sign[k]);
-            self.b.ins().bitselect(denorm, signed_zero, x[k])
+        self.each([x, &exp, &sign, &zero], |t, [x, exp, sign, zero]| {
+            let e = t.b.ins().band(x, exp);
+            let denorm = t.b.ins().icmp(IntCC::Equal, e, zero);
+            let signed_zero = t.b.ins().band(x, sign);
+            t.b.ins().bitselect(denorm, signed_zero, x)
         })
     }
 
@@ -47,14 +47,14 @@ impl Tx<'_, '_, '_> {
         let a = self.flush_denormals(a);
         let b = self.flush_denormals(b);
         let nan = self.splat(0x7fc0_0000);
-        let r: Row = std::array::from_fn(|k| {
-            let x = self.as_f32(a[k]);
-            let y = self.as_f32(b[k]);
-            let r = op(self.b, x, y);
-            let is_nan = self.b.ins().fcmp(FloatCC::Unordered, r, r);
-            let is_nan = self.as_i32(is_nan);
-            let bits = self.as_i32(r);
-            self.b.ins().bitselect(is_nan, nan[k], bits)
+        let r: Row = self.each([&a, &b, &nan], |t, [a, b, nan]| {
+            let x = t.as_f32(a);
+            let y = t.as_f32(b);
+            let r = op(t.b, x, y);
+            let is_nan = t.b.ins().fcmp(FloatCC::Unordered, r, r);
+            let is_nan = t.as_i32(is_nan);
+            let bits = t.as_i32(r);
+            t.b.ins().bitselect(is_nan, nan, bits)
         });
         self.flush_denormals(&r)
     }
@@ -63,11 +63,11 @@ impl Tx<'_, '_, '_> {
     fn float_cmp(&mut self, cc: FloatCC, a: &Row, b: &Row) -> Row {
         let a = self.flush_denormals(a);
         let b = self.flush_denormals(b);
-        std::array::from_fn(|k| {
-            let x = self.as_f32(a[k]);
-            let y = self.as_f32(b[k]);
-            let m = self.b.ins().fcmp(cc, x, y);
-            self.as_i32(m)
+        self.each([&a, &b], |t, [a, b]| {
+            let x = t.as_f32(a);
+            let y = t.as_f32(b);
+            let m = t.b.ins().fcmp(cc, x, y);
+            t.as_i32(m)
         })
     }
 }
@@ -114,6 +114,10 @@ fn bin_inline(f: BinFn, b: Src) -> bool {
 impl Lower for Bin {
     fn weight(&self) -> u32 {
         4
+    }
+
+    fn strip(&self) -> bool {
+        bin_inline(self.f, self.b)
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -188,6 +192,11 @@ impl Lower for Un {
         4
     }
 
+    fn strip(&self) -> bool {
+        // The others call the routine.
+        matches!(self.f, UnFn::Ineg | UnFn::Not | UnFn::FNeg | UnFn::FAbs)
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let bits = match self.f {
             UnFn::Ineg | UnFn::Not => None,
@@ -248,6 +257,13 @@ impl Lower for Tern {
         6
     }
 
+    fn strip(&self) -> bool {
+        matches!(
+            self.f,
+            TernFn::Imad | TernFn::Movc | TernFn::BitSelect | TernFn::Mad
+        )
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         match self.f {
             TernFn::Imad | TernFn::Movc | TernFn::BitSelect | TernFn::Mad => {}
@@ -271,9 +287,9 @@ impl Lower for Tern {
                 // All ones where `a` is not zero, then a bitwise select.
                 let z = tx.splat(0);
                 let on = tx.cmp(IntCC::NotEqual, &a, &z);
-                std::array::from_fn(|k| tx.b.ins().bitselect(on[k], b[k], c[k]))
+                tx.select_rows(&on, &b, &c)
             }
-            TernFn::BitSelect => std::array::from_fn(|k| tx.b.ins().bitselect(a[k], b[k], c[k])),
+            TernFn::BitSelect => tx.select_rows(&a, &b, &c),
             // Unfused: the product rounded, flushed and made canonical, then the sum.
             TernFn::Mad => {
                 let p = tx.float_op(&a, &b, |b, x, y| b.ins().fmul(x, y));

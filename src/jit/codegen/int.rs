@@ -57,6 +57,10 @@ impl Lower for Iset {
         6
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -73,6 +77,10 @@ impl Lower for Iset {
 impl Lower for Pset {
     fn weight(&self) -> u32 {
         4
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -93,6 +101,10 @@ impl Lower for Csetp {
         2
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -110,6 +122,10 @@ impl Lower for Csetp {
 impl Lower for R2p {
     fn weight(&self) -> u32 {
         16
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -209,6 +225,10 @@ impl Lower for Imul {
         }
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -236,6 +256,10 @@ impl Lower for Imul32i {
         }
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -261,6 +285,10 @@ impl Lower for Imad {
         } else {
             6
         }
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -310,6 +338,10 @@ impl Tx<'_, '_, '_> {
 impl Lower for Imadsp {
     fn weight(&self) -> u32 {
         8
+    }
+
+    fn strip(&self) -> bool {
+        true
     }
 
     /// `semantics::imadsp` in vector code: the parts, then a wrapping multiply and add.

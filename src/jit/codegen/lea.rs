@@ -14,6 +14,10 @@ impl Lower for Lea {
         4
     }
 
+    fn strip(&self) -> bool {
+        true
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.lea(inst.guard, self);
         true

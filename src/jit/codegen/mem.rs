@@ -28,6 +28,10 @@ impl Lower for Ldc {
         }
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -59,6 +63,10 @@ impl Lower for Ldg {
         access_weight(self.size)
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
@@ -71,6 +79,10 @@ impl Lower for Ldg {
 impl Lower for Stg {
     fn weight(&self) -> u32 {
         access_weight(self.size)
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -87,6 +99,10 @@ impl Lower for Ld {
         access_weight(self.size) + 8
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
@@ -99,6 +115,10 @@ impl Lower for Ld {
 impl Lower for St {
     fn weight(&self) -> u32 {
         access_weight(self.size) + 8
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -115,6 +135,10 @@ impl Lower for Lds {
         access_weight(self.size)
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let h = tx.helper(Helper::MemSlow);
@@ -126,6 +150,10 @@ impl Lower for Lds {
 impl Lower for Sts {
     fn weight(&self) -> u32 {
         access_weight(self.size)
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -141,6 +169,10 @@ impl Lower for Ldl {
         access_weight(self.size)
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let h = tx.helper(Helper::MemSlow);
         tx.ldl(inst, self, h);
@@ -151,6 +183,10 @@ impl Lower for Ldl {
 impl Lower for Stl {
     fn weight(&self) -> u32 {
         access_weight(self.size)
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -167,6 +203,11 @@ macro_rules! no_code {
             impl Lower for $s {
                 fn weight(&self) -> u32 {
                     1
+                }
+
+                fn strip(&self) -> bool {
+                    // Nothing to run.
+                                true
                 }
 
                 fn lower(&self, _: &mut Tx<'_, '_, '_>, _: &Inst) -> bool {

@@ -42,6 +42,10 @@ impl Lower for Table {
         12
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let len = self.table.len();
@@ -79,6 +83,10 @@ impl Lower for Table {
 impl Lower for Info {
     fn weight(&self) -> u32 {
         8
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -124,6 +132,10 @@ impl Lower for StTex {
         12
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.area_of::<StTexArea>();
@@ -145,6 +157,10 @@ impl Lower for StTex {
 impl Lower for Atom {
     fn weight(&self) -> u32 {
         12
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {

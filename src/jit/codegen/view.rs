@@ -112,6 +112,10 @@ impl Lower for LdBuf {
         12
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.view_area();
@@ -168,6 +172,10 @@ impl Lower for StBuf {
         12
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.view_operands(self.index, self.offset);
@@ -187,6 +195,10 @@ impl Lower for StBuf {
 impl Lower for LdTex {
     fn weight(&self) -> u32 {
         16
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {

@@ -94,6 +94,10 @@ impl Lower for Atomg {
         16
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.atomic(inst, self.access(), self.b, Some(self.d));
         true
@@ -103,6 +107,10 @@ impl Lower for Atomg {
 impl Lower for Red {
     fn weight(&self) -> u32 {
         12
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -116,6 +124,10 @@ impl Lower for Atoms {
         16
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.atomic(inst, self.access(), self.b, Some(self.d));
         true
@@ -125,6 +137,10 @@ impl Lower for Atoms {
 impl Lower for Shfl {
     fn weight(&self) -> u32 {
         16
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -161,6 +177,10 @@ impl Lower for Cs2r {
         4
     }
 
+    fn strip(&self) -> bool {
+        false
+    }
+
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let s = tx.clock_word(self.hi);
@@ -173,6 +193,10 @@ impl Lower for Cs2r {
 impl Lower for Vote {
     fn weight(&self) -> u32 {
         6
+    }
+
+    fn strip(&self) -> bool {
+        false
     }
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
