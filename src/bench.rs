@@ -483,3 +483,26 @@ pub fn best_of(iters: u32, mut f: impl FnMut()) -> Duration {
         .min()
         .unwrap_or_default()
 }
+
+/// How many compiles [`compile_latency`] takes the median of.
+pub const LATENCY_SAMPLES: usize = 21;
+
+/// Tier-1 compile latency of `prog`, in microseconds per guest instruction: the median over
+/// [`LATENCY_SAMPLES`] new JITs of the time tier 1 takes to compile every block of the program
+/// (in both variants, any active mask and full warp), divided by twice the program's
+/// instruction count. A compile during a run is one sample, moved by whatever the run left in
+/// the caches (`bench --json` gives that time as the JIT's `compile_seconds`). `None` if the
+/// host cannot run the JIT or a block fails to compile.
+pub fn compile_latency(prog: &Arc<crate::ir::Program>) -> Option<f64> {
+    use crate::jit::{Jit, Tier};
+    let insts = prog.inst_count().max(1) as f64;
+    let mut samples = (0..LATENCY_SAMPLES)
+        .map(|_| {
+            let jit = Jit::new().ok()?;
+            jit.compile_all_tier(prog, Tier::One).ok()?;
+            Some(jit.compile_stats().nanos as f64 / 1e3 / (2.0 * insts))
+        })
+        .collect::<Option<Vec<f64>>>()?;
+    samples.sort_by(f64::total_cmp);
+    Some(samples[samples.len() / 2])
+}

@@ -920,11 +920,7 @@ fn bench(args: &BenchArgs) -> u8 {
         }
         let mut buf = vec![0u32; (n as usize) * (k.out_bytes as usize / 4)];
         let tn = best_of(args.iters, || p.run_native(k, &mut buf));
-        let insts = p.launch.program.inst_count().max(1) as f64;
-        let blocks = (after.blocks - before.blocks).max(1) as f64;
-        let per_inst_us = (after.nanos - before.nanos) as f64
-            / 1e3
-            / (insts * blocks / p.launch.program.blocks.len() as f64);
+        let per_inst_us = warpjit::bench::compile_latency(&p.launch.program).unwrap_or(f64::NAN);
         let g = |t: std::time::Duration| lanes / t.as_secs_f64() / 1e9;
         let (gi, gj, gn) = (g(ti), g(tj), g(tn));
         ratios.push(gj / gi);
@@ -956,6 +952,7 @@ fn bench(args: &BenchArgs) -> u8 {
             ],
             "jit_over_interp": gj / gi,
             "jit_over_native": gj / gn,
+            "tier1_compile_us_per_instruction": per_inst_us,
         }));
         let _ = writeln!(
             out,

@@ -163,6 +163,27 @@ pub unsafe extern "C" fn warpjit_jit_exec_inst(
     }
 }
 
+/// Tier 1's indexed LDC (tier 2 inlines its gather, about 150 Cranelift instructions): the
+/// instruction by the interpreter's code for the lanes of `mask`, its results written into the
+/// warp state, a fault (a misaligned lane) recorded as [`warpjit_jit_exec_inst`] records it.
+/// Not counted as delegated: it is the op's lowering at tier 1, as the lane routines of other
+/// ops are.
+///
+/// # Safety
+/// As [`warpjit_jit_exec_inst`].
+pub unsafe extern "C" fn warpjit_jit_ldc(
+    w: *mut WarpState,
+    jcx: *mut JitCx,
+    inst: *const Inst,
+    mask: u32,
+) -> u32 {
+    // SAFETY: forwarded from the caller.
+    let r = unsafe { warpjit_jit_exec_inst(w, jcx, inst, mask) };
+    // SAFETY: live for the call, as above.
+    unsafe { (*jcx).delegated -= 1 };
+    r
+}
+
 /// The slow path of an inline global access (LDG/STG): runs the instruction with the
 /// interpreter's code (sparse tiles, other segments and faults behave exactly as there), then
 /// points hint `slot` at the segment the first executing lane used, when it has no sparse tiles.

@@ -142,10 +142,12 @@ pub struct Env<'p> {
     pub more: bool,
     /// Live-out state of the block (what must be stored at the end).
     pub live_out: &'p dyn LiveOut,
-    /// Whether a full warp's coalesced 32-, 64- and 128-bit global accesses get the whole-warp
-    /// path inline (tier 2 only). It costs 50 to 250 Cranelift instructions per access, which
-    /// tier 1, compiling for latency, does not spend: it calls the lane routine
-    /// ([`crate::jit::lanes`]).
+    /// Whether memory instructions get whole-warp code inline (tier 2 only): a full warp's
+    /// coalesced 32-, 64- and 128-bit global accesses their vector path, indexed LDC its
+    /// gather. That code costs 50 to 250 Cranelift instructions per access, which tier 1,
+    /// compiling for latency, does not spend: it calls the lane routine
+    /// ([`crate::jit::lanes`]) or, for indexed LDC, the LDC routine
+    /// ([`warpjit_jit_ldc`](crate::jit::abi::warpjit_jit_ldc)).
     pub whole_warp: bool,
 }
 
@@ -432,10 +434,31 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.full && mask == self.active
     }
 
-    /// Whether a lane mask written under `mask` replaces the old one whole: [`Tx::covers_all`],
-    /// outside a strip loop (in one, the other chunks' bits are kept).
+    /// Whether a lane mask written under `mask` replaces the cached one whole: outside a strip
+    /// loop, [`Tx::covers_all`]. In one, a cached lane mask holds the chunk's active lanes'
+    /// bits only (every use of a mask there selects lanes under the active mask, and the mask
+    /// ops are bitwise), so a write under the whole active mask replaces it, and the end of
+    /// the chunk merges those bits into the warp state ([`Tx::store_dirty`]).
     fn covers_all_bits(&self, mask: Value) -> bool {
-        self.strip.is_none() && self.covers_all(mask)
+        match self.strip {
+            Some(_) => mask == self.active,
+            None => self.covers_all(mask),
+        }
+    }
+
+    /// Stores lane mask `v` at byte offset `off` of the warp state: whole, or in a strip loop
+    /// its bits of the chunk's active lanes (the others as they are there).
+    fn store_mask(&mut self, v: Value, off: i32) {
+        let v = match self.strip {
+            Some(_) => {
+                let old = self.b.ins().load(types::I32, flags(), self.w, off);
+                let keep = self.b.ins().band_not(old, self.active);
+                let new = self.b.ins().band(v, self.active);
+                self.b.ins().bor(new, keep)
+            }
+            None => v,
+        };
+        self.b.ins().store(flags(), v, self.w, off);
     }
 
     pub(super) fn set_reg(&mut self, r: Reg, v: Row, mask: Value) {
@@ -1185,7 +1208,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         !bad_const(inst) && self.lower_op(inst)
     }
 
-    /// Whether `inst` may run in a strip loop ([`Tx::strip_run`]): its op's [`Lower::strip`],
+    /// Whether `inst` may run in a strip loop ([`Tx::strip_run`]): its op's `Lower::strip`,
     /// and it can neither fault nor be delegated.
     pub fn strippable(inst: &Inst) -> bool {
         op_strip(&inst.op) && !bad_const(inst) && !inst.effects().can_fault
@@ -1311,12 +1334,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         for p in 0..7 {
             if let Some((v, true)) = self.preds[p] {
                 if set.has_pred(Pred(p as u8)) {
-                    self.b.ins().store(
-                        flags(),
-                        v,
-                        self.w,
-                        offset_of!(WarpState, preds) as i32 + 4 * p as i32,
-                    );
+                    self.store_mask(v, offset_of!(WarpState, preds) as i32 + 4 * p as i32);
                     self.preds[p] = Some((v, false));
                 }
             }
@@ -1324,12 +1342,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         for f in 0..4 {
             if let Some((v, true)) = self.cc[f] {
                 if set.has_flag(f) {
-                    self.b.ins().store(
-                        flags(),
-                        v,
-                        self.w,
-                        offset_of!(WarpState, cc) as i32 + 4 * f as i32,
-                    );
+                    self.store_mask(v, offset_of!(WarpState, cc) as i32 + 4 * f as i32);
                     self.cc[f] = Some((v, false));
                 }
             }

@@ -4,7 +4,8 @@
 //!
 //! A function imports only the helpers it calls, on first use ([`crate::jit::codegen::Tx`]
 //! keeps the imports): Cranelift lowers the ABI of every signature a function imports, used or
-//! not, and importing all sixteen cost about a quarter of compiling a small block.
+//! not, and importing all of them (sixteen, when it was measured) cost about a quarter of
+//! compiling a small block.
 
 use super::{abi, fp, lanes, view, warp};
 use cranelift_codegen::ir::{types, AbiParam, Signature, Type};
@@ -82,6 +83,8 @@ macro_rules! helpers {
 helpers! {
     /// One instruction by the interpreter's code (`jit::abi`).
     ExecInst = "warpjit_jit_exec_inst", abi::warpjit_jit_exec_inst, Exec;
+    /// Tier 1's indexed LDC (`jit::abi`).
+    Ldc = "warpjit_jit_ldc", abi::warpjit_jit_ldc, Exec;
     /// A memory access's slow path (`jit::abi`).
     MemSlow = "warpjit_jit_mem_slow", abi::warpjit_jit_mem_slow, MemSlow;
     /// The lane routine of memory instructions (`jit::lanes`).

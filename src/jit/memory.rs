@@ -705,6 +705,22 @@ impl Tx<'_, '_, '_> {
     /// Indexed `LDC` inline (docs/semantics.md §17): misaligned lanes take the slow path (a fault).
     pub(super) fn ldc_indexed(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef) {
         let mask = self.guard_mask(inst.guard);
+        if !self.env.whole_warp {
+            // Tier 1: the LDC routine, with the warp state made current for it; the
+            // destinations are then read from there.
+            self.settle(inst);
+            let ip = self
+                .b
+                .ins()
+                .iconst(self.env.ptr, inst as *const Inst as i64);
+            let f = self.helper(Helper::Ldc);
+            let call = self.b.ins().call(f, &[self.w, self.jcx, ip, mask]);
+            let r = self.b.inst_results(call)[0];
+            let cont = self.b.create_block();
+            self.b.ins().brif(r, self.fault_block, &[], cont, &[]);
+            self.b.switch_to_block(cont);
+            return;
+        }
         let size = o.size.bytes();
         let a = self.reg(o.a);
         let imm = self.splat(o.imm as u32);
