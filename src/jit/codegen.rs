@@ -171,6 +171,13 @@ pub struct Member<'r> {
     /// function's entry): it starts with that block's cached values, which dominate it, and
     /// that block stores nothing on the way in.
     pub chained: bool,
+    /// The registers its code receives as block parameters (eight vectors each, in this
+    /// order) from every way in, unless `chained`, each with whether the region writes it
+    /// (then the warp state may not hold its value, and a way out stores it if live): the
+    /// function's entry loads them, and each region block going there passes its values
+    /// (cached, else loaded) instead of storing them. Empty at tier 1, whose code keeps
+    /// registers in the warp state between strip loops.
+    pub carried: &'r [(u8, bool)],
 }
 
 /// What a [`Tx`] holds cached at a point of the code: saved at the end of a region block and
@@ -583,11 +590,16 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     /// Stores every written value (all of them when `all`, else those live out).
     pub(super) fn flush(&mut self, all: bool) {
+        self.flush_except(all, &[]);
+    }
+
+    /// [`Tx::flush`], but not the registers `kept` (an edge passes them on as parameters).
+    fn flush_except(&mut self, all: bool, kept: &[(u8, bool)]) {
         let live = self.env.live_out;
         let mut regs: Vec<_> = self
             .regs
             .iter()
-            .filter(|(_, (_, d))| *d)
+            .filter(|(r, (_, d))| *d && !kept.iter().any(|k| k.0 == **r))
             .map(|(r, (row, _))| (*r, *row))
             .collect();
         regs.sort_by_key(|(r, _)| *r);
@@ -990,20 +1002,40 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// Starts the code of a region function: the entry jumps to the first block's code.
-    pub fn enter(&mut self, first: cranelift_codegen::ir::Block) {
-        self.b.ins().jump(first, &[]);
+    pub fn enter(&mut self, first: &Member<'_>) {
+        let args = self.edge_args(first);
+        self.b.ins().jump(first.at, &args);
+    }
+
+    /// The block arguments of a way into `to`: its carried registers' rows, cached or loaded
+    /// (a load is not cached: the edge's code does not dominate the other ways on).
+    fn edge_args(&mut self, to: &Member<'_>) -> Vec<cranelift_codegen::ir::BlockArg> {
+        let mut args = Vec::with_capacity(8 * to.carried.len());
+        for &(r, _) in to.carried {
+            let row = match self.regs.get(&r) {
+                Some((row, _)) => *row,
+                None => self.state_row(offset_of!(WarpState, regs) as i32 + r as i32 * 128),
+            };
+            args.extend(
+                row.iter()
+                    .map(|v| cranelift_codegen::ir::BlockArg::Value(*v)),
+            );
+        }
+        args
     }
 
     /// Starts translating region block `member` (its index in the region) at `at`, with the
     /// clock index at 0 and `live_out` what its end stores; with `carried` (a chained block,
-    /// [`Member::chained`]) the values its one predecessor's code had cached, else nothing
-    /// cached (values made in another block's code need not dominate this one).
+    /// [`Member::chained`]) the values its one predecessor's code had cached, else only the
+    /// registers `params` ([`Member::carried`]) from `at`'s parameters (values made in another
+    /// block's code need not dominate this one).
     pub fn begin_member(
         &mut self,
         member: usize,
         at: cranelift_codegen::ir::Block,
         live_out: &'p dyn LiveOut,
         carried: Option<Cached>,
+        params: &[(u8, bool)],
     ) {
         self.b.switch_to_block(at);
         match carried {
@@ -1012,6 +1044,13 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 self.invalidate();
                 self.lane_bits = None;
                 self.mask_vecs.clear();
+                // The carried registers, as the ways in passed them (dirty if the region
+                // writes them: a way in may have written one without storing it).
+                let vals = self.b.block_params(at).to_vec();
+                for (k, &(r, written)) in params.iter().enumerate() {
+                    let row: Row = std::array::from_fn(|j| vals[8 * k + j]);
+                    self.regs.insert(r, (row, written));
+                }
             }
         }
         self.index = 0;
@@ -1195,11 +1234,15 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let c = self.b.ins().load(types::I64, flags(), self.w, clock_at);
         let c = self.b.ins().iadd_imm_u(c, from.total as i64);
         self.b.ins().store(flags(), c, self.w, clock_at);
-        if !to.chained {
-            // `to` starts with nothing cached: what is live goes to the warp state.
-            self.flush(false);
+        if to.chained {
+            self.b.ins().jump(to.at, &[]);
+            return;
         }
-        self.b.ins().jump(to.at, &[]);
+        // `to` starts with its carried registers as parameters and nothing else cached: the
+        // other values live out of `from` go to the warp state.
+        let args = self.edge_args(to);
+        self.flush_except(false, to.carried);
+        self.b.ins().jump(to.at, &args);
     }
 
     /// Inline lowering; false when the instruction must be delegated.

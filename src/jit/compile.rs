@@ -180,22 +180,32 @@ impl Inner {
                 None => translate(&mut tx, code, id, insts.clone(), &live_after[0], strip),
                 Some(members) => {
                     let chained = plan.as_ref().map_or(Vec::new(), |p| p.chained());
+                    let carried = match self.tier {
+                        Tier::One => vec![Vec::new(); members.len()],
+                        Tier::Two => carried_regs(code, members, &chained),
+                    };
                     let at: Vec<_> = members
                         .iter()
                         .zip(&chained)
-                        .map(|(m, from)| {
+                        .zip(&carried)
+                        .map(|((m, from), carried)| {
                             let blk = &prog.blocks[m.id as usize];
+                            let at = tx.b.create_block();
+                            for _ in 0..8 * carried.len() {
+                                tx.b.append_block_param(at, cranelift_codegen::ir::types::I32X4);
+                            }
                             codegen::Member {
                                 id: m.id,
-                                at: tx.b.create_block(),
+                                at,
                                 total: blk.insts.len() as u32 + blk.term.pc().is_some() as u32,
                                 pending: &m.pending,
                                 next: &m.next,
                                 chained: from.is_some(),
+                                carried,
                             }
                         })
                         .collect();
-                    tx.enter(at[0].at);
+                    tx.enter(&at[0]);
                     // Each chained block right after the one it is chained to, with that
                     // block's cached values; the others from nothing cached.
                     let mut done = vec![false; at.len()];
@@ -210,7 +220,7 @@ impl Inner {
                             let m = &at[k];
                             let blk = &prog.blocks[m.id as usize];
                             let live_out = &code.live.live_out[m.id as usize];
-                            tx.begin_member(k, m.at, live_out, carried);
+                            tx.begin_member(k, m.at, live_out, carried, m.carried);
                             translate(
                                 &mut tx,
                                 code,
@@ -378,3 +388,47 @@ fn translate(
 /// The fewest instructions a strip loop is made for: the loop's own code (the chunk's
 /// address and masks, the count, the branch) costs about what one instruction saves.
 const MIN_STRIP: usize = 2;
+
+/// The most registers a region block receives as parameters ([`codegen::Member::carried`]):
+/// each is eight vectors, and every way in passes them all.
+const MAX_CARRIED: usize = 16;
+
+/// Per region block (`members`, with `chained` from [`super::region::Plan::chained`]): the
+/// registers its code receives as parameters, those live into it that the region's
+/// instructions read or write (at most [`MAX_CARRIED`], the lowest; each with whether the
+/// region writes it), none for a chained block. A register the region never touches stays in
+/// the warp state, where passing it on would change nothing.
+fn carried_regs(
+    code: &ProgCode,
+    members: &[super::region::Member],
+    chained: &[Option<usize>],
+) -> Vec<Vec<(u8, bool)>> {
+    use crate::analysis::LiveSet;
+    let (mut touched, mut written) = (LiveSet::EMPTY, LiveSet::EMPTY);
+    for m in members {
+        for inst in &code.prog.blocks[m.id as usize].insts {
+            inst.op.for_each_reg(&mut |u| {
+                touched.insert_regs(u.reg, u.count);
+                if u.def {
+                    written.insert_regs(u.reg, u.count);
+                }
+            });
+        }
+    }
+    members
+        .iter()
+        .zip(chained)
+        .map(|(m, from)| match from {
+            Some(_) => Vec::new(),
+            None => {
+                let live = &code.live.live_in[m.id as usize];
+                (0..=254u8)
+                    .map(crate::ir::Reg)
+                    .filter(|&r| live.has_reg(r) && touched.has_reg(r))
+                    .take(MAX_CARRIED)
+                    .map(|r| (r.0, written.has_reg(r)))
+                    .collect()
+            }
+        })
+        .collect()
+}

@@ -1416,28 +1416,40 @@ type Outcome = (Result<(u64, u64, u64), String>, Vec<u8>, Option<Stats>);
 /// Runs `launch` on one host thread, on a machine with 256 zeroed bytes at 0x10000, under a JIT
 /// that compiles every block on its first run and under the interpreter: (JIT, interpreter).
 fn interpreter_and_jit(launch: &Launch) -> (Outcome, Outcome) {
-    use crate::interp::Interpreter;
+    let mut jit = Jit::new().expect("host supported");
+    jit.threshold = 1;
+    jit.hot_threshold = u32::MAX;
+    (
+        run_outcome(&jit, launch),
+        run_outcome(&crate::interp::Interpreter, launch),
+    )
+}
+
+/// A JIT whose code for `prog` is all tier 2's (compiled now, in both variants; no tiering).
+fn tier2_jit(prog: &Arc<Program>) -> Jit {
+    let mut jit = Jit::new().expect("host supported");
+    jit.hot_threshold = u32::MAX;
+    jit.compile_all_tier(prog, Tier::Two).expect("compiles");
+    jit
+}
+
+/// Runs `launch` under `engine` on one host thread, on a machine with 256 zeroed bytes at
+/// 0x10000.
+fn run_outcome(engine: &dyn Engine, launch: &Launch) -> Outcome {
     let opts = RunOptions {
         threads: 1,
         ..RunOptions::default()
     };
-    let run = |engine: &dyn Engine| -> Outcome {
-        let mut machine = Machine::default();
-        let init = warpjit_runtime::memory::Init::Zero;
-        machine.global.map(0x10000, 0x100, init).expect("maps");
-        let r = engine.run(&machine, launch, &opts);
-        let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
-        let counts = match &r {
-            Ok(s) => Ok((s.warps, s.warp_insts, s.lane_insts)),
-            Err(f) => Err(format!("{f:?}")),
-        };
-        (counts, mem, r.ok())
+    let mut machine = Machine::default();
+    let init = warpjit_runtime::memory::Init::Zero;
+    machine.global.map(0x10000, 0x100, init).expect("maps");
+    let r = engine.run(&machine, launch, &opts);
+    let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
+    let counts = match &r {
+        Ok(s) => Ok((s.warps, s.warp_insts, s.lane_insts)),
+        Err(f) => Err(format!("{f:?}")),
     };
-    let want = run(&Interpreter);
-    let mut jit = Jit::new().expect("host supported");
-    jit.threshold = 1;
-    jit.hot_threshold = u32::MAX;
-    (run(&jit), want)
+    (counts, mem, r.ok())
 }
 
 /// A loop is compiled as a region (`jit::region`): its further blocks run in compiled code
@@ -1515,21 +1527,28 @@ fn a_loop_runs_in_compiled_code_and_stops_exactly() {
         (endless, 3..30, 0),
     ] {
         let prog = program(&text);
-        let mut looped = 0;
+        // Tier 2's regions pass registers from block to block as parameters.
+        let two = tier2_jit(&prog);
+        let (mut looped, mut looped2) = (0, 0);
         for budget in budgets.chain([1_000]) {
             let launch = Launch {
                 budget,
                 ..Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new())
             };
             let (got, want) = interpreter_and_jit(&launch);
-            assert_eq!(got.0, want.0, "budget {budget}:\n{text}");
-            assert_eq!(got.1, want.1, "budget {budget}:\n{text}");
-            if let Some(s) = &got.2 {
-                assert_eq!(s.interp_blocks, 0, "{text}");
-                looped += s.looped;
+            let got2 = run_outcome(&two, &launch);
+            for (tier, got) in [(1, &got), (2, &got2)] {
+                assert_eq!(got.0, want.0, "tier {tier}, budget {budget}:\n{text}");
+                assert_eq!(got.1, want.1, "tier {tier}, budget {budget}:\n{text}");
+                if let Some(s) = &got.2 {
+                    assert_eq!(s.interp_blocks, 0, "{text}");
+                }
             }
+            looped += got.2.as_ref().map_or(0, |s| s.looped);
+            looped2 += got2.2.as_ref().map_or(0, |s| s.looped);
         }
         assert!(looped >= least, "ran in compiled code: {looped}\n{text}");
+        assert!(looped2 >= least, "ran in tier 2's code: {looped2}\n{text}");
     }
 }
 
@@ -1549,10 +1568,17 @@ fn a_region_pushes_only_what_the_stack_holds() {
              SYNC;\nJOIN:\nCONT;\nNEXT:\nISETP.LT.U32.AND P1, PT, R3, 0x8, PT;\n\
              @P1 BRA LOOP;\nRET;\n"
         );
-        let launch = Launch::new(program(&text), warpjit_runtime::ConstBanks::new());
+        let prog = program(&text);
+        let launch = Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new());
         let (got, want) = interpreter_and_jit(&launch);
         assert_eq!(got.0, want.0, "depth {depth}");
         assert_eq!(got.1, want.1, "depth {depth}");
+        let got2 = run_outcome(&tier2_jit(&prog), &launch);
+        assert_eq!(
+            (&got2.0, &got2.1),
+            (&want.0, &want.1),
+            "depth {depth}, tier 2"
+        );
         match (depth, &got.0, &got.2) {
             (1022, Ok(_), Some(s)) => assert!(s.looped > 0, "the loop ran in compiled code"),
             (1023, Err(f), _) => assert!(f.contains("StackOverflow"), "{f}"),
