@@ -122,14 +122,18 @@ pub struct DxbcCase {
     pub grid: u32,
     /// Seed of the resources' contents.
     pub seed: u32,
+    /// Whether [`check_dxbc`] also runs every block compiled by tier 2 (one case in 16: a
+    /// tier-2 compile of every block of a generated shader takes about 40 times as long as
+    /// the rest of the case).
+    pub tier2: bool,
 }
 
 impl std::fmt::Debug for DxbcCase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "DxbcCase {{ group: {}, grid: {}, seed: {:#x} }}\n{}",
-            self.group, self.grid, self.seed, self.text
+            "DxbcCase {{ group: {}, grid: {}, seed: {:#x}, tier2: {} }}\n{}",
+            self.group, self.grid, self.seed, self.tier2, self.text
         )
     }
 }
@@ -748,11 +752,15 @@ impl DxbcCase {
             ));
         }
         g.line("ret");
+        // Drawn last, so that the bytes before it make the same program as before it existed;
+        // no byte left (common in a short fuzz input) means no tier 2.
+        let tier2 = g.u.arbitrary::<u8>()? % 16 == 15;
         Ok(DxbcCase {
             text: g.out,
             group,
             grid,
             seed,
+            tier2,
         })
     }
 
@@ -882,15 +890,15 @@ fn run(
 }
 
 /// Runs `case` under the interpreter and the JIT (every block compiled by tier 1 on its first
-/// run; twice, the second run reusing the code; then once more with every block compiled by
-/// tier 2) and requires identical outcomes.
+/// run; twice, the second run reusing the code; then, with `case.tier2`, once more with every
+/// block compiled by tier 2) and requires identical outcomes.
 pub fn check_dxbc(case: &DxbcCase) -> std::result::Result<DxbcOutcome, String> {
     let launch = case.launch()?;
     let (want, _) = run(case, &Interpreter, &launch)?;
     let mut jit = Jit::new().map_err(|e| e.to_string())?;
     jit.threshold = 1;
     jit.hot_threshold = u32::MAX;
-    for pass in 0..3 {
+    for pass in 0..2 + case.tier2 as usize {
         if pass == 2 {
             jit.compile_all_tier(&launch.program, crate::jit::Tier::Two)
                 .map_err(|e| format!("the JIT cannot compile a block at tier 2: {e}\n{case:?}"))?;
