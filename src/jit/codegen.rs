@@ -987,15 +987,21 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.delegated += 1;
         let mask = self.guard_mask(inst.guard);
         self.flush(true);
+        self.call_exec(Helper::ExecInst, inst, mask);
+        self.invalidate();
+        self.mask_vecs.clear();
+    }
+
+    /// Calls `h`, a routine running `inst` for the lanes of `mask` on the warp state
+    /// ([`Shape::Exec`](super::helper::Shape::Exec)), and leaves by the fault exit if it faults.
+    pub(super) fn call_exec(&mut self, h: Helper, inst: &Inst, mask: Value) {
         let ip = self
             .b
             .ins()
             .iconst(self.env.ptr, inst as *const Inst as i64);
-        let f = self.helper(Helper::ExecInst);
+        let f = self.helper(h);
         let call = self.b.ins().call(f, &[self.w, self.jcx, ip, mask]);
         let r = self.b.inst_results(call)[0];
-        self.invalidate();
-        self.mask_vecs.clear();
         let ok = self.b.create_block();
         self.b.ins().brif(r, self.fault_block, &[], ok, &[]);
         self.b.switch_to_block(ok);

@@ -709,16 +709,7 @@ impl Tx<'_, '_, '_> {
             // Tier 1: the LDC routine, with the warp state made current for it; the
             // destinations are then read from there.
             self.settle(inst);
-            let ip = self
-                .b
-                .ins()
-                .iconst(self.env.ptr, inst as *const Inst as i64);
-            let f = self.helper(Helper::Ldc);
-            let call = self.b.ins().call(f, &[self.w, self.jcx, ip, mask]);
-            let r = self.b.inst_results(call)[0];
-            let cont = self.b.create_block();
-            self.b.ins().brif(r, self.fault_block, &[], cont, &[]);
-            self.b.switch_to_block(cont);
+            self.call_exec(Helper::Ldc, inst, mask);
             return;
         }
         let size = o.size.bytes();
