@@ -1303,7 +1303,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         // Make the warp state current for what the run touches.
         self.store_dirty(&touched);
         let outer = self.cached();
-        let (active, full) = (self.active, self.full);
+        let active = self.active;
         // The loop: chunk index i in 0..8.
         let head = self.b.create_block();
         let i = self.b.append_block_param(head, types::I32);
@@ -1325,7 +1325,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             chunk,
             bits,
         });
-        self.active = if full {
+        self.active = if self.full {
             chunk
         } else {
             self.b.ins().band(active, chunk)
@@ -1347,7 +1347,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.b.switch_to_block(exit);
         self.strip = None;
         self.active = active;
-        self.full = full;
         self.restore(outer);
         // Forget what the run wrote: the warp state holds it now.
         self.regs.retain(|r, _| !written.has_reg(Reg(*r)));
