@@ -59,51 +59,32 @@ pub(super) fn slot(piece: u32, full: bool) -> usize {
 }
 
 impl Jit {
+    /// The code cache entry of `prog`: found by its address (every run's fast path), else by
+    /// its content (an equal program loaded again, in a new `Arc`, reuses the code compiled for
+    /// the first, at whatever tier it reached), else made.
     pub(super) fn code_for(&self, prog: &Arc<Program>) -> Arc<ProgCode> {
         let key = Arc::as_ptr(prog) as usize;
         let mut progs = self.progs.lock().unwrap_or_else(|e| e.into_inner());
-        progs
-            .entry(key)
-            .or_insert_with(|| {
-                let n = prog.blocks.len();
-                let split: Vec<_> = prog.blocks.iter().map(|b| pieces(&b.insts)).collect();
-                // Where the pieces would be, to find the empty blocks that head a region.
-                let mut at = 0;
-                let tentative: Vec<_> = split
-                    .iter()
-                    .map(|p| {
-                        at += p.len() as u32;
-                        at - p.len() as u32..at
-                    })
-                    .collect();
-                let heads = super::region::head_pieces(prog, &tentative);
-                let mut all = Vec::new();
-                let mut block_pieces = Vec::with_capacity(n);
-                for (id, mut ranges) in split.into_iter().enumerate() {
-                    if heads[id] {
-                        ranges.push(0..0);
-                    }
-                    let first = all.len() as u32;
-                    all.extend(ranges.into_iter().map(|insts| Piece {
-                        block: id as BlockId,
-                        insts,
-                    }));
-                    block_pieces.push(first..all.len() as u32);
-                }
-                let slots = 2 * all.len();
-                Arc::new(ProgCode {
-                    prog: prog.clone(),
-                    live: crate::analysis::liveness(prog),
-                    uniform: crate::analysis::uniformity(prog),
-                    pieces: all,
-                    block_pieces,
-                    fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),
-                    runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
-                    tiers: (0..slots).map(|_| AtomicU8::new(0)).collect(),
-                    plans: (0..n).map(|_| OnceLock::new()).collect(),
-                })
-            })
-            .clone()
+        if let Some((_, code)) = progs.by_addr.get(&key) {
+            return code.clone();
+        }
+        let hash = content_hash(prog);
+        let same = progs
+            .by_content
+            .get(&hash)
+            .and_then(|codes| codes.iter().find(|c| *c.prog == **prog))
+            .cloned();
+        let code = match same {
+            Some(code) => code,
+            None => {
+                let code = Arc::new(new_code(prog));
+                progs.by_content.entry(hash).or_default().push(code.clone());
+                code
+            }
+        };
+        // The entry holds `prog`, so that its address is not reused while the entry lives.
+        progs.by_addr.insert(key, (prog.clone(), code.clone()));
+        code
     }
 
     /// Compiles piece `piece` of `code` (the full-warp variant with `full`) with tier 1 now, if
@@ -169,5 +150,71 @@ impl Jit {
             }
         }
         Ok(n)
+    }
+}
+
+/// The code cache's index ([`Jit::code_for`]).
+#[derive(Default)]
+pub(super) struct Programs {
+    /// By the program's address, with the program itself (kept alive, so that its address
+    /// names it for as long as the entry lives).
+    by_addr: std::collections::HashMap<usize, (Arc<Program>, Arc<ProgCode>)>,
+    /// By a hash of the program's content, the entries with that hash (compared whole).
+    by_content: std::collections::HashMap<u64, Vec<Arc<ProgCode>>>,
+}
+
+/// A hash of everything a program holds (its `Debug` text, fed to the hasher as it is written).
+fn content_hash(prog: &Program) -> u64 {
+    use std::hash::Hasher;
+    struct Feed(std::collections::hash_map::DefaultHasher);
+    impl std::fmt::Write for Feed {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.write(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut f = Feed(Default::default());
+    let _ = std::fmt::Write::write_fmt(&mut f, format_args!("{prog:?}"));
+    f.0.finish()
+}
+
+/// A new, empty code cache entry for `prog`: its pieces, analyses and slots.
+fn new_code(prog: &Arc<Program>) -> ProgCode {
+    let n = prog.blocks.len();
+    let split: Vec<_> = prog.blocks.iter().map(|b| pieces(&b.insts)).collect();
+    // Where the pieces would be, to find the empty blocks that head a region.
+    let mut at = 0;
+    let tentative: Vec<_> = split
+        .iter()
+        .map(|p| {
+            at += p.len() as u32;
+            at - p.len() as u32..at
+        })
+        .collect();
+    let heads = super::region::head_pieces(prog, &tentative);
+    let mut all = Vec::new();
+    let mut block_pieces = Vec::with_capacity(n);
+    for (id, mut ranges) in split.into_iter().enumerate() {
+        if heads[id] {
+            ranges.push(0..0);
+        }
+        let first = all.len() as u32;
+        all.extend(ranges.into_iter().map(|insts| Piece {
+            block: id as BlockId,
+            insts,
+        }));
+        block_pieces.push(first..all.len() as u32);
+    }
+    let slots = 2 * all.len();
+    ProgCode {
+        prog: prog.clone(),
+        live: crate::analysis::liveness(prog),
+        uniform: crate::analysis::uniformity(prog),
+        pieces: all,
+        block_pieces,
+        fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),
+        runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
+        tiers: (0..slots).map(|_| AtomicU8::new(0)).collect(),
+        plans: (0..n).map(|_| OnceLock::new()).collect(),
     }
 }

@@ -64,10 +64,8 @@ pub use weight::{pieces, weight, MAX_PIECE_WEIGHT};
 
 use crate::exec::{run_grid, Engine, Launch, Machine, RunOptions, Stats};
 use crate::interp::Interp;
-use cache::ProgCode;
 use compile::Inner;
 use runner::JitRunner;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use tier::{tier2_worker, Tier2Request};
@@ -107,7 +105,7 @@ pub enum JitError {
 pub struct Jit {
     tier1: Mutex<Inner>,
     tier2: Arc<Mutex<Inner>>,
-    progs: Mutex<HashMap<usize, Arc<ProgCode>>>,
+    progs: Mutex<cache::Programs>,
     queue: Mutex<Option<mpsc::Sender<Tier2Request>>>,
     /// Set when the Jit is dropped: the tier-2 thread abandons its queue.
     shutdown: Arc<AtomicBool>,
@@ -156,7 +154,7 @@ impl Jit {
         Ok(Jit {
             tier1: Mutex::new(Inner::new(Tier::One)?),
             tier2,
-            progs: Mutex::new(HashMap::new()),
+            progs: Mutex::new(cache::Programs::default()),
             queue: Mutex::new(Some(tx)),
             shutdown,
             threshold: DEFAULT_THRESHOLD,

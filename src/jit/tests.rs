@@ -1776,3 +1776,27 @@ fn strip_loops_agree_with_the_interpreter_under_any_mask() {
     );
     assert!(two == want.1, "tier 2 differs from the interpreter");
 }
+
+/// A program loaded again (an equal program in a new `Arc`, as a trace read twice gives) runs
+/// the code compiled for the first load; a program that differs in one instruction gets its own.
+#[test]
+fn a_program_loaded_again_reuses_its_code() {
+    let text = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nIADD32I R2, R0, 0x7;\n\
+                STG [R1+0x10000], R2;\nEXIT;\n";
+    let mut jit = Jit::new().expect("host supported");
+    jit.threshold = 1;
+    jit.hot_threshold = u32::MAX;
+    let run = |jit: &Jit, text: &str| {
+        let launch = Launch::new(program(text), warpjit_runtime::ConstBanks::new());
+        let before = jit.compile_stats().blocks;
+        let out = run_outcome(jit, &launch);
+        (out.1, jit.compile_stats().blocks - before)
+    };
+    let (first, compiled) = run(&jit, text);
+    assert!(compiled > 0);
+    let (again, recompiled) = run(&jit, text);
+    assert_eq!((again, recompiled), (first.clone(), 0));
+    let (other, compiled) = run(&jit, &text.replace("0x7", "0x9"));
+    assert!(compiled > 0);
+    assert_ne!(other, first);
+}
