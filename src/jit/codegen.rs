@@ -192,6 +192,27 @@ pub struct Cached {
     mask_vecs: HashMap<Value, Row>,
 }
 
+/// The state `inst` reads or writes (registers, predicates including its guard, flags, the
+/// LEA.LO word), and the part of it that it writes: from its operand roles.
+pub(super) fn touched_by(inst: &Inst) -> (crate::analysis::LiveSet, crate::analysis::LiveSet) {
+    use crate::analysis::LiveSet;
+    let (mut touched, mut written) = (LiveSet::EMPTY, LiveSet::EMPTY);
+    inst.op.for_each_reg(&mut |u| {
+        touched.insert_regs(u.reg, u.count);
+        if u.def {
+            written.insert_regs(u.reg, u.count);
+        }
+    });
+    let fx = inst.effects();
+    touched.preds |= fx.pred_reads | fx.pred_writes;
+    touched.cc |= fx.cc_reads | fx.cc_writes;
+    touched.lea_lo |= fx.lea_lo_read | fx.lea_lo_write;
+    written.preds |= fx.pred_writes;
+    written.cc |= fx.cc_writes;
+    written.lea_lo |= fx.lea_lo_write;
+    (touched, written)
+}
+
 /// Whether an instruction has a misaligned constant operand (which the interpreter faults on).
 fn bad_const(inst: &Inst) -> bool {
     struct BadConst(bool);
@@ -642,46 +663,9 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Stores the dirty cached state that `inst` reads or writes (the interpreter's code reads
     /// registers, predicates and flags from memory, and merges writes with the old values).
     pub(super) fn flush_for(&mut self, inst: &Inst) {
-        let mut regs = Vec::new();
-        inst.op.for_each_reg(&mut |u| regs.push(u));
-        let fx = inst.op.effects();
-        for u in regs {
-            for k in 0..u.count {
-                let r = u.reg.offset(k);
-                if let Some((row, true)) = self.regs.get(&r.0).copied() {
-                    self.store_reg_row(r.0, &row);
-                }
-            }
-        }
-        for p in 0..7 {
-            if (fx.pred_reads | fx.pred_writes) >> p & 1 != 0 {
-                if let Some((v, true)) = self.preds[p] {
-                    self.b.ins().store(
-                        flags(),
-                        v,
-                        self.w,
-                        offset_of!(WarpState, preds) as i32 + 4 * p as i32,
-                    );
-                }
-            }
-        }
-        for f in 0..4 {
-            if (fx.cc_reads | fx.cc_writes) >> f & 1 != 0 {
-                if let Some((v, true)) = self.cc[f] {
-                    self.b.ins().store(
-                        flags(),
-                        v,
-                        self.w,
-                        offset_of!(WarpState, cc) as i32 + 4 * f as i32,
-                    );
-                }
-            }
-        }
-        if fx.lea_lo_read || fx.lea_lo_write {
-            if let Some((row, true)) = self.lea {
-                self.store_lea_row(&row);
-            }
-        }
+        let (touched, _) = touched_by(inst);
+        // Dirty still: the slow path that calls this joins a fast one that stored nothing.
+        self.store_dirty(&touched, false);
     }
 
     /// Before a call to the lane routine for `inst`: stores the dirty cached registers that are
@@ -1285,23 +1269,13 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         use crate::analysis::LiveSet;
         let (mut touched, mut written) = (LiveSet::EMPTY, LiveSet::EMPTY);
         for (inst, _, _) in run {
-            inst.op.for_each_reg(&mut |u| {
-                touched.insert_regs(u.reg, u.count);
-                if u.def {
-                    written.insert_regs(u.reg, u.count);
-                }
-            });
-            let fx = inst.effects();
-            touched.preds |= fx.pred_reads | fx.pred_writes;
-            touched.cc |= fx.cc_reads | fx.cc_writes;
-            touched.lea_lo |= fx.lea_lo_read | fx.lea_lo_write;
-            written.preds |= fx.pred_writes;
-            written.cc |= fx.cc_writes;
-            written.lea_lo |= fx.lea_lo_write;
+            let (t, w) = touched_by(inst);
+            touched.union_with(&t);
+            written.union_with(&w);
         }
         let live_after = run.last().map_or(LiveSet::EMPTY, |r| r.1);
         // Make the warp state current for what the run touches.
-        self.store_dirty(&touched);
+        self.store_dirty(&touched, true);
         let outer = self.cached();
         let active = self.active;
         // The loop: chunk index i in 0..8.
@@ -1340,7 +1314,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             self.inst(inst, after, uniform);
         }
         // Each chunk stores what it wrote that is live after the run.
-        self.store_dirty(&live_after);
+        self.store_dirty(&live_after, true);
         let next = self.b.ins().iadd_imm_u(i, 1);
         let more = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, next, 8);
         self.b.ins().brif(more, head, &[next.into()], exit, &[]);
@@ -1365,9 +1339,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    /// Stores the dirty cached values in `set` (registers, predicates, flags, LEA.LO), which
-    /// stay cached, now clean.
-    fn store_dirty(&mut self, set: &crate::analysis::LiveSet) {
+    /// Stores the dirty cached values in `set` (registers, predicates, flags, LEA.LO); with
+    /// `clean`, they stay cached as clean (only where no other path joins this one with them
+    /// still dirty).
+    fn store_dirty(&mut self, set: &crate::analysis::LiveSet, clean: bool) {
         let mut regs: Vec<_> = self
             .regs
             .iter()
@@ -1377,13 +1352,17 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         regs.sort_by_key(|(r, _)| *r);
         for (r, row) in regs {
             self.store_reg_row(r, &row);
-            self.regs.insert(r, (row, false));
+            if clean {
+                self.regs.insert(r, (row, false));
+            }
         }
         for p in 0..7 {
             if let Some((v, true)) = self.preds[p] {
                 if set.has_pred(Pred(p as u8)) {
                     self.store_mask(v, offset_of!(WarpState, preds) as i32 + 4 * p as i32);
-                    self.preds[p] = Some((v, false));
+                    if clean {
+                        self.preds[p] = Some((v, false));
+                    }
                 }
             }
         }
@@ -1391,14 +1370,18 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             if let Some((v, true)) = self.cc[f] {
                 if set.has_flag(f) {
                     self.store_mask(v, offset_of!(WarpState, cc) as i32 + 4 * f as i32);
-                    self.cc[f] = Some((v, false));
+                    if clean {
+                        self.cc[f] = Some((v, false));
+                    }
                 }
             }
         }
         if let Some((row, true)) = self.lea {
             if set.lea_lo {
                 self.store_lea_row(&row);
-                self.lea = Some((row, false));
+                if clean {
+                    self.lea = Some((row, false));
+                }
             }
         }
     }

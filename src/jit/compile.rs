@@ -407,12 +407,9 @@ fn carried_regs(
     let (mut touched, mut written) = (LiveSet::EMPTY, LiveSet::EMPTY);
     for m in members {
         for inst in &code.prog.blocks[m.id as usize].insts {
-            inst.op.for_each_reg(&mut |u| {
-                touched.insert_regs(u.reg, u.count);
-                if u.def {
-                    written.insert_regs(u.reg, u.count);
-                }
-            });
+            let (t, w) = codegen::touched_by(inst);
+            touched.union_with(&t);
+            written.union_with(&w);
         }
     }
     members
