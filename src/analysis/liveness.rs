@@ -16,7 +16,9 @@
 //! One read is not the thread's own: `SHFL` reads its source register in *other* lanes, which
 //! may be on another path, waiting or exited. The source register of every `SHFL` of the program
 //! is therefore live at the end of every block (within a block no other lane's instruction runs,
-//! so a value overwritten inside it is never seen).
+//! so a value overwritten inside it is never seen), and live into the entry block: a lane past
+//! the end of a partial warp never runs, so its registers keep their launch values (0) for a
+//! `SHFL` of the lanes that do.
 
 use super::effects::never;
 use super::StateSet;
@@ -167,6 +169,11 @@ pub fn liveness(p: &Program) -> Liveness {
                 }
             }
         }
+    }
+    // Lanes that do not exist never run the entry block; their launch values are read as
+    // any other lane's.
+    if let Some(entry) = live_in.first_mut() {
+        entry.union_with(&shuffled);
     }
     Liveness { live_in, live_out }
 }
@@ -689,5 +696,22 @@ mod tests {
             l.live_out[1].has_reg(Reg(5)),
             "the exiting lane's R5 is read by others"
         );
+    }
+
+    #[test]
+    fn shuffled_registers_are_live_into_the_entry() {
+        // Every lane that runs writes R5 first; a lane past the end of a partial warp never
+        // runs, and its R5 (0 at launch) is what the others shuffle from it.
+        let q = crate::sass::parse_program(
+            "MOV32I R5, 0x7;\nSHFL.IDX PT, R6, R5, 0x1f, 0x1f;\nEXIT;\n",
+            &crate::sass::AsmOptions::default(),
+        )
+        .expect("assembles");
+        let l = liveness(&q);
+        assert!(
+            l.live_in[0].has_reg(Reg(5)),
+            "R5 is read at its launch value"
+        );
+        assert!(!l.live_in[0].has_reg(Reg(6)));
     }
 }
