@@ -44,6 +44,40 @@ impl<'r> Scratch<'r> {
     }
 }
 
+impl Drop for Scratch<'_> {
+    /// Gives the warp states back to this host thread's spares, for its next launch.
+    fn drop(&mut self) {
+        let warps = std::mem::take(&mut self.warps);
+        let _ = SPARE_WARPS.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut() {
+                let room = SPARE_WARPS_MAX.saturating_sub(spare.len());
+                spare.extend(warps.into_iter().take(room));
+            }
+        });
+    }
+}
+
+thread_local! {
+    /// Warp states a launch on this host thread has finished with, for the next one. A state is
+    /// 33 KiB: allocating and zeroing a CTA's worth for every launch (and the page faults that
+    /// brings) cost more than a small launch's whole work. A state is reused as the CTAs of one
+    /// launch reuse it: [`init_warp`] resets every field whose old value a program could observe.
+    static SPARE_WARPS: std::cell::RefCell<Vec<Box<WarpState>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The most warp states a host thread keeps between launches (a CTA of 1024 threads' worth).
+const SPARE_WARPS_MAX: usize = 32;
+
+/// A warp state from this host thread's spares, or a new one.
+fn spare_warp() -> Box<WarpState> {
+    SPARE_WARPS
+        .try_with(|spare| spare.try_borrow_mut().ok()?.pop())
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| WarpState::new_boxed(0))
+}
+
 /// Makes a body runner for one host thread.
 pub type RunnerFactory<'a> = dyn Fn() -> Box<dyn BodyRunner + 'a> + Sync + 'a;
 
@@ -170,6 +204,10 @@ pub fn init_warp(
     w.cc = [0; 4];
     w.active = live;
     w.exited = !live;
+    // A scratch warp state last ran another CTA (or launch): every field but the registers
+    // outside `clear` takes its launch value, the barrier result included (§31: 0 at launch).
+    w.clock = 0;
+    w.bar_result = 0;
     w.ctaid = cta;
     w.warp_id = wi;
     // Thread ids of lane 0, then counted up (no division per lane).
@@ -339,7 +377,7 @@ pub fn run_cta(
         cta_left: share - start,
     };
     while s.warps.len() < nw {
-        s.warps.push(WarpState::new_boxed(0));
+        s.warps.push(spare_warp());
         s.ctls.push(WarpCtl::default());
     }
     for (wi, (w, ctl)) in s

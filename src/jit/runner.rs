@@ -22,9 +22,9 @@ pub(super) struct JitRunner<'j> {
     jcx: Box<JitCx>,
     /// Tier-1 executions per block variant on this thread.
     hot: Vec<u32>,
-    /// The view table `jcx.views` points at, and the resources and `--check` it was filled
-    /// for (`None`: not yet filled).
-    views: Box<ViewTable>,
+    /// The view table `jcx.views` points at (the host thread's spare, or made at the first
+    /// call), and the resources and `--check` it was filled for (`None`: not yet filled).
+    views: Option<Box<ViewTable>>,
     views_for: Option<(*const Resources, bool)>,
 }
 
@@ -60,9 +60,23 @@ impl<'j> JitRunner<'j> {
             code,
             jcx,
             hot,
-            views: ViewTable::new(),
+            views: SPARE_VIEWS.try_with(|v| v.take()).ok().flatten(),
             views_for: None,
         }
+    }
+}
+
+thread_local! {
+    /// The view table of this host thread's last runner, for its next one (48 KiB: making it
+    /// for every launch cost more than a small launch's work). Refilled before its first use.
+    static SPARE_VIEWS: std::cell::Cell<Option<Box<ViewTable>>> =
+        const { std::cell::Cell::new(None) };
+}
+
+impl Drop for JitRunner<'_> {
+    fn drop(&mut self) {
+        let views = self.views.take();
+        let _ = SPARE_VIEWS.try_with(|v| v.set(views));
     }
 }
 
@@ -189,12 +203,13 @@ impl JitRunner<'_> {
         // The bindings compiled code reads (`jit::views`): filled again only when the resources
         // or `--check` change (once per launch and host thread).
         let key = (env.resources as *const Resources, env.check);
+        let views = self.views.get_or_insert_with(ViewTable::new);
         if self.views_for != Some(key) {
-            self.views.fill(env.resources, env.check);
+            views.fill(env.resources, env.check);
             self.views_for = Some(key);
         }
         let jcx = &mut *self.jcx;
-        jcx.views = &*self.views;
+        jcx.views = &**views;
         jcx.fault = None;
         jcx.consts = env.consts.as_bytes().as_ptr();
         jcx.nbanks = env.nbanks;

@@ -193,6 +193,10 @@ pub struct ViewTable {
     pub _pad: u32,
     /// `t0..t255`, then `u0..u255`.
     pub descs: [ViewDesc; 2 * SLOTS],
+    /// The entries of `descs` the last [`ViewTable::fill`] set to something other than
+    /// [`ViewDesc::EMPTY`] (the next fill clears only those: most runs bind a few slots or
+    /// none, and the table is 48 KiB).
+    set: Vec<u16>,
 }
 
 impl ViewTable {
@@ -202,23 +206,30 @@ impl ViewTable {
             check: 1,
             _pad: 0,
             descs: [ViewDesc::EMPTY; 2 * SLOTS],
+            set: Vec::new(),
         })
     }
 
-    /// Fills the table for a run with `res`, under `--check` when `check`.
+    /// Fills the table for a run with `res`, under `--check` when `check` (every entry then
+    /// sends its accesses to the routine).
     pub fn fill(&mut self, res: &Resources, check: bool) {
         self.check = check as u32;
+        for i in self.set.drain(..) {
+            self.descs[i as usize] = ViewDesc::EMPTY;
+        }
+        if check {
+            return;
+        }
         for s in 0..SLOTS {
-            let (t, u) = if check {
-                (ViewDesc::EMPTY, ViewDesc::EMPTY)
-            } else {
-                (
-                    ViewDesc::of(res.srv(s as u32)),
-                    ViewDesc::of(res.uav(s as u32)),
-                )
-            };
-            self.descs[s] = t;
-            self.descs[SLOTS + s] = u;
+            for (i, r) in [(s, res.srv(s as u32)), (SLOTS + s, res.uav(s as u32))] {
+                if r.is_some() {
+                    let d = ViewDesc::of(r);
+                    if d != ViewDesc::EMPTY {
+                        self.descs[i] = d;
+                        self.set.push(i as u16);
+                    }
+                }
+            }
         }
     }
 
@@ -268,5 +279,37 @@ mod tests {
         }
         // R32G32B32A32 (3), R32G32B32 (3), R32G32 (3), R32 (3), D32_FLOAT, RGBA8 and BGRA8 UNORM.
         assert_eq!(seen, 15);
+    }
+
+    /// A refill sets the slots the new resources bind and clears every slot the last fill set
+    /// (the table is kept from run to run); under `--check` every entry is the routine's.
+    #[test]
+    fn a_refill_clears_what_the_last_one_set() {
+        use warpjit_runtime::resource::{Buffer, BufferKind, Resource};
+        let raw = |n: u64| Resource::Buffer(Buffer::new(BufferKind::Raw, n, &[]).unwrap());
+        let mut a = Resources::new();
+        a.bind_srv(0, raw(16)).unwrap();
+        a.bind_uav(3, raw(32)).unwrap();
+        let mut b = Resources::new();
+        b.bind_srv(1, raw(64)).unwrap();
+        let mut t = ViewTable::new();
+        let kinds = |t: &ViewTable| -> Vec<(usize, u32, u64)> {
+            (0..2 * SLOTS)
+                .filter(|&i| t.descs[i] != ViewDesc::EMPTY)
+                .map(|i| (i, t.descs[i].kind, t.descs[i].len))
+                .collect()
+        };
+        t.fill(&a, false);
+        assert_eq!(t.check, 0);
+        assert_eq!(
+            kinds(&t),
+            [(0, ViewDesc::BUFFER, 16), (SLOTS + 3, ViewDesc::BUFFER, 32)]
+        );
+        t.fill(&b, false);
+        assert_eq!(kinds(&t), [(1, ViewDesc::BUFFER, 64)]);
+        t.fill(&a, true);
+        assert_eq!((t.check, kinds(&t)), (1, vec![]));
+        t.fill(&a, false);
+        assert_eq!(kinds(&t).len(), 2);
     }
 }
