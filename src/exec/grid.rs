@@ -10,7 +10,7 @@
 use super::observe::WarpAt;
 use super::warp::{run_warp, BodyRunner, Budget, RedArrival, Stop, WarpCtl};
 use super::{max_threads, CtaEnv, Launch, Machine, RunOptions, Stats};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 
@@ -106,13 +106,13 @@ pub fn run_grid(
     // next chunk of CTAs from a shared counter until none is left (so a thread that is slowed
     // down, by other work on the host or by costlier CTAs, simply takes fewer chunks), each
     // with one scratch (warp states, shared memory, body runner) made on its first chunk and
-    // reused for the rest of the launch. Chunks are small (about 32 per thread) so the threads
-    // finish close together.
+    // reused for the rest of the launch. A chunk is an eighth of each thread's share of the
+    // CTAs left (`chunk_at`): large while much is left, single CTAs at the end, so the threads
+    // finish close together with few trips to the counter.
     let threads = match opts.threads.min(max_threads()) {
         0 => rayon::current_num_threads().max(1),
         t => t,
     };
-    let chunk = (n / (threads as u64 * 32)).max(1);
     let next = AtomicU64::new(0);
     let first_fault = AtomicU64::new(u64::MAX);
     let fault: Mutex<Option<(u64, Fault)>> = Mutex::new(None);
@@ -121,14 +121,14 @@ pub fn run_grid(
         let mut scratch: Option<Scratch<'_>> = None;
         let mut sum = Stats::default();
         'chunks: loop {
-            let start = next.fetch_add(chunk, Ordering::Relaxed);
+            let (start, end) = take_chunk(&next, n, threads as u64);
             // Past the end, or past a faulting CTA (those after it need not run: the fault
             // reported is the lowest-numbered one's, and every CTA before it has been taken).
             if start >= n || start > first_fault.load(Ordering::Relaxed) {
                 break;
             }
             let scratch = scratch.get_or_insert_with(|| Scratch::new(make_runner(), clear.clone()));
-            for i in start..(start + chunk).min(n) {
+            for i in start..end {
                 if i > first_fault.load(Ordering::Relaxed) {
                     break 'chunks;
                 }
@@ -155,24 +155,65 @@ pub fn run_grid(
             *t += sum;
         }
     };
-    let worker = &worker;
+    // The spawned workers not yet finished. The launching thread, once out of CTAs, waits for
+    // them spinning a little (`JOIN_SPIN`) before the scope's wait puts it to sleep: the others
+    // are then on their last CTA, and waking a sleeping thread takes tens of microseconds.
+    let unfinished = AtomicUsize::new(threads - 1);
+    let spawned = || {
+        worker();
+        unfinished.fetch_sub(1, Ordering::Release);
+    };
+    let (worker, spawned) = (&worker, &spawned);
+    let launching = || {
+        worker();
+        let t = std::time::Instant::now();
+        while unfinished.load(Ordering::Acquire) > 0 && t.elapsed() < JOIN_SPIN {
+            std::hint::spin_loop();
+        }
+    };
     match pool(opts.threads) {
         Some(pool) => pool.in_place_scope(|scope| {
             for _ in 1..threads {
-                scope.spawn(move |_| worker());
+                scope.spawn(move |_| spawned());
             }
-            worker();
+            launching();
         }),
         None => rayon::in_place_scope(|scope| {
             for _ in 1..threads {
-                scope.spawn(move |_| worker());
+                scope.spawn(move |_| spawned());
             }
-            worker();
+            launching();
         }),
     }
     match fault.into_inner().ok().flatten() {
         Some((_, f)) => Err(f),
         None => Ok(total.into_inner().unwrap_or_else(|e| e.into_inner())),
+    }
+}
+
+/// How long the launching thread of a parallel launch spins for the other host threads to
+/// finish before it sleeps until they do.
+const JOIN_SPIN: std::time::Duration = std::time::Duration::from_micros(100);
+
+/// How many CTAs a host thread takes when `left` of the launch's are still to be taken by
+/// `threads` threads: an eighth of an even share, at least one.
+fn chunk_at(left: u64, threads: u64) -> u64 {
+    (left / (threads.max(1) * 8)).max(1)
+}
+
+/// Takes the next chunk of CTAs (`chunk_at` of those left) from the counter `next` of a launch
+/// of `n`: the range `start..end` (`start >= n` when none is left).
+fn take_chunk(next: &AtomicU64, n: u64, threads: u64) -> (u64, u64) {
+    let mut start = next.load(Ordering::Relaxed);
+    loop {
+        if start >= n {
+            return (start, start);
+        }
+        let end = start + chunk_at(n - start, threads);
+        match next.compare_exchange_weak(start, end, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return (start, end),
+            Err(now) => start = now,
+        }
     }
 }
 
@@ -591,6 +632,38 @@ mod tests {
                         assert_eq!(got, want, "{block:?} thread {t}");
                     }
                 }
+            }
+        }
+    }
+
+    /// The chunks threads take cover every CTA once, in order; they shrink as the CTAs left
+    /// do, to single CTAs at the end; and a launch takes few of them.
+    #[test]
+    fn chunks_cover_the_grid_and_shrink() {
+        for (n, threads) in [(0, 2), (1, 2), (7, 2), (4096, 2), (4096, 8), (100_000, 3)] {
+            let next = AtomicU64::new(0);
+            let mut sizes = Vec::new();
+            let mut at = 0;
+            loop {
+                let (start, end) = take_chunk(&next, n, threads);
+                if start >= n {
+                    break;
+                }
+                assert_eq!(start, at, "n {n}: chunks in order, none skipped");
+                assert!(end > start && end <= n, "n {n}: {start}..{end}");
+                sizes.push(end - start);
+                at = end;
+            }
+            assert_eq!(at, n, "every CTA taken");
+            assert!(sizes.windows(2).all(|w| w[1] <= w[0]), "n {n}: {sizes:?}");
+            if n >= 16 {
+                assert_eq!(sizes.last(), Some(&1), "n {n}: single CTAs at the end");
+                assert!(sizes[0] == n / (8 * threads), "n {n}: {}", sizes[0]);
+                assert!(
+                    sizes.len() < 16 * threads as usize * 8,
+                    "n {n}: {}",
+                    sizes.len()
+                );
             }
         }
     }
