@@ -407,18 +407,72 @@ pub fn process_cpu_seconds() -> Option<f64> {
     None
 }
 
-/// Times `one` and `many` (the same work on one host thread and on several) over `iters` runs
-/// each, alternating, after one warm-up of each, and returns the best run of each: the two
-/// durations come from the same stretch of time, so a ratio of them is little disturbed by
-/// other load on the host. Also the least CPU time (of all the process's threads) a run of
-/// each took, where the host can tell: it does not depend on whether other work left the
+/// How long, at least, the runs on one host thread and on several alternate in a scaling
+/// measurement ([`best_of_pair`]; `warpjit bench`'s trace workloads alike). A scaling figure is a
+/// ratio of two best runs, and a parallel run is only undisturbed when the host leaves every
+/// core free for its whole length: a run of a few milliseconds needs more tries than `iters`
+/// to find such a stretch on a shared machine, and a second of them costs little.
+pub const PAIR_SECONDS: f64 = 1.0;
+
+/// Runs `f` on the calling thread held to one host core, the `k`-th (wrapping) of those it may
+/// run on, then lets it run on all of them again (where the host cannot pin a thread, simply
+/// runs `f`). A scaling measurement runs its one-thread runs on each core in turn: a virtual
+/// machine's cores do not always run at the same speed, and a one-thread baseline left on a
+/// slowed core would make the speedup look better than the code's.
+pub fn on_core<R>(k: usize, f: impl FnOnce() -> R) -> R {
+    #[cfg(target_os = "linux")]
+    {
+        /// Gives the thread its old cores back when dropped.
+        struct Restore(libc::cpu_set_t);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                // SAFETY: sets the calling thread's affinity from a valid set.
+                unsafe {
+                    libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.0);
+                }
+            }
+        }
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: `cpu_set_t` is plain bits (all zero is the empty set); the calls read and
+        // write only the sets given, for the calling thread (pid 0).
+        let pinned = unsafe {
+            let mut old: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut old) != 0 {
+                None
+            } else {
+                let cores: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&c| libc::CPU_ISSET(c, &old))
+                    .collect();
+                let mut one: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(
+                    cores.get(k % cores.len().max(1)).copied().unwrap_or(0),
+                    &mut one,
+                );
+                (cores.len() > 1 && libc::sched_setaffinity(0, size, &one) == 0)
+                    .then_some(Restore(old))
+            }
+        };
+        let r = f();
+        drop(pinned);
+        r
+    }
+    #[cfg(not(target_os = "linux"))]
+    f()
+}
+
+/// Times `one` and `many` (the same work on one host thread and on several), alternating,
+/// after one warm-up of each, for at least `iters` runs of each and at least [`PAIR_SECONDS`]
+/// in all, and returns the best run of each: the two durations come from the same stretch of
+/// time, so a ratio of them is little disturbed by other load on the host. `one` gets the
+/// run's number, for [`on_core`]. Also the least CPU time (of all the process's threads) a run
+/// of each took, where the host can tell: it does not depend on whether other work left the
 /// cores free.
 pub fn best_of_pair(
     iters: u32,
-    mut one: impl FnMut(),
+    mut one: impl FnMut(usize),
     mut many: impl FnMut(),
 ) -> (Duration, Duration, Option<(f64, f64)>) {
-    one();
+    one(0);
     many();
     let time = |f: &mut dyn FnMut()| {
         let (t, c) = (Instant::now(), process_cpu_seconds());
@@ -428,11 +482,14 @@ pub fn best_of_pair(
     };
     let (mut a, mut b) = (Duration::MAX, Duration::MAX);
     let (mut ca, mut cb) = (f64::INFINITY, f64::INFINITY);
-    for _ in 0..iters.max(1) {
-        let (t, c) = time(&mut one);
+    let start = Instant::now();
+    let mut runs = 0;
+    while runs < iters.max(1) as usize || start.elapsed().as_secs_f64() < PAIR_SECONDS {
+        let (t, c) = time(&mut || one(runs));
         (a, ca) = (a.min(t), ca.min(c));
         let (t, c) = time(&mut many);
         (b, cb) = (b.min(t), cb.min(c));
+        runs += 1;
     }
     let cpu = (ca.is_finite() && cb.is_finite()).then_some((ca, cb));
     (a, b, cpu)

@@ -199,7 +199,8 @@ struct BenchArgs {
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// Timed runs per engine and thread count (the best is reported; for the trace workloads
-    /// the median).
+    /// the median). With several host threads, the runs on one and on N alternate for at least
+    /// a second as well, and the scaling compares the best of each.
     #[arg(long, default_value_t = 5)]
     iters: u32,
     /// Threads per launch (rounded up to a multiple of 256).
@@ -794,7 +795,9 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
 /// `warpjit bench`: returns the exit status (1 if an engine's output differs from native).
 fn bench(args: &BenchArgs) -> u8 {
     use serde_json::json;
-    use warpjit::bench::{best_of, best_of_pair, geometric_mean, kernels, prepare, Scaling, BLOCK};
+    use warpjit::bench::{
+        best_of, best_of_pair, geometric_mean, kernels, on_core, prepare, Scaling, BLOCK,
+    };
     let mut stdout = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
     // The table, printed at the end unless `--json` asks for the document instead.
@@ -835,8 +838,14 @@ fn bench(args: &BenchArgs) -> u8 {
             })
         })
     };
-    // Per workload: its name, lane-instructions, and the interpreter's and the JIT's scaling.
-    let mut scalings: Vec<(String, f64, Scaling, Scaling)> = Vec::new();
+    // Per workload: its name, lane-instructions, and the interpreter's, the JIT's and (a
+    // built-in kernel) native Rust's scaling.
+    let mut scalings: Vec<(String, f64, Scaling, Scaling, Option<Scaling>)> = Vec::new();
+    // Native Rust runs on pools of its own: `threads` host threads, and one.
+    let native_pools = (
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build(),
+        rayon::ThreadPoolBuilder::new().num_threads(1).build(),
+    );
     if let Some(k) = &args.kernel {
         let mut names: Vec<&str> = kernels().iter().map(|k| k.name).collect();
         names.extend(warpjit::bench::TRACE_WORKLOADS.iter().map(|(n, _)| *n));
@@ -896,7 +905,7 @@ fn bench(args: &BenchArgs) -> u8 {
             }
             let (t1, tn, cpu) = best_of_pair(
                 args.iters,
-                || drop(p.run(e, &one)),
+                |k| on_core(k, || drop(p.run(e, &one))),
                 || drop(p.run(e, &opts)),
             );
             let s = Scaling {
@@ -911,15 +920,37 @@ fn bench(args: &BenchArgs) -> u8 {
         let (ti, si) = time(&Interpreter);
         let (tj, sj) = time(&jit);
         let after = jit.compile_stats();
-        if let (Some(si), Some(sj)) = (si, sj) {
-            scalings.push((k.name.to_string(), lanes, si, sj));
-        }
         if let Err(e) = p.check(k) {
             let _ = writeln!(err, "warpjit: error: jit output differs from native: {e}");
             status = 1;
         }
+        // Native Rust over the same host threads (rayon over CTAs), and on one alternating.
         let mut buf = vec![0u32; (n as usize) * (k.out_bytes as usize / 4)];
-        let tn = best_of(args.iters, || p.run_native(k, &mut buf));
+        let (tn, sn) = match &native_pools {
+            (Ok(many), Ok(one)) if scale => {
+                let mut b1 = buf.clone();
+                let (t1, tn, cpu) = best_of_pair(
+                    args.iters,
+                    |c| one.install(|| on_core(c, || p.run_native(k, &mut b1))),
+                    || many.install(|| p.run_native(k, &mut buf)),
+                );
+                let s = Scaling {
+                    threads,
+                    one_thread_seconds: t1.as_secs_f64(),
+                    n_threads_seconds: tn.as_secs_f64(),
+                    cpu_seconds: cpu,
+                };
+                (tn, Some(s))
+            }
+            (Ok(many), _) => (
+                best_of(args.iters, || many.install(|| p.run_native(k, &mut buf))),
+                None,
+            ),
+            (Err(_), _) => (best_of(args.iters, || p.run_native(k, &mut buf)), None),
+        };
+        if let (Some(si), Some(sj)) = (si, sj) {
+            scalings.push((k.name.to_string(), lanes, si, sj, sn));
+        }
         let per_inst_us = warpjit::bench::compile_latency(&p.launch.program).unwrap_or(f64::NAN);
         let g = |t: std::time::Duration| lanes / t.as_secs_f64() / 1e9;
         let (gi, gj, gn) = (g(ti), g(tj), g(tn));
@@ -948,7 +979,7 @@ fn bench(args: &BenchArgs) -> u8 {
             "engines": [
                 engine("interp", ti, 0.0, si),
                 engine("jit", tj, compile, sj),
-                engine("native", tn, 0.0, None),
+                engine("native", tn, 0.0, sn),
             ],
             "jit_over_interp": gj / gi,
             "jit_over_native": gj / gn,
@@ -990,9 +1021,15 @@ fn bench(args: &BenchArgs) -> u8 {
             if scale {
                 src.run(engine, &one)?;
             }
-            for _ in 0..args.iters.max(1) {
+            // With scaling, as `best_of_pair`: at least `iters` runs of each and at least
+            // `PAIR_SECONDS` of them.
+            let start = std::time::Instant::now();
+            while times.len() < args.iters.max(1) as usize
+                || (scale && start.elapsed().as_secs_f64() < warpjit::bench::PAIR_SECONDS)
+            {
                 if scale {
-                    ones.push(src.run(engine, &one)?.1);
+                    let k = ones.len();
+                    ones.push(on_core(k, || src.run(engine, &one))?.1);
                 }
                 let (l, t) = src.run(engine, &opts)?;
                 lanes = l;
@@ -1000,10 +1037,11 @@ fn bench(args: &BenchArgs) -> u8 {
             }
             let tn = median(&mut times);
             let spread = times[times.len() - 1] / times[0].max(1e-12);
+            // The scaling compares the best runs, as the kernels' does.
             let s = scale.then(|| Scaling {
                 threads,
-                one_thread_seconds: median(&mut ones),
-                n_threads_seconds: tn,
+                one_thread_seconds: ones.iter().copied().fold(f64::INFINITY, f64::min),
+                n_threads_seconds: times[0],
                 cpu_seconds: None,
             });
             Ok((lanes, tn, spread, s))
@@ -1026,7 +1064,7 @@ fn bench(args: &BenchArgs) -> u8 {
             &[("interp", g(ti) * 1e9), ("jit", g(tj) * 1e9)],
         ));
         if let (Some(a), Some(b)) = (sci, scj) {
-            scalings.push((src.name(), lanes as f64, a, b));
+            scalings.push((src.name(), lanes as f64, a, b, None));
         }
         let engine = |name: &str, t: f64, compile: f64, spread: f64, s: Option<Scaling>| {
             json!({
@@ -1072,40 +1110,49 @@ fn bench(args: &BenchArgs) -> u8 {
         let _ = writeln!(out, "geometric mean jit/interp: {geo:.2}x");
     }
     // Scaling: throughput on one host thread and on `threads`, and the speedup, per engine.
-    // The geometric mean over the workloads of one engine's (0: interp, 1: jit) figure.
-    let per_engine = |engine: usize, f: &dyn Fn(&Scaling) -> Option<f64>| {
+    // The geometric mean over the workloads of one engine's (0: interp, 1: jit, 2: native)
+    // figure, over every workload or only those with a native run.
+    let per_engine = |engine: usize, native_only: bool, f: &dyn Fn(&Scaling) -> Option<f64>| {
         let v: Vec<f64> = scalings
             .iter()
-            .filter_map(|(_, _, i, j)| f([i, j][engine]))
+            .filter(|w| !native_only || w.4.is_some())
+            .filter_map(|(_, _, i, j, n)| [Some(i), Some(j), n.as_ref()][engine].and_then(f))
             .collect();
         geometric_mean(&v)
     };
     let speedup = |s: &Scaling| Some(s.speedup());
-    let (geo_i, geo_j) = (per_engine(0, &speedup), per_engine(1, &speedup));
+    let (geo_i, geo_j) = (
+        per_engine(0, false, &speedup),
+        per_engine(1, false, &speedup),
+    );
+    let (geo_n, geo_jn) = (per_engine(2, true, &speedup), per_engine(1, true, &speedup));
     if !scalings.is_empty() {
         let _ = writeln!(
             out,
-            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (runs alternating)\n{:<18} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8}",
+            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (runs alternating; the best of each)\n{:<18} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8}",
             "workload",
             "interp 1",
             format!("interp {threads}"),
             "speedup",
             "jit 1",
             format!("jit {threads}"),
-            "speedup"
+            "speedup",
+            "native"
         );
-        for (name, lanes, i, j) in &scalings {
+        for (name, lanes, i, j, nat) in &scalings {
             let g = |t: f64| format!("{:.3}G", lanes / t.max(1e-12) / 1e9);
+            let nat = nat.map_or("-".to_string(), |n| format!("{:.2}x", n.speedup()));
             let _ = writeln!(
                 out,
-                "{:<18} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x",
+                "{:<18} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x {:>8}",
                 name,
                 g(i.one_thread_seconds),
                 g(i.n_threads_seconds),
                 i.speedup(),
                 g(j.one_thread_seconds),
                 g(j.n_threads_seconds),
-                j.speedup()
+                j.speedup(),
+                nat
             );
         }
         if let (Some(gi), Some(gj)) = (geo_i, geo_j) {
@@ -1114,10 +1161,17 @@ fn bench(args: &BenchArgs) -> u8 {
                 "geometric mean speedup on {threads} host threads: interp {gi:.2}x, jit {gj:.2}x"
             );
         }
+        // What the host gives parallel code: native Rust's speedup on the same kernels.
+        if let (Some(gn), Some(gjn)) = (geo_n, geo_jn) {
+            let _ = writeln!(
+                out,
+                "  on the kernels with a native version: jit {gjn:.2}x, native Rust {gn:.2}x"
+            );
+        }
         // The extra CPU time parallel runs cost (the kernels: the trace workloads' runs
         // include loading), which other load on the host does not hide.
         let cpu = |s: &Scaling| s.cpu_ratio();
-        if let (Some(ci), Some(cj)) = (per_engine(0, &cpu), per_engine(1, &cpu)) {
+        if let (Some(ci), Some(cj)) = (per_engine(0, false, &cpu), per_engine(1, false, &cpu)) {
             let _ = writeln!(
                 out,
                 "CPU time on {threads} host threads over 1 (kernels, geometric mean): interp {ci:.3}x, jit {cj:.3}x"
@@ -1149,6 +1203,8 @@ fn bench(args: &BenchArgs) -> u8 {
             "scaling_threads": threads,
             "load_average_at_start": load,
             "geometric_mean_speedup": scale.then(|| json!({"interp": geo_i, "jit": geo_j})),
+            "geometric_mean_speedup_native_kernels": scale
+                .then(|| json!({"jit": geo_jn, "native": geo_n})),
         });
         let _ = writeln!(stdout, "{doc:#}");
     } else {

@@ -687,8 +687,8 @@ fn bench_json_is_one_document_with_engines_ratios_and_scaling() {
         );
     }
     assert!(w["jit_over_interp"].as_f64() > Some(0.0), "{w}");
-    // Scaling from one host thread to two, per engine (none for native code).
-    for e in &w["engines"].as_array().expect("engines")[..2] {
+    // Scaling from one host thread to two, per engine, native code's included.
+    for e in w["engines"].as_array().expect("engines") {
         let s = &e["scaling"];
         assert_eq!(s["threads"], 2, "{e}");
         for key in [
@@ -702,11 +702,16 @@ fn bench_json_is_one_document_with_engines_ratios_and_scaling() {
             assert!(s[key].as_f64() > Some(0.0), "{key}: {e}");
         }
     }
-    assert!(w["engines"][2]["scaling"].is_null(), "{w}");
     assert_eq!(doc["scaling_threads"], 2);
     for e in ["interp", "jit"] {
         assert!(
             doc["geometric_mean_speedup"][e].as_f64() > Some(0.0),
+            "{doc}"
+        );
+    }
+    for e in ["jit", "native"] {
+        assert!(
+            doc["geometric_mean_speedup_native_kernels"][e].as_f64() > Some(0.0),
             "{doc}"
         );
     }
@@ -818,9 +823,17 @@ fn bench_reports_scaling_beyond_one_host_thread() {
         .lines()
         .find(|l| l.starts_with("stream "))
         .expect("a row for the kernel");
-    assert_eq!(row.matches('x').count(), 2, "two speedups: {row}");
+    assert_eq!(
+        row.matches('x').count(),
+        3,
+        "the interpreter's, the JIT's and native Rust's speedups: {row}"
+    );
     assert!(
         section.contains("geometric mean speedup on 2 host threads: interp "),
+        "{text}"
+    );
+    assert!(
+        section.contains("on the kernels with a native version: jit "),
         "{text}"
     );
     assert!(
