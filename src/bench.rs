@@ -510,6 +510,25 @@ pub struct Scaling {
 }
 
 impl Scaling {
+    /// Measures it with [`best_of_pair`]: `one` runs the work on one host thread (given the
+    /// run's number, for [`on_core`]), `many` on `threads`. Also returns the best run on
+    /// `threads`.
+    pub fn measure(
+        threads: usize,
+        iters: u32,
+        one: impl FnMut(usize),
+        many: impl FnMut(),
+    ) -> (Duration, Scaling) {
+        let (t1, tn, cpu) = best_of_pair(iters, one, many);
+        let s = Scaling {
+            threads,
+            one_thread_seconds: t1.as_secs_f64(),
+            n_threads_seconds: tn.as_secs_f64(),
+            cpu_seconds: cpu,
+        };
+        (tn, s)
+    }
+
     /// How many times faster `threads` host threads run it than one.
     pub fn speedup(&self) -> f64 {
         self.one_thread_seconds / self.n_threads_seconds.max(1e-12)

@@ -795,9 +795,7 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
 /// `warpjit bench`: returns the exit status (1 if an engine's output differs from native).
 fn bench(args: &BenchArgs) -> u8 {
     use serde_json::json;
-    use warpjit::bench::{
-        best_of, best_of_pair, geometric_mean, kernels, on_core, prepare, Scaling, BLOCK,
-    };
+    use warpjit::bench::{best_of, geometric_mean, kernels, on_core, prepare, Scaling, BLOCK};
     let mut stdout = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
     // The table, printed at the end unless `--json` asks for the document instead.
@@ -903,17 +901,12 @@ fn bench(args: &BenchArgs) -> u8 {
             if !scale {
                 return (best_of(args.iters, || drop(p.run(e, &opts))), None);
             }
-            let (t1, tn, cpu) = best_of_pair(
+            let (tn, s) = Scaling::measure(
+                threads,
                 args.iters,
                 |k| on_core(k, || drop(p.run(e, &one))),
                 || drop(p.run(e, &opts)),
             );
-            let s = Scaling {
-                threads,
-                one_thread_seconds: t1.as_secs_f64(),
-                n_threads_seconds: tn.as_secs_f64(),
-                cpu_seconds: cpu,
-            };
             (tn, Some(s))
         };
         let before = jit.compile_stats();
@@ -929,17 +922,12 @@ fn bench(args: &BenchArgs) -> u8 {
         let (tn, sn) = match &native_pools {
             (Ok(many), Ok(one)) if scale => {
                 let mut b1 = buf.clone();
-                let (t1, tn, cpu) = best_of_pair(
+                let (tn, s) = Scaling::measure(
+                    threads,
                     args.iters,
                     |c| one.install(|| on_core(c, || p.run_native(k, &mut b1))),
                     || many.install(|| p.run_native(k, &mut buf)),
                 );
-                let s = Scaling {
-                    threads,
-                    one_thread_seconds: t1.as_secs_f64(),
-                    n_threads_seconds: tn.as_secs_f64(),
-                    cpu_seconds: cpu,
-                };
                 (tn, Some(s))
             }
             (Ok(many), _) => (
