@@ -38,6 +38,10 @@ pub(super) struct ProgCode {
     pub(super) runs: Vec<AtomicU32>,
     /// Per slot: 0 not compiled, 1 tier 1, 2 tier 2 requested (or done).
     pub(super) tiers: Vec<AtomicU8>,
+    /// Per slot: tier-1 runs counted by the runners that have finished. A runner counts on its
+    /// own host thread for one launch and adds its counts here at the end, so that a block that
+    /// many small launches run becomes hot too.
+    pub(super) hot: Vec<AtomicU32>,
     /// Per block, the region a function entered there runs ([`super::region::plan`]), worked
     /// out when first needed: by the compiler, and by the runner to push the entries a region
     /// block holds when its function returns there.
@@ -56,6 +60,11 @@ impl ProgCode {
 /// Index of a piece's variant in [`ProgCode::fns`].
 pub(super) fn slot(piece: u32, full: bool) -> usize {
     2 * piece as usize + full as usize
+}
+
+/// The piece and variant of slot `i` (the inverse of [`slot`]).
+pub(super) fn slot_piece(i: usize) -> (u32, bool) {
+    ((i / 2) as u32, i % 2 == 1)
 }
 
 impl Jit {
@@ -215,6 +224,7 @@ fn new_code(prog: &Arc<Program>) -> ProgCode {
         fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),
         runs: (0..n).map(|_| AtomicU32::new(0)).collect(),
         tiers: (0..slots).map(|_| AtomicU8::new(0)).collect(),
+        hot: (0..slots).map(|_| AtomicU32::new(0)).collect(),
         plans: (0..n).map(|_| OnceLock::new()).collect(),
     }
 }

@@ -12,8 +12,9 @@
 //! Tiering: a block is interpreted until it has run [`Jit::threshold`] times (default
 //! [`DEFAULT_THRESHOLD`]) on any warp, then compiled by tier 1 (Cranelift with its single-pass
 //! register allocator: about 3x faster to compile, 25-50% slower code) on the thread that hit the
-//! threshold. A block that then runs [`Jit::hot_threshold`] more times on one host thread (default
-//! [`DEFAULT_HOT_THRESHOLD`]) is recompiled by tier 2 (the backtracking allocator) on a background
+//! threshold. A block that then runs [`Jit::hot_threshold`] more times (default
+//! [`DEFAULT_HOT_THRESHOLD`]; counted per host thread, and summed over launches as each ends) is
+//! recompiled by tier 2 (the backtracking allocator) on a background
 //! thread, off the critical path, and its address swapped in when ready. Both tiers produce the
 //! same results.
 //!

@@ -2,7 +2,7 @@
 //! when they become hot enough, and interprets what is not compiled.
 
 use super::abi::{self, BlockFn, JitCx};
-use super::cache::{slot, ProgCode};
+use super::cache::{slot, slot_piece, ProgCode};
 use super::views::ViewTable;
 use super::Jit;
 use crate::exec::warp::{Entry, EntryKind};
@@ -20,7 +20,8 @@ pub(super) struct JitRunner<'j> {
     code: Arc<ProgCode>,
     /// Kept across block calls so segment hints persist.
     jcx: Box<JitCx>,
-    /// Tier-1 executions per block variant on this thread.
+    /// Tier-1 executions per block variant on this thread in this launch (added to
+    /// `ProgCode::hot` when the runner is dropped).
     hot: Vec<u32>,
     /// The view table `jcx.views` points at (the host thread's spare, or made at the first
     /// call), and the resources and `--check` it was filled for (`None`: not yet filled).
@@ -74,7 +75,21 @@ thread_local! {
 }
 
 impl Drop for JitRunner<'_> {
+    /// Adds this launch's tier-1 counts to the program's (asking for tier 2 for a slot they
+    /// make hot) and gives the view table back to the host thread.
     fn drop(&mut self) {
+        for (i, &n) in self.hot.iter().enumerate() {
+            if n == 0 || self.code.tiers[i].load(Ordering::Relaxed) != 1 {
+                continue;
+            }
+            let total = self.code.hot[i]
+                .fetch_add(n, Ordering::Relaxed)
+                .saturating_add(n);
+            if total >= self.jit.hot_threshold {
+                let (piece, full) = slot_piece(i);
+                self.jit.promote(&self.code, piece, full);
+            }
+        }
         let views = self.views.take();
         let _ = SPARE_VIEWS.try_with(|v| v.set(views));
     }

@@ -1800,3 +1800,27 @@ fn a_program_loaded_again_reuses_its_code() {
     assert!(compiled > 0);
     assert_ne!(other, first);
 }
+
+/// A block that many small launches run becomes hot: each launch counts one run of it (one
+/// warp), and the counts add up across launches until tier 2 is asked for. Counted only within
+/// a launch, it never would be.
+#[test]
+fn many_small_launches_make_a_block_hot() {
+    let prog = program("S2R R0, SR_TID.X;\nIADD32I R1, R0, 0x7;\nEXIT;\n");
+    let jit = Jit::new().expect("host supported");
+    let launch = Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new());
+    let code = jit.code_for(&prog);
+    let full = cache::slot(0, true);
+    // Interpreted first, compiled by tier 1 on reaching the threshold, then counted.
+    let tier1_runs = jit.hot_threshold - 1;
+    for _ in 0..jit.threshold + tier1_runs {
+        assert!(run_outcome(&jit, &launch).0.is_ok());
+    }
+    assert_eq!(code.tiers[full].load(Ordering::Relaxed), 1, "not hot yet");
+    assert!(run_outcome(&jit, &launch).0.is_ok());
+    assert_eq!(
+        code.tiers[full].load(Ordering::Relaxed),
+        2,
+        "tier 2 asked for"
+    );
+}
