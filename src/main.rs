@@ -796,8 +796,9 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
 fn bench(args: &BenchArgs) -> u8 {
     use serde_json::json;
     use warpjit::bench::{best_of, geometric_mean, kernels, on_core, prepare, Scaling, BLOCK};
-    let mut stdout = std::io::stdout().lock();
-    let mut err = std::io::stderr().lock();
+    let mut stdout = std::io::stdout();
+    // Not held locked: the runs' host threads must stay free to write to it.
+    let mut err = std::io::stderr();
     // The table, printed at the end unless `--json` asks for the document instead.
     let mut out: Vec<u8> = Vec::new();
     let mut rows = Vec::new();
