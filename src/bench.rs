@@ -414,6 +414,12 @@ pub fn process_cpu_seconds() -> Option<f64> {
 /// to find such a stretch on a shared machine, and a second of them costs little.
 pub const PAIR_SECONDS: f64 = 1.0;
 
+/// Whether a scaling measurement that has made `runs` pairs of runs since `start` goes on: until
+/// it has at least `iters` of them and [`PAIR_SECONDS`] have passed.
+pub fn more_pairs(runs: usize, iters: u32, start: Instant) -> bool {
+    runs < iters.max(1) as usize || start.elapsed().as_secs_f64() < PAIR_SECONDS
+}
+
 /// Runs `f` on the calling thread held to one host core, the `k`-th (wrapping) of those it may
 /// run on, then lets it run on all of them again (where the host cannot pin a thread, simply
 /// runs `f`). A scaling measurement runs its one-thread runs on each core in turn: a virtual
@@ -484,7 +490,7 @@ pub fn best_of_pair(
     let (mut ca, mut cb) = (f64::INFINITY, f64::INFINITY);
     let start = Instant::now();
     let mut runs = 0;
-    while runs < iters.max(1) as usize || start.elapsed().as_secs_f64() < PAIR_SECONDS {
+    while more_pairs(runs, iters, start) {
         let (t, c) = time(&mut || one(runs));
         (a, ca) = (a.min(t), ca.min(c));
         let (t, c) = time(&mut many);

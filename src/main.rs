@@ -1010,12 +1010,13 @@ fn bench(args: &BenchArgs) -> u8 {
             if scale {
                 src.run(engine, &one)?;
             }
-            // With scaling, as `best_of_pair`: at least `iters` runs of each and at least
-            // `PAIR_SECONDS` of them.
+            // With scaling, as long as `best_of_pair` goes on; else `iters` runs.
             let start = std::time::Instant::now();
-            while times.len() < args.iters.max(1) as usize
-                || (scale && start.elapsed().as_secs_f64() < warpjit::bench::PAIR_SECONDS)
-            {
+            let more = |runs: usize| match scale {
+                true => warpjit::bench::more_pairs(runs, args.iters, start),
+                false => runs < args.iters.max(1) as usize,
+            };
+            while more(times.len()) {
                 if scale {
                     let k = ones.len();
                     ones.push(on_core(k, || src.run(engine, &one))?.1);
