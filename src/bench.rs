@@ -8,7 +8,7 @@ use crate::exec::{Engine, Launch, Machine, RunOptions, Stats, DEFAULT_BUDGET};
 use crate::sass::{parse_program, AsmOptions};
 use rayon::prelude::*;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use warpjit_runtime::memory::Init;
 use warpjit_runtime::{BankMode, ConstBanks};
 
@@ -407,17 +407,17 @@ pub fn process_cpu_seconds() -> Option<f64> {
     None
 }
 
-/// How long, at least, the runs on one host thread and on several alternate in a scaling
-/// measurement ([`best_of_pair`]; `warpjit bench`'s trace workloads alike). A scaling figure is a
-/// ratio of two best runs, and a parallel run is only undisturbed when the host leaves every
-/// core free for its whole length: a run of a few milliseconds needs more tries than `iters`
-/// to find such a stretch on a shared machine, and a second of them costs little.
-pub const PAIR_SECONDS: f64 = 1.0;
+/// How long, at least, [`rounds`] measures each contestant (engine). A ratio of two engines is
+/// only sound when both were measured in the same stretch of time, and a parallel run only
+/// undisturbed when the host leaves every core free for its whole length: a run of a few
+/// milliseconds needs more tries than `iters` to find such a stretch on a shared machine, and a
+/// second of them per engine costs little.
+pub const SECONDS_PER_CONTESTANT: f64 = 1.0;
 
-/// Whether a scaling measurement that has made `runs` pairs of runs since `start` goes on: until
-/// it has at least `iters` of them and [`PAIR_SECONDS`] have passed.
-pub fn more_pairs(runs: usize, iters: u32, start: Instant) -> bool {
-    runs < iters.max(1) as usize || start.elapsed().as_secs_f64() < PAIR_SECONDS
+/// Whether a measurement that has made `rounds` rounds since `start` goes on: until it has at
+/// least `iters` of them and `seconds` have passed.
+pub fn more_rounds(rounds: usize, iters: u32, start: Instant, seconds: f64) -> bool {
+    rounds < iters.max(1) as usize || start.elapsed().as_secs_f64() < seconds
 }
 
 /// Runs `f` on the calling thread held to one host core, the `k`-th (wrapping) of those it may
@@ -466,39 +466,148 @@ pub fn on_core<R>(k: usize, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Times `one` and `many` (the same work on one host thread and on several), alternating,
-/// after one warm-up of each, for at least `iters` runs of each and at least [`PAIR_SECONDS`]
-/// in all, and returns the best run of each: the two durations come from the same stretch of
-/// time, so a ratio of them is little disturbed by other load on the host. `one` gets the
-/// run's number, for [`on_core`]. Also the least CPU time (of all the process's threads) a run
-/// of each took, where the host can tell: it does not depend on whether other work left the
-/// cores free.
-pub fn best_of_pair(
-    iters: u32,
-    mut one: impl FnMut(usize),
-    mut many: impl FnMut(),
-) -> (Duration, Duration, Option<(f64, f64)>) {
-    one(0);
-    many();
-    let time = |f: &mut dyn FnMut()| {
-        let (t, c) = (Instant::now(), process_cpu_seconds());
-        f();
-        let cpu = process_cpu_seconds().zip(c).map(|(b, a)| b - a);
-        (t.elapsed(), cpu.unwrap_or(f64::NAN))
-    };
-    let (mut a, mut b) = (Duration::MAX, Duration::MAX);
-    let (mut ca, mut cb) = (f64::INFINITY, f64::INFINITY);
-    let start = Instant::now();
-    let mut runs = 0;
-    while more_pairs(runs, iters, start) {
-        let (t, c) = time(&mut || one(runs));
-        (a, ca) = (a.min(t), ca.min(c));
-        let (t, c) = time(&mut many);
-        (b, cb) = (b.min(t), cb.min(c));
-        runs += 1;
+/// Which run a [`rounds`] contestant is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The work on one host thread, held to the `k`-th host core ([`on_core`]).
+    One(usize),
+    /// The work on all the measurement's host threads.
+    Many,
+}
+
+/// One run's wall-clock seconds (as the contestant timed it) and the CPU seconds the process
+/// spent during it (NaN where the host cannot tell).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Run {
+    /// Seconds the work took.
+    pub seconds: f64,
+    /// CPU seconds of all the process's threads over the call.
+    pub cpu_seconds: f64,
+}
+
+/// Every timed run of one [`rounds`] contestant, per side, in the order they ran.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Runs {
+    /// The runs on all the host threads.
+    pub many: Vec<Run>,
+    /// The runs on one host thread (none unless the measurement scales).
+    pub one: Vec<Run>,
+}
+
+impl Runs {
+    fn seconds(runs: &[Run]) -> Vec<f64> {
+        let mut s: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
+        s.sort_by(f64::total_cmp);
+        s
     }
-    let cpu = (ca.is_finite() && cb.is_finite()).then_some((ca, cb));
-    (a, b, cpu)
+
+    /// The best (least disturbed) run on all the host threads, in seconds.
+    pub fn best(&self) -> f64 {
+        Self::seconds(&self.many)
+            .first()
+            .copied()
+            .unwrap_or(f64::NAN)
+    }
+
+    /// The median run on all the host threads, in seconds.
+    pub fn median(&self) -> f64 {
+        let s = Self::seconds(&self.many);
+        s.get(s.len() / 2).copied().unwrap_or(f64::NAN)
+    }
+
+    /// The slowest run on all the host threads over the fastest.
+    pub fn spread(&self) -> f64 {
+        let s = Self::seconds(&self.many);
+        match (s.first(), s.last()) {
+            (Some(a), Some(b)) => b / a.max(1e-12),
+            _ => f64::NAN,
+        }
+    }
+
+    /// The scaling from one host thread to `threads` (the best run of each; the least CPU time
+    /// of each where the host tells it), if there were runs on one.
+    pub fn scaling(&self, threads: usize) -> Option<Scaling> {
+        let one = Self::seconds(&self.one).first().copied()?;
+        let least = |runs: &[Run]| {
+            runs.iter()
+                .map(|r| r.cpu_seconds)
+                .fold(f64::INFINITY, f64::min)
+        };
+        let (ca, cb) = (least(&self.one), least(&self.many));
+        Some(Scaling {
+            threads,
+            one_thread_seconds: one,
+            n_threads_seconds: self.best(),
+            cpu_seconds: (ca.is_finite() && cb.is_finite()).then_some((ca, cb)),
+        })
+    }
+}
+
+/// A [`rounds`] contestant: runs the work once on the side asked and returns the seconds it
+/// took (timed by the contestant, so that it can leave out set-up such as loading a trace).
+pub type Contestant<'a> = dyn FnMut(Side) -> Result<f64, String> + 'a;
+
+/// Measures contestants (engines doing the same work) in interleaved rounds, so that every
+/// ratio between them, and every scaling figure, compares runs from the same stretch of time:
+/// on a shared host that slows for seconds at a time, engines measured one after the other
+/// would each get a different machine.
+///
+/// After one warm-up run of each contestant on each side, every round runs each contestant
+/// once on all the host threads and, with `scale`, once on one thread, held to each host core
+/// in turn (round `r` to the `r`-th: a virtual machine's cores do not always run at the same
+/// speed, and a one-thread baseline left on a slowed core would flatter the speedup). The
+/// contestants' order rotates from round to round, and so does which side of each runs first,
+/// so none always runs after the same neighbour. Then `between` runs with the round's number
+/// (`warpjit bench` takes a compile-latency sample there, which so spreads over the same
+/// stretch). Rounds go on until there are `iters` of them and `seconds` have passed.
+/// The first error a contestant returns ends the measurement.
+pub fn rounds(
+    iters: u32,
+    seconds: f64,
+    scale: bool,
+    contestants: &mut [&mut Contestant<'_>],
+    mut between: impl FnMut(usize),
+) -> Result<Vec<Runs>, String> {
+    let timed = |c: &mut Contestant<'_>, side: Side| -> Result<Run, String> {
+        let cpu0 = process_cpu_seconds();
+        let seconds = c(side)?;
+        let cpu = process_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
+        Ok(Run {
+            seconds,
+            cpu_seconds: cpu.unwrap_or(f64::NAN),
+        })
+    };
+    for c in contestants.iter_mut() {
+        if scale {
+            c(Side::One(0))?;
+        }
+        c(Side::Many)?;
+    }
+    let n = contestants.len();
+    let mut runs = vec![Runs::default(); n];
+    let start = Instant::now();
+    let mut round = 0;
+    while more_rounds(round, iters, start, seconds) {
+        for i in 0..n {
+            let at = (round + i) % n;
+            let c = &mut *contestants[at];
+            let sides = match (scale, round % 2 == 0) {
+                (false, _) => [Some(Side::Many), None],
+                (true, true) => [Some(Side::One(round)), Some(Side::Many)],
+                (true, false) => [Some(Side::Many), Some(Side::One(round))],
+            };
+            for side in sides.into_iter().flatten() {
+                let r = timed(c, side)?;
+                match side {
+                    Side::One(_) => runs[at].one.push(r),
+                    Side::Many => runs[at].many.push(r),
+                }
+            }
+        }
+        between(round);
+        round += 1;
+    }
+    Ok(runs)
 }
 
 /// How a workload's throughput grows from one host thread to several, for one engine.
@@ -516,25 +625,6 @@ pub struct Scaling {
 }
 
 impl Scaling {
-    /// Measures it with [`best_of_pair`]: `one` runs the work on one host thread (given the
-    /// run's number, for [`on_core`]), `many` on `threads`. Also returns the best run on
-    /// `threads`.
-    pub fn measure(
-        threads: usize,
-        iters: u32,
-        one: impl FnMut(usize),
-        many: impl FnMut(),
-    ) -> (Duration, Scaling) {
-        let (t1, tn, cpu) = best_of_pair(iters, one, many);
-        let s = Scaling {
-            threads,
-            one_thread_seconds: t1.as_secs_f64(),
-            n_threads_seconds: tn.as_secs_f64(),
-            cpu_seconds: cpu,
-        };
-        (tn, s)
-    }
-
     /// How many times faster `threads` host threads run it than one.
     pub fn speedup(&self) -> f64 {
         self.one_thread_seconds / self.n_threads_seconds.max(1e-12)
@@ -553,38 +643,136 @@ pub fn geometric_mean(xs: &[f64]) -> Option<f64> {
     (!xs.is_empty()).then(|| (xs.iter().map(|r| r.ln()).sum::<f64>() / xs.len() as f64).exp())
 }
 
-/// Times `f` over `iters` runs after one warm-up and returns the best (least disturbed) run.
-pub fn best_of(iters: u32, mut f: impl FnMut()) -> Duration {
+/// Times `f` and returns its seconds (for a [`rounds`] contestant that times all it does).
+pub fn timed(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
     f();
-    (0..iters.max(1))
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
+    t.elapsed().as_secs_f64()
 }
 
-/// How many compiles [`compile_latency`] takes the median of.
+/// How many compile samples, at least, [`compile_latency`] takes the median of.
 pub const LATENCY_SAMPLES: usize = 21;
 
-/// Tier-1 compile latency of `prog`, in microseconds per guest instruction: the median over
-/// [`LATENCY_SAMPLES`] new JITs of the time tier 1 takes to compile every block of the program
-/// (in both variants, any active mask and full warp), divided by twice the program's
-/// instruction count. A compile during a run is one sample, moved by whatever the run left in
-/// the caches (`bench --json` gives that time as the JIT's `compile_seconds`). `None` if the
-/// host cannot run the JIT or a block fails to compile.
-pub fn compile_latency(prog: &Arc<crate::ir::Program>) -> Option<f64> {
+/// One tier-1 compile-latency sample of `prog`, in microseconds per guest instruction: the time
+/// a new JIT's tier 1 takes to compile every block of the program (in both variants, any active
+/// mask and full warp), divided by twice the program's instruction count. A compile during a
+/// run is one such sample, moved by whatever the run left in the caches (`bench --json` gives
+/// that time as the JIT's `compile_seconds`). `None` if the host cannot run the JIT or a block
+/// fails to compile.
+pub fn compile_sample(prog: &Arc<crate::ir::Program>) -> Option<f64> {
     use crate::jit::{Jit, Tier};
     let insts = prog.inst_count().max(1) as f64;
-    let mut samples = (0..LATENCY_SAMPLES)
-        .map(|_| {
-            let jit = Jit::new().ok()?;
-            jit.compile_all_tier(prog, Tier::One).ok()?;
-            Some(jit.compile_stats().nanos as f64 / 1e3 / (2.0 * insts))
-        })
-        .collect::<Option<Vec<f64>>>()?;
+    let jit = Jit::new().ok()?;
+    jit.compile_all_tier(prog, Tier::One).ok()?;
+    Some(jit.compile_stats().nanos as f64 / 1e3 / (2.0 * insts))
+}
+
+/// Tier-1 compile latency of `prog` ([`compile_sample`]): the median of `samples` (taken
+/// earlier: `warpjit bench` takes one after each measuring round, the second of two compiles in
+/// a row, so that samples spread over the time the engines were measured) and as many more,
+/// back to back, as it takes to have [`LATENCY_SAMPLES`]. `None` if a sample cannot be taken.
+pub fn compile_latency(prog: &Arc<crate::ir::Program>, mut samples: Vec<f64>) -> Option<f64> {
+    while samples.len() < LATENCY_SAMPLES {
+        samples.push(compile_sample(prog)?);
+    }
     samples.sort_by(f64::total_cmp);
     Some(samples[samples.len() / 2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A contestant that logs its calls as `(name, side)` and takes the seconds given per side.
+    fn logging<'a>(
+        name: char,
+        log: &'a std::cell::RefCell<Vec<(char, Side)>>,
+        one: f64,
+        many: f64,
+    ) -> impl FnMut(Side) -> Result<f64, String> + 'a {
+        move |side| {
+            log.borrow_mut().push((name, side));
+            Ok(match side {
+                Side::One(_) => one,
+                Side::Many => many,
+            })
+        }
+    }
+
+    #[test]
+    fn rounds_interleave_the_contestants_and_rotate_their_order_and_sides() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let mut a = logging('a', &log, 4.0, 2.0);
+        let mut b = logging('b', &log, 6.0, 4.0);
+        let mut between = Vec::new();
+        let runs = rounds(3, 0.0, true, &mut [&mut a, &mut b], |r| between.push(r)).unwrap();
+        use Side::*;
+        let want = [
+            // Warm-ups, then round 0 (one thread first), 1 (b first, many first), 2.
+            ('a', One(0)),
+            ('a', Many),
+            ('b', One(0)),
+            ('b', Many),
+            ('a', One(0)),
+            ('a', Many),
+            ('b', One(0)),
+            ('b', Many),
+            ('b', Many),
+            ('b', One(1)),
+            ('a', Many),
+            ('a', One(1)),
+            ('a', One(2)),
+            ('a', Many),
+            ('b', One(2)),
+            ('b', Many),
+        ];
+        assert_eq!(log.borrow().as_slice(), &want[..]);
+        assert_eq!(between, [0, 1, 2]);
+        assert_eq!((runs[0].one.len(), runs[0].many.len()), (3, 3));
+        let s = runs[1].scaling(2).unwrap();
+        assert_eq!((s.one_thread_seconds, s.n_threads_seconds), (6.0, 4.0));
+        assert_eq!(s.speedup(), 1.5);
+    }
+
+    #[test]
+    fn without_scaling_only_the_many_side_runs() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let mut a = logging('a', &log, 1.0, 1.0);
+        let runs = rounds(2, 0.0, false, &mut [&mut a], |_| {}).unwrap();
+        assert!(log.borrow().iter().all(|(_, s)| *s == Side::Many));
+        assert_eq!(log.borrow().len(), 3, "a warm-up and two rounds");
+        assert_eq!(runs[0].scaling(2), None);
+    }
+
+    #[test]
+    fn a_contestant_error_ends_the_measurement() {
+        let mut calls = 0;
+        let mut bad = |_| {
+            calls += 1;
+            if calls == 3 {
+                Err("fault".to_string())
+            } else {
+                Ok(1.0)
+            }
+        };
+        assert_eq!(
+            rounds(5, 0.0, true, &mut [&mut bad], |_| {}),
+            Err("fault".to_string())
+        );
+        assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn runs_summarise_best_median_and_spread() {
+        let r = |s: f64| Run {
+            seconds: s,
+            cpu_seconds: s,
+        };
+        let runs = Runs {
+            many: vec![r(3.0), r(1.0), r(2.0)],
+            one: vec![r(4.0)],
+        };
+        assert_eq!((runs.best(), runs.median(), runs.spread()), (1.0, 2.0, 3.0));
+        assert_eq!(runs.scaling(2).unwrap().cpu_ratio(), Some(0.25));
+    }
 }

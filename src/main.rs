@@ -194,13 +194,14 @@ struct BenchArgs {
     #[arg(long)]
     kernel: Option<String>,
     /// Host threads (default: all cores; at most 4 × the cores). With more than one, every
-    /// engine's runs alternate with runs on one host thread, and a scaling section reports the
+    /// engine also runs on one host thread in each round, and a scaling section reports the
     /// throughput on both and the speedup.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Timed runs per engine and thread count (the best is reported; for the trace workloads
-    /// the median). With several host threads, the runs on one and on N alternate for at least
-    /// a second as well, and the scaling compares the best of each.
+    /// Measuring rounds, at least: each round runs every engine of a workload once (and, with
+    /// several host threads, once more on one thread), and the rounds go on for at least a
+    /// second per engine as well. A kernel's best run is reported, a trace's median; the
+    /// scaling compares the best runs on one thread and on N.
     #[arg(long, default_value_t = 5)]
     iters: u32,
     /// Threads per launch (rounded up to a multiple of 256).
@@ -795,7 +796,10 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
 /// `warpjit bench`: returns the exit status (1 if an engine's output differs from native).
 fn bench(args: &BenchArgs) -> u8 {
     use serde_json::json;
-    use warpjit::bench::{best_of, geometric_mean, kernels, on_core, prepare, Scaling, BLOCK};
+    use warpjit::bench::{
+        compile_sample, geometric_mean, kernels, on_core, prepare, timed, Runs, Scaling, Side,
+        BLOCK, SECONDS_PER_CONTESTANT,
+    };
     let mut stdout = std::io::stdout();
     // Not held locked: the runs' host threads must stay free to write to it.
     let mut err = std::io::stderr();
@@ -867,7 +871,7 @@ fn bench(args: &BenchArgs) -> u8 {
     };
     let _ = writeln!(
         out,
-        "{n} threads, best of {} runs; lane-instructions per second (G = 1e9)\n{:<18} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
+        "{n} threads, best run of {}+ interleaved rounds; lane-instructions per second (G = 1e9)\n{:<18} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
         args.iters, "kernel", "interp", "jit", "native", "jit/interp", "jit/native", "compile/inst"
     );
     let mut status = 0;
@@ -896,51 +900,66 @@ fn bench(args: &BenchArgs) -> u8 {
                 return 3;
             }
         };
-        // The best of `iters` runs on `threads` host threads (alternating with runs on one
-        // host thread, whose best is the scaling's baseline, when `threads` > 1).
-        let time = |e: &dyn Engine| -> (std::time::Duration, Option<Scaling>) {
-            if !scale {
-                return (best_of(args.iters, || drop(p.run(e, &opts))), None);
-            }
-            let (tn, s) = Scaling::measure(
-                threads,
-                args.iters,
-                |k| on_core(k, || drop(p.run(e, &one))),
-                || drop(p.run(e, &opts)),
-            );
-            (tn, Some(s))
+        // The three engines in interleaved rounds (`bench::rounds`), each run on `threads`
+        // host threads and, when scaling, on one; a compile-latency sample after each round.
+        let engine_run = |e: &dyn Engine, side: Side| match side {
+            Side::One(c) => timed(|| drop(on_core(c, || p.run(e, &one)))),
+            Side::Many => timed(|| drop(p.run(e, &opts))),
         };
+        let mut interp = |side| Ok(engine_run(&Interpreter, side));
+        let mut jit_c = |side| Ok(engine_run(&jit, side));
+        // Native Rust over pools of its own (rayon over CTAs, as the engines).
+        let mut buf = vec![0u32; (n as usize) * (k.out_bytes as usize / 4)];
+        let mut native = |side| {
+            Ok(match (&native_pools, side) {
+                ((_, Ok(one)), Side::One(c)) => {
+                    timed(|| one.install(|| on_core(c, || p.run_native(k, &mut buf))))
+                }
+                ((Ok(many), _), Side::Many) => timed(|| many.install(|| p.run_native(k, &mut buf))),
+                _ => timed(|| p.run_native(k, &mut buf)),
+            })
+        };
+        let mut samples = Vec::new();
         let before = jit.compile_stats();
-        let (ti, si) = time(&Interpreter);
-        let (tj, sj) = time(&jit);
+        let measured = warpjit::bench::rounds(
+            args.iters,
+            3.0 * SECONDS_PER_CONTESTANT,
+            scale,
+            &mut [&mut interp, &mut jit_c, &mut native],
+            // The second of two compiles in a row: the compiler's latency, not how cold the
+            // runs left the caches (a compile right after a run takes about 1.5x as long).
+            |_| {
+                let _ = compile_sample(&p.launch.program);
+                samples.extend(compile_sample(&p.launch.program));
+            },
+        );
         let after = jit.compile_stats();
+        let runs = match measured {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = writeln!(err, "warpjit: error: {}: {e}", k.name);
+                return 3;
+            }
+        };
+        let [ri, rj, rn]: [Runs; 3] = runs.try_into().unwrap_or_default();
+        // The check runs the JIT last: every engine writes the same output array.
+        let _ = p.run(&jit, &opts);
         if let Err(e) = p.check(k) {
             let _ = writeln!(err, "warpjit: error: jit output differs from native: {e}");
             status = 1;
         }
-        // Native Rust over the same host threads (rayon over CTAs), and on one alternating.
-        let mut buf = vec![0u32; (n as usize) * (k.out_bytes as usize / 4)];
-        let (tn, sn) = match &native_pools {
-            (Ok(many), Ok(one)) if scale => {
-                let mut b1 = buf.clone();
-                let (tn, s) = Scaling::measure(
-                    threads,
-                    args.iters,
-                    |c| one.install(|| on_core(c, || p.run_native(k, &mut b1))),
-                    || many.install(|| p.run_native(k, &mut buf)),
-                );
-                (tn, Some(s))
-            }
-            (Ok(many), _) => (
-                best_of(args.iters, || many.install(|| p.run_native(k, &mut buf))),
-                None,
-            ),
-            (Err(_), _) => (best_of(args.iters, || p.run_native(k, &mut buf)), None),
-        };
+        let (si, sj, sn) = (
+            ri.scaling(threads),
+            rj.scaling(threads),
+            rn.scaling(threads),
+        );
         if let (Some(si), Some(sj)) = (si, sj) {
             scalings.push((k.name.to_string(), lanes, si, sj, sn));
         }
-        let per_inst_us = warpjit::bench::compile_latency(&p.launch.program).unwrap_or(f64::NAN);
+        let per_inst_us =
+            warpjit::bench::compile_latency(&p.launch.program, samples).unwrap_or(f64::NAN);
+        let secs = std::time::Duration::from_secs_f64;
+        let (ti, tj, tn) = (secs(ri.best()), secs(rj.best()), secs(rn.best()));
         let g = |t: std::time::Duration| lanes / t.as_secs_f64() / 1e9;
         let (gi, gj, gn) = (g(ti), g(tj), g(tn));
         ratios.push(gj / gi);
@@ -996,57 +1015,46 @@ fn bench(args: &BenchArgs) -> u8 {
         .collect();
     sources.extend(args.traces.iter().cloned().map(TraceSource::File));
     for src in &sources {
-        // The median of `iters` runs per engine, each on a fresh load (loading not timed), and
-        // of as many runs on one host thread alternating with them when `threads` > 1.
-        type Measured = (u64, f64, f64, Option<Scaling>);
-        let measure = |engine: &dyn Engine| -> Result<Measured, String> {
-            let median = |times: &mut Vec<f64>| {
-                times.sort_by(f64::total_cmp);
-                times[times.len() / 2]
+        // Both engines in interleaved rounds (`bench::rounds`), each run on a fresh load
+        // (loading not timed); the median of the runs on `threads` host threads is reported.
+        let lanes = std::cell::Cell::new(0);
+        let trace_run = |e: &dyn Engine, side: Side| {
+            let (l, t) = match side {
+                Side::One(c) => on_core(c, || src.run(e, &one))?,
+                Side::Many => src.run(e, &opts)?,
             };
-            let (mut times, mut ones) = (Vec::new(), Vec::new());
-            let mut lanes = 0;
-            src.run(engine, &opts)?;
-            if scale {
-                src.run(engine, &one)?;
-            }
-            // With scaling, as long as `best_of_pair` goes on; else `iters` runs.
-            let start = std::time::Instant::now();
-            let more = |runs: usize| match scale {
-                true => warpjit::bench::more_pairs(runs, args.iters, start),
-                false => runs < args.iters.max(1) as usize,
-            };
-            while more(times.len()) {
-                if scale {
-                    let k = ones.len();
-                    ones.push(on_core(k, || src.run(engine, &one))?.1);
-                }
-                let (l, t) = src.run(engine, &opts)?;
-                lanes = l;
-                times.push(t);
-            }
-            let tn = median(&mut times);
-            let spread = times[times.len() - 1] / times[0].max(1e-12);
-            // The scaling compares the best runs, as the kernels' does.
-            let s = scale.then(|| Scaling {
-                threads,
-                one_thread_seconds: ones.iter().copied().fold(f64::INFINITY, f64::min),
-                n_threads_seconds: times[0],
-                cpu_seconds: None,
-            });
-            Ok((lanes, tn, spread, s))
+            lanes.set(l);
+            Ok(t)
         };
         let before = jit.compile_stats();
-        let (ri, rj) = (measure(&Interpreter), measure(&jit));
+        let measured = warpjit::bench::rounds(
+            args.iters,
+            2.0 * SECONDS_PER_CONTESTANT,
+            scale,
+            &mut [&mut |side| trace_run(&Interpreter, side), &mut |side| {
+                trace_run(&jit, side)
+            }],
+            |_| {},
+        );
         let compile = (jit.compile_stats().nanos - before.nanos) as f64 / 1e9;
-        let ((lanes, ti, si, sci), (_, tj, sj, scj)) = match (ri, rj) {
-            (Ok(i), Ok(j)) => (i, j),
-            (Err(e), _) | (_, Err(e)) => {
+        let [ri, rj]: [Runs; 2] = match measured {
+            Ok(r) => r.try_into().unwrap_or_default(),
+            Err(e) => {
                 let _ = writeln!(err, "warpjit: error: {}: {e}", src.name());
                 status = status.max(1);
                 continue;
             }
         };
+        let lanes = lanes.get();
+        // No CPU ratio: a run's CPU time here includes loading the trace.
+        let scaling = |r: &Runs| {
+            r.scaling(threads).map(|s| Scaling {
+                cpu_seconds: None,
+                ..s
+            })
+        };
+        let (ti, si, sci) = (ri.median(), ri.spread(), scaling(&ri));
+        let (tj, sj, scj) = (rj.median(), rj.spread(), scaling(&rj));
         let g = |t: f64| lanes as f64 / t.max(1e-12) / 1e9;
         ratios.push(ti / tj.max(1e-12));
         bars.push(bar(
@@ -1118,7 +1126,7 @@ fn bench(args: &BenchArgs) -> u8 {
     if !scalings.is_empty() {
         let _ = writeln!(
             out,
-            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (runs alternating; the best of each)\n{:<18} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8}",
+            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (in the same rounds; the best of each)\n{:<18} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8}",
             "workload",
             "interp 1",
             format!("interp {threads}"),
