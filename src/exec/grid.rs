@@ -482,7 +482,7 @@ pub fn run_cta(
                 } else {
                     run_warp::<false>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
                 }
-                .map_err(|f| fault(wi, note_reads(prog, &s.warps[wi], f)))?;
+                .map_err(|f| fault(wi, note_reads(prog, &s.warps[wi], *f)))?;
                 let Stop::Barrier {
                     id,
                     pc,

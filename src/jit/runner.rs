@@ -158,7 +158,7 @@ impl BodyRunner for JitRunner<'_> {
         stats: &mut Stats,
         room: u64,
         stack: &mut Vec<Entry>,
-    ) -> (Further, Result<(), Fault>) {
+    ) -> (Further, Result<(), Box<Fault>>) {
         // A block compiled with its region (`jit::region`) runs further blocks while the
         // active mask goes to one of them whole and `room` allows, counting them in `jcx`.
         // Its other forms (interpreted, several pieces, no region) leave the counts at 0.
@@ -167,7 +167,7 @@ impl BodyRunner for JitRunner<'_> {
         self.jcx.issued = 0;
         self.jcx.last = id;
         self.jcx.depth = stack.len() as u32;
-        let r = self.run_body(id, block, w, env, stats);
+        let r = self.run_body(id, block, w, env, stats).map_err(Box::new);
         self.jcx.room = 0;
         if self.jcx.last != id {
             // The entries the region pushed and still holds at its last block (the code
