@@ -120,124 +120,195 @@ pub unsafe extern "C" fn warpjit_jit_lanes(
     // SAFETY: compiled code passes its own live context and warp state.
     let (jcx, w) = unsafe { (&mut *jcx, &mut *w) };
     let acc = LaneAccess::unpack(access);
-    let bytes = acc.size.bytes();
-    // A register's row as the interpreter reads it (RZ reads 0).
-    let row = |w: &WarpState, r: Reg| {
-        if r.is_rz() {
-            [0; 32]
-        } else {
-            w.regs[r.index()]
-        }
-    };
-    let lo = row(w, acc.addr);
     let mut ptrs = [std::ptr::null_mut::<u8>(); 32];
-    match acc.space {
-        LaneSpace::Global => {
-            let hi = row(w, acc.addr.offset(1));
-            let h = jcx.hints[slot as usize % HINTS];
-            let len = h.lens[bytes.trailing_zeros() as usize];
-            let align = !(bytes as u64 - 1);
-            for (l, p) in ptrs.iter_mut().enumerate() {
-                if exec >> l & 1 == 0 {
-                    continue;
-                }
-                let base = acc.base.then(|| (lo[l], hi[l]));
-                let a = effective_of(base, offset, acc.e) & align;
-                let rel = a.wrapping_sub(h.lo);
-                if rel >= len {
-                    return 1;
-                }
-                *p = h.host.wrapping_add(rel) as *mut u8;
-            }
-        }
-        LaneSpace::Shared | LaneSpace::Local => {
-            let local = acc.space == LaneSpace::Local;
-            let (base, len) = if local {
-                (jcx.local, jcx.local_len)
-            } else {
-                (jcx.shared, jcx.shared_len)
-            };
-            // Offsets are 32-bit: `Ra + imm` wraps, then aligns down (docs/semantics.md §15).
-            let len32 = len as u32;
-            if len32 < bytes {
-                return if exec == 0 { 0 } else { 1 };
-            }
-            for (l, p) in ptrs.iter_mut().enumerate() {
-                if exec >> l & 1 == 0 {
-                    continue;
-                }
-                let o = if acc.base {
-                    lo[l].wrapping_add(offset as u32)
-                } else {
-                    offset as u32
-                } & !(bytes - 1);
-                if o > len32 - bytes {
-                    return 1;
-                }
-                let lane = if local { l as u64 * len } else { 0 };
-                *p = base.wrapping_add((lane + o as u64) as usize);
-            }
-        }
+    let hit = match acc.space {
+        LaneSpace::Global => global_ptrs(jcx, w, &acc, exec, slot, offset, &mut ptrs),
+        LaneSpace::Shared | LaneSpace::Local => window_ptrs(jcx, w, &acc, exec, offset, &mut ptrs),
+    };
+    if !hit {
+        return 1;
     }
-    let words = acc.size.regs() as usize;
-    let regs: [Reg; 4] = std::array::from_fn(|k| acc.data.offset(k as u8));
-    let regs = &regs[..words];
-    if acc.store {
-        let mut vals = [[0; 32]; 4];
-        for (v, r) in vals.iter_mut().zip(regs) {
-            *v = row(w, *r);
-        }
-        let vals = &vals[..words];
-        for (l, p) in ptrs.iter().enumerate() {
-            if p.is_null() {
-                continue;
-            }
-            // SAFETY: every pointer was checked above to lie, with its `bytes` bytes, inside a
-            // mapped segment, shared memory or the lane's local memory.
-            unsafe {
-                match acc.size {
-                    MemSize::U8 | MemSize::S8 => p.write(vals[0][l] as u8),
-                    MemSize::U16 | MemSize::S16 => {
-                        (*p as *mut u16).write_unaligned(vals[0][l] as u16)
-                    }
-                    _ => {
-                        for (k, v) in vals.iter().enumerate() {
-                            (p.add(4 * k) as *mut u32).write_unaligned(v[l]);
-                        }
-                    }
-                }
-            }
-        }
-        return 0;
-    }
-    for (l, p) in ptrs.iter().enumerate() {
-        if p.is_null() {
-            continue;
-        }
-        // SAFETY: as for stores.
-        let v: [u32; 4] = unsafe {
-            match acc.size {
-                MemSize::U8 => [p.read() as u32, 0, 0, 0],
-                MemSize::S8 => [p.read() as i8 as u32, 0, 0, 0],
-                MemSize::U16 => [(*p as *const u16).read_unaligned() as u32, 0, 0, 0],
-                MemSize::S16 => [(*p as *const u16).read_unaligned() as i16 as u32, 0, 0, 0],
-                _ => std::array::from_fn(|k| {
-                    if k < words {
-                        (p.add(4 * k) as *const u32).read_unaligned()
-                    } else {
-                        0
-                    }
-                }),
-            }
-        };
-        // Destinations are written after every address was read; RZ is not written.
-        for (k, r) in regs.iter().enumerate() {
-            if !r.is_rz() {
-                w.regs[r.index()][l] = v[k];
-            }
+    // SAFETY: every pointer of an executing lane was checked to lie, with the access's bytes,
+    // inside a mapped segment, shared memory or the lane's local memory.
+    unsafe {
+        match (acc.store, acc.size) {
+            (false, MemSize::B32) => load_words::<1>(w, &ptrs, exec, acc.data),
+            (false, MemSize::B64) => load_words::<2>(w, &ptrs, exec, acc.data),
+            (false, MemSize::B128 | MemSize::U128) => load_words::<4>(w, &ptrs, exec, acc.data),
+            (false, size) => load_part(w, &ptrs, exec, acc.data, size),
+            (true, MemSize::B32) => store_words::<1>(w, &ptrs, exec, acc.data),
+            (true, MemSize::B64) => store_words::<2>(w, &ptrs, exec, acc.data),
+            (true, MemSize::B128 | MemSize::U128) => store_words::<4>(w, &ptrs, exec, acc.data),
+            (true, size) => store_part(w, &ptrs, exec, acc.data, size),
         }
     }
     0
+}
+
+/// Every register RZ reads: a row of zeros.
+static ZERO_ROW: [u32; 32] = [0; 32];
+
+/// A register's row as the interpreter reads it (RZ reads 0).
+fn row(w: &WarpState, r: Reg) -> &[u32; 32] {
+    if r.is_rz() {
+        &ZERO_ROW
+    } else {
+        &w.regs[r.index()]
+    }
+}
+
+/// The lanes of `exec`, in ascending order.
+fn lanes(exec: u32) -> impl Iterator<Item = usize> {
+    let mut m = exec;
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            l
+        })
+    })
+}
+
+/// Sets the host pointer of each lane of `exec` for a global access through hint `slot`, or
+/// returns false (some pointer unset) when a lane misses the hint.
+fn global_ptrs(
+    jcx: &JitCx,
+    w: &WarpState,
+    acc: &LaneAccess,
+    exec: u32,
+    slot: u32,
+    offset: i32,
+    ptrs: &mut [*mut u8; 32],
+) -> bool {
+    let bytes = acc.size.bytes();
+    let (lo, hi) = (row(w, acc.addr), row(w, acc.addr.offset(1)));
+    let h = jcx.hints[slot as usize % HINTS];
+    let len = h.lens[bytes.trailing_zeros() as usize];
+    let align = !(bytes as u64 - 1);
+    for l in lanes(exec) {
+        let base = acc.base.then(|| (lo[l], hi[l]));
+        let a = effective_of(base, offset, acc.e) & align;
+        let rel = a.wrapping_sub(h.lo);
+        if rel >= len {
+            return false;
+        }
+        ptrs[l] = h.host.wrapping_add(rel) as *mut u8;
+    }
+    true
+}
+
+/// Sets the host pointer of each lane of `exec` for a shared or local access, or returns false
+/// when a lane's offset lies outside the window.
+fn window_ptrs(
+    jcx: &JitCx,
+    w: &WarpState,
+    acc: &LaneAccess,
+    exec: u32,
+    offset: i32,
+    ptrs: &mut [*mut u8; 32],
+) -> bool {
+    let bytes = acc.size.bytes();
+    let local = acc.space == LaneSpace::Local;
+    let (base, len) = if local {
+        (jcx.local, jcx.local_len)
+    } else {
+        (jcx.shared, jcx.shared_len)
+    };
+    // Offsets are 32-bit: `Ra + imm` wraps, then aligns down (docs/semantics.md §15).
+    let len32 = len as u32;
+    if len32 < bytes {
+        return exec == 0;
+    }
+    let lo = row(w, acc.addr);
+    for l in lanes(exec) {
+        let o = if acc.base {
+            lo[l].wrapping_add(offset as u32)
+        } else {
+            offset as u32
+        } & !(bytes - 1);
+        if o > len32 - bytes {
+            return false;
+        }
+        let lane = if local { l as u64 * len } else { 0 };
+        ptrs[l] = base.wrapping_add((lane + o as u64) as usize);
+    }
+    true
+}
+
+/// Loads `N` words per lane of `exec` into `data` and the registers after it (RZ not written),
+/// in lane order, after every address was read.
+///
+/// # Safety
+/// Each lane's pointer must be valid for `4 * N` bytes.
+unsafe fn load_words<const N: usize>(
+    w: &mut WarpState,
+    ptrs: &[*mut u8; 32],
+    exec: u32,
+    data: Reg,
+) {
+    let regs: [Reg; N] = std::array::from_fn(|k| data.offset(k as u8));
+    for l in lanes(exec) {
+        for (k, r) in regs.iter().enumerate() {
+            // SAFETY: as the caller promises.
+            let v = unsafe { (ptrs[l].add(4 * k) as *const u32).read_unaligned() };
+            if !r.is_rz() {
+                w.regs[r.index()][l] = v;
+            }
+        }
+    }
+}
+
+/// Stores `N` words per lane of `exec` from `data` and the registers after it, in lane order.
+///
+/// # Safety
+/// Each lane's pointer must be valid for `4 * N` bytes.
+unsafe fn store_words<const N: usize>(w: &WarpState, ptrs: &[*mut u8; 32], exec: u32, data: Reg) {
+    let rows: [&[u32; 32]; N] = std::array::from_fn(|k| row(w, data.offset(k as u8)));
+    for l in lanes(exec) {
+        for (k, v) in rows.iter().enumerate() {
+            // SAFETY: as the caller promises.
+            unsafe { (ptrs[l].add(4 * k) as *mut u32).write_unaligned(v[l]) };
+        }
+    }
+}
+
+/// A byte or 16-bit load (zero- or sign-extended) per lane of `exec` into `data`.
+///
+/// # Safety
+/// Each lane's pointer must be valid for the access's bytes.
+unsafe fn load_part(w: &mut WarpState, ptrs: &[*mut u8; 32], exec: u32, data: Reg, size: MemSize) {
+    for l in lanes(exec) {
+        let p = ptrs[l];
+        // SAFETY: as the caller promises.
+        let v = unsafe {
+            match size {
+                MemSize::U8 => p.read() as u32,
+                MemSize::S8 => p.read() as i8 as u32,
+                MemSize::U16 => (p as *const u16).read_unaligned() as u32,
+                _ => (p as *const u16).read_unaligned() as i16 as u32,
+            }
+        };
+        if !data.is_rz() {
+            w.regs[data.index()][l] = v;
+        }
+    }
+}
+
+/// A byte or 16-bit store per lane of `exec` of `data`'s low bits.
+///
+/// # Safety
+/// Each lane's pointer must be valid for the access's bytes.
+unsafe fn store_part(w: &WarpState, ptrs: &[*mut u8; 32], exec: u32, data: Reg, size: MemSize) {
+    let v = row(w, data);
+    for l in lanes(exec) {
+        // SAFETY: as the caller promises.
+        unsafe {
+            match size {
+                MemSize::U8 | MemSize::S8 => ptrs[l].write(v[l] as u8),
+                _ => (ptrs[l] as *mut u16).write_unaligned(v[l] as u16),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
