@@ -17,8 +17,15 @@ use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 /// Host-thread scratch reused across CTAs: warp states, shared and local memory and the body
 /// runner.
 pub struct Scratch<'r> {
+    /// Warp states and their control, in slots: a warp takes a free slot when it first runs
+    /// and frees it when it exits, so a CTA whose warps never wait at a barrier runs every warp
+    /// in one slot, which stays in the host core's first-level cache.
     warps: Vec<Box<WarpState>>,
     ctls: Vec<WarpCtl>,
+    /// The slot of each warp of the running CTA (`NO_SLOT` before it starts).
+    slot: Vec<u32>,
+    /// Slots no warp holds.
+    free: Vec<u32>,
     shared: Vec<u8>,
     local: Vec<u8>,
     status: Vec<Status>,
@@ -35,6 +42,8 @@ impl<'r> Scratch<'r> {
         Scratch {
             warps: Vec::new(),
             ctls: Vec::new(),
+            slot: Vec::new(),
+            free: Vec::new(),
             shared: Vec::new(),
             local: Vec::new(),
             status: Vec::new(),
@@ -65,6 +74,9 @@ thread_local! {
     static SPARE_WARPS: std::cell::RefCell<Vec<Box<WarpState>>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
+
+/// A warp that has not started yet holds no slot of [`Scratch`].
+const NO_SLOT: u32 = u32::MAX;
 
 /// The most warp states a host thread keeps between launches (a CTA of 1024 threads' worth).
 const SPARE_WARPS_MAX: usize = 32;
@@ -417,19 +429,11 @@ pub fn run_cta(
         ctas: launch.ctas(),
         cta_left: share - start,
     };
-    while s.warps.len() < nw {
-        s.warps.push(spare_warp());
-        s.ctls.push(WarpCtl::default());
-    }
-    for (wi, (w, ctl)) in s
-        .warps
-        .iter_mut()
-        .zip(s.ctls.iter_mut())
-        .take(nw)
-        .enumerate()
-    {
-        init_warp(w, ctl, launch, cta, wi as u32, clear);
-    }
+    // Every slot free, the lowest first.
+    s.slot.clear();
+    s.slot.resize(nw, NO_SLOT);
+    s.free.clear();
+    s.free.extend((0..s.warps.len() as u32).rev());
     s.shared.clear();
     s.shared.resize(launch.shared_bytes as usize, 0);
     s.local.clear();
@@ -472,17 +476,28 @@ pub fn run_cta(
                 continue;
             }
             env.at.warp = wi as u32;
+            if s.slot[wi] == NO_SLOT {
+                let k = s.free.pop().unwrap_or_else(|| {
+                    s.warps.push(spare_warp());
+                    s.ctls.push(WarpCtl::default());
+                    s.warps.len() as u32 - 1
+                });
+                s.slot[wi] = k;
+                let (w, ctl) = (&mut s.warps[k as usize], &mut s.ctls[k as usize]);
+                init_warp(w, ctl, launch, cta, wi as u32, clear);
+            }
+            let k = s.slot[wi] as usize;
             // A warp runs until it exits or waits: an arrival that does not wait (BAR.ARV, or
             // the arrival that completes a counted barrier) lets it go on at once.
             s.status[wi] = loop {
-                let (w, ctl) = (&mut s.warps[wi], &mut s.ctls[wi]);
+                let (w, ctl) = (&mut s.warps[k], &mut s.ctls[k]);
                 let runner = &mut *s.runner;
                 let stop = if observer.is_some() {
                     run_warp::<true>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
                 } else {
                     run_warp::<false>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
                 }
-                .map_err(|f| fault(wi, note_reads(prog, &s.warps[wi], *f)))?;
+                .map_err(|f| fault(wi, note_reads(prog, &s.warps[k], *f)))?;
                 let Stop::Barrier {
                     id,
                     pc,
@@ -491,6 +506,7 @@ pub fn run_cta(
                     arrive,
                 } = stop
                 else {
+                    s.free.push(k as u32);
                     break Status::Done;
                 };
                 let b = &mut bars[id as usize];
@@ -516,14 +532,14 @@ pub fn run_cta(
                     if let Status::Waiting { id: i, red: r, .. } = *st {
                         if i == id {
                             if let Some(r) = r {
-                                s.warps[v].bar_result = r.result(trues, threads);
+                                s.warps[s.slot[v] as usize].bar_result = r.result(trues, threads);
                             }
                             *st = Status::Ready;
                         }
                     }
                 }
                 if let Some(r) = red {
-                    s.warps[wi].bar_result = r.result(trues, threads);
+                    s.warps[k].bar_result = r.result(trues, threads);
                 }
             };
         }
@@ -551,14 +567,14 @@ pub fn run_cta(
             bars[id0 as usize] = BarState::default();
             for (wi, st) in s.status.iter().enumerate() {
                 if let Status::Waiting { red: Some(r), .. } = st {
-                    s.warps[wi].bar_result = r.result(trues, threads);
+                    s.warps[s.slot[wi] as usize].bar_result = r.result(trues, threads);
                 }
             }
             for st in s.status.iter_mut().filter(|st| **st != Status::Done) {
                 *st = Status::Ready;
             }
         } else {
-            let w = &s.warps[w0];
+            let w = &s.warps[s.slot[w0] as usize];
             let kind = FaultKind::BarrierDeadlock {
                 barrier: id0 as u32,
             };
@@ -765,5 +781,27 @@ mod tests {
         let f = run("S2R R0, SR_TID.X;\nISETP.LT.U32.AND P0, PT, R0, 0x20, PT;\n@P0 BAR.SYNC 0x1, 0x60;\n@!P0 BAR.ARV 0x1, 0x60;\nEXIT;\n")
             .expect_err("short");
         assert_eq!(f.kind, FaultKind::BarrierDeadlock { barrier: 1 });
+    }
+
+    /// A warp takes a state slot when it starts and frees it when it exits: a CTA whose warps
+    /// never wait runs them all in one slot, while warps waiting at a barrier hold one each
+    /// (and each gets its own barrier result).
+    #[test]
+    fn warps_share_state_slots_unless_they_wait() {
+        let run = |text: &str, block: u32| {
+            let l = Launch {
+                block: [block, 1, 1],
+                ..launch(2, text)
+            };
+            let mut s = Scratch::new(Box::new(Interp), registers_to_clear(&l.program));
+            for i in 0..2 {
+                run_cta(&Machine::default(), &l, &RunOptions::default(), i, &mut s).expect("runs");
+            }
+            s.warps.len()
+        };
+        assert_eq!(run(LOOP, 256), 1);
+        let bar = "S2R R0, SR_TID.X;\nBAR.SYNC 0x0;\nEXIT;\n";
+        assert_eq!(run(bar, 256), 8);
+        assert_eq!(run(bar, 40), 2);
     }
 }
