@@ -420,12 +420,33 @@ pub fn more_rounds(rounds: usize, iters: u32, start: Instant, seconds: f64) -> b
     rounds < iters.max(1) as usize || start.elapsed().as_secs_f64() < seconds
 }
 
+/// How many host cores this process may run on (those [`on_core`] takes turns on).
+pub fn host_cores() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `cpu_set_t` is plain bits; the call fills the set for the calling thread.
+        let n = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+                libc::CPU_COUNT(&set) as usize
+            } else {
+                0
+            }
+        };
+        if n > 0 {
+            return n;
+        }
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Runs `f` on the calling thread held to one host core, the `k`-th (wrapping) of those it may
 /// run on, then lets it run on all of them again (where the host cannot pin a thread, simply
 /// runs `f`). A scaling measurement runs its one-thread runs on each core in turn: a virtual
 /// machine's cores do not always run at the same speed, and a one-thread baseline left on a
 /// slowed core would make the speedup look better than the code's.
 pub fn on_core<R>(k: usize, f: impl FnOnce() -> R) -> R {
+    // (`host_cores` counts the same set: run `k` is held to core `k % host_cores()`.)
     #[cfg(target_os = "linux")]
     {
         /// Gives the thread its old cores back when dropped.
@@ -483,6 +504,9 @@ pub struct Run {
     pub seconds: f64,
     /// CPU seconds of all the process's threads over the call.
     pub cpu_seconds: f64,
+    /// For a run on one host thread, the host core it was held to (its index among those the
+    /// process may run on).
+    pub core: Option<usize>,
 }
 
 /// Every timed run of one [`rounds`] contestant, per side, in the order they ran.
@@ -525,9 +549,18 @@ impl Runs {
     }
 
     /// The scaling from one host thread to `threads` (the best run of each; the least CPU time
-    /// of each where the host tells it), if there were runs on one.
+    /// of each where the host tells it; the best run on one thread held to each core), if
+    /// there were runs on one.
     pub fn scaling(&self, threads: usize) -> Option<Scaling> {
         let one = Self::seconds(&self.one).first().copied()?;
+        let mut per_core: Vec<f64> = Vec::new();
+        for r in &self.one {
+            let c = r.core.unwrap_or(0);
+            if per_core.len() <= c {
+                per_core.resize(c + 1, f64::INFINITY);
+            }
+            per_core[c] = per_core[c].min(r.seconds);
+        }
         let least = |runs: &[Run]| {
             runs.iter()
                 .map(|r| r.cpu_seconds)
@@ -539,6 +572,7 @@ impl Runs {
             one_thread_seconds: one,
             n_threads_seconds: self.best(),
             cpu_seconds: (ca.is_finite() && cb.is_finite()).then_some((ca, cb)),
+            one_thread_seconds_per_core: per_core,
         })
     }
 }
@@ -568,6 +602,7 @@ pub fn rounds(
     contestants: &mut [&mut Contestant<'_>],
     mut between: impl FnMut(usize),
 ) -> Result<Vec<Runs>, String> {
+    let cores = host_cores();
     let timed = |c: &mut Contestant<'_>, side: Side| -> Result<Run, String> {
         let cpu0 = process_cpu_seconds();
         let seconds = c(side)?;
@@ -575,6 +610,10 @@ pub fn rounds(
         Ok(Run {
             seconds,
             cpu_seconds: cpu.unwrap_or(f64::NAN),
+            core: match side {
+                Side::One(k) => Some(k % cores),
+                Side::Many => None,
+            },
         })
     };
     for c in contestants.iter_mut() {
@@ -611,7 +650,7 @@ pub fn rounds(
 }
 
 /// How a workload's throughput grows from one host thread to several, for one engine.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Scaling {
     /// The host threads of the second measurement.
     pub threads: usize,
@@ -622,12 +661,37 @@ pub struct Scaling {
     /// CPU seconds a run takes on one host thread and on `threads` (the least of the runs; the
     /// process's CPU time, so only where its other threads are idle, as in `warpjit bench`).
     pub cpu_seconds: Option<(f64, f64)>,
+    /// Seconds a run takes on one host thread held to each host core (the best run there; by
+    /// core index, infinite for a core no run was held to).
+    pub one_thread_seconds_per_core: Vec<f64>,
 }
 
 impl Scaling {
     /// How many times faster `threads` host threads run it than one.
     pub fn speedup(&self) -> f64 {
         self.one_thread_seconds / self.n_threads_seconds.max(1e-12)
+    }
+
+    /// The speedup `threads` host threads would reach if each ran at the speed one thread had
+    /// on its core: the sum, over the `threads` fastest cores, of the best one-thread time over
+    /// that core's. On a virtual machine whose cores do not run at one speed this is what the
+    /// host allows; it is `threads` only when every core is as fast as the fastest. `None`
+    /// when fewer cores than `threads` were measured.
+    pub fn ideal_speedup(&self) -> Option<f64> {
+        let mut t: Vec<f64> = self
+            .one_thread_seconds_per_core
+            .iter()
+            .copied()
+            .filter(|t| t.is_finite())
+            .collect();
+        t.sort_by(f64::total_cmp);
+        let fastest = *t.first()?;
+        (t.len() >= self.threads).then(|| {
+            t[..self.threads]
+                .iter()
+                .map(|s| fastest / s.max(1e-12))
+                .sum()
+        })
     }
 
     /// The CPU time a run takes on `threads` host threads over the CPU time on one: above 1 by
@@ -764,15 +828,43 @@ mod tests {
 
     #[test]
     fn runs_summarise_best_median_and_spread() {
-        let r = |s: f64| Run {
+        let r = |s: f64, core: Option<usize>| Run {
             seconds: s,
             cpu_seconds: s,
+            core,
         };
         let runs = Runs {
-            many: vec![r(3.0), r(1.0), r(2.0)],
-            one: vec![r(4.0)],
+            many: vec![r(3.0, None), r(1.0, None), r(2.0, None)],
+            one: vec![r(4.0, Some(0))],
         };
         assert_eq!((runs.best(), runs.median(), runs.spread()), (1.0, 2.0, 3.0));
         assert_eq!(runs.scaling(2).unwrap().cpu_ratio(), Some(0.25));
+        // One core measured: no ideal for two threads.
+        assert_eq!(runs.scaling(2).unwrap().ideal_speedup(), None);
+    }
+
+    /// The ideal speedup adds, over the fastest cores, each core's speed relative to the fastest
+    /// (its best one-thread run), and the rounds record which core each such run was held to.
+    #[test]
+    fn the_ideal_speedup_follows_each_cores_best_run() {
+        let r = |s: f64, core: usize| Run {
+            seconds: s,
+            cpu_seconds: s,
+            core: Some(core),
+        };
+        let runs = Runs {
+            many: vec![r(1.0, 0)],
+            one: vec![r(3.0, 0), r(4.0, 1), r(2.0, 0), r(5.0, 1)],
+        };
+        let s = runs.scaling(2).unwrap();
+        assert_eq!(s.one_thread_seconds_per_core, [2.0, 4.0]);
+        assert_eq!(s.ideal_speedup(), Some(1.5));
+        assert_eq!(runs.scaling(1).unwrap().ideal_speedup(), Some(1.0));
+        assert_eq!(runs.scaling(3).unwrap().ideal_speedup(), None);
+        let mut a = |_| Ok(1.0);
+        let measured = rounds(4, 0.0, true, &mut [&mut a], |_| {}).unwrap();
+        let cores: Vec<Option<usize>> = measured[0].one.iter().map(|r| r.core).collect();
+        let n = host_cores();
+        assert_eq!(cores, (0..4).map(|k| Some(k % n)).collect::<Vec<_>>());
     }
 }

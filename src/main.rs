@@ -828,7 +828,7 @@ fn bench(args: &BenchArgs) -> u8 {
     let load = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
-    let scaling_json = |s: Option<Scaling>| {
+    let scaling_json = |s: Option<&Scaling>| {
         s.map(|s| {
             json!({
                 "threads": s.threads,
@@ -838,6 +838,11 @@ fn bench(args: &BenchArgs) -> u8 {
                 "one_thread_cpu_seconds": s.cpu_seconds.map(|c| c.0),
                 "n_threads_cpu_seconds": s.cpu_seconds.map(|c| c.1),
                 "cpu_ratio": s.cpu_ratio(),
+                "one_thread_seconds_per_core": s.one_thread_seconds_per_core
+                    .iter()
+                    .map(|t| t.is_finite().then_some(*t))
+                    .collect::<Vec<_>>(),
+                "ideal_speedup": s.ideal_speedup(),
             })
         })
     };
@@ -953,8 +958,14 @@ fn bench(args: &BenchArgs) -> u8 {
             rj.scaling(threads),
             rn.scaling(threads),
         );
-        if let (Some(si), Some(sj)) = (si, sj) {
-            scalings.push((k.name.to_string(), lanes, si, sj, sn));
+        if let (Some(si), Some(sj)) = (&si, &sj) {
+            scalings.push((
+                k.name.to_string(),
+                lanes,
+                si.clone(),
+                sj.clone(),
+                sn.clone(),
+            ));
         }
         let per_inst_us =
             warpjit::bench::compile_latency(&p.launch.program, samples).unwrap_or(f64::NAN);
@@ -972,7 +983,7 @@ fn bench(args: &BenchArgs) -> u8 {
             ],
         ));
         let compile = (after.nanos - before.nanos) as f64 / 1e9;
-        let engine = |name: &str, t: std::time::Duration, compile: f64, s: Option<Scaling>| {
+        let engine = |name: &str, t: std::time::Duration, compile: f64, s: Option<&Scaling>| {
             json!({
                 "engine": name,
                 "run_seconds": t.as_secs_f64(),
@@ -985,9 +996,9 @@ fn bench(args: &BenchArgs) -> u8 {
             "trace": k.name,
             "lane_instructions": lanes as u64,
             "engines": [
-                engine("interp", ti, 0.0, si),
-                engine("jit", tj, compile, sj),
-                engine("native", tn, 0.0, sn),
+                engine("interp", ti, 0.0, si.as_ref()),
+                engine("jit", tj, compile, sj.as_ref()),
+                engine("native", tn, 0.0, sn.as_ref()),
             ],
             "jit_over_interp": gj / gi,
             "jit_over_native": gj / gn,
@@ -1061,10 +1072,10 @@ fn bench(args: &BenchArgs) -> u8 {
             &src.name(),
             &[("interp", g(ti) * 1e9), ("jit", g(tj) * 1e9)],
         ));
-        if let (Some(a), Some(b)) = (sci, scj) {
-            scalings.push((src.name(), lanes as f64, a, b, None));
+        if let (Some(a), Some(b)) = (&sci, &scj) {
+            scalings.push((src.name(), lanes as f64, a.clone(), b.clone(), None));
         }
-        let engine = |name: &str, t: f64, compile: f64, spread: f64, s: Option<Scaling>| {
+        let engine = |name: &str, t: f64, compile: f64, spread: f64, s: Option<&Scaling>| {
             json!({
                 "engine": name,
                 "run_seconds": t,
@@ -1078,8 +1089,8 @@ fn bench(args: &BenchArgs) -> u8 {
             "trace": src.name(),
             "lane_instructions": lanes,
             "engines": [
-                engine("interp", ti, 0.0, si, sci),
-                engine("jit", tj, compile, sj, scj),
+                engine("interp", ti, 0.0, si, sci.as_ref()),
+                engine("jit", tj, compile, sj, scj.as_ref()),
             ],
             "jit_over_interp": ti / tj.max(1e-12),
         }));
@@ -1126,7 +1137,7 @@ fn bench(args: &BenchArgs) -> u8 {
     if !scalings.is_empty() {
         let _ = writeln!(
             out,
-            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (in the same rounds; the best of each)\n{:<18} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8}",
+            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (in the same rounds; the best of each)\n{:<18} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8} {:>8}",
             "workload",
             "interp 1",
             format!("interp {threads}"),
@@ -1134,14 +1145,20 @@ fn bench(args: &BenchArgs) -> u8 {
             "jit 1",
             format!("jit {threads}"),
             "speedup",
+            "(ideal)",
             "native"
         );
         for (name, lanes, i, j, nat) in &scalings {
             let g = |t: f64| format!("{:.3}G", lanes / t.max(1e-12) / 1e9);
-            let nat = nat.map_or("-".to_string(), |n| format!("{:.2}x", n.speedup()));
+            let nat = nat
+                .as_ref()
+                .map_or("-".to_string(), |n| format!("{:.2}x", n.speedup()));
+            let ideal = j
+                .ideal_speedup()
+                .map_or("-".to_string(), |x| format!("({x:.2}x)"));
             let _ = writeln!(
                 out,
-                "{:<18} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x {:>8}",
+                "{:<18} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x {:>8} {:>8}",
                 name,
                 g(i.one_thread_seconds),
                 g(i.n_threads_seconds),
@@ -1149,6 +1166,7 @@ fn bench(args: &BenchArgs) -> u8 {
                 g(j.one_thread_seconds),
                 g(j.n_threads_seconds),
                 j.speedup(),
+                ideal,
                 nat
             );
         }
@@ -1156,6 +1174,19 @@ fn bench(args: &BenchArgs) -> u8 {
             let _ = writeln!(
                 out,
                 "geometric mean speedup on {threads} host threads: interp {gi:.2}x, jit {gj:.2}x"
+            );
+        }
+        // What the host's cores allow: each at the speed one thread had on it.
+        let ideal = |s: &Scaling| s.ideal_speedup();
+        if let (Some(ii), Some(ij), Some(gj)) = (
+            per_engine(0, false, &ideal),
+            per_engine(1, false, &ideal),
+            geo_j,
+        ) {
+            let _ = writeln!(
+                out,
+                "  ideal, each core at its own one-thread speed: interp {ii:.2}x, jit {ij:.2}x (the jit reached {:.0}% of it)",
+                100.0 * gj / ij
             );
         }
         // What the host gives parallel code: native Rust's speedup on the same kernels.
@@ -1200,6 +1231,10 @@ fn bench(args: &BenchArgs) -> u8 {
             "scaling_threads": threads,
             "load_average_at_start": load,
             "geometric_mean_speedup": scale.then(|| json!({"interp": geo_i, "jit": geo_j})),
+            "geometric_mean_ideal_speedup": scale.then(|| json!({
+                "interp": per_engine(0, false, &|s: &Scaling| s.ideal_speedup()),
+                "jit": per_engine(1, false, &|s: &Scaling| s.ideal_speedup()),
+            })),
             "geometric_mean_speedup_native_kernels": scale
                 .then(|| json!({"jit": geo_jn, "native": geo_n})),
         });

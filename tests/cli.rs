@@ -701,6 +701,15 @@ fn bench_json_is_one_document_with_engines_ratios_and_scaling() {
         ] {
             assert!(s[key].as_f64() > Some(0.0), "{key}: {e}");
         }
+        // The best one-thread run on each core, and the speedup they would allow together.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let per_core = s["one_thread_seconds_per_core"]
+            .as_array()
+            .expect("per core");
+        assert_eq!(per_core.len(), cores, "{e}");
+        if cores >= 2 {
+            assert!(s["ideal_speedup"].as_f64() > Some(1.0), "{e}");
+        }
     }
     assert_eq!(doc["scaling_threads"], 2);
     for e in ["interp", "jit"] {
@@ -825,8 +834,12 @@ fn bench_reports_scaling_beyond_one_host_thread() {
         .expect("a row for the kernel");
     assert_eq!(
         row.matches('x').count(),
-        3,
-        "the interpreter's, the JIT's and native Rust's speedups: {row}"
+        4,
+        "the interpreter's, the JIT's (and its ideal) and native Rust's speedups: {row}"
+    );
+    assert!(
+        section.contains("  ideal, each core at its own one-thread speed: interp "),
+        "{text}"
     );
     assert!(
         section.contains("geometric mean speedup on 2 host threads: interp "),
