@@ -7,8 +7,9 @@
 //! (results into the warp state), or reports a miss and touches nothing. On a miss (or when
 //! the whole-warp test fails and the routine misses) the warp takes a cold slow path: the
 //! instruction runs with the interpreter's code, which handles sparse tiles, other segments
-//! and faults exactly, and refreshes the hint. Indexed LDC loads its lanes inline, in a
-//! compiled loop.
+//! and faults exactly, and refreshes the hint. Indexed LDC loads its lanes inline: 32-bit loads
+//! whose lanes are all in range and read consecutive words (eight vector loads) or one word (one
+//! load) take a shortcut, every other load a compiled loop over the lanes.
 
 use super::abi::{JitCx, SegHint};
 use super::codegen::{Row, Tx};
@@ -134,6 +135,81 @@ impl Tx<'_, '_, '_> {
                 })
             })
             .collect()
+    }
+
+    /// [`Tx::gather_consts`], with two shortcuts for 32-bit loads when every lane is in range:
+    /// lanes reading consecutive words (`off[l] = off[0] + 4 * l`, a table indexed by the thread)
+    /// load them as eight vectors, and lanes reading one word (a uniform index) load it once.
+    /// Anything else takes the compiled loop.
+    fn consts_rows(&mut self, ok: &Row, off: &Row, size: MemSize) -> Vec<Row> {
+        if size != MemSize::B32 {
+            return self.gather_consts(ok, off, size);
+        }
+        let off0 = self.b.ins().extractlane(off[0], 0);
+        let off0v = self.splat_val(off0)[0];
+        let (mut all_ok, mut next, mut same) = (ok[0], None, None);
+        for k in 0..8u32 {
+            if k > 0 {
+                all_ok = self.b.ins().band(all_ok, ok[k as usize]);
+            }
+            let steps = self.vconst(std::array::from_fn(|j| 4 * (4 * k + j as u32)));
+            let want = self.b.ins().iadd(off0v, steps);
+            let eq = self.b.ins().icmp(IntCC::Equal, off[k as usize], want);
+            next = Some(next.map_or(eq, |x| self.b.ins().band(x, eq)));
+            let eq = self.b.ins().icmp(IntCC::Equal, off[k as usize], off0v);
+            same = Some(same.map_or(eq, |x| self.b.ins().band(x, eq)));
+        }
+        let all_ok = self.b.ins().vall_true(all_ok);
+        let next = self.b.ins().vall_true(next.expect("eight vectors"));
+        let same = self.b.ins().vall_true(same.expect("eight vectors"));
+        let (next, same) = (
+            self.b.ins().band(next, all_ok),
+            self.b.ins().band(same, all_ok),
+        );
+        let consts = self.b.ins().load(
+            self.env.ptr,
+            MemFlagsData::trusted(),
+            self.jcx,
+            offset_of!(JitCx, consts) as i32,
+        );
+        let (next_b, test_b, same_b, loop_b, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for _ in 0..8 {
+            self.b.append_block_param(join, types::I32X4);
+        }
+        let p0 = self.b.ins().uextend(self.env.ptr, off0);
+        let p0 = self.b.ins().iadd(consts, p0);
+        self.b.ins().brif(next, next_b, &[], test_b, &[]);
+        self.b.switch_to_block(test_b);
+        self.b.ins().brif(same, same_b, &[], loop_b, &[]);
+
+        self.b.switch_to_block(next_b);
+        let args: Vec<BlockArg> = (0..8)
+            .map(|k| {
+                let v = self.b.ins().load(types::I32X4, guest(), p0, 16 * k);
+                BlockArg::Value(v)
+            })
+            .collect();
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(same_b);
+        let v = self.b.ins().load(types::I32, guest(), p0, 0);
+        let v = self.b.ins().splat(types::I32X4, v);
+        self.b.ins().jump(join, &[BlockArg::Value(v); 8]);
+
+        self.b.switch_to_block(loop_b);
+        let rows = self.gather_consts(ok, off, size);
+        let args: Vec<BlockArg> = rows[0].iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(join, &args);
+
+        self.b.switch_to_block(join);
+        let row: Row = std::array::from_fn(|k| self.b.block_params(join)[k]);
+        vec![row]
     }
 
     /// Emits `if missed & mask != 0 { slow } else { fast }` around `fast` and the slow call
@@ -779,7 +855,7 @@ impl Tx<'_, '_, '_> {
             &dests,
             None,
             &mut |t| {
-                let rows = t.gather_consts(&ok, &off, msize);
+                let rows = t.consts_rows(&ok, &off, msize);
                 // Out-of-range lanes read the zeroed sink: 0, as the interpreter.
                 (rows, None, None)
             },

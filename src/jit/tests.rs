@@ -200,6 +200,71 @@ fn semantics_mirrors() {
     }
 }
 
+/// Indexed LDC's shortcuts at tier 2 (lanes reading consecutive words load eight vectors; lanes
+/// reading one word load it once) read what the per-lane loop and the semantics read: at a
+/// bank's end, across into the next bank (`.IL`), past the last bank, with a lane out of range,
+/// and for some lanes only.
+#[test]
+fn indexed_ldc_shortcuts_read_what_the_lanes_read() {
+    use crate::ir::LdcMode;
+    use crate::semantics::{ldc_address, ldc_readable};
+    use warpjit_runtime::{BankMode, ConstBanks};
+    let jit = Jit::new().expect("host supported");
+    let mut consts = ConstBanks::new();
+    for bank in 2..4u32 {
+        for addr in (0..0x1_0000u32).step_by(4) {
+            consts
+                .write(bank, addr, &(bank << 16 | addr).to_le_bytes())
+                .unwrap();
+        }
+    }
+    // (mode, lane l's Ra: `base + 4 * l` with `step`, or `base` without, immediate, lanes
+    // that run it).
+    let cases: [(LdcMode, u32, bool, i32, u32); 10] = [
+        (LdcMode::Ia, 0x0, true, 0x0, 32),
+        (LdcMode::Ia, 0xff80, true, 0x0, 32),
+        (LdcMode::Ia, 0xff80, true, 0x4, 32),
+        (LdcMode::Il, 0xffc0, true, 0x0, 32),
+        (LdcMode::Il, 0x1_fff0, true, -0x8, 32),
+        (LdcMode::Ia, 0x40, false, 0x8, 32),
+        (LdcMode::Ia, 0xfffc, false, 0x4, 32),
+        (LdcMode::Is, 0x1_0010, false, 0x0, 32),
+        (LdcMode::Ia, 0x0, true, 0x20, 5),
+        (LdcMode::Ia, 0x80, false, -0x4, 5),
+    ];
+    for (mode, base, step, imm, lanes) in cases {
+        let mname = format!("{mode:?}").to_uppercase();
+        let ra = match step {
+            true => format!("SHL R2, R0, 0x2;\nIADD32I R2, R2, {base:#x}"),
+            false => format!("MOV32I R2, {base:#x}"),
+        };
+        let off = match imm < 0 {
+            true => format!("-{:#x}", -imm),
+            false => format!("+{imm:#x}"),
+        };
+        let ldc = format!(
+            "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\n{ra};\nMOV32I R3, 0x99;\n\
+             ISETP.LT.U32.AND P0, PT, R0, {lanes:#x}, PT;\n\
+             @P0 LDC.{mname} R3, c[0x2][R2{off}];\nSTG [R1+0x10000], R3;\nEXIT;\n"
+        );
+        for bmode in [BankMode::Compute, BankMode::Graphics] {
+            let mem = run_compiled(&jit, &ldc, consts.clone(), bmode, 0x0100_0000);
+            for l in 0..32u32 {
+                let ra = if step { base + 4 * l } else { base };
+                let (bank, addr) = ldc_address(mode, 2, imm, ra);
+                let want = if l >= lanes {
+                    0x99
+                } else if ldc_readable(bank, addr, 4, bmode.banks(), mode == LdcMode::Isl) {
+                    consts.word(bank, addr as u32)
+                } else {
+                    0
+                };
+                assert_eq!(word(&mem, l as usize), want, "{ldc}{bmode:?}, lane {l}");
+            }
+        }
+    }
+}
+
 /// Compiled global loads address memory as `crate::semantics::effective` says (32-bit
 /// wrap-around, `.E` pairs with a borrow across 4 GiB, misaligned addresses aligned down), on
 /// both their fast path (every lane in the hinted segment) and their slow path, at both tiers
