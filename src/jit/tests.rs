@@ -73,6 +73,19 @@ fn word(mem: &[u8], lane: usize) -> u32 {
     u32::from_le_bytes(mem[8 * lane..8 * lane + 4].try_into().unwrap())
 }
 
+/// Constant banks `banks`, each word holding its own address with the bank in the high half.
+fn self_addressed_banks(banks: std::ops::Range<u32>) -> warpjit_runtime::ConstBanks {
+    let mut consts = warpjit_runtime::ConstBanks::new();
+    for bank in banks {
+        for addr in (0..0x1_0000u32).step_by(4) {
+            consts
+                .write(bank, addr, &(bank << 16 | addr).to_le_bytes())
+                .unwrap();
+        }
+    }
+    consts
+}
+
 /// The rules the JIT mirrors in generated code (LEA's window predicate, LDC's address modes
 /// and range) agree with their one definition in `crate::semantics` on edge values.
 #[test]
@@ -153,14 +166,7 @@ fn semantics_mirrors() {
         0x000d_0000,
         0x0010_fff0,
     ];
-    let mut consts = ConstBanks::new();
-    for bank in 1..18u32 {
-        for addr in (0..0x1_0000u32).step_by(4) {
-            consts
-                .write(bank, addr, &(bank << 16 | addr).to_le_bytes())
-                .unwrap();
-        }
-    }
+    let mut consts = self_addressed_banks(1..18);
     for (l, ra) in ras.iter().enumerate() {
         consts.write(0, 4 * l as u32, &ra.to_le_bytes()).unwrap();
     }
@@ -208,16 +214,9 @@ fn semantics_mirrors() {
 fn indexed_ldc_shortcuts_read_what_the_lanes_read() {
     use crate::ir::LdcMode;
     use crate::semantics::{ldc_address, ldc_readable};
-    use warpjit_runtime::{BankMode, ConstBanks};
+    use warpjit_runtime::BankMode;
     let jit = Jit::new().expect("host supported");
-    let mut consts = ConstBanks::new();
-    for bank in 2..4u32 {
-        for addr in (0..0x1_0000u32).step_by(4) {
-            consts
-                .write(bank, addr, &(bank << 16 | addr).to_le_bytes())
-                .unwrap();
-        }
-    }
+    let consts = self_addressed_banks(2..4);
     // (mode, lane l's Ra: `base + 4 * l` with `step`, or `base` without, immediate, lanes
     // that run it).
     let cases: [(LdcMode, u32, bool, i32, u32); 10] = [
