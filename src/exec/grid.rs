@@ -784,8 +784,7 @@ mod tests {
     }
 
     /// A warp takes a state slot when it starts and frees it when it exits: a CTA whose warps
-    /// never wait runs them all in one slot, while warps waiting at a barrier hold one each
-    /// (and each gets its own barrier result).
+    /// never wait runs them all in one slot, while warps waiting at a barrier hold one each.
     #[test]
     fn warps_share_state_slots_unless_they_wait() {
         let run = |text: &str, block: u32| {
