@@ -67,11 +67,12 @@ impl Tx<'_, '_, '_> {
         self.b.inst_results(call)[0]
     }
 
-    /// Loads `size` for each lane `l` at `consts + off[l]` where `ok[l]` is nonzero, else from
-    /// the zeroed sink, into `size.regs()` rows. One compiled loop over the 32 lanes, with the
+    /// Loads `size` for each lane `l` at `consts + off[l]` (`consts`: the banks' host address,
+    /// [`Tx::consts_base`]) where `ok[l]` is nonzero, else from the zeroed sink, into
+    /// `size.regs()` rows. One compiled loop over the 32 lanes, with the
     /// lanes' offsets and tests in a stack slot: about 30 Cranelift instructions, where the
     /// same loads unrolled were about 230 (seven per lane) for the same work at run time.
-    fn gather_consts(&mut self, ok: &Row, off: &Row, size: MemSize) -> Vec<Row> {
+    fn gather_consts(&mut self, consts: Value, ok: &Row, off: &Row, size: MemSize) -> Vec<Row> {
         let n = size.regs() as usize;
         // Slot layout: ok[32], off[32], out[32 * n], as u32.
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -85,12 +86,6 @@ impl Tx<'_, '_, '_> {
             self.b.ins().store(f_, *o, area, 16 * k as i32);
             self.b.ins().store(f_, *f, area, 128 + 16 * k as i32);
         }
-        let consts = self.b.ins().load(
-            self.env.ptr,
-            MemFlagsData::trusted(),
-            self.jcx,
-            offset_of!(JitCx, consts) as i32,
-        );
         let sink = self
             .b
             .ins()
@@ -137,40 +132,54 @@ impl Tx<'_, '_, '_> {
             .collect()
     }
 
+    /// The host address of the launch's constant banks (bank `b` at `b << 16` from it).
+    fn consts_base(&mut self) -> Value {
+        self.b.ins().load(
+            self.env.ptr,
+            MemFlagsData::trusted(),
+            self.jcx,
+            offset_of!(JitCx, consts) as i32,
+        )
+    }
+
+    /// A vector whose four lanes are all true exactly when every lane `l` of `row` holds
+    /// `first + step * l` (32-bit, wrapping; with `step` 0, `first` in every lane).
+    fn steps_from(&mut self, row: &Row, first: Value, step: u32) -> Value {
+        let firstv = self.splat_val(first)[0];
+        let mut all = None;
+        for (k, v) in row.iter().enumerate() {
+            let want = if step == 0 {
+                firstv
+            } else {
+                let k = k as u32;
+                let steps = self.vconst(std::array::from_fn(|j| step * (4 * k + j as u32)));
+                self.b.ins().iadd(firstv, steps)
+            };
+            let eq = self.b.ins().icmp(IntCC::Equal, *v, want);
+            all = Some(all.map_or(eq, |x| self.b.ins().band(x, eq)));
+        }
+        all.expect("eight vectors")
+    }
+
     /// [`Tx::gather_consts`], with two shortcuts for 32-bit loads when every lane is in range:
     /// lanes reading consecutive words (`off[l] = off[0] + 4 * l`, a table indexed by the thread)
     /// load them as eight vectors, and lanes reading one word (a uniform index) load it once.
     /// Anything else takes the compiled loop.
     fn consts_rows(&mut self, ok: &Row, off: &Row, size: MemSize) -> Vec<Row> {
+        let consts = self.consts_base();
         if size != MemSize::B32 {
-            return self.gather_consts(ok, off, size);
+            return self.gather_consts(consts, ok, off, size);
         }
         let off0 = self.b.ins().extractlane(off[0], 0);
-        let off0v = self.splat_val(off0)[0];
-        let (mut all_ok, mut next, mut same) = (ok[0], None, None);
-        for k in 0..8u32 {
-            if k > 0 {
-                all_ok = self.b.ins().band(all_ok, ok[k as usize]);
-            }
-            let steps = self.vconst(std::array::from_fn(|j| 4 * (4 * k + j as u32)));
-            let want = self.b.ins().iadd(off0v, steps);
-            let eq = self.b.ins().icmp(IntCC::Equal, off[k as usize], want);
-            next = Some(next.map_or(eq, |x| self.b.ins().band(x, eq)));
-            let eq = self.b.ins().icmp(IntCC::Equal, off[k as usize], off0v);
-            same = Some(same.map_or(eq, |x| self.b.ins().band(x, eq)));
-        }
+        let all_ok = ok[1..].iter().fold(ok[0], |a, v| self.b.ins().band(a, *v));
         let all_ok = self.b.ins().vall_true(all_ok);
-        let next = self.b.ins().vall_true(next.expect("eight vectors"));
-        let same = self.b.ins().vall_true(same.expect("eight vectors"));
+        let next = self.steps_from(off, off0, 4);
+        let next = self.b.ins().vall_true(next);
+        let same = self.steps_from(off, off0, 0);
+        let same = self.b.ins().vall_true(same);
         let (next, same) = (
             self.b.ins().band(next, all_ok),
             self.b.ins().band(same, all_ok),
-        );
-        let consts = self.b.ins().load(
-            self.env.ptr,
-            MemFlagsData::trusted(),
-            self.jcx,
-            offset_of!(JitCx, consts) as i32,
         );
         let (next_b, test_b, same_b, loop_b, join) = (
             self.b.create_block(),
@@ -203,7 +212,7 @@ impl Tx<'_, '_, '_> {
         self.b.ins().jump(join, &[BlockArg::Value(v); 8]);
 
         self.b.switch_to_block(loop_b);
-        let rows = self.gather_consts(ok, off, size);
+        let rows = self.gather_consts(consts, ok, off, size);
         let args: Vec<BlockArg> = rows[0].iter().map(|v| BlockArg::Value(*v)).collect();
         self.b.ins().jump(join, &args);
 
@@ -490,32 +499,19 @@ impl Tx<'_, '_, '_> {
     ) {
         let bytes = size.bytes();
         let words = size.regs() as usize;
-        let span = 31 * bytes as i64; // from lane 0's address to lane 31's
-                                      // Lane l's low word is lane 0's plus b * l without a carry, and (with .E) every high
-                                      // word is lane 0's: then a_l = a0 + b * l exactly, aligned down alike.
+        // From lane 0's address to lane 31's.
+        let span = 31 * bytes as i64;
+        // Lane l's low word is lane 0's plus b * l without a carry, and (with .E) every high
+        // word is lane 0's: then a_l = a0 + b * l exactly, aligned down alike.
         let lo = self.reg(base);
         let lo0 = self.b.ins().extractlane(lo[0], 0);
-        let lo0v = self.splat_val(lo0);
-        let mut same = None;
-        for k in 0..8u32 {
-            let steps = self.vconst(std::array::from_fn(|j| bytes * (4 * k + j as u32)));
-            let want = self.b.ins().iadd(lo0v[0], steps);
-            let eq = self.b.ins().icmp(IntCC::Equal, lo[k as usize], want);
-            same = Some(match same {
-                None => eq,
-                Some(x) => self.b.ins().band(x, eq),
-            });
-        }
-        let mut all = same.expect("eight vectors");
+        let mut all = self.steps_from(&lo, lo0, bytes);
         let mut a0 = self.b.ins().uextend(types::I64, lo0);
         if e {
             let hi = self.reg(base.offset(1));
             let hi0 = self.b.ins().extractlane(hi[0], 0);
-            let hi0v = self.splat_val(hi0);
-            for h in hi.iter() {
-                let eq = self.b.ins().icmp(IntCC::Equal, *h, hi0v[0]);
-                all = self.b.ins().band(all, eq);
-            }
+            let same_hi = self.steps_from(&hi, hi0, 0);
+            all = self.b.ins().band(all, same_hi);
             let h = self.b.ins().uextend(types::I64, hi0);
             let h = self.b.ins().ishl_imm_u(h, 32);
             a0 = self.b.ins().bor(a0, h);
