@@ -1888,3 +1888,56 @@ fn many_small_launches_make_a_block_hot() {
         "tier 2 asked for"
     );
 }
+
+/// A scattered load of a whole warp (the lane routine's whole-warp path, which code of both
+/// tiers calls) reads what each lane addresses; when one lane, first, middle or
+/// last, lies past the segment's end, the launch faults as the interpreter's does, at that lane.
+/// Four warps run the same accesses, so that the later ones find the segment hint the first
+/// one's slow path set; only the last warp has a lane that misses.
+#[test]
+fn a_gather_faults_at_the_one_lane_that_misses() {
+    for (op, words) in [("LDG.E", 1), ("LDG.E.64", 2), ("LDG", 1)] {
+        for miss in [32u32, 0, 17, 31] {
+            // Lane l stores 3l + 7 and 5l + 1 at 0x10000 + 8l, then reads the slot of lane
+            // l ^ 5 (or 0x10100, past the 256 bytes mapped, in the lane `miss` of warp 3) into
+            // R4 (and R5), and stores them at 0x10000 + 8l (+ 4).
+            let text = format!(
+                "S2R R0, SR_TID.X;\nLOP.AND R9, R0, 0x1f;\nSHL R6, R9, 0x3;\n\
+                 XMAD R7, R9, 0x3, RZ;\nIADD32I R7, R7, 0x7;\nXMAD R8, R9, 0x5, RZ;\n\
+                 IADD32I R8, R8, 0x1;\nSTG [R6+0x10000], R7;\nSTG [R6+0x10004], R8;\n\
+                 LOP.XOR R1, R9, 0x5;\nSHL R1, R1, 0x3;\n\
+                 ISETP.EQ.U32.AND P0, PT, R0, {:#x}, PT;\n@P0 MOV32I R1, 0x100;\n\
+                 IADD32I R2, R1, 0x10000;\nMOV R3, RZ;\nMOV R5, RZ;\n{op} R4, [R2];\n\
+                 STG [R6+0x10000], R4;\nSTG [R6+0x10004], R5;\nEXIT;\n",
+                96 + miss
+            );
+            let prog = program(&text);
+            let launch = Launch {
+                block: [128, 1, 1],
+                ..Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new())
+            };
+            let interp = run_outcome(&crate::interp::Interpreter, &launch);
+            for (tier, jit) in [
+                ("tier 1", interpreter_and_jit(&launch).0),
+                ("tier 2", run_outcome(&tier2_jit(&prog), &launch)),
+            ] {
+                assert_eq!(jit.0, interp.0, "{tier}, {op}, lane {miss} misses");
+                assert_eq!(jit.1, interp.1, "{tier}, {op}, lane {miss} misses");
+            }
+            if miss < 32 {
+                let fault = interp.0.expect_err("a lane misses");
+                assert!(fault.contains(&format!("lane: {miss}")), "{fault}");
+                assert!(fault.contains("warp: 3"), "{fault}");
+                continue;
+            }
+            for l in 0..32 {
+                let s = l ^ 5;
+                let hi = if words == 2 { 5 * s + 1 } else { 0 };
+                assert_eq!(word(&interp.1, l as usize), 3 * s + 7, "{op}, lane {l}");
+                let at = 8 * l as usize + 4;
+                let got = u32::from_le_bytes(interp.1[at..at + 4].try_into().unwrap());
+                assert_eq!(got, hi, "{op}, lane {l}, second word");
+            }
+        }
+    }
+}
