@@ -908,7 +908,8 @@ fn bench(args: &BenchArgs) -> u8 {
         // The three engines in interleaved rounds (`bench::rounds`), each run on `threads`
         // host threads and, when scaling, on one; a compile-latency sample after each round.
         let engine_run = |e: &dyn Engine, side: Side| match side {
-            Side::One(c) => timed(|| drop(on_core(c, || p.run(e, &one)))),
+            // Held to the core first: moving the thread there is not part of the run.
+            Side::One(c) => on_core(c, || timed(|| drop(p.run(e, &one)))),
             Side::Many => timed(|| drop(p.run(e, &opts))),
         };
         let mut interp = |side| Ok(engine_run(&Interpreter, side));
@@ -918,7 +919,7 @@ fn bench(args: &BenchArgs) -> u8 {
         let mut native = |side| {
             Ok(match (&native_pools, side) {
                 ((_, Ok(one)), Side::One(c)) => {
-                    timed(|| one.install(|| on_core(c, || p.run_native(k, &mut buf))))
+                    one.install(|| on_core(c, || timed(|| p.run_native(k, &mut buf))))
                 }
                 ((Ok(many), _), Side::Many) => timed(|| many.install(|| p.run_native(k, &mut buf))),
                 _ => timed(|| p.run_native(k, &mut buf)),
