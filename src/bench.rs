@@ -390,23 +390,6 @@ impl TraceSource {
     }
 }
 
-/// CPU time this process has used so far (all its threads), in seconds, where the host can
-/// tell.
-pub fn process_cpu_seconds() -> Option<f64> {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid timespec for the call to fill.
-        let r = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-        (r == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
-    }
-    #[cfg(not(unix))]
-    None
-}
-
 /// How long, at least, [`rounds`] measures each contestant (engine). A ratio of two engines is
 /// only sound when both were measured in the same stretch of time, and a parallel run only
 /// undisturbed when the host leaves every core free for its whole length: a run of a few
@@ -496,14 +479,11 @@ pub enum Side {
     Many,
 }
 
-/// One run's wall-clock seconds (as the contestant timed it) and the CPU seconds the process
-/// spent during it (NaN where the host cannot tell).
+/// One run's wall-clock seconds (as the contestant timed it) and, on one thread, its core.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Run {
     /// Seconds the work took.
     pub seconds: f64,
-    /// CPU seconds of all the process's threads over the call.
-    pub cpu_seconds: f64,
     /// For a run on one host thread, the host core it was held to (its index among those the
     /// process may run on).
     pub core: Option<usize>,
@@ -548,9 +528,8 @@ impl Runs {
         }
     }
 
-    /// The scaling from one host thread to `threads` (the best run of each; the least CPU time
-    /// of each where the host tells it; the best run on one thread held to each core), if
-    /// there were runs on one.
+    /// The scaling from one host thread to `threads` (the best run of each; the best run on
+    /// one thread held to each core), if there were runs on one.
     pub fn scaling(&self, threads: usize) -> Option<Scaling> {
         let one = Self::seconds(&self.one).first().copied()?;
         let mut per_core: Vec<f64> = Vec::new();
@@ -561,17 +540,10 @@ impl Runs {
             }
             per_core[c] = per_core[c].min(r.seconds);
         }
-        let least = |runs: &[Run]| {
-            runs.iter()
-                .map(|r| r.cpu_seconds)
-                .fold(f64::INFINITY, f64::min)
-        };
-        let (ca, cb) = (least(&self.one), least(&self.many));
         Some(Scaling {
             threads,
             one_thread_seconds: one,
             n_threads_seconds: self.best(),
-            cpu_seconds: (ca.is_finite() && cb.is_finite()).then_some((ca, cb)),
             one_thread_seconds_per_core: per_core,
         })
     }
@@ -604,12 +576,9 @@ pub fn rounds(
 ) -> Result<Vec<Runs>, String> {
     let cores = host_cores();
     let timed = |c: &mut Contestant<'_>, side: Side| -> Result<Run, String> {
-        let cpu0 = process_cpu_seconds();
         let seconds = c(side)?;
-        let cpu = process_cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
         Ok(Run {
             seconds,
-            cpu_seconds: cpu.unwrap_or(f64::NAN),
             core: match side {
                 Side::One(k) => Some(k % cores),
                 Side::Many => None,
@@ -658,9 +627,6 @@ pub struct Scaling {
     pub one_thread_seconds: f64,
     /// Seconds it takes on `threads` host threads.
     pub n_threads_seconds: f64,
-    /// CPU seconds a run takes on one host thread and on `threads` (the least of the runs; the
-    /// process's CPU time, so only where its other threads are idle, as in `warpjit bench`).
-    pub cpu_seconds: Option<(f64, f64)>,
     /// Seconds a run takes on one host thread held to each host core (the best run there; by
     /// core index, infinite for a core no run was held to).
     pub one_thread_seconds_per_core: Vec<f64>,
@@ -692,13 +658,6 @@ impl Scaling {
                 .map(|s| fastest / s.max(1e-12))
                 .sum()
         })
-    }
-
-    /// The CPU time a run takes on `threads` host threads over the CPU time on one: above 1 by
-    /// the extra work running in parallel costs (whether or not other work on the host left
-    /// the cores free, which the speedup depends on).
-    pub fn cpu_ratio(&self) -> Option<f64> {
-        self.cpu_seconds.map(|(one, n)| n / one.max(1e-12))
     }
 }
 
@@ -828,17 +787,12 @@ mod tests {
 
     #[test]
     fn runs_summarise_best_median_and_spread() {
-        let r = |s: f64, core: Option<usize>| Run {
-            seconds: s,
-            cpu_seconds: s,
-            core,
-        };
+        let r = |s: f64, core: Option<usize>| Run { seconds: s, core };
         let runs = Runs {
             many: vec![r(3.0, None), r(1.0, None), r(2.0, None)],
             one: vec![r(4.0, Some(0))],
         };
         assert_eq!((runs.best(), runs.median(), runs.spread()), (1.0, 2.0, 3.0));
-        assert_eq!(runs.scaling(2).unwrap().cpu_ratio(), Some(0.25));
         // One core measured: no ideal for two threads.
         assert_eq!(runs.scaling(2).unwrap().ideal_speedup(), None);
     }
@@ -849,7 +803,6 @@ mod tests {
     fn the_ideal_speedup_follows_each_cores_best_run() {
         let r = |s: f64, core: usize| Run {
             seconds: s,
-            cpu_seconds: s,
             core: Some(core),
         };
         let runs = Runs {

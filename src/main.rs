@@ -835,9 +835,6 @@ fn bench(args: &BenchArgs) -> u8 {
                 "one_thread_seconds": s.one_thread_seconds,
                 "n_threads_seconds": s.n_threads_seconds,
                 "speedup": s.speedup(),
-                "one_thread_cpu_seconds": s.cpu_seconds.map(|c| c.0),
-                "n_threads_cpu_seconds": s.cpu_seconds.map(|c| c.1),
-                "cpu_ratio": s.cpu_ratio(),
                 "one_thread_seconds_per_core": s.one_thread_seconds_per_core
                     .iter()
                     .map(|t| t.is_finite().then_some(*t))
@@ -1058,13 +1055,7 @@ fn bench(args: &BenchArgs) -> u8 {
             }
         };
         let lanes = lanes.get();
-        // No CPU ratio: a run's CPU time here includes loading the trace.
-        let scaling = |r: &Runs| {
-            r.scaling(threads).map(|s| Scaling {
-                cpu_seconds: None,
-                ..s
-            })
-        };
+        let scaling = |r: &Runs| r.scaling(threads);
         let (ti, si, sci) = (ri.median(), ri.spread(), scaling(&ri));
         let (tj, sj, scj) = (rj.median(), rj.spread(), scaling(&rj));
         let g = |t: f64| lanes as f64 / t.max(1e-12) / 1e9;
@@ -1195,15 +1186,6 @@ fn bench(args: &BenchArgs) -> u8 {
             let _ = writeln!(
                 out,
                 "  on the kernels with a native version: jit {gjn:.2}x, native Rust {gn:.2}x"
-            );
-        }
-        // The extra CPU time parallel runs cost (the kernels: the trace workloads' runs
-        // include loading), which other load on the host does not hide.
-        let cpu = |s: &Scaling| s.cpu_ratio();
-        if let (Some(ci), Some(cj)) = (per_engine(0, false, &cpu), per_engine(1, false, &cpu)) {
-            let _ = writeln!(
-                out,
-                "CPU time on {threads} host threads over 1 (kernels, geometric mean): interp {ci:.3}x, jit {cj:.3}x"
             );
         }
         if let Some(l) = load.filter(|&l| l >= 0.5) {

@@ -691,14 +691,7 @@ fn bench_json_is_one_document_with_engines_ratios_and_scaling() {
     for e in w["engines"].as_array().expect("engines") {
         let s = &e["scaling"];
         assert_eq!(s["threads"], 2, "{e}");
-        for key in [
-            "one_thread_seconds",
-            "n_threads_seconds",
-            "speedup",
-            "one_thread_cpu_seconds",
-            "n_threads_cpu_seconds",
-            "cpu_ratio",
-        ] {
+        for key in ["one_thread_seconds", "n_threads_seconds", "speedup"] {
             assert!(s[key].as_f64() > Some(0.0), "{key}: {e}");
         }
         // The best one-thread run on each core, and the speedup they would allow together.
@@ -849,10 +842,7 @@ fn bench_reports_scaling_beyond_one_host_thread() {
         section.contains("on the kernels with a native version: jit "),
         "{text}"
     );
-    assert!(
-        section.contains("CPU time on 2 host threads over 1 (kernels, geometric mean): interp "),
-        "{text}"
-    );
+    assert!(!section.contains("CPU time"), "{text}");
     let o = warpjit(&args("1"));
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(!stdout(&o).contains("scaling"), "{}", stdout(&o));
