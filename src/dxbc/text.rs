@@ -61,7 +61,19 @@ pub fn parse_located(src: &str) -> Result<(Program, Vec<(u32, u32)>)> {
     // Line counting carried forward from one statement to the next.
     let (mut line, mut line_start, mut counted) = (1u32, 0usize, 0usize);
     p.skip_blank();
-    let (start, word) = p.word();
+    let (mut start, mut word) = p.word();
+    if is_level9_version(word) {
+        // fxc's listing of a `*_4_0_level_9_x` target prints the Direct3D 9 program first (its
+        // "Level9 shader bytecode", with `#line` directives), then the shader model 4 one: the
+        // latter is the program.
+        (start, word) = p.skip_to_version().ok_or_else(|| {
+            p.error_at(
+                start,
+                word,
+                "a Direct3D 9 (level 9) program without the shader model 4 program after it",
+            )
+        })?;
+    }
     let version = parse_version(word).ok_or_else(|| {
         p.error_at(
             start,
@@ -95,6 +107,16 @@ pub fn parse_located(src: &str) -> Result<(Program, Vec<(u32, u32)>)> {
         },
         locs,
     ))
+}
+
+/// Whether `word` is a Direct3D 9 shader model's version line (`vs_2_0`, `ps_2_x`, `ps_3_0`...),
+/// as the level-9 part of an fxc listing starts.
+fn is_level9_version(word: &str) -> bool {
+    let mut parts = word.split('_');
+    matches!(
+        (parts.next(), parts.next(), parts.next(), parts.next()),
+        (Some("vs" | "ps"), Some("1" | "2" | "3"), Some(_), None)
+    )
 }
 
 fn parse_version(word: &str) -> Option<Version> {
@@ -181,6 +203,21 @@ impl<'a> Parser<'a> {
                 Some('\n' | '\r') => self.pos += 1,
                 _ => break,
             }
+        }
+    }
+
+    /// Moves to the next line that starts with a shader model 4 or 5 version word and reads
+    /// it (`None`, at the end, when there is none).
+    fn skip_to_version(&mut self) -> Option<(usize, &'a str)> {
+        loop {
+            let next = self.rest().find('\n')?;
+            self.pos += next + 1;
+            let save = self.pos;
+            let (start, word) = self.word();
+            if parse_version(word).is_some() {
+                return Some((start, word));
+            }
+            self.pos = save;
         }
     }
 
@@ -1347,6 +1384,24 @@ mod tests {
         assert!(parse_mnemonic("ld_indexable").is_err());
         assert!(parse_mnemonic("ld_indexable(structured_buffer, stride=x)").is_err());
         assert!(parse_mnemonic("ldms(1,2,3,4)").is_err());
+    }
+
+    /// fxc's listing of a `*_4_0_level_9_x` target: the Direct3D 9 program (with `#line`
+    /// directives) is skipped, the shader model 4 program after it is the program, its
+    /// statements located on their own lines; a level-9 program alone is an error at its
+    /// version line.
+    #[test]
+    fn level9_listings_give_their_shader_model_4_program() {
+        let src = "//\n// Level9 shader bytecode:\n//\n    vs_2_0\n    def c7, 0, 1, 0, 0\n\
+                   #line 41 \"C:\\a.fx\"\n    dp4 oPos.z, v0, c5  // ::VSBasic<10>\n\
+                   // approximately 11 instruction slots used\nvs_4_0\n\
+                   dcl_output o0.xyzw\nmov o0.xyzw, l(0,0,0,0)\nret \n";
+        let (p, locs) = parse_located(src).unwrap();
+        assert_eq!((p.version.stage, p.version.major), (Stage::Vertex, 4));
+        assert_eq!(locs, [(10, 1), (11, 1), (12, 1)]);
+        let e = parse("    ps_2_0\n    mov oC0, c0\n").unwrap_err();
+        assert_eq!((e.line, e.col, e.text.as_str()), (1, 5, "ps_2_0"));
+        assert!(e.message.contains("level 9"), "{e}");
     }
 
     #[test]
