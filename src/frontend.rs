@@ -161,6 +161,10 @@ fn select_kernel<'c>(
     })
 }
 
+/// The least local memory (stack) per thread a cubin kernel that calls functions gets by
+/// default: 1 KiB, CUDA's default `cudaLimitStackSize`.
+pub const CALL_STACK_BYTES: u32 = 1024;
+
 /// For a cubin (`bytes` an ELF file), what its kernel gives the launch; `None` for any other
 /// program.
 pub fn binary_kernel(
@@ -184,7 +188,13 @@ pub fn binary_kernel(
         name: k.name.clone(),
         registers: k.registers,
         shared_bytes: k.shared_bytes,
-        local_bytes: k.local_bytes,
+        // A kernel that calls functions gets at least CUDA's default stack (a recursive one's
+        // stack size is in no `.nv.info` attribute: ptxas cannot bound it).
+        local_bytes: if crate::maxwell::has_calls(&k.code) {
+            k.local_bytes.max(CALL_STACK_BYTES)
+        } else {
+            k.local_bytes
+        },
         banks,
         param_bytes: k.param_bytes,
         param_offset: k.param_offset,
@@ -275,6 +285,25 @@ mod tests {
             ..opts()
         };
         assert!(compile(b"ret", &dx).is_err());
+    }
+
+    /// A cubin kernel that calls functions gets at least 1 KiB of stack by default (the
+    /// recursive `recurse`, whose `.nv.info` gives none); one that calls none, its own frame.
+    #[test]
+    fn a_kernel_that_calls_gets_a_default_stack() {
+        let path = std::path::Path::new("k.cubin");
+        let k = |bytes: &[u8], name: &str| {
+            binary_kernel(bytes, path, Some(name))
+                .unwrap()
+                .unwrap()
+                .local_bytes
+        };
+        let recurse = include_bytes!("../tests/cubin/recurse.cubin");
+        assert_eq!(k(recurse, "recurse"), CALL_STACK_BYTES);
+        let stack = include_bytes!("../tests/cubin/stack.cubin");
+        assert_eq!(k(stack, "stack"), 256);
+        let vadd = include_bytes!("../tests/cubin/vadd.cubin");
+        assert_eq!(k(vadd, "vadd"), 0);
     }
 
     #[test]

@@ -155,17 +155,25 @@ pub fn run_in(
 /// everything the engines must agree on bit for bit: each launch's statistics (warps, warp and
 /// lane instructions), the fault, the mismatches, and every byte of global memory, buffers and
 /// textures afterwards. Returns both reports and the first difference found, if any (a warpjit
-/// bug). Only the first engine's run gets `opts.observer`.
+/// bug). Only the first engine's run gets `opts.observer`; both run on one host thread.
 pub fn run_both(
     path: &Path,
     engines: [&dyn Engine; 2],
     opts: &RunOptions,
 ) -> Result<(TraceReport, TraceReport, Option<String>, Trace), TraceError> {
+    // Each engine on one host thread: CTAs then run in order, so a launch whose CTAs talk
+    // through memory (atomics on shared words, a retry loop) runs alike under both, and a
+    // difference is the engines' (on several threads the CTAs' interleaving, which decides
+    // such a launch's instruction counts, would differ from run to run).
+    let one = RunOptions {
+        threads: 1,
+        ..opts.clone()
+    };
     let mut a = load_trace(path)?;
-    let ra = run_in(&mut a, engines[0], opts)?;
+    let ra = run_in(&mut a, engines[0], &one)?;
     let quiet = RunOptions {
         observer: None,
-        ..opts.clone()
+        ..one
     };
     let mut b = load_trace(path)?;
     let rb = run_in(&mut b, engines[1], &quiet)?;

@@ -398,6 +398,7 @@ fn generator_covers_the_op_table_and_every_fault() {
                     FaultKind::BarrierDeadlock { .. } => "BarrierDeadlock",
                     FaultKind::StackOverflow { .. } => "StackOverflow",
                     FaultKind::ReturnWithoutCall => "ReturnWithoutCall",
+                    FaultKind::Trap { .. } => "Trap",
                 };
                 faults.insert(k);
             }

@@ -379,6 +379,56 @@ fn imm(lo: i64, hi: i64) -> S {
     (lo..=hi, 0u8..3).prop_map(|(v, k)| num(v, k)).boxed()
 }
 
+/// A video instruction: `.UD`/`.SD` (or neither), two operand types, `minmax`, `.SAT`, a
+/// secondary step, and operands whose selects fit their types (a byte type with `.B0`-`.B3` or
+/// none, a half with `.H0`/`.H1` or none, a word with none); a 16-bit immediate `Sb` with a
+/// half type.
+fn video(name: &'static str, minmax: &'static [&'static str]) -> S {
+    let ty = || {
+        select(vec![
+            ("U8", 0),
+            ("S8", 0),
+            ("U16", 1),
+            ("S16", 1),
+            ("U32", 2),
+            ("S32", 2),
+        ])
+    };
+    let sel = |w: usize| match w {
+        0 => select(vec!["", ".B0", ".B1", ".B2", ".B3"]).boxed(),
+        1 => select(vec!["", ".H0", ".H1"]).boxed(),
+        _ => Just("").boxed(),
+    };
+    (
+        select(vec!["", ".UD", ".SD"]),
+        ty(),
+        ty(),
+        select(minmax.to_vec()),
+        select(vec!["", ".SAT"]),
+        select(vec![
+            "", ".MRG_16H", ".MRG_16L", ".MRG_8B0", ".MRG_8B2", ".ACC", ".MIN", ".MAX",
+        ]),
+        (reg(), rreg(), rreg(), rreg(), any::<bool>(), 0..0x10000u32),
+    )
+        .prop_flat_map(
+            move |(d, ta, tb, mm, sat, second, (rd, ra, rb, rc, imm, v))| {
+                let b_imm = imm && tb.1 == 1;
+                (sel(ta.1), sel(tb.1)).prop_map(move |(sa, sb)| {
+                    let b = if b_imm {
+                        format!("{v:#x}")
+                    } else {
+                        format!("{rb}{sb}")
+                    };
+                    format!(
+                        "{name}{d}.{}.{}{mm}{sat}{second} {rd}, {ra}{sa}, {b}, {rc}",
+                        ta.0, tb.0
+                    )
+                })
+            },
+        )
+        .boxed()
+}
+
 fn imm20() -> S {
     prop_oneof![4 => imm(-0x80000, 0xfffff), 1 => imm(0xfff8_0000, 0xffff_ffff)].boxed()
 }
@@ -1519,6 +1569,14 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         ("NOP", Just("NOP".to_string()).boxed()),
+        (
+            "BPT",
+            imm(0, 0xf_ffff)
+                .prop_map(|c| format!("BPT.TRAP {c}"))
+                .boxed(),
+        ),
+        ("VMNMX", video("VMNMX", &[".MN", ".MX", ""])),
+        ("VABSDIFF", video("VABSDIFF", &[""])),
         (
             "ATOM",
             (

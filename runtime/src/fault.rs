@@ -64,6 +64,13 @@ pub enum FaultKind {
     /// A `RET` executed by lanes with no call entry on the reconvergence stack (no `CAL` to
     /// return to).
     ReturnWithoutCall,
+    /// `BPT.TRAP code` ran: the program stopped itself, a check it makes failed (ptxas's `-O0`
+    /// code traps when the stack pointer falls below `SR_LMEMHIOFF`). A user error (of the
+    /// program).
+    Trap {
+        /// The trap's code (its 20-bit immediate).
+        code: u32,
+    },
 }
 
 impl fmt::Display for FaultKind {
@@ -101,6 +108,9 @@ impl fmt::Display for FaultKind {
             }
             FaultKind::StackOverflow { depth } => {
                 write!(f, "reconvergence stack overflow: more than {depth} entries")
+            }
+            FaultKind::Trap { code } => {
+                write!(f, "trap: BPT.TRAP {code:#x} ran (the program stopped itself: a check it makes failed)")
             }
             FaultKind::ReturnWithoutCall => {
                 write!(f, "return without a call: RET with no CAL entry on the reconvergence stack")

@@ -97,6 +97,7 @@ impl Exec for S2r {
             SpecialReg::LaneId => std::array::from_fn(|l| l as u32),
             SpecialReg::ClockLo => splat(w.clock as u32),
             SpecialReg::ClockHi => splat((w.clock >> 32) as u32),
+            SpecialReg::LmemHiOff => splat(0),
             m => std::array::from_fn(|l| m.lane_mask(l as u32).unwrap_or_default()),
         };
         put(w, self.d.0, &v, mask);
@@ -719,6 +720,26 @@ impl Exec for Lea {
             w.lea_lo = std::array::from_fn(|l| if lane_on(mask, l) { res[l] } else { lo[l] });
         }
         put(w, self.d.0, &res, mask);
+        Ok(())
+    }
+}
+
+impl Exec for Vmnmx {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let v = &self.v;
+        let (a, b, c) = (reg(w, v.a), src(w, v.b, mask, env)?, reg(w, v.c));
+        let r = std::array::from_fn(|l| crate::semantics::vmnmx(v, self.max, a[l], b[l], c[l]));
+        put(w, v.d.0, &r, mask);
+        Ok(())
+    }
+}
+
+impl Exec for Vabsdiff {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        let v = &self.v;
+        let (a, b, c) = (reg(w, v.a), src(w, v.b, mask, env)?, reg(w, v.c));
+        let r = std::array::from_fn(|l| crate::semantics::vabsdiff(v, a[l], b[l], c[l]));
+        put(w, v.d.0, &r, mask);
         Ok(())
     }
 }

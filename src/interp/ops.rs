@@ -134,6 +134,18 @@ impl Exec for Nop {
     }
 }
 
+impl Exec for Bpt {
+    fn exec(&self, _: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+        match mask {
+            0 => Ok(()),
+            m => Err(Fault::new(
+                warpjit_runtime::FaultKind::Trap { code: self.code },
+                m.trailing_zeros(),
+            )),
+        }
+    }
+}
+
 impl Exec for Depbar {
     fn exec(&self, _: &mut WarpState, _: u32, _: &mut CtaEnv<'_>) -> OpResult {
         Ok(())

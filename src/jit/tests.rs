@@ -534,6 +534,9 @@ fn weight_of_every_op_is_pinned() {
         ("PSETP.AND.AND P0, PT, P1, P2, PT;", 4),
         ("P2R R1, PR, RZ, 0x7f;", 16),
         ("IMNMX R1, R2, R3, PT;", 8),
+        ("VMNMX.SD.S32.S32.MX.MIN R1, R2, RZ, R3;", 12),
+        ("VABSDIFF.UD.U8.U8.ACC R1, R2.B3, R3.B1, R4;", 12),
+        ("BPT.TRAP 0x1;", 1),
         ("PRMT R1, R2, 0x3210, R3;", 4),
         ("LEA R1, R2, R3, 0x4;", 4),
         ("LDC R1, c[0x2][0x10];", 4),
@@ -1938,6 +1941,34 @@ fn a_gather_faults_at_the_one_lane_that_misses() {
                 let got = u32::from_le_bytes(interp.1[at..at + 4].try_into().unwrap());
                 assert_eq!(got, hi, "{op}, lane {l}, second word");
             }
+        }
+    }
+}
+
+/// BPT.TRAP faults in the first lane whose guard holds, at its pc, under both engines (the JIT
+/// delegates it to the interpreter); when no lane's guard holds it does nothing.
+#[test]
+fn a_trap_faults_in_the_first_lane_that_runs_it() {
+    for (bound, want) in [(5, Some(5)), (0, Some(0)), (32, None)] {
+        let text = format!(
+            "S2R R0, SR_TID.X;\nISETP.GE.U32.AND P0, PT, R0, {bound:#x}, PT;\n\
+             @P0 BPT.TRAP 0x7;\nSHL R1, R0, 0x3;\nSTG [R1+0x10000], R0;\nEXIT;\n"
+        );
+        let launch = Launch {
+            block: [32, 1, 1],
+            ..Launch::new(program(&text), warpjit_runtime::ConstBanks::new())
+        };
+        let (jit, interp) = interpreter_and_jit(&launch);
+        assert_eq!(jit.0, interp.0, "bound {bound}");
+        assert_eq!(jit.1, interp.1, "bound {bound}");
+        match want {
+            Some(lane) => {
+                let f = interp.0.expect_err("a trap");
+                assert!(f.contains("Trap { code: 7 }"), "{f}");
+                assert!(f.contains(&format!("lane: {lane},")), "{f}");
+                assert!(f.contains("pc: 24,"), "{f}");
+            }
+            None => assert_eq!(interp.0, Ok((1, 6, 192))),
         }
     }
 }

@@ -420,6 +420,12 @@ pub unsafe extern "C" fn warpjit_jit_lane_op(
             let sh = 8 * o.byte as u32;
             std::array::from_fn(|l| alu::p2r_merge(sh, b[l], bits[l], c[l]))
         }
+        Op::Vmnmx(o) => {
+            std::array::from_fn(|l| crate::semantics::vmnmx(&o.v, o.max, a[l], b[l], c[l]))
+        }
+        Op::Vabsdiff(o) => {
+            std::array::from_fn(|l| crate::semantics::vabsdiff(&o.v, a[l], b[l], c[l]))
+        }
         // Compiled code calls this routine only for the ops above.
         _ => area.out,
     };

@@ -241,6 +241,36 @@ macro_rules! form {
 
 type R = Result<Decoded, String>;
 
+/// The fields VMNMX and VABSDIFF share (Sb read per form: a register, or 16 bits at 20): Rd at
+/// 0, Ra at 8, Rc at 39; Ra's part at 36-38 (38 clear: byte 36-37; 38 set and 37 clear: half
+/// 36; both set: the word), a register Sb's at 28-30 likewise; `.CC` 47 (not modelled), Ra and
+/// Sb signed 48 and 49, the secondary step 51-53, `.SD` 54, `.SAT` 55.
+fn video(w: Word, b: Src, mnemonic: &str) -> Result<Video, String> {
+    no(w, 47, &format!("{mnemonic}.CC"))?;
+    let part = |lo: u32| match (w.bit(lo + 2), w.bit(lo + 1)) {
+        (false, _) => VideoPart::Byte(w.field(lo, 2) as u8),
+        (true, false) => VideoPart::Half(w.field(lo, 1) as u8),
+        (true, true) => VideoPart::Word,
+    };
+    Ok(Video {
+        d: w.reg(0),
+        d_signed: w.bit(54),
+        sat: w.bit(55),
+        second: VideoSecond::ALL[w.field(51, 3) as usize],
+        a: w.reg(8),
+        a_part: part(36),
+        a_signed: w.bit(48),
+        b,
+        b_part: if w.bit(50) {
+            part(28)
+        } else {
+            VideoPart::Half(0)
+        },
+        b_signed: w.bit(49),
+        c: w.reg(39),
+    })
+}
+
 /// Refuses a set flag the IR does not model.
 fn no(w: Word, bit: u32, what: &str) -> Result<(), String> {
     if w.bit(bit) {
@@ -428,12 +458,29 @@ maxwell_table! {
             0x3a => SpecialReg::LeMask,
             0x3b => SpecialReg::GtMask,
             0x3c => SpecialReg::GeMask,
+            0x37 => SpecialReg::LmemHiOff,
             0x50 => SpecialReg::ClockLo,
             0x51 => SpecialReg::ClockHi,
             v => return Err(format!("special register {v:#x} is not supported")),
         };
         ok(S2r { d: w.reg(0), sr })
     })],
+    Vmnmx => &[
+        form!("VMNMX", op(0x3a04), 0xfe04 << 48, Reg, |w, _, b| {
+            ok(Vmnmx { max: w.bit(56), v: video(w, b, "VMNMX")? })
+        }),
+        form!("VMNMX", op(0x3a00), 0xfe04 << 48, U16, |w, _, b| {
+            ok(Vmnmx { max: w.bit(56), v: video(w, b, "VMNMX")? })
+        }),
+    ],
+    Vabsdiff => &[
+        form!("VABSDIFF", op(0x5404), 0xff04 << 48, Reg, |w, _, b| {
+            ok(Vabsdiff { v: video(w, b, "VABSDIFF")? })
+        }),
+        form!("VABSDIFF", op(0x5400), 0xff04 << 48, U16, |w, _, b| {
+            ok(Vabsdiff { v: video(w, b, "VABSDIFF")? })
+        }),
+    ],
     Iadd => rci!("IADD", 0x5c10, 0x4c10, 0x3810, M13, M13I, |w, _, b| {
         no(w, 50, "IADD.SAT")?;
         neg_imm(w, b)?;
@@ -874,6 +921,11 @@ maxwell_table! {
         ok(Membar { scope })
     })],
     Nop => &[form!("NOP", op(0x50b0), M13, None, |_, _, _| ok(Nop))],
+    // The mode at 6-8 (3: TRAP; the others, debugger stops, are not modelled), the code at 20.
+    Bpt => &[form!("BPT", op(0xe3a0), M12, None, |w, _, _| {
+        only(w, 6, 3, 3, "BPT mode")?;
+        ok(Bpt { code: w.field(20, 20) as u32 })
+    })],
     Depbar => &[form!("DEPBAR", op(0xf0f0), M13, None, |w, _, _| {
         let (le, sb, count) = (w.bit(29), w.field(26, 3) as u8, w.field(20, 6) as u8);
         if sb > 5 {

@@ -82,6 +82,15 @@ fn words(code: &[u8]) -> impl Iterator<Item = (u32, u64)> + '_ {
     })
 }
 
+/// Whether `code` calls a function: whether an instruction word is a `CAL`.
+pub fn has_calls(code: &[u8]) -> bool {
+    let cal: Vec<&encoding::Form> = encoding::CONTROL
+        .iter()
+        .filter(|f| f.mnemonic == "CAL")
+        .collect();
+    words(code).any(|(offset, w)| !is_sched(offset) && cal.iter().any(|f| w & f.mask == f.bits))
+}
+
 /// Whether the word at `offset` is a scheduling word (one before every three instructions).
 pub fn is_sched(offset: u32) -> bool {
     offset.is_multiple_of(0x20)

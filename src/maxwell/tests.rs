@@ -489,11 +489,11 @@ fn decoding_random_bytes_never_panics() {
 }
 
 /// The kernels ptxas compiled (tests/cubin): each decodes with its own register count, and
-/// its disassembly parses back to the decoded program. `vabs` (VABSDIFF) does not decode yet:
+/// its disassembly parses back to the decoded program. `vadd3` (VADD) does not decode yet:
 /// its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 16] = [
+    let files: [(&str, &[u8]); 20] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -516,6 +516,13 @@ fn ptxas_kernels_decode_and_disassemble() {
         ("muls_O0", include_bytes!("../../tests/cubin/muls_O0.cubin")),
         ("barred", include_bytes!("../../tests/cubin/barred.cubin")),
         ("selects", include_bytes!("../../tests/cubin/selects.cubin")),
+        ("video", include_bytes!("../../tests/cubin/video.cubin")),
+        (
+            "stack_O0",
+            include_bytes!("../../tests/cubin/stack_O0.cubin"),
+        ),
+        ("recurse", include_bytes!("../../tests/cubin/recurse.cubin")),
+        ("casloop", include_bytes!("../../tests/cubin/casloop.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -555,6 +562,8 @@ fn ptxas_kernels_decode_and_disassemble() {
             "bytesel",
             "calls",
             "carry128",
+            "casloop",
+            "clamp",
             "consts",
             "cvt32",
             "cvt64",
@@ -575,10 +584,13 @@ fn ptxas_kernels_decode_and_disassemble() {
             "mul",
             "muls",
             "named",
+            "recurse",
             "reduce",
+            "sad",
             "scale",
             "sizes",
             "stack",
+            "stack_O0",
             "vadd",
         ]
     );

@@ -84,6 +84,8 @@ sass_table! {
         Psetp "PSETP",
         P2r "P2R",
         Imnmx "IMNMX",
+        Vmnmx "VMNMX",
+        Vabsdiff "VABSDIFF",
         Icmp "ICMP",
         Prmt "PRMT",
         Fadd "FADD",
@@ -119,6 +121,7 @@ sass_table! {
         Stl "STL",
         Membar "MEMBAR",
         Nop "NOP",
+        Bpt "BPT",
         Depbar "DEPBAR",
         I2f "I2F",
         F2i "F2I",
@@ -313,6 +316,7 @@ impl Name for SpecialReg {
             SpecialReg::GeMask => "SR_GEMASK",
             SpecialReg::ClockLo => "SR_CLOCKLO",
             SpecialReg::ClockHi => "SR_CLOCKHI",
+            SpecialReg::LmemHiOff => "SR_LMEMHIOFF",
         }
     }
 }

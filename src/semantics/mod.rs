@@ -28,9 +28,97 @@ pub mod func;
 pub mod ieee;
 pub mod warp;
 
-use crate::ir::{Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType};
+use crate::ir::{
+    Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType, Video, VideoPart, VideoSecond,
+};
 use warpjit_runtime::helpers::window_detect;
 use warpjit_runtime::WarpState;
+
+/// A video operand's value (docs/semantics.md §22f): `part` of `v`, sign-extended when
+/// `signed`, else zero-extended (a word extends to 33 bits: an unsigned word stays positive).
+pub fn video_operand(v: u32, part: VideoPart, signed: bool) -> i64 {
+    let (bits, shift) = match part {
+        VideoPart::Byte(i) => (8, 8 * (i as u32 & 3)),
+        VideoPart::Half(i) => (16, 16 * (i as u32 & 1)),
+        VideoPart::Word => (32, 0),
+    };
+    let x = (v >> shift) as u64 & ((1u64 << bits) - 1);
+    if signed && x >> (bits - 1) & 1 != 0 {
+        x as i64 - (1i64 << bits)
+    } else {
+        x as i64
+    }
+}
+
+/// One lane of VMNMX (`op` the minimum or maximum) or VABSDIFF (`op` the absolute difference)
+/// after the primary operation `t` on the 33-bit operands (docs/semantics.md §22f): `.SAT`
+/// clamps `t` to the destination type (a byte or half for the 8- and 16-bit merges), then the
+/// secondary step combines its low 32 bits with `c`; `.MIN`/`.MAX` compare 32-bit values, signed
+/// with `.SD`.
+pub fn video_finish(v: &Video, t: i64, c: u32) -> u32 {
+    let bits = match v.second {
+        VideoSecond::Mrg16h | VideoSecond::Mrg16l => 16,
+        VideoSecond::Mrg8b0 | VideoSecond::Mrg8b2 => 8,
+        _ => 32,
+    };
+    let t = if v.sat {
+        let (lo, hi) = if v.d_signed {
+            (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+        } else {
+            (0, (1i64 << bits) - 1)
+        };
+        t.clamp(lo, hi)
+    } else {
+        t
+    } as u32;
+    let less = |x: u32, y: u32| {
+        if v.d_signed {
+            (x as i32) < (y as i32)
+        } else {
+            x < y
+        }
+    };
+    match v.second {
+        VideoSecond::Mrg16h => (c & 0xffff) | t << 16,
+        VideoSecond::Mrg16l => (c & 0xffff_0000) | (t & 0xffff),
+        VideoSecond::Mrg8b0 => (c & !0xff) | (t & 0xff),
+        VideoSecond::Mrg8b2 => (c & !0xff_0000) | (t & 0xff) << 16,
+        VideoSecond::Acc => t.wrapping_add(c),
+        VideoSecond::Min => {
+            if less(c, t) {
+                c
+            } else {
+                t
+            }
+        }
+        VideoSecond::Max => {
+            if less(t, c) {
+                c
+            } else {
+                t
+            }
+        }
+        VideoSecond::Plain => t,
+    }
+}
+
+/// One lane of VMNMX (docs/semantics.md §22f): `max` is `.MX`.
+pub fn vmnmx(v: &Video, max: bool, a: u32, b: u32, c: u32) -> u32 {
+    let (x, y) = (
+        video_operand(a, v.a_part, v.a_signed),
+        video_operand(b, v.b_part, v.b_signed),
+    );
+    video_finish(v, if max { x.max(y) } else { x.min(y) }, c)
+}
+
+/// One lane of VABSDIFF (docs/semantics.md §22f).
+pub fn vabsdiff(v: &Video, a: u32, b: u32, c: u32) -> u32 {
+    let (x, y) = (
+        video_operand(a, v.a_part, v.a_signed),
+        video_operand(b, v.b_part, v.b_signed),
+    );
+    video_finish(v, (x - y).abs(), c)
+}
 
 /// One lane of IMNMX (docs/semantics.md §22, §22a): `min` is Pp; `zf`, `sf` are the flags
 /// `.XLO` reads. Returns the result and, for `.XHI`, the flags its `.CC` writes: ZF = (a == b),

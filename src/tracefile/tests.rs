@@ -1538,8 +1538,8 @@ fn code_files_are_bytes_chosen_by_content() {
             "k.bin: byte 0x5: error: the program is neither UTF-8 text nor a known binary format",
         ),
         (
-            b"NOP;\n  VABSDIFF R1, R2, R3, R4;\n",
-            "k.bin:2:3: error: `VABSDIFF` is a Maxwell instruction warpjit does not support yet",
+            b"NOP;\n  VADD R1, R2, R3, R4;\n",
+            "k.bin:2:3: error: `VADD` is a Maxwell instruction warpjit does not support yet",
         ),
     ];
     for (bytes, want) in cases {

@@ -67,11 +67,14 @@ pub enum SpecialReg {
     ClockLo,
     /// `SR_CLOCKHI`: its high word.
     ClockHi,
+    /// `SR_LMEMHIOFF`: the lowest offset the thread's stack may grow down to, 0 (docs/semantics.md
+    /// §15a: ptxas's `-O0` code traps when the stack pointer falls below it).
+    LmemHiOff,
 }
 
 impl SpecialReg {
     /// Every special register.
-    pub const ALL: [SpecialReg; 14] = [
+    pub const ALL: [SpecialReg; 15] = [
         SpecialReg::TidX,
         SpecialReg::TidY,
         SpecialReg::TidZ,
@@ -86,6 +89,7 @@ impl SpecialReg {
         SpecialReg::GeMask,
         SpecialReg::ClockLo,
         SpecialReg::ClockHi,
+        SpecialReg::LmemHiOff,
     ];
 
     /// The value of a lane mask register in lane `l` (`None` for the other registers).
@@ -125,6 +129,7 @@ impl Operands for S2r {
                 | SpecialReg::CtaidZ
                 | SpecialReg::ClockLo
                 | SpecialReg::ClockHi
+                | SpecialReg::LmemHiOff
         ));
     }
 }
@@ -1270,5 +1275,138 @@ impl Operands for Lea {
         } else {
             o.lea_lo_write();
         }
+    }
+}
+
+/// The part of a 32-bit register a scalar video operand takes (docs/semantics.md §22f), zero- or
+/// sign-extended: a byte, a half or the word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VideoPart {
+    /// Byte 0 to 3 (`.B0`-`.B3`).
+    Byte(u8),
+    /// Half 0 or 1 (`.H0`, `.H1`).
+    Half(u8),
+    /// The whole register.
+    Word,
+}
+
+/// What a scalar video instruction does with its result and `Rc` (docs/semantics.md §22f).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VideoSecond {
+    /// `.MRG_16H`: the low 16 bits into `Rc`'s high half.
+    Mrg16h,
+    /// `.MRG_16L`: the low 16 bits into `Rc`'s low half.
+    Mrg16l,
+    /// `.MRG_8B0`: the low byte into `Rc`'s byte 0.
+    Mrg8b0,
+    /// `.MRG_8B2`: the low byte into `Rc`'s byte 2.
+    Mrg8b2,
+    /// `.ACC`: plus `Rc`.
+    Acc,
+    /// `.MIN`: the minimum with `Rc`.
+    Min,
+    /// `.MAX`: the maximum with `Rc`.
+    Max,
+    /// None: the result itself (`Rc` unread).
+    Plain,
+}
+
+impl VideoSecond {
+    /// In encoding order (the 3-bit field's values 0 to 7).
+    pub const ALL: [VideoSecond; 8] = [
+        VideoSecond::Mrg16h,
+        VideoSecond::Mrg16l,
+        VideoSecond::Mrg8b0,
+        VideoSecond::Mrg8b2,
+        VideoSecond::Acc,
+        VideoSecond::Min,
+        VideoSecond::Max,
+        VideoSecond::Plain,
+    ];
+}
+
+/// The operands and modes VMNMX and VABSDIFF share: `op(Ra.part, Sb.part)` on values extended
+/// to 33 bits, saturated to the destination type with `.SAT`, then the secondary step with
+/// `Rc` (docs/semantics.md §22f).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Video {
+    /// Destination.
+    pub d: Reg,
+    /// `.SD`: a signed destination (else `.UD`).
+    pub d_signed: bool,
+    /// `.SAT`.
+    pub sat: bool,
+    /// The secondary step.
+    pub second: VideoSecond,
+    /// First source.
+    pub a: Reg,
+    /// Its part.
+    pub a_part: VideoPart,
+    /// Its type is signed.
+    pub a_signed: bool,
+    /// Second source: a register or a 16-bit immediate (then `b_part` is `Half(0)`).
+    pub b: Src,
+    /// Its part.
+    pub b_part: VideoPart,
+    /// Its type is signed.
+    pub b_signed: bool,
+    /// Third source (read by every secondary step but the plain one).
+    pub c: Reg,
+}
+
+impl Video {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Video {
+            d,
+            d_signed: _,
+            sat: _,
+            second,
+            a,
+            a_part: _,
+            a_signed: _,
+            b,
+            b_part: _,
+            b_signed: _,
+            c,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.src(b);
+        if second != VideoSecond::Plain {
+            o.read(c);
+        }
+    }
+}
+
+/// `VMNMX.{UD|SD}.atype.btype.{MN|MX}[.SAT][.second] Rd, Ra[.sel], Sb[.sel], Rc`: the minimum
+/// (`.MN`) or maximum (`.MX`) of two video operands (docs/semantics.md §22f). ptxas writes it
+/// for a clamp, `min(max(x, lo), hi)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vmnmx {
+    /// `.MX` (else `.MN`).
+    pub max: bool,
+    /// Operands and modes.
+    pub v: Video,
+}
+
+impl Operands for Vmnmx {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Vmnmx { max: _, v } = *self;
+        v.operands(o);
+    }
+}
+
+/// `VABSDIFF.{UD|SD}.atype.btype[.SAT][.second] Rd, Ra[.sel], Sb[.sel], Rc`: the absolute
+/// difference of two video operands (docs/semantics.md §22f). ptxas writes it for `sad`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vabsdiff {
+    /// Operands and modes.
+    pub v: Video,
+}
+
+impl Operands for Vabsdiff {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Vabsdiff { v } = *self;
+        v.operands(o);
     }
 }

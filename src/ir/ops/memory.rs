@@ -306,6 +306,21 @@ impl Operands for Nop {
     }
 }
 
+/// `BPT.TRAP code`: stops the launch with a trap fault in the first active lane
+/// (docs/semantics.md §22g); ptxas writes it behind a branch, for a check that failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bpt {
+    /// The code (a 20-bit immediate).
+    pub code: u32,
+}
+
+impl Operands for Bpt {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Bpt { code: _ } = *self;
+        o.may_fault(true);
+    }
+}
+
 /// `DEPBAR[.LE] [SBn, count][, {..}]`: a scoreboard wait, a scheduling hint with no effect on
 /// results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

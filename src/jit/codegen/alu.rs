@@ -106,6 +106,7 @@ impl Lower for S2r {
                 let s = tx.clock_word(o.sr == SpecialReg::ClockHi);
                 tx.splat_val(s)
             }
+            SpecialReg::LmemHiOff => std::array::from_fn(|_| tx.vconst([0; 4])),
             m => std::array::from_fn(|k| {
                 let mask = |l: usize| m.lane_mask(l as u32).unwrap_or_default();
                 tx.vconst(std::array::from_fn(|i| mask(4 * k + i)))
@@ -1304,5 +1305,42 @@ impl Tx<'_, '_, '_> {
             let c = self.cmp(IntCC::UnsignedLessThan, &r, &p);
             self.write_cc(m, &res, &c, None);
         }
+    }
+}
+
+/// VMNMX and VABSDIFF: per lane through the lane routine (`semantics::vmnmx`, `vabsdiff`); ptxas
+/// writes one for a clamp or a `sad`, not in inner loops of many.
+fn lower_video(tx: &mut Tx<'_, '_, '_>, inst: &Inst, v: &Video) -> bool {
+    let m = tx.guard_mask(inst.guard);
+    let r = tx.lane_routine(inst, &[Src::Reg(v.a), v.b, Src::Reg(v.c)], m);
+    tx.set_reg(v.d, r, m);
+    true
+}
+
+impl Lower for Vmnmx {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn strip(&self) -> bool {
+        false
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        lower_video(tx, inst, &self.v)
+    }
+}
+
+impl Lower for Vabsdiff {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn strip(&self) -> bool {
+        false
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        lower_video(tx, inst, &self.v)
     }
 }

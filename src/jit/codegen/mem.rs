@@ -218,3 +218,18 @@ macro_rules! no_code {
     };
 }
 no_code!(Membar, Nop, Depbar);
+
+impl Lower for Bpt {
+    fn weight(&self) -> u32 {
+        1
+    }
+
+    fn strip(&self) -> bool {
+        false
+    }
+
+    /// Delegated: the interpreter's code faults (a trap ends the launch, so it is never hot).
+    fn lower(&self, _: &mut Tx<'_, '_, '_>, _: &Inst) -> bool {
+        false
+    }
+}

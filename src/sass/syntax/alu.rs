@@ -1,6 +1,7 @@
 //! The syntax of the register and predicate ops (MOV … LEA).
 
 use super::*;
+use crate::sass::validate::{Flags, BYTE};
 
 impl SassSyntax for Mov {
     fn parse(a: &mut Args<'_>) -> R<Self> {
@@ -919,5 +920,155 @@ impl SassSyntax for Lea {
             write!(f, ", {}", self.c)?;
         }
         write!(f, ", {:#x}", self.shift)
+    }
+}
+
+/// The type modifiers of a video operand: bits and signedness.
+const VIDEO_TYPES: &[(&str, (u8, bool))] = &[
+    ("U8", (8, false)),
+    ("S8", (8, true)),
+    ("U16", (16, false)),
+    ("S16", (16, true)),
+    ("U32", (32, false)),
+    ("S32", (32, true)),
+];
+
+/// The secondary steps' modifiers (none: [`VideoSecond::Plain`]).
+const VIDEO_SECONDS: &[(&str, VideoSecond)] = &[
+    ("MRG_16H", VideoSecond::Mrg16h),
+    ("MRG_16L", VideoSecond::Mrg16l),
+    ("MRG_8B0", VideoSecond::Mrg8b0),
+    ("MRG_8B2", VideoSecond::Mrg8b2),
+    ("ACC", VideoSecond::Acc),
+    ("MIN", VideoSecond::Min),
+    ("MAX", VideoSecond::Max),
+];
+
+/// Parses the operands and modifiers VMNMX and VABSDIFF share, `.MN`/`.MX` (VMNMX's, read by
+/// `minmax`) aside: `.{UD|SD}.atype.btype[.MN|.MX][.SAT][.second] Rd, Ra[.sel], Sb[.sel], Rc`.
+/// A byte type takes `.B0`-`.B3` on its operand (default `.B0`), a half type `.H0`/`.H1`
+/// (default `.H0`); an immediate `Sb` is 16 bits and needs `.U16` or `.S16`.
+fn parse_video(a: &mut Args<'_>, minmax: bool) -> R<(Video, bool)> {
+    let d_signed = a.choice(&[("UD", false), ("SD", true)])?.unwrap_or(false);
+    let types = a.take_all(VIDEO_TYPES);
+    if let Some(&(_, _, l)) = types.get(2) {
+        return a.err(
+            l,
+            "a video instruction takes two operand types (Ra's, then Sb's)",
+        );
+    }
+    let ty = |i: usize| types.get(i).map_or((32, false), |t| t.0);
+    let ((a_bits, a_signed), (b_bits, b_signed)) = (ty(0), ty(1));
+    let max = if minmax {
+        a.choice(&[("MN", false), ("MX", true)])?.unwrap_or(false)
+    } else {
+        false
+    };
+    let sat = a.flag("SAT")?;
+    let second = a.choice(VIDEO_SECONDS)?.unwrap_or(VideoSecond::Plain);
+    let d = a.reg()?;
+    let part = |a: &Args<'_>, bits: u8, f: Flags, loc: SrcLoc| -> R<VideoPart> {
+        match (bits, f.half) {
+            (8, Half::None) => Ok(VideoPart::Byte(f.byte)),
+            (16, Half::H1) if f.byte == 0 => Ok(VideoPart::Half(1)),
+            (16, Half::None | Half::H0) if f.byte == 0 => Ok(VideoPart::Half(0)),
+            (32, Half::None) if f.byte == 0 => Ok(VideoPart::Word),
+            _ => a.err(
+                loc,
+                format!("this operand's select does not fit its {bits}-bit type"),
+            ),
+        }
+    };
+    let a_loc = a.peek().map_or(a.raw().end, |o| o.atom_loc);
+    let (ra, fa) = a.reg_x(HALF | BYTE)?;
+    let a_part = part(a, a_bits, fa, a_loc)?;
+    let b_loc = a.peek().map_or(a.raw().end, |o| o.atom_loc);
+    let (b, fb) = a.src(ImmRule::U16, HALF | BYTE)?;
+    let b_part = match b {
+        Src::Const(_) => return a.err(b_loc, "a video instruction reads no constant"),
+        Src::Imm(_) if b_bits != 16 || fb != Flags::default() => {
+            return a.err(
+                b_loc,
+                "an immediate operand is 16 bits: it needs the type .U16 or .S16 and no select",
+            )
+        }
+        Src::Imm(_) => VideoPart::Half(0),
+        Src::Reg(_) => part(a, b_bits, fb, b_loc)?,
+    };
+    let c = a.reg()?;
+    Ok((
+        Video {
+            d,
+            d_signed,
+            sat,
+            second,
+            a: ra,
+            a_part,
+            a_signed,
+            b,
+            b_part,
+            b_signed,
+            c,
+        },
+        max,
+    ))
+}
+
+/// Prints a video instruction (`mnemonic` with VMNMX's `.MN`/`.MX` in `minmax`).
+fn print_video(f: &mut fmt::Formatter<'_>, mnemonic: &str, minmax: &str, v: &Video) -> fmt::Result {
+    let ty = |part: VideoPart, signed: bool| {
+        let bits = match part {
+            VideoPart::Byte(_) => 8,
+            VideoPart::Half(_) => 16,
+            VideoPart::Word => 32,
+        };
+        format!("{}{bits}", if signed { "S" } else { "U" })
+    };
+    let sel = |part: VideoPart| match part {
+        VideoPart::Byte(i) => format!(".B{i}"),
+        VideoPart::Half(i) => format!(".H{i}"),
+        VideoPart::Word => String::new(),
+    };
+    let second = VIDEO_SECONDS
+        .iter()
+        .find(|(_, s)| *s == v.second)
+        .map_or(String::new(), |(n, _)| format!(".{n}"));
+    let b = match v.b {
+        Src::Imm(i) => format!("{i:#x}"),
+        b => format!("{b}{}", sel(v.b_part)),
+    };
+    write!(
+        f,
+        "{mnemonic}.{}.{}.{}{minmax}{}{second} {}, {}{}, {b}, {}",
+        if v.d_signed { "SD" } else { "UD" },
+        ty(v.a_part, v.a_signed),
+        ty(v.b_part, v.b_signed),
+        m(v.sat, ".SAT"),
+        v.d,
+        v.a,
+        sel(v.a_part),
+        v.c
+    )
+}
+
+impl SassSyntax for Vmnmx {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let (v, max) = parse_video(a, true)?;
+        Ok(Vmnmx { max, v })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mx = if self.max { ".MX" } else { ".MN" };
+        print_video(f, "VMNMX", mx, &self.v)
+    }
+}
+
+impl SassSyntax for Vabsdiff {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        Ok(Vabsdiff {
+            v: parse_video(a, false)?.0,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        print_video(f, "VABSDIFF", "", &self.v)
     }
 }

@@ -308,6 +308,17 @@ impl SassSyntax for Membar {
     }
 }
 
+impl SassSyntax for Bpt {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        a.require(&[("TRAP", ())])?;
+        let code = a.imm(0, 0xf_ffff, "the trap code")? as u32;
+        Ok(Bpt { code })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BPT.TRAP {:#x}", self.code)
+    }
+}
+
 impl SassSyntax for Nop {
     fn parse(_: &mut Args<'_>) -> R<Self> {
         Ok(Nop)

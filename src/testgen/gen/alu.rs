@@ -1,5 +1,5 @@
 //! ALU statements: one random instruction of every ALU op, chains through CC and the LEA.LO
-//! word, and the odd instructions (NOP, MEMBAR, DEPBAR, a stray SYNC).
+//! word, and the odd instructions (NOP, MEMBAR, DEPBAR, a stray SYNC, a guarded BPT.TRAP).
 
 use super::{Gen, Rule};
 use crate::ir::*;
@@ -662,6 +662,12 @@ impl Gen<'_, '_> {
             }
             2 => self.emit("DEPBAR.LE SB0, 0x0"),
             3 if self.ssy_depth == 0 => self.emit("SYNC"),
+            // A trap behind a predicate: it faults when any lane has the predicate.
+            4 if self.chance(10) => {
+                let p = self.psrc();
+                let code = self.below(0x10_0000);
+                self.emit(format!("@{p} BPT.TRAP {code:#x}"));
+            }
             _ => {
                 let g = self.guard();
                 let op = self.alu();

@@ -12,11 +12,51 @@ pub(super) const CC_TESTS: [&str; 24] = [
 ];
 
 impl Gen<'_, '_> {
+    /// A random VMNMX or VABSDIFF: any parts and signs, a register or 16-bit immediate `Sb`,
+    /// `.SAT`, and any secondary step.
+    fn video(&mut self, d: Reg) -> Op {
+        let part = |g: &mut Self| match g.below(3) {
+            0 => VideoPart::Byte(g.below(4) as u8),
+            1 => VideoPart::Half(g.below(2) as u8),
+            _ => VideoPart::Word,
+        };
+        let a_part = part(self);
+        let (b, b_part) = if self.chance(25) {
+            (Src::Imm(self.below(0x1_0000)), VideoPart::Half(0))
+        } else {
+            (Src::Reg(self.sreg()), part(self))
+        };
+        let v = Video {
+            d,
+            d_signed: self.chance(50),
+            sat: self.chance(30),
+            second: self.pick(&VideoSecond::ALL),
+            a: self.sreg(),
+            a_part,
+            a_signed: self.chance(50),
+            b,
+            b_part,
+            b_signed: self.chance(50),
+            c: self.sreg(),
+        };
+        if self.chance(50) {
+            Vmnmx {
+                max: self.chance(50),
+                v,
+            }
+            .into()
+        } else {
+            Vabsdiff { v }.into()
+        }
+    }
+
     /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX, XMAD.CSFU, PRMT in a PTX mode,
-    /// IMUL, IMUL32I, IMAD, IMADSP (`imadsp.rs`) or a wide zero test (`logic.rs`).
+    /// IMUL, IMUL32I, IMAD, IMADSP (`imadsp.rs`), a wide zero test (`logic.rs`), VMNMX or
+    /// VABSDIFF.
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
-        match self.below(11) {
+        match self.below(12) {
+            11 => self.video(d),
             10 if self.chance(50) => self.wide_zero_test(d),
             10 => self.imadsp(d),
             7 => Imul {
