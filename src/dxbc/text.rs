@@ -74,6 +74,9 @@ pub fn parse_located(src: &str) -> Result<(Program, Vec<(u32, u32)>)> {
             )
         })?;
     }
+    if matches!(word.rsplit_once('_'), Some((head, "1")) if head.ends_with("_5")) {
+        return Err(p.error_at(start, word, super::tokens::SM51));
+    }
     let version = parse_version(word).ok_or_else(|| {
         p.error_at(
             start,
@@ -1399,6 +1402,8 @@ mod tests {
         let (p, locs) = parse_located(src).unwrap();
         assert_eq!((p.version.stage, p.version.major), (Stage::Vertex, 4));
         assert_eq!(locs, [(10, 1), (11, 1), (12, 1)]);
+        let e = parse("cs_5_1\nret\n").unwrap_err();
+        assert!(e.message.contains("shader model 5.1"), "{e}");
         let e = parse("    ps_2_0\n    mov oC0, c0\n").unwrap_err();
         assert_eq!((e.line, e.col, e.text.as_str()), (1, 5, "ps_2_0"));
         assert!(e.message.contains("level 9"), "{e}");

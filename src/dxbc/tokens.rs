@@ -150,6 +150,9 @@ pub fn decode(bytes: &[u8], base: usize) -> Result<Program, BinaryError> {
         .copied()
         .ok_or_else(|| r.err(0, format!("unknown program type {}", vt >> 16)))?;
     let (major, minor) = (((vt >> 4) & 0xf) as u8, (vt & 0xf) as u8);
+    if (major, minor) == (5, 1) {
+        return Err(r.err(0, SM51));
+    }
     if !(4..=5).contains(&major) || minor > 1 || vt & 0xff00 != 0 {
         return Err(r.err(0, format!("unsupported shader model {major}.{minor}")));
     }
@@ -607,7 +610,13 @@ fn decode_decl(r: &Reader, i: usize, end: usize) -> Result<Decl, BinaryError> {
                 }
             }
         }
-        _ => return Err(r.err(i, format!("unknown or unsupported opcode {op}"))),
+        _ => {
+            let what = match unsupported_opcode(op) {
+                Some((name, why)) => format!("opcode {op} (`{name}`): {why}"),
+                None => format!("unknown or unsupported opcode {op}"),
+            };
+            return Err(r.err(i, what));
+        }
     };
     if *j != end {
         return Err(r.err(*j, "declaration has more tokens than it uses"));
@@ -965,6 +974,40 @@ fn encode_decl(w: &mut Vec<u32>, d: &Decl) -> Result<(), EncodeError> {
     Ok(())
 }
 
+/// Why shader model 5.1 programs are refused (both front-ends say it).
+pub(crate) const SM51: &str = "shader model 5.1 (register spaces, resource arrays) is not \
+     supported: warpjit runs shader models 4.0 to 5.0 (fxc /T cs_5_0)";
+
+/// The name of an opcode warpjit knows but does not run, and why: hull and domain shaders,
+/// interfaces, and the tiled-resource loads that return a status.
+fn unsupported_opcode(op: u32) -> Option<(&'static str, &'static str)> {
+    const TESS: &str = "hull and domain shaders (tessellation) are not supported";
+    const IFACE: &str = "interfaces (dynamic linkage) are not supported";
+    const TILED: &str = "loads that return a tiled-resource status are not supported";
+    Some(match op {
+        113 => ("hs_decls", TESS),
+        114 => ("hs_control_point_phase", TESS),
+        115 => ("hs_fork_phase", TESS),
+        116 => ("hs_join_phase", TESS),
+        144 => ("dcl_function_body", IFACE),
+        145 => ("dcl_function_table", IFACE),
+        146 => ("dcl_interface", IFACE),
+        147 => ("dcl_input_control_point_count", TESS),
+        148 => ("dcl_output_control_point_count", TESS),
+        149 => ("dcl_tessellator_domain", TESS),
+        150 => ("dcl_tessellator_partitioning", TESS),
+        151 => ("dcl_tessellator_output_primitive", TESS),
+        152 => ("dcl_hs_max_tessfactor", TESS),
+        153 => ("dcl_hs_fork_phase_instance_count", TESS),
+        154 => ("dcl_hs_join_phase_instance_count", TESS),
+        223 => ("ld_s", TILED),
+        225 => ("ld_uav_typed_s", TILED),
+        226 => ("ld_raw_s", TILED),
+        227 => ("ld_structured_s", TILED),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -978,6 +1021,28 @@ mod tests {
         let mut all = vec![0x0005_0050, 2 + words.len() as u32];
         all.extend_from_slice(words);
         bytes(&all)
+    }
+
+    /// Opcodes warpjit knows but does not run are named with the reason; shader model 5.1 is
+    /// refused at its version token.
+    #[test]
+    fn unsupported_programs_say_what_they_use() {
+        // dcl_input_control_point_count 3 (a hull shader declaration): one token.
+        let e = decode(&stream(&[0x0100_3093]), 0).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("opcode 147 (`dcl_input_control_point_count`): hull and domain"),
+            "{e}"
+        );
+        let e = decode(&stream(&[0x0100_00e2]), 0).unwrap_err();
+        assert!(e.to_string().contains("`ld_raw_s`"), "{e}");
+        let e = decode(&stream(&[0x0100_00fe]), 0).unwrap_err();
+        assert!(
+            e.to_string().contains("unknown or unsupported opcode 254"),
+            "{e}"
+        );
+        let e = decode(&bytes(&[0x0005_0051, 2]), 0).unwrap_err();
+        assert!(e.to_string().contains("shader model 5.1"), "{e}");
     }
 
     #[test]
