@@ -224,7 +224,38 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Skips a minimum-precision annotation after an operand (`{min16f}`, `{min2_8f}`,
+    /// `{min16i}`, `{min16u}`, `{min16f as def32}`, ...): a hint Direct3D lets an implementation
+    /// ignore, and warpjit computes at 32 bits (docs/semantics.md §27).
+    fn skip_precision(&mut self) -> Result<()> {
+        self.skip_ws();
+        if !self.rest().starts_with('{') {
+            return Ok(());
+        }
+        let start = self.pos;
+        let end = self
+            .rest()
+            .find(['}', '\n'])
+            .filter(|&e| self.rest()[e..].starts_with('}'));
+        let Some(end) = end else {
+            return Err(self.error("a precision annotation `{...}` without its `}`"));
+        };
+        let inner = &self.rest()[1..end];
+        let known = ["min16f", "min2_8f", "min16i", "min16u", "def32"];
+        let ok = inner.split(" as ").all(|w| known.contains(&w.trim()));
+        if !ok {
+            return Err(self.error_at(
+                start,
+                &self.src[start..start + end + 1],
+                "unknown precision annotation (known: min16f, min2_8f, min16i, min16u, def32)",
+            ));
+        }
+        self.pos += end + 1;
+        Ok(())
+    }
+
     fn end_of_statement(&mut self) -> Result<()> {
+        self.skip_precision()?;
         self.skip_ws();
         match self.peek() {
             None | Some('\n' | '\r') => Ok(()),
@@ -331,6 +362,7 @@ impl<'a> Parser<'a> {
         if abs {
             self.expect('|')?;
         }
+        self.skip_precision()?;
         op.modifier = match (neg, abs) {
             (false, false) => Modifier::None,
             (true, false) => Modifier::Neg,
@@ -1407,6 +1439,27 @@ mod tests {
         let e = parse("    ps_2_0\n    mov oC0, c0\n").unwrap_err();
         assert_eq!((e.line, e.col, e.text.as_str()), (1, 5, "ps_2_0"));
         assert!(e.message.contains("level 9"), "{e}");
+    }
+
+    /// Minimum-precision annotations after operands and declared registers are accepted and
+    /// change nothing; an unknown one is an error at its `{`.
+    #[test]
+    fn precision_annotations_are_hints() {
+        let with = parse(
+            "ps_4_0\ndcl_input_ps linear v0.x {min16f}\ndcl_output o0.xyzw\ndcl_temps 1\n\
+             add r0.x {min16f}, v0.x {min16f as def32}, l(1.0) {def32 as min16f}\n\
+             mov o0.xyzw, r0.xxxx {min16f as def32}\nret\n",
+        )
+        .unwrap();
+        let without = parse(
+            "ps_4_0\ndcl_input_ps linear v0.x\ndcl_output o0.xyzw\ndcl_temps 1\n\
+             add r0.x, v0.x, l(1.0)\nmov o0.xyzw, r0.xxxx\nret\n",
+        )
+        .unwrap();
+        assert_eq!(with, without);
+        let e = parse("ps_4_0\nmov o0.x {min8f}, l(0)\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 10));
+        assert!(e.message.contains("unknown precision annotation"), "{e}");
     }
 
     #[test]

@@ -385,9 +385,8 @@ fn decode_operand(r: &Reader, j: &mut usize, end: usize) -> Result<Operand, Bina
                     3 => Modifier::AbsNeg,
                     m => return Err(r.err(*j - 1, format!("unknown operand modifier {m}"))),
                 };
-                if (e >> 14) & 0x7 != 0 {
-                    return Err(r.err(*j - 1, "minimum-precision operands are not supported"));
-                }
+                // Bits 14..16, the operand's minimum precision: a hint Direct3D lets an
+                // implementation ignore; warpjit computes at 32 bits (docs/semantics.md §27).
                 if e & (1 << 17) != 0 {
                     return Err(r.err(*j - 1, "non-uniform operands are not supported"));
                 }
@@ -1043,6 +1042,26 @@ mod tests {
         );
         let e = decode(&bytes(&[0x0005_0051, 2]), 0).unwrap_err();
         assert!(e.to_string().contains("shader model 5.1"), "{e}");
+    }
+
+    /// An operand's minimum precision (extended operand token bits 14..16) is a hint that
+    /// changes nothing: `mov r0.x, -r1.x` decodes the same with `min16f` on the source.
+    #[test]
+    fn minimum_precision_is_ignored() {
+        let mov = |ext: u32| {
+            decode(
+                &stream(&[0x0600_0036, 0x0010_0012, 0, 0x8010_000a, ext, 1]),
+                0,
+            )
+            .unwrap()
+            .insts()
+            .next()
+            .unwrap()
+            .operands
+            .clone()
+        };
+        assert_eq!(mov(0x4041), mov(0x0041));
+        assert_eq!(mov(0x0041)[1].modifier, Modifier::Neg);
     }
 
     #[test]
