@@ -28,8 +28,8 @@
 //!   shader's `emit`, with the stage and shader-model rules.
 //!
 //! What does not exist yet: sampling with filters, derivatives, doubles, subroutines, hull and
-//! domain shaders, 64-bit immediates, minimum precision and shader model 5.1 resource spaces (each a located load
-//! error).
+//! domain shaders, 64-bit immediates and shader model 5.1 resource spaces (each a located load
+//! error, naming the opcode and why). Minimum precision is a hint, computed at 32 bits.
 
 pub mod ast;
 pub mod container;
