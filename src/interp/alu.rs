@@ -724,23 +724,33 @@ impl Exec for Lea {
     }
 }
 
+/// A video instruction: `f(a, b, c)` per lane of `Ra`, `Sb` and `Rc` into `Rd`.
+fn exec_video(
+    v: &Video,
+    w: &mut WarpState,
+    mask: u32,
+    env: &mut CtaEnv<'_>,
+    f: impl Fn(u32, u32, u32) -> u32,
+) -> OpResult {
+    let (a, b, c) = (reg(w, v.a), src(w, v.b, mask, env)?, reg(w, v.c));
+    let r = std::array::from_fn(|l| f(a[l], b[l], c[l]));
+    put(w, v.d.0, &r, mask);
+    Ok(())
+}
+
 impl Exec for Vmnmx {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
-        let v = &self.v;
-        let (a, b, c) = (reg(w, v.a), src(w, v.b, mask, env)?, reg(w, v.c));
-        let r = std::array::from_fn(|l| crate::semantics::vmnmx(v, self.max, a[l], b[l], c[l]));
-        put(w, v.d.0, &r, mask);
-        Ok(())
+        exec_video(&self.v, w, mask, env, |a, b, c| {
+            crate::semantics::vmnmx(&self.v, self.max, a, b, c)
+        })
     }
 }
 
 impl Exec for Vabsdiff {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
-        let v = &self.v;
-        let (a, b, c) = (reg(w, v.a), src(w, v.b, mask, env)?, reg(w, v.c));
-        let r = std::array::from_fn(|l| crate::semantics::vabsdiff(v, a[l], b[l], c[l]));
-        put(w, v.d.0, &r, mask);
-        Ok(())
+        exec_video(&self.v, w, mask, env, |a, b, c| {
+            crate::semantics::vabsdiff(&self.v, a, b, c)
+        })
     }
 }
 
