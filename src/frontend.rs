@@ -340,5 +340,15 @@ mod tests {
             p.interface.invocations.map(|io| (io.inputs, io.outputs)),
             Some((0, 1))
         );
+        let e = compile(
+            b"ps_4_1\ndcl_output o0.xyzw\nsampleinfo o0.xyzw, rasterizer.x\nret\n",
+            &dx,
+        )
+        .unwrap_err();
+        assert!(
+            e.headline()
+                .starts_with("k.bin:3:1: error: the rasterizer (the render target's sample count"),
+            "{e}"
+        );
     }
 }

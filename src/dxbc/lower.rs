@@ -1618,6 +1618,12 @@ impl Lower<'_> {
         let OperandValue::Reg { file, indices } = &op.value else {
             return Err(self.err("expected a resource (t#, u# or g#)"));
         };
+        if *file == RegFile::Rasterizer {
+            return Err(self.err(
+                "the rasterizer (the render target's sample count, \
+                 GetRenderTargetSampleCount) is not supported: there is no render target",
+            ));
+        }
         let Some(Index::Imm(slot)) = indices.first() else {
             return Err(self.err("a resource needs a literal slot"));
         };
