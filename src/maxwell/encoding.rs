@@ -689,9 +689,10 @@ maxwell_table! {
             _ => return Err("FMUL scale 0x7 is not valid".into()),
         };
         no(w, 45, "FMUL.FMZ")?;
+        let (b, neg_b) = fold_neg(w, b, 48, false)?;
         ok(Fmul {
             d: w.reg(0), ftz: w.bit(44), scale, sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
-            a: w.reg(8), b, neg_b: fneg_b(w, b, 48)?,
+            a: w.reg(8), b, neg_b,
         })
     }),
     Fmul32i => &[form!("FMUL32I", op(0x1e00), M8, None, |w, _, _| {
@@ -1234,12 +1235,23 @@ fn fmod(w: Word, neg: u32, abs: u32) -> FMod {
     }
 }
 
-/// The negation bit of the Sb slot (FMUL, FFMA): refused on an immediate, as [`fmod_b`].
-fn fneg_b(w: Word, b: Src, neg: u32) -> Result<bool, String> {
-    if matches!(b, Src::Imm(_)) && w.bit(neg) {
-        return Err("a negated float immediate is not supported".into());
+/// The product negation at bit `neg` of FMUL, FFMA, DMUL and DFMA with their `Sb`: on an
+/// immediate it is folded into the value (the sign of a binary32 immediate, or of a binary64's
+/// high word), as the text writes it: `-(a * imm)` is `a * -imm` bit for bit, the NaNs these
+/// produce being canonical (binary32) or taken from the operands (binary64), so a binary64 NaN
+/// immediate, whose sign would then show, keeps refusing. Returns `Sb` and whether the
+/// negation remains.
+pub(super) fn fold_neg(w: Word, b: Src, neg: u32, double: bool) -> Result<(Src, bool), String> {
+    match b {
+        Src::Imm(v) if w.bit(neg) => {
+            let nan64 = double && v & 0x7ff0_0000 == 0x7ff0_0000 && v & 0x000f_ffff != 0;
+            if nan64 {
+                return Err("a negated binary64 NaN immediate is not supported".into());
+            }
+            Ok((Src::Imm(v ^ 0x8000_0000), false))
+        }
+        _ => Ok((b, w.bit(neg))),
     }
-    Ok(w.bit(neg))
 }
 
 /// The modifier of the Sb slot: refused on an immediate (ptxas folds the sign into the value,
@@ -1255,6 +1267,7 @@ fn fmod_b(w: Word, b: Src, neg: u32, abs: u32) -> Result<FMod, String> {
 fn ffma(w: Word, b: Src, c: Src) -> R {
     no(w, 47, "FFMA with .CC")?;
     no(w, 54, "FFMA.FMZ")?;
+    let (b, neg_b) = fold_neg(w, b, 48, false)?;
     ok(Ffma {
         d: w.reg(0),
         ftz: w.bit(53),
@@ -1262,7 +1275,7 @@ fn ffma(w: Word, b: Src, c: Src) -> R {
         rnd: FRnd::ALL[w.field(51, 2) as usize],
         a: w.reg(8),
         b,
-        neg_b: fneg_b(w, b, 48)?,
+        neg_b,
         c,
         neg_c: w.bit(49),
     })

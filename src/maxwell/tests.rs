@@ -493,7 +493,7 @@ fn decoding_random_bytes_never_panics() {
 /// its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 20] = [
+    let files: [(&str, &[u8]); 21] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -523,6 +523,7 @@ fn ptxas_kernels_decode_and_disassemble() {
         ),
         ("recurse", include_bytes!("../../tests/cubin/recurse.cubin")),
         ("casloop", include_bytes!("../../tests/cubin/casloop.cubin")),
+        ("negimm", include_bytes!("../../tests/cubin/negimm.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -584,6 +585,7 @@ fn ptxas_kernels_decode_and_disassemble() {
             "mul",
             "muls",
             "named",
+            "negimm",
             "recurse",
             "reduce",
             "sad",

@@ -190,11 +190,11 @@ pub(super) fn dadd(w: Word, _: u32, b: Src) -> R {
 
 pub(super) fn dmul(w: Word, _: u32, b: Src) -> R {
     no(w, 47, "DMUL with .CC")?;
-    neg_imm(w, b)?;
+    let (b, neg) = super::fold_neg(w, b, 48, true)?;
     ok(Dmul {
         d: w.reg(0),
         rnd: fp_round(w.field(39, 2)),
-        neg: w.bit(48),
+        neg,
         a: w.reg(8),
         b,
     })
@@ -202,11 +202,11 @@ pub(super) fn dmul(w: Word, _: u32, b: Src) -> R {
 
 pub(super) fn dfma(w: Word, _: u32, b: Src) -> R {
     no(w, 47, "DFMA with .CC")?;
-    neg_imm(w, b)?;
+    let (b, neg_ab) = super::fold_neg(w, b, 48, true)?;
     ok(Dfma {
         d: w.reg(0),
         rnd: fp_round(w.field(50, 2)),
-        neg_ab: w.bit(48),
+        neg_ab,
         a: w.reg(8),
         b,
         neg_c: w.bit(49),
