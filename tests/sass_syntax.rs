@@ -1362,12 +1362,12 @@ fn templates() -> Vec<(&'static str, S)> {
                     vec!["", "FTZ"],
                     vec!["", "AND", "OR", "XOR"],
                 ]),
-                reg(),
+                cc_dst(reg()),
                 fmodded(rreg()),
                 fsb(),
                 psrc(),
             )
-                .prop_map(|(m, d, a, b, c)| format!("FSET{m} {d}, {a}, {b}, {c}"))
+                .prop_map(|(m, (cm, d), a, b, c)| format!("FSET{m}{cm} {d}, {a}, {b}, {c}"))
                 .boxed(),
         ),
         (
@@ -1862,13 +1862,13 @@ fn templates() -> Vec<(&'static str, S)> {
             (
                 dcmp(),
                 mods(vec![vec!["", "AND", "OR", "XOR"], vec!["", "BF"]]),
-                reg(),
+                cc_dst(reg()),
                 fmods(wreg(2)),
                 fmods(dsrc()),
                 psrc(),
             )
-                .prop_map(|(c, m, d, (pa, a), (pb, b), r)| {
-                    format!("DSET.{c}{m} {d}, {pa}{a}, {pb}{b}, {r}")
+                .prop_map(|(c, m, (cm, d), (pa, a), (pb, b), r)| {
+                    format!("DSET.{c}{m}{cm} {d}, {pa}{a}, {pb}{b}, {r}")
                 })
                 .boxed(),
         ),

@@ -165,6 +165,9 @@ impl Exec for Dset {
         let t = bop_mask(self.bop, t, pred_mask(w, self.c));
         let r: Row = std::array::from_fn(|l| cv::dset_word(self.bf, lane_on(t, l)));
         put(w, self.d.0, &r, mask);
+        if self.cc {
+            set_cc(w, mask, &r, 0, 0);
+        }
         Ok(())
     }
 }

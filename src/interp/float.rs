@@ -118,6 +118,9 @@ impl Exec for Fset {
         let t = if self.bf { f::ONE32 } else { u32::MAX };
         let v: Row = std::array::from_fn(|l| if lane_on(r, l) { t } else { 0 });
         put(w, self.d.0, &v, mask);
+        if self.cc {
+            set_cc(w, mask, &v, 0, 0);
+        }
         Ok(())
     }
 }

@@ -1282,9 +1282,9 @@ fn ffma(w: Word, b: Src, c: Src) -> R {
 }
 
 fn fset(w: Word, _: u32, b: Src) -> R {
-    no(w, 47, "FSET with .CC")?;
     ok(Fset {
         d: w.reg(0),
+        cc: w.bit(47),
         bf: w.bit(52),
         cmp: FCmp::ALL[w.field(48, 4) as usize],
         ftz: w.bit(55),

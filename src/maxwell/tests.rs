@@ -100,6 +100,17 @@ fn calls_and_returns() {
     assert!(text_at(0xe32000000007001f, 8).is_err());
 }
 
+/// Words ptxas 12.9 wrote for libdevice's functions (NVRTC's PTX of one-line CUDA kernels):
+/// FSET and DSET writing RZ.CC for atan2f and atan2 (then a branch on CC.NEU), and the product
+/// negation of FFMA and DFMA with an immediate, folded into its sign (fmaf(-x, 3.5f, y)).
+#[test]
+fn words_of_libdevice_functions() {
+    assert_eq!(text(0x584283800ff704ff), "FSET.EQ.AND RZ.CC, |R4|, RZ, PT");
+    assert_eq!(text(0x594283800ff702ff), "DSET.EQ.AND RZ.CC, |R2|, RZ, PT");
+    assert_eq!(text(0x3281024060070200), "FFMA R0, R2, -3.5, R4");
+    assert_eq!(text(0x367102400c070202), "DFMA R2, R2, -0x3ff40000, R4");
+}
+
 /// Words of tests/cubin/convert.cubin read field by field (envytools' gm107 tables, NAK's sm50
 /// encoder), each the instruction its PTX line compiles to.
 #[test]

@@ -497,6 +497,9 @@ impl Operands for Dsetp {
 pub struct Dset {
     /// Destination (one register).
     pub d: Reg,
+    /// `.CC`: ZF and SF from the value written, CF and OF cleared (as ISET, docs/semantics.md
+    /// §21).
+    pub cc: bool,
     /// Comparison.
     pub cmp: FCmp,
     /// `.BF`: true is binary32 1.0 (0x3f800000) instead of 0xffffffff.
@@ -519,6 +522,7 @@ impl Operands for Dset {
     fn operands(&self, o: &mut Roles<'_>) {
         let Dset {
             d,
+            cc,
             cmp: _,
             bf: _,
             bop: _,
@@ -532,5 +536,6 @@ impl Operands for Dset {
         o.read_n(a, 2);
         wide_src(o, b, 2);
         o.pred_read(c);
+        o.cc_write(cc);
     }
 }

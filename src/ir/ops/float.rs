@@ -433,6 +433,9 @@ impl Operands for Fsetp {
 pub struct Fset {
     /// Destination.
     pub d: Reg,
+    /// `.CC`: ZF and SF from the value written, CF and OF cleared (as ISET, docs/semantics.md
+    /// §21).
+    pub cc: bool,
     /// `.BF`: the true value is 1.0 instead of all ones.
     pub bf: bool,
     /// Comparison.
@@ -457,6 +460,7 @@ impl Operands for Fset {
     fn operands(&self, o: &mut Roles<'_>) {
         let Fset {
             d,
+            cc,
             bf: _,
             cmp: _,
             ftz: _,
@@ -471,6 +475,7 @@ impl Operands for Fset {
         o.read(a);
         o.src(b);
         o.pred_read(c);
+        o.cc_write(cc);
     }
 }
 

@@ -477,6 +477,10 @@ impl Lower for Dset {
             on
         };
         tx.set_reg(self.d, r, m);
+        if self.cc {
+            let zero = tx.splat(0);
+            tx.write_cc(m, &r, &zero, None);
+        }
         true
     }
 }

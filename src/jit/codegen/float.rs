@@ -457,6 +457,10 @@ impl Lower for Fset {
             r
         };
         tx.set_reg(o.d, r, m);
+        if o.cc {
+            let zero = tx.splat(0);
+            tx.write_cc(m, &r, &zero, None);
+        }
         true
     }
 }

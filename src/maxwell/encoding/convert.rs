@@ -259,9 +259,9 @@ pub(super) fn dsetp(w: Word, _: u32, b: Src) -> R {
 }
 
 pub(super) fn dset(w: Word, _: u32, b: Src) -> R {
-    no(w, 47, "DSET with .CC")?;
     ok(Dset {
         d: w.reg(0),
+        cc: w.bit(47),
         cmp: dcmp(w),
         bf: w.bit(52),
         bop: bool_op(w.field(45, 2))?,

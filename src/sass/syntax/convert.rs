@@ -579,11 +579,13 @@ impl SassSyntax for Dset {
         let cmp = dcmp_choice(a)?;
         let bf = a.flag("BF")?;
         let bop = a.choice(BOPS)?.unwrap_or(BoolOp::And);
-        let d = a.reg()?;
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
         let (ra, fa) = pair_x(a, NEG | ABS)?;
         let (b, fb) = wide_src(a, 2, ImmKind::Float, NEG | ABS)?;
         Ok(Dset {
             d,
+            cc: cc.is_some(),
             cmp,
             bf,
             bop,
@@ -597,11 +599,12 @@ impl SassSyntax for Dset {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "DSET.{}{}.{} {}, {}, {}, {}",
+            "DSET.{}{}.{} {}{}, {}, {}, {}",
             dcmp_name(self.cmp),
             m(self.bf, ".BF"),
             self.bop.name(),
             self.d,
+            m(self.cc, ".CC"),
             mm(self.ma, self.a),
             mm(self.mb, self.b),
             self.c

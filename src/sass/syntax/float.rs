@@ -411,11 +411,13 @@ impl SassSyntax for Fset {
         let cmp = cmp_mod(a)?;
         let ftz = a.flag("FTZ")?;
         let bop = a.choice(BOPS)?.unwrap_or(BoolOp::And);
-        let d = a.reg()?;
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
         let (ra, am) = freg(a, NEG | ABS)?;
         let (b, bm) = fsb(a, FImm::F20, NEG | ABS)?;
         Ok(Fset {
             d,
+            cc: cc.is_some(),
             bf,
             cmp,
             ftz,
@@ -430,12 +432,13 @@ impl SassSyntax for Fset {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "FSET{}.{}{}.{} {}, {}, {}, {}",
+            "FSET{}.{}{}.{} {}{}, {}, {}, {}",
             m(self.bf, ".BF"),
             self.cmp.name(),
             m(self.ftz, ".FTZ"),
             self.bop.name(),
             self.d,
+            m(self.cc, ".CC"),
             F(Src::Reg(self.a), self.am),
             F(self.b, self.bm),
             self.c

@@ -319,6 +319,7 @@ impl Gen<'_, '_> {
                 let b = self.cv_src(2, true, Some(true));
                 Dset {
                     d: self.dst(),
+                    cc: self.chance(20),
                     cmp: self.pick(&FCmp::ALL),
                     bf: self.chance(50),
                     bop: self.pick(&[BoolOp::And, BoolOp::Or, BoolOp::Xor]),

@@ -194,6 +194,7 @@ impl Gen<'_, '_> {
                 let (b, bm) = self.fsrc_m();
                 Fset {
                     d,
+                    cc: self.chance(20),
                     bf: self.chance(50),
                     cmp: self.fcmp_cond(),
                     ftz,
