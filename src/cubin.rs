@@ -105,6 +105,71 @@ pub struct Cubin {
     /// The contents of `.nv.constant3` (constant bank 3, the module's `__constant__` data, with
     /// the initial values given in the source); empty if the file has no such section.
     pub const3: Vec<u8>,
+    /// The module's `__device__` data and the words of constant bank 4 that hold its addresses.
+    pub module: ModuleData,
+}
+
+/// A module's `__device__` variables: `.nv.global.init` (those with initial values) and
+/// `.nv.global` (zeroed), which the loader maps into global memory, and `.nv.constant4`, whose
+/// words the relocations of `.rel.nv.constant4` set to their addresses (what the CUDA driver
+/// does when it loads the module; ptxas leaves them to it even in a linked cubin). libdevice's
+/// `sinf`, `cosf` and `sin` read their argument-reduction table this way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModuleData {
+    /// The contents of `.nv.global.init`.
+    pub init: Vec<u8>,
+    /// The size of `.nv.global`.
+    pub zeroed: u64,
+    /// The contents of `.nv.constant4` before the relocations.
+    pub const4: Vec<u8>,
+    /// The relocations of `.rel.nv.constant4`.
+    pub relocs: Vec<Reloc>,
+}
+
+/// Which of the module's data sections a relocation's symbol lies in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleSection {
+    /// `.nv.global.init`.
+    Init,
+    /// `.nv.global`.
+    Zeroed,
+}
+
+/// One relocation of `.rel.nv.constant4`: the `bytes` (4 or 8) at `offset` of bank 4 become the
+/// address of `offset_in` bytes into `section` (the symbol's value plus the addend).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reloc {
+    /// Where in `.nv.constant4`.
+    pub offset: u32,
+    /// 8 (`R_CUDA_64`) or 4 (`R_CUDA_32`).
+    pub bytes: u8,
+    /// The section the address points into.
+    pub section: ModuleSection,
+    /// How far into it.
+    pub offset_in: u64,
+}
+
+impl ModuleData {
+    /// Whether the module has no `__device__` data and no relocations.
+    pub fn is_empty(&self) -> bool {
+        self.init.is_empty() && self.zeroed == 0 && self.relocs.is_empty()
+    }
+
+    /// Constant bank 4 with the relocations applied, for `.nv.global.init` mapped at `init` and
+    /// `.nv.global` at `zeroed`.
+    pub fn bank4(&self, init: u64, zeroed: u64) -> Vec<u8> {
+        let mut bank = self.const4.clone();
+        for r in &self.relocs {
+            let base = match r.section {
+                ModuleSection::Init => init,
+                ModuleSection::Zeroed => zeroed,
+            };
+            let v = base.wrapping_add(r.offset_in).to_le_bytes();
+            let at = r.offset as usize;
+            bank[at..at + r.bytes as usize].copy_from_slice(&v[..r.bytes as usize]);
+        }
+        bank
+    }
 }
 
 /// One kernel of a [`Cubin`].
@@ -240,12 +305,17 @@ impl Cubin {
 
         for section in &sections {
             let kind = section.header.sh_type(endian);
-            if kind == elf::SHT_REL || kind == elf::SHT_RELA {
+            let to_const4 = matches!(
+                section.name.as_str(),
+                ".rel.nv.constant4" | ".rela.nv.constant4"
+            );
+            if (kind == elf::SHT_REL || kind == elf::SHT_RELA) && !to_const4 {
                 return Err(CubinError::new(
                     section.offset,
                     &section.name,
-                    "relocations are not applied here: load a linked cubin (ptxas without -c, \
-                     or nvlink output)",
+                    "relocations are applied only to `.nv.constant4` (the addresses of the \
+                     module's `__device__` data): load a linked cubin (ptxas without -c, or \
+                     nvlink output)",
                 ));
             }
         }
@@ -329,10 +399,12 @@ impl Cubin {
             Some(s) => constant_bank(s)?,
             None => Vec::new(),
         };
+        let module = module_data(&sections, symtab)?;
         Ok(Cubin {
             arch,
             kernels,
             const3,
+            module,
         })
     }
 
@@ -529,6 +601,107 @@ fn read_sections<'data>(
         });
     }
     Ok(sections)
+}
+
+/// The module's `__device__` data and the relocations of `.nv.constant4` (see [`ModuleData`]):
+/// each relocation is checked to lie inside `.nv.constant4` and to name a symbol of
+/// `.nv.global.init` or `.nv.global` whose address it takes whole (`R_CUDA_64`, 8 bytes, or
+/// `R_CUDA_32`, 4).
+fn module_data(sections: &[Section<'_>], symtab: &Section<'_>) -> Result<ModuleData, CubinError> {
+    const MAX_MODULE_DATA: u64 = 1 << 32;
+    let index = |name: &str| sections.iter().position(|s| s.name == name);
+    let (init_i, zeroed_i) = (index(".nv.global.init"), index(".nv.global"));
+    let too_big = |s: &Section<'_>| {
+        CubinError::new(
+            s.offset,
+            &s.name,
+            format!("{} bytes of `__device__` data: at most 4 GiB", s.size),
+        )
+    };
+    let init = match init_i.map(|i| &sections[i]) {
+        Some(s) if s.size > MAX_MODULE_DATA => return Err(too_big(s)),
+        Some(s) if s.nobits => vec![0; s.size as usize],
+        Some(s) => s.data.to_vec(),
+        None => Vec::new(),
+    };
+    let zeroed = match zeroed_i.map(|i| &sections[i]) {
+        Some(s) if s.size > MAX_MODULE_DATA => return Err(too_big(s)),
+        Some(s) => s.size,
+        None => 0,
+    };
+    let const4 = match find(sections, ".nv.constant4") {
+        Some(s) => constant_bank(s)?,
+        None => Vec::new(),
+    };
+    let mut relocs = Vec::new();
+    for rel in sections
+        .iter()
+        .filter(|s| matches!(s.name.as_str(), ".rel.nv.constant4" | ".rela.nv.constant4"))
+    {
+        let rela = rel.name.starts_with(".rela");
+        let entry = if rela { 24 } else { 16 };
+        if rel.data.len() % entry != 0 {
+            return Err(CubinError::new(
+                rel.offset,
+                &rel.name,
+                format!(
+                    "{} bytes: not a whole number of {entry}-byte entries",
+                    rel.data.len()
+                ),
+            ));
+        }
+        for (k, e) in rel.data.chunks_exact(entry).enumerate() {
+            let at = rel.offset + (k * entry) as u64;
+            let err = |m: String| CubinError::new(at, &rel.name, m);
+            let word = |i: usize| u64::from_le_bytes(e[i..i + 8].try_into().expect("8 bytes"));
+            let (offset, info) = (word(0), word(8));
+            let addend = if rela { word(16) } else { 0 };
+            let (kind, sym) = (info as u32, info >> 32);
+            let width: u8 = match kind {
+                2 => 8,
+                1 => 4,
+                t => return Err(err(format!(
+                    "relocation type {t} is not supported (only R_CUDA_64, 2, and R_CUDA_32, 1)"
+                ))),
+            };
+            if offset.saturating_add(u64::from(width)) > const4.len() as u64 {
+                return Err(err(format!(
+                    "relocation at {offset:#x} of {width} bytes past the end of `.nv.constant4` ({:#x} bytes)",
+                    const4.len()
+                )));
+            }
+            let s = sym.checked_mul(SYM_SIZE).map(|o| o as usize);
+            let Some(entry) = s.and_then(|o| symtab.data.get(o..o + SYM_SIZE as usize)) else {
+                return Err(err(format!(
+                    "relocation names symbol {sym}, not in `.symtab`"
+                )));
+            };
+            let shndx = u16::from_le_bytes([entry[6], entry[7]]) as usize;
+            let value = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
+            let section = if Some(shndx) == init_i {
+                ModuleSection::Init
+            } else if Some(shndx) == zeroed_i {
+                ModuleSection::Zeroed
+            } else {
+                return Err(err(format!(
+                    "relocation names symbol {sym}, which is not `__device__` data \
+                     (.nv.global.init or .nv.global)"
+                )));
+            };
+            relocs.push(Reloc {
+                offset: offset as u32,
+                bytes: width,
+                section,
+                offset_in: value.wrapping_add(addend),
+            });
+        }
+    }
+    Ok(ModuleData {
+        init,
+        zeroed,
+        const4,
+        relocs,
+    })
 }
 
 fn find<'a, 'data>(sections: &'a [Section<'data>], name: &str) -> Option<&'a Section<'data>> {
@@ -843,6 +1016,24 @@ mod tests {
         cubin.kernels.iter().map(|k| k.name.as_str()).collect()
     }
 
+    /// `devdata`'s `__device__` table (16 bytes with their initial values) and counter (4
+    /// zeroed bytes), and the two relocations that put their addresses in bank 4's words 0..8
+    /// and 8..16.
+    #[test]
+    fn module_data_and_its_relocations() {
+        let m = parse(include_bytes!("../tests/cubin/devdata.cubin")).module;
+        let tbl: Vec<u8> = [10u32, 20, 30, 40]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        assert_eq!((m.init.as_slice(), m.zeroed), (tbl.as_slice(), 4));
+        assert_eq!(m.relocs.len(), 2);
+        let bank = m.bank4(0x1234_0000_0000, 0x5678_0000_0100);
+        assert_eq!(bank[0..8], 0x1234_0000_0000u64.to_le_bytes());
+        assert_eq!(bank[8..16], 0x5678_0000_0100u64.to_le_bytes());
+        assert!(parse(VADD).module.is_empty());
+    }
+
     #[test]
     fn every_fixture_is_sm_50_with_whole_words_of_code() {
         for (file, bytes) in ALL {
@@ -904,6 +1095,7 @@ mod tests {
             arch: 50,
             kernels: Vec::new(),
             const3: Vec::new(),
+            module: ModuleData::default(),
         };
         assert!(empty.kernel(None).unwrap_err().contains("no kernels"));
     }

@@ -138,6 +138,9 @@ pub struct BinaryKernel {
     pub param_bytes: Option<u32>,
     /// Where they start in bank 0 (0x140 on sm_5x).
     pub param_offset: u32,
+    /// The module's `__device__` data and the bank-4 words that hold its addresses (mapped and
+    /// relocated by the trace loader: `tracefile`'s `MODULE_DATA_BASE`).
+    pub module: crate::cubin::ModuleData,
 }
 
 /// Reads a cubin, with its errors located at their byte.
@@ -198,6 +201,7 @@ pub fn binary_kernel(
         banks,
         param_bytes: k.param_bytes,
         param_offset: k.param_offset,
+        module: cubin.module.clone(),
     }))
 }
 

@@ -504,7 +504,7 @@ fn decoding_random_bytes_never_panics() {
 /// its error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 21] = [
+    let files: [(&str, &[u8]); 22] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -535,6 +535,7 @@ fn ptxas_kernels_decode_and_disassemble() {
         ("recurse", include_bytes!("../../tests/cubin/recurse.cubin")),
         ("casloop", include_bytes!("../../tests/cubin/casloop.cubin")),
         ("negimm", include_bytes!("../../tests/cubin/negimm.cubin")),
+        ("devdata", include_bytes!("../../tests/cubin/devdata.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -580,6 +581,7 @@ fn ptxas_kernels_decode_and_disassemble() {
             "cvt32",
             "cvt64",
             "dbl",
+            "devdata",
             "diverge",
             "fcmp",
             "fdiv",

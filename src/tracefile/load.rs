@@ -171,6 +171,7 @@ impl Loader {
         for (spec, l) in launches.iter().zip(&raw.launch) {
             self.check_params(spec, l, &consts)?;
         }
+        self.module_data(&mut launches, &raw, &mut global)?;
         // A default local window on top of the trace's shared window matters only to a launch
         // with local memory.
         let explicit = raw.machine.as_ref().and_then(|m| m.local_window.as_ref());
@@ -220,6 +221,60 @@ impl Loader {
             bank0_covered,
             source: self.src,
         })
+    }
+
+    /// Maps each cubin's `__device__` data (`.nv.global.init`, then `.nv.global`) into global
+    /// memory, one module per cubin file in the order of their first launch, module `k` at
+    /// [`MODULE_DATA_BASE`](super::MODULE_DATA_BASE) + `k` × 4 GiB, and gives each launch of it
+    /// constant bank 4 with the data's addresses written where its relocations say. A trace
+    /// segment in the way is an error at the launch's `code_file`.
+    fn module_data(
+        &self,
+        launches: &mut [super::LaunchSpec],
+        raw: &RawTrace,
+        global: &mut warpjit_runtime::memory::GlobalMemory,
+    ) -> Result<(), TraceError> {
+        use warpjit_runtime::memory::Init;
+        let mut modules: Vec<(PathBuf, u64, u64)> = Vec::new();
+        for (spec, l) in launches.iter_mut().zip(&raw.launch) {
+            let Some(b) = spec.binary.clone() else {
+                continue;
+            };
+            if b.module.is_empty() {
+                continue;
+            }
+            let span = l.get_ref().code_file.as_ref().map_or(0..0, |f| f.span());
+            let found = modules.iter().find(|(p, _, _)| *p == spec.program_path);
+            let (init, zeroed) = match found {
+                Some(&(_, init, zeroed)) => (init, zeroed),
+                None => {
+                    let init = super::MODULE_DATA_BASE + ((modules.len() as u64) << 32);
+                    let zeroed = init + (b.module.init.len() as u64).next_multiple_of(256);
+                    let mut map = |base: u64, size: u64, data: Init<'_>| {
+                        if size == 0 {
+                            return Ok(());
+                        }
+                        global.map(base, size, data).map_err(|e| {
+                            self.invalid(
+                                &span,
+                                format!(
+                                    "the cubin's `__device__` data ({size:#x} bytes at {base:#x}): {e}"
+                                ),
+                            )
+                        })
+                    };
+                    let m = &b.module;
+                    map(init, m.init.len() as u64, Init::Bytes(&m.init))?;
+                    map(zeroed, m.zeroed, Init::Zero)?;
+                    modules.push((spec.program_path.clone(), init, zeroed));
+                    (init, zeroed)
+                }
+            };
+            let mut k = (*b).clone();
+            k.banks.push((4, b.module.bank4(init, zeroed)));
+            spec.binary = Some(std::sync::Arc::new(k));
+        }
+        Ok(())
     }
 
     /// `[machine] local_window`: 16 MiB aligned, below 4 GiB, apart from the shared window.

@@ -564,6 +564,10 @@ pub struct LaunchSpec {
     pub binary: Option<Arc<crate::frontend::BinaryKernel>>,
 }
 
+/// Where the loader maps the first cubin's `__device__` data (`.nv.global.init`, then
+/// `.nv.global` at the next multiple of 256 bytes); the next cubin's is 4 GiB further.
+pub const MODULE_DATA_BASE: u64 = 0x0000_7f00_0000_0000;
+
 /// Largest `local_bytes`: 512 KiB, Maxwell's local memory per thread.
 pub const MAX_LOCAL_BYTES: u32 = 512 << 10;
 
