@@ -660,9 +660,11 @@ fn module_data(sections: &[Section<'_>], symtab: &Section<'_>) -> Result<ModuleD
             let width: u8 = match kind {
                 2 => 8,
                 1 => 4,
-                t => return Err(err(format!(
+                t => {
+                    return Err(err(format!(
                     "relocation type {t} is not supported (only R_CUDA_64, 2, and R_CUDA_32, 1)"
-                ))),
+                )))
+                }
             };
             if offset.saturating_add(u64::from(width)) > const4.len() as u64 {
                 return Err(err(format!(

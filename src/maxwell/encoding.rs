@@ -1498,6 +1498,37 @@ pub fn all_forms() -> impl Iterator<Item = &'static Form> {
     op_forms().chain(CONTROL.iter())
 }
 
+/// What a word no form matches is, when it is an instruction warpjit knows but does not run
+/// (opcode bits as envytools' gm107 tables give them): its mnemonic and why.
+pub fn unsupported_of(w: Word) -> Option<(&'static str, &'static str)> {
+    const INDIRECT: &str = "indirect branches and calls are not supported (ptxas writes BRX for \
+                            a `switch`'s jump table)";
+    const VIDEO: &str = "of the video instructions only VMNMX and VABSDIFF are supported";
+    const TEXTURE: &str = "texture and surface instructions are not supported";
+    const TABLE: &[(u64, u64, &str, &str)] = &[
+        (0xe250, 0xfff0, "BRX", INDIRECT),
+        (0xe220, 0xfff0, "JCAL", INDIRECT),
+        (0xe210, 0xfff0, "JMP", INDIRECT),
+        (0xe200, 0xfff0, "JMX", INDIRECT),
+        (0x2000, 0xfc00, "VADD", VIDEO),
+        (0x4000, 0xfe00, "VSET", VIDEO),
+        (0x5f00, 0xff00, "VMAD", VIDEO),
+        (0x5700, 0xff00, "VSHL", VIDEO),
+        (0x5600, 0xff00, "VSHR", VIDEO),
+        (0x50f0, 0xfff8, "VSETP", VIDEO),
+        (0x5000, 0xff80, "VABSDIFF4", VIDEO),
+        (0xdeb8, 0xfff8, "TEX", TEXTURE),
+        (0xc038, 0xfc38, "TEX", TEXTURE),
+        (0xdc38, 0xfe38, "TLD", TEXTURE),
+        (0xeb00, 0xffe0, "SULD", TEXTURE),
+        (0xeb20, 0xffe0, "SUST", TEXTURE),
+    ];
+    TABLE
+        .iter()
+        .find(|&&(bits, mask, _, _)| w.0 >> 48 & mask == bits)
+        .map(|&(_, _, name, why)| (name, why))
+}
+
 /// The form a word is in: of those that match, the one with the most fixed bits.
 pub fn form_of(w: Word) -> Option<&'static Form> {
     all_forms()

@@ -120,8 +120,12 @@ pub fn decode_words(code: &[u8]) -> Result<Vec<Decoded1>, DecodeError> {
             message,
         };
         let w = Word(word);
-        let form =
-            form_of(w).ok_or_else(|| err("unknown or unsupported Maxwell encoding".into()))?;
+        let form = form_of(w).ok_or_else(|| {
+            err(match encoding::unsupported_of(w) {
+                Some((name, why)) => format!("{name} is not supported: {why}"),
+                None => "unknown or unsupported Maxwell encoding".into(),
+            })
+        })?;
         let decoded = (form.decode)(w, pc, form.b.read(w))
             .map_err(|m| err(format!("{}: {m}", form.mnemonic)))?;
         // SSY, PBK, PCNT and CAL have no guard field (those bits are not a predicate there).

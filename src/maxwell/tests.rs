@@ -471,6 +471,22 @@ fn errors_name_the_word() {
     assert_eq!(e.offset, 0x10);
     assert_eq!(e.word, 0xfff8_0000_0000_0000);
     assert!(e.to_string().contains("0xfff8000000000000"), "{e}");
+    assert!(
+        e.message
+            .contains("unknown or unsupported Maxwell encoding"),
+        "{e}"
+    );
+    // An instruction warpjit knows but does not run is named, with the reason: BRX as ptxas
+    // wrote it for a `switch` (NVRTC's PTX of a 12-case switch), VADD.
+    let code = code_with(&[(0x10, 0xe250_0fff_f107_040f), (0x18, 0x2024_02e0_6057_0000)]);
+    let e = decode(&code, &OPTS).unwrap_err();
+    assert!(
+        e.message
+            .starts_with("BRX is not supported: indirect branches"),
+        "{e}"
+    );
+    let e = decode(&code_with(&[(0x10, 0x2024_02e0_6057_0000)]), &OPTS).unwrap_err();
+    assert!(e.message.starts_with("VADD is not supported"), "{e}");
     // A flag the IR does not model is refused by name.
     let sat = 0x5c10_0000_0000_0000u64 | (1 << 50) | (0xf << 16);
     assert!(text_at(sat, 8).unwrap_err().contains("IADD.SAT"));
