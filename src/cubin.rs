@@ -308,11 +308,7 @@ impl Cubin {
 
         for section in &sections {
             let kind = section.header.sh_type(endian);
-            let to_const4 = matches!(
-                section.name.as_str(),
-                ".rel.nv.constant4" | ".rela.nv.constant4"
-            );
-            if (kind == elf::SHT_REL || kind == elf::SHT_RELA) && !to_const4 {
+            if (kind == elf::SHT_REL || kind == elf::SHT_RELA) && !relocates_const4(section) {
                 return Err(CubinError::new(
                     section.offset,
                     &section.name,
@@ -606,6 +602,14 @@ fn read_sections<'data>(
     Ok(sections)
 }
 
+/// Whether `section` holds the relocations of `.nv.constant4` (the only ones applied).
+fn relocates_const4(section: &Section<'_>) -> bool {
+    matches!(
+        section.name.as_str(),
+        ".rel.nv.constant4" | ".rela.nv.constant4"
+    )
+}
+
 /// The module's `__device__` data and the relocations of `.nv.constant4` (see [`ModuleData`]):
 /// each relocation is checked to lie inside `.nv.constant4` and to name a symbol of
 /// `.nv.global.init` or `.nv.global` whose address it takes whole (`R_CUDA_64`, 8 bytes, or
@@ -637,10 +641,7 @@ fn module_data(sections: &[Section<'_>], symtab: &Section<'_>) -> Result<ModuleD
         None => Vec::new(),
     };
     let mut relocs = Vec::new();
-    for rel in sections
-        .iter()
-        .filter(|s| matches!(s.name.as_str(), ".rel.nv.constant4" | ".rela.nv.constant4"))
-    {
+    for rel in sections.iter().filter(|s| relocates_const4(s)) {
         let rela = rel.name.starts_with(".rela");
         let entry = if rela { 24 } else { 16 };
         if rel.data.len() % entry != 0 {

@@ -74,9 +74,6 @@ pub fn parse_located(src: &str) -> Result<(Program, Vec<(u32, u32)>)> {
             )
         })?;
     }
-    if matches!(word.rsplit_once('_'), Some((head, "1")) if head.ends_with("_5")) {
-        return Err(p.error_at(start, word, super::tokens::SM51));
-    }
     let version = parse_version(word).ok_or_else(|| {
         p.error_at(
             start,
@@ -84,6 +81,9 @@ pub fn parse_located(src: &str) -> Result<(Program, Vec<(u32, u32)>)> {
             "expected a version line such as `cs_5_0` or `ps_4_1`",
         )
     })?;
+    if (version.major, version.minor) == (5, 1) {
+        return Err(p.error_at(start, word, super::tokens::SM51));
+    }
     p.end_of_statement()?;
     let mut statements = Vec::new();
     loop {

@@ -34,7 +34,7 @@ use crate::ir::{
 use warpjit_runtime::helpers::window_detect;
 use warpjit_runtime::WarpState;
 
-/// A video operand's value (docs/semantics.md §22f): `part` of `v`, sign-extended when
+/// A video operand's value (docs/semantics.md §22e): `part` of `v`, sign-extended when
 /// `signed`, else zero-extended (a word extends to 33 bits: an unsigned word stays positive).
 pub fn video_operand(v: u32, part: VideoPart, signed: bool) -> i64 {
     let (bits, shift) = match part {
@@ -51,7 +51,7 @@ pub fn video_operand(v: u32, part: VideoPart, signed: bool) -> i64 {
 }
 
 /// One lane of VMNMX (`op` the minimum or maximum) or VABSDIFF (`op` the absolute difference)
-/// after the primary operation `t` on the 33-bit operands (docs/semantics.md §22f): `.SAT`
+/// after the primary operation `t` on the 33-bit operands (docs/semantics.md §22e): `.SAT`
 /// clamps `t` to the destination type (a byte or half for the 8- and 16-bit merges), then the
 /// secondary step combines its low 32 bits with `c`; `.MIN`/`.MAX` compare 32-bit values, signed
 /// with `.SD`.
@@ -102,21 +102,23 @@ pub fn video_finish(v: &Video, t: i64, c: u32) -> u32 {
     }
 }
 
-/// One lane of VMNMX (docs/semantics.md §22f): `max` is `.MX`.
-pub fn vmnmx(v: &Video, max: bool, a: u32, b: u32, c: u32) -> u32 {
-    let (x, y) = (
+/// A video instruction's two operands, `Ra` and `Sb`, as [`video_operand`] reads them.
+fn video_operands(v: &Video, a: u32, b: u32) -> (i64, i64) {
+    (
         video_operand(a, v.a_part, v.a_signed),
         video_operand(b, v.b_part, v.b_signed),
-    );
+    )
+}
+
+/// One lane of VMNMX (docs/semantics.md §22e): `max` is `.MX`.
+pub fn vmnmx(v: &Video, max: bool, a: u32, b: u32, c: u32) -> u32 {
+    let (x, y) = video_operands(v, a, b);
     video_finish(v, if max { x.max(y) } else { x.min(y) }, c)
 }
 
-/// One lane of VABSDIFF (docs/semantics.md §22f).
+/// One lane of VABSDIFF (docs/semantics.md §22e).
 pub fn vabsdiff(v: &Video, a: u32, b: u32, c: u32) -> u32 {
-    let (x, y) = (
-        video_operand(a, v.a_part, v.a_signed),
-        video_operand(b, v.b_part, v.b_signed),
-    );
+    let (x, y) = video_operands(v, a, b);
     video_finish(v, (x - y).abs(), c)
 }
 

@@ -1278,7 +1278,7 @@ impl Operands for Lea {
     }
 }
 
-/// The part of a 32-bit register a scalar video operand takes (docs/semantics.md §22f), zero- or
+/// The part of a 32-bit register a scalar video operand takes (docs/semantics.md §22e), zero- or
 /// sign-extended: a byte, a half or the word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VideoPart {
@@ -1290,7 +1290,7 @@ pub enum VideoPart {
     Word,
 }
 
-/// What a scalar video instruction does with its result and `Rc` (docs/semantics.md §22f).
+/// What a scalar video instruction does with its result and `Rc` (docs/semantics.md §22e).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VideoSecond {
     /// `.MRG_16H`: the low 16 bits into `Rc`'s high half.
@@ -1327,7 +1327,7 @@ impl VideoSecond {
 
 /// The operands and modes VMNMX and VABSDIFF share: `op(Ra.part, Sb.part)` on values extended
 /// to 33 bits, saturated to the destination type with `.SAT`, then the secondary step with
-/// `Rc` (docs/semantics.md §22f).
+/// `Rc` (docs/semantics.md §22e).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Video {
     /// Destination.
@@ -1379,7 +1379,7 @@ impl Video {
 }
 
 /// `VMNMX.{UD|SD}.atype.btype.{MN|MX}[.SAT][.second] Rd, Ra[.sel], Sb[.sel], Rc`: the minimum
-/// (`.MN`) or maximum (`.MX`) of two video operands (docs/semantics.md §22f). ptxas writes it
+/// (`.MN`) or maximum (`.MX`) of two video operands (docs/semantics.md §22e). ptxas writes it
 /// for a clamp, `min(max(x, lo), hi)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Vmnmx {
@@ -1397,7 +1397,7 @@ impl Operands for Vmnmx {
 }
 
 /// `VABSDIFF.{UD|SD}.atype.btype[.SAT][.second] Rd, Ra[.sel], Sb[.sel], Rc`: the absolute
-/// difference of two video operands (docs/semantics.md §22f). ptxas writes it for `sad`.
+/// difference of two video operands (docs/semantics.md §22e). ptxas writes it for `sad`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Vabsdiff {
     /// Operands and modes.

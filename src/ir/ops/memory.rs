@@ -307,7 +307,7 @@ impl Operands for Nop {
 }
 
 /// `BPT.TRAP code`: stops the launch with a trap fault in the first active lane
-/// (docs/semantics.md §22g); ptxas writes it behind a branch, for a check that failed.
+/// (docs/semantics.md §22e); ptxas writes it behind a branch, for a check that failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bpt {
     /// The code (a 20-bit immediate).

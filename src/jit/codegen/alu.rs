@@ -436,7 +436,7 @@ impl Lower for Bfe {
         let (Src::Imm(ctl), false) = (o.b, o.brev) else {
             // A per-lane control (or `.BREV`): the lane routine.
             let r = tx.lane_routine(inst, &[Src::Reg(o.a), o.b], m);
-            tx.bitfield_out(m, o.d, o.cc, &r);
+            tx.set_reg_cc(m, o.d, o.cc, &r);
             return true;
         };
         let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
@@ -464,7 +464,7 @@ impl Lower for Bfe {
                 tx.bin(&v, &mk, |b, x, y| b.ins().band(x, y))
             }
         };
-        tx.bitfield_out(m, o.d, o.cc, &r);
+        tx.set_reg_cc(m, o.d, o.cc, &r);
         true
     }
 }
@@ -489,7 +489,7 @@ impl Lower for Bfi {
         let Src::Imm(ctl) = o.b else {
             // A per-lane control: the lane routine.
             let r = tx.lane_routine(inst, &[Src::Reg(o.a), o.b, o.c], m);
-            tx.bitfield_out(m, o.d, o.cc, &r);
+            tx.set_reg_cc(m, o.d, o.cc, &r);
             return true;
         };
         let (pos, len) = (ctl & 0xff, (ctl >> 8) & 0xff);
@@ -504,7 +504,7 @@ impl Lower for Bfi {
             let mv = tx.splat(mk);
             tx.select_rows(&mv, &a, &c)
         };
-        tx.bitfield_out(m, o.d, o.cc, &r);
+        tx.set_reg_cc(m, o.d, o.cc, &r);
         true
     }
 }
@@ -956,9 +956,9 @@ impl Tx<'_, '_, '_> {
         }
     }
 
-    /// BFE's and BFI's result `r` to `d` for the lanes of `m`, and with `.CC` the flags from it
-    /// (CF and OF 0).
-    fn bitfield_out(&mut self, m: Value, d: Reg, cc: bool, r: &Row) {
+    /// A result `r` to `d` for the lanes of `m`, and with `.CC` ZF and SF from it, CF and OF
+    /// cleared: the flags of BFE, BFI, ISET, FSET, DSET and IMADSP.
+    pub(in crate::jit) fn set_reg_cc(&mut self, m: Value, d: Reg, cc: bool, r: &Row) {
         self.set_reg(d, *r, m);
         if cc {
             let z = self.splat(0);

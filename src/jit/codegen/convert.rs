@@ -476,11 +476,7 @@ impl Lower for Dset {
         } else {
             on
         };
-        tx.set_reg(self.d, r, m);
-        if self.cc {
-            let zero = tx.splat(0);
-            tx.write_cc(m, &r, &zero, None);
-        }
+        tx.set_reg_cc(m, self.d, self.cc, &r);
         true
     }
 }

@@ -456,11 +456,7 @@ impl Lower for Fset {
         } else {
             r
         };
-        tx.set_reg(o.d, r, m);
-        if o.cc {
-            let zero = tx.splat(0);
-            tx.write_cc(m, &r, &zero, None);
-        }
+        tx.set_reg_cc(m, o.d, o.cc, &r);
         true
     }
 }

@@ -44,11 +44,7 @@ impl Tx<'_, '_, '_> {
         let lanes = self.mask_vec(r);
         let v = self.splat(set_value(bf));
         let row: Row = self.bin(&lanes, &v, |b, x, y| b.ins().band(x, y));
-        self.set_reg(d, row, m);
-        if cc {
-            let zero = self.splat(0);
-            self.write_cc(m, &row, &zero, None);
-        }
+        self.set_reg_cc(m, d, cc, &row);
     }
 }
 
@@ -356,11 +352,7 @@ impl Lower for Imadsp {
         let c = tx.sp_part(&c, o.pc);
         let p = tx.bin(&a, &b, |bb, x, y| bb.ins().imul(x, y));
         let r = tx.bin(&p, &c, |bb, x, y| bb.ins().iadd(x, y));
-        tx.set_reg(o.d, r, m);
-        if o.cc {
-            let zero = tx.splat(0);
-            tx.write_cc(m, &r, &zero, None);
-        }
+        tx.set_reg_cc(m, o.d, o.cc, &r);
         true
     }
 }
