@@ -47,8 +47,9 @@ enum Command {
     /// one run, and print their throughput and ratios, and how each engine scales from one
     /// host thread to `--threads`.
     Bench(BenchArgs),
-    /// Print a binary program as text: a DXBC container (fxc /Fo, a .cso) as a listing in the
-    /// syntax Microsoft's disassembler prints, which reads back to the same program.
+    /// Print a binary program as text: a CUDA cubin (sm_50/52/53) as nvdisasm prints it, or a
+    /// DXBC container (fxc /Fo, a .cso) in the syntax Microsoft's disassembler prints; either
+    /// listing reads back to the same program.
     Disasm(DisasmArgs),
     /// Assemble a DXBC listing (as fxc prints it) into a DXBC container.
     Asm(AsmArgs),
@@ -186,7 +187,8 @@ fn asm(args: &AsmArgs) -> u8 {
 
 #[derive(Args)]
 struct BenchArgs {
-    /// Trace files to measure after the built-in workloads (each run by both engines).
+    /// Trace files to measure (each under both engines) instead of the built-in workloads; with
+    /// `--kernel`, after that workload.
     #[arg(value_name = "TRACE")]
     traces: Vec<PathBuf>,
     /// Only the built-in workload with this name (stream, gather, const_table, addr128, loop,
@@ -345,15 +347,31 @@ impl Ticker {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
+            // The rate is the CTAs finished since the run started over the time since then
+            // (indicatif's own estimate starts from the first drawn position, so the CTAs of
+            // the first second would all count as done at once), as a whole number.
             let style = indicatif::ProgressStyle::with_template(
-                "{elapsed_precise} [{wide_bar}] {pos}/{len} CTAs ({per_sec})",
+                "{elapsed_precise} [{wide_bar}] {pos}/{len} CTAs ({msg})",
             )
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-            let pb = indicatif::ProgressBar::new(p.total.load(Relaxed)).with_style(style);
+            let rate = |done: u64| {
+                let r = done as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+                format!("{r:.0} CTAs/s")
+            };
+            let done = p.done.load(Relaxed);
+            let pb = indicatif::ProgressBar::with_draw_target(
+                Some(p.total.load(Relaxed)),
+                indicatif::ProgressDrawTarget::stderr(),
+            )
+            .with_style(style)
+            .with_position(done)
+            .with_message(rate(done));
             let pb = b.get_or_init(|| pb).clone();
             while !s.load(Relaxed) {
+                let done = p.done.load(Relaxed);
                 pb.set_length(p.total.load(Relaxed));
-                pb.set_position(p.done.load(Relaxed));
+                pb.set_position(done);
+                pb.set_message(rate(done));
                 std::thread::sleep(Duration::from_millis(100));
             }
             pb.finish_and_clear();
@@ -449,6 +467,7 @@ fn report_json(r: &TraceReport) -> serde_json::Value {
                 "warps": l.stats.warps,
                 "warp_instructions": l.stats.warp_insts,
                 "lane_instructions": l.stats.lane_insts,
+                "misaligned": l.stats.misaligned,
                 "seconds": l.seconds,
             })
         })
@@ -469,6 +488,7 @@ fn report_json(r: &TraceReport) -> serde_json::Value {
         "engine": r.engine,
         "launches": launches,
         "lane_instructions": r.total.lane_insts,
+        "misaligned": r.total.misaligned,
         "seconds": r.seconds,
         "lane_instructions_per_second": r.rate(),
         "mismatch_count": r.mismatch_count,
@@ -506,9 +526,18 @@ fn run_one(
     let mut diagnostics = Vec::new();
     if let Some(check) = check {
         let findings = check.take();
+        // Each finding with the instruction's source line, as a fault gives it.
+        let trace = result.as_ref().ok().map(|r| &r.2);
         for d in &findings {
-            let _ = writeln!(err, "{d}");
-            diagnostics.push(d.to_string());
+            let at = trace
+                .and_then(|t| t.launches.get(d.launch as usize))
+                .and_then(|l| l.source.at(d.pc));
+            let text = match at {
+                Some(at) => format!("{d}\n  at {at}"),
+                None => d.to_string(),
+            };
+            let _ = writeln!(err, "{text}");
+            diagnostics.push(text);
         }
         if findings.len() >= MAX_FINDINGS {
             let _ = writeln!(
@@ -561,6 +590,17 @@ fn run_one(
                 t.slow_paths,
                 t.looped
             );
+            // Why a small trace shows little or nothing compiled (once per command).
+            static EXPLAINED: std::sync::atomic::AtomicBool =
+                std::sync::atomic::AtomicBool::new(false);
+            if t.interp_blocks > 0 && !EXPLAINED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                let _ = writeln!(
+                    out,
+                    "jit: (a block runs in the interpreter the first time a warp reaches it and is \
+                     compiled the second time, so blocks that ran once, as in small traces, stay \
+                     interpreted: compiling them would cost more than it saves)"
+                );
+            }
             // A block Cranelift rejects is a warpjit bug: it runs interpreted (or stays at tier
             // 1), and says so here.
             for e in jit.errors() {
@@ -664,7 +704,8 @@ fn run(args: &RunArgs) -> u8 {
     let several = traces.len() > 1;
     let mut records = Vec::new();
     let mut exits = Vec::new();
-    for path in &traces {
+    let mut ticker = ticker;
+    for (i, path) in traces.iter().enumerate() {
         let dump = args.dump.as_ref().map(|d| {
             if several {
                 d.join(path.file_stem().unwrap_or_default())
@@ -695,6 +736,13 @@ fn run(args: &RunArgs) -> u8 {
                 let _ = write!(err, "{}", prefix(&o.err));
                 let _ = write!(out, "{}", prefix(&o.out));
             };
+            // After the last trace, the bar goes before the output, never to be drawn below
+            // the summary line again.
+            if i + 1 == traces.len() {
+                if let Some(t) = ticker.take() {
+                    t.finish();
+                }
+            }
             match &ticker {
                 Some(t) => t.suspend(print),
                 None => print(),
@@ -753,7 +801,7 @@ fn count(n: u64, thing: &str) -> String {
 /// The one-line summary: launches, warps, lane-instructions, seconds, lane-instructions per second.
 fn summary(r: &TraceReport) -> String {
     let launches = r.launches.len() as u64;
-    format!(
+    let mut s = format!(
         "{}, {}, {} lane-instructions, {:.6} s, {:.0} lane-instructions/s",
         if launches == 1 {
             "1 launch".to_string()
@@ -764,7 +812,14 @@ fn summary(r: &TraceReport) -> String {
         r.total.lane_insts,
         r.seconds,
         r.rate()
-    )
+    );
+    // Legal (docs/semantics.md §16) but usually a bug, so never silent.
+    if r.total.misaligned > 0 {
+        let n = r.total.misaligned;
+        let what = if n == 1 { "access" } else { "accesses" };
+        s += &format!("; {n} misaligned lane {what} aligned down (--check lists them)");
+    }
+    s
 }
 
 /// `--stats`: one line per completed launch.
@@ -871,10 +926,54 @@ fn bench(args: &BenchArgs) -> u8 {
             return 2;
         }
     };
+    // What runs: built-in kernels (unless trace files are given without `--kernel`), the
+    // built-in trace-level workloads likewise, then the files.
+    use warpjit::bench::{TraceSource, TRACE_WORKLOADS};
+    let wanted = |name: &str| {
+        args.kernel.as_deref().is_none_or(|k| k == name)
+            && (args.traces.is_empty() || args.kernel.is_some())
+    };
+    let all_kernels = kernels();
+    let chosen: Vec<&warpjit::bench::Kernel> =
+        all_kernels.iter().filter(|k| wanted(k.name)).collect();
+    let mut sources: Vec<TraceSource> = TRACE_WORKLOADS
+        .iter()
+        .filter(|(name, _)| wanted(name))
+        .map(|&(name, t)| TraceSource::BuiltIn(name, t))
+        .collect();
+    sources.extend(args.traces.iter().cloned().map(TraceSource::File));
+    // The name column fits the longest name (a trace's path can be long).
+    let w = chosen
+        .iter()
+        .map(|k| k.name.chars().count())
+        .chain(sources.iter().map(|s| s.name().chars().count()))
+        .max()
+        .unwrap_or(0)
+        .max(18);
+    let mut what = Vec::new();
+    if !chosen.is_empty() {
+        what.push(format!(
+            "built-in kernels: {n} threads a launch, the best run of {}+ interleaved rounds",
+            args.iters
+        ));
+    }
+    if !sources.is_empty() {
+        what.push(format!(
+            "traces: as written, the median run of {}+ interleaved rounds",
+            args.iters
+        ));
+    }
     let _ = writeln!(
         out,
-        "{n} threads, best run of {}+ interleaved rounds; lane-instructions per second (G = 1e9)\n{:<18} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
-        args.iters, "kernel", "interp", "jit", "native", "jit/interp", "jit/native", "compile/inst"
+        "{}; lane-instructions per second (G = 1e9)\n{:<w$} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
+        what.join("; "),
+        "workload",
+        "interp",
+        "jit",
+        "native",
+        "jit/interp",
+        "jit/native",
+        "compile/inst"
     );
     let mut status = 0;
     let mut ratios = Vec::new();
@@ -883,11 +982,7 @@ fn bench(args: &BenchArgs) -> u8 {
         name: name.to_string(),
         engines: engines.iter().map(|(e, v)| (e.to_string(), *v)).collect(),
     };
-    for k in kernels()
-        .iter()
-        .filter(|k| args.kernel.as_deref().is_none_or(|n| n == k.name))
-        .filter(|_| args.traces.is_empty() || args.kernel.is_some())
-    {
+    for &k in &chosen {
         let p = match prepare(k, n) {
             Ok(p) => p,
             Err(e) => {
@@ -1004,7 +1099,7 @@ fn bench(args: &BenchArgs) -> u8 {
         }));
         let _ = writeln!(
             out,
-            "{:<18} {:>8.3}G {:>8.3}G {:>8.3}G {:>9.2}x {:>9.2}x {:>10.1} us",
+            "{:<w$} {:>8.3}G {:>8.3}G {:>8.3}G {:>9.2}x {:>9.2}x {:>10.1} us",
             k.name,
             gi,
             gj,
@@ -1014,15 +1109,7 @@ fn bench(args: &BenchArgs) -> u8 {
             per_inst_us
         );
     }
-    // Trace-level workloads: built in (unless trace files are given), then the files.
-    use warpjit::bench::{TraceSource, TRACE_WORKLOADS};
-    let mut sources: Vec<TraceSource> = TRACE_WORKLOADS
-        .iter()
-        .filter(|(n, _)| args.kernel.as_deref().is_none_or(|k| k == *n))
-        .filter(|_| args.traces.is_empty() || args.kernel.is_some())
-        .map(|&(n, t)| TraceSource::BuiltIn(n, t))
-        .collect();
-    sources.extend(args.traces.iter().cloned().map(TraceSource::File));
+    // Trace-level workloads.
     for src in &sources {
         // Both engines in interleaved rounds (`bench::rounds`), each run on a fresh load
         // (loading not timed); the median of the runs on `threads` host threads is reported.
@@ -1088,7 +1175,7 @@ fn bench(args: &BenchArgs) -> u8 {
         }));
         let _ = writeln!(
             out,
-            "{:<18} {:>8.3}G {:>8.3}G {:>9} {:>9.2}x {:>10} {:>13}",
+            "{:<w$} {:>8.3}G {:>8.3}G {:>9} {:>9.2}x {:>10} {:>13}",
             src.name(),
             g(ti),
             g(tj),
@@ -1129,7 +1216,7 @@ fn bench(args: &BenchArgs) -> u8 {
     if !scalings.is_empty() {
         let _ = writeln!(
             out,
-            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (in the same rounds; the best of each)\n{:<18} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8} {:>8}",
+            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (in the same rounds; the best of each)\n{:<w$} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8} {:>8}",
             "workload",
             "interp 1",
             format!("interp {threads}"),
@@ -1150,7 +1237,7 @@ fn bench(args: &BenchArgs) -> u8 {
                 .map_or("-".to_string(), |x| format!("({x:.2}x)"));
             let _ = writeln!(
                 out,
-                "{:<18} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x {:>8} {:>8}",
+                "{:<w$} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x {:>8} {:>8}",
                 name,
                 g(i.one_thread_seconds),
                 g(i.n_threads_seconds),
@@ -1198,8 +1285,13 @@ fn bench(args: &BenchArgs) -> u8 {
         }
     }
     if let Some(path) = &args.plot {
-        let title =
-            format!("warpjit bench: lane-instructions per second ({n} threads per kernel launch)");
+        let title = if chosen.is_empty() {
+            "warpjit bench: lane-instructions per second (traces as written)".to_string()
+        } else {
+            format!(
+                "warpjit bench: lane-instructions per second (built-in kernels: {n} threads a launch)"
+            )
+        };
         if let Err(m) = warpjit::plot::throughput_svg(path, &title, &bars) {
             let _ = writeln!(err, "warpjit: error: --plot: {m}");
             status = status.max(2);

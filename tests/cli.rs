@@ -100,10 +100,23 @@ fn check_reports_diagnostics_on_stderr() {
     let o = warpjit(&["run", "examples/const_table.toml", "--check"]);
     assert_eq!(code(&o), 0);
     let err = stderr(&o);
-    assert!(err.lines().count() >= 1, "no diagnostics");
-    assert!(err.lines().all(|l| l.starts_with("check: ")), "{err}");
+    assert!(err.lines().count() >= 2, "no diagnostics");
+    // Each finding, then its instruction's source line, as a fault gives it.
     assert!(
-        err.contains("(launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x00b8)"),
+        err.lines().step_by(2).all(|l| l.starts_with("check: ")),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .skip(1)
+            .step_by(2)
+            .all(|l| l.starts_with("  at examples/const_table.toml:")),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "(launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x00b8)\n  at examples/const_table.toml:91:36: /*00b8*/                   LDC R17, c[0x8][R2];"
+        ),
         "{err}"
     );
 
@@ -119,16 +132,31 @@ fn check_reports_diagnostics_on_stderr() {
 fn dxbc_robust_accesses_are_check_diagnostics_on_both_engines() {
     // tests/traces/dxbc_robust_access.toml: one thread makes every kind of access D3D's robust
     // rules define (docs/semantics.md §27); each reads 0 or is dropped, and is a diagnostic.
+    // Each finding with its instruction's line of the trace (lines 51 to 59).
+    let at = |line: u32, text: &str| {
+        format!("  at tests/traces/dxbc_robust_access.toml:{line}:1: {text}")
+    };
+    let ld_t0 = "ld_structured_indexable(structured_buffer, stride=8)(mixed,mixed,mixed,mixed) r1.xy, l(1), l(4), t0.xyxx";
+    let ld_t1 = "ld_structured_indexable(structured_buffer, stride=8)(mixed,mixed,mixed,mixed) r1.z, l(0), l(0), t1.xxxx";
     let want = [
-        "check: structured read at byte offset 0x4 + 4 passes the 8-byte stride (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0001)",
-        "check: t0 read at byte 0x10 is past its 16 bytes (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0001)",
-        "check: t1 is not bound (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0002)",
-        "check: g# read at byte 0x40 is outside its 64 bytes (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0003)",
-        "check: x# read of element 4 is outside its 4 elements (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0004)",
-        "check: cb0[2] is past the 2 entries the program declares (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0005)",
-        "check: icb read past the 3 entries of the immediate constant buffer (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0006)",
-        "check: u0 write at byte 0x20 is past its 32 bytes (dropped) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0008)",
-        "check: u1 is not bound (write dropped) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0009)",
+        "check: structured read at byte offset 0x4 + 4 passes the 8-byte stride (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0001)".to_string(),
+        at(51, ld_t0),
+        "check: t0 read at byte 0x10 is past its 16 bytes (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0001)".to_string(),
+        at(51, ld_t0),
+        "check: t1 is not bound (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0002)".to_string(),
+        at(52, ld_t1),
+        "check: g# read at byte 0x40 is outside its 64 bytes (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0003)".to_string(),
+        at(53, "ld_structured r1.w, l(16), l(0), g0.xxxx"),
+        "check: x# read of element 4 is outside its 4 elements (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0004)".to_string(),
+        at(54, "mov r2.x, x0[4].x"),
+        "check: cb0[2] is past the 2 entries the program declares (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0005)".to_string(),
+        at(55, "mov r2.y, cb0[r0.x + 2].x"),
+        "check: icb read past the 3 entries of the immediate constant buffer (reads 0) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0006)".to_string(),
+        at(56, "mov r2.z, icb[r0.x + 3].x"),
+        "check: u0 write at byte 0x20 is past its 32 bytes (dropped) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0008)".to_string(),
+        at(58, "store_structured u0.x, l(2), l(0), l(5)"),
+        "check: u1 is not bound (write dropped) (launch 0, CTA (0, 0, 0), warp 0, lane 0, pc 0x0009)".to_string(),
+        at(59, "store_structured u1.x, l(0), l(0), l(6)"),
     ];
     for engine in ["interp", "jit"] {
         let o = warpjit(&[
@@ -864,4 +892,87 @@ fn engine_both_compares_communicating_ctas() {
         ]);
         assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     }
+}
+
+/// Misaligned accesses are legal (aligned down) but never silent: the summary line counts them,
+/// the same under both engines (the JIT sends such lanes to the interpreter's code, which
+/// counts; `--engine both` compares the counts). 64 CTAs x 224 misaligned lanes, by hand in the
+/// trace's comment.
+#[test]
+fn the_summary_counts_misaligned_accesses() {
+    for engine in ["interp", "jit", "both"] {
+        let o = warpjit(&[
+            "run",
+            "tests/traces/misaligned_aligned_down.toml",
+            "--engine",
+            engine,
+        ]);
+        assert_eq!(code(&o), 0, "{engine}: {}", stderr(&o));
+        let out = stdout(&o);
+        for line in out.lines() {
+            assert!(
+                line.ends_with(
+                    "; 14336 misaligned lane accesses aligned down (--check lists them)"
+                ),
+                "{engine}: {line}"
+            );
+        }
+    }
+    // None in a trace without misaligned accesses.
+    let o = warpjit(&["run", "examples/gather.toml"]);
+    assert!(!stdout(&o).contains("misaligned"), "{}", stdout(&o));
+}
+
+/// Traces of different kinds share a directory: every side file is named after its kind, so
+/// generating `gather` after `loop` leaves the `loop` trace intact (both still pass).
+#[test]
+fn generated_traces_of_two_kinds_share_a_directory() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-gen-two-kinds");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().expect("utf-8 path");
+    for kind in ["loop", "gather"] {
+        let o = warpjit(&["gen-trace", kind, "--lane-instructions", "20000", "-o", d]);
+        assert_eq!(code(&o), 0, "{kind}: {}", stderr(&o));
+    }
+    for kind in ["loop", "gather"] {
+        for side in ["src", "idx", "expected"] {
+            assert!(
+                dir.join(format!("{kind}.{side}.bin")).is_file(),
+                "{kind}.{side}.bin"
+            );
+        }
+        let trace = dir.join(format!("{kind}.toml"));
+        let o = warpjit(&["run", trace.to_str().expect("utf-8"), "--engine", "both"]);
+        assert_eq!(code(&o), 0, "{kind}: {}{}", stdout(&o), stderr(&o));
+    }
+}
+
+/// `bench TRACE` measures only the trace: its table says so (no thread count of the built-in
+/// kernels), and the name column fits a long path.
+#[test]
+fn bench_of_a_trace_names_it_and_fits_its_path() {
+    let o = warpjit(&[
+        "bench",
+        "tests/traces/misaligned_aligned_down.toml",
+        "--iters",
+        "1",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let mut lines = out.lines();
+    let head = lines.next().expect("a header");
+    assert!(
+        head.starts_with("traces: as written, the median run of 1+ interleaved rounds"),
+        "{out}"
+    );
+    assert!(!head.contains("threads"), "{out}");
+    let columns = lines.next().expect("column names");
+    let row = lines.next().expect("a row");
+    let path = "tests/traces/misaligned_aligned_down.toml";
+    assert!(row.starts_with(&format!("{path} ")), "{out}");
+    // The columns after the name line up with their headings.
+    let at = |line: &str, word: &str| line.find(word).expect(word) + word.len();
+    assert_eq!(at(columns, "jit/interp"), at(row, "x"), "{out}");
 }

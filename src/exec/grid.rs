@@ -258,7 +258,7 @@ pub fn init_warp(
     w.active = live;
     w.exited = !live;
     // A scratch warp state last ran another CTA (or launch): every field but the registers
-    // outside `clear` takes its launch value, the barrier result included (§31: 0 at launch).
+    // outside `clear` takes its launch value, the barrier result included (§30: 0 at launch).
     w.clock = 0;
     w.bar_result = 0;
     w.ctaid = cta;
@@ -459,6 +459,7 @@ pub fn run_cta(
         },
         pc: 0,
         findings: Vec::new(),
+        misaligned: 0,
     };
     let mut stats = Stats {
         warps: nw as u64,
@@ -468,7 +469,7 @@ pub fn run_cta(
     s.status.resize(nw, Status::Ready);
     let fault = |wi: usize, f: Fault| f.in_warp(launch.index, cta, wi as u32);
     // Barriers with a thread count: threads arrived so far (a warp per arrival), and the
-    // reduction totals of every barrier (docs/semantics.md §31).
+    // reduction totals of every barrier (docs/semantics.md §30).
     let mut bars = [BarState::default(); 16];
     loop {
         for wi in 0..nw {
@@ -582,6 +583,7 @@ pub fn run_cta(
             return Err(fault(w0, Fault::new(kind, lane).at_pc(pc0)));
         }
     }
+    stats.misaligned = env.misaligned;
     Ok(stats)
 }
 

@@ -212,6 +212,9 @@ pub struct Stats {
     pub warp_insts: u64,
     /// Lane instructions: for each issued instruction, the number of active lanes.
     pub lane_insts: u64,
+    /// Lane accesses to global, shared or local memory whose address was not a multiple of the
+    /// access size and was aligned down (docs/semantics.md §16): legal, but usually a bug.
+    pub misaligned: u64,
     /// Blocks run by the interpreter where a JIT engine fell back to it.
     pub interp_blocks: u64,
     /// Instruction executions inside compiled blocks that were delegated to the interpreter's
@@ -231,6 +234,7 @@ impl std::ops::AddAssign for Stats {
         self.warps += o.warps;
         self.warp_insts += o.warp_insts;
         self.lane_insts += o.lane_insts;
+        self.misaligned += o.misaligned;
         self.interp_blocks += o.interp_blocks;
         self.delegated += o.delegated;
         self.slow_paths += o.slow_paths;

@@ -432,9 +432,7 @@ pub fn terminate(
                     let l = idle.trailing_zeros();
                     env.finding(
                         l as usize,
-                        format!(
-                            "BAR.SYNC {bar} reached by a partial warp (lane {l} is not active)"
-                        ),
+                        format!("barrier {bar} reached by a partial warp (lane {l} is not active)"),
                     );
                     env.flush_findings(pc);
                 }

@@ -72,7 +72,7 @@ pub struct Inst {
 }
 
 /// The reduction of a `BAR.RED`: what the barrier computes over the predicate of every thread
-/// that arrives with it (docs/semantics.md §31).
+/// that arrives with it (docs/semantics.md §30).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BarRedOp {
     /// `.POPC`: the number of arriving threads whose predicate holds.
@@ -222,7 +222,7 @@ pub enum Terminator {
     /// arrives at barrier `id` and waits until every warp of its CTA with live threads has
     /// arrived; then continues at `next`. With a reduction, the arriving lanes (active, guard
     /// true) contribute their predicate, and every warp that arrived with a reduction gets the
-    /// result for `B2R.RESULT` (docs/semantics.md §31).
+    /// result for `B2R.RESULT` (docs/semantics.md §30).
     Barrier {
         /// Barrier index (0..=15).
         id: u8,

@@ -500,6 +500,8 @@ pub struct Counts {
     pub warp_insts: u64,
     /// Lane instructions issued.
     pub lane_insts: u64,
+    /// Misaligned lane accesses aligned down.
+    pub misaligned: u64,
 }
 
 impl From<Stats> for Counts {
@@ -508,6 +510,7 @@ impl From<Stats> for Counts {
             warps: s.warps,
             warp_insts: s.warp_insts,
             lane_insts: s.lane_insts,
+            misaligned: s.misaligned,
         }
     }
 }

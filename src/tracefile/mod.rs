@@ -25,7 +25,8 @@
 //!
 //! DXBC keys (textures, buffers, `invocations`, `[[launch.input]]`, `[[launch.expect_output]]`,
 //! `[[expect_buffer]]`, `[[expect_texture]]`) are validated and kept in [`Trace`] and
-//! [`LaunchSpec`]; DXBC programs themselves do not compile yet.
+//! [`LaunchSpec`]; DXBC programs (listings and containers) compile through the same
+//! `frontend::compile` as SASS and cubins and run under both engines.
 
 mod code;
 mod error;
