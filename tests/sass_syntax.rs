@@ -1564,8 +1564,11 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "MEMBAR",
-            sel(&["CTA", "GL", "SYS"])
-                .prop_map(|s| format!("MEMBAR.{s}"))
+            (
+                sel(&["CTA", "GL", "SYS", "VC"]),
+                sel(&["", ".IVALLD", ".IVALLT", ".IVALLTD"]),
+            )
+                .prop_map(|(s, i)| format!("MEMBAR.{s}{i}"))
                 .boxed(),
         ),
         ("NOP", Just("NOP".to_string()).boxed()),

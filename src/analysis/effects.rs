@@ -672,7 +672,8 @@ mod tests {
         assert!(e.mem_writes.shared && e.can_fault && e.touches_memory());
         assert_eq!(
             fx(Membar {
-                scope: MembarScope::Gl
+                scope: MembarScope::Gl,
+                inval: MembarInval::D,
             }),
             Effects::NONE
         );

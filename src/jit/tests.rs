@@ -582,6 +582,7 @@ fn weight_of_every_op_is_pinned() {
         ("LDL R1, [R2];", 12),
         ("STL.64 [R2], R4;", 16),
         ("MEMBAR.CTA;", 1),
+        ("MEMBAR.GL.IVALLD;", 1),
         ("NOP;", 1),
         ("DEPBAR.LE SB0, 0x0;", 1),
         ("FADD R1, R2, R3;", 6),

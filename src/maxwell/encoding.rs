@@ -911,15 +911,13 @@ maxwell_table! {
         };
         ok(Stl { cop, size: mem_size(w.field(48, 3), false)?, addr: addr(w, 24), v: w.reg(0) })
     })],
+    // The scope at 8-9 (CTA, GL, SYS, VC), the L1 invalidation at 0-1 (none, IVALLD, IVALLT,
+    // IVALLTD; ptxas writes IVALLD with GL and SYS).
     Membar => &[form!("MEMBAR", op(0xef98), M13, None, |w, _, _| {
-        only(w, 0, 2, 0, "MEMBAR invalidation")?;
-        let scope = match w.field(8, 2) {
-            0 => MembarScope::Cta,
-            1 => MembarScope::Gl,
-            2 => MembarScope::Sys,
-            v => return Err(format!("MEMBAR scope {v:#x} (.VC) is not supported")),
-        };
-        ok(Membar { scope })
+        ok(Membar {
+            scope: MembarScope::ALL[w.field(8, 2) as usize],
+            inval: MembarInval::ALL[w.field(0, 2) as usize],
+        })
     })],
     Nop => &[form!("NOP", op(0x50b0), M13, None, |_, _, _| ok(Nop))],
     // The mode at 6-8 (3: TRAP; the others, debugger stops, are not modelled), the code at 20.

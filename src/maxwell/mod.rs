@@ -369,3 +369,5 @@ mod tests;
 mod tests_int;
 #[cfg(test)]
 mod tests_logic;
+#[cfg(test)]
+mod tests_fence_simd;

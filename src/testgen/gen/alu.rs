@@ -657,8 +657,9 @@ impl Gen<'_, '_> {
         match self.below(5) {
             0 => self.emit("NOP"),
             1 => {
-                let s = self.pick(&["CTA", "GL", "SYS"]);
-                self.emit(format!("MEMBAR.{s}"));
+                let s = self.pick(&["CTA", "GL", "SYS", "VC"]);
+                let i = self.pick(&["", ".IVALLD", ".IVALLT", ".IVALLTD"]);
+                self.emit(format!("MEMBAR.{s}{i}"));
             }
             2 => self.emit("DEPBAR.LE SB0, 0x0"),
             3 if self.ssy_depth == 0 => self.emit("SYNC"),
