@@ -281,6 +281,7 @@ mod tests {
     fn cc_writes_and_carry_reads() {
         let add = |cc, x| Iadd {
             d: Reg(1),
+            sat: false,
             cc,
             x,
             po: false,

@@ -25,3 +25,57 @@ fn membar_words_of_ptxas() {
         assert!(text_at(word, 8).is_ok(), "{word:#x}");
     }
 }
+
+#[test]
+fn iadd_sat_words_of_ptxas() {
+    // add.sat.s32 and sub.sat.s32 of __vaddss2/__vsubss2 (simd.cubin, kernel simd2).
+    assert_eq!(text(0x5c1400000037160a), "IADD.SAT R10, R22, R3");
+    assert_eq!(text(0x5c15000000070200), "IADD.SAT R0, R2, -R0");
+    // The constant and immediate forms carry the bit at the same place.
+    assert_eq!(
+        text(0x4c14000005070200),
+        "IADD.SAT R0, R2, c[0x0][0x140]"
+    );
+    assert_eq!(text(0x3814000000170200), "IADD.SAT R0, R2, 0x1");
+    // With .CC, .X or .PO (both negations) it is refused: their flags are not modelled.
+    for bits in [1u64 << 47, 1 << 43, 3 << 48] {
+        let e = text_at(0x5c1400000007020b | bits, 8).unwrap_err();
+        assert!(e.contains("IADD.SAT with .CC, .X or .PO"), "{e}");
+    }
+}
+
+#[test]
+fn vabsdiff4_words() {
+    // nvdisasm's text of two words (CuAssembler's sm_61 records).
+    assert_eq!(text(0x50187fb440270000), "VABSDIFF4.U8.U8 R0, R0, R2, RZ");
+    assert_eq!(
+        text(0x50387fb441270812),
+        "VABSDIFF4.U8.U8.ACC R18, R8, R18, RZ"
+    );
+    // ptxas 12.9's for __vabsdiffu4 and __vsadu4 (simd.cubin, kernel simd4).
+    assert_eq!(text(0x50187fb440e70515), "VABSDIFF4.U8.U8 R21, R5, R14, RZ");
+    assert_eq!(
+        text(0x50387fb440e7051e),
+        "VABSDIFF4.U8.U8.ACC R30, R5, R14, RZ"
+    );
+    // Signs (48, 49), .SD (38) and .SAT (50), by envytools' fields.
+    assert_eq!(
+        text(0x50187fb440270000 | 3 << 48 | 1 << 38 | 1 << 50),
+        "VABSDIFF4.SD.S8.S8.SAT R0, R0, R2, RZ"
+    );
+    // What ptxas never writes is refused by name: a partial byte mask, other byte selects,
+    // .SAT with .ACC, and the unknown bits 47 and 54.
+    let w = 0x50187fb440270000u64;
+    for (bits, what) in [
+        (1u64 << 51, "partial destination byte mask"),
+        (1 << 37, "partial destination byte mask"),
+        (1 << 32, "byte select of Ra"),
+        (1 << 28, "byte select of Rb"),
+        (1 << 50 | 1 << 53, "VABSDIFF4.SAT.ACC"),
+        (1 << 47, "VABSDIFF4.CC"),
+        (1 << 54, "VABSDIFF4 secondary operation"),
+    ] {
+        let e = text_at(w ^ bits, 8).unwrap_err();
+        assert!(e.contains(what), "{bits:#x}: {e}");
+    }
+}

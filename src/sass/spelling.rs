@@ -86,6 +86,7 @@ sass_table! {
         Imnmx "IMNMX",
         Vmnmx "VMNMX",
         Vabsdiff "VABSDIFF",
+        Vabsdiff4 "VABSDIFF4",
         Icmp "ICMP",
         Prmt "PRMT",
         Fadd "FADD",

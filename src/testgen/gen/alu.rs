@@ -26,11 +26,14 @@ impl Gen<'_, '_> {
             .into(),
             3 => {
                 let b = self.src(Rule::S20);
+                // .SAT (add.sat.s32, sub.sat.s32) takes none of .CC, .X and .PO.
+                let sat = self.chance(15);
                 Iadd {
                     d,
-                    cc: self.chance(40),
-                    x: self.chance(30),
-                    po: self.chance(15),
+                    sat,
+                    cc: !sat && self.chance(40),
+                    x: !sat && self.chance(30),
+                    po: !sat && self.chance(15),
                     neg_a: self.chance(25),
                     a: self.sreg(),
                     neg_b: self.chance(if matches!(b, Src::Imm(_)) { 3 } else { 25 }),
@@ -394,6 +397,7 @@ impl Gen<'_, '_> {
                     g,
                     Iadd {
                         d: lo,
+                        sat: false,
                         cc: true,
                         x: false,
                         po: false,
@@ -424,6 +428,7 @@ impl Gen<'_, '_> {
                         g,
                         Iadd {
                             d: hi,
+                            sat: false,
                             cc,
                             x: true,
                             po: false,
@@ -442,6 +447,7 @@ impl Gen<'_, '_> {
                     g,
                     Iadd {
                         d: Reg::RZ,
+                        sat: false,
                         cc: true,
                         x: false,
                         po: false,
