@@ -525,11 +525,11 @@ fn decoding_random_bytes_never_panics() {
 }
 
 /// The kernels ptxas compiled (tests/cubin): each decodes with its own register count, and
-/// its disassembly parses back to the decoded program. `vadd3` (VADD) does not decode yet:
-/// its error names the word.
+/// its disassembly parses back to the decoded program. `vadd3` (VADD) does not decode: its
+/// error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 22] = [
+    let files: [(&str, &[u8]); 25] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -561,6 +561,9 @@ fn ptxas_kernels_decode_and_disassemble() {
         ("casloop", include_bytes!("../../tests/cubin/casloop.cubin")),
         ("negimm", include_bytes!("../../tests/cubin/negimm.cubin")),
         ("devdata", include_bytes!("../../tests/cubin/devdata.cubin")),
+        ("simd", include_bytes!("../../tests/cubin/simd.cubin")),
+        ("simd_O0", include_bytes!("../../tests/cubin/simd_O0.cubin")),
+        ("fences", include_bytes!("../../tests/cubin/fences.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -608,8 +611,12 @@ fn ptxas_kernels_decode_and_disassemble() {
             "dbl",
             "devdata",
             "diverge",
+            "dpx",
+            "dpx",
             "fcmp",
             "fdiv",
+            "fence_sum",
+            "fences",
             "ffma_loop",
             "fmods",
             "fmufu",
@@ -628,6 +635,10 @@ fn ptxas_kernels_decode_and_disassemble() {
             "reduce",
             "sad",
             "scale",
+            "simd2",
+            "simd2",
+            "simd4",
+            "simd4",
             "sizes",
             "stack",
             "stack_O0",
