@@ -79,3 +79,24 @@ fn vabsdiff4_words() {
         assert!(e.contains(what), "{bits:#x}: {e}");
     }
 }
+
+/// nvdisasm's text of VMNMX words (CuAssembler's sm_61 records) reads back as the op the word
+/// decodes to: nvdisasm leaves out `.SD`, `.S32.S32` and `.MN`.
+#[test]
+fn vmnmx_text_of_nvdisasm_reads_as_its_word() {
+    use crate::sass::{parse_inst, AsmOptions, ParsedInst};
+    for (word, nvdisasm) in [
+        (0x3a6f05e060980404u64, "@!P0 VMNMX.MIN R4, R4, R9, R11"),
+        (0x3b7706e061c7131c, "VMNMX.MX.MAX R28, R19, R28, R13"),
+        (0x3a280e6ffff70d1c, "VMNMX.UD.U32.U16.MIN R28, R13, 0xffff, R28"),
+        (0x3b3403e062472627, "VMNMX.UD.U32.U32.MX.MAX R39, R38, R36, R7"),
+        (0x3b6b0f600017091e, "VMNMX.MX.MIN R30, R9, 0x1, R30"),
+    ] {
+        let decoded = text(word);
+        let parse = |t: &str| match parse_inst(t, &AsmOptions::default()) {
+            Ok(ParsedInst::Op(i)) => (i.guard, i.op),
+            r => panic!("{t}: {r:?}"),
+        };
+        assert_eq!(parse(nvdisasm), parse(&decoded), "{word:#x}: {decoded}");
+    }
+}

@@ -951,19 +951,23 @@ const VIDEO_SECONDS: &[(&str, VideoSecond)] = &[
 ];
 
 /// Parses the operands and modifiers VMNMX and VABSDIFF share, `.MN`/`.MX` (VMNMX's, read by
-/// `minmax`) aside: `.{UD|SD}.atype.btype[.MN|.MX][.SAT][.second] Rd, Ra[.sel], Sb[.sel], Rc`.
-/// A byte type takes `.B0`-`.B3` on its operand (default `.B0`), a half type `.H0`/`.H1`
-/// (default `.H0`); an immediate `Sb` is 16 bits and needs `.U16` or `.S16`.
+/// `minmax`) aside: `[.UD|.SD][.atype.btype][.MN|.MX][.SAT][.second] Rd, Ra[.sel], Sb[.sel], Rc`.
+/// Without `.UD`/`.SD` the destination is signed, without types both operands are `.S32`, and
+/// without `.MN`/`.MX` VMNMX is `.MN`: what nvdisasm leaves out (`VMNMX.MIN R4, R4, R9, R11` is
+/// `VMNMX.SD.S32.S32.MN.MIN`; an immediate `Sb` without types is `.S16`). A byte type takes `.B0`-`.B3` on its operand (default `.B0`), a
+/// half type `.H0`/`.H1` (default `.H0`); an immediate `Sb` is 16 bits and needs `.U16` or
+/// `.S16`.
 fn parse_video(a: &mut Args<'_>, minmax: bool) -> R<(Video, bool)> {
-    let d_signed = a.choice(&[("UD", false), ("SD", true)])?.unwrap_or(false);
+    let d_signed = a.choice(&[("UD", false), ("SD", true)])?.unwrap_or(true);
     let types = a.take_all(VIDEO_TYPES);
-    if let Some(&(_, _, l)) = types.get(2) {
+    if let [_] | [_, _, _, ..] = types[..] {
+        let l = types.get(2).unwrap_or(&types[0]).2;
         return a.err(
             l,
-            "a video instruction takes two operand types (Ra's, then Sb's)",
+            "a video instruction takes two operand types (Ra's, then Sb's) or none (.S32.S32)",
         );
     }
-    let ty = |i: usize| types.get(i).map_or((32, false), |t| t.0);
+    let ty = |i: usize| types.get(i).map_or((32, true), |t| t.0);
     let ((a_bits, a_signed), (b_bits, b_signed)) = (ty(0), ty(1));
     let max = if minmax {
         a.choice(&[("MN", false), ("MX", true)])?.unwrap_or(false)
@@ -990,6 +994,11 @@ fn parse_video(a: &mut Args<'_>, minmax: bool) -> R<(Video, bool)> {
     let a_part = part(a, a_bits, fa, a_loc)?;
     let b_loc = a.peek().map_or(a.raw().end, |o| o.atom_loc);
     let (b, fb) = a.src(ImmRule::U16, HALF | BYTE)?;
+    // Without types an immediate is `.S16` (nvdisasm's `VMNMX.MX.MIN R30, R9, 0x1, R30`).
+    let b_bits = match b {
+        Src::Imm(_) if types.is_empty() => 16,
+        _ => b_bits,
+    };
     let b_part = match b {
         Src::Const(_) => return a.err(b_loc, "a video instruction reads no constant"),
         Src::Imm(_) if b_bits != 16 || fb != Flags::default() => {
