@@ -821,7 +821,11 @@ fn templates() -> Vec<(&'static str, S)> {
                 )
                     .prop_map(|(h, a, b)| format!("{h}, {a}, {b}")),
                 // .SAT takes none of .CC, .X and .PO.
-                (reg(), pre("-", rreg()), prop_oneof![pre("-", regc()), imm20()])
+                (
+                    reg(),
+                    pre("-", rreg()),
+                    prop_oneof![pre("-", regc()), imm20()]
+                )
                     .prop_map(|(d, a, b)| format!("IADD.SAT {d}, {a}, {b}")),
             ]
             .boxed(),

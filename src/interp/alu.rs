@@ -765,7 +765,9 @@ impl Exec for Vabsdiff {
 impl Exec for Vabsdiff4 {
     fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
         let (a, b, c) = (reg(w, self.a), reg(w, self.b), reg(w, self.c));
-        let r = map3(&a, &b, &c, |a, b, c| crate::semantics::vabsdiff4(self, a, b, c));
+        let r = map3(&a, &b, &c, |a, b, c| {
+            crate::semantics::vabsdiff4(self, a, b, c)
+        });
         put(w, self.d.0, &r, mask);
         Ok(())
     }

@@ -1526,7 +1526,8 @@ pub fn all_forms() -> impl Iterator<Item = &'static Form> {
 pub fn unsupported_of(w: Word) -> Option<(&'static str, &'static str)> {
     const INDIRECT: &str = "indirect branches and calls are not supported (ptxas writes BRX for \
                             a `switch`'s jump table)";
-    const VIDEO: &str = "of the video instructions only VMNMX, VABSDIFF and VABSDIFF4 are supported";
+    const VIDEO: &str =
+        "of the video instructions only VMNMX, VABSDIFF and VABSDIFF4 are supported";
     const TEXTURE: &str = "texture and surface instructions are not supported";
     const TABLE: &[(u64, u64, &str, &str)] = &[
         (0xe250, 0xfff0, "BRX", INDIRECT),

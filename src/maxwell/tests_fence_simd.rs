@@ -32,10 +32,7 @@ fn iadd_sat_words_of_ptxas() {
     assert_eq!(text(0x5c1400000037160a), "IADD.SAT R10, R22, R3");
     assert_eq!(text(0x5c15000000070200), "IADD.SAT R0, R2, -R0");
     // The constant and immediate forms carry the bit at the same place.
-    assert_eq!(
-        text(0x4c14000005070200),
-        "IADD.SAT R0, R2, c[0x0][0x140]"
-    );
+    assert_eq!(text(0x4c14000005070200), "IADD.SAT R0, R2, c[0x0][0x140]");
     assert_eq!(text(0x3814000000170200), "IADD.SAT R0, R2, 0x1");
     // With .CC, .X or .PO (both negations) it is refused: their flags are not modelled.
     for bits in [1u64 << 47, 1 << 43, 3 << 48] {
@@ -88,8 +85,14 @@ fn vmnmx_text_of_nvdisasm_reads_as_its_word() {
     for (word, nvdisasm) in [
         (0x3a6f05e060980404u64, "@!P0 VMNMX.MIN R4, R4, R9, R11"),
         (0x3b7706e061c7131c, "VMNMX.MX.MAX R28, R19, R28, R13"),
-        (0x3a280e6ffff70d1c, "VMNMX.UD.U32.U16.MIN R28, R13, 0xffff, R28"),
-        (0x3b3403e062472627, "VMNMX.UD.U32.U32.MX.MAX R39, R38, R36, R7"),
+        (
+            0x3a280e6ffff70d1c,
+            "VMNMX.UD.U32.U16.MIN R28, R13, 0xffff, R28",
+        ),
+        (
+            0x3b3403e062472627,
+            "VMNMX.UD.U32.U32.MX.MAX R39, R38, R36, R7",
+        ),
         (0x3b6b0f600017091e, "VMNMX.MX.MIN R30, R9, 0x1, R30"),
     ] {
         let decoded = text(word);

@@ -441,15 +441,33 @@ mod tests {
         };
         let (a, b) = (0x80_ff_7f_00, 0x7f_00_80_ff);
         // Unsigned bytes: |0x80-0x7f|, |0xff-0x00|, |0x7f-0x80|, |0x00-0xff|.
-        assert_eq!(vabsdiff4(&op(false, false, false, false), a, b, 7), 0x01_ff_01_ff);
-        assert_eq!(vabsdiff4(&op(false, false, false, true), a, b, 7), 7 + 1 + 0xff + 1 + 0xff);
+        assert_eq!(
+            vabsdiff4(&op(false, false, false, false), a, b, 7),
+            0x01_ff_01_ff
+        );
+        assert_eq!(
+            vabsdiff4(&op(false, false, false, true), a, b, 7),
+            7 + 1 + 0xff + 1 + 0xff
+        );
         // Signed bytes: |-128-127| = 255, |-1-0| = 1, |127-(-128)| = 255, |0-(-1)| = 1.
-        assert_eq!(vabsdiff4(&op(true, false, false, false), a, b, 0), 0xff_01_ff_01);
+        assert_eq!(
+            vabsdiff4(&op(true, false, false, false), a, b, 0),
+            0xff_01_ff_01
+        );
         // .SAT with a signed destination clamps each byte to 127; unsigned changes nothing.
-        assert_eq!(vabsdiff4(&op(true, true, true, false), a, b, 0), 0x7f_01_7f_01);
-        assert_eq!(vabsdiff4(&op(true, false, true, false), a, b, 0), 0xff_01_ff_01);
+        assert_eq!(
+            vabsdiff4(&op(true, true, true, false), a, b, 0),
+            0x7f_01_7f_01
+        );
+        assert_eq!(
+            vabsdiff4(&op(true, false, true, false), a, b, 0),
+            0xff_01_ff_01
+        );
         // The accumulation wraps.
-        assert_eq!(vabsdiff4(&op(true, false, false, true), a, b, u32::MAX), 255 + 1 + 255);
+        assert_eq!(
+            vabsdiff4(&op(true, false, false, true), a, b, u32::MAX),
+            255 + 1 + 255
+        );
     }
 
     #[test]
