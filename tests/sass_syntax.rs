@@ -833,7 +833,10 @@ fn templates() -> Vec<(&'static str, S)> {
         (
             "IADD32I",
             (
-                with_cc("IADD32I", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                prop_oneof![
+                    with_cc("IADD32I", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                    reg().prop_map(|d| format!("IADD32I.SAT {d}")),
+                ],
                 pre("-", rreg()),
                 any32(),
             )

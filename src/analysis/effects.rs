@@ -300,6 +300,7 @@ mod tests {
 
         let e = fx(Iadd32i {
             d: Reg(1),
+            sat: false,
             cc: true,
             x: true,
             po: false,

@@ -125,6 +125,13 @@ impl Exec for Iadd {
 
 impl Exec for Iadd32i {
     fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+        if self.sat {
+            let r = map(&reg(w, self.a), |a| {
+                crate::semantics::iadd_sat(self.neg_a, a, false, self.imm)
+            });
+            put(w, self.d.0, &r, mask);
+            return Ok(());
+        }
         let a = not_if(reg(w, self.a), self.neg_a);
         let plus = plus_row(w, self.neg_a as u32, self.x, self.po);
         add(w, self.d, mask, self.cc, &a, &splat(self.imm), &plus);

@@ -509,6 +509,7 @@ fn weight_of_every_op_is_pinned() {
         ("IADD R1, R2, R3;", 4),
         ("IADD.SAT R1, R2, -R3;", 12),
         ("IADD32I R1, R2, 0x5;", 4),
+        ("IADD32I.SAT R1, -R2, 0x5;", 12),
         ("IADD3 R1, R2, R3, R4;", 4),
         ("ISCADD R1, R2, R3, 0x2;", 4),
         ("XMAD R1, R2, R3, R4;", 8),

@@ -512,18 +512,22 @@ maxwell_table! {
         }
         ok(Iadd { d: w.reg(0), sat, cc, x, po, neg_a, a: w.reg(8), neg_b, b })
     }),
+    // .SAT at 54 (ptxas writes it for add.sat.s32 with an immediate), .CC 52, .X 53.
     Iadd32i => &[
         form!("IADD32I", op(0x1c00), 0xfe80 << 48, None, |w, _, _| {
-            no(w, 54, "IADD32I.SAT")?;
+            let (sat, cc, x) = (w.bit(54), w.bit(52), w.bit(53));
+            if sat && (cc || x) {
+                return Err("IADD32I.SAT with .CC or .X is not supported".into());
+            }
             ok(Iadd32i {
-                d: w.reg(0), cc: w.bit(52), x: w.bit(53), po: false, neg_a: w.bit(56),
+                d: w.reg(0), sat, cc, x, po: false, neg_a: w.bit(56),
                 a: w.reg(8), imm: w.field(20, 32) as u32,
             })
         }),
         form!("IADD32I", op(0x1d80), 0xff80 << 48, None, |w, _, _| {
-            no(w, 54, "IADD32I.SAT")?;
+            no(w, 54, "IADD32I.SAT.PO")?;
             ok(Iadd32i {
-                d: w.reg(0), cc: w.bit(52), x: w.bit(53), po: true, neg_a: false,
+                d: w.reg(0), sat: false, cc: w.bit(52), x: w.bit(53), po: true, neg_a: false,
                 a: w.reg(8), imm: w.field(20, 32) as u32,
             })
         }),

@@ -497,8 +497,10 @@ fn errors_name_the_word() {
     let e = decode(&code_with(&[(0x10, 0x2024_02e0_6057_0000)]), &OPTS).unwrap_err();
     assert!(e.message.starts_with("VADD is not supported"), "{e}");
     // A flag the IR does not model is refused by name.
-    let sat = 0x1c00_0000_0000_0000u64 | (1 << 54) | (0x7 << 16);
-    assert!(text_at(sat, 8).unwrap_err().contains("IADD32I.SAT"));
+    let sat = 0x1c00_0000_0000_0000u64 | (1 << 54) | (1 << 52) | (0x7 << 16);
+    assert!(text_at(sat, 8)
+        .unwrap_err()
+        .contains("IADD32I.SAT with .CC"));
     // A branch past the end of the code.
     let bra = 0xe240_0000_0007_000fu64 | (0x40 << 20);
     let code = code_with(&[(0x10, bra)]);
@@ -639,6 +641,8 @@ fn ptxas_kernels_decode_and_disassemble() {
             "simd2",
             "simd4",
             "simd4",
+            "simdk",
+            "simdk",
             "sizes",
             "stack",
             "stack_O0",

@@ -34,6 +34,14 @@ fn iadd_sat_words_of_ptxas() {
     // The constant and immediate forms carry the bit at the same place.
     assert_eq!(text(0x4c14000005070200), "IADD.SAT R0, R2, c[0x0][0x140]");
     assert_eq!(text(0x3814000000170200), "IADD.SAT R0, R2, 0x1");
+    // IADD32I.SAT (bit 54): add.sat.s32 and sub.sat.s32 with an immediate, as NVVM folds a
+    // constant operand of __vaddss2 and __vsubss2 (simd.cubin, kernel simdk).
+    assert_eq!(text(0x1c47fff00007000c), "IADD32I.SAT R12, R0, 0x7fff0000");
+    assert_eq!(text(0x1c48001000070213), "IADD32I.SAT R19, R2, -0x7fff0000");
+    assert_eq!(text(0x1d47ffb000070212), "IADD32I.SAT R18, -R2, 0x7ffb0000");
+    assert_eq!(text(0x1d40005000070000), "IADD32I.SAT R0, -R0, 0x50000");
+    let e = text_at(0x1dc0000000770000, 8).unwrap_err();
+    assert!(e.contains("IADD32I.SAT.PO"), "{e}");
     // With .CC, .X or .PO (both negations) it is refused: their flags are not modelled.
     for bits in [1u64 << 47, 1 << 43, 3 << 48] {
         let e = text_at(0x5c1400000007020b | bits, 8).unwrap_err();

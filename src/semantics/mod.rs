@@ -15,7 +15,7 @@
 //! | SHF's funnel shift, FLO's leading one, ICMP's test of Rc | [`shf`], [`flo`], [`icmp_zero`] | §22 |
 //! | IMADSP's parts and multiply-add | [`imadsp`] | §22a |
 //! | the zero test of LOP, LOP32I, LOP3, SHL, SHR and I2I (`.X`, `.CC`, `.Z`/`.NZ`) | [`logic_zero`] | §21 |
-//! | IADD.SAT's clamped sum (through the JIT's lane routine) | [`iadd_sat`] | §21 |
+//! | IADD.SAT's and IADD32I.SAT's clamped sum (through the JIT's lane routine) | [`iadd_sat`] | §21 |
 //! | the video instructions VMNMX, VABSDIFF, VABSDIFF4 (through the JIT's lane routine) | [`vmnmx`], [`vabsdiff`], [`vabsdiff4`] | §22e |
 //! | Direct3D 11 float and integer arithmetic (DXBC) | [`d3d`] | DXBC numerics |
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
@@ -149,7 +149,7 @@ pub fn vabsdiff4(o: &crate::ir::Vabsdiff4, a: u32, b: u32, c: u32) -> u32 {
     }
 }
 
-/// One lane of IADD.SAT (docs/semantics.md §21): `[-]a + [-]b` on the operands as signed 32-bit
+/// One lane of IADD.SAT and IADD32I.SAT (docs/semantics.md §21): `[-]a + [-]b` on the operands as signed 32-bit
 /// values, exactly, clamped to [-2^31, 2^31 - 1].
 pub fn iadd_sat(neg_a: bool, a: u32, neg_b: bool, b: u32) -> u32 {
     let v = |neg: bool, x: u32| {

@@ -13,6 +13,8 @@
 // dpx(in, out, n):   (a, b, c) = (in[3t], in[3t+1], in[3t+2]); the 36 max/min/add-max/relu
 //                    intrinsics (the __vib* ones write their predicates as 0 or 1 after
 //                    their result: hi then lo for the 16x2 forms).
+// simdk(in, out, n): a = in[t]; eight intrinsics with a constant operand, which NVVM folds into
+//                    immediates (ptxas: IADD32I.SAT, VABSDIFF4 of a register holding it).
 
 #define OUT(e) out[k++ * n + t] = (unsigned)(e)
 
@@ -173,4 +175,21 @@ extern "C" __global__ void dpx(const unsigned *in, unsigned *out, unsigned n)
     OUT(__vibmin_u16x2(a, b, &p, &q));
     OUT(p);
     OUT(q);
+}
+
+extern "C" __global__ void simdk(const unsigned *in, unsigned *out, unsigned n)
+{
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n)
+        return;
+    unsigned a = in[t];
+    unsigned k = 0;
+    OUT(__vaddss2(a, 0x7fff8001));
+    OUT(__vsubss2(0x00057ffb, a));
+    OUT(__vaddss4(a, 0x7f80017f));
+    OUT(__vsubss4(a, 0x01ff7f80));
+    OUT(__vaddus2(a, 0x8000ffff));
+    OUT(__vsubus4(0x7f80ff01, a));
+    OUT(__vsadu4(a, 0x80ff0110));
+    OUT(__vabsdiffu4(0x00ff7f80, a));
 }

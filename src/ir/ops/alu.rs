@@ -179,11 +179,14 @@ impl Operands for Iadd {
     }
 }
 
-/// `IADD32I[.PO][.X] Rd[.CC], [-]Ra, imm32`.
+/// `IADD32I[.SAT][.PO][.X] Rd[.CC], [-]Ra, imm32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Iadd32i {
     /// Destination.
     pub d: Reg,
+    /// `.SAT`: as IADD's (docs/semantics.md §21; not with `.CC`, `.X` or `.PO`). ptxas writes it
+    /// for `add.sat.s32` with an immediate.
+    pub sat: bool,
     /// `.CC`.
     pub cc: bool,
     /// `.X`.
@@ -202,6 +205,7 @@ impl Operands for Iadd32i {
     fn operands(&self, o: &mut Roles<'_>) {
         let Iadd32i {
             d,
+            sat: _,
             cc,
             x,
             po: _,

@@ -153,17 +153,27 @@ impl Lower for Iadd {
 
 impl Lower for Iadd32i {
     fn weight(&self) -> u32 {
-        4
+        if self.sat {
+            12
+        } else {
+            4
+        }
     }
 
     fn strip(&self) -> bool {
-        true
+        !self.sat
     }
 
+    /// `.SAT` through the lane routine (`semantics::iadd_sat`), as IADD's.
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         let m = tx.guard_mask(g);
+        if o.sat {
+            let r = tx.lane_routine(inst, &[Src::Reg(o.a)], m);
+            tx.set_reg(o.d, r, m);
+            return true;
+        }
         let a = tx.reg(o.a);
         let a = tx.not_if(a, o.neg_a);
         let b = tx.splat(o.imm);

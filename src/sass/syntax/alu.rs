@@ -91,12 +91,17 @@ impl SassSyntax for Iadd {
 
 impl SassSyntax for Iadd32i {
     fn parse(a: &mut Args<'_>) -> R<Self> {
+        let sat = a.flag_loc("SAT")?;
         let (po, x, ccm) = (a.flag("PO")?, a.flag("X")?, cc_mod(a)?);
         let (d, cc) = a.dst_cc(ccm)?;
+        if let Some(l) = sat.filter(|_| po || x || cc.is_some()) {
+            return a.err(l, "IADD32I.SAT takes none of .CC, .X and .PO");
+        }
         let (ra, fa) = a.reg_x(NEG)?;
         let imm = a.imm_x(ImmRule::Any32, 0)?.0;
         Ok(Iadd32i {
             d,
+            sat: sat.is_some(),
             cc: cc.is_some(),
             x,
             po,
@@ -108,7 +113,8 @@ impl SassSyntax for Iadd32i {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "IADD32I{}{} {}{}, {}{}, {}",
+            "IADD32I{}{}{} {}{}, {}{}, {}",
+            m(self.sat, ".SAT"),
             m(self.po, ".PO"),
             m(self.x, ".X"),
             self.d,

@@ -41,16 +41,20 @@ impl Gen<'_, '_> {
                 }
                 .into()
             }
-            4 => Iadd32i {
-                d,
-                cc: self.chance(40),
-                x: self.chance(30),
-                po: self.chance(15),
-                neg_a: self.chance(25),
-                a: self.sreg(),
-                imm: self.imm32(),
+            4 => {
+                let sat = self.chance(15);
+                Iadd32i {
+                    d,
+                    sat,
+                    cc: !sat && self.chance(40),
+                    x: !sat && self.chance(30),
+                    po: !sat && self.chance(15),
+                    neg_a: self.chance(25),
+                    a: self.sreg(),
+                    imm: self.imm32(),
+                }
+                .into()
             }
-            .into(),
             5 => self.iadd3(d),
             6 => {
                 let b = self.src(Rule::S20);
@@ -415,6 +419,7 @@ impl Gen<'_, '_> {
                         g,
                         Iadd32i {
                             d: hi,
+                            sat: false,
                             cc,
                             x: true,
                             po: false,

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Expected results of tests/cubin/simd.cu (every SIMD intrinsic of CUDA's math API), worked out
 from the intrinsics' definitions, standard library only. Writes the traces
-tests/traces/cubin_simd2.toml, cubin_simd4.toml, cubin_dpx.toml and their -O0 twins
-(cubin_*_O0.toml, which run simd_O0.cubin on the same data), the expected outputs in
-tests/traces/data/simd2_out.bin, simd4_out.bin, dpx_out.bin (little-endian words, out[k * n + t]
-as the kernels write them). Run from anywhere: python3 tests/cubin/expect/simd.py.
+tests/traces/cubin_simd2.toml, cubin_simd4.toml, cubin_dpx.toml, cubin_simdk.toml and their -O0
+twins (cubin_*_O0.toml, which run simd_O0.cubin on the same data), the expected outputs in
+tests/traces/data/simd2_out.bin, simd4_out.bin, dpx_out.bin, simdk_out.bin (little-endian words,
+out[k * n + t] as the kernels write them). Run from anywhere: python3 tests/cubin/expect/simd.py.
 
 The definitions (CUDA Math API, "SIMD Intrinsics"): the word is split into two halfwords (…2,
 …s16x2, …u16x2) or four bytes (…4), each part read unsigned (…u…) or signed (…s…); the
@@ -178,11 +178,23 @@ DPX = [
 ]
 
 
+def kernel_body(kernel):
+    src = open(os.path.join(CUBIN, "simd.cu")).read()
+    return src.split(f"void {kernel}(", 1)[1].split("\n}\n", 1)[0]
+
+
 def calls(kernel):
     """The intrinsics (or `p`/`q`) kernel `kernel` of simd.cu writes, in order."""
-    src = open(os.path.join(CUBIN, "simd.cu")).read()
-    body = src.split(f"void {kernel}(", 1)[1].split("\n}\n", 1)[0]
-    return re.findall(r"OUT\((\w+)", body)
+    return re.findall(r"OUT\((\w+)", kernel_body(kernel))
+
+
+# simdk: intrinsics with a constant operand (x is the thread's word).
+SIMDK = [
+    ("__vaddss2", lambda x: (x, 0x7FFF8001)), ("__vsubss2", lambda x: (0x00057FFB, x)),
+    ("__vaddss4", lambda x: (x, 0x7F80017F)), ("__vsubss4", lambda x: (x, 0x01FF7F80)),
+    ("__vaddus2", lambda x: (x, 0x8000FFFF)), ("__vsubus4", lambda x: (0x7F80FF01, x)),
+    ("__vsadu4", lambda x: (x, 0x80FF0110)), ("__vabsdiffu4", lambda x: (0x00FF7F80, x)),
+]
 
 
 def lcg(seed):
@@ -233,9 +245,9 @@ def write_kernel(kernel, inputs, results, what):
 # -arch=sm_50 {opt} made {cubin}.cubin
 #
 # {what}
-# Thread t < n = {N} reads ({", ".join("abc"[:arity])}) = in[{arity}t .. {arity}t+{arity - 1}] and writes its k-th result to out[k * n + t]
+# Thread t < n = {N} reads {"a = in[t]" if arity == 1 else "(" + ", ".join("abc"[:arity]) + f") = in[{arity}t .. {arity}t+{arity - 1}]"} and writes its k-th result to out[k * n + t]
 # ({k} results). {grid} CTAs of {BLOCK} threads (the last threads of the last CTA exit at t >= n). The
-# first {len(SPECIAL) ** 2 if arity == 2 else 100} inputs combine edge words (bytes 0x00, 0x01, 0x7f, 0x80, 0xff; halves 0x0000,
+# first {len(SPECIAL) if arity == 1 else 100} inputs {"are" if arity == 1 else "combine"} edge words (bytes 0x00, 0x01, 0x7f, 0x80, 0xff; halves 0x0000,
 # 0x7fff, 0x8000, 0xffff), the rest are random.
 # Expectations: tests/cubin/expect/simd.py, from the intrinsics' definitions (data/{data}).
 
@@ -271,6 +283,14 @@ for kernel, width in [("simd2", "halfword"), ("simd4", "byte")]:
     assert len(names) == 41 and all(n.endswith(suffix) for n in names), names
     write_kernel(kernel, PAIRS, lambda a, b, names=names: [simd(n, a, b) & M32 for n in names],
                  f"The 41 per-{width} SIMD intrinsics, __vabs{suffix} to __vsubus{suffix}.")
+# The calls of simdk as the source writes them, constants and all.
+want = [f"{n}(" + ", ".join("a" if v == "x" else f"{v:#010x}" for v in f("x")) + ")"
+        for n, f in SIMDK]
+got = re.findall(r"OUT\((\w+\([^)]*\))\)", kernel_body("simdk"))
+assert [g.lower() for g in got] == [w.lower() for w in want], (got, want)
+write_kernel("simdk", [(x,) for x in SPECIAL] + [(next(rng),) for _ in range(N - len(SPECIAL))],
+             lambda x: [simd(n, *f(x)) & M32 for n, f in SIMDK],
+             "Eight intrinsics with a constant operand (IADD32I.SAT at -O3).")
 assert calls("dpx") == DPX, calls("dpx")
 write_kernel("dpx", TRIPLES, dpx_results,
              "The 36 three-way, relu, add-then-max/min and max/min-with-predicate intrinsics (__vimax3_s32 ... __vibmin_u16x2).")
