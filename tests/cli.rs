@@ -367,6 +367,26 @@ fn thread_counts_do_not_change_the_outcome() {
     }
 }
 
+/// CTAs that communicate through global memory behind `__threadfence()` (the last-block
+/// reduction of tests/traces/cubin_fence_sum.toml: partial sums, a fence, an atomic ticket) get
+/// the same result on any number of host threads, under both engines.
+#[test]
+fn a_fenced_last_block_reduction_holds_on_several_host_threads() {
+    for t in ["1", "2", "4"] {
+        for _ in 0..3 {
+            let o = warpjit(&[
+                "run",
+                "tests/traces/cubin_fence_sum.toml",
+                "--engine",
+                "both",
+                "--threads",
+                t,
+            ]);
+            assert_eq!(code(&o), 0, "--threads {t}: {}", stderr(&o));
+        }
+    }
+}
+
 #[test]
 fn a_trace_path_with_a_directory_finds_its_side_files() {
     // Run from another directory: side files are relative to the trace, not to the cwd.

@@ -348,7 +348,7 @@ fn error_display_and_render() {
     );
     assert_eq!(
         e.render("k.toml", 10),
-        "k.toml:12:7: error: unknown modifier `.FOO` for IADD\n12 |   IADD.FOO R1, R2, R3;\n   |       ^\n   |\n   = note: modifiers of IADD: .PO .X .CC"
+        "k.toml:12:7: error: unknown modifier `.FOO` for IADD\n12 |   IADD.FOO R1, R2, R3;\n   |       ^\n   |\n   = note: modifiers of IADD: .SAT .PO .X .CC"
     );
     // Tabs in the line are shown as spaces, with the caret under the column.
     let e = parse_program("\tFOO;", &opts()).unwrap_err();
@@ -813,18 +813,30 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "IADD",
-            (
-                with_cc("IADD", vec![vec!["", "PO"], vec!["", "X"]], reg()),
-                pre("-", rreg()),
-                prop_oneof![pre("-", regc()), imm20()],
-            )
-                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
-                .boxed(),
+            prop_oneof![
+                (
+                    with_cc("IADD", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                    pre("-", rreg()),
+                    prop_oneof![pre("-", regc()), imm20()],
+                )
+                    .prop_map(|(h, a, b)| format!("{h}, {a}, {b}")),
+                // .SAT takes none of .CC, .X and .PO.
+                (
+                    reg(),
+                    pre("-", rreg()),
+                    prop_oneof![pre("-", regc()), imm20()]
+                )
+                    .prop_map(|(d, a, b)| format!("IADD.SAT {d}, {a}, {b}")),
+            ]
+            .boxed(),
         ),
         (
             "IADD32I",
             (
-                with_cc("IADD32I", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                prop_oneof![
+                    with_cc("IADD32I", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                    reg().prop_map(|d| format!("IADD32I.SAT {d}")),
+                ],
                 pre("-", rreg()),
                 any32(),
             )
@@ -1564,8 +1576,11 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "MEMBAR",
-            sel(&["CTA", "GL", "SYS"])
-                .prop_map(|s| format!("MEMBAR.{s}"))
+            (
+                sel(&["CTA", "GL", "SYS", "VC"]),
+                sel(&["", ".IVALLD", ".IVALLT", ".IVALLTD"]),
+            )
+                .prop_map(|(s, i)| format!("MEMBAR.{s}{i}"))
                 .boxed(),
         ),
         ("NOP", Just("NOP".to_string()).boxed()),
@@ -1577,6 +1592,20 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         ("VMNMX", video("VMNMX", &[".MN", ".MX", ""])),
         ("VABSDIFF", video("VABSDIFF", &[""])),
+        (
+            "VABSDIFF4",
+            (
+                select(vec!["", ".SD"]),
+                select(vec![".U8", ".S8"]),
+                select(vec![".U8", ".S8"]),
+                select(vec!["", ".SAT", ".ACC"]),
+                (reg(), rreg(), rreg(), rreg()),
+            )
+                .prop_map(|(sd, ta, tb, m, (d, a, b, c))| {
+                    format!("VABSDIFF4{sd}{ta}{tb}{m} {d}, {a}, {b}, {c}")
+                })
+                .boxed(),
+        ),
         (
             "ATOM",
             (

@@ -281,6 +281,7 @@ mod tests {
     fn cc_writes_and_carry_reads() {
         let add = |cc, x| Iadd {
             d: Reg(1),
+            sat: false,
             cc,
             x,
             po: false,
@@ -299,6 +300,7 @@ mod tests {
 
         let e = fx(Iadd32i {
             d: Reg(1),
+            sat: false,
             cc: true,
             x: true,
             po: false,
@@ -672,7 +674,8 @@ mod tests {
         assert!(e.mem_writes.shared && e.can_fault && e.touches_memory());
         assert_eq!(
             fx(Membar {
-                scope: MembarScope::Gl
+                scope: MembarScope::Gl,
+                inval: MembarInval::D,
             }),
             Effects::NONE
         );

@@ -477,6 +477,7 @@ mod tests {
         };
         let sub = Iadd {
             d: Reg::RZ,
+            sat: false,
             cc: true,
             x: false,
             po: false,

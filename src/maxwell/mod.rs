@@ -366,6 +366,8 @@ pub fn instruction_texts(p: &Program) -> Vec<(u32, String)> {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_fence_simd;
+#[cfg(test)]
 mod tests_int;
 #[cfg(test)]
 mod tests_logic;

@@ -347,6 +347,15 @@ impl Rng {
         if f.mnemonic == "FCHK" && !self.next().is_multiple_of(4) {
             w &= !(0x3f << 39);
         }
+        // VABSDIFF4 as ptxas writes it: every destination byte, the default byte selects, no
+        // .CC, bit 54 clear, not .SAT with .ACC (mostly).
+        if f.mnemonic == "VABSDIFF4" && !self.next().is_multiple_of(4) {
+            w &= !((0xff << 28) | (1 << 47) | (1 << 54));
+            w |= (3 << 51) | (3 << 36) | (0x44 << 28);
+            if w >> 53 & 1 != 0 {
+                w &= !(1 << 50);
+            }
+        }
         // LD/ST carry a 32-bit offset; the text's is 24 bits: keep most in range.
         if matches!(f.mnemonic, "LD" | "ST") && !self.next().is_multiple_of(4) {
             w &= !(0xfff << 40);
@@ -488,8 +497,10 @@ fn errors_name_the_word() {
     let e = decode(&code_with(&[(0x10, 0x2024_02e0_6057_0000)]), &OPTS).unwrap_err();
     assert!(e.message.starts_with("VADD is not supported"), "{e}");
     // A flag the IR does not model is refused by name.
-    let sat = 0x5c10_0000_0000_0000u64 | (1 << 50) | (0xf << 16);
-    assert!(text_at(sat, 8).unwrap_err().contains("IADD.SAT"));
+    let sat = 0x1c00_0000_0000_0000u64 | (1 << 54) | (1 << 52) | (0x7 << 16);
+    assert!(text_at(sat, 8)
+        .unwrap_err()
+        .contains("IADD32I.SAT with .CC"));
     // A branch past the end of the code.
     let bra = 0xe240_0000_0007_000fu64 | (0x40 << 20);
     let code = code_with(&[(0x10, bra)]);
@@ -516,11 +527,11 @@ fn decoding_random_bytes_never_panics() {
 }
 
 /// The kernels ptxas compiled (tests/cubin): each decodes with its own register count, and
-/// its disassembly parses back to the decoded program. `vadd3` (VADD) does not decode yet:
-/// its error names the word.
+/// its disassembly parses back to the decoded program. `vadd3` (VADD) does not decode: its
+/// error names the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 22] = [
+    let files: [(&str, &[u8]); 25] = [
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -552,6 +563,9 @@ fn ptxas_kernels_decode_and_disassemble() {
         ("casloop", include_bytes!("../../tests/cubin/casloop.cubin")),
         ("negimm", include_bytes!("../../tests/cubin/negimm.cubin")),
         ("devdata", include_bytes!("../../tests/cubin/devdata.cubin")),
+        ("simd", include_bytes!("../../tests/cubin/simd.cubin")),
+        ("simd_O0", include_bytes!("../../tests/cubin/simd_O0.cubin")),
+        ("fences", include_bytes!("../../tests/cubin/fences.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
@@ -599,8 +613,12 @@ fn ptxas_kernels_decode_and_disassemble() {
             "dbl",
             "devdata",
             "diverge",
+            "dpx",
+            "dpx",
             "fcmp",
             "fdiv",
+            "fence_sum",
+            "fences",
             "ffma_loop",
             "fmods",
             "fmufu",
@@ -619,6 +637,12 @@ fn ptxas_kernels_decode_and_disassemble() {
             "reduce",
             "sad",
             "scale",
+            "simd2",
+            "simd2",
+            "simd4",
+            "simd4",
+            "simdk",
+            "simdk",
             "sizes",
             "stack",
             "stack_O0",

@@ -119,17 +119,28 @@ impl Lower for S2r {
 
 impl Lower for Iadd {
     fn weight(&self) -> u32 {
-        4
+        if self.sat {
+            12
+        } else {
+            4
+        }
     }
 
     fn strip(&self) -> bool {
-        true
+        !self.sat
     }
 
+    /// `.SAT` (rare: ptxas writes it for `add.sat.s32`) through the lane routine
+    /// (`semantics::iadd_sat`).
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         let m = tx.guard_mask(g);
+        if o.sat {
+            let r = tx.lane_routine(inst, &[Src::Reg(o.a), o.b], m);
+            tx.set_reg(o.d, r, m);
+            return true;
+        }
         let a = tx.reg(o.a);
         let a = tx.not_if(a, o.neg_a);
         let b = tx.src(o.b);
@@ -142,17 +153,27 @@ impl Lower for Iadd {
 
 impl Lower for Iadd32i {
     fn weight(&self) -> u32 {
-        4
+        if self.sat {
+            12
+        } else {
+            4
+        }
     }
 
     fn strip(&self) -> bool {
-        true
+        !self.sat
     }
 
+    /// `.SAT` through the lane routine (`semantics::iadd_sat`), as IADD's.
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         let m = tx.guard_mask(g);
+        if o.sat {
+            let r = tx.lane_routine(inst, &[Src::Reg(o.a)], m);
+            tx.set_reg(o.d, r, m);
+            return true;
+        }
         let a = tx.reg(o.a);
         let a = tx.not_if(a, o.neg_a);
         let b = tx.splat(o.imm);
@@ -1342,5 +1363,24 @@ impl Lower for Vabsdiff {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         lower_video(tx, inst, &self.v)
+    }
+}
+
+/// VABSDIFF4: per lane through the lane routine (`semantics::vabsdiff4`), like VABSDIFF.
+impl Lower for Vabsdiff4 {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn strip(&self) -> bool {
+        false
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let srcs = [self.a, self.b, self.c].map(Src::Reg);
+        let r = tx.lane_routine(inst, &srcs, m);
+        tx.set_reg(self.d, r, m);
+        true
     }
 }
