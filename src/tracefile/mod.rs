@@ -21,7 +21,7 @@
 //! item it concerns): `isa` defaults to `"sass"` (or what a binary `code_file` is), `grid` to
 //! `[1, 1, 1]`, `block` to `[32, 1, 1]` (both may have 1 to 3 components, missing ones 1),
 //! `[[const]] offset` to 0, `[[buffer]] view` to `"uav"` (as the expectations' `view`),
-//! `[[texture]] samples` and `array_size` to 1 (each given only for the dims it applies to).
+//! `[[texture]] samples` and `array_size` to 1 (each above 1 only for the dims it applies to).
 //!
 //! DXBC keys (textures, buffers, `invocations`, `[[launch.input]]`, `[[launch.expect_output]]`,
 //! `[[expect_buffer]]`, `[[expect_texture]]`) are validated and kept in [`Trace`] and
@@ -322,9 +322,10 @@ pub const MAX_RESOURCE_BYTES: u64 = 1 << 32;
 /// Decisions: `view` defaults to `"srv"` (as the format says); a `"uav"` texture is `"2d"` or
 /// `"2darray"` (Direct3D has no multisample UAVs); `slot` 0..=127 for `srv`, 0..=63 for `uav`,
 /// unique per view among textures and buffers; `format` a DXGI format name (uncompressed; the
-/// `DXGI_FORMAT_` prefix is optional); `width` and `height` 1..=16384; `samples` only for
-/// `"2dms"`/`"2dmsarray"`, a power of two 1..=32 (default 1); `array_size` only for
-/// `"2darray"`/`"2dmsarray"`, 1..=2048 (default 1); at most [`MAX_RESOURCE_BYTES`] in all; the
+/// `DXGI_FORMAT_` prefix is optional); `width` and `height` 1..=16384; `samples` a power of two
+/// 1..=32 (default 1), above 1 only for `"2dms"`/`"2dmsarray"`; `array_size` 1..=2048 (default
+/// 1), above 1 only for `"2darray"`/`"2dmsarray"` (Direct3D's description always carries both,
+/// 1 for a single-sample, single-slice texture); at most [`MAX_RESOURCE_BYTES`] in all; the
 /// data at most the texture's bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Texture {

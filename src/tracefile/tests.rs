@@ -563,21 +563,33 @@ fn texture_errors() {
         err(&TEX.replace("height = 2", "height = 16385")),
         "7:10: height 16385 is out of range 1 to 16384"
     );
+    // Direct3D's texture description always carries a sample count and an array size: 1 fits
+    // every dim (the trace format's own example gives a "2dms" texture `array_size = 1`).
+    for dim in ["2d", "2darray", "2dms", "2dmsarray"] {
+        let t = ok(&format!(
+            "{}samples = 1\narray_size = 1\n",
+            TEX2D.replace("\"2d\"", &format!("\"{dim}\""))
+        ));
+        assert_eq!((t.textures[0].samples, t.textures[0].array_size), (1, 1), "{dim}");
+        assert_eq!(t.textures[0].byte_len(), 16, "{dim}");
+    }
+    let t = ok(&format!("{TEX}array_size = 1\n"));
+    assert_eq!((t.textures[0].samples, t.textures[0].array_size), (2, 1));
     assert_eq!(
-        err(&format!("{TEX2D}samples = 1\n")),
-        "8:11: `samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2d\" texture has one sample"
+        err(&format!("{TEX2D}samples = 2\n")),
+        "8:11: samples 2: `samples` above 1 is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2d\" texture has one sample"
     );
     assert_eq!(
         err(&format!("{}samples = 2\n", TEX2D.replace("\"2d\"", "\"2darray\""))),
-        "8:11: `samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2darray\" texture has one sample"
+        "8:11: samples 2: `samples` above 1 is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2darray\" texture has one sample"
     );
     assert_eq!(
-        err(&format!("{TEX}array_size = 1\n")),
-        "9:14: `array_size` is for texture arrays; a \"2dms\" texture has one slice (use dim = \"2dmsarray\")"
+        err(&format!("{TEX}array_size = 2\n")),
+        "9:14: array_size 2: `array_size` above 1 is for texture arrays; a \"2dms\" texture has one slice (use dim = \"2dmsarray\")"
     );
     assert_eq!(
         err(&format!("{TEX2D}array_size = 2\n")),
-        "8:14: `array_size` is for texture arrays; a \"2d\" texture has one slice (use dim = \"2darray\")"
+        "8:14: array_size 2: `array_size` above 1 is for texture arrays; a \"2d\" texture has one slice (use dim = \"2darray\")"
     );
     let arr = TEX.replace("\"2dms\"", "\"2dmsarray\"");
     assert_eq!(

@@ -168,12 +168,13 @@ impl Loader {
                 None => 1,
                 Some(s) => {
                     let (samples, span) = sp(s);
-                    if !dim.is_ms() {
+                    // Direct3D's description always carries a sample count: 1 fits every dim.
+                    if !dim.is_ms() && samples != 1 {
                         return Err(self.invalid(
                             &span,
                             format!(
-                                "`samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \
-                                 \"{}\" texture has one sample",
+                                "samples {samples}: `samples` above 1 is for multisample textures \
+                                 (\"2dms\", \"2dmsarray\"); a \"{}\" texture has one sample",
                                 dim.name()
                             ),
                         ));
@@ -191,13 +192,15 @@ impl Loader {
                 None => 1,
                 Some(a) => {
                     let (n, span) = sp(a);
-                    if !dim.is_array() {
+                    // Direct3D's description always carries an array size, 1 for a single
+                    // texture: 1 fits every dim.
+                    if !dim.is_array() && n != 1 {
                         let array = if dim.is_ms() { "2dmsarray" } else { "2darray" };
                         return Err(self.invalid(
                             &span,
                             format!(
-                                "`array_size` is for texture arrays; a \"{}\" texture has one \
-                                 slice (use dim = \"{array}\")",
+                                "array_size {n}: `array_size` above 1 is for texture arrays; a \
+                                 \"{}\" texture has one slice (use dim = \"{array}\")",
                                 dim.name()
                             ),
                         ));
