@@ -13,7 +13,8 @@
 
 use crate::exec::{Engine, RunOptions, Stats};
 use crate::tracefile::{
-    files, Data, DataKind, Expect, ExpectResource, LaunchSpec, RegData, Trace, TraceError, View,
+    files, Data, DataKind, Expect, ExpectResource, LaunchSpec, LoadOptions, RegData, Trace,
+    TraceError, View,
 };
 use std::fmt;
 use std::io::Read;
@@ -27,6 +28,11 @@ pub const MAX_MISMATCHES: usize = 10_000;
 /// Loads and validates a trace without running it (see [`crate::tracefile::load`]).
 pub fn load_trace(path: &Path) -> Result<Trace, TraceError> {
     crate::tracefile::load(path)
+}
+
+/// [`load_trace`] with options (where side files may be: [`crate::tracefile::load_with`]).
+pub fn load_trace_with(path: &Path, load: &LoadOptions) -> Result<Trace, TraceError> {
+    crate::tracefile::load_with(path, load)
 }
 
 /// Loads the trace at `path` and runs it with `engine` (see [`run`]).
@@ -161,6 +167,16 @@ pub fn run_both(
     engines: [&dyn Engine; 2],
     opts: &RunOptions,
 ) -> Result<(TraceReport, TraceReport, Option<String>, Trace), TraceError> {
+    run_both_with(path, &LoadOptions::default(), engines, opts)
+}
+
+/// [`run_both`], loading the trace with `load`.
+pub fn run_both_with(
+    path: &Path,
+    load: &LoadOptions,
+    engines: [&dyn Engine; 2],
+    opts: &RunOptions,
+) -> Result<(TraceReport, TraceReport, Option<String>, Trace), TraceError> {
     // Each engine on one host thread: CTAs then run in order, so a launch whose CTAs talk
     // through memory (atomics on shared words, a retry loop) runs alike under both, and a
     // difference is the engines' (on several threads the CTAs' interleaving, which decides
@@ -169,13 +185,13 @@ pub fn run_both(
         threads: 1,
         ..opts.clone()
     };
-    let mut a = load_trace(path)?;
+    let mut a = load_trace_with(path, load)?;
     let ra = run_in(&mut a, engines[0], &one)?;
     let quiet = RunOptions {
         observer: None,
         ..one
     };
-    let mut b = load_trace(path)?;
+    let mut b = load_trace_with(path, load)?;
     let rb = run_in(&mut b, engines[1], &quiet)?;
     let diff = difference(&a, &b, &ra, &rb);
     Ok((ra, rb, diff, b))
@@ -201,44 +217,183 @@ fn bound_resources(
 
 /// Writes what a run left, as raw files in `dir` (created if missing): every global segment as
 /// `global_0x<BASE>.bin` (16 hex digits; non-resident sparse tiles as zeros) and every bound
-/// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written.
+/// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written. See
+/// [`dump_into`] for how the files are created (never through a symbolic link).
 pub fn dump(trace: &Trace, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    dump_into(trace, dir, None)
+}
+
+/// [`dump`] into `dir`, or with `sub` into the directory `sub` inside it (what `warpjit run
+/// --dump DIR` does with several traces: `DIR/<trace name>/`).
+///
+/// `dir` is the caller's: created if missing and followed as given. Everything below it is
+/// created without following symbolic links: `sub` is made if missing and must be a directory, not
+/// a link to one; and each file is written to a new temporary file (created with `O_CREAT |
+/// O_EXCL | O_NOFOLLOW`, so never an existing file or link), then renamed over its name. A file
+/// or symbolic link already there is replaced, never written through, and no one sees a file
+/// half written.
+pub fn dump_into(
+    trace: &Trace,
+    dir: &Path,
+    sub: Option<&std::ffi::OsStr>,
+) -> std::io::Result<Vec<std::path::PathBuf>> {
     use std::io::Write;
-    std::fs::create_dir_all(dir)?;
+    let out = DumpDir::open(dir, sub)?;
     let mut written = Vec::new();
     const CHUNK: u64 = 1 << 20;
     let mem = &trace.machine.global;
     for s in mem.segments() {
-        let path = dir.join(format!("global_{:#018x}.bin", s.base()));
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
-        let (mut at, end) = (s.base(), s.base() + s.size());
-        let mut buf = Vec::new();
-        while at < end {
-            let len = (end - at).min(CHUNK);
-            buf.clear();
-            buf.resize(len as usize, 0);
-            if mem.read_into(at, &mut buf).is_err() {
-                // A chunk with a non-resident tile: byte by byte, zeros where nothing reads.
-                for (i, b) in buf.iter_mut().enumerate() {
-                    let mut one = [0u8];
-                    *b = match mem.read_into(at + i as u64, &mut one) {
-                        Ok(()) => one[0],
-                        Err(_) => 0,
-                    };
+        let name = format!("global_{:#018x}.bin", s.base());
+        let path = out.write(&name, |f| {
+            let (mut at, end) = (s.base(), s.last());
+            let mut buf = Vec::new();
+            loop {
+                let len = (end - at).min(CHUNK - 1) + 1;
+                buf.clear();
+                buf.resize(len as usize, 0);
+                if mem.read_into(at, &mut buf).is_err() {
+                    // A chunk with a non-resident tile: byte by byte, zeros where nothing reads.
+                    for (i, b) in buf.iter_mut().enumerate() {
+                        let mut one = [0u8];
+                        *b = match mem.read_into(at + i as u64, &mut one) {
+                            Ok(()) => one[0],
+                            Err(_) => 0,
+                        };
+                    }
                 }
+                f.write_all(&buf)?;
+                if end - at < len {
+                    return Ok(());
+                }
+                at += len;
             }
-            f.write_all(&buf)?;
-            at += len;
-        }
-        f.flush()?;
+        })?;
         written.push(path);
     }
     for (view, slot, r) in bound_resources(trace) {
-        let path = dir.join(format!("{}{slot}.bin", view.register()));
-        std::fs::write(&path, r.storage().to_bytes())?;
+        let name = format!("{}{slot}.bin", view.register());
+        let storage = r.storage();
+        let path = out.write(&name, |f| {
+            let mut buf = vec![0u8; CHUNK.min(storage.len()) as usize];
+            let mut at = 0;
+            while at < storage.len() {
+                let n = CHUNK.min(storage.len() - at) as usize;
+                storage.read(at, &mut buf[..n]);
+                f.write_all(&buf[..n])?;
+                at += n as u64;
+            }
+            Ok(())
+        })?;
         written.push(path);
     }
     Ok(written)
+}
+
+/// The directory a dump writes into, held open: its files are created relative to it, so that
+/// no symbolic link inside it is ever followed ([`dump_into`]).
+struct DumpDir {
+    fd: std::os::fd::OwnedFd,
+    path: std::path::PathBuf,
+}
+
+/// `path` as a C string, for the `*at` calls.
+fn c_name(name: &std::ffi::OsStr) -> std::io::Result<std::ffi::CString> {
+    std::ffi::CString::new(name.as_encoded_bytes())
+        .map_err(|_| std::io::Error::other("a file name holds a NUL character"))
+}
+
+impl DumpDir {
+    /// Opens `dir` (created if missing, followed as given) or, with `sub`, the directory `sub`
+    /// inside it (made if missing; a symbolic link there is refused).
+    fn open(dir: &Path, sub: Option<&std::ffi::OsStr>) -> std::io::Result<DumpDir> {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::create_dir_all(dir)?;
+        let top: OwnedFd = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY)
+            .open(dir)?
+            .into();
+        let Some(sub) = sub else {
+            return Ok(DumpDir {
+                fd: top,
+                path: dir.to_path_buf(),
+            });
+        };
+        let path = dir.join(sub);
+        let name = c_name(sub)?;
+        // SAFETY: a valid directory descriptor and a NUL-terminated name.
+        if unsafe { libc::mkdirat(top.as_raw_fd(), name.as_ptr(), 0o777) } != 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::AlreadyExists {
+                return Err(e);
+            }
+        }
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: as above.
+        let fd = unsafe { libc::openat(top.as_raw_fd(), name.as_ptr(), flags) };
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            let link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+            return Err(if link {
+                std::io::Error::other("a symbolic link: a dump never writes through one")
+            } else {
+                e
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nothing else.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        Ok(DumpDir { fd, path })
+    }
+
+    /// Writes the file `name` with `fill`: into a new temporary file, renamed over `name` once
+    /// complete (a file or symbolic link named `name` is replaced, not followed). Returns its
+    /// path.
+    fn write(
+        &self,
+        name: &str,
+        fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    ) -> std::io::Result<std::path::PathBuf> {
+        use std::io::Write;
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let dirfd = self.fd.as_raw_fd();
+        let flags =
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        let mut attempt = 0u32;
+        let (tmp, file) = loop {
+            let tmp = c_name(format!(".{name}.{}.{attempt}.tmp", std::process::id()).as_ref())?;
+            // SAFETY: a valid directory descriptor and a NUL-terminated name.
+            let fd = unsafe { libc::openat(dirfd, tmp.as_ptr(), flags, 0o666 as libc::c_uint) };
+            if fd >= 0 {
+                // SAFETY: `fd` was just opened and is owned by nothing else.
+                break (tmp, unsafe { std::fs::File::from_raw_fd(fd) });
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::AlreadyExists || attempt >= 100 {
+                return Err(e);
+            }
+            attempt += 1;
+        };
+        let mut f = std::io::BufWriter::new(file);
+        let done = fill(&mut f).and_then(|()| f.flush());
+        let target = c_name(name.as_ref())?;
+        let done = done.and_then(|()| {
+            // SAFETY: valid descriptors and NUL-terminated names.
+            match unsafe { libc::renameat(dirfd, tmp.as_ptr(), dirfd, target.as_ptr()) } {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+        if let Err(e) = done {
+            // SAFETY: as above.
+            unsafe { libc::unlinkat(dirfd, tmp.as_ptr(), 0) };
+            return Err(std::io::Error::other(format!(
+                "{}: {e}",
+                self.path.join(name).display()
+            )));
+        }
+        Ok(self.path.join(name))
+    }
 }
 
 /// The first thing two runs of one trace disagree on ([`run_both`]).
@@ -397,7 +552,7 @@ fn check(trace: &Trace, e: &Expect, report: &mut TraceReport) -> Result<(), Trac
     match &e.data {
         Data::File { path, .. } => {
             let (file, now) =
-                files::open_regular(path).map_err(|message| trace.expect_error(e, message))?;
+                files::open_resolved(path).map_err(|message| trace.expect_error(e, message))?;
             if now != len {
                 return Err(trace.expect_error(
                     e,

@@ -169,7 +169,8 @@ fn failing_traces_exit_and_print_as_their_headers_say() {
             .unwrap_or(&path)
             .to_string_lossy()
             .into_owned();
-        let o = warpjit(&["run", &rel]);
+        // Some use the fixtures of tests/cubin/, outside their directory.
+        let o = warpjit(&["run", &rel, "--allow-path", "."]);
         let err = stderr(&o);
         assert_eq!(Some(code(&o)), exit, "{rel}:\n{err}");
         for s in &want {
@@ -613,6 +614,8 @@ fn a_real_bc7_encoder_runs_the_same_under_both_engines() {
         "tests/traces/dxbc_bc7_encoder.toml",
         "--engine",
         "both",
+        "--allow-path",
+        "tests/dxbc",
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
@@ -861,7 +864,133 @@ fn engine_both_compares_communicating_ctas() {
             "--threads",
             "2",
             "tests/traces/cubin_casloop.toml",
+            "--allow-path",
+            "tests/cubin",
         ]);
         assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     }
+}
+
+/// A trace reads side files only inside its own directory tree: tests/traces/cubin_vadd.toml
+/// names `../cubin/vadd.cubin`, which `--allow-path` must allow.
+#[test]
+fn side_files_outside_the_trace_directory_need_allow_path() {
+    let o = warpjit(&["run", "tests/traces/cubin_vadd.toml"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(
+            "tests/traces/cubin_vadd.toml:45:13: error: \"../cubin/vadd.cubin\" is outside the \
+             trace's directory (tests/traces): a trace reads side files only inside its own \
+             directory tree (`warpjit run --allow-path DIR` allows the files under DIR too)"
+        ),
+        "{err}"
+    );
+    assert!(stdout(&o).is_empty());
+    for allow in ["tests/cubin", "tests", "."] {
+        let o = warpjit(&["run", "tests/traces/cubin_vadd.toml", "--allow-path", allow]);
+        assert_eq!(code(&o), 0, "--allow-path {allow}: {}", stderr(&o));
+    }
+    // Another directory does not do.
+    let o = warpjit(&[
+        "run",
+        "tests/traces/cubin_vadd.toml",
+        "--allow-path",
+        "tests/dxbc",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    // --allow-path names a directory.
+    for bad in ["tests/no_such_dir", "tests/cli.rs"] {
+        let o = warpjit(&["run", "examples/gather.toml", "--allow-path", bad]);
+        assert_eq!(code(&o), 64, "{bad}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("--allow-path {bad}: not a directory")),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+/// `--dump DIR` never writes through a symbolic link already in DIR: each file is written anew
+/// and renamed over the link, and a `DIR/<trace name>` that is a link is refused.
+#[test]
+fn dump_never_writes_through_a_symbolic_link() {
+    let top = std::env::temp_dir().join(format!("warpjit-cli-dump-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&top);
+    let (dir, elsewhere) = (top.join("dump"), top.join("elsewhere"));
+    std::fs::create_dir_all(&dir).expect("dump dir");
+    std::fs::create_dir_all(&elsewhere).expect("other dir");
+    let victim = elsewhere.join("victim.txt");
+    std::fs::write(&victim, b"the victim's own bytes").expect("victim");
+    let planted = dir.join("global_0x0000000000020000.bin");
+    std::os::unix::fs::symlink(&victim, &planted).expect("symlink");
+    // A stale file is replaced too.
+    std::fs::write(dir.join("global_0x0000000000010000.bin"), b"stale").expect("stale");
+    let o = warpjit(&[
+        "run",
+        "examples/gather.toml",
+        "--dump",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(&victim).expect("victim"),
+        b"the victim's own bytes",
+        "the dump wrote through the link"
+    );
+    let meta = std::fs::symlink_metadata(&planted).expect("dumped");
+    assert!(meta.file_type().is_file(), "{meta:?}");
+    // The output segment: 48 words, out[0] = 1000 + 3.
+    let out = std::fs::read(&planted).expect("out");
+    assert_eq!(out.len(), 48 * 4);
+    assert_eq!(&out[..4], &1003u32.to_le_bytes());
+    assert_ne!(
+        std::fs::read(dir.join("global_0x0000000000010000.bin")).expect("src"),
+        b"stale"
+    );
+    // No temporary file is left behind.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dump dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "global_0x0000000000010000.bin",
+            "global_0x0000000000020000.bin",
+            "global_0x00000001fffffff0.bin"
+        ]
+    );
+
+    // With several traces each dumps into DIR/<trace name>/: a link there is refused (exit 2),
+    // and nothing is written where it points.
+    let several = top.join("several");
+    std::fs::create_dir_all(&several).expect("dir");
+    std::os::unix::fs::symlink(&elsewhere, several.join("gather")).expect("symlink");
+    let o = warpjit(&[
+        "run",
+        "examples/gather.toml",
+        "examples/const_table.toml",
+        "--dump",
+        several.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "warpjit: error: --dump {}: a symbolic link: a dump never writes through one",
+            several.join("gather").display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let mut there: Vec<String> = std::fs::read_dir(&elsewhere)
+        .expect("other dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    there.sort();
+    assert_eq!(there, ["victim.txt"]);
+    // The other trace's dump went where it belongs.
+    assert!(several.join("const_table").is_dir());
+    let _ = std::fs::remove_dir_all(&top);
 }

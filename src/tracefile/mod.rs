@@ -38,7 +38,7 @@ mod tests;
 
 pub use error::TraceError;
 pub use files::{MAX_PROGRAM_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
-pub use load::{load, load_text};
+pub use load::{load, load_text, load_text_with, load_with};
 
 use crate::exec::{self, Machine};
 use crate::ir::{Isa, Program};
@@ -48,6 +48,19 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 use warpjit_runtime::{BankMode, ConstBanks};
+
+/// How [`load_with`] reads a trace.
+///
+/// A trace is untrusted input: by default its side files (`file`, `code_file`) must lie inside
+/// the trace's own directory tree, after resolving symbolic links (an absolute path, a `..` that
+/// leaves the tree, or a symbolic link inside it that points outside is an error at the key's
+/// value). `warpjit run --allow-path DIR` fills [`LoadOptions::allow_paths`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Directories whose files (at any depth) a trace's side files may also be: `/` allows every
+    /// file. A directory that does not exist allows nothing.
+    pub allow_paths: Vec<PathBuf>,
+}
 
 /// The `format` value this version reads.
 pub const FORMAT: &str = "warpjit-trace/1";
@@ -115,8 +128,9 @@ pub enum Data {
     F32(Vec<f32>),
     /// Bytes.
     U8(Vec<u8>),
-    /// A side file, by its path (already joined to the trace's directory) and its length when the
-    /// trace was loaded.
+    /// A side file, by its real path (absolute, symbolic links resolved, inside the trace's
+    /// directory tree or an allowed one: [`LoadOptions`]) and its length when the trace was
+    /// loaded. It is opened again only by that path, never through a symbolic link.
     File {
         /// The resolved path.
         path: PathBuf,

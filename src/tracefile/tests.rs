@@ -166,7 +166,7 @@ fn side_files_are_relative_to_the_trace() {
     assert_eq!(
         t.expects[0].data,
         Data::File {
-            path: dir.join("data.bin"),
+            path: std::fs::canonicalize(dir.join("data.bin")).expect("real path"),
             len: 5
         }
     );
@@ -199,6 +199,151 @@ fn side_files_are_relative_to_the_trace() {
         e.contains(":3:13: error: cannot read ") && e.contains("nope.sass"),
         "{e}"
     );
+}
+
+/// The error loading `dir/t.toml` holding `body` with `opts`, or `None` when it loads.
+fn confined(dir: &Path, body: &str, opts: &LoadOptions) -> Option<String> {
+    let path = dir.join("t.toml");
+    std::fs::write(&path, format!("{HEAD}{body}")).expect("trace");
+    load_with(&path, opts).err().map(|e| e.to_string())
+}
+
+#[test]
+fn side_files_stay_inside_the_trace_directory() {
+    // outside/secret.bin and outside/k.sass next to the trace's directory, inner/.
+    let top = scratch_sub("confine");
+    let (inner, outside) = (top.join("inner"), top.join("outside"));
+    for d in [&inner, &outside, &inner.join("sub")] {
+        std::fs::create_dir_all(d).expect("dir");
+    }
+    std::fs::write(outside.join("secret.bin"), b"SECRET-BYTES").expect("file");
+    std::fs::write(outside.join("k.sass"), "SECRET LINE;\n").expect("file");
+    std::fs::write(inner.join("data.bin"), [1u8, 2, 3, 4]).expect("file");
+    std::fs::write(inner.join("sub/data.bin"), [5u8, 6, 7, 8]).expect("file");
+    let link = |name: &str, to: &str| {
+        let at = inner.join(name);
+        let _ = std::fs::remove_file(&at);
+        std::os::unix::fs::symlink(to, &at).expect("symlink");
+    };
+    link("escape.bin", "../outside/secret.bin");
+    link(
+        "abs_escape.bin",
+        outside.join("secret.bin").to_str().expect("utf-8"),
+    );
+    link("dir_escape", "../outside");
+    link("k_escape.sass", "../outside/k.sass");
+    link("inside.bin", "sub/data.bin");
+    let secret = outside.join("secret.bin").display().to_string();
+    let seg = |file: &str| format!("[[global]]\naddr = 0x100\nsize = 16\nfile = {file:?}\n");
+    let default = LoadOptions::default();
+
+    // Inside the tree: a subdirectory, `..` that stays inside, a link to a file inside.
+    for file in [
+        "data.bin",
+        "sub/data.bin",
+        "sub/../data.bin",
+        "./inside.bin",
+    ] {
+        assert_eq!(confined(&inner, &seg(file), &default), None, "{file}");
+    }
+    let t = load(&inner.join("t.toml")).expect("loads");
+    assert_eq!(
+        t.globals[0].data,
+        Some(Data::File {
+            path: std::fs::canonicalize(inner.join("sub/data.bin")).expect("real path"),
+            len: 4
+        })
+    );
+
+    // Outside as written: refused at the value, before the file is looked at (a name that does
+    // not exist gives the same error).
+    let outside_as_written = [
+        (secret.clone(), secret.clone()),
+        (
+            "../outside/secret.bin".to_string(),
+            "../outside/secret.bin".to_string(),
+        ),
+        (
+            "sub/../../outside/no_such.bin".to_string(),
+            "sub/../../outside/no_such.bin".to_string(),
+        ),
+        ("/etc/hostname".to_string(), "/etc/hostname".to_string()),
+    ];
+    for (file, shown) in &outside_as_written {
+        let e = confined(&inner, &seg(file), &default).expect("refused");
+        assert!(
+            e.contains(&format!(
+                "t.toml:5:8: error: {shown:?} is outside the trace's directory ("
+            )) && e.contains("`warpjit run --allow-path DIR` allows the files under DIR too"),
+            "{file}: {e}"
+        );
+    }
+    // Outside through a symbolic link inside the tree: to a file, by a relative or an absolute
+    // target, or through a linked directory.
+    for file in ["escape.bin", "abs_escape.bin", "dir_escape/secret.bin"] {
+        let e = confined(&inner, &seg(file), &default).expect("refused");
+        assert!(
+            e.contains(&format!(
+                "t.toml:5:8: error: {file:?} leads through a symbolic link to {secret}, outside the trace's directory"
+            )),
+            "{file}: {e}"
+        );
+        assert!(!e.contains("SECRET"), "{e}");
+    }
+    // Every key that names a side file: code_file (whose lines an error would quote), and the
+    // expectations' data.
+    for (body, at) in [
+        (
+            "[[launch]]\ncode_file = \"k_escape.sass\"\n".to_string(),
+            "3:13",
+        ),
+        (
+            "[[launch]]\ncode_file = \"../outside/k.sass\"\n".to_string(),
+            "3:13",
+        ),
+        (
+            format!(
+                "{}[[expect]]\naddr = 0x100\nfile = \"escape.bin\"\n",
+                seg("data.bin")
+            ),
+            "8:8",
+        ),
+        (
+            "[[buffer]]\nslot = 0\nfile = \"../outside/secret.bin\"\n".to_string(),
+            "4:8",
+        ),
+    ] {
+        let e = confined(&inner, &body, &default).expect("refused");
+        assert!(e.contains(&format!("t.toml:{at}: error: ")), "{body}: {e}");
+        assert!(e.contains("outside the trace's directory"), "{body}: {e}");
+        assert!(!e.contains("SECRET"), "{body}: {e}");
+    }
+
+    // Allowed explicitly: the directory's files load, whichever way they are named.
+    let allow = LoadOptions {
+        allow_paths: vec![outside.clone()],
+    };
+    for file in [
+        secret.as_str(),
+        "../outside/secret.bin",
+        "escape.bin",
+        "dir_escape/secret.bin",
+    ] {
+        assert_eq!(confined(&inner, &seg(file), &allow), None, "{file}");
+    }
+    let t = load_with(&inner.join("t.toml"), &allow).expect("loads");
+    assert_eq!(
+        t.machine.global.read_bytes(0x100, 12).ok(),
+        Some(b"SECRET-BYTES".to_vec())
+    );
+    // Allowing another directory does not allow everything.
+    let e = confined(&inner, &seg("/etc/hostname"), &allow).expect("refused");
+    assert!(e.contains("is outside the trace's directory"), "{e}");
+    // `/` allows every file.
+    let any = LoadOptions {
+        allow_paths: vec!["/".into()],
+    };
+    assert_eq!(confined(&inner, &seg(&secret), &any), None);
 }
 
 #[test]
@@ -570,7 +715,11 @@ fn texture_errors() {
             "{}samples = 1\narray_size = 1\n",
             TEX2D.replace("\"2d\"", &format!("\"{dim}\""))
         ));
-        assert_eq!((t.textures[0].samples, t.textures[0].array_size), (1, 1), "{dim}");
+        assert_eq!(
+            (t.textures[0].samples, t.textures[0].array_size),
+            (1, 1),
+            "{dim}"
+        );
         assert_eq!(t.textures[0].byte_len(), 16, "{dim}");
     }
     let t = ok(&format!("{TEX}array_size = 1\n"));
@@ -1270,23 +1419,36 @@ fn side_files_must_be_bounded_regular_files() {
         e.contains("t.toml:5:8: error: ") && e.contains("is a FIFO"),
         "{e}"
     );
+    // A device outside the trace's directory is refused as such; allowed, as a device.
     let e = err_in(
         &dir,
         &format!("{HEAD}[[launch]]\ncode_file = \"/dev/zero\"\n"),
     );
     assert!(
+        e.contains("\"/dev/zero\" is outside the trace's directory"),
+        "{e}"
+    );
+    let dev = LoadOptions {
+        allow_paths: vec!["/dev".into()],
+    };
+    let e = confined(&dir, "[[launch]]\ncode_file = \"/dev/zero\"\n", &dev).expect("refused");
+    assert!(
         e.contains("/dev/zero is a character device, not a regular file"),
         "{e}"
     );
-    let e = err_in(
+    let e = confined(
         &dir,
-        &format!("{HEAD}[[global]]\naddr = 0x100\nsize = 8\nfile = \"/dev/zero\"\n"),
-    );
+        "[[global]]\naddr = 0x100\nsize = 8\nfile = \"/dev/zero\"\n",
+        &dev,
+    )
+    .expect("refused");
     assert!(e.contains("/dev/zero is a character device"), "{e}");
-    let e = err_in(
+    let e = confined(
         &dir,
-        &format!("{HEAD}[[expect]]\naddr = 0x100\nfile = \"/dev/zero\"\n"),
-    );
+        "[[expect]]\naddr = 0x100\nfile = \"/dev/zero\"\n",
+        &dev,
+    )
+    .expect("refused");
     assert!(
         e.contains("t.toml:4:8: error: ") && e.contains("character device"),
         "{e}"

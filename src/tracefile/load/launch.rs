@@ -203,9 +203,10 @@ impl Loader {
         let Some(file) = &l.code_file else {
             return Ok(None);
         };
-        let path = self.dir.join(file.get_ref());
-        let bytes = files::read_limited(&path, MAX_PROGRAM_BYTES, "a code_file")
+        let side = self.side_file(file)?;
+        let bytes = files::read_side(&side, MAX_PROGRAM_BYTES, "a code_file")
             .map_err(|message| self.invalid(&file.span(), message))?;
+        let path = side.shown;
         let b = match frontend::binary_kernel(&bytes, &path, k.kernel.as_deref()) {
             Ok(Some(b)) => b,
             Ok(None) => return Ok(None),
@@ -587,11 +588,14 @@ impl Loader {
         let (None, Some(file)) = (&l.code, &l.code_file) else {
             return Ok(None);
         };
-        let path = self.dir.join(file.get_ref());
-        let (f, _) = files::open_regular(&path).map_err(|m| self.invalid(&file.span(), m))?;
+        let side = self.side_file(file)?;
+        let (f, _) = files::open_side(&side).map_err(|m| self.invalid(&file.span(), m))?;
         let mut magic = Vec::with_capacity(4);
         f.take(4).read_to_end(&mut magic).map_err(|e| {
-            self.invalid(&file.span(), format!("cannot read {}: {e}", path.display()))
+            self.invalid(
+                &file.span(),
+                format!("cannot read {}: {e}", side.shown.display()),
+            )
         })?;
         Ok(Some(Content::of(&magic)))
     }
@@ -879,9 +883,10 @@ impl Loader {
                 }
             }
             (None, Some(file)) => {
-                let path = self.dir.join(file.get_ref());
-                let bytes = files::read_limited(&path, MAX_PROGRAM_BYTES, "a code_file")
+                let side = self.side_file(file)?;
+                let bytes = files::read_side(&side, MAX_PROGRAM_BYTES, "a code_file")
                     .map_err(|message| self.invalid(&file.span(), message))?;
+                let path = side.shown;
                 count(bytes.len(), &file.span())?;
                 let opts = frontend::Options {
                     isa,
@@ -1046,7 +1051,7 @@ mod tests {
         let raw: RawTrace = toml::from_str(text).expect("valid TOML");
         let loader = Loader {
             src: Source::new(Path::new("t.toml"), text.to_string()),
-            dir: PathBuf::new(),
+            side: crate::tracefile::files::Confinement::new(Path::new(""), &[]),
         };
         loader
             .launch_keys(&raw.launch[0])

@@ -66,7 +66,7 @@ impl Loader {
             let mapped = match &g.data {
                 None => global.map(g.addr, g.size, Init::Zero),
                 Some(Data::File { path, .. }) => {
-                    let (f, _) = files::open_regular(path)
+                    let (f, _) = files::open_resolved(path)
                         .map_err(|message| self.invalid(&spans[i], message))?;
                     global.map(g.addr, g.size, Init::File(&f))
                 }
