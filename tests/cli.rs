@@ -994,3 +994,136 @@ fn dump_never_writes_through_a_symbolic_link() {
     assert!(several.join("const_table").is_dir());
     let _ = std::fs::remove_dir_all(&top);
 }
+
+/// A trace of 4 GiB resources (the largest a trace may have): a raw buffer that the first launch
+/// writes at its first and last words, a typed buffer and a texture never touched, and a small
+/// buffer the second launch copies the far words into.
+const LARGE_RESOURCES: &str = r#"format = "warpjit-trace/1"
+
+[[buffer]]
+slot = 0
+size = "0x1_0000_0000"
+
+[[buffer]]
+slot = 1
+size = 16
+
+[[buffer]]
+slot = 2
+format = "R32_UINT"
+size = "0x1_0000_0000"
+
+[[texture]]
+slot = 0
+dim = "2d"
+format = "R32G32B32A32_UINT"
+width = 16384
+height = 16384
+
+[[launch]]
+isa = "dxbc"
+code = """
+cs_5_0
+dcl_globalFlags refactoringAllowed
+dcl_uav_raw u0
+dcl_thread_group 1, 1, 1
+store_raw u0.x, l(0xfffffffc), l(0x12345678)
+store_raw u0.x, l(0), l(7)
+ret
+"""
+
+[[launch]]
+isa = "dxbc"
+code = """
+cs_5_0
+dcl_globalFlags refactoringAllowed
+dcl_uav_raw u0
+dcl_uav_raw u1
+dcl_resource_texture2d (uint,uint,uint,uint) t0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+ld_raw r0.x, l(0xfffffffc), u0.xxxx
+ld_raw r0.y, l(0), u0.xxxx
+ld_indexable(texture2d)(uint,uint,uint,uint) r1.xyzw, l(16383, 16383, 0, 0), t0.xyzw
+iadd r0.z, r1.x, l(9)
+store_raw u1.xyz, l(0), r0.xyzx
+ret
+"""
+
+[[expect_buffer]]
+slot = 1
+u32 = [0x12345678, 7, 9, 0]
+
+[[expect_buffer]]
+slot = 0
+u32 = [7]
+"#;
+
+/// Runs `warpjit ARGS` with its address space limited to `limit_as` bytes (when given); returns
+/// its exit status (`None`: killed by a signal), stderr and peak resident memory in KiB.
+// The child is reaped by `wait4` (for its own rusage), which clippy does not see.
+#[allow(clippy::zombie_processes)]
+fn run_measured(args: &[&str], limit_as: Option<u64>) -> (Option<i32>, String, i64) {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_warpjit"));
+    cmd.args(args)
+        .current_dir(root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    if let Some(limit) = limit_as {
+        // SAFETY: setrlimit is async-signal-safe, and the closure touches nothing else.
+        unsafe {
+            cmd.pre_exec(move || {
+                let r = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &r) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let mut child = cmd.spawn().expect("the warpjit binary runs");
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid out-parameter.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: our own child, waited for once, with valid out-pointers.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, err, usage.ru_maxrss)
+}
+
+/// Resources of 4 GiB are lazily committed mappings: a run touches a few pages of them, whatever
+/// the engine (and `--engine both`, which compares every byte of them); under an address-space
+/// limit that cannot hold them the trace is invalid (exit 2, located at the table), never an
+/// abort (exit 134) or a signal.
+#[test]
+fn large_resources_run_in_little_memory_or_fail_located() {
+    let trace = scratch("large_resources.toml", LARGE_RESOURCES.as_bytes());
+    let path = trace.to_str().expect("utf-8");
+    for engine in ["interp", "jit", "both"] {
+        let (code, err, rss_kib) = run_measured(&["run", path, "--engine", engine], None);
+        assert_eq!(code, Some(0), "{engine}: {err}");
+        // 12 GiB of resources; the run touches a few pages of them.
+        assert!(rss_kib < 512 * 1024, "{engine}: peak RSS {rss_kib} KiB");
+    }
+    // 3 GB of address space cannot hold a 4 GiB resource.
+    for engine in ["interp", "jit"] {
+        let (code, err, _) = run_measured(&["run", path, "--engine", engine], Some(3_000_000_000));
+        assert_eq!(code, Some(2), "{engine}: {err}");
+        assert!(
+            err.contains("large_resources.toml:")
+                && err.contains(": error: the ")
+                && err.contains("cannot map 4294967296 bytes of memory for the resource"),
+            "{engine}: {err}"
+        );
+    }
+}

@@ -399,7 +399,8 @@ impl Texture {
         (slice, row, column, sample)
     }
 
-    /// The first `len` bytes of its initial contents: the data, then zeros.
+    /// The first `len` bytes of its initial contents: the data, then zeros (a copy of `len` bytes:
+    /// the loader writes the data into the texture's lazily committed storage instead).
     pub fn initial_bytes(&self, len: u64) -> std::io::Result<Vec<u8>> {
         initial_bytes(&self.data, len)
     }
@@ -469,7 +470,8 @@ impl Buffer {
         }
     }
 
-    /// The first `len` bytes of its initial contents: the data, then zeros.
+    /// The first `len` bytes of its initial contents: the data, then zeros (a copy of `len` bytes:
+    /// the loader writes the data into the buffer's lazily committed storage instead).
     pub fn initial_bytes(&self, len: u64) -> std::io::Result<Vec<u8>> {
         initial_bytes(&self.data, len)
     }
