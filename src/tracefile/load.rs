@@ -384,10 +384,16 @@ impl Loader {
     /// An `f32` element: the float nearest to its decimal text (TOML gave it as an `f64`, which
     /// would round twice).
     fn float(&self, x: &Spanned<f64>) -> f32 {
+        self.float_at(&x.span(), *x.get_ref())
+    }
+
+    /// The float nearest to the decimal text at `span` of the trace, whose value TOML gave as
+    /// `value` (an integer's text reads as the same number).
+    fn float_at(&self, span: &Range<usize>, value: f64) -> f32 {
         let text: String = self
             .src
             .text
-            .get(x.span())
+            .get(span.clone())
             .unwrap_or("")
             .chars()
             .filter(|&c| c != '_')
@@ -395,7 +401,7 @@ impl Loader {
         match text.as_str() {
             "nan" | "+nan" => f32::from_bits(0x7fc0_0000),
             "-nan" => f32::from_bits(0xffc0_0000),
-            t => t.parse::<f32>().unwrap_or(*x.get_ref() as f32),
+            t => t.parse::<f32>().unwrap_or(value as f32),
         }
     }
 }

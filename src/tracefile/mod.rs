@@ -5,7 +5,7 @@
 //! maps its global memory and fills its constant banks, and returns a [`Trace`] ready to run (see
 //! [`crate::runner`]). Every problem is a [`TraceError`] that points into the text at fault.
 //!
-//! Beyond the format as first specified, two keys are added:
+//! Beyond the format as first specified, these keys are added:
 //!
 //! - `[[launch]] budget = N`: the per-warp instruction budget of the launch (warp instructions one
 //!   warp may issue before the launch faults with "instruction budget exhausted"); default
@@ -14,6 +14,10 @@
 //!   in all, shared equally among its CTAs ([`exec::Machine::launch_budget`]; a CTA that exceeds
 //!   its share faults with "launch budget exhausted"); default [`exec::DEFAULT_LAUNCH_BUDGET`], at
 //!   least 1.
+//!
+//! - `[[launch.const]]` tables and `[[launch]] params = [...]`: constant data for one launch only,
+//!   and a cubin kernel's arguments laid out by its parameter table ([`crate::params`]); see
+//!   [`LaunchSpec::consts`] and [`LaunchSpec::params`].
 //!
 //! A launch may have at most [`exec::MAX_LAUNCH_THREADS`] threads (grid × block).
 //!
@@ -579,6 +583,12 @@ pub struct LaunchSpec {
     /// For a cubin `code_file`: what its kernel gives the launch (constant-bank images,
     /// parameter size).
     pub binary: Option<Arc<crate::frontend::BinaryKernel>>,
+    /// `[[launch.const]]`: constant data for this launch only, over the trace's (see
+    /// [`Trace::launch_consts`]).
+    pub consts: Vec<ConstData>,
+    /// `params = [...]`: a cubin kernel's arguments, laid out by its parameter table as the
+    /// bytes of its parameter block in bank 0 (padding zero), for this launch only.
+    pub params: Option<ConstData>,
 }
 
 /// Where the loader maps the first cubin's `__device__` data (`.nv.global.init`, then
@@ -673,12 +683,22 @@ impl Trace {
     /// of docs/semantics.md §14 in every byte the trace's data does not cover:
     /// c\[0\]\[0x0\] the shared window (low word), \[0x4\] the local window (0 without local
     /// memory), \[0x8\], \[0xc\], \[0x10\] ntid x/y/z, \[0x14\], \[0x18\], \[0x1c\] nctaid
-    /// x/y/z, \[0x20\] `local_bytes` (the stack top), \[0xfc\] `shared_bytes`.
+    /// x/y/z, \[0x20\] `local_bytes` (the stack top), \[0xfc\] `shared_bytes`. Last, the
+    /// launch's own data (its `[[launch.const]]` tables and `params`) over all of these, in the
+    /// bytes it gives; the other bytes keep what the rest gives them, and the next launch sees
+    /// the trace's data again.
     pub fn launch_consts(&self, spec: &LaunchSpec) -> ConstBanks {
         let mut banks = self.base_consts.clone();
+        let own = |banks: &mut ConstBanks| {
+            for c in spec.consts.iter().chain(&spec.params) {
+                // Checked to fit when the trace was loaded.
+                let _ = banks.write(c.bank, c.offset, &c.bytes);
+            }
+        };
         if spec.isa == crate::ir::Isa::Dxbc {
             // A DXBC program's banks are its constant buffers: no SASS launch constants; a
             // vertex or pixel shader finds its invocation count in its own bank.
+            own(&mut banks);
             if let Some(n) = spec.invocations {
                 let bank = crate::ir::INVOCATIONS_BANK as u32;
                 let _ = banks.write(bank, 0, &n.to_le_bytes());
@@ -726,6 +746,7 @@ impl Trace {
                 }
             }
         }
+        own(&mut banks);
         banks
     }
 

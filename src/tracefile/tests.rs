@@ -431,6 +431,250 @@ fn launch_constants_are_filled_byte_by_byte() {
 }
 
 #[test]
+fn launch_const_tables_are_for_their_launch_only() {
+    // The trace gives c[0][0x140..0x148] and c[3][0]; launch 0 overrides c[0][0x144..0x14c] and
+    // a launch constant (c[0][0x8], ntid.x); launch 1 sees the trace's data again.
+    let t = ok(
+        "[[const]]\nbank = 0\noffset = 0x140\nu32 = [1, 2]\n[[const]]\nbank = 3\nu32 = [9]\n\
+                [[launch]]\nblock = [64]\ncode = \"EXIT;\"\n\
+                [[launch.const]]\nbank = 0\noffset = 0x144\nu32 = [20, 30]\n\
+                [[launch.const]]\nbank = 0\noffset = 0x8\nu8 = [0x77]\n\
+                [[launch.const]]\nbank = 17\nf32 = [0.5]\n\
+                [[launch]]\nblock = [64]\ncode = \"EXIT;\"\n",
+    );
+    assert_eq!(
+        t.launches[0].consts[0],
+        ConstData {
+            bank: 0,
+            offset: 0x144,
+            bytes: [20u32, 30].iter().flat_map(|w| w.to_le_bytes()).collect(),
+            line: 12
+        }
+    );
+    assert_eq!(t.launches[0].params, None);
+    let c = t.launch_consts(&t.launches[0]);
+    let w = |b, a| c.read(b, a, 4, false)[0];
+    assert_eq!((w(0, 0x140), w(0, 0x144), w(0, 0x148)), (1, 20, 30));
+    assert_eq!(w(0, 0x8), 0x77, "over the launch constant (ntid.x = 64)");
+    assert_eq!((w(3, 0), w(17, 0)), (9, 0x3f00_0000));
+    let c = t.launch_consts(&t.launches[1]);
+    let w = |b, a| c.read(b, a, 4, false)[0];
+    assert_eq!((w(0, 0x140), w(0, 0x144), w(0, 0x148)), (1, 2, 0));
+    assert_eq!((w(0, 0x8), w(3, 0), w(17, 0)), (64, 9, 0));
+    // The trace's own data is unchanged.
+    assert_eq!(t.base_consts().read(0, 0x144, 4, false)[0], 2);
+
+    // The same rules as [[const]], within the launch: tables of one launch may not overlap (those
+    // of different launches may, and may cover the trace's).
+    let head = "[[launch]]\ncode = \"EXIT;\"\n";
+    assert_eq!(
+        err(&format!("{head}[[launch.const]]\nbank = 0\noffset = 0x140\nu32 = [1, 2]\n\
+                      [[launch.const]]\nbank = 0\noffset = 0x144\nu32 = [3]\n")),
+        "10:10: c[0x0][0x144..0x148] overlaps the [[launch.const]] at line 4 (c[0x0][0x140..0x148])"
+    );
+    assert!(ok(&format!(
+        "{head}[[launch.const]]\nbank = 0\nu32 = [1]\n\
+                         {head}[[launch.const]]\nbank = 0\nu32 = [2]\n"
+    ))
+    .launches
+    .iter()
+    .all(|l| l.consts.len() == 1));
+    assert_eq!(
+        err(&format!("{head}[[launch.const]]\nbank = 32\nu32 = [1]\n")),
+        "5:8: bank 32 does not exist: there are 32 constant banks (0 to 31)"
+    );
+    assert_eq!(
+        err(&format!("{head}[[launch.const]]\nbank = 1\n")),
+        "4:1: [[launch.const]] needs one of the data keys u32, i32, f32, u8, file"
+    );
+    assert_eq!(
+        err(&format!(
+            "{head}[[launch.const]]\nbank = 1\noffset = 0xfffe\nu32 = [1]\n"
+        )),
+        "6:10: 0x4 bytes at offset 0xfffe run past the end of the 64 KiB bank (0x10000)"
+    );
+    assert!(err(&format!(
+        "{head}[[launch.const]]\nbank = 1\naddr = 0\nu32 = [1]\n"
+    ))
+    .starts_with("6:1: unknown field `addr`"));
+}
+
+/// A scratch directory holding tests/cubin/params.cubin, and a trace of `body` there: the error
+/// rendered, or the trace.
+fn with_params_cubin(body: &str) -> Result<Trace, String> {
+    let dir = scratch_sub("params");
+    let cubin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cubin/params.cubin");
+    std::fs::copy(cubin, dir.join("params.cubin")).expect("fixture");
+    let path = dir.join("t.toml");
+    std::fs::write(&path, format!("{HEAD}{body}")).expect("trace");
+    load(&path).map_err(|e| e.to_string())
+}
+
+#[test]
+fn params_are_laid_out_by_the_parameter_table() {
+    let scan = |params: &str| {
+        with_params_cubin(&format!(
+            "[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"scan_block\"\nparams = {params}\n"
+        ))
+    };
+    // scan_block(const unsigned *, unsigned *, unsigned *, unsigned): 8, 8, 8, 4 bytes.
+    let t = scan("[{ ptr = 0x10000 }, \"0xffff_ffff_ffff_fff0\", 0x30000, 7]").expect("loads");
+    let p = t.launches[0].params.clone().expect("params");
+    assert_eq!((p.bank, p.offset, p.bytes.len(), p.line), (0, 0x140, 28, 5));
+    let c = t.launch_consts(&t.launches[0]);
+    let w = |a| c.read(0, a, 4, false)[0];
+    assert_eq!(
+        [
+            w(0x140),
+            w(0x144),
+            w(0x148),
+            w(0x14c),
+            w(0x150),
+            w(0x154),
+            w(0x158)
+        ],
+        [0x10000, 0, 0xffff_fff0, 0xffff_ffff, 0x30000, 0, 7]
+    );
+    // Errors point at the value (or at the list for the count).
+    let e = |params: &str| scan(params).err().expect("refused");
+    let msg = e("[0, 0, 0]");
+    assert!(
+        msg.contains("t.toml:5:10: error: kernel `scan_block`: the kernel takes 4 parameters (8, 8, 8, 4 bytes), and 3 are given"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, 1, 2]");
+    assert!(
+        msg.contains("t.toml:5:23: error: kernel `scan_block`: the kernel takes 4 parameters"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, 0x1_0000_0000]");
+    assert!(
+        msg.contains("t.toml:5:20: error: kernel `scan_block`: parameter 3 (c[0x0][0x158], 4 bytes): 4294967296 does not fit a 4-byte parameter (-2147483648 to 4294967295)"),
+        "{msg}"
+    );
+    let msg = e("[0, { u32 = 1 }, 0, 0]");
+    assert!(
+        msg.contains("t.toml:5:14: error: kernel `scan_block`: parameter 1 (c[0x0][0x148], 8 bytes): a u32 (4 bytes) does not fit a 8-byte parameter"),
+        "{msg}"
+    );
+    // The table gives sizes, not types: a float fits an 8-byte parameter as a double.
+    assert!(scan("[0, 0, 1.5, 0]").is_ok());
+    let msg = e("[0, 0, 0, { u32 = -1 }]");
+    assert!(
+        msg.contains("t.toml:5:28: error: -1 is out of range for a `u32` (0 to 4294967295)"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, { u23 = 1 }]");
+    assert!(
+        msg.contains("t.toml:5:20: error: unknown parameter type `u23`: expected one of u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, ptr, bytes")
+            && msg.contains("did you mean `u32`?"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, { u32 = 1, i32 = 2 }]");
+    assert!(msg.contains("a typed parameter value has one key"), "{msg}");
+    let msg = e("[0, 0, 0, true]");
+    assert!(
+        msg.contains("t.toml:5:20: error: ") && msg.contains("a parameter value"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, \"12x\"]");
+    assert!(
+        msg.contains("t.toml:5:20: error: invalid 64-bit value \"12x\""),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, { bytes = [1, 256, 3, 4] }]");
+    assert!(
+        msg.contains("`bytes` holds integers from 0 to 255"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, { bytes = [1, 2] }]");
+    assert!(
+        msg.contains("2 bytes does not fit a 4-byte parameter"),
+        "{msg}"
+    );
+    // Given with the typed forms, the same bytes.
+    let t =
+        scan("[{ u64 = 0x10000 }, { i64 = -16 }, { ptr = \"0x30000\" }, { bytes = [7, 0, 0, 0] }]")
+            .expect("loads");
+    let c = t.launch_consts(&t.launches[0]);
+    assert_eq!(c.read(0, 0x148, 4, false)[0], 0xffff_fff0);
+    assert_eq!(c.read(0, 0x158, 4, false)[0], 7);
+
+    // A bare float for a 4-byte parameter is the binary32 nearest to its text, not the binary64
+    // rounded again: 1.00000005960464477539062500001 lies just above the midpoint between 1 and
+    // the next binary32, which rounding its binary64 (the midpoint) would miss.
+    let t = with_params_cubin(
+        "[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"every_kind\"\n\
+         params = [0, 0, 0, 0, 0, 0, 0, 0, 1.00000005960464477539062500001, 0.1, 0, { bytes = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }, { f64 = 1 }]\n",
+    )
+    .expect("loads");
+    let c = t.launch_consts(&t.launches[0]);
+    assert_eq!(c.read(0, 0x160, 4, false)[0], 0x3f80_0001);
+    let d = |a| c.read(0, a, 4, false)[0] as u64 | (c.read(0, a + 4, 4, false)[0] as u64) << 32;
+    assert_eq!(d(0x168), 0.1f64.to_bits());
+    assert_eq!(d(0x188), 1.0f64.to_bits());
+
+    // A kernel without parameters takes `params = []`.
+    let none = |params: &str| {
+        with_params_cubin(&format!(
+            "[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"no_params\"\nparams = {params}\n"
+        ))
+    };
+    let t = none("[]").expect("loads");
+    assert_eq!(
+        t.launches[0].params.as_ref().map(|p| p.bytes.len()),
+        Some(0)
+    );
+    let e = none("[1]").err().expect("refused");
+    assert!(
+        e.contains("t.toml:5:11: error: kernel `no_params`: the kernel takes no parameters, and 1 are given"),
+        "{e}"
+    );
+    // `params` needs a cubin, and may not share bytes with the launch's [[launch.const]].
+    let e = with_params_cubin("[[launch]]\ncode = \"EXIT;\"\nparams = [1]\n")
+        .err()
+        .expect("refused");
+    assert!(
+        e.contains("t.toml:4:10: error: `params` lays out a cubin kernel's arguments by its parameter table, and this launch's program is not a cubin"),
+        "{e}"
+    );
+    let e = with_params_cubin(
+        "[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"add_prefix\"\nparams = [0, 0, 1]\n\
+         [[launch.const]]\nbank = 0\noffset = 0x150\nu32 = [1]\n",
+    )
+    .err()
+    .expect("refused");
+    assert!(
+        e.contains("t.toml:5:10: error: `params` fills c[0x0][0x140..0x154], which the [[launch.const]] at line 6 also gives (c[0x0][0x150..0x154])"),
+        "{e}"
+    );
+    // Beside a trace-wide [[const]] at the same place, `params` win for their launch.
+    let t = with_params_cubin(
+        "[[const]]\nbank = 0\noffset = 0x140\nu32 = [5, 5, 5, 5, 5]\n\
+         [[launch]]\ncode_file = \"params.cubin\"\nkernel = \"add_prefix\"\nparams = [1, 2, 3]\n\
+         [[launch]]\ncode_file = \"params.cubin\"\nkernel = \"add_prefix\"\n",
+    )
+    .expect("loads");
+    let words = |i: usize| {
+        let c = t.launch_consts(&t.launches[i]);
+        (0..5)
+            .map(|k| c.read(0, 0x140 + 4 * k, 4, false)[0])
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(words(0), [1, 0, 2, 0, 3]);
+    assert_eq!(words(1), [5, 5, 5, 5, 5]);
+    // Without either, the parameters are missing.
+    let e =
+        with_params_cubin("[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"add_prefix\"\n")
+            .err()
+            .expect("refused");
+    assert!(
+        e.contains("kernel `add_prefix` reads 0x14 bytes of parameters at c[0x0][0x140..0x154], but no constant data of bank 0 ([[const]], [[launch.const]] or `params`) gives c[0x0][0x140]"),
+        "{e}"
+    );
+}
+
+#[test]
 fn local_memory_launch_constants() {
     // With local memory: c[0][0x4] the local window, c[0][0x20] local_bytes; trace data wins
     // byte by byte (byte 0x22 here).
