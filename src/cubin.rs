@@ -205,9 +205,35 @@ pub struct Kernel {
     /// Where the parameters start in constant bank 0: from `EIATTR_PARAM_CBANK`, else
     /// [`DEFAULT_PARAM_OFFSET`] (0x140).
     pub param_offset: u32,
+    /// Each parameter's ordinal, offset in the block and size, from its `EIATTR_KPARAM_INFO`
+    /// record, by ordinal (empty for a kernel without parameters, or when the records are
+    /// missing: [`Kernel::param_table`] tells them apart).
+    pub params: Vec<crate::params::KernelParam>,
     /// Byte offsets in [`Kernel::code`] of the `EXIT` instructions, from
     /// `EIATTR_EXIT_INSTR_OFFSETS`; empty if the attribute is absent.
     pub exit_offsets: Vec<u32>,
+}
+
+impl Kernel {
+    /// The kernel's parameter table: its `EIATTR_KPARAM_INFO` records, the block at
+    /// [`Kernel::param_offset`] and of [`Kernel::param_bytes`] bytes (the end of the last record
+    /// when the cubin gives no size). A kernel without parameters has an empty table (ptxas then
+    /// writes neither records nor a size); `None` when the cubin gives a parameter size but no
+    /// records, so that the parameters cannot be told apart.
+    pub fn param_table(&self) -> Option<crate::params::ParamTable> {
+        let end = self.params.iter().map(|p| p.offset + p.size).max();
+        let size = match (self.param_bytes, end) {
+            (Some(n), _) if n > 0 && self.params.is_empty() => return None,
+            (Some(n), Some(_)) => n,
+            (Some(n), None) => n,
+            (None, e) => e.unwrap_or(0),
+        };
+        Some(crate::params::ParamTable {
+            offset: self.param_offset,
+            size,
+            params: self.params.clone(),
+        })
+    }
 }
 
 /// Why a cubin could not be read: the byte of the file, the section (or header) concerned, and
@@ -930,6 +956,7 @@ fn read_kernel(
     let mut cbank: Option<(u32, u32)> = None;
     let mut cbank_param_size: Option<u32> = None;
     let mut kparam_end: Option<u32> = None;
+    let mut params = Vec::new();
     let mut exit_offsets = Vec::new();
     if let Some(info) = find(sections, &format!(".nv.info.{name}")) {
         for record in info_records(info)? {
@@ -959,10 +986,16 @@ fn read_kernel(
                 }
                 EIATTR_KPARAM_INFO => {
                     expect_payload(info, &record, "EIATTR_KPARAM_INFO", 12, false)?;
+                    let ordinal = u32::from(u16_at(record.payload, 4));
                     let offset = u32::from(u16_at(record.payload, 6));
                     let size = u32_at(record.payload, 8) >> 18;
                     let end = offset + size;
                     kparam_end = Some(kparam_end.map_or(end, |e| e.max(end)));
+                    params.push(crate::params::KernelParam {
+                        ordinal,
+                        offset,
+                        size,
+                    });
                 }
                 EIATTR_EXIT_INSTR_OFFSETS => {
                     expect_payload(info, &record, "EIATTR_EXIT_INSTR_OFFSETS", 4, true)?;
@@ -977,6 +1010,8 @@ fn read_kernel(
         .or(cbank_param_size)
         .or(kparam_end);
     let param_offset = cbank.map_or(DEFAULT_PARAM_OFFSET, |(offset, _)| offset);
+    // ptxas lists them last one first.
+    params.sort_by_key(|p| p.ordinal);
 
     Ok(Kernel {
         name,
@@ -988,6 +1023,7 @@ fn read_kernel(
         const2,
         param_bytes,
         param_offset,
+        params,
         exit_offsets,
     })
 }
@@ -1167,6 +1203,74 @@ mod tests {
             assert_eq!(kernel.param_bytes, Some(size), "{name}");
             assert_eq!(kernel.param_offset, DEFAULT_PARAM_OFFSET, "{name}");
         }
+    }
+
+    #[test]
+    fn parameter_tables_list_each_parameter() {
+        use crate::params::KernelParam;
+        let p = |ordinal, offset, size| KernelParam {
+            ordinal,
+            offset,
+            size,
+        };
+        // tests/cubin/params.cu: every_kind's thirteen parameters of every size, with C's
+        // padding (6..8, 36..40); a kernel without parameters has an empty table.
+        let cubin = parse(include_bytes!("../tests/cubin/params.cubin"));
+        let every = cubin
+            .kernel(Some("every_kind"))
+            .unwrap()
+            .param_table()
+            .unwrap();
+        assert_eq!((every.offset, every.size), (0x140, 80));
+        assert_eq!(
+            every.params,
+            [
+                p(0, 0, 1),
+                p(1, 1, 1),
+                p(2, 2, 2),
+                p(3, 4, 2),
+                p(4, 8, 4),
+                p(5, 12, 4),
+                p(6, 16, 8),
+                p(7, 24, 8),
+                p(8, 32, 4),
+                p(9, 40, 8),
+                p(10, 48, 8),
+                p(11, 56, 16),
+                p(12, 72, 8)
+            ]
+        );
+        let scan = cubin
+            .kernel(Some("scan_block"))
+            .unwrap()
+            .param_table()
+            .unwrap();
+        assert_eq!(
+            scan.params,
+            [p(0, 0, 8), p(1, 8, 8), p(2, 16, 8), p(3, 24, 4)]
+        );
+        let none = cubin.kernel(Some("no_params")).unwrap();
+        assert_eq!(none.param_bytes, None);
+        assert_eq!(
+            none.param_table(),
+            Some(crate::params::ParamTable {
+                offset: 0x140,
+                size: 0,
+                params: vec![]
+            })
+        );
+        // Every fixture kernel's table is consistent and as long as its parameter size.
+        for (file, bytes) in ALL {
+            for k in parse(bytes).kernels {
+                let t = k.param_table().unwrap();
+                assert_eq!(t.check(), Ok(()), "{file} {}", k.name);
+                assert_eq!(Some(t.size), k.param_bytes, "{file} {}", k.name);
+            }
+        }
+        // A size without records cannot be laid out.
+        let mut k = cubin.kernel(Some("every_kind")).unwrap().clone();
+        k.params.clear();
+        assert_eq!(k.param_table(), None);
     }
 
     #[test]

@@ -138,6 +138,9 @@ pub struct BinaryKernel {
     pub param_bytes: Option<u32>,
     /// Where they start in bank 0 (0x140 on sm_5x).
     pub param_offset: u32,
+    /// The kernel's parameter table, for a launch's `params` (`None`: the cubin gives a size but
+    /// no per-parameter records).
+    pub param_table: Option<crate::params::ParamTable>,
     /// The module's `__device__` data and the bank-4 words that hold its addresses (mapped and
     /// relocated by the trace loader: `tracefile`'s `MODULE_DATA_BASE`).
     pub module: crate::cubin::ModuleData,
@@ -201,6 +204,7 @@ pub fn binary_kernel(
         banks,
         param_bytes: k.param_bytes,
         param_offset: k.param_offset,
+        param_table: k.param_table(),
         module: cubin.module.clone(),
     }))
 }

@@ -28,6 +28,7 @@ pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod maxwell;
+pub mod params;
 pub mod plot;
 pub mod runner;
 pub mod sass;
