@@ -449,6 +449,7 @@ fn report_json(r: &TraceReport) -> serde_json::Value {
                 "warps": l.stats.warps,
                 "warp_instructions": l.stats.warp_insts,
                 "lane_instructions": l.stats.lane_insts,
+                "yields": l.stats.yields,
                 "seconds": l.seconds,
             })
         })
@@ -788,6 +789,14 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
                 "launch {}: {} ran in the interpreter",
                 l.index,
                 count(l.stats.interp_blocks, "block")
+            );
+        }
+        if l.stats.yields > 0 {
+            let _ = writeln!(
+                out,
+                "launch {}: {} ended at the quantum (docs/semantics.md §9)",
+                l.index,
+                count(l.stats.yields, "warp turn")
             );
         }
     }

@@ -244,7 +244,7 @@ pub fn dump(trace: &Trace, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf
 /// The first thing two runs of one trace disagree on ([`run_both`]).
 fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Option<String> {
     let (na, nb) = (ra.engine, rb.engine);
-    let work = |r: &TraceReport| -> Vec<(u32, u64, u64, u64)> {
+    let work = |r: &TraceReport| -> Vec<(u32, u64, u64, u64, u64)> {
         r.launches
             .iter()
             .map(|l| {
@@ -253,13 +253,14 @@ fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Optio
                     l.stats.warps,
                     l.stats.warp_insts,
                     l.stats.lane_insts,
+                    l.stats.yields,
                 )
             })
             .collect()
     };
     if work(ra) != work(rb) {
         return Some(format!(
-            "launch statistics (index, warps, warp instructions, lane instructions): {na} {:?}, {nb} {:?}",
+            "launch statistics (index, warps, warp instructions, lane instructions, turns ended at the quantum): {na} {:?}, {nb} {:?}",
             work(ra),
             work(rb)
         ));

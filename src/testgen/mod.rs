@@ -434,6 +434,7 @@ impl Case {
             local_bytes: self.local_bytes,
             consts,
             budget: self.budget,
+            cooperative: false,
         })
     }
 
