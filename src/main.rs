@@ -603,7 +603,17 @@ fn run_one(
         outcome = "engines disagree";
         record["difference"] = json!(diff);
     }
-    if let Some(dir) = dump_dir {
+    if let (Some(dir), Some(_)) = (dump_dir, &report.fault) {
+        // Memory after a fault is not defined (docs/semantics.md §10): with several host
+        // threads, CTAs after the faulting one may have run.
+        let _ = writeln!(
+            err,
+            "warpjit: --dump {}: nothing written: a launch faulted, and what memory holds after \
+             a fault is not defined (docs/semantics.md §10)",
+            dir.display()
+        );
+        record["dumped"] = json!([]);
+    } else if let Some(dir) = dump_dir {
         match runner::dump(&trace, dir) {
             Ok(files) => {
                 record["dumped"] = json!(files

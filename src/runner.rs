@@ -58,7 +58,8 @@ pub fn run(
     run_in(&mut trace, engine, opts)
 }
 
-/// [`run`], keeping the trace: its memory and resources hold what the launches left.
+/// [`run`], keeping the trace: its memory and resources hold what the launches left (after a
+/// launch that faulted, what they hold is not defined: docs/semantics.md §10).
 pub fn run_in(
     trace: &mut Trace,
     engine: &dyn Engine,
@@ -155,7 +156,9 @@ pub fn run_in(
 /// everything the engines must agree on bit for bit: each launch's statistics (warps, warp and
 /// lane instructions), the fault, the mismatches, and every byte of global memory, buffers and
 /// textures afterwards. Returns both reports and the first difference found, if any (a warpjit
-/// bug). Only the first engine's run gets `opts.observer`; both run on one host thread.
+/// bug). Only the first engine's run gets `opts.observer`; both run on one host thread, so their
+/// memory is compared after a fault too (on one thread it is the same for any engine, though
+/// docs/semantics.md §10 does not define it).
 pub fn run_both(
     path: &Path,
     engines: [&dyn Engine; 2],
@@ -201,7 +204,9 @@ fn bound_resources(
 
 /// Writes what a run left, as raw files in `dir` (created if missing): every global segment as
 /// `global_0x<BASE>.bin` (16 hex digits; non-resident sparse tiles as zeros) and every bound
-/// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written.
+/// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written. After a run
+/// whose launch faulted, memory is not defined (docs/semantics.md §10): `warpjit run --dump`
+/// writes nothing then.
 pub fn dump(trace: &Trace, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
     use std::io::Write;
     std::fs::create_dir_all(dir)?;
