@@ -867,7 +867,7 @@ fn engine_both_compares_communicating_ctas() {
 }
 
 /// Memory after a fault is not defined (docs/semantics.md §10): 256 CTAs store their ids and
-/// CTA 100 spins into its share of the launch budget; the fault is the same on 1, 2 and 8 host
+/// CTA 3 spins into its share of the launch budget; the fault is the same on 1, 2 and 8 host
 /// threads (CTAs after the faulting one may have run on the others), and `--dump` writes no
 /// file, says why, and gives an empty `dumped` list in `--json`.
 #[test]
@@ -900,7 +900,7 @@ fn memory_after_a_fault_is_not_dumped_whatever_the_thread_count() {
         assert!(!dir.exists());
     }
     assert!(
-        faults[0].contains("(launch 0, CTA (100, 0, 0), warp 0, lane 0, pc 0x0050)"),
+        faults[0].contains("(launch 0, CTA (3, 0, 0), warp 0, lane 0, pc 0x0050)"),
         "{}",
         faults[0]
     );
