@@ -892,7 +892,11 @@ fn memory_after_a_fault_is_not_dumped_whatever_the_thread_count() {
             )),
             "{err}"
         );
-        assert!(!dir.exists(), "--threads {threads}: {} was made", dir.display());
+        assert!(
+            !dir.exists(),
+            "--threads {threads}: {} was made",
+            dir.display()
+        );
         let o = warpjit(&["run", trace, "--threads", threads, "--dump", d, "--json"]);
         assert_eq!(code(&o), 3);
         let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");

@@ -457,10 +457,12 @@ fn run_cooperative(
     let resident = super::device::resident_ctas(launch).clamp(1, n);
     let mut total = Stats::default();
     let mut flight: Vec<Cta> = Vec::new();
+    // CTAs that finished, whose states (warps, memory) the next to start reuse.
+    let mut finished: Vec<Cta> = Vec::new();
     let mut next = 0;
     loop {
         while (flight.len() as u64) < resident && next < n {
-            let mut cta = Cta::default();
+            let mut cta = finished.pop().unwrap_or_default();
             cta.start(machine, launch, next)?;
             flight.push(cta);
             next += 1;
@@ -481,7 +483,9 @@ fn run_cooperative(
                 }
             }
         }
-        flight.retain(|c| !c.done);
+        let (done, live): (Vec<Cta>, Vec<Cta>) = flight.into_iter().partition(|c| c.done);
+        finished.extend(done);
+        flight = live;
     }
 }
 
