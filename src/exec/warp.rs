@@ -241,6 +241,7 @@ fn first_active(w: &WarpState) -> u32 {
 /// Events go to `env.observer` only with `OBSERVE` (the dispatcher passes true exactly when an
 /// observer is attached), so that without one the per-block path has no test for it.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn run_warp<const OBSERVE: bool>(
     prog: &Program,
     runner: &mut dyn BodyRunner,
