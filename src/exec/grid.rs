@@ -9,7 +9,7 @@
 //! a barrier-deadlock fault. CTAs are independent; with several host threads the reported fault
 //! is the one of the lowest-numbered faulting CTA, as with one thread. The CTAs of a cooperative
 //! launch are resident together on one host thread and take passes in turn
-//! ([`run_cooperative`]).
+//! (`run_cooperative`).
 
 use super::observe::WarpAt;
 use super::warp::{run_warp, BodyRunner, Budget, RedArrival, Stop, WarpCtl};
