@@ -281,6 +281,7 @@ pub fn prepare(k: &Kernel, n: u32) -> Result<Prepared, String> {
         local_bytes: 0,
         consts: Arc::new(consts),
         budget: DEFAULT_BUDGET,
+        cooperative: false,
     };
     Ok(Prepared {
         machine,

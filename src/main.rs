@@ -490,6 +490,7 @@ fn report_json(r: &TraceReport) -> serde_json::Value {
                 "warp_instructions": l.stats.warp_insts,
                 "lane_instructions": l.stats.lane_insts,
                 "misaligned": l.stats.misaligned,
+                "yields": l.stats.yields,
                 "seconds": l.seconds,
             })
         })
@@ -665,7 +666,18 @@ fn run_one(
         outcome = "engines disagree";
         record["difference"] = json!(diff);
     }
-    if let Some((dir, sub)) = dump_dir {
+    if let (Some((dir, sub)), Some(_)) = (dump_dir, &report.fault) {
+        // Memory after a fault is not defined (docs/semantics.md §10): with several host
+        // threads, CTAs after the faulting one may have run.
+        let dir = sub.map_or(dir.to_path_buf(), |s| dir.join(s));
+        let _ = writeln!(
+            err,
+            "warpjit: --dump {}: nothing written: a launch faulted, and what memory holds after \
+             a fault is not defined (docs/semantics.md §10)",
+            dir.display()
+        );
+        record["dumped"] = json!([]);
+    } else if let Some((dir, sub)) = dump_dir {
         match runner::dump_into(&trace, dir, sub) {
             Ok(files) => {
                 record["dumped"] = json!(files
@@ -872,6 +884,14 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
                 "launch {}: {} ran in the interpreter",
                 l.index,
                 count(l.stats.interp_blocks, "block")
+            );
+        }
+        if l.stats.yields > 0 {
+            let _ = writeln!(
+                out,
+                "launch {}: {} ended at the quantum (docs/semantics.md §9)",
+                l.index,
+                count(l.stats.yields, "warp turn")
             );
         }
     }

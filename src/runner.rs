@@ -65,7 +65,8 @@ pub fn run(
     run_in(&mut trace, engine, opts)
 }
 
-/// [`run`], keeping the trace: its memory and resources hold what the launches left.
+/// [`run`], keeping the trace: its memory and resources hold what the launches left (after a
+/// launch that faulted, what they hold is not defined: docs/semantics.md §10).
 pub fn run_in(
     trace: &mut Trace,
     engine: &dyn Engine,
@@ -163,7 +164,9 @@ pub fn run_in(
 /// everything the engines must agree on bit for bit: each launch's statistics (warps, warp and
 /// lane instructions), the fault, the mismatches, and every byte of global memory, buffers and
 /// textures afterwards. Returns both reports and the first difference found, if any (a warpjit
-/// bug). Only the first engine's run gets `opts.observer`; both run on one host thread.
+/// bug). Only the first engine's run gets `opts.observer`; both run on one host thread, so their
+/// memory is compared after a fault too (on one thread it is the same for any engine, though
+/// docs/semantics.md §10 does not define it).
 pub fn run_both(
     path: &Path,
     engines: [&dyn Engine; 2],
@@ -221,6 +224,9 @@ fn bound_resources(
 /// `global_0x<BASE>.bin` (16 hex digits; non-resident sparse tiles as zeros) and every bound
 /// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written. See
 /// [`dump_into`] for how the files are created (never through a symbolic link).
+/// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written. After a run
+/// whose launch faulted, memory is not defined (docs/semantics.md §10): `warpjit run --dump`
+/// writes nothing then.
 pub fn dump(trace: &Trace, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
     dump_into(trace, dir, None)
 }
@@ -401,7 +407,7 @@ impl DumpDir {
 /// The first thing two runs of one trace disagree on ([`run_both`]).
 fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Option<String> {
     let (na, nb) = (ra.engine, rb.engine);
-    let work = |r: &TraceReport| -> Vec<(u32, u64, u64, u64, u64)> {
+    let work = |r: &TraceReport| -> Vec<(u32, u64, u64, u64, u64, u64)> {
         r.launches
             .iter()
             .map(|l| {
@@ -411,13 +417,14 @@ fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Optio
                     l.stats.warp_insts,
                     l.stats.lane_insts,
                     l.stats.misaligned,
+                    l.stats.yields,
                 )
             })
             .collect()
     };
     if work(ra) != work(rb) {
         return Some(format!(
-            "launch statistics (index, warps, warp instructions, lane instructions, misaligned accesses): {na} {:?}, {nb} {:?}",
+            "launch statistics (index, warps, warp instructions, lane instructions, misaligned accesses, turns ended at the quantum): {na} {:?}, {nb} {:?}",
             work(ra),
             work(rb)
         ));

@@ -1263,3 +1263,48 @@ fn large_resources_run_in_little_memory_or_fail_located() {
         );
     }
 }
+
+/// Memory after a fault is not defined (docs/semantics.md §10): 256 CTAs store their ids and
+/// CTA 3 spins into its share of the launch budget; the fault is the same on 1, 2 and 8 host
+/// threads (CTAs after the faulting one may have run on the others), and `--dump` writes no
+/// file, says why, and gives an empty `dumped` list in `--json`.
+#[test]
+fn memory_after_a_fault_is_not_dumped_whatever_the_thread_count() {
+    let trace = "tests/traces/fail/fault_memory_after.toml";
+    let mut faults = Vec::new();
+    for threads in ["1", "2", "8"] {
+        let dir = std::env::temp_dir().join(format!(
+            "warpjit-cli-fault-dump-{}-{threads}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let d = dir.to_str().expect("utf-8");
+        let o = warpjit(&["run", trace, "--threads", threads, "--dump", d]);
+        assert_eq!(code(&o), 3, "{}", stderr(&o));
+        let err = stderr(&o);
+        faults.push(err.lines().next().unwrap_or_default().to_string());
+        assert!(
+            err.contains(&format!(
+                "warpjit: --dump {d}: nothing written: a launch faulted, and what memory holds \
+                 after a fault is not defined (docs/semantics.md §10)"
+            )),
+            "{err}"
+        );
+        assert!(
+            !dir.exists(),
+            "--threads {threads}: {} was made",
+            dir.display()
+        );
+        let o = warpjit(&["run", trace, "--threads", threads, "--dump", d, "--json"]);
+        assert_eq!(code(&o), 3);
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(doc["traces"][0]["dumped"], serde_json::json!([]));
+        assert!(!dir.exists());
+    }
+    assert!(
+        faults[0].contains("(launch 0, CTA (3, 0, 0), warp 0, lane 0, pc 0x0050)"),
+        "{}",
+        faults[0]
+    );
+    assert!(faults.iter().all(|f| *f == faults[0]), "{faults:?}");
+}

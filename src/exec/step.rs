@@ -242,7 +242,8 @@ impl<'m> WarpStepper<'m> {
                 }
                 Step::Barrier { id, pc }
             }
-            Some(Stop::Exited) | None => Step::Ran,
+            // (`terminate` never ends a turn: only the dispatcher does, between blocks.)
+            Some(Stop::Exited | Stop::Yield) | None => Step::Ran,
         })
     }
 

@@ -19,6 +19,12 @@
 //! instructions included): the warp's own, and its CTA's share of the launch budget, which the
 //! CTA's warps draw on in the order they run ([`Budget`]). The instruction that would exceed
 //! either faults instead of executing.
+//!
+//! A warp's turn ends at the quantum ([`Budget::quantum`], docs/semantics.md §9): before a block
+//! that would take the instructions the warp issued in this turn past it, once it issued at
+//! least one, the warp stops ([`Stop::Yield`]) and the dispatcher lets the next ready warp run.
+//! An engine that runs several blocks in one call ([`BodyRunner::run_from`]) gets a `room` that
+//! ends where the turn would, so it returns to the dispatcher at the same instruction.
 
 use super::{CtaEnv, Stats};
 use crate::ir::*;
@@ -61,7 +67,7 @@ pub struct WarpCtl {
 }
 
 /// The instruction budgets a warp draws on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Budget {
     /// Warp instructions one warp may issue ([`crate::exec::Launch::budget`]).
     pub warp: u64,
@@ -71,6 +77,13 @@ pub struct Budget {
     pub ctas: u64,
     /// What is left of this CTA's share of the launch budget.
     pub cta_left: u64,
+    /// Warp instructions the running warp may issue in its turn: the machine's quantum when
+    /// another warp could run, `u64::MAX` when none could (ending the turn would give it back
+    /// to the same warp, so it goes on).
+    pub quantum: u64,
+    /// What is left of the running warp's turn: set to [`Budget::quantum`] by the dispatcher
+    /// when a turn starts, and counted down (to 0 at the least) by the instructions it issues.
+    pub turn_left: u64,
 }
 
 /// Why a warp stopped running.
@@ -78,6 +91,9 @@ pub struct Budget {
 pub enum Stop {
     /// Every lane exited.
     Exited,
+    /// The warp's turn ended at the quantum (control continues at `WarpCtl::block`, which has
+    /// not run, in its next turn).
+    Yield,
     /// Waiting at barrier `id` (control continues at `WarpCtl::block` once released).
     Barrier {
         /// Barrier index.
@@ -155,8 +171,8 @@ pub trait BodyRunner {
     /// block whose terminator sends the whole active mask to one block (no divergence, no
     /// change of the active mask: a jump, a uniform branch, a push, a wait no lane takes or
     /// every lane takes at an entry it pushed itself), into a block whose instructions and
-    /// written terminator fit in `room` (the warp instructions the budgets leave after the
-    /// first block), setting `w.clock` before each block as the dispatcher does. Returns what
+    /// written terminator fit in `room` (the warp instructions the budgets and the warp's turn
+    /// leave after the first block), setting `w.clock` before each block as the dispatcher does. Returns what
     /// it ran beyond the first block (the dispatcher counts it) and how the last block ended (a
     /// fault boxed: see [`run_warp`]); the warp is left after the instructions of
     /// [`Further::last`], before its terminator, which the dispatcher then carries out.
@@ -215,7 +231,8 @@ fn first_active(w: &WarpState) -> u32 {
     }
 }
 
-/// Runs a warp from `ctl.block` until it exits, waits at a barrier, or faults.
+/// Runs a warp from `ctl.block` until it exits, waits at a barrier, its turn ends at the
+/// quantum, or it faults.
 ///
 /// The fault is boxed, as in [`BodyRunner::run_from`]'s result: these results pass through
 /// the dispatcher for every block a warp runs, and a 120-byte `Result` moved on each return
@@ -224,6 +241,7 @@ fn first_active(w: &WarpState) -> u32 {
 /// Events go to `env.observer` only with `OBSERVE` (the dispatcher passes true exactly when an
 /// observer is attached), so that without one the per-block path has no test for it.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn run_warp<const OBSERVE: bool>(
     prog: &Program,
     runner: &mut dyn BodyRunner,
@@ -240,52 +258,42 @@ pub fn run_warp<const OBSERVE: bool>(
         }
         let block = &prog.blocks[ctl.block as usize];
         let term_pc = block.term.pc();
-        if let Some(o) = obs {
-            o.block_enter(env.at, ctl.block, block.pc, w.active);
-        }
         let n = block.insts.len() as u64;
         let total = n + term_pc.is_some() as u64;
         // Whichever budget leaves less binds: the warp's own or its CTA's share.
         let left = budget.warp.saturating_sub(ctl.issued).min(budget.cta_left);
-        if total > left {
-            let kind = if budget.warp.saturating_sub(ctl.issued) <= budget.cta_left {
-                FaultKind::BudgetExhausted {
-                    budget: budget.warp,
-                    ctas: None,
+        if total > left.min(budget.turn_left) {
+            // The turn ends before a block that would take it past the quantum (a turn always
+            // runs its first block, however long).
+            if total > budget.turn_left && budget.turn_left != budget.quantum {
+                return Ok(Stop::Yield);
+            }
+            if total > left {
+                if let Some(o) = obs {
+                    o.block_enter(env.at, ctl.block, block.pc, w.active);
                 }
-            } else {
-                FaultKind::BudgetExhausted {
-                    budget: budget.launch,
-                    ctas: Some(budget.ctas),
-                }
-            };
-            // Step to the exact instruction that exceeds the budget.
-            let left = left as usize;
-            let pc = block
-                .insts
-                .get(left)
-                .map(|i| i.pc)
-                .or(term_pc)
-                .unwrap_or(block.pc);
-            let done = left.min(block.insts.len());
-            count(stats, done as u64, w.active);
-            w.clock = ctl.issued;
-            runner.run_prefix(ctl.block, block, done, w, env)?;
-            return Err(Fault::new(kind, first_active(w)).at_pc(pc).into());
+                return Err(exhausted(block, runner, w, ctl, env, budget, stats, left));
+            }
+        }
+        if let Some(o) = obs {
+            o.block_enter(env.at, ctl.block, block.pc, w.active);
         }
         w.clock = ctl.issued;
         ctl.issued += total;
         budget.cta_left -= total;
+        budget.turn_left = budget.turn_left.saturating_sub(total);
         count(stats, total, w.active);
         let (block, id) = if OBSERVE {
             runner.run_body(ctl.block, block, w, env, stats)?;
             (block, ctl.block)
         } else {
-            let room = left - total;
+            // Further blocks must fit in both budgets and in the turn.
+            let room = (left - total).min(budget.turn_left);
             let (f, r) = runner.run_from(ctl.block, block, w, env, stats, room, &mut ctl.stack);
             // The further blocks, counted as the one above (with the same active mask).
             ctl.issued += f.issued;
             budget.cta_left -= f.issued;
+            budget.turn_left = budget.turn_left.saturating_sub(f.issued);
             count(stats, f.issued, w.active);
             r?;
             (&prog.blocks[f.last as usize], f.last)
@@ -300,6 +308,49 @@ pub fn run_warp<const OBSERVE: bool>(
             o.block_exit(env.at, id);
         }
     }
+}
+
+/// The fault of block `block` (the warp's next), which does not fit in the `left` instructions
+/// its budgets leave: the instructions that fit run, then the first that does not faults
+/// instead of running.
+#[cold]
+#[allow(clippy::too_many_arguments)]
+fn exhausted(
+    block: &Block,
+    runner: &mut dyn BodyRunner,
+    w: &mut WarpState,
+    ctl: &mut WarpCtl,
+    env: &mut CtaEnv<'_>,
+    budget: &Budget,
+    stats: &mut Stats,
+    left: u64,
+) -> Box<Fault> {
+    let kind = if budget.warp.saturating_sub(ctl.issued) <= budget.cta_left {
+        FaultKind::BudgetExhausted {
+            budget: budget.warp,
+            ctas: None,
+        }
+    } else {
+        FaultKind::BudgetExhausted {
+            budget: budget.launch,
+            ctas: Some(budget.ctas),
+        }
+    };
+    // Step to the exact instruction that exceeds the budget.
+    let left = left as usize;
+    let pc = block
+        .insts
+        .get(left)
+        .map(|i| i.pc)
+        .or(block.term.pc())
+        .unwrap_or(block.pc);
+    let done = left.min(block.insts.len());
+    count(stats, done as u64, w.active);
+    w.clock = ctl.issued;
+    if let Err(f) = runner.run_prefix(ctl.block, block, done, w, env) {
+        return Box::new(f);
+    }
+    Box::new(Fault::new(kind, first_active(w)).at_pc(pc))
 }
 
 /// When the active mask is empty: pops reconvergence-stack entries until one still has live

@@ -5,7 +5,7 @@ use super::files::{self, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
 use super::schema::{RawData, RawTrace, U64};
 use super::{Data, DataKind, LoadOptions, Trace, TraceError, FORMAT};
 use crate::diag::Diagnostic;
-use crate::exec::{Machine, DEFAULT_LAUNCH_BUDGET};
+use crate::exec::{Machine, DEFAULT_LAUNCH_BUDGET, DEFAULT_QUANTUM};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -166,6 +166,14 @@ impl Loader {
             }
             launch_budget = n;
         }
+        let mut quantum = DEFAULT_QUANTUM;
+        if let Some(q) = raw.machine.as_ref().and_then(|m| m.quantum.as_ref()) {
+            let (n, span) = sp64(q);
+            if n == 0 {
+                return Err(self.invalid(&span, "quantum must be at least 1 warp instruction"));
+            }
+            quantum = n;
+        }
 
         let (mut global, globals) = self.globals(&raw)?;
         let sparse = self.sparse(&raw, &mut global)?;
@@ -185,6 +193,7 @@ impl Loader {
             self.check_params(spec, l, &consts)?;
         }
         self.module_data(&mut launches, &raw, &mut global)?;
+        self.grid_workspace(&launches, &raw, &mut global)?;
         // A default local window on top of the trace's shared window matters only to a launch
         // with local memory.
         let explicit = raw.machine.as_ref().and_then(|m| m.local_window.as_ref());
@@ -229,6 +238,7 @@ impl Loader {
                 local_window,
                 launch_budget,
                 resources,
+                quantum,
             },
             base_consts,
             bank0_covered,
@@ -288,6 +298,32 @@ impl Loader {
             spec.binary = Some(std::sync::Arc::new(k));
         }
         Ok(())
+    }
+
+    /// The grid workspace of cooperative launches (`[[launch]] cooperative = true`): when the
+    /// trace has one, [`super::GRID_WORKSPACE_BYTES`] zeroed bytes at
+    /// [`super::GRID_WORKSPACE`], which every cooperative launch finds in c\[0x0\]\[0x34\]
+    /// (high word) and \[0x38\] (low word), as CUDA's driver gives it.
+    fn grid_workspace(
+        &self,
+        launches: &[super::LaunchSpec],
+        raw: &RawTrace,
+        global: &mut warpjit_runtime::memory::GlobalMemory,
+    ) -> Result<(), TraceError> {
+        use warpjit_runtime::memory::Init;
+        let first = launches
+            .iter()
+            .zip(&raw.launch)
+            .find(|(s, _)| s.cooperative);
+        let Some((_, l)) = first else { return Ok(()) };
+        let span = l.get_ref().cooperative.as_ref().map_or(0..0, |c| c.span());
+        let (base, size) = (super::GRID_WORKSPACE, super::GRID_WORKSPACE_BYTES);
+        global.map(base, size, Init::Zero).map_err(|e| {
+            self.invalid(
+                &span,
+                format!("the grid workspace of cooperative launches ({size:#x} bytes at {base:#x}): {e}"),
+            )
+        })
     }
 
     /// `[machine] local_window`: 16 MiB aligned, below 4 GiB, apart from the shared window.

@@ -573,6 +573,9 @@ pub struct LaunchSpec {
     pub local_bytes: Option<u32>,
     /// Per-warp instruction budget.
     pub budget: u64,
+    /// `cooperative`: a cooperative launch ([`exec::Launch::cooperative`]), given the grid
+    /// workspace ([`GRID_WORKSPACE`]).
+    pub cooperative: bool,
     /// `[[launch.input]]`: `v#` contents (DXBC vs/gs/ps only).
     pub inputs: Vec<RegData>,
     /// `[[launch.expect_output]]`: `o#` contents expected after this launch (DXBC vs/gs/ps only).
@@ -595,6 +598,16 @@ pub struct LaunchSpec {
 /// Where the loader maps the first cubin's `__device__` data (`.nv.global.init`, then
 /// `.nv.global` at the next multiple of 256 bytes); the next cubin's is 4 GiB further.
 pub const MODULE_DATA_BASE: u64 = 0x0000_7f00_0000_0000;
+
+/// Where the loader maps the grid workspace of cooperative launches, when a trace has one: the
+/// memory CUDA's driver gives a cooperative launch for cooperative groups' `grid.sync()`, its
+/// address in c\[0x0\]\[0x34\] (high word) and \[0x38\] (low word), which PTX reads as
+/// `%envreg1` and `%envreg2`.
+pub const GRID_WORKSPACE: u64 = 0x0000_7e00_0000_0000;
+
+/// Bytes of the grid workspace (zeroed when the trace is loaded; `grid.sync()` uses the word at
+/// +4 as its barrier, which it leaves ready for the next launch).
+pub const GRID_WORKSPACE_BYTES: u64 = 256;
 
 /// Largest `local_bytes`: 512 KiB, Maxwell's local memory per thread.
 pub const MAX_LOCAL_BYTES: u32 = 512 << 10;
@@ -684,10 +697,11 @@ impl Trace {
     /// of docs/semantics.md §14 in every byte the trace's data does not cover:
     /// c\[0\]\[0x0\] the shared window (low word), \[0x4\] the local window (0 without local
     /// memory), \[0x8\], \[0xc\], \[0x10\] ntid x/y/z, \[0x14\], \[0x18\], \[0x1c\] nctaid
-    /// x/y/z, \[0x20\] `local_bytes` (the stack top), \[0xfc\] `shared_bytes`. Last, the
-    /// launch's own data (its `[[launch.const]]` tables and `params`) over all of these, in the
-    /// bytes it gives; the other bytes keep what the rest gives them, and the next launch sees
-    /// the trace's data again.
+    /// x/y/z, \[0x20\] `local_bytes` (the stack top), \[0xfc\] `shared_bytes`, and for a
+    /// cooperative launch \[0x34\] and \[0x38\] the high and low words of the grid workspace's
+    /// address ([`GRID_WORKSPACE`]). Last, the launch's own data (its `[[launch.const]]` tables
+    /// and `params`) over all of these, in the bytes it gives; the other bytes keep what the rest
+    /// gives them, and the next launch sees the trace's data again.
     pub fn launch_consts(&self, spec: &LaunchSpec) -> ConstBanks {
         let mut banks = self.base_consts.clone();
         let own = |banks: &mut ConstBanks| {
@@ -726,7 +740,7 @@ impl Trace {
         } else {
             0
         };
-        let words: [(u32, u32); 10] = [
+        let mut words: Vec<(u32, u32)> = vec![
             (0x0, self.shared_window as u32),
             (0x4, local_window),
             (0x8, spec.block[0]),
@@ -738,6 +752,10 @@ impl Trace {
             (0x20, local_bytes),
             (0xfc, spec.shared_bytes),
         ];
+        if spec.cooperative {
+            words.push((0x34, (GRID_WORKSPACE >> 32) as u32));
+            words.push((0x38, GRID_WORKSPACE as u32));
+        }
         for (at, value) in words {
             for (i, byte) in value.to_le_bytes().into_iter().enumerate() {
                 let a = at + i as u32;
@@ -763,6 +781,7 @@ impl Trace {
             local_bytes: spec.local_bytes.unwrap_or(0),
             consts: Arc::new(self.launch_consts(spec)),
             budget: spec.budget,
+            cooperative: spec.cooperative,
         }
     }
 

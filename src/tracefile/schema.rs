@@ -251,6 +251,8 @@ pub(crate) struct RawMachine {
     pub(crate) local_window: Option<Spanned<U64>>,
     #[serde(default)]
     pub(crate) launch_budget: Option<Spanned<U64>>,
+    #[serde(default)]
+    pub(crate) quantum: Option<Spanned<U64>>,
 }
 
 with_data! {
@@ -349,6 +351,8 @@ pub(crate) struct RawLaunch {
     pub(crate) local_bytes: Option<Spanned<u32>>,
     #[serde(default)]
     pub(crate) budget: Option<Spanned<U64>>,
+    #[serde(default)]
+    pub(crate) cooperative: Option<Spanned<bool>>,
     #[serde(default)]
     pub(crate) input: Vec<Spanned<RawRegData>>,
     #[serde(default)]

@@ -76,7 +76,7 @@ fn format_and_machine() {
     );
     assert_eq!(
         err("[machine]\nwindow = 0\n"),
-        "3:1: unknown field `window`, expected one of `shared_window`, `local_window`, `launch_budget`"
+        "3:1: unknown field `window`, expected one of `shared_window`, `local_window`, `launch_budget`, `quantum`"
     );
     assert_eq!(
         ok("[machine]\nshared_window = 0xff00_0000\n").shared_window,
@@ -428,6 +428,63 @@ fn launch_constants_are_filled_byte_by_byte() {
         (l.grid, l.block, l.index, l.shared_bytes),
         ([7, 8, 1], [0x234, 1, 1], 0, 0x345678)
     );
+}
+
+/// `[machine] quantum` and `[[launch]] cooperative`: the quantum reaches the machine (at least
+/// 1); a cooperative launch gets the grid workspace, mapped once and zeroed, its address in
+/// c[0][0x34] (high word) and c[0][0x38] (low word) unless the trace's data covers them, and
+/// other launches do not; cooperative is SASS only, and its grid at most what the device holds.
+#[test]
+fn quantum_and_cooperative_launches() {
+    assert_eq!(ok(EXIT).machine.quantum, crate::exec::DEFAULT_QUANTUM);
+    assert_eq!(
+        ok(&format!("[machine]\nquantum = \"0x10\"\n{EXIT}"))
+            .machine
+            .quantum,
+        16
+    );
+    assert_eq!(
+        err("[machine]\nquantum = 0\n"),
+        "3:11: quantum must be at least 1 warp instruction"
+    );
+    let t = ok("[[const]]\nbank = 0\noffset = 0x38\nu8 = [0xdd]\n\
+                [[launch]]\ngrid = [4]\ncooperative = true\ncode = \"EXIT;\"\n\
+                [[launch]]\ncooperative = false\ncode = \"EXIT;\"\n");
+    let w = |i: usize, a| t.launch_consts(&t.launches[i]).read(0, a, 4, false)[0];
+    let base = super::GRID_WORKSPACE;
+    assert_eq!(
+        (w(0, 0x34), w(0, 0x38)),
+        ((base >> 32) as u32, base as u32 & !0xff | 0xdd),
+        "byte 0x38 is the trace's"
+    );
+    assert_eq!((w(1, 0x34), w(1, 0x38)), (0, 0xdd));
+    assert!(t.launch(&t.launches[0]).cooperative);
+    assert!(!t.launch(&t.launches[1]).cooperative);
+    let ws = t
+        .machine
+        .global
+        .read_bytes(base, super::GRID_WORKSPACE_BYTES)
+        .expect("mapped");
+    assert!(ws.iter().all(|&b| b == 0));
+    // Without a cooperative launch, no workspace.
+    assert!(ok(EXIT).machine.global.read_bytes(base, 4).is_err());
+    // A trace segment where the workspace goes.
+    assert!(err(&format!(
+        "[[global]]\naddr = {base:#x}\nsize = 16\n[[launch]]\ncooperative = true\ncode = \"EXIT;\"\n"
+    ))
+    .contains("the grid workspace of cooperative launches (0x100 bytes at 0x7e0000000000)"));
+    // DXBC has no cooperative launches.
+    assert!(
+        err("[[launch]]\nisa = \"dxbc\"\ncooperative = true\ncode = \"cs_5_0\"\n")
+            .contains("`cooperative` launches are CUDA's: a DXBC program cannot have one")
+    );
+    // 16 SMs x 2 CTAs of 1024 threads with 32 registers: 32 resident, 33 too many.
+    let coop = |n: u32| {
+        format!("[[launch]]\ngrid = [{n}]\nblock = [1024]\nregisters = 32\ncooperative = true\ncode = \"EXIT;\"\n")
+    };
+    assert_eq!(ok(&coop(32)).launches[0].grid, [32, 1, 1]);
+    assert!(err(&coop(33))
+        .contains("this grid has 33 CTAs, and the device (16 SMs of a GTX 980) holds 32"));
 }
 
 #[test]

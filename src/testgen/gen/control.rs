@@ -255,6 +255,31 @@ impl Gen<'_, '_> {
         }
     }
 
+    /// A loop whose every iteration takes a ticket from a word of shared memory (`ATOMS.ADD`,
+    /// lanes in order) into a register the epilogue stores, with no barrier: which tickets a
+    /// warp gets depends on where the turns of its CTA's warps end (docs/semantics.md §9), so
+    /// an engine that ended them elsewhere than the interpreter would leave other values.
+    pub(super) fn ticket_loop(&mut self) {
+        let lvl = self.loop_depth;
+        let cnt = Reg(20 + 2 * lvl);
+        let l_top = self.new_label();
+        let d = Reg(self.below(16) as u8);
+        let step = self.range(1, 3);
+        let n = self.range(2, 6);
+        let p = Pred(self.below(7) as u8);
+        self.emit(format!("MOV {cnt}, RZ"));
+        self.emit(format!("MOV32I R19, {step:#x}"));
+        self.place(&l_top);
+        self.emit(format!("ATOMS.ADD {d}, [0x0], R19"));
+        if self.chance(50) {
+            self.emit(format!("IADD R18, {d}, R25"));
+        }
+        self.emit(format!("IADD32I {cnt}, {cnt}, 0x1"));
+        self.emit(format!("ISETP.LT.AND {p}, PT, {cnt}, {n:#x}, PT"));
+        let t = self.target(&l_top);
+        self.emit(format!("@{p} BRA {t}"));
+    }
+
     pub(super) fn barrier(&mut self) {
         let id = [0u8, 1, 15][self.weighted(&[80, 15, 5])];
         let g = if self.chance(20) {

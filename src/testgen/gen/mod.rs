@@ -162,6 +162,11 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
         Profile::Edges => g.range(2, 10),
     };
     g.stmts(n as usize, 0);
+    // Drawn after the random statements, so that the bytes before give the same code as before
+    // there was a choice.
+    if shared_bytes >= 4 && g.chance(30) {
+        g.ticket_loop();
+    }
     match frame {
         Frame::Full => g.epilogue(),
         Frame::Minimal => g.minimal_frame(code_start),
@@ -172,6 +177,9 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
     } else {
         [1_000_000, 2000, 300][g.weighted(&[85, 10, 5])]
     };
+    // Drawn last, likewise.
+    let quantum =
+        [crate::exec::DEFAULT_QUANTUM, 3, 6, 10, 25, 64][g.weighted(&[25, 15, 15, 15, 15, 15])];
     let mut text = g.lines.join("\n");
     text.push('\n');
     Case {
@@ -190,6 +198,7 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
         odd_size,
         tier2,
         frame,
+        quantum,
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::{sp, sp64, Loader};
 use crate::diag::{Diagnostic, Location};
+use crate::exec::device::CtaShape;
 use crate::exec::{DEFAULT_BUDGET, MAX_LAUNCH_THREADS};
 use crate::frontend::{self, Content};
 use crate::ir::{Isa, Program, TextureKind, ViewKind};
@@ -53,6 +54,7 @@ pub(super) struct LaunchKeys {
     pub(super) shared_bytes: u32,
     pub(super) local_bytes: Option<u32>,
     pub(super) budget: u64,
+    pub(super) cooperative: bool,
     pub(super) inputs: Vec<RegData>,
     pub(super) expect_outputs: Vec<RegData>,
 }
@@ -135,6 +137,7 @@ impl Loader {
         let (program, program_path, source) =
             self.program(l, &table, k.isa, k.registers, k.kernel.as_deref(), programs)?;
         self.apply_interface(l, &table, &program, &mut k, textures, buffers)?;
+        self.check_cooperative(l, &program, &k)?;
         Ok(LaunchSpec {
             consts,
             params,
@@ -152,12 +155,48 @@ impl Loader {
             shared_bytes: k.shared_bytes,
             local_bytes: k.local_bytes,
             budget: k.budget,
+            cooperative: k.cooperative,
             inputs: k.inputs,
             expect_outputs: k.expect_outputs,
             line: self.line(&table),
             source,
             binary,
         })
+    }
+
+    /// A cooperative launch's CTAs must all fit on the device at once (CUDA refuses a larger
+    /// cooperative launch): its grid may have at most [`CtaShape::resident`] CTAs.
+    fn check_cooperative(
+        &self,
+        l: &RawLaunch,
+        program: &Program,
+        k: &LaunchKeys,
+    ) -> Result<(), TraceError> {
+        let Some(c) = l.cooperative.as_ref().filter(|c| *c.get_ref()) else {
+            return Ok(());
+        };
+        let shape = CtaShape {
+            threads: k.block.iter().map(|&b| b as u64).product(),
+            registers: program.registers,
+            shared_bytes: k.shared_bytes,
+            local_bytes: k.local_bytes.unwrap_or(0),
+        };
+        let ctas: u64 = k.grid.iter().map(|&g| g as u64).product();
+        let resident = shape.resident();
+        if ctas > resident {
+            let per_sm = shape.per_sm();
+            return Err(self.invalid(
+                &c.span(),
+                format!(
+                    "a cooperative launch's CTAs must all be resident at once: this grid has \
+                     {ctas} CTAs, and the device (16 SMs of a GTX 980) holds {resident} of \
+                     these ({per_sm} per SM: {} threads, {} registers per thread, {:#x} bytes \
+                     of shared memory and {:#x} of local memory per thread each)",
+                    shape.threads, shape.registers, shape.shared_bytes, shape.local_bytes
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// A cubin kernel's parameters must be in the trace: bank 0's data (the trace's `[[const]]`,
@@ -754,6 +793,16 @@ impl Loader {
                 n
             }
         };
+        let cooperative = match &l.cooperative {
+            Some(c) if *c.get_ref() && isa == Isa::Dxbc => {
+                return Err(self.invalid(
+                    &c.span(),
+                    "`cooperative` launches are CUDA's: a DXBC program cannot have one",
+                ));
+            }
+            Some(c) => *c.get_ref(),
+            None => false,
+        };
         Ok(LaunchKeys {
             isa,
             kernel,
@@ -766,6 +815,7 @@ impl Loader {
             shared_bytes,
             local_bytes,
             budget,
+            cooperative,
             inputs,
             expect_outputs,
         })
