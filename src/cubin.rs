@@ -79,6 +79,15 @@ pub const EIATTR_CBANK_PARAM_SIZE: u8 = 0x19;
 /// `.text.NAME` of the kernel's `EXIT` instructions (two in `vadd`, the early exit of the bounds
 /// check and the final one).
 pub const EIATTR_EXIT_INSTR_OFFSETS: u8 = 0x1c;
+/// `EIATTR_INDIRECT_BRANCH_TARGETS` (`.nv.info.NAME`, `EIFMT_SVAL`): per indirect branch of the
+/// kernel's code, `u32` its byte offset in `.text.NAME`, two `u16`s, `u32` a count, then that
+/// many `u32` target offsets. ptxas 12.9 lists every `BRX` it writes for a `switch` (both
+/// `u16`s 0; the targets are the values of its jump table in `.nv.constant2.NAME`, some at a
+/// multiple of 0x20, a group's scheduling word, meaning the instruction after it) and every
+/// `SYNC` (its one target, the reconvergence point); a `BRX` that is an indirect call (after
+/// `PRET`, through a function pointer) has the first `u16` 1 and no targets. Read into
+/// [`Kernel::indirect_branches`].
+pub const EIATTR_INDIRECT_BRANCH_TARGETS: u8 = 0x34;
 /// `EIATTR_MAX_STACK_SIZE` (`.nv.info`, `EIFMT_SVAL`, 8 bytes): `u32` kernel symbol index, `u32`
 /// stack size including callees. Not emitted for any fixture; read like
 /// [`EIATTR_MIN_STACK_SIZE`].
@@ -208,6 +217,21 @@ pub struct Kernel {
     /// Byte offsets in [`Kernel::code`] of the `EXIT` instructions, from
     /// `EIATTR_EXIT_INSTR_OFFSETS`; empty if the attribute is absent.
     pub exit_offsets: Vec<u32>,
+    /// The indirect branches of the code and their targets, from
+    /// [`EIATTR_INDIRECT_BRANCH_TARGETS`]; empty if the attribute is absent.
+    pub indirect_branches: Vec<IndirectBranch>,
+}
+
+/// One entry of [`EIATTR_INDIRECT_BRANCH_TARGETS`]: an indirect branch and where it may go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndirectBranch {
+    /// Byte offset of the branch in the kernel's code.
+    pub offset: u32,
+    /// The first of the entry's two 16-bit fields: 1 for a `BRX` that is an indirect call
+    /// (ptxas gives it no targets), 0 for the others seen.
+    pub kind: u16,
+    /// The target offsets, as listed (a multiple of 0x20 means the instruction after it).
+    pub targets: Vec<u32>,
 }
 
 /// Why a cubin could not be read: the byte of the file, the section (or header) concerned, and
@@ -931,6 +955,7 @@ fn read_kernel(
     let mut cbank_param_size: Option<u32> = None;
     let mut kparam_end: Option<u32> = None;
     let mut exit_offsets = Vec::new();
+    let mut indirect_branches = Vec::new();
     if let Some(info) = find(sections, &format!(".nv.info.{name}")) {
         for record in info_records(info)? {
             if let Some(bytes) = stack_size(info, &record, symbol)? {
@@ -968,6 +993,10 @@ fn read_kernel(
                     expect_payload(info, &record, "EIATTR_EXIT_INSTR_OFFSETS", 4, true)?;
                     exit_offsets.extend(record.payload.chunks_exact(4).map(|w| u32_at(w, 0)));
                 }
+                EIATTR_INDIRECT_BRANCH_TARGETS => {
+                    expect_payload(info, &record, "EIATTR_INDIRECT_BRANCH_TARGETS", 4, true)?;
+                    indirect_branches.extend(branch_targets(info, &record)?);
+                }
                 _ => {}
             }
         }
@@ -989,7 +1018,48 @@ fn read_kernel(
         param_bytes,
         param_offset,
         exit_offsets,
+        indirect_branches,
     })
+}
+
+/// The entries of an [`EIATTR_INDIRECT_BRANCH_TARGETS`] record (its payload a whole number of
+/// words): each must fit in the payload.
+fn branch_targets(
+    info: &Section<'_>,
+    record: &InfoRecord<'_>,
+) -> Result<Vec<IndirectBranch>, CubinError> {
+    let p = record.payload;
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at < p.len() {
+        let bad = |what: &str| {
+            CubinError::new(
+                record.offset + 4 + at as u64,
+                &info.name,
+                format!("EIATTR_INDIRECT_BRANCH_TARGETS (0x34): {what}"),
+            )
+        };
+        if p.len() - at < 12 {
+            return Err(bad("an entry's 12-byte head runs past the payload"));
+        }
+        let offset = u32_at(p, at);
+        let kind = u16_at(p, at + 4);
+        let count = u32_at(p, at + 8) as usize;
+        let start = at + 12;
+        if count > (p.len() - start) / 4 {
+            return Err(bad(&format!(
+                "an entry's {count} targets run past the payload"
+            )));
+        }
+        let targets = (0..count).map(|k| u32_at(p, start + 4 * k)).collect();
+        out.push(IndirectBranch {
+            offset,
+            kind,
+            targets,
+        });
+        at = start + 4 * count;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ pub struct Liveness {
 /// has no duplicates.
 pub fn thread_successors(p: &Program, b: BlockId) -> Vec<BlockId> {
     let term = &p.blocks[b as usize].term;
-    let mut s = term.successors();
+    let mut s = term.successors(p);
     if let Terminator::Wait { region, .. } = *term {
         s.extend(resume_points(p, region));
     }
@@ -77,14 +77,18 @@ pub fn resume_points(p: &Program, region: Region) -> Vec<BlockId> {
     t
 }
 
-/// What a terminator reads (its condition's predicate and ZF).
+/// What a terminator reads (its condition's predicate and flags, a BRX's register).
 pub fn term_uses(t: &Terminator) -> LiveSet {
     let e = t.effects();
-    LiveSet {
+    let mut s = LiveSet {
         preds: e.pred_reads,
         cc: e.cc_reads,
         ..LiveSet::EMPTY
+    };
+    if let Some(r) = t.reg_read() {
+        s.insert_reg(r);
     }
+    s
 }
 
 /// The items an instruction reads and the items it surely writes (empty when guarded), as

@@ -19,6 +19,7 @@
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
 //! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
 //! | conversions (I2F, F2I, F2F, I2I) and the binary64 instructions | [`convert`] | §29 |
+//! | a `BRX` lane's target and the block it goes to | [`brx_target`], [`brx_block`] | §32 |
 
 pub mod cc;
 pub mod convert;
@@ -32,7 +33,44 @@ use crate::ir::{
     Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType, Video, VideoPart, VideoSecond,
 };
 use warpjit_runtime::helpers::window_detect;
-use warpjit_runtime::WarpState;
+use warpjit_runtime::{BadTarget, WarpState};
+
+/// A `BRX` lane's target address (docs/semantics.md §32): `pc + 8 + value + offset`, computed
+/// exactly, the register's `value` as a signed 32-bit number.
+pub fn brx_target(pc: u32, offset: i32, value: u32) -> i64 {
+    i64::from(pc) + 8 + i64::from(value as i32) + i64::from(offset)
+}
+
+/// The block a `BRX` lane whose target is `t` ([`brx_target`]) goes to, among the branch's
+/// declared targets `table` (docs/semantics.md §32). An address at a multiple of 0x20, where a
+/// group of three instructions starts with its scheduling word, means the group's first
+/// instruction, as for a `BRA` target (ptxas's jump tables hold such addresses). Any other
+/// address is a fault: outside the code, not at an instruction, or an instruction the branch
+/// does not declare.
+pub fn brx_block(table: &crate::ir::JumpTable, t: i64) -> Result<crate::ir::BlockId, BadTarget> {
+    let find = |t: i64| {
+        let t = u32::try_from(t).ok()?;
+        let i = table.targets.binary_search_by_key(&t, |e| e.0).ok()?;
+        Some(table.targets[i].1)
+    };
+    if let Some(b) = find(t) {
+        return Ok(b);
+    }
+    if t % 0x20 == 0 {
+        if let Some(b) = find(t + 8) {
+            return Ok(b);
+        }
+    }
+    // The code's first group starts with a scheduling word, 8 bytes before its first
+    // instruction: an address there means that instruction.
+    if t < i64::from(table.code.start) - 8 || t >= i64::from(table.code.end) {
+        Err(BadTarget::Outside)
+    } else if t % 8 != 0 {
+        Err(BadTarget::NotInstruction)
+    } else {
+        Err(BadTarget::Undeclared)
+    }
+}
 
 /// A video operand's value (docs/semantics.md §22e): `part` of `v`, sign-extended when
 /// `signed`, else zero-extended (a word extends to 33 bits: an unsigned word stays positive).
