@@ -1455,12 +1455,67 @@ mod tests {
         }
     }
 
+    /// ptxas's `EIATTR_INDIRECT_BRANCH_TARGETS` for `switch` statements (tests/cubin/switch.cu,
+    /// brxidx.ptx): every entry at a BRX word lists that BRX's jump table, a run of the words
+    /// of `.nv.constant2.NAME`; every other entry is a SYNC's or BRK's one target.
+    #[test]
+    fn indirect_branch_targets_are_the_jump_tables() {
+        let switch: &[u8] = include_bytes!("../tests/cubin/switch.cubin");
+        let brxidx: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
+        let mut brx = 0;
+        for file in [switch, brxidx] {
+            for k in &parse(file).kernels {
+                let words: Vec<u32> = k.const2.chunks_exact(4).map(|w| u32_at(w, 0)).collect();
+                assert!(!k.indirect_branches.is_empty(), "{}", k.name);
+                for b in &k.indirect_branches {
+                    let at = b.offset as usize;
+                    let word = u64::from_le_bytes(k.code[at..at + 8].try_into().unwrap());
+                    assert_eq!(b.kind, 0, "{}", k.name);
+                    match word >> 52 {
+                        0xe25 => {
+                            brx += 1;
+                            assert!(
+                                words.windows(b.targets.len()).any(|w| w == b.targets),
+                                "{}: {b:?} in {words:x?}",
+                                k.name
+                            );
+                        }
+                        0xf0f | 0xe34 => assert_eq!(b.targets.len(), 1, "{}", k.name),
+                        _ => panic!("{}: {b:?} at {word:#018x}", k.name),
+                    }
+                }
+            }
+        }
+        assert_eq!(brx, 24 + 2);
+        // The largest table: brx16's sixteen targets.
+        let k = &parse(brxidx).kernels[0];
+        assert_eq!(k.indirect_branches[0].targets.len(), 16);
+    }
+
+    /// An entry whose count runs past the record, or a head cut short, is an error naming the
+    /// record's byte.
+    #[test]
+    fn indirect_branch_targets_out_of_the_record_are_errors() {
+        let file: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
+        let at = memmem(file, &[0x04, EIATTR_INDIRECT_BRANCH_TARGETS]).unwrap();
+        // The first entry's count (16) made 0x4000_0000.
+        let e = Cubin::parse(&patched(file, at + 4 + 8, &0x4000_0000u32.to_le_bytes()))
+            .unwrap_err();
+        assert!(e.message.contains("targets run past the payload"), "{e}");
+        assert_eq!(e.offset, at as u64 + 4);
+        // A payload of 4 bytes: a head cut short (the record's size made 4; the bytes after it
+        // are then read as the next records, which the parser must also survive).
+        let r = Cubin::parse(&patched(file, at + 2, &4u16.to_le_bytes()));
+        assert!(r.is_err(), "{r:?}");
+    }
+
     #[test]
     fn single_byte_corruption_never_panics() {
-        // Every byte of one three-kernel file, and of one with relocations of `.nv.constant4`,
-        // set in turn to a few values.
+        // Every byte of one three-kernel file, of one with relocations of `.nv.constant4` and of
+        // one with jump tables (EIATTR_INDIRECT_BRANCH_TARGETS), set in turn to a few values.
         let devdata: &[u8] = include_bytes!("../tests/cubin/devdata.cubin");
-        for file in [MEMORY, devdata] {
+        let brxidx: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
+        for file in [MEMORY, devdata, brxidx] {
             for at in 0..file.len() {
                 for value in [0x00, 0x7f, 0xff] {
                     let _ = Cubin::parse(&patched(file, at, &[value]));

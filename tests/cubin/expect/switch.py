@@ -183,3 +183,56 @@ trace("cubin_switch_brx16.toml", "brx16",
       "# brx.idx over 16 targets (a warp's lanes take all sixteen), then a uniform brx.idx in a\n"
       "# loop of (t & 3) + 1 iterations whose index is (ctaid.x + j) & 3. Three CTAs of 64.",
       ins, outs, 64, grid=3)
+
+
+# The listing `warpjit disasm tests/cubin/switch.cubin --kernel sw8` prints
+# (tests/traces/kernels/switch_sw8.sass), pasted into a trace: its BRX read their jump tables
+# from constant bank 2, which the trace now gives ([[const]] bank 2, the words of the cubin's
+# .nv.constant2.sw8, read here from the ELF file).
+def section(path, name):
+    import struct
+    data = open(path, "rb").read()
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    heads = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names = heads[shstrndx][4]
+    for h in heads:
+        n = data[names + h[0]:data.index(b"\0", names + h[0])].decode()
+        if n == name:
+            return data[h[4]:h[4] + h[5]]
+    raise SystemExit(f"{path}: no section {name}")
+
+
+bank2 = section(os.path.join(HERE, "..", "switch.cubin"), ".nv.constant2.sw8")
+words = [int.from_bytes(bank2[i:i + 4], "little") for i in range(0, len(bank2), 4)]
+ins = [(t * 7) % 12 - 2 for t in range(64)]
+text = f"""# sw8's listing, as `warpjit disasm tests/cubin/switch.cubin --kernel sw8` prints it
+# (kernels/switch_sw8.sass: each BRX with its targets in nvdisasm's note
+# (*"BRANCH_TARGETS ..."*)), run as text: the jump tables its LDCs read come from constant bank
+# 2, given here as the cubin's .nv.constant2.sw8 holds them. The same inputs and outputs as
+# cubin_switch_sw8.toml. Expectations: tests/cubin/expect/switch.py.
+
+format = "warpjit-trace/1"
+
+{table("global", IN, ins, f"in[{len(ins)}]")}
+[[global]]                 # out, zero-filled
+addr = {OUT:#x}
+size = 256
+
+[[const]]                  # parameters: in, out
+bank = 0
+offset = 0x140
+u32 = [{IN:#x}, 0x0, {OUT:#x}, 0x0]
+
+[[const]]                  # the jump tables (.nv.constant2.sw8)
+bank = 2
+offset = 0
+u32 = [{", ".join(f"{w:#x}" for w in words)}]
+
+[[launch]]
+code_file = "kernels/switch_sw8.sass"
+block = [64]
+
+{table("expect", OUT, [sw8(t, x) for t, x in enumerate(ins)], "out")}"""
+with open(os.path.join(TRACES, "switch_listing.toml"), "w") as f:
+    f.write(text)
