@@ -1499,8 +1499,8 @@ mod tests {
         let file: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
         let at = memmem(file, &[0x04, EIATTR_INDIRECT_BRANCH_TARGETS]).unwrap();
         // The first entry's count (16) made 0x4000_0000.
-        let e = Cubin::parse(&patched(file, at + 4 + 8, &0x4000_0000u32.to_le_bytes()))
-            .unwrap_err();
+        let e =
+            Cubin::parse(&patched(file, at + 4 + 8, &0x4000_0000u32.to_le_bytes())).unwrap_err();
         assert!(e.message.contains("targets run past the payload"), "{e}");
         assert_eq!(e.offset, at as u64 + 4);
         // A payload of 4 bytes: a head cut short (the record's size made 4; the bytes after it

@@ -373,7 +373,8 @@ pub fn note_reads(prog: &crate::ir::Program, w: &WarpState, mut f: Fault) -> Fau
     {
         // A BRX reads the register that holds each lane's offset.
         if !crate::analysis::effects::never(cond.guard) && !reg.is_rz() {
-            f.reads.push(reg.0, w.regs[reg.index()][f.lane as usize % LANES]);
+            f.reads
+                .push(reg.0, w.regs[reg.index()][f.lane as usize % LANES]);
         }
     }
     f

@@ -357,7 +357,6 @@ pub struct JumpTable {
     pub code: std::ops::Range<u32>,
 }
 
-
 impl Program {
     /// Where the guest instruction at `pc` starts in the program's text, if known.
     pub fn line_of(&self, pc: u32) -> Option<SrcLoc> {

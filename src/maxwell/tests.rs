@@ -564,10 +564,7 @@ fn errors_name_the_word() {
     let code = code_with(&[(0x10, 0xe250_0fff_f107_040f)]);
     let e = decode(&code, &OPTS).unwrap_err();
     assert_eq!(e.offset, 0x10);
-    assert!(
-        e.message.contains("EIATTR_INDIRECT_BRANCH_TARGETS"),
-        "{e}"
-    );
+    assert!(e.message.contains("EIATTR_INDIRECT_BRANCH_TARGETS"), "{e}");
     // An instruction warpjit knows but does not run is named, with the reason: VADD, PRET
     // (the push of an indirect call's return point), JMX, the constant form of BRX.
     let e = decode(&code_with(&[(0x10, 0x2024_02e0_6057_0000)]), &OPTS).unwrap_err();
@@ -578,7 +575,10 @@ fn errors_name_the_word() {
         (0xe250_0000_0007_032f, "BRX"),
     ] {
         let e = decode(&code_with(&[(0x10, w)]), &OPTS).unwrap_err();
-        assert!(e.message.starts_with(&format!("{name} is not supported")), "{e}");
+        assert!(
+            e.message.starts_with(&format!("{name} is not supported")),
+            "{e}"
+        );
     }
     // A flag the IR does not model is refused by name.
     let sat = 0x5c10_0000_0000_0000u64 | (1 << 50) | (0xf << 16);

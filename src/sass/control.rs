@@ -298,12 +298,12 @@ fn target(a: &mut Args<'_>) -> Result<(Target, SrcLoc), AsmError> {
 /// A BRX's targets from its note (`BRANCH_TARGETS .L_x_1,.L_x_2` or addresses): at least one.
 fn brx_targets(a: &Args<'_>) -> Result<Vec<Target>, AsmError> {
     let raw = a.raw();
-    let example = "write them as nvdisasm prints them: `BRX R4 -0xd0 (*\"BRANCH_TARGETS .L_x_1,.L_x_2\"*)`";
+    let example =
+        "write them as nvdisasm prints them: `BRX R4 -0xd0 (*\"BRANCH_TARGETS .L_x_1,.L_x_2\"*)`";
     let Some((note, loc)) = &raw.note else {
         return Err(
-            AsmError::at(raw.mn_loc, "BRX needs the targets it may go to").note(
-                crate::diag::Note::info(example),
-            ),
+            AsmError::at(raw.mn_loc, "BRX needs the targets it may go to")
+                .note(crate::diag::Note::info(example)),
         );
     };
     let loc = *loc;
@@ -319,7 +319,12 @@ fn brx_targets(a: &Args<'_>) -> Result<Vec<Target>, AsmError> {
     };
     let mut out = Vec::new();
     for t in list.split(',').map(str::trim) {
-        let bad = || AsmError::at(loc, format!("malformed branch target `{t}` in the BRX note"));
+        let bad = || {
+            AsmError::at(
+                loc,
+                format!("malformed branch target `{t}` in the BRX note"),
+            )
+        };
         let first = t.chars().next().ok_or_else(bad)?;
         if first.is_ascii_digit() {
             let v = super::lexer::number(t, loc)?;

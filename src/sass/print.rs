@@ -110,9 +110,11 @@ pub fn program_lines(p: &Program) -> Result<Vec<Line>, Unspelled> {
                     .map(|t| t.targets.as_slice())
                     .unwrap_or(&[])
                     .iter()
-                    .map(|&(tpc, b)| match p.blocks.get(b as usize).and_then(|b| b.labels.first()) {
-                        Some(l) => l.clone(),
-                        None => format!("{tpc:#x}"),
+                    .map(|&(tpc, b)| {
+                        match p.blocks.get(b as usize).and_then(|b| b.labels.first()) {
+                            Some(l) => l.clone(),
+                            None => format!("{tpc:#x}"),
+                        }
                     });
                 let text = super::control::brx_text(cond.cc, reg, offset, names);
                 (Some(pc), format!("{}{text}", cond.guard))

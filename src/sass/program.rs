@@ -216,7 +216,8 @@ pub fn assemble(
             ParsedInst::Control(c) => c.targets(),
             ParsedInst::Op(_) => &[],
         };
-        let brx = matches!(&it.p, ParsedInst::Control(c) if matches!(c.kind, ControlKind::Brx { .. }));
+        let brx =
+            matches!(&it.p, ParsedInst::Control(c) if matches!(c.kind, ControlKind::Brx { .. }));
         let loc = it.tloc.unwrap_or(it.p.loc());
         let mut these = Vec::with_capacity(ts.len());
         for t in ts {
@@ -239,7 +240,10 @@ pub fn assemble(
             if brx && i == n {
                 return Err(AsmError::at(
                     loc,
-                    format!("BRX target `{}` is not an instruction (it follows the last one)", super::control::NoteTarget(t)),
+                    format!(
+                        "BRX target `{}` is not an instruction (it follows the last one)",
+                        super::control::NoteTarget(t)
+                    ),
                 ));
             }
             these.push(i);
@@ -261,13 +265,14 @@ pub fn assemble(
     let starts: Vec<usize> = starts.into_iter().collect();
     let block_of = |i: usize| -> BlockId { starts.binary_search(&i).unwrap_or(0) as BlockId };
     // The pcs of the code, for a BRX's table: from the first instruction to past the last.
-    let code = items.first().map_or(tail_pc, |i| i.p.pc())..tail_pc.max(
-        items
-            .iter()
-            .map(|i| i.p.pc().saturating_add(8))
-            .max()
-            .unwrap_or(tail_pc),
-    );
+    let code = items.first().map_or(tail_pc, |i| i.p.pc())
+        ..tail_pc.max(
+            items
+                .iter()
+                .map(|i| i.p.pc().saturating_add(8))
+                .max()
+                .unwrap_or(tail_pc),
+        );
     let mut jump_tables: Vec<JumpTable> = Vec::new();
 
     let mut blocks = Vec::with_capacity(starts.len());
