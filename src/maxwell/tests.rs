@@ -488,7 +488,7 @@ fn disassembly_parses_to_the_decoded_program() {
                     let targets = (0..1 + rng.next() % 3)
                         .map(|_| {
                             let t = slots[(rng.next() % n as u64) as usize];
-                            if rng.next() % 4 == 0 && t % 0x20 == 8 {
+                            if rng.next().is_multiple_of(4) && t % 0x20 == 8 {
                                 t - 8
                             } else {
                                 t
