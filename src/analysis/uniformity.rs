@@ -1106,6 +1106,41 @@ mod tests {
         assert!(uniformity(&q).reg_uniform_after(0, 3, Reg(2)));
     }
 
+    /// A BRX on a lane-varying register splits the warp: its targets are not converged and its
+    /// branch is not uniform; on a uniform register (a constant) it is a uniform jump.
+    #[test]
+    fn brx_diverges_on_a_lane_varying_register() {
+        let text = |src: &str| {
+            format!(
+                "{src}\nSSY `(.L_end);\nBRX R2 -0x30 (*\"BRANCH_TARGETS .L_a,.L_b\"*);\n.L_a:\nMOV32I R3, 0x1;\nSYNC;\n.L_b:\nMOV32I R3, 0x2;\nSYNC;\n.L_end:\nEXIT;\n"
+            )
+        };
+        let parse = |t: &str| {
+            crate::sass::parse_program(t, &crate::sass::AsmOptions::default()).expect("assembles")
+        };
+        let q = parse(&text("S2R R2, SR_TID.X;"));
+        let u = uniformity(&q);
+        let brx = q
+            .blocks
+            .iter()
+            .position(|b| matches!(b.term, Terminator::Brx { .. }))
+            .unwrap() as BlockId;
+        assert!(!u.branch_is_uniform(brx));
+        let targets = q.blocks[brx as usize].term.successors(&q);
+        assert_eq!(targets.len(), 2);
+        for t in targets {
+            assert!(!u.is_converged(t), "{t}");
+        }
+        // The SSY's reconvergence block is converged again.
+        assert!(u.is_converged(q.blocks.len() as BlockId - 1));
+        let q = parse(&text("MOV R2, c[0x0][0x0];"));
+        let u = uniformity(&q);
+        assert!(u.branch_is_uniform(brx));
+        for t in q.blocks[brx as usize].term.successors(&q) {
+            assert!(u.is_converged(t), "{t}");
+        }
+    }
+
     #[test]
     fn unreachable_and_empty() {
         assert_eq!(uniformity(&prog(vec![])).converged.len(), 0);
