@@ -488,8 +488,9 @@ fn brx(
     // (A program's BRX names one of its own tables; an empty one sends every lane to a fault.)
     let empty = JumpTable::default();
     let table = prog.jump_tables.get(table as usize).unwrap_or(&empty);
-    // Each group's block and lanes, in the order of their lowest lanes.
-    let mut groups: Vec<(BlockId, u32)> = Vec::new();
+    // Each group's block and lanes, in the order of their lowest lanes (at most one a lane).
+    let mut groups = [(0 as BlockId, 0u32); 32];
+    let mut n = 0;
     let mut m = taking;
     while m != 0 {
         let lane = m.trailing_zeros();
@@ -503,12 +504,16 @@ fn brx(
         let b = crate::semantics::brx_block(table, t).map_err(|why| {
             Fault::new(FaultKind::BadBranchTarget { target: t, why }, lane).at_pc(pc)
         })?;
-        match groups.iter_mut().find(|g| g.0 == b) {
+        match groups[..n].iter_mut().find(|g| g.0 == b) {
             Some(g) => g.1 |= 1 << lane,
-            None => groups.push((b, 1 << lane)),
+            None => {
+                groups[n] = (b, 1 << lane);
+                n += 1;
+            }
         }
     }
-    let later = groups.len().saturating_sub(1) + usize::from(staying != 0 && taking != 0);
+    let groups = &groups[..n];
+    let later = n.saturating_sub(1) + usize::from(staying != 0 && taking != 0);
     if ctl.stack.len() + later > MAX_STACK {
         let kind = FaultKind::StackOverflow {
             depth: MAX_STACK as u32,
