@@ -87,7 +87,7 @@ pub enum FaultKind {
 pub enum BadTarget {
     /// Outside the kernel's code.
     Outside,
-    /// Inside the code, but not at an instruction (not a multiple of 8).
+    /// Inside the code, but not at an instruction (between two).
     NotInstruction,
     /// An instruction that the branch does not declare as a target.
     Undeclared,

@@ -501,7 +501,7 @@ fn brx(
             w.regs[reg.index()][lane as usize]
         };
         let t = crate::semantics::brx_target(pc, offset, value);
-        let b = crate::semantics::brx_block(table, t).map_err(|why| {
+        let b = crate::semantics::brx_block(prog, table, t).map_err(|why| {
             Fault::new(FaultKind::BadBranchTarget { target: t, why }, lane).at_pc(pc)
         })?;
         match groups[..n].iter_mut().find(|g| g.0 == b) {

@@ -347,14 +347,33 @@ pub struct Program {
 }
 
 /// The targets an indirect branch ([`Terminator::Brx`]) may go to, as its program declares them
-/// (a cubin's `EIATTR_INDIRECT_BRANCH_TARGETS`, a listing's `BRANCH_TARGETS` note), and the
-/// extent of the program's code, to tell why a lane's target is not one of them.
+/// (a cubin's `EIATTR_INDIRECT_BRANCH_TARGETS`, a listing's `BRANCH_TARGETS` note).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JumpTable {
     /// Each target's pc (an instruction's) and its block, sorted by pc, without duplicates.
     pub targets: Vec<(u32, BlockId)>,
-    /// The pcs of the program's code: from its first instruction to past its last.
-    pub code: std::ops::Range<u32>,
+}
+
+impl Program {
+    /// Whether an instruction of the program (a per-lane or a written control instruction)
+    /// is at `pc`. A search through every block: for messages, not for running.
+    pub fn has_instruction_at(&self, pc: u32) -> bool {
+        self.blocks
+            .iter()
+            .any(|b| b.insts.iter().any(|i| i.pc == pc) || b.term.pc() == Some(pc))
+    }
+
+    /// The pcs of the program's first and last instructions (`None` without any).
+    pub fn pc_extent(&self) -> Option<(u32, u32)> {
+        let pcs = self
+            .blocks
+            .iter()
+            .flat_map(|b| b.insts.iter().map(|i| i.pc).chain(b.term.pc()));
+        pcs.fold(None, |r, pc| match r {
+            None => Some((pc, pc)),
+            Some((lo, hi)) => Some((lo.min(pc), hi.max(pc))),
+        })
+    }
 }
 
 impl Program {

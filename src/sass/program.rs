@@ -264,15 +264,6 @@ pub fn assemble(
     }
     let starts: Vec<usize> = starts.into_iter().collect();
     let block_of = |i: usize| -> BlockId { starts.binary_search(&i).unwrap_or(0) as BlockId };
-    // The pcs of the code, for a BRX's table: from the first instruction to past the last.
-    let code = items.first().map_or(tail_pc, |i| i.p.pc())
-        ..tail_pc.max(
-            items
-                .iter()
-                .map(|i| i.p.pc().saturating_add(8))
-                .max()
-                .unwrap_or(tail_pc),
-        );
     let mut jump_tables: Vec<JumpTable> = Vec::new();
 
     let mut blocks = Vec::with_capacity(starts.len());
@@ -294,10 +285,7 @@ pub fn assemble(
                             .collect();
                         table.sort_unstable();
                         table.dedup();
-                        jump_tables.push(JumpTable {
-                            targets: table,
-                            code: code.clone(),
-                        });
+                        jump_tables.push(JumpTable { targets: table });
                     }
                     let table = jump_tables.len().saturating_sub(1) as u32;
                     term = Some(terminator(c, target, table, next).ok_or_else(|| {

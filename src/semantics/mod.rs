@@ -45,31 +45,37 @@ pub fn brx_target(pc: u32, offset: i32, value: u32) -> i64 {
 /// declared targets `table` (docs/semantics.md §32). An address at a multiple of 0x20, where a
 /// group of three instructions starts with its scheduling word, means the group's first
 /// instruction, as for a `BRA` target (ptxas's jump tables hold such addresses). Any other
-/// address is a fault: outside the code, not at an instruction, or an instruction the branch
-/// does not declare.
-pub fn brx_block(table: &crate::ir::JumpTable, t: i64) -> Result<crate::ir::BlockId, BadTarget> {
+/// address is a fault: outside the code of `prog` (the program the branch is in), not at one of
+/// its instructions, or an instruction the branch does not declare.
+pub fn brx_block(
+    prog: &crate::ir::Program,
+    table: &crate::ir::JumpTable,
+    t: i64,
+) -> Result<crate::ir::BlockId, BadTarget> {
     let find = |t: i64| {
         let t = u32::try_from(t).ok()?;
         let i = table.targets.binary_search_by_key(&t, |e| e.0).ok()?;
         Some(table.targets[i].1)
     };
-    if let Some(b) = find(t) {
+    let group = t.rem_euclid(0x20) == 0;
+    if let Some(b) = find(t).or_else(|| find(t + 8).filter(|_| group)) {
         return Ok(b);
     }
-    if t % 0x20 == 0 {
-        if let Some(b) = find(t + 8) {
-            return Ok(b);
-        }
+    // Why not (a fault's slow path).
+    let at = |t: i64| u32::try_from(t).is_ok_and(|t| prog.has_instruction_at(t));
+    if at(t) || (group && at(t + 8)) {
+        return Err(BadTarget::Undeclared);
     }
     // The code's first group starts with a scheduling word, 8 bytes before its first
-    // instruction: an address there means that instruction.
-    if t < i64::from(table.code.start) - 8 || t >= i64::from(table.code.end) {
-        Err(BadTarget::Outside)
-    } else if t % 8 != 0 {
-        Err(BadTarget::NotInstruction)
+    // instruction.
+    let inside = prog
+        .pc_extent()
+        .is_some_and(|(lo, hi)| t >= i64::from(lo) - 8 && t < i64::from(hi) + 8);
+    Err(if inside {
+        BadTarget::NotInstruction
     } else {
-        Err(BadTarget::Undeclared)
-    }
+        BadTarget::Outside
+    })
 }
 
 /// A video operand's value (docs/semantics.md §22e): `part` of `v`, sign-extended when
