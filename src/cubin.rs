@@ -79,6 +79,15 @@ pub const EIATTR_CBANK_PARAM_SIZE: u8 = 0x19;
 /// `.text.NAME` of the kernel's `EXIT` instructions (two in `vadd`, the early exit of the bounds
 /// check and the final one).
 pub const EIATTR_EXIT_INSTR_OFFSETS: u8 = 0x1c;
+/// `EIATTR_INDIRECT_BRANCH_TARGETS` (`.nv.info.NAME`, `EIFMT_SVAL`): per indirect branch of the
+/// kernel's code, `u32` its byte offset in `.text.NAME`, two `u16`s, `u32` a count, then that
+/// many `u32` target offsets. ptxas 12.9 lists every `BRX` it writes for a `switch` (both
+/// `u16`s 0; the targets are the values of its jump table in `.nv.constant2.NAME`, some at a
+/// multiple of 0x20, a group's scheduling word, meaning the instruction after it) and every
+/// `SYNC` (its one target, the reconvergence point); a `BRX` that is an indirect call (after
+/// `PRET`, through a function pointer) has the first `u16` 1 and no targets. Read into
+/// [`Kernel::indirect_branches`].
+pub const EIATTR_INDIRECT_BRANCH_TARGETS: u8 = 0x34;
 /// `EIATTR_MAX_STACK_SIZE` (`.nv.info`, `EIFMT_SVAL`, 8 bytes): `u32` kernel symbol index, `u32`
 /// stack size including callees. Not emitted for any fixture; read like
 /// [`EIATTR_MIN_STACK_SIZE`].
@@ -212,6 +221,21 @@ pub struct Kernel {
     /// Byte offsets in [`Kernel::code`] of the `EXIT` instructions, from
     /// `EIATTR_EXIT_INSTR_OFFSETS`; empty if the attribute is absent.
     pub exit_offsets: Vec<u32>,
+    /// The indirect branches of the code and their targets, from
+    /// [`EIATTR_INDIRECT_BRANCH_TARGETS`]; empty if the attribute is absent.
+    pub indirect_branches: Vec<IndirectBranch>,
+}
+
+/// One entry of [`EIATTR_INDIRECT_BRANCH_TARGETS`]: an indirect branch and where it may go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndirectBranch {
+    /// Byte offset of the branch in the kernel's code.
+    pub offset: u32,
+    /// The first of the entry's two 16-bit fields: 1 for a `BRX` that is an indirect call
+    /// (ptxas gives it no targets), 0 for the others seen.
+    pub kind: u16,
+    /// The target offsets, as listed (a multiple of 0x20 means the instruction after it).
+    pub targets: Vec<u32>,
 }
 
 impl Kernel {
@@ -958,6 +982,7 @@ fn read_kernel(
     let mut kparam_end: Option<u32> = None;
     let mut params = Vec::new();
     let mut exit_offsets = Vec::new();
+    let mut indirect_branches = Vec::new();
     if let Some(info) = find(sections, &format!(".nv.info.{name}")) {
         for record in info_records(info)? {
             if let Some(bytes) = stack_size(info, &record, symbol)? {
@@ -1001,6 +1026,10 @@ fn read_kernel(
                     expect_payload(info, &record, "EIATTR_EXIT_INSTR_OFFSETS", 4, true)?;
                     exit_offsets.extend(record.payload.chunks_exact(4).map(|w| u32_at(w, 0)));
                 }
+                EIATTR_INDIRECT_BRANCH_TARGETS => {
+                    expect_payload(info, &record, "EIATTR_INDIRECT_BRANCH_TARGETS", 4, true)?;
+                    indirect_branches.extend(branch_targets(info, &record)?);
+                }
                 _ => {}
             }
         }
@@ -1025,7 +1054,48 @@ fn read_kernel(
         param_offset,
         params,
         exit_offsets,
+        indirect_branches,
     })
+}
+
+/// The entries of an [`EIATTR_INDIRECT_BRANCH_TARGETS`] record (its payload a whole number of
+/// words): each must fit in the payload.
+fn branch_targets(
+    info: &Section<'_>,
+    record: &InfoRecord<'_>,
+) -> Result<Vec<IndirectBranch>, CubinError> {
+    let p = record.payload;
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at < p.len() {
+        let bad = |what: &str| {
+            CubinError::new(
+                record.offset + 4 + at as u64,
+                &info.name,
+                format!("EIATTR_INDIRECT_BRANCH_TARGETS (0x34): {what}"),
+            )
+        };
+        if p.len() - at < 12 {
+            return Err(bad("an entry's 12-byte head runs past the payload"));
+        }
+        let offset = u32_at(p, at);
+        let kind = u16_at(p, at + 4);
+        let count = u32_at(p, at + 8) as usize;
+        let start = at + 12;
+        if count > (p.len() - start) / 4 {
+            return Err(bad(&format!(
+                "an entry's {count} targets run past the payload"
+            )));
+        }
+        let targets = (0..count).map(|k| u32_at(p, start + 4 * k)).collect();
+        out.push(IndirectBranch {
+            offset,
+            kind,
+            targets,
+        });
+        at = start + 4 * count;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -1489,12 +1559,67 @@ mod tests {
         }
     }
 
+    /// ptxas's `EIATTR_INDIRECT_BRANCH_TARGETS` for `switch` statements (tests/cubin/switch.cu,
+    /// brxidx.ptx): every entry at a BRX word lists that BRX's jump table, a run of the words
+    /// of `.nv.constant2.NAME`; every other entry is a SYNC's or BRK's one target.
+    #[test]
+    fn indirect_branch_targets_are_the_jump_tables() {
+        let switch: &[u8] = include_bytes!("../tests/cubin/switch.cubin");
+        let brxidx: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
+        let mut brx = 0;
+        for file in [switch, brxidx] {
+            for k in &parse(file).kernels {
+                let words: Vec<u32> = k.const2.chunks_exact(4).map(|w| u32_at(w, 0)).collect();
+                assert!(!k.indirect_branches.is_empty(), "{}", k.name);
+                for b in &k.indirect_branches {
+                    let at = b.offset as usize;
+                    let word = u64::from_le_bytes(k.code[at..at + 8].try_into().unwrap());
+                    assert_eq!(b.kind, 0, "{}", k.name);
+                    match word >> 52 {
+                        0xe25 => {
+                            brx += 1;
+                            assert!(
+                                words.windows(b.targets.len()).any(|w| w == b.targets),
+                                "{}: {b:?} in {words:x?}",
+                                k.name
+                            );
+                        }
+                        0xf0f | 0xe34 => assert_eq!(b.targets.len(), 1, "{}", k.name),
+                        _ => panic!("{}: {b:?} at {word:#018x}", k.name),
+                    }
+                }
+            }
+        }
+        assert_eq!(brx, 24 + 2);
+        // The largest table: brx16's sixteen targets.
+        let k = &parse(brxidx).kernels[0];
+        assert_eq!(k.indirect_branches[0].targets.len(), 16);
+    }
+
+    /// An entry whose count runs past the record, or a head cut short, is an error naming the
+    /// record's byte.
+    #[test]
+    fn indirect_branch_targets_out_of_the_record_are_errors() {
+        let file: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
+        let at = memmem(file, &[0x04, EIATTR_INDIRECT_BRANCH_TARGETS]).unwrap();
+        // The first entry's count (16) made 0x4000_0000.
+        let e =
+            Cubin::parse(&patched(file, at + 4 + 8, &0x4000_0000u32.to_le_bytes())).unwrap_err();
+        assert!(e.message.contains("targets run past the payload"), "{e}");
+        assert_eq!(e.offset, at as u64 + 4);
+        // A payload of 4 bytes: a head cut short (the record's size made 4; the bytes after it
+        // are then read as the next records, which the parser must also survive).
+        let r = Cubin::parse(&patched(file, at + 2, &4u16.to_le_bytes()));
+        assert!(r.is_err(), "{r:?}");
+    }
+
     #[test]
     fn single_byte_corruption_never_panics() {
-        // Every byte of one three-kernel file, and of one with relocations of `.nv.constant4`,
-        // set in turn to a few values.
+        // Every byte of one three-kernel file, of one with relocations of `.nv.constant4` and of
+        // one with jump tables (EIATTR_INDIRECT_BRANCH_TARGETS), set in turn to a few values.
         let devdata: &[u8] = include_bytes!("../tests/cubin/devdata.cubin");
-        for file in [MEMORY, devdata] {
+        let brxidx: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
+        for file in [MEMORY, devdata, brxidx] {
             for at in 0..file.len() {
                 for value in [0x00, 0x7f, 0xff] {
                     let _ = Cubin::parse(&patched(file, at, &[value]));

@@ -232,7 +232,8 @@ pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> 
             let dopts = crate::maxwell::DecodeOptions {
                 registers: opts.registers,
             };
-            return crate::maxwell::decode(&k.code, &dopts).map_err(|e| e.in_cubin(path, bytes, k));
+            return crate::maxwell::decode_with(&k.code, &dopts, &k.indirect_branches)
+                .map_err(|e| e.in_cubin(path, bytes, k));
         }
         Content::DxbcContainer => {
             let prog =

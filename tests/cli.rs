@@ -830,6 +830,19 @@ fn a_cubins_disassembly_runs_as_the_cubin() {
         let o = warpjit(&["run", "--engine", engine, t.to_str().unwrap()]);
         assert_eq!(code(&o), 0, "{engine}: {}{}", stdout(&o), stderr(&o));
     }
+    // A kernel with BRX (a switch): its listing, each BRX with its targets in nvdisasm's note,
+    // is the one tests/traces/switch_listing.toml runs as text (its jump tables in the trace's
+    // bank 2).
+    let o = warpjit(&["disasm", "tests/cubin/switch.cubin", "--kernel", "sw8"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("BRX R2 -0xb8 (*\"BRANCH_TARGETS .L_x_0,.L_x_1,.L_x_10\"*) ;"),
+        "{text}"
+    );
+    let committed =
+        std::fs::read_to_string(root().join("tests/traces/kernels/switch_sw8.sass")).unwrap();
+    assert_eq!(text, committed);
     // A kernel that does not decode is left out, named, and the status is 2.
     let o = warpjit(&["disasm", "tests/cubin/unsupported.cubin"]);
     assert_eq!(code(&o), 2);

@@ -189,6 +189,8 @@ fn minimal_frame_observes_what_the_full_frame_observes() {
 const TEXT_FORMS: &[&str] = &[
     "SSY",
     "SYNC",
+    "BRX R16",
+    "P0 BRX",
     "BAR.SYNC",
     "EXIT CC.",
     "BRA CC.",
@@ -398,6 +400,7 @@ fn generator_covers_the_op_table_and_every_fault() {
                     FaultKind::BarrierDeadlock { .. } => "BarrierDeadlock",
                     FaultKind::StackOverflow { .. } => "StackOverflow",
                     FaultKind::ReturnWithoutCall => "ReturnWithoutCall",
+                    FaultKind::BadBranchTarget { .. } => "BadBranchTarget",
                     FaultKind::Trap { .. } => "Trap",
                 };
                 faults.insert(k);
@@ -472,6 +475,7 @@ fn generator_covers_the_op_table_and_every_fault() {
         "SharedOutOfRange",
         "BudgetExhausted",
         "BarrierDeadlock",
+        "BadBranchTarget",
     ] {
         assert!(
             faults.contains(k),
@@ -729,6 +733,7 @@ fn loads_followed_by_masked_writes_compile_in_both_variants() {
         odd_size: 0x401,
         tier2: true,
         frame: Frame::Full,
+        jump_tables: Vec::new(),
         quantum: warpjit::exec::DEFAULT_QUANTUM,
     };
     let checked = check(&case).unwrap_or_else(|e| panic!("{e}"));

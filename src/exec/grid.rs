@@ -390,6 +390,17 @@ pub fn note_reads(prog: &crate::ir::Program, w: &WarpState, mut f: Fault) -> Fau
                 }
             }
         });
+    } else if let Some(crate::ir::Terminator::Brx { cond, reg, .. }) = prog
+        .blocks
+        .iter()
+        .map(|b| b.term)
+        .find(|t| t.pc() == Some(f.pc))
+    {
+        // A BRX reads the register that holds each lane's offset.
+        if !crate::analysis::effects::never(cond.guard) && !reg.is_rz() {
+            f.reads
+                .push(reg.0, w.regs[reg.index()][f.lane as usize % LANES]);
+        }
     }
     f
 }

@@ -3,6 +3,10 @@
 //!
 //! Model: the warp has an active mask, an exited mask and a stack of pending entries.
 //! - A divergent `BRA` pushes the fall-through lanes as a `Div` entry and runs the taken lanes.
+//! - A `BRX` ([`Terminator::Brx`]) sends each lane to the block of its own target
+//!   (`semantics::brx_block`): the lanes are grouped by block, the group of the lowest lane runs
+//!   now and every other group, then the lanes whose condition failed, are pushed as `Div`
+//!   entries (the later groups deeper), so that they run in the order of their lowest lanes.
 //! - `SSY`, `PBK` and `PCNT` ([`Terminator::Push`]) push an entry of their [`Region`] kind: its
 //!   target block and the current active mask. `CAL` pushes a [`Region::Call`] entry holding the
 //!   return point (the next block) and the active mask, and jumps to its target.
@@ -301,7 +305,7 @@ pub fn run_warp<const OBSERVE: bool>(
         if let (Some(o), Some(pc)) = (obs, term_pc) {
             o.inst(env.at, pc, w.active, w.active);
         }
-        if let Some(stop) = terminate(block, id, w, ctl, env, obs)? {
+        if let Some(stop) = terminate(prog, block, id, w, ctl, env, obs)? {
             return Ok(stop);
         }
         if let Some(o) = obs {
@@ -371,8 +375,10 @@ pub fn resume(w: &mut WarpState, ctl: &mut WarpCtl) -> bool {
 
 /// Carries out block `id`'s terminator, once its instructions have run: sets the next block,
 /// the active mask and the reconvergence stack. A barrier the warp reaches stops it (`Some`).
+/// `prog` is the program `block` belongs to (it holds the targets of a `BRX`).
 #[inline(always)]
 pub fn terminate(
+    prog: &Program,
     block: &Block,
     id: BlockId,
     w: &mut WarpState,
@@ -408,6 +414,14 @@ pub fn terminate(
                 ctl.block = taken;
             }
         }
+        Terminator::Brx {
+            cond,
+            reg,
+            offset,
+            table,
+            next,
+            pc,
+        } => brx(prog, w, ctl, (cond, reg, offset, table, next, pc))?,
         Terminator::Push {
             region,
             target,
@@ -502,6 +516,86 @@ pub fn terminate(
         }
     }
     Ok(None)
+}
+
+/// A `BRX`'s operands: condition, register, offset, jump table, next block, pc.
+type BrxArgs = (Cond, Reg, i32, u32, Option<BlockId>, u32);
+
+/// Carries out a `BRX` (docs/semantics.md §31): every branching lane's target is checked
+/// before anything changes (the lowest lane whose target is not declared faults, as does a
+/// split that would overflow the stack); then the lanes go to their blocks, grouped, the group
+/// of the lowest lane first.
+#[cold]
+fn brx(
+    prog: &Program,
+    w: &mut WarpState,
+    ctl: &mut WarpCtl,
+    (cond, reg, offset, table, next, pc): BrxArgs,
+) -> Result<(), Fault> {
+    let taking = w.active & cond_mask(w, cond);
+    let staying = w.active & !taking;
+    // (A program's BRX names one of its own tables; an empty one sends every lane to a fault.)
+    let empty = JumpTable::default();
+    let table = prog.jump_tables.get(table as usize).unwrap_or(&empty);
+    // Each group's block and lanes, in the order of their lowest lanes (at most one a lane).
+    let mut groups = [(0 as BlockId, 0u32); 32];
+    let mut n = 0;
+    let mut m = taking;
+    while m != 0 {
+        let lane = m.trailing_zeros();
+        m &= m - 1;
+        let value = if reg.is_rz() {
+            0
+        } else {
+            w.regs[reg.index()][lane as usize]
+        };
+        let t = crate::semantics::brx_target(pc, offset, value);
+        let b = crate::semantics::brx_block(prog, table, t).map_err(|why| {
+            Fault::new(FaultKind::BadBranchTarget { target: t, why }, lane).at_pc(pc)
+        })?;
+        match groups[..n].iter_mut().find(|g| g.0 == b) {
+            Some(g) => g.1 |= 1 << lane,
+            None => {
+                groups[n] = (b, 1 << lane);
+                n += 1;
+            }
+        }
+    }
+    let groups = &groups[..n];
+    let later = n.saturating_sub(1) + usize::from(staying != 0 && taking != 0);
+    if ctl.stack.len() + later > MAX_STACK {
+        let kind = FaultKind::StackOverflow {
+            depth: MAX_STACK as u32,
+        };
+        return Err(Fault::new(kind, first_active(w)).at_pc(pc));
+    }
+    let Some(&(first, mask)) = groups.first() else {
+        // No lane branches: every active lane continues at `next` (a BRX without a next block
+        // has a condition that always holds, so some lane branches while any is active).
+        if let Some(next) = next {
+            ctl.block = next;
+        }
+        return Ok(());
+    };
+    if staying != 0 {
+        if let Some(next) = next {
+            ctl.stack.push(Entry {
+                kind: EntryKind::Div,
+                block: next,
+                mask: staying,
+            });
+        }
+    }
+    for &(block, mask) in groups.iter().skip(1).rev() {
+        ctl.stack.push(Entry {
+            kind: EntryKind::Div,
+            block,
+            mask,
+        });
+    }
+    w.active = mask;
+    ctl.block = first;
+    Ok(())
 }
 
 /// Counts `n` issued instructions with the active mask `active`.

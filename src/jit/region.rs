@@ -79,7 +79,8 @@ impl Plan {
 /// which entries: a jump's target; a predicate branch's two targets (a CC test is left to the
 /// dispatcher); a push's next block, with one more entry; a wait's next block (no lane
 /// waits) and, when the topmost entry of its kind was pushed inside the region, where that
-/// entry resumes (every lane waits), with the entries below it. Exits and barriers: nowhere.
+/// entry resumes (every lane waits), with the entries below it. Exits, barriers and `BRX`
+/// (whose lanes may split among its targets; the dispatcher carries it out): nowhere.
 pub fn continuations(
     term: &Terminator,
     pending: &[(Region, BlockId)],
@@ -126,7 +127,13 @@ pub fn continuations(
             }
             out
         }
-        _ => Vec::new(),
+        // A CC test is left to the dispatcher, as is a push past the entries the plan keeps.
+        Terminator::Branch { .. }
+        | Terminator::Push { .. }
+        | Terminator::Wait { .. }
+        | Terminator::Brx { .. }
+        | Terminator::Exit { .. }
+        | Terminator::Barrier { .. } => Vec::new(),
     }
 }
 

@@ -181,6 +181,9 @@ pub struct Case {
     pub tier2: bool,
     /// What the epilogue stores (set by the generator: [`Case::generate_with`]).
     pub frame: Frame,
+    /// The words of the switches' jump tables in constant bank 2, `(offset, value)`: the pcs
+    /// of their cases (written over the bank's random data).
+    pub jump_tables: Vec<(u32, u32)>,
     /// The machine's quantum (docs/semantics.md §9): mostly a few instructions, so that warps'
     /// turns end inside generated loops and code, where both engines must end them alike.
     pub quantum: u64,
@@ -226,6 +229,7 @@ impl fmt::Debug for Case {
         writeln!(f, "    odd_size: {:#x},", self.odd_size)?;
         writeln!(f, "    tier2: {},", self.tier2)?;
         writeln!(f, "    frame: Frame::{:?},", self.frame)?;
+        writeln!(f, "    jump_tables: vec!{:#x?},", self.jump_tables)?;
         writeln!(f, "    quantum: {},", self.quantum)?;
         write!(f, "}}")
     }
@@ -401,6 +405,9 @@ impl Case {
             0
         };
         word(c, 0x4, local_window);
+        for &(off, v) in &self.jump_tables {
+            c.write(2, off, &v.to_le_bytes());
+        }
         word(c, 0x20, self.local_bytes);
         for (off, v) in [
             (P_OUT, OUT),
