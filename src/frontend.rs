@@ -193,7 +193,11 @@ pub fn binary_kernel(
         shared_bytes: k.shared_bytes,
         // A kernel that calls functions gets at least CUDA's default stack (a recursive one's
         // stack size is in no `.nv.info` attribute: ptxas cannot bound it).
-        local_bytes: if crate::maxwell::has_calls(&k.code) {
+        local_bytes: if crate::maxwell::has_calls(
+            &cubin
+                .link(k, None)
+                .map_or_else(|_| k.code.clone(), |l| l.code),
+        ) {
             k.local_bytes.max(CALL_STACK_BYTES)
         } else {
             k.local_bytes
@@ -228,7 +232,17 @@ pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> 
             let dopts = crate::maxwell::DecodeOptions {
                 registers: opts.registers,
             };
-            return crate::maxwell::decode(&k.code, &dopts).map_err(|e| e.in_cubin(path, bytes, k));
+            // Trace files place no module data for code relocations (nvJitLink's data
+            // addresses): such a kernel is a located error here.
+            let linked = cubin.link(k, None).map_err(|e| e.diagnostic(path, bytes))?;
+            return crate::maxwell::decode_linked(&linked, &cubin.module, &dopts).map_err(|e| {
+                Diagnostic::byte(
+                    path,
+                    bytes,
+                    linked.file_offset(e.offset),
+                    format!("kernel `{}`: {e}", k.name),
+                )
+            });
         }
         Content::DxbcContainer => {
             let prog =

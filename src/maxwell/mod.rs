@@ -161,6 +161,29 @@ fn label_name(n: usize) -> String {
     format!(".L_x_{n}")
 }
 
+/// Decodes a cubin kernel's linked code ([`crate::cubin::Cubin::link`]): as [`decode`], with
+/// the calls to functions the driver supplies (the module's `externs`) found and checked.
+pub fn decode_linked(
+    linked: &crate::cubin::LinkedCode,
+    module: &crate::cubin::ModuleData,
+    opts: &DecodeOptions,
+) -> Result<Program, DecodeError> {
+    if let Some((pc, name)) = linked.host_calls.first() {
+        let at = *pc as usize;
+        let word = linked
+            .code
+            .get(at..at + 8)
+            .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        return Err(DecodeError {
+            offset: *pc,
+            word,
+            message: format!("a call to `{name}`, which warpjit does not supply"),
+        });
+    }
+    let _ = module;
+    decode(&linked.code, opts)
+}
+
 /// Decodes a kernel's code into a program: the same program the SASS front-end makes of the
 /// text [`disassemble`] prints for it. Source locations are instruction numbers (line `n` is
 /// the `n`th instruction).

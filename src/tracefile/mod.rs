@@ -682,24 +682,14 @@ impl Trace {
                 }
             }
         }
-        let local_bytes = spec.local_bytes.unwrap_or(0);
-        let local_window = if local_bytes > 0 {
-            self.local_window as u32
-        } else {
-            0
-        };
-        let words: [(u32, u32); 10] = [
-            (0x0, self.shared_window as u32),
-            (0x4, local_window),
-            (0x8, spec.block[0]),
-            (0xc, spec.block[1]),
-            (0x10, spec.block[2]),
-            (0x14, spec.grid[0]),
-            (0x18, spec.grid[1]),
-            (0x1c, spec.grid[2]),
-            (0x20, local_bytes),
-            (0xfc, spec.shared_bytes),
-        ];
+        let words = crate::device::launch_constants(
+            self.shared_window,
+            self.local_window,
+            spec.grid,
+            spec.block,
+            spec.local_bytes.unwrap_or(0),
+            spec.shared_bytes,
+        );
         for (at, value) in words {
             for (i, byte) in value.to_le_bytes().into_iter().enumerate() {
                 let a = at + i as u32;
