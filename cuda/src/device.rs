@@ -174,5 +174,8 @@ pub fn blocks_per_sm(threads: u32, regs: u32, shared: u32) -> u32 {
     } else {
         SHARED_PER_SM as u32 / shared.next_multiple_of(256)
     };
-    by_warps.min(by_regs).min(by_shared).min(BLOCKS_PER_SM as u32)
+    by_warps
+        .min(by_regs)
+        .min(by_shared)
+        .min(BLOCKS_PER_SM as u32)
 }

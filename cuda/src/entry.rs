@@ -11,7 +11,9 @@ use std::sync::OnceLock;
 /// Whether `WARPJIT_CUDA_LOG` asks for a log (set and not `0`).
 pub fn log_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WARPJIT_CUDA_LOG").is_some_and(|v| v != "0" && !v.is_empty()))
+    *ON.get_or_init(|| {
+        std::env::var_os("WARPJIT_CUDA_LOG").is_some_and(|v| v != "0" && !v.is_empty())
+    })
 }
 
 /// Writes one line to stderr (ignoring a closed stderr).

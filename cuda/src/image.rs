@@ -105,7 +105,9 @@ pub fn fatbin(bytes: &[u8]) -> Res<Image> {
         }
         let start = at.checked_add(hsize).ok_or(error::INVALID_IMAGE)?;
         let stop = start.checked_add(psize).ok_or(error::INVALID_IMAGE)?;
-        let payload = bytes.get(start..stop.min(end)).ok_or(error::INVALID_IMAGE)?;
+        let payload = bytes
+            .get(start..stop.min(end))
+            .ok_or(error::INVALID_IMAGE)?;
         // Bit 13 (LZ4-style, CUDA 11-12) or 15 (zstd, CUDA 12.8+) marks a compressed payload.
         let compressed = flags & 0xa000 != 0;
         match kind {

@@ -140,7 +140,11 @@ impl Va {
         // SAFETY: the range was allocated by `alloc` and is no longer mapped into the guest or
         // handed to the program.
         unsafe {
-            libc::madvise(start as *mut libc::c_void, len as usize, libc::MADV_DONTNEED);
+            libc::madvise(
+                start as *mut libc::c_void,
+                len as usize,
+                libc::MADV_DONTNEED,
+            );
             libc::mprotect(start as *mut libc::c_void, len as usize, libc::PROT_NONE);
         }
         let mut s = start;

@@ -361,7 +361,9 @@ pub fn alloc(d: &Driver, inner: &mut Inner, ctx: u64, bytes: u64, kind: Kind) ->
     if bytes == 0 {
         return Err(error::INVALID_VALUE);
     }
-    let mapped = bytes.checked_next_multiple_of(256).ok_or(error::OUT_OF_MEMORY)?;
+    let mapped = bytes
+        .checked_next_multiple_of(256)
+        .ok_or(error::OUT_OF_MEMORY)?;
     if kind == Kind::Device && inner.used.saturating_add(mapped) > d.memory {
         return Err(error::OUT_OF_MEMORY);
     }

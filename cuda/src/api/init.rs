@@ -82,7 +82,9 @@ unsafe fn proc_address(
     }
     *pfn = f.unwrap_or(std::ptr::null_mut());
     if f.is_none() && crate::entry::log_enabled() {
-        crate::entry::log_line(&format!("cuGetProcAddress: `{name}` (version {version}) is not implemented"));
+        crate::entry::log_line(&format!(
+            "cuGetProcAddress: `{name}` (version {version}) is not implemented"
+        ));
     }
     f.map(|_| ()).ok_or(error::NOT_FOUND)
 }

@@ -26,7 +26,11 @@ fn kernel_of(f: Handle) -> Res<(Arc<Kernel>, u64, i32)> {
 
 /// The parameter block from `kernelParams` (one pointer per parameter, to its value) or
 /// `extra` (`CU_LAUNCH_PARAM_BUFFER_POINTER` / `_SIZE`).
-unsafe fn param_block(k: &Kernel, params: *mut *mut c_void, extra: *mut *mut c_void) -> Res<Vec<u8>> {
+unsafe fn param_block(
+    k: &Kernel,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> Res<Vec<u8>> {
     let table = k.params();
     let mut block = vec![0u8; table.bytes as usize];
     if !params.is_null() {
@@ -100,7 +104,11 @@ pub fn fault_error(kind: &FaultKind) -> i32 {
 fn report(kernel: &Kernel, cfg: &LaunchConfig, f: &Fault, launch: u64) {
     let b = cfg.block;
     let t = f.warp as u64 * 32 + f.lane as u64;
-    let (tx, ty, tz) = (t % b[0] as u64, t / b[0] as u64 % b[1] as u64, t / (b[0] as u64 * b[1] as u64));
+    let (tx, ty, tz) = (
+        t % b[0] as u64,
+        t / b[0] as u64 % b[1] as u64,
+        t / (b[0] as u64 * b[1] as u64),
+    );
     let inst = kernel
         .program()
         .blocks
@@ -167,7 +175,11 @@ pub unsafe fn launch(
         return Err(error::INVALID_VALUE);
     }
     if cooperative {
-        let per_sm = crate::device::blocks_per_sm(threads as u32, kernel.registers(), kernel.shared_bytes() + shared);
+        let per_sm = crate::device::blocks_per_sm(
+            threads as u32,
+            kernel.registers(),
+            kernel.shared_bytes() + shared,
+        );
         let ctas: u64 = grid.iter().map(|&g| u64::from(g)).product();
         if ctas > u64::from(per_sm) * crate::device::SMS as u64 {
             return Err(error::COOPERATIVE_LAUNCH_TOO_LARGE);
@@ -178,7 +190,14 @@ pub unsafe fn launch(
         ..Default::default()
     };
     let machine = d.machine.read().unwrap_or_else(|p| p.into_inner());
-    let r = warpjit::device::launch(d.engine.engine(), &machine, &kernel, &cfg, &block_params, &opts);
+    let r = warpjit::device::launch(
+        d.engine.engine(),
+        &machine,
+        &kernel,
+        &cfg,
+        &block_params,
+        &opts,
+    );
     drop(machine);
     match r {
         Ok(_) => Ok(()),
@@ -206,10 +225,13 @@ pub unsafe fn function_name(name: *mut *const c_char, f: Handle) -> Res {
     use std::sync::Mutex;
     static NAMES: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
     let mut m = NAMES.lock().unwrap_or_else(|p| p.into_inner());
-    let p = *m.get_or_insert_with(HashMap::new).entry(kernel.name().to_string()).or_insert_with(|| {
-        let c = std::ffi::CString::new(kernel.name()).unwrap_or_default();
-        Box::leak(c.into_boxed_c_str()).as_ptr() as usize
-    });
+    let p = *m
+        .get_or_insert_with(HashMap::new)
+        .entry(kernel.name().to_string())
+        .or_insert_with(|| {
+            let c = std::ffi::CString::new(kernel.name()).unwrap_or_default();
+            Box::leak(c.into_boxed_c_str()).as_ptr() as usize
+        });
     out(name, p as *const c_char)
 }
 
@@ -221,12 +243,27 @@ unsafe fn occupancy(f: Handle, block: i32, dynamic: usize) -> Res<i32> {
     if block as u32 > k.max_threads_per_block() {
         return Ok(0);
     }
-    Ok(crate::device::blocks_per_sm(block as u32, k.registers(), k.shared_bytes() + dynamic as u32) as i32)
+    Ok(crate::device::blocks_per_sm(
+        block as u32,
+        k.registers(),
+        k.shared_bytes() + dynamic as u32,
+    ) as i32)
 }
 
-unsafe fn max_potential(grid: *mut i32, block: *mut i32, f: Handle, b2d: CUoccupancyB2DSize, dynamic: usize, limit: i32) -> Res {
+unsafe fn max_potential(
+    grid: *mut i32,
+    block: *mut i32,
+    f: Handle,
+    b2d: CUoccupancyB2DSize,
+    dynamic: usize,
+    limit: i32,
+) -> Res {
     let (k, _, _) = kernel_of(f)?;
-    let cap = if limit > 0 { (limit as u32).min(k.max_threads_per_block()) } else { k.max_threads_per_block() };
+    let cap = if limit > 0 {
+        (limit as u32).min(k.max_threads_per_block())
+    } else {
+        k.max_threads_per_block()
+    };
     let (mut best, mut best_b) = (0u32, 32u32);
     let mut b = cap / 32 * 32;
     while b >= 32 {

@@ -102,7 +102,15 @@ unsafe fn any_copy(dst: CUdeviceptr, src: CUdeviceptr, len: usize, stream: Handl
 }
 
 /// Sets `n` elements of `size` bytes (1, 2 or 4) to `value`, in `height` rows `pitch` apart.
-unsafe fn set(dst: CUdeviceptr, pitch: usize, value: u32, size: usize, n: usize, height: usize, stream: Handle) -> Res {
+unsafe fn set(
+    dst: CUdeviceptr,
+    pitch: usize,
+    value: u32,
+    size: usize,
+    n: usize,
+    height: usize,
+    stream: Handle,
+) -> Res {
     let d = state::driver()?;
     ctx_for(stream)?;
     let row = n.checked_mul(size).ok_or(error::INVALID_VALUE)?;
@@ -149,8 +157,15 @@ unsafe fn copy_2d(
     if (src_pitch < width && height > 1) || (dst_pitch < width && height > 1) {
         return Err(error::INVALID_VALUE);
     }
-    let span = |pitch: usize| pitch.checked_mul(height - 1).and_then(|s| s.checked_add(width));
-    let (ss, ds) = (span(src_pitch).ok_or(error::INVALID_VALUE)?, span(dst_pitch).ok_or(error::INVALID_VALUE)?);
+    let span = |pitch: usize| {
+        pitch
+            .checked_mul(height - 1)
+            .and_then(|s| s.checked_add(width))
+    };
+    let (ss, ds) = (
+        span(src_pitch).ok_or(error::INVALID_VALUE)?,
+        span(dst_pitch).ok_or(error::INVALID_VALUE)?,
+    );
     for (t, a, s) in [(src_type, src, ss), (dst_type, dst, ds)] {
         match i64::from(t) {
             c::CU_MEMORYTYPE_DEVICE => device_range(d, a, s as u64)?,
@@ -161,7 +176,12 @@ unsafe fn copy_2d(
         }
     }
     for r in 0..height {
-        copy(d, dst + (r * dst_pitch) as u64, src + (r * src_pitch) as u64, width);
+        copy(
+            d,
+            dst + (r * dst_pitch) as u64,
+            src + (r * src_pitch) as u64,
+            width,
+        );
     }
     Ok(())
 }
@@ -171,10 +191,27 @@ unsafe fn memcpy_2d(p: *const CUDA_MEMCPY2D) -> Res {
         return Err(error::INVALID_VALUE);
     }
     let p = p.read_unaligned();
-    let addr = |t: u32, host: u64, dev: u64| if i64::from(t) == c::CU_MEMORYTYPE_HOST { host } else { dev };
-    let src = addr(p.srcMemoryType, p.srcHost as u64, p.srcDevice) + (p.srcY * p.srcPitch + p.srcXInBytes) as u64;
-    let dst = addr(p.dstMemoryType, p.dstHost as u64, p.dstDevice) + (p.dstY * p.dstPitch + p.dstXInBytes) as u64;
-    copy_2d(p.srcMemoryType, src, p.srcPitch, p.dstMemoryType, dst, p.dstPitch, p.WidthInBytes, p.Height)
+    let addr = |t: u32, host: u64, dev: u64| {
+        if i64::from(t) == c::CU_MEMORYTYPE_HOST {
+            host
+        } else {
+            dev
+        }
+    };
+    let src = addr(p.srcMemoryType, p.srcHost as u64, p.srcDevice)
+        + (p.srcY * p.srcPitch + p.srcXInBytes) as u64;
+    let dst = addr(p.dstMemoryType, p.dstHost as u64, p.dstDevice)
+        + (p.dstY * p.dstPitch + p.dstXInBytes) as u64;
+    copy_2d(
+        p.srcMemoryType,
+        src,
+        p.srcPitch,
+        p.dstMemoryType,
+        dst,
+        p.dstPitch,
+        p.WidthInBytes,
+        p.Height,
+    )
 }
 
 unsafe fn memcpy_3d(p: *const CUDA_MEMCPY3D) -> Res {
@@ -182,7 +219,13 @@ unsafe fn memcpy_3d(p: *const CUDA_MEMCPY3D) -> Res {
         return Err(error::INVALID_VALUE);
     }
     let p = p.read_unaligned();
-    let addr = |t: u32, host: u64, dev: u64| if i64::from(t) == c::CU_MEMORYTYPE_HOST { host } else { dev };
+    let addr = |t: u32, host: u64, dev: u64| {
+        if i64::from(t) == c::CU_MEMORYTYPE_HOST {
+            host
+        } else {
+            dev
+        }
+    };
     let src_h = p.srcHeight.max(1);
     let dst_h = p.dstHeight.max(1);
     for z in 0..p.Depth {
@@ -190,7 +233,16 @@ unsafe fn memcpy_3d(p: *const CUDA_MEMCPY3D) -> Res {
             + (((p.srcZ + z) * src_h + p.srcY) * p.srcPitch + p.srcXInBytes) as u64;
         let dst = addr(p.dstMemoryType, p.dstHost as u64, p.dstDevice)
             + (((p.dstZ + z) * dst_h + p.dstY) * p.dstPitch + p.dstXInBytes) as u64;
-        copy_2d(p.srcMemoryType, src, p.srcPitch, p.dstMemoryType, dst, p.dstPitch, p.WidthInBytes, p.Height)?;
+        copy_2d(
+            p.srcMemoryType,
+            src,
+            p.srcPitch,
+            p.dstMemoryType,
+            dst,
+            p.dstPitch,
+            p.WidthInBytes,
+            p.Height,
+        )?;
     }
     Ok(())
 }
@@ -207,7 +259,9 @@ fn free(ptr: u64, host: bool) -> Res {
     let mut inner = state::inner()?;
     state::current_ctx(&inner)?;
     match inner.allocs.get(&ptr) {
-        Some(a) if matches!(a.kind, Kind::Host(_)) == host && !matches!(a.kind, Kind::Registered(_)) => {}
+        Some(a)
+            if matches!(a.kind, Kind::Host(_)) == host
+                && !matches!(a.kind, Kind::Registered(_)) => {}
         _ => return Err(error::INVALID_VALUE),
     }
     state::free_alloc(d, &mut inner, ptr)
@@ -231,7 +285,10 @@ unsafe fn pointer_attribute(attr: i64, ptr: u64, data: *mut c_void) -> Res {
     };
     let _ = d;
     match attr {
-        c::CU_POINTER_ATTRIBUTE_CONTEXT => out(data.cast::<Handle>(), state::handle(state::HandleKind::Context, a.ctx)),
+        c::CU_POINTER_ATTRIBUTE_CONTEXT => out(
+            data.cast::<Handle>(),
+            state::handle(state::HandleKind::Context, a.ctx),
+        ),
         c::CU_POINTER_ATTRIBUTE_MEMORY_TYPE => {
             let t = match a.kind {
                 Kind::Device | Kind::Managed(_) => c::CU_MEMORYTYPE_DEVICE,
@@ -246,7 +303,10 @@ unsafe fn pointer_attribute(attr: i64, ptr: u64, data: *mut c_void) -> Res {
         },
         c::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS => out(data.cast::<u32>(), 1),
         c::CU_POINTER_ATTRIBUTE_BUFFER_ID => out(data.cast::<u64>(), a.id),
-        c::CU_POINTER_ATTRIBUTE_IS_MANAGED => out(data.cast::<u32>(), u32::from(matches!(a.kind, Kind::Managed(_)))),
+        c::CU_POINTER_ATTRIBUTE_IS_MANAGED => out(
+            data.cast::<u32>(),
+            u32::from(matches!(a.kind, Kind::Managed(_))),
+        ),
         c::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => out(data.cast::<i32>(), 0),
         c::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR => out(data.cast::<u64>(), base),
         c::CU_POINTER_ATTRIBUTE_RANGE_SIZE => out(data.cast::<usize>(), a.size as usize),

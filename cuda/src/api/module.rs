@@ -147,7 +147,13 @@ unsafe fn fill_log((buf, size): (usize, usize), text: &str) {
     *(buf as *mut u8).add(n) = 0;
 }
 
-unsafe fn load_data_ex(m: *mut Handle, image: *const c_void, n: u32, options: *const i32, values: *const *mut c_void) -> Res {
+unsafe fn load_data_ex(
+    m: *mut Handle,
+    image: *const c_void,
+    n: u32,
+    options: *const i32,
+    values: *const *mut c_void,
+) -> Res {
     if m.is_null() {
         return Err(error::INVALID_VALUE);
     }
@@ -167,7 +173,11 @@ fn link_of(h: Handle) -> Res<u64> {
 fn library_module(h: Handle) -> Res<u64> {
     let s = serial(h, HandleKind::Library).ok_or(error::INVALID_HANDLE)?;
     let inner = state::inner()?;
-    inner.libraries.get(&s).map(|l| l.module).ok_or(error::INVALID_HANDLE)
+    inner
+        .libraries
+        .get(&s)
+        .map(|l| l.module)
+        .ok_or(error::INVALID_HANDLE)
 }
 
 /// The function attribute `attrib` of function (or kernel) handle `f`.
@@ -220,7 +230,9 @@ pub fn set_function_attribute(f: Handle, attrib: i32, value: i32) -> Res {
         | c::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT
         | c::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH
         | c::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-        | c::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => return Err(error::NOT_SUPPORTED),
+        | c::CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE => {
+            return Err(error::NOT_SUPPORTED)
+        }
         _ => return Err(error::INVALID_VALUE),
     }
     Ok(())

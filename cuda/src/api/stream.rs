@@ -23,7 +23,14 @@ fn create_stream(p: *mut Handle, flags: u32, priority: i32) -> Res {
         return Err(error::INVALID_VALUE);
     }
     let s = inner.serial();
-    inner.streams.insert(s, Stream { ctx, flags, priority: priority.clamp(-1, 0) });
+    inner.streams.insert(
+        s,
+        Stream {
+            ctx,
+            flags,
+            priority: priority.clamp(-1, 0),
+        },
+    );
     // SAFETY: checked non-null; the caller's out-parameter.
     unsafe { out(p, handle(HandleKind::Stream, s)) }
 }
