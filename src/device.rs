@@ -357,6 +357,11 @@ impl Kernel {
     pub fn const_bytes(&self) -> u32 {
         self.const_bytes
     }
+    /// Where bank 3's backing lies in global memory (the data image's `.nv.constant3`), and its
+    /// size, if the module has `__constant__` data: each launch reads bank 3 from there.
+    pub fn const3(&self) -> Option<(u64, u32)> {
+        self.const3
+    }
     /// The most threads per CTA it can run with: 1024, fewer when its registers do not fit
     /// (64 K registers per SM, allocated per warp in units of 256).
     pub fn max_threads_per_block(&self) -> u32 {

@@ -211,6 +211,17 @@ pub fn binary_kernel(
 
 /// Turns a program's bytes into IR: chooses the front-end by `opts.isa` and the bytes' content.
 pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> {
+    compile_placed(bytes, opts, None)
+}
+
+/// [`compile`], with a cubin's `__device__` data placed at `module_data` (its data image as
+/// [`crate::device::Module`] lays it out): the addresses nvJitLink's code holds are relocated
+/// there. Without a placement, such code is a located error.
+pub fn compile_placed(
+    bytes: &[u8],
+    opts: &Options,
+    module_data: Option<u64>,
+) -> Result<ir::Program, Diagnostic> {
     let path = &opts.path;
     let content = Content::of(bytes);
     if opts.kernel.is_some() && (opts.isa == Isa::Dxbc || content == Content::DxbcContainer) {
@@ -232,9 +243,8 @@ pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> 
             let dopts = crate::maxwell::DecodeOptions {
                 registers: opts.registers,
             };
-            // Trace files place no module data for code relocations (nvJitLink's data
-            // addresses): such a kernel is a located error here.
-            let linked = cubin.link(k, None).map_err(|e| e.diagnostic(path, bytes))?;
+            let place = module_data.map(|b| crate::cubin::DataPlacement::at(b, &cubin.module));
+            let linked = cubin.link(k, place).map_err(|e| e.diagnostic(path, bytes))?;
             return crate::maxwell::decode_linked(&linked, &cubin.module, &dopts).map_err(|e| {
                 Diagnostic::byte(
                     path,

@@ -11,7 +11,8 @@
 //! - `WARPJIT_CUDA_ENGINE=jit|interp`, `WARPJIT_CUDA_THREADS=N`: how kernels run;
 //! - `WARPJIT_CUDA_MEMORY=BYTES`: the device memory `cuMemGetInfo` reports (default 4 GiB);
 //! - `WARPJIT_CUDA_RECORD=DIR`: write every launch as a warpjit trace;
-//! - `WARPJIT_PTXAS=PATH`: NVIDIA's ptxas, for PTX modules.
+//! - `WARPJIT_PTXAS=PATH`: NVIDIA's ptxas, for PTX modules;
+//! - `WARPJIT_CUDA_DUMP=DIR`: write every module loaded, as the cubin that runs.
 //!
 //! Every exported function catches panics (a panic never crosses the C boundary) and checks
 //! its handles: a bad handle is an error code, never a crash.
@@ -27,5 +28,6 @@ pub mod image;
 pub mod memory;
 pub mod printf;
 pub mod procaddr;
+pub mod record;
 mod procaddr_table;
 pub mod state;

@@ -284,6 +284,8 @@ pub(crate) struct RawLaunch {
     #[serde(default)]
     pub(crate) budget: Option<Spanned<U64>>,
     #[serde(default)]
+    pub(crate) module_data: Option<Spanned<U64>>,
+    #[serde(default)]
     pub(crate) input: Vec<Spanned<RawRegData>>,
     #[serde(default)]
     pub(crate) expect_output: Vec<Spanned<RawRegData>>,

@@ -157,7 +157,7 @@ pub unsafe fn launch(
         inner.launches += 1;
         (ctx, inner.launches)
     };
-    let (kernel, _module, max_dyn) = kernel_of(f)?;
+    let (kernel, module, max_dyn) = kernel_of(f)?;
     let block_params = param_block(&kernel, params, extra)?;
     let cfg = LaunchConfig {
         grid,
@@ -185,19 +185,55 @@ pub unsafe fn launch(
             return Err(error::COOPERATIVE_LAUNCH_TOO_LARGE);
         }
     }
+    if crate::entry::log_enabled() {
+        let hex: Vec<String> = block_params.iter().map(|b| format!("{b:02x}")).collect();
+        crate::entry::log_line(&format!(
+            "launch {launch_no}: `{}` grid {grid:?} block {block:?} shared {shared}, parameters ({} bytes, table {:?}): {}",
+            kernel.name(),
+            block_params.len(),
+            kernel.params().params,
+            hex.join("")
+        ));
+    }
     let opts = warpjit::exec::RunOptions {
         threads: d.threads,
         ..Default::default()
     };
     let machine = d.machine.read().unwrap_or_else(|p| p.into_inner());
-    let r = warpjit::device::launch(
-        d.engine.engine(),
-        &machine,
-        &kernel,
-        &cfg,
-        &block_params,
-        &opts,
-    );
+    let before = d.record.as_ref().map(|_| crate::record::snapshot(&machine));
+    let r = warpjit::device::launch(d.engine.engine(), &machine, &kernel, &cfg, &block_params, &opts);
+    if let (Some(dir), Some(before)) = (&d.record, before) {
+        let (cubin, data_base) = {
+            let inner = state::inner()?;
+            let lm = inner.modules.get(&module).ok_or(error::INVALID_HANDLE)?;
+            (lm.cubin.clone(), lm.data_base)
+        };
+        let bank3 = kernel
+            .const3()
+            .and_then(|(a, n)| machine.global.read_bytes(a, u64::from(n)).ok())
+            .unwrap_or_default();
+        let fault = match &r {
+            Err(LaunchError::Fault(f)) => Some(format!("{f}")),
+            _ => None,
+        };
+        if !matches!(r, Err(LaunchError::Invalid(_))) {
+            crate::record::write(
+                &crate::record::Launch {
+                    dir,
+                    number: launch_no,
+                    module: (module, &cubin),
+                    data_base,
+                    kernel: &kernel,
+                    config: &cfg,
+                    params: &block_params,
+                    bank3: &bank3,
+                },
+                &before,
+                &machine,
+                fault.as_deref(),
+            );
+        }
+    }
     drop(machine);
     match r {
         Ok(_) => Ok(()),

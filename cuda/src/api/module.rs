@@ -19,6 +19,13 @@ pub fn load_image(bytes: &[u8], log: &mut String) -> Res<u64> {
         state::current_ctx(&inner)?;
     }
     let cubin = crate::image::cubin_of(bytes, log)?;
+    if let Some(dir) = std::env::var_os("WARPJIT_CUDA_DUMP") {
+        // Every module loaded, as the cubin that runs (for `warpjit disasm`).
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::path::Path::new(&dir).join(format!("module-{}-{n}.cubin", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, &cubin));
+    }
     let module = warpjit::device::Module::from_cubin(&cubin).map_err(|e| {
         log.push_str(&e.to_string());
         if crate::entry::log_enabled() {
