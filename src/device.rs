@@ -31,7 +31,7 @@
 //!
 //! // vadd(a, b, c, n): laid out from the kernel's parameter table.
 //! let params = vadd.params().layout(&[&a.to_le_bytes(), &b.to_le_bytes(), &c.to_le_bytes(), &64u32.to_le_bytes()])?;
-//! let config = LaunchConfig { grid: [2, 1, 1], block: [32, 1, 1], dynamic_shared_bytes: 0 };
+//! let config = LaunchConfig::new([2, 1, 1], [32, 1, 1]);
 //! let jit = Jit::new()?;
 //! match launch(&jit, &machine, &vadd, &config, &params, &RunOptions::default()) {
 //!     Ok(stats) => assert_eq!(stats.warps, 2),
@@ -380,6 +380,23 @@ pub struct LaunchConfig {
     pub block: [u32; 3],
     /// Dynamic shared memory per CTA, in bytes (after the kernel's static shared memory).
     pub dynamic_shared_bytes: u32,
+    /// Warp instructions one warp may issue before the launch faults
+    /// ([`crate::exec::DEFAULT_BUDGET`] by [`LaunchConfig::new`]); the whole launch is bounded
+    /// by [`Machine::launch_budget`].
+    pub budget: u64,
+}
+
+impl LaunchConfig {
+    /// A launch of `grid` CTAs of `block` threads, with no dynamic shared memory and the
+    /// default per-warp budget.
+    pub fn new(grid: [u32; 3], block: [u32; 3]) -> LaunchConfig {
+        LaunchConfig {
+            grid,
+            block,
+            dynamic_shared_bytes: 0,
+            budget: DEFAULT_BUDGET,
+        }
+    }
 }
 
 /// Why a launch did not run to completion.
@@ -430,6 +447,7 @@ pub fn check_config(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
         grid,
         block,
         dynamic_shared_bytes,
+        budget: _,
     } = *config;
     for i in 0..3 {
         let axis = ["x", "y", "z"][i];
@@ -536,7 +554,7 @@ pub fn launch(
         shared_bytes,
         local_bytes: kernel.local_bytes,
         consts,
-        budget: DEFAULT_BUDGET,
+        budget: config.budget,
     };
     let result = engine.run(machine, &launch, opts);
     if let Ok(b) = Arc::try_unwrap(launch.consts) {

@@ -244,7 +244,9 @@ pub fn compile_placed(
                 registers: opts.registers,
             };
             let place = module_data.map(|b| crate::cubin::DataPlacement::at(b, &cubin.module));
-            let linked = cubin.link(k, place).map_err(|e| e.diagnostic(path, bytes))?;
+            let linked = cubin
+                .link(k, place)
+                .map_err(|e| e.diagnostic(path, bytes))?;
             return crate::maxwell::decode_linked(&linked, &cubin.module, &dopts).map_err(|e| {
                 Diagnostic::byte(
                     path,

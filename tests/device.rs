@@ -26,11 +26,7 @@ fn words(bytes: &[u8]) -> Vec<u32> {
 }
 
 fn config(grid: u32, block: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared_bytes: 0,
-    }
+    LaunchConfig::new([grid, 1, 1], [block, 1, 1])
 }
 
 /// vadd(a, b, c, n): the parameter table (three u64, one u32: 28 bytes) lays the values out

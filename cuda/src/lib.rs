@@ -11,6 +11,7 @@
 //! - `WARPJIT_CUDA_ENGINE=jit|interp`, `WARPJIT_CUDA_THREADS=N`: how kernels run;
 //! - `WARPJIT_CUDA_MEMORY=BYTES`: the device memory `cuMemGetInfo` reports (default 4 GiB);
 //! - `WARPJIT_CUDA_RECORD=DIR`: write every launch as a warpjit trace;
+//! - `WARPJIT_CUDA_LAUNCH_BUDGET=N`: warp instructions one launch may issue (default 2^36);
 //! - `WARPJIT_PTXAS=PATH`: NVIDIA's ptxas, for PTX modules;
 //! - `WARPJIT_CUDA_DUMP=DIR`: write every module loaded, as the cubin that runs.
 //!
@@ -28,6 +29,6 @@ pub mod image;
 pub mod memory;
 pub mod printf;
 pub mod procaddr;
-pub mod record;
 mod procaddr_table;
+pub mod record;
 pub mod state;

@@ -26,7 +26,10 @@ pub fn snapshot(machine: &Machine) -> Snapshot {
         .segments()
         .iter()
         .map(|s| {
-            let bytes = machine.global.read_bytes(s.base(), s.size()).unwrap_or_default();
+            let bytes = machine
+                .global
+                .read_bytes(s.base(), s.size())
+                .unwrap_or_default();
             (s.base(), bytes)
         })
         .collect();
@@ -66,7 +69,12 @@ pub fn write(l: &Launch<'_>, before: &Snapshot, after: &Machine, fault: Option<&
     }
 }
 
-fn try_write(l: &Launch<'_>, before: &Snapshot, after: &Machine, fault: Option<&str>) -> std::io::Result<()> {
+fn try_write(
+    l: &Launch<'_>,
+    before: &Snapshot,
+    after: &Machine,
+    fault: Option<&str>,
+) -> std::io::Result<()> {
     let pid = std::process::id();
     let name = format!("launch-{pid}-{:06}", l.number);
     let side = l.dir.join(&name);
@@ -77,10 +85,17 @@ fn try_write(l: &Launch<'_>, before: &Snapshot, after: &Machine, fault: Option<&
         std::fs::write(&module_path, l.module.1)?;
     }
     let mut t = String::new();
-    let _ = writeln!(t, "# Recorded by warpjit's CUDA driver (warpjit cuda --record): launch {} of process {pid},", l.number);
+    let _ = writeln!(
+        t,
+        "# Recorded by warpjit's CUDA driver (warpjit cuda --record): launch {} of process {pid},",
+        l.number
+    );
     let _ = writeln!(t, "# kernel {}.", l.kernel.name());
     if let Some(f) = fault {
-        let _ = writeln!(t, "# The launch faulted; replaying it reproduces the fault:");
+        let _ = writeln!(
+            t,
+            "# The launch faulted; replaying it reproduces the fault:"
+        );
         for line in f.lines() {
             let _ = writeln!(t, "#   {line}");
         }
@@ -94,7 +109,11 @@ fn try_write(l: &Launch<'_>, before: &Snapshot, after: &Machine, fault: Option<&
         if bytes.is_empty() {
             continue;
         }
-        let _ = writeln!(t, "[[global]]\naddr = \"{base:#x}\"\nsize = {:#x}", bytes.len());
+        let _ = writeln!(
+            t,
+            "[[global]]\naddr = \"{base:#x}\"\nsize = {:#x}",
+            bytes.len()
+        );
         if base % 16 == 0 {
             let file = format!("seg-{i}.bin");
             std::fs::write(side.join(&file), bytes)?;
@@ -105,7 +124,11 @@ fn try_write(l: &Launch<'_>, before: &Snapshot, after: &Machine, fault: Option<&
             let _ = writeln!(t, "u8 = [{}]\n", hex_list(bytes));
         }
     }
-    let _ = writeln!(t, "[[const]]                  # the parameters\nbank = 0\noffset = {:#x}", l.kernel.params().offset);
+    let _ = writeln!(
+        t,
+        "[[const]]                  # the parameters\nbank = 0\noffset = {:#x}",
+        l.kernel.params().offset
+    );
     if l.params.is_empty() {
         let _ = writeln!(t, "u8 = [0]\n");
     } else {
@@ -115,9 +138,21 @@ fn try_write(l: &Launch<'_>, before: &Snapshot, after: &Machine, fault: Option<&
         let _ = writeln!(t, "[[const]]                  # __constant__ data as the launch saw it\nbank = 3\noffset = 0\nu8 = [{}]\n", hex_list(l.bank3));
     }
     let c = l.config;
-    let _ = writeln!(t, "[[launch]]\ncode_file = \"{module}\"\nkernel = \"{}\"", l.kernel.name());
-    let _ = writeln!(t, "grid = [{}, {}, {}]\nblock = [{}, {}, {}]", c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2]);
-    let _ = writeln!(t, "shared_bytes = {:#x}", l.kernel.shared_bytes() + c.dynamic_shared_bytes);
+    let _ = writeln!(
+        t,
+        "[[launch]]\ncode_file = \"{module}\"\nkernel = \"{}\"",
+        l.kernel.name()
+    );
+    let _ = writeln!(
+        t,
+        "grid = [{}, {}, {}]\nblock = [{}, {}, {}]",
+        c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1], c.block[2]
+    );
+    let _ = writeln!(
+        t,
+        "shared_bytes = {:#x}",
+        l.kernel.shared_bytes() + c.dynamic_shared_bytes
+    );
     let _ = writeln!(t, "budget = \"{:#x}\"", u64::MAX);
     if l.data_base != 0 {
         let _ = writeln!(t, "module_data = \"{:#x}\"", l.data_base);
@@ -128,7 +163,10 @@ fn try_write(l: &Launch<'_>, before: &Snapshot, after: &Machine, fault: Option<&
             if bytes.is_empty() {
                 continue;
             }
-            let now = after.global.read_bytes(*base, bytes.len() as u64).unwrap_or_default();
+            let now = after
+                .global
+                .read_bytes(*base, bytes.len() as u64)
+                .unwrap_or_default();
             let _ = writeln!(t, "[[expect]]\naddr = \"{base:#x}\"");
             if base % 16 != 0 {
                 let _ = writeln!(t, "u8 = [{}]\n", hex_list(&now));

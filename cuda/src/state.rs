@@ -210,7 +210,15 @@ pub struct Driver {
     pub memory: u64,
     /// Where to record launches (`WARPJIT_CUDA_RECORD`).
     pub record: Option<std::path::PathBuf>,
+    /// Warp instructions one launch may issue (`WARPJIT_CUDA_LAUNCH_BUDGET`, default
+    /// [`DEFAULT_LAUNCH_BUDGET`]); a launch that needs more faults with
+    /// `CUDA_ERROR_LAUNCH_TIMEOUT`, as a GPU's watchdog would stop it.
+    pub launch_budget: u64,
 }
+
+/// The default launch budget of the driver: 2^36 warp instructions (about 2 * 10^12
+/// lane-instructions, minutes of the JIT's time): a kernel that never ends is stopped.
+pub const DEFAULT_LAUNCH_BUDGET: u64 = 1 << 36;
 
 static DRIVER: OnceLock<Result<Driver, CUresult>> = OnceLock::new();
 
@@ -256,9 +264,15 @@ fn make_driver() -> Result<Driver, CUresult> {
         .ok_or(error::OUT_OF_MEMORY)?;
     let windows = crate::memory::reserve_low_window(2 * warpjit::runtime::SHARED_WINDOW_SIZE)
         .ok_or(error::OUT_OF_MEMORY)?;
+    let launch_budget = std::env::var("WARPJIT_CUDA_LAUNCH_BUDGET")
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .filter(|&b| b > 0)
+        .unwrap_or(DEFAULT_LAUNCH_BUDGET);
     let machine = Machine {
         shared_window: windows,
         local_window: windows + warpjit::runtime::SHARED_WINDOW_SIZE,
+        launch_budget,
         ..Machine::default()
     };
     let inner = Inner {
@@ -272,6 +286,7 @@ fn make_driver() -> Result<Driver, CUresult> {
         threads,
         memory,
         record,
+        launch_budget,
     })
 }
 

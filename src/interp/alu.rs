@@ -160,11 +160,7 @@ impl Exec for Iadd3 {
         let rc = reg(w, self.c.src);
         let [na, nb, nc] = iadd3_ones(self).map(|n| n as u64);
         // `.X`: the carry in is CF + OF, the whole carry of an IADD3 `.CC` (0, 1 or 2).
-        let (cfin, ofin) = if self.x {
-            (w.cc[CF], w.cc[OF])
-        } else {
-            (0, 0)
-        };
+        let (cfin, ofin) = if self.x { (w.cc[CF], w.cc[OF]) } else { (0, 0) };
         let mut res = [0u32; LANES];
         let (mut cf, mut of) = (0u32, 0u32);
         for l in 0..LANES {

@@ -160,9 +160,10 @@ pub unsafe fn launch(
     let (kernel, module, max_dyn) = kernel_of(f)?;
     let block_params = param_block(&kernel, params, extra)?;
     let cfg = LaunchConfig {
-        grid,
-        block,
         dynamic_shared_bytes: shared,
+        // A warp may run as long as the whole launch may (a GPU has no per-warp bound).
+        budget: d.launch_budget,
+        ..LaunchConfig::new(grid, block)
     };
     let threads: u64 = block.iter().map(|&v| u64::from(v)).product();
     if threads > 1024 || block.contains(&0) || grid.contains(&0) {
@@ -201,7 +202,14 @@ pub unsafe fn launch(
     };
     let machine = d.machine.read().unwrap_or_else(|p| p.into_inner());
     let before = d.record.as_ref().map(|_| crate::record::snapshot(&machine));
-    let r = warpjit::device::launch(d.engine.engine(), &machine, &kernel, &cfg, &block_params, &opts);
+    let r = warpjit::device::launch(
+        d.engine.engine(),
+        &machine,
+        &kernel,
+        &cfg,
+        &block_params,
+        &opts,
+    );
     if let (Some(dir), Some(before)) = (&d.record, before) {
         let (cubin, data_base) = {
             let inner = state::inner()?;

@@ -23,7 +23,8 @@ pub fn load_image(bytes: &[u8], log: &mut String) -> Res<u64> {
         // Every module loaded, as the cubin that runs (for `warpjit disasm`).
         static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = std::path::Path::new(&dir).join(format!("module-{}-{n}.cubin", std::process::id()));
+        let path =
+            std::path::Path::new(&dir).join(format!("module-{}-{n}.cubin", std::process::id()));
         let _ = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, &cubin));
     }
     let module = warpjit::device::Module::from_cubin(&cubin).map_err(|e| {
