@@ -16,12 +16,16 @@ fn mapped(d: &Driver, addr: u64, len: u64) -> bool {
     addr != 0 && m.global.covers(addr, len)
 }
 
-/// Checks a device range for a copy or a set.
+/// Checks a device range for a copy or a set: it lies in one allocation (as asked for, not
+/// rounded up).
 fn device_range(d: &Driver, addr: u64, len: u64) -> Res {
-    if len == 0 || mapped(d, addr, len) {
-        Ok(())
-    } else {
-        Err(error::INVALID_VALUE)
+    if len == 0 {
+        return Ok(());
+    }
+    let inner = d.inner.lock().unwrap_or_else(|p| p.into_inner());
+    match inner.alloc_at(addr) {
+        Some((base, a)) if addr - base <= a.size && len <= a.size - (addr - base) => Ok(()),
+        _ => Err(error::INVALID_VALUE),
     }
 }
 
