@@ -50,7 +50,11 @@ macro_rules! f {
 }
 
 fn cubin(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/../tests/cubin/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read(format!(
+        "{}/../tests/cubin/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 /// A new context of the test's own, current on this thread.
@@ -88,7 +92,20 @@ fn version_device_and_attributes() {
     assert_eq!(s, "warpjit Maxwell (sm_52)");
     let attr = f!("cuDeviceGetAttribute", fn(*mut i32, i32, i32));
     // (attribute number from cuda.h, a GTX 980's value)
-    for (a, want) in [(16, 16), (75, 5), (76, 2), (10, 32), (1, 1024), (39, 2048), (8, 49152), (81, 98304), (12, 65536), (13, 1_216_000), (41, 1), (95, 0)] {
+    for (a, want) in [
+        (16, 16),
+        (75, 5),
+        (76, 2),
+        (10, 32),
+        (1, 1024),
+        (39, 2048),
+        (8, 49152),
+        (81, 98304),
+        (12, 65536),
+        (13, 1_216_000),
+        (41, 1),
+        (95, 0),
+    ] {
         let mut v = -7;
         assert_eq!(unsafe { attr(&mut v, a, 0) }, SUCCESS, "attribute {a}");
         assert_eq!(v, want, "attribute {a}");
@@ -104,31 +121,56 @@ fn version_device_and_attributes() {
 
 #[test]
 fn proc_address_and_error_strings() {
-    let gpa = f!("cuGetProcAddress_v2", fn(*const c_char, *mut *mut c_void, i32, u64, *mut i32));
+    let gpa = f!(
+        "cuGetProcAddress_v2",
+        fn(*const c_char, *mut *mut c_void, i32, u64, *mut i32)
+    );
     let mut p: *mut c_void = std::ptr::null_mut();
     let mut status = -1;
-    assert_eq!(unsafe { gpa(c"cuMemAlloc".as_ptr(), &mut p, 12000, 0, &mut status) }, SUCCESS);
+    assert_eq!(
+        unsafe { gpa(c"cuMemAlloc".as_ptr(), &mut p, 12000, 0, &mut status) },
+        SUCCESS
+    );
     assert_eq!(status, 0);
-    let direct: Symbol<unsafe extern "C" fn(*mut u64, usize) -> R> = unsafe { lib().get(b"cuMemAlloc_v2\0") }.unwrap();
+    let direct: Symbol<unsafe extern "C" fn(*mut u64, usize) -> R> =
+        unsafe { lib().get(b"cuMemAlloc_v2\0") }.unwrap();
     assert_eq!(p as usize, *direct as usize, "the _v2 form");
     // Not implemented: NOT_FOUND and a null pointer, never a crash.
     p = 1 as *mut c_void;
-    assert_eq!(unsafe { gpa(c"cuGraphCreate".as_ptr(), &mut p, 12000, 0, &mut status) }, NOT_FOUND);
+    assert_eq!(
+        unsafe { gpa(c"cuGraphCreate".as_ptr(), &mut p, 12000, 0, &mut status) },
+        NOT_FOUND
+    );
     assert!(p.is_null());
     assert_eq!(status, 1);
     // cuCtxCreate at 12050 is cuCtxCreate_v4, which warpjit does not implement; at 3020, _v2.
-    assert_eq!(unsafe { gpa(c"cuCtxCreate".as_ptr(), &mut p, 12050, 0, &mut status) }, NOT_FOUND);
-    assert_eq!(unsafe { gpa(c"cuCtxCreate".as_ptr(), &mut p, 3020, 0, &mut status) }, SUCCESS);
+    assert_eq!(
+        unsafe { gpa(c"cuCtxCreate".as_ptr(), &mut p, 12050, 0, &mut status) },
+        NOT_FOUND
+    );
+    assert_eq!(
+        unsafe { gpa(c"cuCtxCreate".as_ptr(), &mut p, 3020, 0, &mut status) },
+        SUCCESS
+    );
     // Older than the function: version not sufficient.
-    assert_eq!(unsafe { gpa(c"cuLibraryLoadData".as_ptr(), &mut p, 11000, 0, &mut status) }, NOT_FOUND);
+    assert_eq!(
+        unsafe { gpa(c"cuLibraryLoadData".as_ptr(), &mut p, 11000, 0, &mut status) },
+        NOT_FOUND
+    );
     assert_eq!(status, 2);
     let name = f!("cuGetErrorName", fn(R, *mut *const c_char));
     let text = f!("cuGetErrorString", fn(R, *mut *const c_char));
     let mut s: *const c_char = std::ptr::null();
     assert_eq!(unsafe { name(ILLEGAL_ADDRESS, &mut s) }, SUCCESS);
-    assert_eq!(unsafe { CStr::from_ptr(s) }.to_str().unwrap(), "CUDA_ERROR_ILLEGAL_ADDRESS");
+    assert_eq!(
+        unsafe { CStr::from_ptr(s) }.to_str().unwrap(),
+        "CUDA_ERROR_ILLEGAL_ADDRESS"
+    );
     assert_eq!(unsafe { text(ILLEGAL_ADDRESS, &mut s) }, SUCCESS);
-    assert!(unsafe { CStr::from_ptr(s) }.to_str().unwrap().contains("illegal memory access"));
+    assert!(unsafe { CStr::from_ptr(s) }
+        .to_str()
+        .unwrap()
+        .contains("illegal memory access"));
     assert_eq!(unsafe { name(12345, &mut s) }, INVALID_VALUE);
 }
 
@@ -194,13 +236,22 @@ fn memory_copies_sets_and_pointers() {
     assert_eq!(unsafe { attr((&mut mt as *mut u32).cast(), 2, a) }, SUCCESS); // MEMORY_TYPE
     assert_eq!(mt, 2, "CU_MEMORYTYPE_DEVICE");
     // Past the end, and after the free: invalid, never a crash.
-    assert_eq!(unsafe { htod(a + 996, data.as_ptr().cast(), 8) }, INVALID_VALUE);
+    assert_eq!(
+        unsafe { htod(a + 996, data.as_ptr().cast(), 8) },
+        INVALID_VALUE
+    );
     assert_eq!(unsafe { free(a) }, SUCCESS);
-    assert_eq!(unsafe { dtoh(back.as_mut_ptr().cast(), a, 4) }, INVALID_VALUE);
+    assert_eq!(
+        unsafe { dtoh(back.as_mut_ptr().cast(), a, 4) },
+        INVALID_VALUE
+    );
     assert_eq!(unsafe { free(a) }, INVALID_VALUE);
     // Page-locked host memory: its device pointer is itself.
     let host_alloc = f!("cuMemHostAlloc", fn(*mut *mut c_void, usize, u32));
-    let dev_ptr = f!("cuMemHostGetDevicePointer_v2", fn(*mut u64, *mut c_void, u32));
+    let dev_ptr = f!(
+        "cuMemHostGetDevicePointer_v2",
+        fn(*mut u64, *mut c_void, u32)
+    );
     let free_host = f!("cuMemFreeHost", fn(*mut c_void));
     let mut h: *mut c_void = std::ptr::null_mut();
     assert_eq!(unsafe { host_alloc(&mut h, 64, 2) }, SUCCESS);
@@ -222,8 +273,14 @@ fn memory_copies_sets_and_pointers() {
 fn launches_and_a_sticky_fault() {
     let ctx = context();
     let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
-    let get_fn = f!("cuModuleGetFunction", fn(*mut Handle, Handle, *const c_char));
-    let launch = f!("cuLaunchKernel", fn(Handle, u32, u32, u32, u32, u32, u32, u32, Handle, *mut *mut c_void, *mut *mut c_void));
+    let get_fn = f!(
+        "cuModuleGetFunction",
+        fn(*mut Handle, Handle, *const c_char)
+    );
+    let launch = f!(
+        "cuLaunchKernel",
+        fn(Handle, u32, u32, u32, u32, u32, u32, u32, Handle, *mut *mut c_void, *mut *mut c_void)
+    );
     let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
     let htod = f!("cuMemcpyHtoD_v2", fn(u64, *const c_void, usize));
     let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
@@ -245,19 +302,42 @@ fn launches_and_a_sticky_fault() {
     }
     let av: Vec<u32> = (0..n).map(|i| i * 3).collect();
     let bv: Vec<u32> = (0..n).map(|i| 7 + i).collect();
-    assert_eq!(unsafe { htod(a, av.as_ptr().cast(), 4 * n as usize) }, SUCCESS);
-    assert_eq!(unsafe { htod(b, bv.as_ptr().cast(), 4 * n as usize) }, SUCCESS);
+    assert_eq!(
+        unsafe { htod(a, av.as_ptr().cast(), 4 * n as usize) },
+        SUCCESS
+    );
+    assert_eq!(
+        unsafe { htod(b, bv.as_ptr().cast(), 4 * n as usize) },
+        SUCCESS
+    );
     let mut args: [*mut c_void; 4] = [
         (&mut a as *mut u64).cast(),
         (&mut b as *mut u64).cast(),
         (&mut c as *mut u64).cast(),
         (&n as *const u32).cast_mut().cast(),
     ];
-    let r = unsafe { launch(func, 3, 1, 1, 128, 1, 1, 0, std::ptr::null_mut(), args.as_mut_ptr(), std::ptr::null_mut()) };
+    let r = unsafe {
+        launch(
+            func,
+            3,
+            1,
+            1,
+            128,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
     assert_eq!(r, SUCCESS);
     assert_eq!(unsafe { sync() }, SUCCESS);
     let mut out = vec![0u32; n as usize];
-    assert_eq!(unsafe { dtoh(out.as_mut_ptr().cast(), c, 4 * n as usize) }, SUCCESS);
+    assert_eq!(
+        unsafe { dtoh(out.as_mut_ptr().cast(), c, 4 * n as usize) },
+        SUCCESS
+    );
     assert!(out.iter().enumerate().all(|(i, &v)| v == 4 * i as u32 + 7));
     // The same through `extra`: one buffer laid out as the parameter table says (28 bytes).
     let mut buf = [0u8; 28];
@@ -266,19 +346,84 @@ fn launches_and_a_sticky_fault() {
     buf[16..24].copy_from_slice(&c.to_le_bytes());
     buf[24..].copy_from_slice(&10u32.to_le_bytes());
     let mut size = 28usize;
-    let mut extra: [*mut c_void; 5] = [1 as *mut c_void, buf.as_mut_ptr().cast(), 2 as *mut c_void, (&mut size as *mut usize).cast(), std::ptr::null_mut()];
-    let r = unsafe { launch(func, 1, 1, 1, 32, 1, 1, 0, std::ptr::null_mut(), std::ptr::null_mut(), extra.as_mut_ptr()) };
+    let mut extra: [*mut c_void; 5] = [
+        1 as *mut c_void,
+        buf.as_mut_ptr().cast(),
+        2 as *mut c_void,
+        (&mut size as *mut usize).cast(),
+        std::ptr::null_mut(),
+    ];
+    let r = unsafe {
+        launch(
+            func,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            extra.as_mut_ptr(),
+        )
+    };
     assert_eq!(r, SUCCESS);
     // A block too large for the device is refused; a bad handle too.
-    let r = unsafe { launch(func, 1, 1, 1, 2048, 1, 1, 0, std::ptr::null_mut(), args.as_mut_ptr(), std::ptr::null_mut()) };
+    let r = unsafe {
+        launch(
+            func,
+            1,
+            1,
+            1,
+            2048,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
     assert_eq!(r, INVALID_VALUE);
-    let r = unsafe { launch(0x99 as Handle, 1, 1, 1, 32, 1, 1, 0, std::ptr::null_mut(), args.as_mut_ptr(), std::ptr::null_mut()) };
+    let r = unsafe {
+        launch(
+            0x99 as Handle,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
     assert_eq!(r, INVALID_HANDLE);
     // A pointer nothing is mapped at: the kernel faults.
     let mut bad = 0x10u64;
     args[2] = (&mut bad as *mut u64).cast();
-    let r = unsafe { launch(func, 1, 1, 1, 32, 1, 1, 0, std::ptr::null_mut(), args.as_mut_ptr(), std::ptr::null_mut()) };
-    assert_eq!(r, SUCCESS, "launches are asynchronous: the error comes later");
+    let r = unsafe {
+        launch(
+            func,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(
+        r, SUCCESS,
+        "launches are asynchronous: the error comes later"
+    );
     assert_eq!(unsafe { sync() }, ILLEGAL_ADDRESS);
     let mut d = 0u64;
     assert_eq!(unsafe { alloc(&mut d, 16) }, ILLEGAL_ADDRESS, "sticky");
@@ -291,20 +436,42 @@ fn launches_and_a_sticky_fault() {
 fn module_globals() {
     let ctx = context();
     let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
-    let get_fn = f!("cuModuleGetFunction", fn(*mut Handle, Handle, *const c_char));
-    let global = f!("cuModuleGetGlobal_v2", fn(*mut u64, *mut usize, Handle, *const c_char));
-    let launch = f!("cuLaunchKernel", fn(Handle, u32, u32, u32, u32, u32, u32, u32, Handle, *mut *mut c_void, *mut *mut c_void));
+    let get_fn = f!(
+        "cuModuleGetFunction",
+        fn(*mut Handle, Handle, *const c_char)
+    );
+    let global = f!(
+        "cuModuleGetGlobal_v2",
+        fn(*mut u64, *mut usize, Handle, *const c_char)
+    );
+    let launch = f!(
+        "cuLaunchKernel",
+        fn(Handle, u32, u32, u32, u32, u32, u32, u32, Handle, *mut *mut c_void, *mut *mut c_void)
+    );
     let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
     let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
     for file in ["devdata.cubin", "devdata_jl.cubin"] {
         let image = cubin(file);
         let mut m: Handle = std::ptr::null_mut();
-        assert_eq!(unsafe { load(&mut m, image.as_ptr().cast()) }, SUCCESS, "{file}");
+        assert_eq!(
+            unsafe { load(&mut m, image.as_ptr().cast()) },
+            SUCCESS,
+            "{file}"
+        );
         let (mut addr, mut size) = (0u64, 0usize);
-        assert_eq!(unsafe { global(&mut addr, &mut size, m, c"counter".as_ptr()) }, SUCCESS);
+        assert_eq!(
+            unsafe { global(&mut addr, &mut size, m, c"counter".as_ptr()) },
+            SUCCESS
+        );
         assert_eq!(size, 4);
-        assert_eq!(unsafe { global(&mut addr, &mut size, m, c"missing".as_ptr()) }, NOT_FOUND);
-        assert_eq!(unsafe { global(&mut addr, &mut size, m, c"counter".as_ptr()) }, SUCCESS);
+        assert_eq!(
+            unsafe { global(&mut addr, &mut size, m, c"missing".as_ptr()) },
+            NOT_FOUND
+        );
+        assert_eq!(
+            unsafe { global(&mut addr, &mut size, m, c"counter".as_ptr()) },
+            SUCCESS
+        );
         let mut f: Handle = std::ptr::null_mut();
         assert_eq!(unsafe { get_fn(&mut f, m, c"devdata".as_ptr()) }, SUCCESS);
         let (mut i, mut o) = (0u64, 0u64);
@@ -312,11 +479,28 @@ fn module_globals() {
         assert_eq!(unsafe { alloc(&mut o, 256) }, SUCCESS);
         let mut args: [*mut c_void; 2] = [(&mut i as *mut u64).cast(), (&mut o as *mut u64).cast()];
         for _ in 0..2 {
-            let r = unsafe { launch(f, 1, 1, 1, 50, 1, 1, 0, std::ptr::null_mut(), args.as_mut_ptr(), std::ptr::null_mut()) };
+            let r = unsafe {
+                launch(
+                    f,
+                    1,
+                    1,
+                    1,
+                    50,
+                    1,
+                    1,
+                    0,
+                    std::ptr::null_mut(),
+                    args.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
             assert_eq!(r, SUCCESS);
         }
         let mut count = 0u32;
-        assert_eq!(unsafe { dtoh((&mut count as *mut u32).cast(), addr, 4) }, SUCCESS);
+        assert_eq!(
+            unsafe { dtoh((&mut count as *mut u32).cast(), addr, 4) },
+            SUCCESS
+        );
         assert_eq!(count, 100, "{file}");
     }
     destroy(ctx);
@@ -332,7 +516,10 @@ fn streams_events_and_callbacks() {
     let ctx = context();
     let create = f!("cuStreamCreate", fn(*mut Handle, u32));
     let query = f!("cuStreamQuery", fn(Handle));
-    let add_cb = f!("cuStreamAddCallback", fn(Handle, Option<extern "C" fn(Handle, R, *mut c_void)>, *mut c_void, u32));
+    let add_cb = f!(
+        "cuStreamAddCallback",
+        fn(Handle, Option<extern "C" fn(Handle, R, *mut c_void)>, *mut c_void, u32)
+    );
     let ev_create = f!("cuEventCreate", fn(*mut Handle, u32));
     let record = f!("cuEventRecord", fn(Handle, Handle));
     let elapsed = f!("cuEventElapsedTime", fn(*mut f32, Handle, Handle));
@@ -340,13 +527,20 @@ fn streams_events_and_callbacks() {
     assert_eq!(unsafe { create(&mut s, 0) }, SUCCESS);
     assert_eq!(unsafe { query(s) }, SUCCESS);
     let mut hit = 0u32;
-    assert_eq!(unsafe { add_cb(s, Some(callback), (&mut hit as *mut u32).cast(), 0) }, SUCCESS);
+    assert_eq!(
+        unsafe { add_cb(s, Some(callback), (&mut hit as *mut u32).cast(), 0) },
+        SUCCESS
+    );
     assert_eq!(hit, 1000, "called with CUDA_SUCCESS");
     let (mut e1, mut e2): (Handle, Handle) = (std::ptr::null_mut(), std::ptr::null_mut());
     assert_eq!(unsafe { ev_create(&mut e1, 0) }, SUCCESS);
     assert_eq!(unsafe { ev_create(&mut e2, 0) }, SUCCESS);
     let mut ms = -1.0f32;
-    assert_eq!(unsafe { elapsed(&mut ms, e1, e2) }, INVALID_HANDLE, "not recorded yet");
+    assert_eq!(
+        unsafe { elapsed(&mut ms, e1, e2) },
+        INVALID_HANDLE,
+        "not recorded yet"
+    );
     assert_eq!(unsafe { record(e1, s) }, SUCCESS);
     std::thread::sleep(std::time::Duration::from_millis(20));
     assert_eq!(unsafe { record(e2, s) }, SUCCESS);

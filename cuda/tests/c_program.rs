@@ -14,7 +14,10 @@ fn cuda_include() -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let out = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()))
-        .args(["-c", "import nvidia.cuda_runtime as r; print(list(r.__path__)[0] + '/include')"])
+        .args([
+            "-c",
+            "import nvidia.cuda_runtime as r; print(list(r.__path__)[0] + '/include')",
+        ])
         .output()
         .ok()?;
     let dir = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
@@ -23,7 +26,11 @@ fn cuda_include() -> Option<PathBuf> {
 
 /// target/<profile>/deps (this test's directory), where cargo built libcuda.so.
 fn deps() -> PathBuf {
-    std::env::current_exe().unwrap().parent().unwrap().to_path_buf()
+    std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The warpjit binary of this target directory, built if it is missing.
@@ -49,7 +56,9 @@ fn c_program_against_cuda_h() {
             std::env::var_os("WARPJIT_REQUIRE_CUDA_H").is_none(),
             "no cuda.h: set CUDA_INCLUDE or install nvidia-cuda-runtime-cu12"
         );
-        eprintln!("c_program_against_cuda_h: skipped: no cuda.h (CUDA_INCLUDE, nvidia-cuda-runtime-cu12)");
+        eprintln!(
+            "c_program_against_cuda_h: skipped: no cuda.h (CUDA_INCLUDE, nvidia-cuda-runtime-cu12)"
+        );
         return;
     };
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -67,7 +76,11 @@ fn c_program_against_cuda_h() {
         .arg(&exe)
         .output()
         .unwrap();
-    assert!(out.status.success(), "cc: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "cc: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run = Command::new(warpjit())
         .args(["cuda", "--"])
         .arg(&exe)
@@ -79,9 +92,18 @@ fn c_program_against_cuda_h() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(run.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("warpjit Maxwell (sm_52), compute capability 5.2, 16 SMs, driver 12090"), "{stdout}");
+    assert!(
+        stdout.contains("warpjit Maxwell (sm_52), compute capability 5.2, 16 SMs, driver 12090"),
+        "{stdout}"
+    );
     assert!(stdout.contains("vadd of 1000 elements: ok"), "{stdout}");
-    assert!(stdout.contains("CUDA_ERROR_ILLEGAL_ADDRESS, as expected"), "{stdout}");
+    assert!(
+        stdout.contains("CUDA_ERROR_ILLEGAL_ADDRESS, as expected"),
+        "{stdout}"
+    );
     // The fault report, as compute-sanitizer would print it.
-    assert!(stderr.contains("kernel `vadd`") && stderr.contains("illegal address"), "{stderr}");
+    assert!(
+        stderr.contains("kernel `vadd`") && stderr.contains("illegal address"),
+        "{stderr}"
+    );
 }
