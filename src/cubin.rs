@@ -726,12 +726,12 @@ impl Cubin {
                                     .ok_or_else(|| {
                                         err(format!("no function section `.text.{section}`"))
                                     })?;
-                                while out.code.len() % 32 != 0 {
+                                while !out.code.len().is_multiple_of(32) {
                                     out.code.extend_from_slice(&NOP.to_le_bytes());
                                 }
                                 let b = out.code.len() as u32;
                                 out.code.extend_from_slice(&f.code);
-                                while out.code.len() % 32 != 0 {
+                                while !out.code.len().is_multiple_of(32) {
                                     out.code.extend_from_slice(&NOP.to_le_bytes());
                                 }
                                 out.parts.push((b, f.code_offset, f.code.len() as u32));

@@ -313,7 +313,7 @@ pub struct Kernel {
     /// Sets of banks with banks 2 and 4 written (bank 0 and 3 are rewritten at each launch),
     /// taken by a launch and put back after it, so that a launch does not allocate and zero
     /// 2 MiB of banks.
-    banks: Mutex<Vec<Box<ConstBanks>>>,
+    banks: Mutex<Vec<ConstBanks>>,
 }
 
 impl std::fmt::Debug for Kernel {
@@ -518,7 +518,7 @@ pub fn launch(
     let shared_bytes = kernel.shared_bytes + config.dynamic_shared_bytes;
     let spare = kernel.banks.lock().unwrap_or_else(|p| p.into_inner()).pop();
     let mut banks = spare.unwrap_or_else(|| {
-        let mut b = Box::new(ConstBanks::new());
+        let mut b = ConstBanks::new();
         // The images fit their banks: the cubin reader checked each is at most 64 KiB.
         let _ = b.write(2, 0, &kernel.bank2);
         let _ = b.write(4, 0, &kernel.bank4);
@@ -544,7 +544,7 @@ pub fn launch(
             .unwrap_or_else(|_| vec![0; len as usize]);
         let _ = banks.write(3, 0, &bytes);
     }
-    let consts = Arc::new(*banks);
+    let consts = Arc::new(banks);
     let launch = Launch {
         index: 0,
         program: kernel.program.clone(),
@@ -560,7 +560,7 @@ pub fn launch(
     if let Ok(b) = Arc::try_unwrap(launch.consts) {
         let mut spares = kernel.banks.lock().unwrap_or_else(|p| p.into_inner());
         if spares.len() < 4 {
-            spares.push(Box::new(b));
+            spares.push(b);
         }
     }
     result.map_err(|f| LaunchError::Fault(Box::new(f)))

@@ -1,6 +1,6 @@
 //! `cuGetProcAddress`: a driver function by name and CUDA version, as NVIDIA's Python bindings
 //! resolve every function. The table of (name, version, symbol) triples is generated from the
-//! bindings ([`crate::procaddr_table`]); a symbol is found among this library's own exports, so
+//! bindings (`procaddr_table.rs`); a symbol is found among this library's own exports, so
 //! a function warpjit does not implement is `CUDA_ERROR_NOT_FOUND`, never a crash.
 
 use crate::procaddr_table::PROC_TABLE;

@@ -181,7 +181,7 @@ impl Inner {
 /// The engine kernels run on.
 pub enum EngineChoice {
     /// The Cranelift JIT.
-    Jit(warpjit::jit::Jit),
+    Jit(Box<warpjit::jit::Jit>),
     /// The reference interpreter.
     Interp(warpjit::interp::Interpreter),
 }
@@ -190,7 +190,7 @@ impl EngineChoice {
     /// The engine.
     pub fn engine(&self) -> &dyn Engine {
         match self {
-            EngineChoice::Jit(j) => j,
+            EngineChoice::Jit(j) => j.as_ref(),
             EngineChoice::Interp(i) => i,
         }
     }
@@ -238,10 +238,12 @@ pub fn parse_bytes(s: &str) -> Option<u64> {
 fn make_driver() -> Result<Driver, CUresult> {
     let engine = match std::env::var("WARPJIT_CUDA_ENGINE").as_deref() {
         Ok("interp") => EngineChoice::Interp(warpjit::interp::Interpreter),
-        Ok("jit") | Err(_) => EngineChoice::Jit(warpjit::jit::Jit::new().map_err(|e| {
-            crate::entry::log_line(&format!("cannot start the JIT: {e}"));
-            error::UNKNOWN
-        })?),
+        Ok("jit") | Err(_) => EngineChoice::Jit(Box::new(warpjit::jit::Jit::new().map_err(
+            |e| {
+                crate::entry::log_line(&format!("cannot start the JIT: {e}"));
+                error::UNKNOWN
+            },
+        )?)),
         Ok(other) => {
             crate::entry::log_line(&format!(
                 "WARPJIT_CUDA_ENGINE={other}: expected `jit` or `interp`"

@@ -136,7 +136,7 @@ fn proc_address_and_error_strings() {
         unsafe { lib().get(b"cuMemAlloc_v2\0") }.unwrap();
     assert_eq!(p as usize, *direct as usize, "the _v2 form");
     // Not implemented: NOT_FOUND and a null pointer, never a crash.
-    p = 1 as *mut c_void;
+    p = std::ptr::dangling_mut::<c_void>();
     assert_eq!(
         unsafe { gpa(c"cuGraphCreate".as_ptr(), &mut p, 12000, 0, &mut status) },
         NOT_FOUND
@@ -221,7 +221,7 @@ fn memory_copies_sets_and_pointers() {
     let attr = f!("cuPointerGetAttribute", fn(*mut c_void, i32, u64));
     let mut a = 0u64;
     assert_eq!(unsafe { alloc(&mut a, 1000) }, SUCCESS);
-    assert!(a != 0 && a % 256 == 0);
+    assert!(a != 0 && a.is_multiple_of(256));
     let data: Vec<u32> = (0..250).collect();
     assert_eq!(unsafe { htod(a, data.as_ptr().cast(), 1000) }, SUCCESS);
     assert_eq!(unsafe { set32(a + 8, 0xdead_beef, 2) }, SUCCESS);
@@ -347,9 +347,9 @@ fn launches_and_a_sticky_fault() {
     buf[24..].copy_from_slice(&10u32.to_le_bytes());
     let mut size = 28usize;
     let mut extra: [*mut c_void; 5] = [
-        1 as *mut c_void,
+        std::ptr::without_provenance_mut(1), // CU_LAUNCH_PARAM_BUFFER_POINTER
         buf.as_mut_ptr().cast(),
-        2 as *mut c_void,
+        std::ptr::without_provenance_mut(2), // CU_LAUNCH_PARAM_BUFFER_SIZE
         (&mut size as *mut usize).cast(),
         std::ptr::null_mut(),
     ];

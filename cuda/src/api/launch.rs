@@ -139,6 +139,11 @@ fn report(kernel: &Kernel, cfg: &LaunchConfig, f: &Fault, launch: u64) {
 }
 
 /// Runs a launch of `f` in `stream`'s context.
+///
+/// # Safety
+/// `params` must be null or hold one valid pointer per kernel parameter, each to as many bytes
+/// as the parameter's size; `extra` must be null or a `CU_LAUNCH_PARAM_END`-terminated list as
+/// cuda.h describes it.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn launch(
     f: Handle,
@@ -263,6 +268,9 @@ pub unsafe fn launch(
 }
 
 /// The name of function `f`, as a `'static` C string.
+///
+/// # Safety
+/// `name` must be null or valid for a write of a pointer.
 pub unsafe fn function_name(name: *mut *const c_char, f: Handle) -> Res {
     let (kernel, _, _) = kernel_of(f)?;
     use std::collections::HashMap;

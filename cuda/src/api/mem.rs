@@ -121,7 +121,7 @@ unsafe fn set(
     if height == 0 || row == 0 {
         return Ok(());
     }
-    if size > 1 && dst % size as u64 != 0 {
+    if size > 1 && !dst.is_multiple_of(size as u64) {
         return Err(error::INVALID_VALUE);
     }
     let span = pitch
@@ -158,7 +158,7 @@ unsafe fn copy_2d(
     if width == 0 || height == 0 {
         return Ok(());
     }
-    if (src_pitch < width && height > 1) || (dst_pitch < width && height > 1) {
+    if height > 1 && (src_pitch < width || dst_pitch < width) {
         return Err(error::INVALID_VALUE);
     }
     let span = |pitch: usize| {
