@@ -238,12 +238,12 @@ pub fn parse_bytes(s: &str) -> Option<u64> {
 fn make_driver() -> Result<Driver, CUresult> {
     let engine = match std::env::var("WARPJIT_CUDA_ENGINE").as_deref() {
         Ok("interp") => EngineChoice::Interp(warpjit::interp::Interpreter),
-        Ok("jit") | Err(_) => EngineChoice::Jit(Box::new(warpjit::jit::Jit::new().map_err(
-            |e| {
+        Ok("jit") | Err(_) => {
+            EngineChoice::Jit(Box::new(warpjit::jit::Jit::new().map_err(|e| {
                 crate::entry::log_line(&format!("cannot start the JIT: {e}"));
                 error::UNKNOWN
-            },
-        )?)),
+            })?))
+        }
         Ok(other) => {
             crate::entry::log_line(&format!(
                 "WARPJIT_CUDA_ENGINE={other}: expected `jit` or `interp`"
