@@ -232,3 +232,35 @@ fn linking_copies_called_functions() {
     assert_eq!(params.len(), 1);
     assert_eq!((params[0].offset, params[0].size), (0, 8));
 }
+
+/// A call to vprintf (which warpjit does not run yet) becomes `BPT.TRAP 0xf0001`: nvJitLink's
+/// relocated JCAL and ptxas's PRET + JMX through bank 4 alike. The kernels load; running one
+/// that makes the call stops with that trap.
+#[test]
+fn driver_function_calls_trap() {
+    for file in ["printf_jl.cubin", "printf.cubin"] {
+        let m = Module::from_cubin(&cubin(file)).unwrap();
+        let base = 0x6_0000_0000u64;
+        let k = m.kernel("printf_none", base).unwrap();
+        let mut machine = Machine::default();
+        m.map_data(&mut machine.global, base).unwrap();
+        let e = launch(
+            &Interpreter,
+            &machine,
+            &k,
+            &config(1, 32),
+            &[],
+            &RunOptions::default(),
+        );
+        match e {
+            Err(LaunchError::Fault(f)) => assert_eq!(
+                f.kind,
+                FaultKind::Trap {
+                    code: warpjit::maxwell::DRIVER_CALL_TRAP
+                },
+                "{file}"
+            ),
+            other => panic!("{file}: {other:?}"),
+        }
+    }
+}

@@ -33,7 +33,7 @@ for p in "${packages[@]}"; do
     else
         PYTHONPATH="$root/cuda/scripts${PYTHONPATH:+:$PYTHONPATH}" \
             "$warpjit" cuda -- "$venv/bin/python" -m pytest -p warpjit_numba_plugin --pyargs "$p" \
-            -q -rfEs -p no:cacheprovider --import-mode=importlib >"$log" 2>&1
+            -v -rfEs --tb=short -p no:cacheprovider --import-mode=importlib >"$log" 2>&1
     fi
     s=$?
     set -e
