@@ -8,12 +8,15 @@
 //! warpjit disasm FILE [--kernel K] # a cubin (nvdisasm syntax) or a DXBC container as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
 //! warpjit gen-trace KIND [--lane-instructions N] -o DIR
+//! warpjit cuda [--engine jit|interp] [--threads N] [--record DIR] -- COMMAND [ARGS...]
 //! ```
 //!
 //! Exit status: 0 every launch ran and every expectation held; 1 an expectation did not hold;
 //! 2 the trace or a program in it is invalid; 3 a guest fault stopped a launch; 4 `--engine both`
 //! found the engines disagree (a warpjit bug); 64 the command line is wrong. With several traces,
 //! the worst of these (4, 2, 3, 1, 0 in that order).
+
+mod cudacmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -57,6 +60,9 @@ enum Command {
     /// Write a self-checking trace of a benchmark kernel of any size: DIR/KIND.toml with its
     /// inputs and expected output in side files (mapped, not copied, when it runs).
     GenTrace(GenTraceArgs),
+    /// Run a program that uses CUDA (the driver API: Numba, cuda-python, C against cuda.h)
+    /// with warpjit as its CUDA driver: COMMAND finds warpjit's libcuda.so.1 first.
+    Cuda(cudacmd::CudaArgs),
 }
 
 #[derive(Args)]
@@ -307,6 +313,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => ExitCode::from(disasm(&args)),
         Command::Asm(args) => ExitCode::from(asm(&args)),
         Command::GenTrace(args) => ExitCode::from(gen_trace(&args)),
+        Command::Cuda(args) => ExitCode::from(cudacmd::run(&args)),
     }
 }
 

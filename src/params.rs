@@ -248,6 +248,17 @@ impl ParamTable {
         }
         Ok(())
     }
+
+    /// The parameter block for values given as bytes, one slice per parameter, each exactly
+    /// its size (little-endian, as the kernel reads them: what `cuLaunchKernel`'s
+    /// `kernelParams` point at); [`layout_params`] with every value [`ParamValue::Bytes`].
+    pub fn layout(&self, values: &[&[u8]]) -> Result<Vec<u8>, ParamError> {
+        let values: Vec<ParamValue> = values
+            .iter()
+            .map(|v| ParamValue::Bytes(v.to_vec()))
+            .collect();
+        layout_params(self, &values)
+    }
 }
 
 /// The parameter block of a launch: `values[i]` written at parameter `i`'s offset, zeros between

@@ -342,7 +342,8 @@ mod tests {
             b: s3(Src::Imm(1)),
             c: s3(Reg::RZ),
         });
-        assert_eq!((e.cc_writes, e.cc_reads), (FLAGS_ALL, FLAG_CF));
+        // IADD3.X takes the whole carry of the low words' IADD3 .CC: CF + OF (semantics §21).
+        assert_eq!((e.cc_writes, e.cc_reads), (FLAGS_ALL, FLAG_CF | FLAG_OF));
         let e = fx(Iscadd {
             d: Reg(1),
             cc: true,

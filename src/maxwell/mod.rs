@@ -165,6 +165,103 @@ fn label_name(n: usize) -> String {
     format!(".L_x_{n}")
 }
 
+/// The trap code of a call to a function the CUDA driver supplies (`vprintf`, `__assertfail`),
+/// which warpjit does not run yet: [`decode_linked`] turns such a call into `BPT.TRAP` with this
+/// code, so that a kernel that only calls it on a path it does not take (Numba's runtime checks)
+/// runs, and one that takes it stops with a trap fault that names the reason.
+pub const DRIVER_CALL_TRAP: u32 = 0xf_0001;
+
+/// The functions the driver supplies that kernels may call.
+pub const DRIVER_FUNCTIONS: &[&str] = &["vprintf", "__assertfail"];
+
+/// Decodes a cubin kernel's linked code ([`crate::cubin::Cubin::link`]): as [`decode`], with the
+/// calls to functions the driver supplies ([`DRIVER_FUNCTIONS`]) replaced by
+/// `BPT.TRAP` [`DRIVER_CALL_TRAP`] (docs/semantics.md §22e): nvJitLink's relocated `JCAL`s
+/// ([`crate::cubin::LinkedCode::host_calls`]), and ptxas's `PRET` + `JMX Rx` pairs (the `PRET`
+/// becomes a `NOP`) in a module whose bank 4 holds such a function's address
+/// ([`crate::cubin::ModuleData::externs4`]; the module has no other function pointers: the
+/// cubin reader refuses those). A call to any other function is an error naming it.
+///
+/// `branches` are the kernel's indirect branches ([`decode_with`]); the kernel's own code comes
+/// first in the linked code, so their offsets hold.
+pub fn decode_linked(
+    linked: &crate::cubin::LinkedCode,
+    module: &crate::cubin::ModuleData,
+    opts: &DecodeOptions,
+    branches: &[IndirectBranch],
+) -> Result<Program, DecodeError> {
+    const NOP: u64 = 0x50b0_0000_0007_0f00;
+    // BPT.TRAP code: opcode, mode TRAP (3) in bits 6..8, the code in bits 20..39, guard PT.
+    let trap = 0xe3a0_0000_0007_00c0u64 | u64::from(DRIVER_CALL_TRAP) << 20;
+    let word_at = |code: &[u8], at: usize| {
+        code.get(at..at + 8)
+            .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    };
+    let mut code = linked.code.clone();
+    for (pc, name) in &linked.host_calls {
+        let at = *pc as usize;
+        if !DRIVER_FUNCTIONS.contains(&name.as_str()) {
+            return Err(DecodeError {
+                offset: *pc,
+                word: word_at(&code, at),
+                message: format!("a call to `{name}`, which the driver does not supply"),
+            });
+        }
+        code[at..at + 8].copy_from_slice(&trap.to_le_bytes());
+    }
+    if let Some((_, name)) = module
+        .externs4
+        .iter()
+        .find(|(_, n)| !DRIVER_FUNCTIONS.contains(&n.as_str()))
+    {
+        return Err(DecodeError {
+            offset: 0,
+            word: 0,
+            message: format!(
+                "bank 4 holds the address of `{name}`, which the driver does not supply"
+            ),
+        });
+    }
+    if !module.externs4.is_empty() {
+        // Each `JMX Rx` right after a `PRET` to the instruction after it: a call through a
+        // function pointer, which in such a module can only be to a driver function.
+        let mut prev: Option<(u32, u64)> = None;
+        for pc in (0..code.len() as u32).step_by(8) {
+            if is_sched(pc) {
+                continue;
+            }
+            let w = word_at(&code, pc as usize);
+            if w >> 48 & 0xfff0 == 0xe200 {
+                let next = if is_sched(pc + 8) { pc + 16 } else { pc + 8 };
+                match prev {
+                    Some((ppc, pw))
+                        if pw >> 48 & 0xfff0 == 0xe270 && {
+                            let rel = (((pw >> 20 & 0xff_ffff) as i64) << 40) >> 40;
+                            let t = (i64::from(ppc) + 8 + rel) as u32;
+                            let t = if is_sched(t) { t + 8 } else { t };
+                            t == next
+                        } =>
+                    {
+                        code[ppc as usize..ppc as usize + 8].copy_from_slice(&NOP.to_le_bytes());
+                        code[pc as usize..pc as usize + 8].copy_from_slice(&trap.to_le_bytes());
+                    }
+                    _ => {
+                        return Err(DecodeError {
+                            offset: pc,
+                            word: w,
+                            message: "JMX is not supported: an indirect jump that is not a call \
+                                      to a driver function (PRET then JMX)"
+                                .into(),
+                        })
+                    }
+                }
+            }
+            prev = Some((pc, w));
+        }
+    }
+    decode_with(&code, opts, branches)
+}
+
 /// Decodes a kernel's code into a program: the same program the SASS front-end makes of the
 /// text [`disassemble`] prints for it. Source locations are instruction numbers (line `n` is
 /// the `n`th instruction). Code with a `BRX` needs its targets: [`decode_with`].

@@ -303,17 +303,14 @@ pub fn add_ones(negs: u32, x: bool, po: bool) -> u32 {
 }
 
 /// The +1 of each negated IADD3 operand (A, B, C), added in the add that holds the operand;
-/// with `.X` the carry in replaces the +1 of the last negated operand (C, then B, then A)
-/// (docs/semantics.md §21).
+/// with `.X` none: the high words of a wide sum take the low words' carry (CF + OF) instead,
+/// which already holds every negated operand's +1 (docs/semantics.md §21).
 #[inline(always)]
 pub fn iadd3_ones(o: &Iadd3) -> [u32; 3] {
-    let mut n = [o.a.neg as u32, o.b.neg as u32, o.c.neg as u32];
     if o.x {
-        if let Some(k) = (0..3).rev().find(|&k| n[k] == 1) {
-            n[k] = 0;
-        }
+        return [0; 3];
     }
-    n
+    [o.a.neg as u32, o.b.neg as u32, o.c.neg as u32]
 }
 
 /// The effective global/generic address of lane `l` (docs/semantics.md §16): 32-bit

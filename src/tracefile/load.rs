@@ -267,6 +267,15 @@ impl Loader {
                 continue;
             }
             let span = l.get_ref().code_file.as_ref().map_or(0..0, |f| f.span());
+            if let Some(m) = &l.get_ref().module_data {
+                // The trace maps the data image itself (a recording of warpjit's CUDA driver):
+                // only bank 4 is made, for its address.
+                let place = crate::cubin::DataPlacement::at(sp64(m).0, &b.module);
+                let mut k = (*b).clone();
+                k.banks.push((4, b.module.bank4(place.init, place.zeroed)));
+                spec.binary = Some(std::sync::Arc::new(k));
+                continue;
+            }
             let found = modules.iter().find(|(p, _, _)| *p == spec.program_path);
             let (init, zeroed) = match found {
                 Some(&(_, init, zeroed)) => (init, zeroed),

@@ -607,7 +607,7 @@ pub const GRID_WORKSPACE: u64 = 0x0000_7e00_0000_0000;
 
 /// Bytes of the grid workspace (zeroed when the trace is loaded; `grid.sync()` uses the word at
 /// +4 as its barrier, which it leaves ready for the next launch).
-pub const GRID_WORKSPACE_BYTES: u64 = 256;
+pub const GRID_WORKSPACE_BYTES: u64 = crate::device::GRID_WORKSPACE_BYTES;
 
 /// Largest `local_bytes`: 512 KiB, Maxwell's local memory per thread.
 pub const MAX_LOCAL_BYTES: u32 = 512 << 10;
@@ -734,28 +734,15 @@ impl Trace {
                 }
             }
         }
-        let local_bytes = spec.local_bytes.unwrap_or(0);
-        let local_window = if local_bytes > 0 {
-            self.local_window as u32
-        } else {
-            0
-        };
-        let mut words: Vec<(u32, u32)> = vec![
-            (0x0, self.shared_window as u32),
-            (0x4, local_window),
-            (0x8, spec.block[0]),
-            (0xc, spec.block[1]),
-            (0x10, spec.block[2]),
-            (0x14, spec.grid[0]),
-            (0x18, spec.grid[1]),
-            (0x1c, spec.grid[2]),
-            (0x20, local_bytes),
-            (0xfc, spec.shared_bytes),
-        ];
-        if spec.cooperative {
-            words.push((0x34, (GRID_WORKSPACE >> 32) as u32));
-            words.push((0x38, GRID_WORKSPACE as u32));
-        }
+        let words = crate::device::launch_constants(
+            self.shared_window,
+            self.local_window,
+            spec.grid,
+            spec.block,
+            spec.local_bytes.unwrap_or(0),
+            spec.shared_bytes,
+            spec.cooperative.then_some(GRID_WORKSPACE),
+        );
         for (at, value) in words {
             for (i, byte) in value.to_le_bytes().into_iter().enumerate() {
                 let a = at + i as u32;

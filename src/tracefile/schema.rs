@@ -353,6 +353,7 @@ pub(crate) struct RawLaunch {
     pub(crate) budget: Option<Spanned<U64>>,
     #[serde(default)]
     pub(crate) cooperative: Option<Spanned<bool>>,
+    pub(crate) module_data: Option<Spanned<U64>>,
     #[serde(default)]
     pub(crate) input: Vec<Spanned<RawRegData>>,
     #[serde(default)]

@@ -25,8 +25,8 @@ use toml::Spanned;
 use warpjit_runtime::BankMode;
 
 /// What makes two launches' programs the same: from a `code_file`, the `code` text or
-/// `code_file` value, `isa`, `registers`, `kernel`.
-pub(super) type ProgramKey = (bool, String, Isa, u32, Option<String>);
+/// `code_file` value, `isa`, `registers`, `kernel`, `module_data`.
+pub(super) type ProgramKey = (bool, String, Isa, u32, Option<String>, Option<u64>);
 
 /// The special input registers a `[[launch.input]]` may name.
 const SPECIAL_INPUTS: &[&str] = &["vPrim", "vCoverage", "vInnerCoverage"];
@@ -1044,9 +1044,24 @@ impl Loader {
         programs: &mut Programs,
     ) -> Result<Made, TraceError> {
         let kernel_key = kernel.map(str::to_string);
+        let data = l.module_data.as_ref().map(|m| sp64(m).0);
         let key = match (&l.code, &l.code_file) {
-            (Some(code), None) => Some((false, code.get_ref().clone(), isa, registers, kernel_key)),
-            (None, Some(file)) => Some((true, file.get_ref().clone(), isa, registers, kernel_key)),
+            (Some(code), None) => Some((
+                false,
+                code.get_ref().clone(),
+                isa,
+                registers,
+                kernel_key,
+                data,
+            )),
+            (None, Some(file)) => Some((
+                true,
+                file.get_ref().clone(),
+                isa,
+                registers,
+                kernel_key,
+                data,
+            )),
             _ => None,
         };
         if let Some(p) = key.as_ref().and_then(|k| programs.done.get(k)) {
@@ -1104,6 +1119,13 @@ impl Loader {
                 "[[launch]] needs `code` (the program text) or `code_file`",
             )),
             (Some(code), None) => {
+                if let Some(m) = &l.module_data {
+                    return Err(self.invalid(
+                        &m.span(),
+                        "`module_data` places a cubin's `__device__` data: it needs a cubin \
+                         `code_file`",
+                    ));
+                }
                 count(code.get_ref().len(), &code.span())?;
                 let opts = frontend::Options {
                     isa,
@@ -1133,7 +1155,15 @@ impl Loader {
                     path: path.clone(),
                     kernel: kernel.map(str::to_string),
                 };
-                match frontend::compile(&bytes, &opts) {
+                let module_data = l.module_data.as_ref().map(|m| sp64(m).0);
+                if let (Some(m), false) = (&l.module_data, bytes.starts_with(b"\x7fELF")) {
+                    return Err(self.invalid(
+                        &m.span(),
+                        "`module_data` places a cubin's `__device__` data: the code_file is not a \
+                         cubin",
+                    ));
+                }
+                match frontend::compile_placed(&bytes, &opts, module_data) {
                     Ok(p) => {
                         let source = file_lines(&path, &bytes, &p);
                         Ok((Arc::new(p), path, Arc::new(source)))
