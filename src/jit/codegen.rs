@@ -177,7 +177,23 @@ pub struct Member<'r> {
     /// function's entry loads them, and each region block going there passes its values
     /// (cached, else loaded) instead of storing them. Empty at tier 1, whose code keeps
     /// registers in the warp state between strip loops.
-    pub carried: &'r [(u8, bool)],
+    pub carried: &'r [Carried],
+}
+
+/// A register a region block receives as block parameters ([`Member::carried`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Carried {
+    /// The register.
+    pub reg: u8,
+    /// Whether the region writes it (then the warp state may not hold its value, and a way
+    /// out stores it if live).
+    pub written: bool,
+    /// Whether it is one parameter, not eight: in a `full` function (every lane active) where
+    /// [`crate::analysis::uniformity`] finds the register uniform at the block's entry, all 32
+    /// lanes hold one value, so every way in passes its first vector and the block splats it.
+    /// A loop's uniform counter then costs one vector operation per instruction, not eight,
+    /// and seven fewer registers of the host.
+    pub uniform: bool,
 }
 
 /// What a [`Tx`] holds cached at a point of the code: saved at the end of a region block and
@@ -615,12 +631,12 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// [`Tx::flush`], but not the registers `kept` (an edge passes them on as parameters).
-    fn flush_except(&mut self, all: bool, kept: &[(u8, bool)]) {
+    fn flush_except(&mut self, all: bool, kept: &[Carried]) {
         let live = self.env.live_out;
         let mut regs: Vec<_> = self
             .regs
             .iter()
-            .filter(|(r, (_, d))| *d && !kept.iter().any(|k| k.0 == **r))
+            .filter(|(r, (_, d))| *d && !kept.iter().any(|k| k.reg == **r))
             .map(|(r, (row, _))| (*r, *row))
             .collect();
         regs.sort_by_key(|(r, _)| *r);
@@ -1001,13 +1017,18 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// (a load is not cached: the edge's code does not dominate the other ways on).
     fn edge_args(&mut self, to: &Member<'_>) -> Vec<cranelift_codegen::ir::BlockArg> {
         let mut args = Vec::with_capacity(8 * to.carried.len());
-        for &(r, _) in to.carried {
-            let row = match self.regs.get(&r) {
+        for c in to.carried {
+            let base = offset_of!(WarpState, regs) as i32 + c.reg as i32 * 128;
+            let row = match self.regs.get(&c.reg) {
                 Some((row, _)) => *row,
-                None => self.state_row(offset_of!(WarpState, regs) as i32 + r as i32 * 128),
+                // A uniform register's first vector holds the value of every lane.
+                None if c.uniform => [self.b.ins().load(V, flags(), self.w, base); 8],
+                None => self.state_row(base),
             };
+            let n = if c.uniform { 1 } else { 8 };
             args.extend(
-                row.iter()
+                row[..n]
+                    .iter()
                     .map(|v| cranelift_codegen::ir::BlockArg::Value(*v)),
             );
         }
@@ -1025,7 +1046,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         at: cranelift_codegen::ir::Block,
         live_out: &'p dyn LiveOut,
         carried: Option<Cached>,
-        params: &[(u8, bool)],
+        params: &[Carried],
     ) {
         self.b.switch_to_block(at);
         match carried {
@@ -1037,9 +1058,14 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 // The carried registers, as the ways in passed them (dirty if the region
                 // writes them: a way in may have written one without storing it).
                 let vals = self.b.block_params(at).to_vec();
-                for (k, &(r, written)) in params.iter().enumerate() {
-                    let row: Row = std::array::from_fn(|j| vals[8 * k + j]);
-                    self.regs.insert(r, (row, written));
+                let mut next = 0;
+                for c in params {
+                    let row: Row = match c.uniform {
+                        true => [vals[next]; 8],
+                        false => std::array::from_fn(|j| vals[next + j]),
+                    };
+                    next += if c.uniform { 1 } else { 8 };
+                    self.regs.insert(c.reg, (row, c.written));
                 }
             }
         }

@@ -182,7 +182,7 @@ impl Inner {
                     let chained = plan.as_ref().map_or(Vec::new(), |p| p.chained());
                     let carried = match self.tier {
                         Tier::One => vec![Vec::new(); members.len()],
-                        Tier::Two => carried_regs(code, members, &chained),
+                        Tier::Two => carried_regs(code, members, &chained, full),
                     };
                     let at: Vec<_> = members
                         .iter()
@@ -191,8 +191,13 @@ impl Inner {
                         .map(|((m, from), carried)| {
                             let blk = &prog.blocks[m.id as usize];
                             let at = tx.b.create_block();
-                            for _ in 0..8 * carried.len() {
-                                tx.b.append_block_param(at, cranelift_codegen::ir::types::I32X4);
+                            for c in carried {
+                                for _ in 0..if c.uniform { 1 } else { 8 } {
+                                    tx.b.append_block_param(
+                                        at,
+                                        cranelift_codegen::ir::types::I32X4,
+                                    );
+                                }
                             }
                             codegen::Member {
                                 id: m.id,
@@ -396,13 +401,15 @@ const MAX_CARRIED: usize = 16;
 /// Per region block (`members`, with `chained` from [`super::region::Plan::chained`]): the
 /// registers its code receives as parameters, those live into it that the region's
 /// instructions read or write (at most [`MAX_CARRIED`], the lowest; each with whether the
-/// region writes it), none for a chained block. A register the region never touches stays in
-/// the warp state, where passing it on would change nothing.
+/// region writes it and, in a `full` function, whether it is uniform at the block's entry and
+/// so passed as one vector: [`codegen::Carried`]), none for a chained block. A register the
+/// region never touches stays in the warp state, where passing it on would change nothing.
 fn carried_regs(
     code: &ProgCode,
     members: &[super::region::Member],
     chained: &[Option<usize>],
-) -> Vec<Vec<(u8, bool)>> {
+    full: bool,
+) -> Vec<Vec<codegen::Carried>> {
     use crate::analysis::LiveSet;
     let (mut touched, mut written) = (LiveSet::EMPTY, LiveSet::EMPTY);
     for m in members {
@@ -419,11 +426,20 @@ fn carried_regs(
             Some(_) => Vec::new(),
             None => {
                 let live = &code.live.live_in[m.id as usize];
+                let u = &code.uniform;
+                let uniform = match full && u.is_reachable(m.id) {
+                    true => u.uniform_in(m.id),
+                    false => crate::analysis::uniformity::UniformSet::EMPTY,
+                };
                 (0..=254u8)
                     .map(crate::ir::Reg)
                     .filter(|&r| live.has_reg(r) && touched.has_reg(r))
                     .take(MAX_CARRIED)
-                    .map(|r| (r.0, written.has_reg(r)))
+                    .map(|r| codegen::Carried {
+                        reg: r.0,
+                        written: written.has_reg(r),
+                        uniform: uniform.has_reg(r),
+                    })
                     .collect()
             }
         })

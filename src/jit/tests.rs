@@ -1592,6 +1592,14 @@ fn a_loop_runs_in_compiled_code_and_stops_exactly() {
     };
     let pcnt_uniform = pcnt("LOP32I.AND R8, R3, 0x1;\nISETP.EQ.U32.AND P2, PT, R8, RZ, PT;\n");
     let pcnt_divergent = pcnt("ISETP.LT.U32.AND P2, PT, R0, 0x10, PT;\n");
+    // Every lane runs the same 7 iterations: the counter R3 and the bound R5 are uniform at
+    // the loop's entry, so tier 2 passes them around the loop as one vector each
+    // (`codegen::Carried::uniform`), beside the per-lane R2 that mixes them in.
+    let uniform_trip = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nMOV32I R5, 0x7;\nMOV R2, R0;\n\
+                        MOV R3, RZ;\nLOOP:\nIADD32I R3, R3, 0x1;\nIMUL R2, R2, R3;\n\
+                        IADD R2, R2, R3;\nISETP.LT.U32.AND P0, PT, R3, R5, PT;\n@P0 BRA LOOP;\n\
+                        IADD R2, R2, R3;\nSTG [R1+0x10000], R2;\nEXIT;\n"
+        .to_string();
     let endless = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSTG [R1+0x10000], R0;\nSPIN:\n\
                    IADD32I R2, R2, 0x1;\nSTG [R1+0x10000], R2;\nBRA SPIN;\n"
         .to_string();
@@ -1606,6 +1614,7 @@ fn a_loop_runs_in_compiled_code_and_stops_exactly() {
         (pbk, 6..70, 6),
         (pcnt_uniform, 6..140, 6),
         (pcnt_divergent, 6..160, 2),
+        (uniform_trip, 6..46, 3),
         // (Every run of the endless loop ends in the budget fault, which carries no statistics.)
         (endless, 3..30, 0),
     ] {
