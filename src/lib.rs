@@ -30,6 +30,7 @@ pub mod jit;
 pub mod maxwell;
 pub mod plot;
 pub mod runner;
+pub mod sanitizer;
 pub mod sass;
 pub mod semantics;
 #[cfg(feature = "testgen")]

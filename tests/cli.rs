@@ -932,7 +932,7 @@ fn the_summary_counts_misaligned_accesses() {
         for line in out.lines() {
             assert!(
                 line.ends_with(
-                    "; 14336 misaligned lane accesses aligned down (--check lists them)"
+                    "; 14336 misaligned lane accesses aligned down (--check=memcheck reports them)"
                 ),
                 "{engine}: {line}"
             );

@@ -101,6 +101,22 @@ pub fn run_grid(
     opts: &RunOptions,
     make_runner: &RunnerFactory<'_>,
 ) -> Result<Stats, Fault> {
+    let Some(o) = opts.observer.as_deref() else {
+        return run_ctas(machine, launch, opts, make_runner);
+    };
+    o.launch_start(machine, launch);
+    let r = run_ctas(machine, launch, opts, make_runner);
+    o.launch_end(launch, r.as_ref());
+    r
+}
+
+/// [`run_grid`] without the launch's observer events.
+fn run_ctas(
+    machine: &Machine,
+    launch: &Launch,
+    opts: &RunOptions,
+    make_runner: &RunnerFactory<'_>,
+) -> Result<Stats, Fault> {
     let n = launch.ctas();
     let clear = registers_to_clear(&launch.program);
     if opts.threads == 1 || n == 1 {
@@ -406,6 +422,28 @@ pub fn run_cta(
     i: u64,
     s: &mut Scratch<'_>,
 ) -> Result<Stats, Fault> {
+    let Some(o) = opts.observer.as_deref() else {
+        return cta_body(machine, launch, opts, i, s);
+    };
+    let at = WarpAt {
+        launch: launch.index,
+        cta: cta_coords(launch.grid, i),
+        warp: 0,
+    };
+    o.cta_start(at, i);
+    let r = cta_body(machine, launch, opts, i, s);
+    o.cta_end(at, r.as_ref().err());
+    r
+}
+
+/// [`run_cta`] without the CTA's start and end events.
+fn cta_body(
+    machine: &Machine,
+    launch: &Launch,
+    opts: &RunOptions,
+    i: u64,
+    s: &mut Scratch<'_>,
+) -> Result<Stats, Fault> {
     let prog = &*launch.program;
     let cta = cta_coords(launch.grid, i);
     let nw = launch.warps_per_cta() as usize;
@@ -529,6 +567,7 @@ pub fn run_cta(
                 // this one run in the next round), this warp goes on.
                 let (trues, threads) = (b.trues, b.threads);
                 bars[id as usize] = BarState::default();
+                let mut released = Vec::new();
                 for (v, st) in s.status.iter_mut().enumerate() {
                     if let Status::Waiting { id: i, red: r, .. } = *st {
                         if i == id {
@@ -536,11 +575,20 @@ pub fn run_cta(
                                 s.warps[s.slot[v] as usize].bar_result = r.result(trues, threads);
                             }
                             *st = Status::Ready;
+                            released.push(v as u32);
                         }
                     }
                 }
                 if let Some(r) = red {
                     s.warps[k].bar_result = r.result(trues, threads);
+                }
+                if let Some(o) = observer {
+                    // The warp whose arrival completed it goes on too (unless it only arrived).
+                    if !arrive {
+                        released.push(wi as u32);
+                        released.sort_unstable();
+                    }
+                    o.barrier_done(env.at, id, &released);
                 }
             };
         }
@@ -570,6 +618,12 @@ pub fn run_cta(
                 if let Status::Waiting { red: Some(r), .. } = st {
                     s.warps[s.slot[wi] as usize].bar_result = r.result(trues, threads);
                 }
+            }
+            if let Some(o) = observer {
+                let released: Vec<u32> = (0..nw as u32)
+                    .filter(|&v| s.status[v as usize] != Status::Done)
+                    .collect();
+                o.barrier_done(env.at, id0, &released);
             }
             for st in s.status.iter_mut().filter(|st| **st != Status::Done) {
                 *st = Status::Ready;

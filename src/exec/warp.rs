@@ -430,8 +430,10 @@ pub fn terminate(
                 let idle = !w.exited & !w.active;
                 if w.active != (!w.exited) && env.check && idle != 0 {
                     let l = idle.trailing_zeros();
-                    env.finding(
+                    let kind = crate::exec::FindingKind::PartialWarp { barrier: bar, idle };
+                    env.finding_of(
                         l as usize,
+                        kind,
                         format!("barrier {bar} reached by a partial warp (lane {l} is not active)"),
                     );
                     env.flush_findings(pc);

@@ -1,0 +1,666 @@
+//! What the sanitizer keeps for one running CTA: racecheck's shadow of shared memory and the
+//! warps' vector clocks, initcheck's written bits, synccheck's barrier arrivals, and the
+//! reports found so far. A CTA's events all come on one host thread (`exec::observe`), so its
+//! state lives in a thread-local slot from `cta_start` to `cta_end`, reached without a lock.
+
+use super::report::*;
+use super::{LaunchInfo, SiteKey, Tools};
+use crate::exec::{CheckFinding, MemAccess, MemSpace};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// A report found in a CTA, with its count there and the order of its first occurrence.
+#[derive(Clone, Debug)]
+pub(super) struct Site {
+    /// The first occurrence.
+    pub report: Report,
+    /// Occurrences.
+    pub count: u64,
+    /// When the first occurrence happened: (the CTA's linear index, its event number there).
+    pub first: (u64, u64),
+}
+
+/// What a CTA found.
+#[derive(Default)]
+pub(super) struct CtaOut {
+    /// Reports by site.
+    pub sites: HashMap<SiteKey, Site>,
+    /// The `ub` findings, in the order they came.
+    pub ub: Vec<CheckFinding>,
+}
+
+/// One access as racecheck's shadow remembers it.
+#[derive(Clone, Copy, Default)]
+struct Acc {
+    /// The thread in the CTA, plus 1 (`32 * warp + lane + 1`); 0: no access.
+    tid: u32,
+    /// The instruction's pc.
+    pc: u32,
+    /// The warp's own component of its vector clock at the access.
+    epoch: u32,
+    /// The warp's instruction count at the access (the instruction instance).
+    ic: u32,
+    /// 0 read, 1 write, 2 atomic.
+    kind: u8,
+}
+
+impl Acc {
+    fn warp(&self) -> usize {
+        ((self.tid - 1) / 32) as usize
+    }
+    fn access_kind(&self) -> AccessKind {
+        match self.kind {
+            0 => AccessKind::Read,
+            1 => AccessKind::Write,
+            _ => AccessKind::Atomic,
+        }
+    }
+}
+
+/// racecheck's record of one byte of shared memory: its last write, up to two reads since
+/// (of different threads), and its value before and after that write.
+#[derive(Clone, Copy, Default)]
+struct Byte {
+    w: Acc,
+    r: [Acc; 2],
+    /// The value the last write left.
+    val: u8,
+    /// The value before the last write.
+    prev: u8,
+    /// Bit 0: `val` known (some write happened); bit 1: `prev` known.
+    known: u8,
+}
+
+/// Bytes of shared memory per shadow chunk.
+const CHUNK: usize = 64;
+
+/// How the current access relates to an earlier one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// The earlier one happens before it (a barrier, program order, or a `__syncwarp` between
+    /// two instructions of a warp).
+    Before,
+    /// Both are lanes of one warp instruction.
+    SameInst,
+    /// Two instructions of one warp with nothing but lockstep between them.
+    Lockstep,
+    /// Nothing orders them.
+    Unordered,
+}
+
+/// The state of the CTA a host thread is running.
+pub(super) struct Cta {
+    /// The sanitizer it belongs to.
+    pub sid: u64,
+    /// The launch.
+    pub info: Arc<LaunchInfo>,
+    /// The CTA's linear index and coordinates.
+    pub index: u64,
+    cta: [u32; 3],
+    tools: Tools,
+    /// What it found.
+    pub out: CtaOut,
+    /// Event counter (orders first occurrences).
+    seq: u64,
+    /// Warps.
+    nw: usize,
+    /// Per warp: instructions issued so far, and the count at its last `__syncwarp` (NOP) or
+    /// barrier arrival.
+    ic: Vec<u32>,
+    sync_ic: Vec<u32>,
+    /// Vector clocks, `nw` × `nw`: row `v` is what warp `v` knows of every warp's clock.
+    vc: Vec<u32>,
+    /// Per barrier id: the join of the clocks of the warps that arrived since it last completed.
+    pending: Vec<Option<Vec<u32>>>,
+    /// Per warp: its last barrier arrival not yet completed (barrier, pc).
+    arrived: Vec<Option<(u8, u32)>>,
+    /// racecheck's shadow, in chunks of [`CHUNK`] bytes, each valid when its generation is
+    /// the CTA's.
+    shadow: Vec<Option<Box<[Byte; CHUNK]>>>,
+    shadow_gen: Vec<u32>,
+    gen: u32,
+    /// racecheck runs for this CTA.
+    race: bool,
+    /// initcheck's bits of shared memory: set = written since the CTA started.
+    written: Vec<u64>,
+}
+
+thread_local! {
+    /// The CTA this host thread is running (between `cta_start` and `cta_end`).
+    static CURRENT: RefCell<Option<Box<Cta>>> = const { RefCell::new(None) };
+    /// A finished CTA's state, for the next one to reuse its allocations.
+    static SPARE: RefCell<Option<Box<Cta>>> = const { RefCell::new(None) };
+}
+
+/// Most warps per CTA racecheck follows (vector clocks are `warps²` words): 64, 2048 threads.
+pub(super) const RACE_MAX_WARPS: usize = 64;
+
+impl Cta {
+    /// Starts CTA `index` (`cta`) of the launch `info` on this host thread.
+    pub fn start(sid: u64, tools: Tools, info: Arc<LaunchInfo>, index: u64, cta: [u32; 3]) {
+        let mut c = SPARE
+            .with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()))
+            .unwrap_or_else(|| {
+                Box::new(Cta {
+                    sid,
+                    info: info.clone(),
+                    index,
+                    cta,
+                    tools,
+                    out: CtaOut::default(),
+                    seq: 0,
+                    nw: 0,
+                    ic: Vec::new(),
+                    sync_ic: Vec::new(),
+                    vc: Vec::new(),
+                    pending: Vec::new(),
+                    arrived: Vec::new(),
+                    shadow: Vec::new(),
+                    shadow_gen: Vec::new(),
+                    gen: 0,
+                    race: false,
+                    written: Vec::new(),
+                })
+            });
+        let nw = info.warps as usize;
+        c.sid = sid;
+        c.index = index;
+        c.cta = cta;
+        c.tools = tools;
+        c.out = CtaOut::default();
+        c.seq = 0;
+        c.nw = nw;
+        c.ic.clear();
+        c.ic.resize(nw, 0);
+        c.sync_ic.clear();
+        c.sync_ic.resize(nw, 0);
+        c.arrived.clear();
+        c.arrived.resize(nw, None);
+        c.pending.clear();
+        c.pending.resize(16, None);
+        c.race = tools.racecheck && nw <= RACE_MAX_WARPS;
+        let shared = info.shared_bytes as usize;
+        if c.race {
+            c.vc.clear();
+            c.vc.resize(nw * nw, 0);
+            for v in 0..nw {
+                c.vc[v * nw + v] = 1;
+            }
+            let chunks = shared.div_ceil(CHUNK);
+            if c.shadow.len() < chunks {
+                c.shadow.resize_with(chunks, || None);
+                c.shadow_gen.resize(chunks, 0);
+            }
+            c.gen = c.gen.wrapping_add(1);
+            if c.gen == 0 {
+                // After 2^32 CTAs: forget every chunk's generation once.
+                c.shadow_gen.iter_mut().for_each(|g| *g = 0);
+                c.gen = 1;
+            }
+        }
+        if tools.initcheck {
+            c.written.clear();
+            c.written.resize(shared.div_ceil(64), 0);
+        }
+        c.info = info;
+        CURRENT.with(|cur| {
+            if let Ok(mut cur) = cur.try_borrow_mut() {
+                *cur = Some(c);
+            }
+        });
+    }
+
+    /// Ends this host thread's CTA of sanitizer `sid`: what it found.
+    pub fn end(sid: u64) -> Option<(u64, CtaOut)> {
+        let c = CURRENT.with(|cur| {
+            let mut cur = cur.try_borrow_mut().ok()?;
+            if cur.as_ref().is_some_and(|c| c.sid == sid) {
+                cur.take()
+            } else {
+                None
+            }
+        })?;
+        let mut c = c;
+        let out = std::mem::take(&mut c.out);
+        let index = c.index;
+        SPARE.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = Some(c);
+            }
+        });
+        Some((index, out))
+    }
+
+    /// Runs `f` on this host thread's CTA of sanitizer `sid`, if it is running one.
+    #[inline]
+    pub fn with<R>(sid: u64, f: impl FnOnce(&mut Cta) -> R) -> Option<R> {
+        CURRENT.with(|cur| {
+            let mut cur = cur.try_borrow_mut().ok()?;
+            match cur.as_mut() {
+                Some(c) if c.sid == sid => Some(f(c)),
+                _ => None,
+            }
+        })
+    }
+
+    /// Where lane `lane` of warp `warp` is, at `pc`.
+    pub fn place(&self, warp: u32, lane: u32, pc: u32) -> Where {
+        Where {
+            cta: self.cta,
+            thread: self.info.thread(warp, lane),
+            warp,
+            lane,
+            pc,
+        }
+    }
+
+    /// Counts `n` occurrences at `key`, the first being `report`'s.
+    pub fn hit(&mut self, key: SiteKey, n: u64, report: impl FnOnce() -> Report) {
+        self.seq += 1;
+        let (index, seq) = (self.index, self.seq);
+        self.out
+            .sites
+            .entry(key)
+            .or_insert_with(|| Site {
+                report: report(),
+                count: 0,
+                first: (index, seq),
+            })
+            .count += n;
+    }
+
+    /// A warp instruction was issued at `pc`.
+    #[inline]
+    pub fn inst(&mut self, warp: u32, pc: u32) {
+        let v = warp as usize;
+        if v < self.nw {
+            self.ic[v] = self.ic[v].wrapping_add(1);
+            if self.info.is_sync(pc) {
+                self.sync_ic[v] = self.ic[v];
+            }
+        }
+    }
+
+    /// A lane's memory access.
+    pub fn mem(&mut self, warp: u32, a: &MemAccess) {
+        match a.space {
+            MemSpace::Shared => {
+                if self.race {
+                    self.race_access(warp, a);
+                }
+                if self.tools.initcheck {
+                    self.shared_init(warp, a);
+                }
+            }
+            MemSpace::Global if self.tools.initcheck && !self.info.undefined.is_empty() => {
+                self.global_init(warp, a);
+            }
+            _ => {}
+        }
+    }
+
+    /// initcheck on a shared-memory access.
+    fn shared_init(&mut self, warp: u32, a: &MemAccess) {
+        let (start, end) = (a.addr as usize, a.addr as usize + a.size as usize);
+        if end > self.written.len() * 64 {
+            return;
+        }
+        let bit = |w: &[u64], i: usize| w[i / 64] >> (i % 64) & 1 == 1;
+        if !a.store || a.atomic {
+            if (start..end).any(|i| !bit(&self.written, i)) {
+                let kind = if a.atomic {
+                    AccessKind::Atomic
+                } else {
+                    AccessKind::Read
+                };
+                let key = SiteKey::new(self.info.index, Tool::Initcheck, 1, a.pc, 0, 0);
+                let at = self.place(warp, a.lane, a.pc);
+                let launch = self.info.index;
+                self.hit(key, 1, || Report {
+                    tool: Tool::Initcheck,
+                    severity: Severity::Error,
+                    launch,
+                    at,
+                    what: What::Uninit {
+                        space: Space::Shared,
+                        kind,
+                        size: a.size,
+                        addr: a.addr,
+                        alloc: None,
+                    },
+                    count: 0,
+                });
+            }
+        }
+        if a.store {
+            for i in start..end {
+                self.written[i / 64] |= 1 << (i % 64);
+            }
+        }
+    }
+
+    /// initcheck on a global access (only in the undefined allocations).
+    fn global_init(&mut self, warp: u32, a: &MemAccess) {
+        let Some(t) = self.info.tracked(a.addr, a.size) else {
+            return;
+        };
+        let t = t.clone();
+        let off = (a.addr - t.alloc.base) as usize;
+        if !a.store || a.atomic {
+            if !t.all_set(off, a.size as usize) {
+                let kind = if a.atomic {
+                    AccessKind::Atomic
+                } else {
+                    AccessKind::Read
+                };
+                let key = SiteKey::new(self.info.index, Tool::Initcheck, 0, a.pc, 0, 0);
+                let at = self.place(warp, a.lane, a.pc);
+                let launch = self.info.index;
+                self.hit(key, 1, || Report {
+                    tool: Tool::Initcheck,
+                    severity: Severity::Error,
+                    launch,
+                    at,
+                    what: What::Uninit {
+                        space: Space::Global,
+                        kind,
+                        size: a.size,
+                        addr: a.addr,
+                        alloc: Some(t.alloc),
+                    },
+                    count: 0,
+                });
+            }
+        }
+        if a.store {
+            t.set(off, a.size as usize);
+        }
+    }
+
+    /// How the current access of warp `v` relates to the earlier access `e`.
+    fn order(&self, v: usize, e: &Acc) -> Order {
+        let u = e.warp();
+        if u == v {
+            if e.ic == self.ic[v] {
+                Order::SameInst
+            } else if self.sync_ic[v] > e.ic {
+                Order::Before
+            } else {
+                Order::Lockstep
+            }
+        } else if u < self.nw && self.vc[v * self.nw + u] >= e.epoch {
+            Order::Before
+        } else {
+            Order::Unordered
+        }
+    }
+
+    /// The shadow of shared byte `i` (valid for this CTA).
+    fn byte(&mut self, i: usize) -> Option<&mut Byte> {
+        let c = i / CHUNK;
+        if c >= self.shadow.len() {
+            return None;
+        }
+        let chunk = self.shadow[c].get_or_insert_with(|| Box::new([Byte::default(); CHUNK]));
+        if self.shadow_gen[c] != self.gen {
+            **chunk = [Byte::default(); CHUNK];
+            self.shadow_gen[c] = self.gen;
+        }
+        Some(&mut chunk[i % CHUNK])
+    }
+
+    /// racecheck on a shared-memory access of lane `a.lane` of warp `warp`.
+    fn race_access(&mut self, warp: u32, a: &MemAccess) {
+        let v = warp as usize;
+        if v >= self.nw {
+            return;
+        }
+        let me = Acc {
+            tid: warp * 32 + a.lane + 1,
+            pc: a.pc,
+            epoch: self.vc[v * self.nw + v],
+            ic: self.ic[v],
+            kind: if a.atomic {
+                2
+            } else if a.store {
+                1
+            } else {
+                0
+            },
+        };
+        let bytes: [u8; 16] = {
+            let mut b = [0u8; 16];
+            for (k, w) in a.data.iter().enumerate() {
+                b[4 * k..4 * k + 4].copy_from_slice(&w.to_le_bytes());
+            }
+            b
+        };
+        for k in 0..a.size as usize {
+            let i = a.addr as usize + k;
+            let Some(&mut b) = self.byte(i) else {
+                continue;
+            };
+            let mut b = b;
+            let incoming = bytes[k];
+            // The earlier write, against this read, write or atomic. Two atomics never race;
+            // nor does a plain read with an atomic (the read sees the value before or after
+            // it: how a CAS loop starts, or a flag is polled).
+            let exempt = |x: u8, y: u8| x == 2 && y != 1 || y == 2 && x != 1;
+            if b.w.tid != 0 && b.w.tid != me.tid && !exempt(b.w.kind, me.kind) {
+                let o = self.order(v, &b.w);
+                let hazard = if me.kind == 0 {
+                    Hazard::Raw
+                } else {
+                    Hazard::Waw
+                };
+                let benign = match hazard {
+                    // The read gets the same value whether the write came first or not.
+                    Hazard::Raw => b.known & 2 != 0 && b.prev == b.val,
+                    // Both leave the same value.
+                    _ => b.val == incoming,
+                };
+                let values = match hazard {
+                    Hazard::Raw => (b.known & 2 != 0).then_some((b.prev, b.val)),
+                    _ => Some((b.val, incoming)),
+                };
+                let relevant = match o {
+                    Order::Before => false,
+                    // Two lanes of one instruction: only two writes can meet.
+                    Order::SameInst => me.kind != 0 && b.w.kind != 0,
+                    _ => true,
+                };
+                if relevant && !benign {
+                    self.race(hazard, o, b.w, me, v, a, i as u64, values);
+                }
+            }
+            // Earlier reads, against this write or atomic.
+            if me.kind != 0 {
+                for r in b.r {
+                    if r.tid == 0 || r.tid == me.tid || exempt(r.kind, me.kind) {
+                        continue;
+                    }
+                    let o = self.order(v, &r);
+                    let benign = b.known & 1 != 0 && b.val == incoming;
+                    if matches!(o, Order::Lockstep | Order::Unordered) && !benign {
+                        let values = (b.known & 1 != 0).then_some((b.val, incoming));
+                        self.race(Hazard::War, o, r, me, v, a, i as u64, values);
+                    }
+                }
+                b.prev = b.val;
+                b.known = (b.known & 1) << 1 | 1;
+                b.val = incoming;
+                b.w = me;
+                b.r = [Acc::default(); 2];
+            } else {
+                // Keep the newest read of each thread, two threads at most: a slot of the same
+                // thread or one that happens before this read (which then covers it) is
+                // replaced.
+                let slot = (0..2).find(|&s| {
+                    let r = &b.r[s];
+                    r.tid == 0 || r.tid == me.tid || self.order(v, r) == Order::Before
+                });
+                if let Some(s) = slot {
+                    b.r[s] = me;
+                }
+            }
+            if let Some(slot) = self.byte(i) {
+                *slot = b;
+            }
+        }
+    }
+
+    /// Reports a hazard between the earlier access `e` and the current one.
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &mut self,
+        hazard: Hazard,
+        o: Order,
+        e: Acc,
+        me: Acc,
+        v: usize,
+        a: &MemAccess,
+        byte: u64,
+        values: Option<(u8, u8)>,
+    ) {
+        // Two instructions of one warp are in lockstep on Maxwell: a warning in SASS; DXBC
+        // promises no such order between a group's threads.
+        let severity = if o == Order::Lockstep && !self.info.dxbc {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        let key = SiteKey::new(
+            self.info.index,
+            Tool::Racecheck,
+            hazard as u8 | (severity as u8) << 4,
+            e.pc,
+            me.pc,
+            0,
+        );
+        let ew = e.warp() as u32;
+        let first = (e.access_kind(), self.place(ew, (e.tid - 1) % 32, e.pc));
+        let at = self.place(v as u32, a.lane, a.pc);
+        let launch = self.info.index;
+        self.hit(key, 1, || Report {
+            tool: Tool::Racecheck,
+            severity,
+            launch,
+            at,
+            what: What::Race {
+                hazard,
+                first,
+                byte,
+                values,
+                same_warp: matches!(o, Order::Lockstep | Order::SameInst),
+                second: me.access_kind(),
+            },
+            count: 0,
+        });
+    }
+
+    /// Warp `warp` arrived at barrier `id` (at `pc`).
+    pub fn barrier(&mut self, warp: u32, id: u8, pc: u32) {
+        let v = warp as usize;
+        if v >= self.nw {
+            return;
+        }
+        self.arrived[v] = Some((id, pc));
+        self.sync_ic[v] = self.ic[v];
+        if self.race {
+            let nw = self.nw;
+            let row = &self.vc[v * nw..v * nw + nw];
+            let p = self.pending[id as usize & 15].get_or_insert_with(|| vec![0; nw]);
+            for (x, y) in p.iter_mut().zip(row) {
+                *x = (*x).max(*y);
+            }
+            self.vc[v * nw + v] += 1;
+        }
+    }
+
+    /// Barrier `id` completed, releasing the warps `released`.
+    pub fn barrier_done(&mut self, id: u8, released: &[u32]) {
+        if self.tools.synccheck {
+            self.divergent_block(id, released);
+        }
+        for v in 0..self.nw {
+            if self.arrived[v].is_some_and(|(b, _)| b == id) {
+                self.arrived[v] = None;
+            }
+        }
+        if let Some(join) = self.pending[id as usize & 15].take() {
+            let nw = self.nw;
+            for &v in released {
+                let v = v as usize;
+                if v < nw {
+                    for (x, y) in self.vc[v * nw..v * nw + nw].iter_mut().zip(&join) {
+                        *x = (*x).max(*y);
+                    }
+                }
+            }
+        }
+    }
+
+    /// synccheck: the released warps waited at different instructions.
+    fn divergent_block(&mut self, id: u8, released: &[u32]) {
+        let mut at: Vec<(u32, Vec<u32>)> = Vec::new();
+        for &v in released {
+            if let Some(Some((b, pc))) = self.arrived.get(v as usize) {
+                if *b == id {
+                    match at.iter_mut().find(|(p, _)| p == pc) {
+                        Some((_, ws)) => ws.push(v),
+                        None => at.push((*pc, vec![v])),
+                    }
+                }
+            }
+        }
+        if at.len() < 2 {
+            return;
+        }
+        at.sort();
+        let (lo, hi) = (at[0].0, at[at.len() - 1].0);
+        let key = SiteKey::new(self.info.index, Tool::Synccheck, 1, lo, hi, id as u32);
+        // The first warp at another instruction than the lowest warp's.
+        let first_warp = at[0].1[0];
+        let odd = at
+            .iter()
+            .flat_map(|(pc, ws)| ws.iter().map(move |w| (*w, *pc)))
+            .filter(|&(w, _)| w != first_warp)
+            .min()
+            .unwrap_or((first_warp, lo));
+        let here = self.place(odd.0, 0, odd.1);
+        let launch = self.info.index;
+        self.hit(key, 1, || Report {
+            tool: Tool::Synccheck,
+            severity: Severity::Error,
+            launch,
+            at: here,
+            what: What::DivergentBlock { barrier: id, at },
+            count: 0,
+        });
+    }
+}
+
+impl super::Tracked {
+    /// Whether bytes `[off, off + len)` are all written.
+    fn all_set(&self, off: usize, len: usize) -> bool {
+        (off..off + len).all(|i| self.bits[i / 64].load(Ordering::Relaxed) >> (i % 64) & 1 == 1)
+    }
+    /// Marks bytes `[off, off + len)` written.
+    pub(super) fn set(&self, off: usize, len: usize) {
+        let mut i = off;
+        let end = off + len;
+        while i < end {
+            let w = i / 64;
+            let hi = end.min((w + 1) * 64);
+            let bits = if hi - i == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (hi - i)) - 1) << (i % 64)
+            };
+            self.bits[w].fetch_or(bits, Ordering::Relaxed);
+            i = hi;
+        }
+    }
+}
