@@ -427,14 +427,17 @@ pub fn terminate(
                         threads: arriving.count_ones(),
                     }
                 });
-                let idle = !w.exited & !w.active;
-                if w.active != (!w.exited) && env.check && idle != 0 {
+                // Live lanes that do not arrive: inactive (diverged) or guard false.
+                let idle = !w.exited & !arriving;
+                if env.check && idle != 0 {
                     let l = idle.trailing_zeros();
                     let kind = crate::exec::FindingKind::PartialWarp { barrier: bar, idle };
                     env.finding_of(
                         l as usize,
                         kind,
-                        format!("barrier {bar} reached by a partial warp (lane {l} is not active)"),
+                        format!(
+                            "barrier {bar} reached by a partial warp (lane {l} does not arrive)"
+                        ),
                     );
                     env.flush_findings(pc);
                 }

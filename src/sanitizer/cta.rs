@@ -79,8 +79,7 @@ const CHUNK: usize = 64;
 /// How the current access relates to an earlier one.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Order {
-    /// The earlier one happens before it (a barrier, program order, or a `__syncwarp` between
-    /// two instructions of a warp).
+    /// The earlier one happens before it (a barrier, or program order).
     Before,
     /// Both are lanes of one warp instruction.
     SameInst,
@@ -106,8 +105,7 @@ pub(super) struct Cta {
     seq: u64,
     /// Warps.
     nw: usize,
-    /// Per warp: instructions issued so far, and the count at its last `__syncwarp` (NOP) or
-    /// barrier arrival.
+    /// Per warp: instructions issued so far, and the count at its last barrier arrival.
     ic: Vec<u32>,
     sync_ic: Vec<u32>,
     /// Vector clocks, `nw` × `nw`: row `v` is what warp `v` knows of every warp's clock.
@@ -271,15 +269,12 @@ impl Cta {
             .count += n;
     }
 
-    /// A warp instruction was issued at `pc`.
+    /// A warp instruction was issued.
     #[inline]
-    pub fn inst(&mut self, warp: u32, pc: u32) {
+    pub fn inst(&mut self, warp: u32) {
         let v = warp as usize;
         if v < self.nw {
             self.ic[v] = self.ic[v].wrapping_add(1);
-            if self.info.is_sync(pc) {
-                self.sync_ic[v] = self.ic[v];
-            }
         }
     }
 
@@ -531,33 +526,59 @@ impl Cta {
         } else {
             Severity::Error
         };
+        // The report is the write's (for WAW, the earlier write's); the other access joins it.
+        let ((wr, wr_warp, wr_lane), (ot, ot_warp, ot_lane)) = {
+            let e_place = (e, e.warp() as u32, (e.tid - 1) % 32);
+            let me_place = (me, v as u32, a.lane);
+            match hazard {
+                Hazard::War => (me_place, e_place),
+                _ => (e_place, me_place),
+            }
+        };
         let key = SiteKey::new(
             self.info.index,
             Tool::Racecheck,
-            hazard as u8 | (severity as u8) << 4,
-            e.pc,
-            me.pc,
+            severity as u8,
+            wr.pc,
+            0,
             0,
         );
-        let ew = e.warp() as u32;
-        let first = (e.access_kind(), self.place(ew, (e.tid - 1) % 32, e.pc));
-        let at = self.place(v as u32, a.lane, a.pc);
+        self.seq += 1;
+        let order = (self.index, self.seq);
+        let write_at = self.place(wr_warp, wr_lane, wr.pc);
+        let other = RaceWith {
+            order,
+            kind: ot.access_kind(),
+            at: self.place(ot_warp, ot_lane, ot.pc),
+            hazard,
+            byte,
+            values,
+            same_warp: matches!(o, Order::Lockstep | Order::SameInst),
+            count: 1,
+        };
         let launch = self.info.index;
-        self.hit(key, 1, || Report {
-            tool: Tool::Racecheck,
-            severity,
-            launch,
-            at,
-            what: What::Race {
-                hazard,
-                first,
-                byte,
-                values,
-                same_warp: matches!(o, Order::Lockstep | Order::SameInst),
-                second: me.access_kind(),
+        let site = self.out.sites.entry(key).or_insert_with(|| Site {
+            report: Report {
+                tool: Tool::Racecheck,
+                severity,
+                launch,
+                at: write_at,
+                what: What::Race {
+                    write: wr.access_kind(),
+                    with: Vec::new(),
+                },
+                count: 0,
             },
             count: 0,
+            first: order,
         });
+        site.count += 1;
+        if let What::Race { with, .. } = &mut site.report.what {
+            match with.iter_mut().find(|w| w.at.pc == other.at.pc) {
+                Some(w) => w.count += 1,
+                None => with.push(other),
+            }
+        }
     }
 
     /// Warp `warp` arrived at barrier `id` (at `pc`).

@@ -45,7 +45,7 @@ pub use report::*;
 use crate::exec::{
     CheckFinding, FindingKind, Launch, Machine, MemAccess, MemSpace, Observer, Stats, WarpAt,
 };
-use crate::ir::{Isa, Op, Program};
+use crate::ir::{Isa, Program};
 use cta::{Cta, CtaOut, Site};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -184,8 +184,6 @@ pub(crate) struct LaunchInfo {
     local_bytes: u32,
     warps: u32,
     dxbc: bool,
-    /// pcs of the NOPs, which ptxas writes for `__syncwarp()` (`bar.warp.sync`) on sm_50.
-    sync_pcs: Vec<u32>,
     /// Every allocation, live or freed, by base.
     allocs: Vec<Allocation>,
     /// The undefined allocations initcheck follows, by base.
@@ -204,11 +202,6 @@ impl LaunchInfo {
             (t / bx % by) as u32,
             (t / (bx * by)) as u32,
         ]
-    }
-
-    /// Whether the instruction at `pc` orders a warp's own accesses (a NOP: `__syncwarp`).
-    fn is_sync(&self, pc: u32) -> bool {
-        !self.sync_pcs.is_empty() && self.sync_pcs.binary_search(&pc).is_ok()
     }
 
     /// The undefined allocation holding `[addr, addr + size)`.
@@ -395,9 +388,15 @@ impl Sanitizer {
         let sites = std::mem::take(&mut st.sites);
         let mut reports: Vec<Report> = sites
             .into_values()
-            .map(|s| Report {
-                count: s.count,
-                ..s.report
+            .map(|s| {
+                let mut r = Report {
+                    count: s.count,
+                    ..s.report
+                };
+                if let What::Race { with, .. } = &mut r.what {
+                    with.sort_by_key(|w| (w.at.pc, w.kind));
+                }
+                r
             })
             .collect();
         reports.sort_by(|a, b| {
@@ -434,13 +433,7 @@ impl Sanitizer {
         let _ = index;
         for (key, site) in out.sites {
             match st.sites.get_mut(&key) {
-                Some(s) => {
-                    s.count += site.count;
-                    if site.first < s.first {
-                        s.report = site.report;
-                        s.first = site.first;
-                    }
-                }
+                Some(s) => merge_site(s, site),
                 None => {
                     st.sites.insert(key, site);
                 }
@@ -518,6 +511,39 @@ impl Sanitizer {
                 first: (index, u64::MAX),
             },
         ))
+    }
+}
+
+/// Adds `b`'s occurrences to `a`: the first occurrence of the two (by CTA, then in the CTA's
+/// order) is the report's; a race's other accesses are merged by instruction, each keeping its
+/// own first hazard (so the result does not depend on the order CTAs finish in).
+fn merge_site(a: &mut Site, b: Site) {
+    a.count += b.count;
+    let mut b = b;
+    let earlier = b.first < a.first;
+    let (from, into) = if earlier {
+        // b's report becomes the site's; a's race partners merge into it.
+        a.first = b.first;
+        std::mem::swap(&mut a.report, &mut b.report);
+        (b.report, &mut a.report)
+    } else {
+        (b.report, &mut a.report)
+    };
+    if let (What::Race { with: w_from, .. }, What::Race { with: w_into, .. }) =
+        (from.what, &mut into.what)
+    {
+        for w in w_from {
+            match w_into.iter_mut().find(|x| x.at.pc == w.at.pc) {
+                Some(x) => {
+                    let count = x.count + w.count;
+                    if w.order < x.order {
+                        *x = w;
+                    }
+                    x.count = count;
+                }
+                None => w_into.push(w),
+            }
+        }
     }
 }
 
@@ -645,17 +671,6 @@ impl Observer for Sanitizer {
             st.undefined.remove(&b);
         }
         let prog = launch.program.clone();
-        let mut sync_pcs: Vec<u32> = if prog.isa == Isa::Sass {
-            prog.blocks
-                .iter()
-                .flat_map(|b| &b.insts)
-                .filter(|i| matches!(i.op, Op::Nop(_)))
-                .map(|i| i.pc)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        sync_pcs.sort_unstable();
         let info = Arc::new(LaunchInfo {
             index: launch.index,
             block: launch.block,
@@ -663,7 +678,6 @@ impl Observer for Sanitizer {
             local_bytes: launch.local_bytes,
             warps: launch.warps_per_cta() as u32,
             dxbc: prog.isa == Isa::Dxbc,
-            sync_pcs,
             allocs: st.allocs.values().copied().collect(),
             undefined: st.undefined.values().cloned().collect(),
             program: prog,
@@ -767,9 +781,9 @@ impl Observer for Sanitizer {
         }
     }
 
-    fn inst(&self, at: WarpAt, pc: u32, _active: u32, _exec: u32) {
+    fn inst(&self, at: WarpAt, _pc: u32, _active: u32, _exec: u32) {
         if self.tools.racecheck {
-            Cta::with(self.id, |c| c.inst(at.warp, pc));
+            Cta::with(self.id, |c| c.inst(at.warp));
         }
     }
 

@@ -178,6 +178,29 @@ impl Hazard {
     }
 }
 
+/// One instruction whose accesses race with a [`What::Race`]'s write.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RaceWith {
+    /// Its first hazard, by CTA and then in the CTA's order (orders the merge of CTAs).
+    pub(crate) order: (u64, u64),
+    /// A load, a store or an atomic.
+    pub kind: AccessKind,
+    /// Its first hazard with the write: the thread and instruction.
+    pub at: Where,
+    /// RAW (the write came first), WAR (this read came first) or WAW.
+    pub hazard: Hazard,
+    /// The shared-memory byte of the first hazard.
+    pub byte: u64,
+    /// For RAW, the byte's value before the write and after it; for WAR and WAW the value
+    /// the earlier access left and the value the later writes (when known).
+    pub values: Option<(u8, u8)>,
+    /// Both in one warp: two lanes of one instruction (two writes), or (RAW, WAR) two
+    /// instructions of one warp with nothing but lockstep between them.
+    pub same_warp: bool,
+    /// Hazards (bytes) between the two instructions.
+    pub count: u64,
+}
+
 /// What a [`Report`] found.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum What {
@@ -194,22 +217,14 @@ pub enum What {
         /// What is wrong with it.
         problem: Problem,
     },
-    /// racecheck: a hazard between two accesses to one byte of shared memory.
+    /// racecheck: hazards between a write (or atomic) to shared memory and other threads'
+    /// accesses to the same bytes that nothing orders (the report's [`Report::at`] is the
+    /// write's first occurrence), grouped by the other access's instruction.
     Race {
-        /// RAW, WAR or WAW.
-        hazard: Hazard,
-        /// The earlier access: what it did and where.
-        first: (AccessKind, Where),
-        /// The shared-memory byte (the first where this pair of instructions met).
-        byte: u64,
-        /// The value after the first access and the value the second writes (WAW, WAR), or
-        /// the value before the write and after it (RAW), when known.
-        values: Option<(u8, u8)>,
-        /// Both accesses are in one warp (different instructions with no `__syncwarp` or
-        /// barrier between them), or in one warp instruction (two lanes writing one byte).
-        same_warp: bool,
-        /// The later access's kind (its place is the report's [`Report::at`]).
-        second: AccessKind,
+        /// What the write is: a store or an atomic.
+        write: AccessKind,
+        /// The other instructions whose accesses race with it, by pc.
+        with: Vec<RaceWith>,
     },
     /// initcheck: a read of memory never written.
     Uninit {
@@ -447,67 +462,61 @@ impl Report {
                     );
                 }
             }
-            What::Race {
-                hazard,
-                first,
-                byte,
-                values,
-                same_warp,
-                second,
-            } => {
+            What::Race { write, with } => {
                 let sev = match self.severity {
                     Severity::Error => "Error",
                     Severity::Warning => "Warning",
                 };
-                let _ = writeln!(
+                let _ = write!(
                     s,
-                    "{tool}: {sev}: Race reported between {} access at pc {:#06x} and {} access at pc {:#06x} in {} [{}]",
-                    first.0.title(),
-                    first.1.pc,
-                    second.title(),
-                    at.pc,
-                    match kernel(self.launch) {
-                        Some(k) => format!("kernel {k} (launch {})", self.launch),
-                        None => format!("launch {}", self.launch),
-                    },
-                    plural(self.count, "hazard")
+                    "{tool}: {sev}: Race reported between {} access {} [{}]\n  {} {}",
+                    write.title(),
+                    place(at.pc),
+                    plural(self.count, "hazard"),
+                    write.title(),
+                    by(at)
                 );
-                for (k, w) in [(first.0, &first.1), (*second, at)] {
-                    let _ = write!(s, "  {} {}", k.title(), by(w));
-                    match src(w.pc) {
+                match src(at.pc) {
+                    Some(t) => {
+                        let _ = writeln!(s, "\n    {t}");
+                    }
+                    None => s.push('\n'),
+                }
+                for w in with {
+                    let _ = write!(
+                        s,
+                        "  and {} access at pc {:#06x} [{}]: {} on __shared__ byte {:#x}",
+                        w.kind.title(),
+                        w.at.pc,
+                        plural(w.count, "hazard"),
+                        w.hazard.name(),
+                        w.byte
+                    );
+                    if let Some((a, b)) = w.values {
+                        let (x, y) = match w.hazard {
+                            Hazard::Raw => ("value before the write", "written"),
+                            _ => ("current value", "incoming"),
+                        };
+                        let _ = write!(s, " ({x} {a:#04x}, {y} {b:#04x})");
+                    }
+                    let _ = write!(s, "\n    {} {}", w.kind.title(), by(&w.at));
+                    match src(w.at.pc) {
                         Some(t) => {
                             let _ = writeln!(s, "\n    {t}");
                         }
                         None => s.push('\n'),
                     }
                 }
-                let _ = write!(
-                    s,
-                    "  first hazard: {} on __shared__ byte {byte:#x}",
-                    hazard.name()
-                );
-                if let Some((a, b)) = values {
-                    let _ = write!(
-                        s,
-                        "; {} {a:#04x}, {} {b:#04x}",
-                        match hazard {
-                            Hazard::Raw => "value before the write",
-                            _ => "current value",
-                        },
-                        match hazard {
-                            Hazard::Raw => "written",
-                            _ => "incoming",
-                        }
-                    );
-                }
-                s.push('\n');
-                if *same_warp && self.severity == Severity::Warning {
+                if self.severity == Severity::Warning {
                     let _ = writeln!(
                         s,
-                        "  both in one warp, ordered on Maxwell (lockstep) but not on GPUs with independent thread scheduling: add __syncwarp()"
+                        "  within one warp: ordered on Maxwell, where a warp runs in lockstep, but not on GPUs with independent thread scheduling (__syncwarp() orders it there)"
                     );
-                } else if *same_warp {
-                    let _ = writeln!(s, "  both in one warp instruction (or, in DXBC, one warp: no lockstep guarantee), and no barrier orders them");
+                } else if with.iter().any(|w| w.same_warp) {
+                    let _ = writeln!(
+                        s,
+                        "  no barrier orders them (lanes of one warp instruction writing one byte, or in DXBC, where a group's threads run in no promised order)"
+                    );
                 } else {
                     let _ = writeln!(s, "  no barrier orders them");
                 }
