@@ -107,6 +107,7 @@ fn an_out_of_bounds_read_is_reported_with_the_nearest_allocation() {
                     freed: false
                 })
             },
+            fault: true,
         }
     );
     assert!(line(&trace, 0, r.at.pc).contains("LDG.E"));
@@ -150,6 +151,7 @@ fn a_misaligned_store_is_reported_and_the_run_goes_on() {
                     freed: false
                 })
             },
+            fault: false,
         }
     );
     assert!(line(&trace, 0, r.at.pc).contains("STG.E"));
@@ -472,4 +474,126 @@ fn no_trace_of_the_repository_reports_what_it_does_not_do_on_purpose() {
         }
     }
     assert!(ran > 90, "{ran} traces");
+}
+
+/// The host's allocation events, as a driver sends them: an access to an allocation it freed is
+/// memcheck's (a fault when the memory is gone, a report and the run going on when it is still
+/// mapped), and initcheck follows what the host wrote of an undefined allocation.
+#[test]
+fn freed_allocations_and_host_writes_as_a_driver_reports_them() {
+    use warpjit::exec::{Launch, Machine, Observer};
+    use warpjit_runtime::memory::Init;
+    use warpjit_runtime::ConstBanks;
+    // Thread 0 loads the word at the address in c[0x0][0x140].
+    let text = "
+        S2R R0, SR_TID.X;
+        ISETP.NE.AND P0, PT, R0, RZ, PT;
+    @P0 EXIT;
+        MOV R2, c[0x0][0x140];
+        MOV R3, RZ;
+        LDG.E R4, [R2];
+        EXIT;
+    ";
+    let prog =
+        Arc::new(warpjit::sass::parse_program(text, &Default::default()).expect("assembles"));
+    let run = |addr: u32, setup: &dyn Fn(&Sanitizer)| {
+        let mut m = Machine::default();
+        for base in [0x10000, 0x20000, 0x40000] {
+            m.global.map(base, 256, Init::Zero).expect("maps");
+        }
+        let mut consts = ConstBanks::new();
+        consts.write(0, 0x140, &addr.to_le_bytes()).expect("bank 0");
+        let launch = Launch::new(prog.clone(), consts);
+        let san = Arc::new(Sanitizer::new(Tools::ALL));
+        for base in [0x10000, 0x20000] {
+            san.alloc(base, 256, true);
+        }
+        setup(&san);
+        let opts = RunOptions {
+            observer: Some(san.clone()),
+            ..RunOptions::default()
+        };
+        let r = Interpreter.run(&m, &launch, &opts);
+        (r, san.take())
+    };
+    let freed = Allocation {
+        base: 0x20000,
+        size: 256,
+        freed: true,
+    };
+    // Freed, still mapped: the load happens (the run goes on) and is reported.
+    let (r, f) = run(0x20010, &|s| s.free(0x20000, 256));
+    assert!(r.is_ok());
+    let rep = only(&f);
+    assert_eq!(
+        rep.what,
+        What::Access {
+            space: Space::Global,
+            kind: AccessKind::Read,
+            size: 4,
+            addr: 0x20010,
+            problem: Problem::Freed { alloc: freed },
+            fault: false,
+        }
+    );
+    // Allocated again: no report.
+    let (_, f) = run(0x20010, &|s| {
+        s.free(0x20000, 256);
+        s.alloc(0x20000, 256, true);
+    });
+    assert!(f.is_empty(), "{:?}", f.reports);
+    // Freed and gone (the host unmapped it; here: never mapped): the load faults.
+    let (r, f) = run(0x30008, &|s| {
+        s.alloc(0x30000, 256, true);
+        s.free(0x30000, 256);
+    });
+    assert!(r.is_err());
+    let rep = only(&f);
+    let What::Access { problem, fault, .. } = &rep.what else {
+        panic!("{rep:?}")
+    };
+    assert!(*fault);
+    assert_eq!(
+        *problem,
+        Problem::Freed {
+            alloc: Allocation {
+                base: 0x30000,
+                size: 256,
+                freed: true
+            }
+        }
+    );
+    // An allocation the sanitizer knew that is no longer mapped was freed.
+    let (_, f) = run(0x50008, &|s| s.alloc(0x50000, 16, true));
+    let What::Access { problem, .. } = &only(&f).what else {
+        panic!()
+    };
+    assert!(matches!(problem, Problem::Freed { alloc } if alloc.base == 0x50000));
+    // Outside everything: the nearest allocation (0x40000 is mapped but was never announced:
+    // the launch's segments are allocations too).
+    let (_, f) = run(0x40108, &|_| {});
+    let What::Access { problem, .. } = &only(&f).what else {
+        panic!()
+    };
+    assert_eq!(
+        *problem,
+        Problem::OutOfBounds {
+            nearest: Some(Allocation {
+                base: 0x40000,
+                size: 256,
+                freed: false
+            })
+        }
+    );
+    // initcheck: an undefined allocation the host wrote half of.
+    let undefined = |s: &Sanitizer| {
+        s.alloc(0x40000, 256, false);
+        s.host_write(0x40000, 128);
+    };
+    let (_, f) = run(0x4007c, &undefined);
+    assert!(f.is_empty(), "{:?}", f.reports);
+    let (_, f) = run(0x40080, &undefined);
+    let rep = only(&f);
+    assert_eq!(rep.tool, Tool::Initcheck);
+    assert!(matches!(rep.what, What::Uninit { addr: 0x40080, .. }));
 }

@@ -289,11 +289,46 @@ impl Cta {
                     self.shared_init(warp, a);
                 }
             }
-            MemSpace::Global if self.tools.initcheck && !self.info.undefined.is_empty() => {
-                self.global_init(warp, a);
+            MemSpace::Global => {
+                if self.tools.memcheck && !self.info.freed.is_empty() {
+                    self.use_after_free(warp, a);
+                }
+                if self.tools.initcheck && !self.info.undefined.is_empty() {
+                    self.global_init(warp, a);
+                }
             }
             _ => {}
         }
+    }
+
+    /// memcheck: an access to an allocation the host freed, whose memory is still mapped.
+    fn use_after_free(&mut self, warp: u32, a: &MemAccess) {
+        let Some(alloc) = self.info.freed_at(a.addr, a.size) else {
+            return;
+        };
+        let kind = match (a.store, a.atomic) {
+            (_, true) => AccessKind::Atomic,
+            (true, _) => AccessKind::Write,
+            _ => AccessKind::Read,
+        };
+        let key = SiteKey::new(self.info.index, Tool::Memcheck, 2, a.pc, 0, 0);
+        let at = self.place(warp, a.lane, a.pc);
+        let launch = self.info.index;
+        self.hit(key, 1, || Report {
+            tool: Tool::Memcheck,
+            severity: Severity::Error,
+            launch,
+            at,
+            what: What::Access {
+                space: Space::Global,
+                kind,
+                size: a.size,
+                addr: a.addr,
+                problem: Problem::Freed { alloc },
+                fault: false,
+            },
+            count: 0,
+        });
     }
 
     /// initcheck on a shared-memory access.

@@ -186,6 +186,9 @@ pub(crate) struct LaunchInfo {
     dxbc: bool,
     /// Every allocation, live or freed, by base.
     allocs: Vec<Allocation>,
+    /// The freed allocations whose addresses are still mapped (no live allocation there), by
+    /// base: an access there is a use after free that does not fault.
+    freed: Vec<Allocation>,
     /// The undefined allocations initcheck follows, by base.
     undefined: Vec<Arc<Tracked>>,
     program: Arc<Program>,
@@ -240,6 +243,16 @@ impl LaunchInfo {
             .min_by_key(|a| (dist(a), a.base))
             .copied();
         Problem::OutOfBounds { nearest }
+    }
+
+    /// The freed (but still mapped) allocation holding `[addr, addr + size)`.
+    fn freed_at(&self, addr: u64, size: u32) -> Option<Allocation> {
+        let _ = size;
+        self.freed
+            .iter()
+            .find(|a| addr >= a.base && addr - a.base < a.size)
+            .filter(|_| self.holding(addr).is_none())
+            .copied()
     }
 
     /// The live allocation holding `addr`.
@@ -499,6 +512,7 @@ impl Sanitizer {
                 size,
                 addr,
                 problem,
+                fault: true,
             },
             count: 0,
         };
@@ -651,15 +665,14 @@ impl Observer for Sanitizer {
                 a.freed = true;
             }
         }
+        // A segment the host did not announce is a live allocation (one it freed but left
+        // mapped stays freed until it is allocated again).
         for s in segs {
-            st.allocs.insert(
-                s.base(),
-                Allocation {
-                    base: s.base(),
-                    size: s.size(),
-                    freed: false,
-                },
-            );
+            st.allocs.entry(s.base()).or_insert(Allocation {
+                base: s.base(),
+                size: s.size(),
+                freed: false,
+            });
         }
         let gone: Vec<u64> = st
             .undefined
@@ -679,6 +692,12 @@ impl Observer for Sanitizer {
             warps: launch.warps_per_cta() as u32,
             dxbc: prog.isa == Isa::Dxbc,
             allocs: st.allocs.values().copied().collect(),
+            freed: st
+                .allocs
+                .values()
+                .filter(|a| a.freed && segs.iter().any(|s| s.holds(a.base, a.size)))
+                .copied()
+                .collect(),
             undefined: st.undefined.values().cloned().collect(),
             program: prog,
             grid: launch.grid,
@@ -788,7 +807,7 @@ impl Observer for Sanitizer {
     }
 
     fn mem(&self, at: WarpAt, access: MemAccess) {
-        if !(self.tools.racecheck || self.tools.initcheck) {
+        if !(self.tools.racecheck || self.tools.initcheck || self.tools.memcheck) {
             return;
         }
         if matches!(access.space, MemSpace::Shared | MemSpace::Global) {
@@ -844,6 +863,7 @@ impl Observer for Sanitizer {
                             size,
                             addr,
                             problem: Problem::Misaligned { aligned, inside },
+                            fault: false,
                         },
                         count: 0,
                     });

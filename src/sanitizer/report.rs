@@ -134,8 +134,7 @@ pub enum Problem {
         /// The nearest allocation.
         nearest: Option<Allocation>,
     },
-    /// Inside an allocation the host freed: an illegal-address fault, which stopped the
-    /// launch.
+    /// Inside an allocation the host freed (still mapped, or not: then a fault).
     Freed {
         /// The freed allocation.
         alloc: Allocation,
@@ -216,6 +215,9 @@ pub enum What {
         addr: u64,
         /// What is wrong with it.
         problem: Problem,
+        /// The access faulted, which stopped the launch (docs/semantics.md §10); else it was
+        /// performed and the run went on.
+        fault: bool,
     },
     /// racecheck: hazards between a write (or atomic) to shared memory and other threads'
     /// accesses to the same bytes that nothing orders (the report's [`Report::at`] is the
@@ -388,6 +390,7 @@ impl Report {
                 size,
                 addr,
                 problem,
+                fault,
             } => {
                 let _ = write!(
                     s,
@@ -455,7 +458,7 @@ impl Report {
                 if let Some(t) = src(at.pc) {
                     let _ = writeln!(s, "  {t}");
                 }
-                if !matches!(problem, Problem::Misaligned { .. }) {
+                if *fault {
                     let _ = writeln!(
                         s,
                         "  the launch stopped here: the access is a fault (docs/semantics.md §10)"
