@@ -34,6 +34,10 @@ pub struct CtaEnv<'a> {
     pub observer: Option<&'a dyn Observer>,
     /// The observer wants `--check` findings ([`Observer::checks`]): ops look for them.
     pub check: bool,
+    /// The observer wants memory-access events ([`Observer::wants_mem`]).
+    pub observe_mem: bool,
+    /// The observer wants instruction events ([`Observer::wants_inst`]).
+    pub observe_inst: bool,
     /// The warp running (set by the dispatcher before each warp runs).
     pub at: WarpAt,
     /// The pc of the instruction running, for events raised inside an op (set by the
@@ -130,6 +134,9 @@ impl CtaEnv<'_> {
         atomic: bool,
         data: [u32; 4],
     ) {
+        if !self.observe_mem {
+            return;
+        }
         if let Some(o) = self.observer {
             o.mem(
                 self.at,

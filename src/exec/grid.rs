@@ -490,6 +490,8 @@ fn cta_body(
         hint: 0,
         observer,
         check: observer.is_some_and(|o| o.checks()),
+        observe_mem: observer.is_some_and(|o| o.wants_mem(launch.index)),
+        observe_inst: observer.is_some_and(|o| o.wants_inst(launch.index)),
         at: WarpAt {
             launch: launch.index,
             cta,

@@ -120,6 +120,17 @@ pub trait Observer: Send + Sync {
     /// The CTA ended: every warp exited, or `fault` stopped it (reported with its warp, lane and
     /// pc; the CTA's later events never come).
     fn cta_end(&self, _at: WarpAt, _fault: Option<&Fault>) {}
+    /// Whether the observer wants [`Observer::mem`] events in the launch with index `launch`
+    /// (asked as each CTA starts; default true). Without them, the interpreter keeps its fast
+    /// paths for memory accesses.
+    fn wants_mem(&self, _launch: u32) -> bool {
+        true
+    }
+    /// Whether the observer wants [`Observer::inst`] events in the launch with index `launch`
+    /// (asked as each CTA starts; default true).
+    fn wants_inst(&self, _launch: u32) -> bool {
+        true
+    }
     /// Whether the engine should look for `--check` findings and report them to
     /// [`Observer::finding`] (the op code does extra work for that). Default false.
     fn checks(&self) -> bool {

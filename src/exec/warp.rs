@@ -290,7 +290,7 @@ pub fn run_warp<const OBSERVE: bool>(
             r?;
             (&prog.blocks[f.last as usize], f.last)
         };
-        if let (Some(o), Some(pc)) = (obs, term_pc) {
+        if let (Some(o), Some(pc), true) = (obs, term_pc, env.observe_inst) {
             o.inst(env.at, pc, w.active, w.active);
         }
         if let Some(stop) = terminate(block, id, w, ctl, env, obs)? {

@@ -71,7 +71,7 @@ impl Exec for Ldc {
             }
             put_words(w, self.d, self.size.regs(), &words, mask);
         }
-        if env.observer.is_some() {
+        if env.observe_mem {
             for l in lanes(mask) {
                 let space = MemSpace::Const { bank: bank[l] };
                 let data = get_words(w, self.d, self.size.regs(), l);
@@ -260,16 +260,18 @@ fn lane_addrs(w: &WarpState, addr: Addr, e: bool, bytes: u32) -> ([u64; LANES], 
 }
 
 /// The fast path of a global access: when every executing lane's access lies in one segment
-/// without sparse tiles, its (base, host base). With an observer (checking mode is one) the
-/// per-lane path always runs, which reports misaligned addresses and each lane's access.
+/// without sparse tiles, its (base, host base). With an observer that wants each lane's access,
+/// or in checking mode when some lane's address is `misaligned`, the per-lane path runs, which
+/// reports them.
 #[inline(always)]
 fn one_segment(
     env: &mut CtaEnv<'_>,
     ea: &[u64; LANES],
     mask: u32,
     bytes: u32,
+    misaligned: u32,
 ) -> Option<(u64, *mut u8)> {
-    if env.observer.is_some() {
+    if env.observer.is_some() && (env.observe_mem || env.check && misaligned & mask != 0) {
         return None;
     }
     let seg = env.mem.find(
@@ -292,7 +294,7 @@ impl Exec for Ldg {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let (ea, misaligned) = lane_addrs(w, self.addr, self.e, bytes);
-        if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
+        if let Some((base, host)) = one_segment(env, &ea, mask, bytes, misaligned) {
             // (The per-lane path counts in `align_down`.)
             env.misaligned += u64::from((misaligned & mask).count_ones());
             if self.size == MemSize::B32 {
@@ -377,7 +379,7 @@ fn report_spaces(
     ea: impl Fn(usize) -> u64,
     data: impl Fn(usize) -> [u32; 4],
 ) {
-    if env.observer.is_none() {
+    if !env.observe_mem {
         return;
     }
     for l in lanes(mask) {
@@ -442,7 +444,7 @@ impl Exec for Stg {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let (ea, misaligned) = lane_addrs(w, self.addr, self.e, bytes);
-        if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
+        if let Some((base, host)) = one_segment(env, &ea, mask, bytes, misaligned) {
             // (The per-lane path counts in `align_down`.)
             env.misaligned += u64::from((misaligned & mask).count_ones());
             if self.size == MemSize::B32 {

@@ -92,7 +92,7 @@ pub fn atom_lanes(
     let (op, ty) = (a.op, a.ty);
     x.out = [[0; LANES]; 2];
     // The value each lane's update left (for the observer only).
-    let observed = env.observer.is_some();
+    let observed = env.observe_mem;
     let mut new = [0u64; LANES];
     for l in lanes(mask) {
         let b = (x.b[1][l] as u64) << 32 | x.b[0][l] as u64;

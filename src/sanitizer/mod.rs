@@ -268,6 +268,8 @@ impl LaunchInfo {
 /// The state of a launch while its CTAs run.
 struct LaunchState {
     info: Arc<LaunchInfo>,
+    /// The tools need each lane's memory accesses ([`Observer::wants_mem`]).
+    mem: bool,
     /// Each finished CTA's findings (its linear index), held until the launch ends.
     held: Vec<(u64, CtaOut)>,
     /// Sites held in `held`.
@@ -703,9 +705,17 @@ impl Observer for Sanitizer {
             grid: launch.grid,
         });
         let _ = info.local_bytes;
+        // Only what the tools need: shared memory for racecheck and initcheck, undefined
+        // allocations for initcheck, freed ones still mapped for memcheck.
+        let t = self.tools;
+        let shared = launch.shared_bytes > 0;
+        let mem = t.racecheck && shared
+            || t.initcheck && (shared || !info.undefined.is_empty())
+            || t.memcheck && !info.freed.is_empty();
         st.launches.insert(
             launch.index,
             LaunchState {
+                mem,
                 info,
                 held: Vec::new(),
                 held_sites: 0,
@@ -798,6 +808,21 @@ impl Observer for Sanitizer {
             ls.held_sites += n;
             ls.held.push((index, out));
         }
+    }
+
+    fn wants_mem(&self, launch: u32) -> bool {
+        self.state().launches.get(&launch).is_none_or(|l| l.mem)
+    }
+
+    fn wants_inst(&self, launch: u32) -> bool {
+        // racecheck counts each warp's instructions (two lanes' accesses in one instruction
+        // are simultaneous).
+        self.tools.racecheck
+            && self
+                .state()
+                .launches
+                .get(&launch)
+                .is_none_or(|l| l.info.shared_bytes > 0)
     }
 
     fn inst(&self, at: WarpAt, _pc: u32, _active: u32, _exec: u32) {
