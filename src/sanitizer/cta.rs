@@ -376,10 +376,14 @@ impl Cta {
         let Some(t) = self.info.tracked(a.addr, a.size) else {
             return;
         };
-        let t = t.clone();
         let off = (a.addr - t.alloc.base) as usize;
-        if !a.store || a.atomic {
-            if !t.all_set(off, a.size as usize) {
+        let alloc = t.alloc;
+        let unwritten = (!a.store || a.atomic) && !t.all_set(off, a.size as usize);
+        if a.store {
+            t.set(off, a.size as usize);
+        }
+        if unwritten {
+            {
                 let kind = if a.atomic {
                     AccessKind::Atomic
                 } else {
@@ -398,14 +402,11 @@ impl Cta {
                         kind,
                         size: a.size,
                         addr: a.addr,
-                        alloc: Some(t.alloc),
+                        alloc: Some(alloc),
                     },
                     count: 0,
                 });
             }
-        }
-        if a.store {
-            t.set(off, a.size as usize);
         }
     }
 
@@ -425,20 +426,6 @@ impl Cta {
         } else {
             Order::Unordered
         }
-    }
-
-    /// The shadow of shared byte `i` (valid for this CTA).
-    fn byte(&mut self, i: usize) -> Option<&mut Byte> {
-        let c = i / CHUNK;
-        if c >= self.shadow.len() {
-            return None;
-        }
-        let chunk = self.shadow[c].get_or_insert_with(|| Box::new([Byte::default(); CHUNK]));
-        if self.shadow_gen[c] != self.gen {
-            **chunk = [Byte::default(); CHUNK];
-            self.shadow_gen[c] = self.gen;
-        }
-        Some(&mut chunk[i % CHUNK])
     }
 
     /// racecheck on a shared-memory access of lane `a.lane` of warp `warp`.
@@ -467,57 +454,69 @@ impl Cta {
             }
             b
         };
+        // An aligned access of at most 16 bytes lies in one chunk: take it out of the shadow
+        // while its bytes are checked (the checks borrow the rest of the state).
+        let at = a.addr as usize;
+        let c = at / CHUNK;
+        if c >= self.shadow.len() || (at + a.size as usize - 1) / CHUNK != c {
+            return;
+        }
+        let mut chunk = self.shadow[c]
+            .take()
+            .unwrap_or_else(|| Box::new([Byte::default(); CHUNK]));
+        if self.shadow_gen[c] != self.gen {
+            *chunk = [Byte::default(); CHUNK];
+            self.shadow_gen[c] = self.gen;
+        }
+        // Two atomics never race; nor does a plain read with an atomic (the read sees the value
+        // before or after it: how a CAS loop starts, or a flag is polled).
+        let exempt = |x: u8, y: u8| x == 2 && y != 1 || y == 2 && x != 1;
         for k in 0..a.size as usize {
-            let i = a.addr as usize + k;
-            let Some(&mut b) = self.byte(i) else {
-                continue;
-            };
-            let mut b = b;
+            let i = at + k;
+            let b = &mut chunk[i % CHUNK];
             let incoming = bytes[k];
-            // The earlier write, against this read, write or atomic. Two atomics never race;
-            // nor does a plain read with an atomic (the read sees the value before or after
-            // it: how a CAS loop starts, or a flag is polled).
-            let exempt = |x: u8, y: u8| x == 2 && y != 1 || y == 2 && x != 1;
+            // The earlier write, against this read, write or atomic.
             if b.w.tid != 0 && b.w.tid != me.tid && !exempt(b.w.kind, me.kind) {
                 let o = self.order(v, &b.w);
-                let hazard = if me.kind == 0 {
-                    Hazard::Raw
-                } else {
-                    Hazard::Waw
-                };
-                let benign = match hazard {
-                    // The read gets the same value whether the write came first or not.
-                    Hazard::Raw => b.known & 2 != 0 && b.prev == b.val,
-                    // Both leave the same value.
-                    _ => b.val == incoming,
-                };
-                let values = match hazard {
-                    Hazard::Raw => (b.known & 2 != 0).then_some((b.prev, b.val)),
-                    _ => Some((b.val, incoming)),
-                };
                 let relevant = match o {
                     Order::Before => false,
                     // Two lanes of one instruction: only two writes can meet.
                     Order::SameInst => me.kind != 0 && b.w.kind != 0,
                     _ => true,
                 };
-                if relevant && !benign {
-                    self.race(hazard, o, b.w, me, v, a, i as u64, values);
+                if relevant {
+                    let (hazard, benign, values) = if me.kind == 0 {
+                        // The read gets the same value whether the write came first or not.
+                        let prev = b.known & 2 != 0;
+                        (Hazard::Raw, prev && b.prev == b.val, prev.then_some((b.prev, b.val)))
+                    } else {
+                        // Both leave the same value.
+                        (Hazard::Waw, b.val == incoming, Some((b.val, incoming)))
+                    };
+                    if !benign {
+                        let w = b.w;
+                        self.race(hazard, o, w, me, v, a, i as u64, values);
+                    }
                 }
             }
-            // Earlier reads, against this write or atomic.
+            let b = &mut chunk[i % CHUNK];
             if me.kind != 0 {
-                for r in b.r {
-                    if r.tid == 0 || r.tid == me.tid || exempt(r.kind, me.kind) {
-                        continue;
-                    }
-                    let o = self.order(v, &r);
-                    let benign = b.known & 1 != 0 && b.val == incoming;
-                    if matches!(o, Order::Lockstep | Order::Unordered) && !benign {
-                        let values = (b.known & 1 != 0).then_some((b.val, incoming));
-                        self.race(Hazard::War, o, r, me, v, a, i as u64, values);
+                // Earlier reads, against this write or atomic.
+                let known = b.known & 1 != 0;
+                let (val, reads) = (b.val, b.r);
+                if !(known && val == incoming) {
+                    for r in reads {
+                        if r.tid == 0 || r.tid == me.tid || exempt(r.kind, me.kind) {
+                            continue;
+                        }
+                        let o = self.order(v, &r);
+                        if matches!(o, Order::Lockstep | Order::Unordered) {
+                            let values = known.then_some((val, incoming));
+                            self.race(Hazard::War, o, r, me, v, a, i as u64, values);
+                        }
                     }
                 }
+                let b = &mut chunk[i % CHUNK];
                 b.prev = b.val;
                 b.known = (b.known & 1) << 1 | 1;
                 b.val = incoming;
@@ -527,18 +526,16 @@ impl Cta {
                 // Keep the newest read of each thread, two threads at most: a slot of the same
                 // thread or one that happens before this read (which then covers it) is
                 // replaced.
+                let r = b.r;
                 let slot = (0..2).find(|&s| {
-                    let r = &b.r[s];
-                    r.tid == 0 || r.tid == me.tid || self.order(v, r) == Order::Before
+                    r[s].tid == 0 || r[s].tid == me.tid || self.order(v, &r[s]) == Order::Before
                 });
                 if let Some(s) = slot {
-                    b.r[s] = me;
+                    chunk[i % CHUNK].r[s] = me;
                 }
             }
-            if let Some(slot) = self.byte(i) {
-                *slot = b;
-            }
         }
+        self.shadow[c] = Some(chunk);
     }
 
     /// Reports a hazard between the earlier access `e` and the current one.
