@@ -135,6 +135,10 @@ thread_local! {
 /// Most warps per CTA racecheck follows (vector clocks are `warps²` words): 64, 2048 threads.
 pub(super) const RACE_MAX_WARPS: usize = 64;
 
+/// Most shared memory per CTA racecheck follows: 1 MiB (its shadow takes 64 bytes per byte, on
+/// each host thread; Maxwell has at most 48 KiB per block).
+pub(super) const RACE_MAX_SHARED: u32 = 1 << 20;
+
 impl Cta {
     /// Starts CTA `index` (`cta`) of the launch `info` on this host thread.
     pub fn start(sid: u64, tools: Tools, info: Arc<LaunchInfo>, index: u64, cta: [u32; 3]) {
@@ -178,7 +182,7 @@ impl Cta {
         c.arrived.resize(nw, None);
         c.pending.clear();
         c.pending.resize(16, None);
-        c.race = tools.racecheck && nw <= RACE_MAX_WARPS;
+        c.race = tools.racecheck && nw <= RACE_MAX_WARPS && info.shared_bytes <= RACE_MAX_SHARED;
         let shared = info.shared_bytes as usize;
         if c.race {
             c.vc.clear();

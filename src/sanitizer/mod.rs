@@ -748,20 +748,29 @@ impl Observer for Sanitizer {
                 }
             }
         }
-        if self.tools.racecheck && ls.info.warps as usize > cta::RACE_MAX_WARPS {
+        let too_large = if ls.info.warps as usize > cta::RACE_MAX_WARPS {
+            Some(format!(
+                "its CTAs have {} warps, more than racecheck follows ({})",
+                ls.info.warps,
+                cta::RACE_MAX_WARPS
+            ))
+        } else if ls.info.shared_bytes > cta::RACE_MAX_SHARED {
+            Some(format!(
+                "its CTAs have {} bytes of shared memory, more than racecheck follows ({})",
+                ls.info.shared_bytes,
+                cta::RACE_MAX_SHARED
+            ))
+        } else {
+            None
+        };
+        if let (true, Some(why)) = (self.tools.racecheck && ls.info.shared_bytes > 0, too_large) {
             let key = SiteKey::new(launch.index, Tool::Racecheck, 0xff, 0, 0, 0);
             let report = Report {
                 tool: Tool::Racecheck,
                 severity: Severity::Warning,
                 launch: launch.index,
                 at: Where::default(),
-                what: What::NotChecked {
-                    why: format!(
-                        "its CTAs have {} warps, more than racecheck follows ({})",
-                        ls.info.warps,
-                        cta::RACE_MAX_WARPS
-                    ),
-                },
+                what: What::NotChecked { why },
                 count: 0,
             };
             st.sites.insert(
