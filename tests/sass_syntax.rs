@@ -1919,6 +1919,31 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "BRX",
+            (
+                maybe(sel(&["CC.EQ, ", "CC.NE, ", "CC.LTU, "])),
+                reg(),
+                -0x80_0000i64..0x80_0000,
+                proptest::collection::vec(
+                    prop_oneof![
+                        (0u32..100).prop_map(|n| format!(".L_{n}")),
+                        (0u32..100).prop_map(|n| format!(".L_x_{n}")),
+                        (0u32..0x1000).prop_map(|a| format!("{:#x}", a * 8)),
+                    ],
+                    1..5,
+                ),
+            )
+                .prop_map(|(cc, r, off, ts)| {
+                    let off = if off < 0 {
+                        format!("-{:#x}", -off)
+                    } else {
+                        format!("{off:#x}")
+                    };
+                    format!("BRX {cc}{r} {off} (*\"BRANCH_TARGETS {}\"*)", ts.join(","))
+                })
+                .boxed(),
+        ),
+        (
             "SSY",
             (0u32..100).prop_map(|n| format!("SSY `(.L_{n})")).boxed(),
         ),
@@ -2000,7 +2025,7 @@ fn every_op_and_control_instruction_has_a_template() {
     let names: Vec<&str> = templates().iter().map(|t| t.0).collect();
     for m in MNEMONICS
         .iter()
-        .chain(&["BRA", "SSY", "SYNC", "CAL", "RET", "EXIT", "BAR"])
+        .chain(&["BRA", "BRX", "SSY", "SYNC", "CAL", "RET", "EXIT", "BAR"])
     {
         assert!(names.contains(m), "no template for {m}");
     }
@@ -2038,7 +2063,16 @@ proptest! {
                 1 => format!("BRA {:#x};", pcs[(i * 7) % n]),
                 2 => format!("SSY `(.L_{});", i % labels.len()),
                 3 => format!("CAL `(.L_{});", i % labels.len()),
-                _ if l.contains("BRA") || l.contains("SSY") || l.contains("CAL ") => "NOP;".to_string(),
+                4 => format!(
+                    "@P1 BRX R{} -{:#x} (*\"BRANCH_TARGETS .L_{}, {:#x},.L_0\"*);",
+                    i % 7,
+                    pcs[i] + 8,
+                    (i + 1) % labels.len(),
+                    pcs[(i * 5) % n]
+                ),
+                _ if l.contains("BRA") || l.contains("BRX") || l.contains("SSY") || l.contains("CAL ") => {
+                    "NOP;".to_string()
+                }
                 _ => l.clone(),
             };
             text.push_str(&line);

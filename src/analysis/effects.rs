@@ -226,11 +226,12 @@ impl Cond {
 }
 
 impl Terminator {
-    /// What the control instruction reads (its lane condition: guard predicate, the flags of
-    /// its CC test's formula; an EXIT with no next block exits every lane without looking at its
-    /// condition) and whether it can fault (SSY, CAL and a BRA that may diverge push the
-    /// reconvergence stack, which can overflow; a RET may have no call to return to; BAR.SYNC
-    /// can deadlock).
+    /// What the control instruction reads besides general registers (its lane condition:
+    /// guard predicate, the flags of its CC test's formula; an EXIT with no next block exits
+    /// every lane without looking at its condition) and whether it can fault (SSY, CAL and a BRA
+    /// that may diverge push the reconvergence stack, which can overflow; a RET may have no call
+    /// to return to; BAR.SYNC can deadlock; a BRX may go to an undeclared target). The general
+    /// register a BRX reads is [`Terminator::reg_read`].
     pub fn effects(&self) -> Effects {
         let mut e = Effects::NONE;
         let cond = match *self {
@@ -242,6 +243,11 @@ impl Terminator {
             Terminator::Branch { cond, .. } => {
                 // A constant condition never splits the warp.
                 e.can_fault = !(cond.is_always() || never(cond.guard));
+                Some(cond)
+            }
+            Terminator::Brx { cond, .. } => {
+                // A lane's target may be undeclared; a split may overflow the stack.
+                e.can_fault = !never(cond.guard);
                 Some(cond)
             }
             Terminator::Wait { region, cond, .. } => {
@@ -264,6 +270,17 @@ impl Terminator {
             e.cc_reads = f;
         }
         e
+    }
+}
+
+impl Terminator {
+    /// The general register the control instruction reads: a `BRX`'s (unless it never runs,
+    /// or reads `RZ`).
+    pub fn reg_read(&self) -> Option<Reg> {
+        match *self {
+            Terminator::Brx { cond, reg, .. } if !never(cond.guard) && !reg.is_rz() => Some(reg),
+            _ => None,
+        }
     }
 }
 
@@ -325,7 +342,8 @@ mod tests {
             b: s3(Src::Imm(1)),
             c: s3(Reg::RZ),
         });
-        assert_eq!((e.cc_writes, e.cc_reads), (FLAGS_ALL, FLAG_CF));
+        // IADD3.X takes the whole carry of the low words' IADD3 .CC: CF + OF (semantics §21).
+        assert_eq!((e.cc_writes, e.cc_reads), (FLAGS_ALL, FLAG_CF | FLAG_OF));
         let e = fx(Iscadd {
             d: Reg(1),
             cc: true,

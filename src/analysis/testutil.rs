@@ -40,6 +40,7 @@ pub fn prog(blocks: Vec<Block>) -> Program {
         registers: 255,
         interface: Interface::default(),
         lines: Vec::new(),
+        jump_tables: Vec::new(),
     }
 }
 

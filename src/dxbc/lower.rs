@@ -356,6 +356,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             named_io: l.named_io,
         },
         lines,
+        jump_tables: Vec::new(),
     })
 }
 

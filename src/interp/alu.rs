@@ -174,7 +174,8 @@ impl Exec for Iadd3 {
         let rb = src(w, self.b.src, mask, env)?;
         let rc = reg(w, self.c.src);
         let [na, nb, nc] = iadd3_ones(self).map(|n| n as u64);
-        let cfin = if self.x { w.cc[CF] } else { 0 };
+        // `.X`: the carry in is CF + OF, the whole carry of an IADD3 `.CC` (0, 1 or 2).
+        let (cfin, ofin) = if self.x { (w.cc[CF], w.cc[OF]) } else { (0, 0) };
         let mut res = [0u32; LANES];
         let (mut cf, mut of) = (0u32, 0u32);
         for l in 0..LANES {
@@ -196,7 +197,7 @@ impl Exec for Iadd3 {
                 Iadd3Shift::Rs => (p & 0x1_ffff_ffff) >> 16,
                 Iadd3Shift::Ls => ((p as u32) << 16) as u64,
             };
-            let f = partial + c + nc + (cfin >> l & 1) as u64;
+            let f = partial + c + nc + (cfin >> l & 1) as u64 + (ofin >> l & 1) as u64;
             cf |= ((f >> 32 != 0) as u32) << l;
             res[l] = f as u32;
         }

@@ -306,7 +306,14 @@ fn effective_address_mirror_at(tier: Tier) {
         .iter()
         .map(|&lo| (lo, 0))
         .collect();
-    for (e, table, all_fast) in [(".E", &wide, true), ("", &narrow, false)] {
+    // Misaligned lanes take the slow path (the interpreter's code aligns them down and counts
+    // them): the same addresses without them show that the fast path is taken.
+    let aligned: Vec<(u32, u32)> = wide.iter().copied().filter(|a| a.0 & 3 == 0).collect();
+    for (e, table, all_fast) in [
+        (".E", &aligned, true),
+        (".E", &wide, false),
+        ("", &narrow, false),
+    ] {
         let prog = program(&text(e));
         jit.compile_all_tier(&prog, tier).expect("compiles");
         let mut machine = Machine::default();
@@ -344,6 +351,11 @@ fn effective_address_mirror_at(tier: Tier) {
             // Only the first warp misses each instruction's hint; seven take the fast path.
             assert!(stats.slow_paths <= 4, "{stats:?}");
         }
+        // Each thread's two loads, counted where misaligned (their offsets are multiples of 4).
+        let misaligned = (0..256)
+            .filter(|t| table[t % LANES % table.len()].0 & 3 != 0)
+            .count();
+        assert_eq!(stats.misaligned, 2 * misaligned as u64, "{stats:?}");
         let out = machine.global.read_bytes(0x10000, 0x800).unwrap();
         for tid in 0..256 {
             let l = tid % LANES;

@@ -1409,6 +1409,18 @@ pub const CONTROL: &[Form] = &[
             target: target(w, pc),
         }))
     }),
+    // BRX Ra offset: an indirect branch to pc + 8 + Ra + offset (envytools: REG_08, S24_20;
+    // bit 5 set reads the offset from a constant bank instead, which matches no form). Its
+    // targets are not in the word: `decode` takes them from the cubin.
+    form!("BRX", op(0xe250), BR_MASK, None, |w, _, _| {
+        no(w, 6, "BRX.LMT")?;
+        Ok(Decoded::Control(ControlKind::Brx {
+            cc: cc_test(w)?,
+            reg: w.reg(8),
+            offset: w.simm(20, 24) as i32,
+            targets: Vec::new(),
+        }))
+    }),
     form!("SSY", op(0xe290), BR_MASK, None, |w, pc, _| push(
         w,
         pc,
@@ -1528,16 +1540,21 @@ pub fn all_forms() -> impl Iterator<Item = &'static Form> {
 /// What a word no form matches is, when it is an instruction warpjit knows but does not run
 /// (opcode bits as envytools' gm107 tables give them): its mnemonic and why.
 pub fn unsupported_of(w: Word) -> Option<(&'static str, &'static str)> {
-    const INDIRECT: &str = "indirect branches and calls are not supported (ptxas writes BRX for \
-                            a `switch`'s jump table)";
+    const BRX_CONST: &str = "the form with its offset in a constant bank is not supported \
+                             (ptxas writes BRX with a register)";
+    const CALLS: &str = "indirect calls through function pointers are not supported (ptxas \
+                         writes PRET, then BRX or, in relocatable and debug code, JMX)";
+    const ABSOLUTE: &str = "absolute jumps and calls are not supported (ptxas was not seen to \
+                            write them for sm_50)";
     const VIDEO: &str =
         "of the video instructions only VMNMX, VABSDIFF and VABSDIFF4 are supported";
     const TEXTURE: &str = "texture and surface instructions are not supported";
     const TABLE: &[(u64, u64, &str, &str)] = &[
-        (0xe250, 0xfff0, "BRX", INDIRECT),
-        (0xe220, 0xfff0, "JCAL", INDIRECT),
-        (0xe210, 0xfff0, "JMP", INDIRECT),
-        (0xe200, 0xfff0, "JMX", INDIRECT),
+        (0xe250, 0xfff0, "BRX", BRX_CONST),
+        (0xe270, 0xfff0, "PRET", CALLS),
+        (0xe200, 0xfff0, "JMX", CALLS),
+        (0xe220, 0xfff0, "JCAL", ABSOLUTE),
+        (0xe210, 0xfff0, "JMP", ABSOLUTE),
         (0x2000, 0xfc00, "VADD", VIDEO),
         (0x4000, 0xfe00, "VSET", VIDEO),
         (0x5f00, 0xff00, "VMAD", VIDEO),

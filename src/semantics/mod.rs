@@ -21,6 +21,7 @@
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
 //! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
 //! | conversions (I2F, F2I, F2F, I2I) and the binary64 instructions | [`convert`] | §29 |
+//! | a `BRX` lane's target and the block it goes to | [`brx_target`], [`brx_block`] | §31 |
 
 pub mod cc;
 pub mod convert;
@@ -34,7 +35,50 @@ use crate::ir::{
     Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType, Video, VideoPart, VideoSecond,
 };
 use warpjit_runtime::helpers::window_detect;
-use warpjit_runtime::WarpState;
+use warpjit_runtime::{BadTarget, WarpState};
+
+/// A `BRX` lane's target address (docs/semantics.md §31): `pc + 8 + value + offset`, computed
+/// exactly, the register's `value` as a signed 32-bit number.
+pub fn brx_target(pc: u32, offset: i32, value: u32) -> i64 {
+    i64::from(pc) + 8 + i64::from(value as i32) + i64::from(offset)
+}
+
+/// The block a `BRX` lane whose target is `t` ([`brx_target`]) goes to, among the branch's
+/// declared targets `table` (docs/semantics.md §31). An address at a multiple of 0x20, where a
+/// group of three instructions starts with its scheduling word, means the group's first
+/// instruction, as for a `BRA` target (ptxas's jump tables hold such addresses). Any other
+/// address is a fault: outside the code of `prog` (the program the branch is in), not at one of
+/// its instructions, or an instruction the branch does not declare.
+pub fn brx_block(
+    prog: &crate::ir::Program,
+    table: &crate::ir::JumpTable,
+    t: i64,
+) -> Result<crate::ir::BlockId, BadTarget> {
+    let find = |t: i64| {
+        let t = u32::try_from(t).ok()?;
+        let i = table.targets.binary_search_by_key(&t, |e| e.0).ok()?;
+        Some(table.targets[i].1)
+    };
+    let group = t.rem_euclid(0x20) == 0;
+    if let Some(b) = find(t).or_else(|| find(t + 8).filter(|_| group)) {
+        return Ok(b);
+    }
+    // Why not (a fault's slow path).
+    let at = |t: i64| u32::try_from(t).is_ok_and(|t| prog.has_instruction_at(t));
+    if at(t) || (group && at(t + 8)) {
+        return Err(BadTarget::Undeclared);
+    }
+    // The code's first group starts with a scheduling word, 8 bytes before its first
+    // instruction.
+    let inside = prog
+        .pc_extent()
+        .is_some_and(|(lo, hi)| t >= i64::from(lo) - 8 && t < i64::from(hi) + 8);
+    Err(if inside {
+        BadTarget::NotInstruction
+    } else {
+        BadTarget::Outside
+    })
+}
 
 /// A video operand's value (docs/semantics.md §22e): `part` of `v`, sign-extended when
 /// `signed`, else zero-extended (a word extends to 33 bits: an unsigned word stays positive).
@@ -259,17 +303,14 @@ pub fn add_ones(negs: u32, x: bool, po: bool) -> u32 {
 }
 
 /// The +1 of each negated IADD3 operand (A, B, C), added in the add that holds the operand;
-/// with `.X` the carry in replaces the +1 of the last negated operand (C, then B, then A)
-/// (docs/semantics.md §21).
+/// with `.X` none: the high words of a wide sum take the low words' carry (CF + OF) instead,
+/// which already holds every negated operand's +1 (docs/semantics.md §21).
 #[inline(always)]
 pub fn iadd3_ones(o: &Iadd3) -> [u32; 3] {
-    let mut n = [o.a.neg as u32, o.b.neg as u32, o.c.neg as u32];
     if o.x {
-        if let Some(k) = (0..3).rev().find(|&k| n[k] == 1) {
-            n[k] = 0;
-        }
+        return [0; 3];
     }
-    n
+    [o.a.neg as u32, o.b.neg as u32, o.c.neg as u32]
 }
 
 /// The effective global/generic address of lane `l` (docs/semantics.md §16): 32-bit

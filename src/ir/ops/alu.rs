@@ -278,7 +278,12 @@ impl Operands for Iadd3 {
         o.src(b.src);
         o.read(c.src);
         o.cc_write(cc);
+        // `.X` adds the carry of an IADD3 `.CC`, which can be 2: CF and OF (docs/semantics.md
+        // §21).
         o.cf_read(x);
+        if x {
+            o.flag_read(crate::ir::roles::Flag::Of);
+        }
     }
 }
 

@@ -1221,14 +1221,17 @@ impl Tx<'_, '_, '_> {
         };
         let mut plus2 = if nc > 0 { Some(self.splat(nc)) } else { None };
         if o.x {
-            let cf = self.flag(CF);
-            let mv = self.mask_vec(cf);
-            let one = self.splat(1);
-            let bits = self.bin(&mv, &one, |b, x, y| b.ins().band(x, y));
-            plus2 = Some(match plus2 {
-                None => bits,
-                Some(x) => self.bin(&x, &bits, |b, x, y| b.ins().iadd(x, y)),
-            });
+            // The carry in is CF + OF (the whole carry of an IADD3 `.CC`: 0, 1 or 2).
+            for flag in [CF, OF] {
+                let fm = self.flag(flag);
+                let mv = self.mask_vec(fm);
+                let one = self.splat(1);
+                let bits = self.bin(&mv, &one, |b, x, y| b.ins().band(x, y));
+                plus2 = Some(match plus2 {
+                    None => bits,
+                    Some(x) => self.bin(&x, &bits, |b, x, y| b.ins().iadd(x, y)),
+                });
+            }
         }
         let want_c = o.cc && self.after.has_flag(CF);
         let (f, cf, _) = self.add3(&partial, &c, plus2, want_c, false);
