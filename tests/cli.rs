@@ -1020,12 +1020,19 @@ fn bench_of_a_trace_names_it_and_fits_its_path() {
     assert_eq!(at(columns, "jit/interp"), at(row, "x"), "{out}");
 }
 
+/// `warpjit ARGS --allow-path tests`: the traces of tests/sanitize run kernels of tests/cubin.
+fn warpjit_tests(args: &[&str]) -> std::process::Output {
+    let mut v = args.to_vec();
+    v.extend(["--allow-path", "tests"]);
+    warpjit(&v)
+}
+
 /// `--check` runs the sanitizer: its reports on stderr, compute-sanitizer's words, each with the
 /// instruction's source line, then a summary; errors exit 5 (a fault still 3), warnings alone 0;
 /// `--check=TOOLS` runs those tools only; the output is the same for any `--threads`.
 #[test]
 fn check_runs_the_sanitizer_tools_and_errors_exit_5() {
-    let o = warpjit(&["run", "tests/sanitize/race_rotate.toml", "--check"]);
+    let o = warpjit_tests(&["run", "tests/sanitize/race_rotate.toml", "--check"]);
     assert_eq!(code(&o), 5, "{}", stderr(&o));
     let err = stderr(&o);
     let lines: Vec<&str> = err.lines().collect();
@@ -1051,7 +1058,7 @@ fn check_runs_the_sanitizer_tools_and_errors_exit_5() {
         stdout(&o)
     );
     for threads in ["1", "3"] {
-        let again = warpjit(&[
+        let again = warpjit_tests(&[
             "run",
             "tests/sanitize/race_rotate.toml",
             "--check",
@@ -1063,21 +1070,21 @@ fn check_runs_the_sanitizer_tools_and_errors_exit_5() {
         assert_eq!(stderr(&again), err, "--threads {threads}");
     }
     // Only the tools asked for.
-    let o = warpjit(&[
+    let o = warpjit_tests(&[
         "run",
         "tests/sanitize/race_rotate.toml",
         "--check=memcheck,initcheck,synccheck,ub",
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(stderr(&o).is_empty(), "{}", stderr(&o));
-    let o = warpjit(&[
+    let o = warpjit_tests(&[
         "run",
         "tests/sanitize/race_rotate.toml",
         "--check=racecheck",
     ]);
     assert_eq!(code(&o), 5, "{}", stderr(&o));
     // A warning alone leaves the status 0.
-    let o = warpjit(&["run", "tests/sanitize/warp_neighbour.toml", "--check"]);
+    let o = warpjit_tests(&["run", "tests/sanitize/warp_neighbour.toml", "--check"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
         stderr(&o).starts_with("racecheck: Warning: "),
@@ -1085,7 +1092,7 @@ fn check_runs_the_sanitizer_tools_and_errors_exit_5() {
         stderr(&o)
     );
     // An out-of-bounds access: the memcheck report, then the fault; status 3.
-    let o = warpjit(&["run", "tests/sanitize/oob_read.toml", "--check"]);
+    let o = warpjit_tests(&["run", "tests/sanitize/oob_read.toml", "--check"]);
     assert_eq!(code(&o), 3, "{}", stderr(&o));
     let err = stderr(&o);
     assert!(
@@ -1094,7 +1101,7 @@ fn check_runs_the_sanitizer_tools_and_errors_exit_5() {
     );
     assert!(err.contains("\nfault: illegal address: "), "{err}");
     // An unknown tool is a usage error.
-    let o = warpjit(&["run", "examples/gather.toml", "--check=memcheck,leakcheck"]);
+    let o = warpjit_tests(&["run", "examples/gather.toml", "--check=memcheck,leakcheck"]);
     assert_eq!(code(&o), 64);
     assert!(
         stderr(&o).contains(
@@ -1104,7 +1111,7 @@ fn check_runs_the_sanitizer_tools_and_errors_exit_5() {
         stderr(&o)
     );
     // Several traces: the worst status, and the count of traces with errors.
-    let o = warpjit(&[
+    let o = warpjit_tests(&[
         "run",
         "tests/sanitize/race_rotate.toml",
         "tests/sanitize/race_rotate_ok.toml",
@@ -1119,7 +1126,7 @@ fn check_runs_the_sanitizer_tools_and_errors_exit_5() {
         stdout(&o)
     );
     // JSON: the reports under "check".
-    let o = warpjit(&[
+    let o = warpjit_tests(&[
         "run",
         "tests/sanitize/uninit_shared.toml",
         "--check",

@@ -126,8 +126,9 @@ pub(super) struct Cta {
 }
 
 thread_local! {
-    /// The CTA this host thread is running (between `cta_start` and `cta_end`).
-    static CURRENT: RefCell<Option<Box<Cta>>> = const { RefCell::new(None) };
+    /// The CTAs this host thread is running (between `cta_start` and `cta_end`): one, but for a
+    /// cooperative launch, whose CTAs in flight take passes in turn on one host thread.
+    static CURRENT: RefCell<Vec<Box<Cta>>> = const { RefCell::new(Vec::new()) };
     /// A finished CTA's state, for the next one to reuse its allocations.
     static SPARE: RefCell<Option<Box<Cta>>> = const { RefCell::new(None) };
 }
@@ -209,20 +210,21 @@ impl Cta {
         c.info = info;
         CURRENT.with(|cur| {
             if let Ok(mut cur) = cur.try_borrow_mut() {
-                *cur = Some(c);
+                // A CTA of this sanitizer's earlier launch that never ended (its launch
+                // stopped) is dropped.
+                let launch = c.info.index;
+                cur.retain(|o| o.sid != sid || o.info.index == launch);
+                cur.push(c);
             }
         });
     }
 
-    /// Ends this host thread's CTA of sanitizer `sid`: what it found.
-    pub fn end(sid: u64) -> Option<(u64, CtaOut)> {
+    /// Ends this host thread's CTA `cta` of launch `launch` of sanitizer `sid`: what it found.
+    pub fn end(sid: u64, launch: u32, cta: [u32; 3]) -> Option<(u64, CtaOut)> {
         let c = CURRENT.with(|cur| {
             let mut cur = cur.try_borrow_mut().ok()?;
-            if cur.as_ref().is_some_and(|c| c.sid == sid) {
-                cur.take()
-            } else {
-                None
-            }
+            let k = cur.iter().position(|c| c.is(sid, launch, cta))?;
+            Some(cur.swap_remove(k))
         })?;
         let mut c = c;
         let out = std::mem::take(&mut c.out);
@@ -235,15 +237,26 @@ impl Cta {
         Some((index, out))
     }
 
-    /// Runs `f` on this host thread's CTA of sanitizer `sid`, if it is running one.
+    /// Whether this is CTA `cta` of launch `launch` of sanitizer `sid`.
     #[inline]
-    pub fn with<R>(sid: u64, f: impl FnOnce(&mut Cta) -> R) -> Option<R> {
+    fn is(&self, sid: u64, launch: u32, cta: [u32; 3]) -> bool {
+        self.sid == sid && self.cta == cta && self.info.index == launch
+    }
+
+    /// Runs `f` on CTA `cta` of launch `launch` of sanitizer `sid`, if this host thread is
+    /// running it.
+    #[inline]
+    pub fn with<R>(
+        sid: u64,
+        launch: u32,
+        cta: [u32; 3],
+        f: impl FnOnce(&mut Cta) -> R,
+    ) -> Option<R> {
         CURRENT.with(|cur| {
             let mut cur = cur.try_borrow_mut().ok()?;
-            match cur.as_mut() {
-                Some(c) if c.sid == sid => Some(f(c)),
-                _ => None,
-            }
+            // Almost always the only one.
+            let c = cur.iter_mut().find(|c| c.is(sid, launch, cta))?;
+            Some(f(c))
         })
     }
 
@@ -492,7 +505,11 @@ impl Cta {
                     let (hazard, benign, values) = if me.kind == 0 {
                         // The read gets the same value whether the write came first or not.
                         let prev = b.known & 2 != 0;
-                        (Hazard::Raw, prev && b.prev == b.val, prev.then_some((b.prev, b.val)))
+                        (
+                            Hazard::Raw,
+                            prev && b.prev == b.val,
+                            prev.then_some((b.prev, b.val)),
+                        )
                     } else {
                         // Both leave the same value.
                         (Hazard::Waw, b.val == incoming, Some((b.val, incoming)))

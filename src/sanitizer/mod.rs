@@ -793,7 +793,7 @@ impl Observer for Sanitizer {
     }
 
     fn cta_end(&self, at: WarpAt, _fault: Option<&Fault>) {
-        let Some((index, out)) = Cta::end(self.id) else {
+        let Some((index, out)) = Cta::end(self.id, at.launch, at.cta) else {
             return;
         };
         if out.sites.is_empty() && out.ub.is_empty() {
@@ -836,7 +836,7 @@ impl Observer for Sanitizer {
 
     fn inst(&self, at: WarpAt, _pc: u32, _active: u32, _exec: u32) {
         if self.tools.racecheck {
-            Cta::with(self.id, |c| c.inst(at.warp));
+            Cta::with(self.id, at.launch, at.cta, |c| c.inst(at.warp));
         }
     }
 
@@ -845,21 +845,21 @@ impl Observer for Sanitizer {
             return;
         }
         if matches!(access.space, MemSpace::Shared | MemSpace::Global) {
-            Cta::with(self.id, |c| c.mem(at.warp, &access));
+            Cta::with(self.id, at.launch, at.cta, |c| c.mem(at.warp, &access));
         }
     }
 
     fn barrier(&self, at: WarpAt, id: u8, pc: u32, _active: u32) {
-        Cta::with(self.id, |c| c.barrier(at.warp, id, pc));
+        Cta::with(self.id, at.launch, at.cta, |c| c.barrier(at.warp, id, pc));
     }
 
-    fn barrier_done(&self, _at: WarpAt, id: u8, released: &[u32]) {
-        Cta::with(self.id, |c| c.barrier_done(id, released));
+    fn barrier_done(&self, at: WarpAt, id: u8, released: &[u32]) {
+        Cta::with(self.id, at.launch, at.cta, |c| c.barrier_done(id, released));
     }
 
     fn finding(&self, f: CheckFinding) {
         let tools = self.tools;
-        let handled = Cta::with(self.id, |c| {
+        let handled = Cta::with(self.id, f.launch, f.cta, |c| {
             let at = c.place(f.warp, f.lane, f.pc);
             let launch = f.launch;
             match f.kind {
