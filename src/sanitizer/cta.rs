@@ -310,6 +310,9 @@ impl Cta {
                 if self.tools.memcheck && !self.info.freed.is_empty() {
                     self.use_after_free(warp, a);
                 }
+                if self.tools.memcheck && !self.info.slack.is_empty() {
+                    self.past_end(warp, a);
+                }
                 if self.tools.initcheck && !self.info.undefined.is_empty() {
                     self.global_init(warp, a);
                 }
@@ -342,6 +345,38 @@ impl Cta {
                 size: a.size,
                 addr: a.addr,
                 problem: Problem::Freed { alloc },
+                fault: false,
+            },
+            count: 0,
+        });
+    }
+
+    /// memcheck: an access past an allocation's end that its mapping still covers (a driver
+    /// maps whole pages): no fault, the run goes on, but it is out of bounds as on a GPU.
+    fn past_end(&mut self, warp: u32, a: &MemAccess) {
+        if !self.info.in_slack(a.addr, a.size) {
+            return;
+        }
+        let kind = match (a.store, a.atomic) {
+            (_, true) => AccessKind::Atomic,
+            (true, _) => AccessKind::Write,
+            _ => AccessKind::Read,
+        };
+        let problem = self.info.nearest(a.addr, a.size);
+        let key = SiteKey::new(self.info.index, Tool::Memcheck, 3, a.pc, 0, 0);
+        let at = self.place(warp, a.lane, a.pc);
+        let launch = self.info.index;
+        self.hit(key, 1, || Report {
+            tool: Tool::Memcheck,
+            severity: Severity::Error,
+            launch,
+            at,
+            what: What::Access {
+                space: Space::Global,
+                kind,
+                size: a.size,
+                addr: a.addr,
+                problem,
                 fault: false,
             },
             count: 0,

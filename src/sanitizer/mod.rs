@@ -189,6 +189,9 @@ pub(crate) struct LaunchInfo {
     /// The freed allocations whose addresses are still mapped (no live allocation there), by
     /// base: an access there is a use after free that does not fault.
     freed: Vec<Allocation>,
+    /// Live allocations whose mapping goes on past their end (a driver maps whole pages): the
+    /// bytes `[base + size, end)` of each, where an access does not fault but is out of bounds.
+    slack: Vec<(Allocation, u64)>,
     /// The undefined allocations initcheck follows, by base.
     undefined: Vec<Arc<Tracked>>,
     program: Arc<Program>,
@@ -253,6 +256,16 @@ impl LaunchInfo {
             .find(|a| addr >= a.base && addr - a.base < a.size)
             .filter(|_| self.holding(addr).is_none())
             .copied()
+    }
+
+    /// The slack past a live allocation's end that `[addr, addr + size)` touches, outside every
+    /// live allocation: out of bounds, though mapped.
+    fn in_slack(&self, addr: u64, size: u32) -> bool {
+        let last = addr.saturating_add(size.max(1) as u64 - 1);
+        self.slack
+            .iter()
+            .any(|(a, end)| last >= a.base + a.size && addr < *end)
+            && self.holding(addr).is_none()
     }
 
     /// The live allocation holding `addr`.
@@ -700,6 +713,15 @@ impl Observer for Sanitizer {
                 .filter(|a| a.freed && segs.iter().any(|s| s.holds(a.base, a.size)))
                 .copied()
                 .collect(),
+            slack: st
+                .allocs
+                .values()
+                .filter(|a| !a.freed)
+                .filter_map(|a| {
+                    let s = segs.iter().find(|s| s.base() == a.base)?;
+                    (s.size() > a.size).then(|| (*a, a.base + s.size()))
+                })
+                .collect(),
             undefined: st.undefined.values().cloned().collect(),
             program: prog,
             grid: launch.grid,
@@ -711,7 +733,7 @@ impl Observer for Sanitizer {
         let shared = launch.shared_bytes > 0;
         let mem = t.racecheck && shared
             || t.initcheck && (shared || !info.undefined.is_empty())
-            || t.memcheck && !info.freed.is_empty();
+            || t.memcheck && !(info.freed.is_empty() && info.slack.is_empty());
         st.launches.insert(
             launch.index,
             LaunchState {

@@ -129,7 +129,9 @@ pub struct Allocation {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Problem {
     /// Outside every allocation (global memory): an illegal-address fault, which stopped the
-    /// launch; `nearest` is the nearest allocation (live or freed), if there is one.
+    /// launch, or an access past an allocation's end that its mapping still covers (a driver
+    /// maps whole pages), and the run went on; `nearest` is the nearest allocation (live or
+    /// freed), if there is one.
     OutOfBounds {
         /// The nearest allocation.
         nearest: Option<Allocation>,
