@@ -124,7 +124,9 @@ grid = [{groups}]
 
 
 def seconds(warpjit, trace, args, threads):
-    r = subprocess.run([warpjit, "run", str(trace), "--quiet", "--threads", str(threads)] + args,
+    # The workloads name kernels elsewhere in the repository (tests/cubin, tests/dxbc, examples).
+    r = subprocess.run([warpjit, "run", str(trace), "--quiet", "--threads", str(threads),
+                        "--allow-path", str(ROOT)] + args,
                        capture_output=True, text=True)
     if r.returncode not in (0,):
         sys.exit(f"{trace} {args}: exit {r.returncode}\n{r.stdout}{r.stderr}")

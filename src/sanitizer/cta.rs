@@ -128,6 +128,8 @@ pub(super) struct Cta {
 thread_local! {
     /// The CTAs this host thread is running (between `cta_start` and `cta_end`): one, but for a
     /// cooperative launch, whose CTAs in flight take passes in turn on one host thread.
+    // Boxed: a CTA's state moves between `CURRENT` and `SPARE` without copying.
+    #[allow(clippy::vec_box)]
     static CURRENT: RefCell<Vec<Box<Cta>>> = const { RefCell::new(Vec::new()) };
     /// A finished CTA's state, for the next one to reuse its allocations.
     static SPARE: RefCell<Option<Box<Cta>>> = const { RefCell::new(None) };
@@ -390,8 +392,8 @@ impl Cta {
             return;
         }
         let bit = |w: &[u64], i: usize| w[i / 64] >> (i % 64) & 1 == 1;
-        if !a.store || a.atomic {
-            if (start..end).any(|i| !bit(&self.written, i)) {
+        if (!a.store || a.atomic) && (start..end).any(|i| !bit(&self.written, i)) {
+            {
                 let kind = if a.atomic {
                     AccessKind::Atomic
                 } else {
@@ -523,10 +525,9 @@ impl Cta {
         // Two atomics never race; nor does a plain read with an atomic (the read sees the value
         // before or after it: how a CAS loop starts, or a flag is polled).
         let exempt = |x: u8, y: u8| x == 2 && y != 1 || y == 2 && x != 1;
-        for k in 0..a.size as usize {
+        for (k, &incoming) in bytes.iter().enumerate().take(a.size as usize) {
             let i = at + k;
             let b = &mut chunk[i % CHUNK];
-            let incoming = bytes[k];
             // The earlier write, against this read, write or atomic.
             if b.w.tid != 0 && b.w.tid != me.tid && !exempt(b.w.kind, me.kind) {
                 let o = self.order(v, &b.w);
