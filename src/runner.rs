@@ -82,6 +82,13 @@ pub fn run_in(
             "the trace has no [[launch]]: there is nothing to run",
         ));
     }
+    if let Some(o) = &opts.observer {
+        // The trace's segments are the host's allocations (a size-only segment is defined
+        // zeros, an `uninitialized` one undefined until written).
+        for g in &trace.globals {
+            o.alloc(g.addr, g.size, !g.uninitialized);
+        }
+    }
     if let Some(p) = &opts.progress {
         let ctas: u64 = trace
             .launches

@@ -82,7 +82,7 @@ impl Interp {
     /// an observer attached, each instruction issued is reported to it.
     #[inline]
     pub fn run_insts(insts: &[Inst], w: &mut WarpState, env: &mut CtaEnv<'_>) -> Result<(), Fault> {
-        if let Some(o) = env.observer {
+        if let Some(o) = env.observer.filter(|_| env.observe_inst) {
             for inst in insts {
                 let mask = exec_mask(w, inst.guard);
                 o.inst(env.at, inst.pc, w.active, mask);

@@ -4,7 +4,7 @@
 
 use super::lanes::*;
 use super::ops::*;
-use crate::exec::CtaEnv;
+use crate::exec::{CtaEnv, MemSpace};
 use crate::ir::*;
 use std::sync::atomic::Ordering;
 use warpjit_runtime::resource::{AtomicOp, Buffer, BufferKind, Resource, Resources};
@@ -48,10 +48,20 @@ fn read_word(env: &mut CtaEnv<'_>, view: View, addr: u64, lane: usize) -> u32 {
             let a = addr & !3;
             if a + 4 <= size as u64 {
                 let at = base as usize + a as usize;
-                match env.shared.get(at..at + 4) {
+                let v = match env.shared.get(at..at + 4) {
                     Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
                     None => 0,
-                }
+                };
+                env.access(
+                    lane,
+                    MemSpace::Shared,
+                    at as u64,
+                    4,
+                    false,
+                    false,
+                    [v, 0, 0, 0],
+                );
+                v
             } else {
                 env.finding(
                     lane,
@@ -138,6 +148,8 @@ fn write_word(env: &mut CtaEnv<'_>, view: View, addr: u64, value: u32, lane: usi
                 if let Some(b) = env.shared.get_mut(at..at + 4) {
                     b.copy_from_slice(&value.to_le_bytes());
                 }
+                let data = [value, 0, 0, 0];
+                env.access(lane, MemSpace::Shared, at as u64, 4, true, false, data);
             } else {
                 env.finding(
                     lane,
@@ -453,7 +465,9 @@ pub fn view_atom_lanes(op: &Atom, env: &mut CtaEnv<'_>, mask: u32, rows: &AtomRo
                     match env.shared.get_mut(i..i + 4) {
                         Some(bytes) => {
                             let o = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-                            bytes.copy_from_slice(&f.combine(o).to_le_bytes());
+                            let v = f.combine(o);
+                            bytes.copy_from_slice(&v.to_le_bytes());
+                            env.access(l, MemSpace::Shared, i as u64, 4, true, true, [v, 0, 0, 0]);
                             o
                         }
                         None => 0,

@@ -191,6 +191,10 @@ pub struct GlobalSegment {
     pub size: u64,
     /// Initial contents at the start of the segment (zeros after); `None`: zero-filled.
     pub data: Option<Data>,
+    /// `uninitialized = true` (a size-only segment): it reads as zeros, but its contents are
+    /// undefined until written, like a fresh `cudaMalloc` (the sanitizer's initcheck reports
+    /// reads of bytes never written).
+    pub uninitialized: bool,
     /// Line of the table in the trace.
     pub line: u32,
 }

@@ -263,6 +263,8 @@ with_data! {
         pub(crate) addr: Spanned<U64>,
         #[serde(default)]
         pub(crate) size: Option<Spanned<U64>>,
+        #[serde(default)]
+        pub(crate) uninitialized: Option<Spanned<bool>>,
     }
 }
 
