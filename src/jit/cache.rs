@@ -46,6 +46,9 @@ pub(super) struct ProgCode {
     /// out when first needed: by the compiler, and by the runner to push the entries a region
     /// block holds when its function returns there.
     pub(super) plans: Vec<OnceLock<Option<Arc<Plan>>>>,
+    /// Functions compiled for the program per tier (tier 1, tier 2), at most
+    /// [`Jit::max_functions`] each (counted under the tier's lock).
+    pub(super) functions: [AtomicU32; 2],
 }
 
 impl ProgCode {
@@ -115,9 +118,17 @@ impl Jit {
             }
             addr => return Ok(addr),
         }
+        if code.functions[0].load(Ordering::Relaxed) >= self.max_functions {
+            // The program's share of code is used up: the piece stays interpreted.
+            code.fns[i].store(usize::MAX, Ordering::Release);
+            inner.limited += 1;
+            let block = code.pieces[piece as usize].block;
+            return Err(JitError::Limit { block });
+        }
         let r = inner.compile_piece(code, piece, full);
         match &r {
             Ok(addr) => {
+                code.functions[0].fetch_add(1, Ordering::Relaxed);
                 code.tiers[i].store(1, Ordering::Relaxed);
                 code.fns[i].store(*addr, Ordering::Release);
             }
@@ -226,5 +237,6 @@ fn new_code(prog: &Arc<Program>) -> ProgCode {
         tiers: (0..slots).map(|_| AtomicU8::new(0)).collect(),
         hot: (0..slots).map(|_| AtomicU32::new(0)).collect(),
         plans: (0..n).map(|_| OnceLock::new()).collect(),
+        functions: [AtomicU32::new(0), AtomicU32::new(0)],
     }
 }

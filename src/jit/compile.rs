@@ -30,6 +30,8 @@ pub(super) struct Inner {
     pub(super) compile_nanos: u64,
     pub(super) longest_nanos: u64,
     pub(super) errors: Vec<String>,
+    /// Functions not compiled because their program reached [`super::Jit::max_functions`].
+    pub(super) limited: u64,
 }
 
 // SAFETY: `JITModule` holds `RefCell`s and raw code pointers but no thread-bound state; it is
@@ -109,6 +111,7 @@ impl Inner {
             compile_nanos: 0,
             longest_nanos: 0,
             errors: Vec::new(),
+            limited: 0,
         })
     }
 
