@@ -85,7 +85,47 @@ enum Frame {
         selector: Src,
         /// Case values (`None` for `default`) and their bodies, in order.
         cases: Vec<(Option<u32>, BlockId)>,
+        /// The case values so far, to refuse a repeated one without a search per case.
+        seen: std::collections::HashSet<Option<u32>>,
     },
+}
+
+/// The enclosing control structures, innermost last, with how many are loops and switches (so
+/// that `break` and `continue` find an enclosing one without a search per instruction).
+#[derive(Default)]
+struct Frames {
+    stack: Vec<Frame>,
+    loops: usize,
+    switches: usize,
+}
+
+impl Frames {
+    fn push(&mut self, f: Frame) {
+        match f {
+            Frame::Loop { .. } => self.loops += 1,
+            Frame::Switch { .. } => self.switches += 1,
+            Frame::If { .. } => {}
+        }
+        self.stack.push(f);
+    }
+
+    fn pop(&mut self) -> Option<Frame> {
+        let f = self.stack.pop()?;
+        match f {
+            Frame::Loop { .. } => self.loops -= 1,
+            Frame::Switch { .. } => self.switches -= 1,
+            Frame::If { .. } => {}
+        }
+        Some(f)
+    }
+
+    fn last(&self) -> Option<&Frame> {
+        self.stack.last()
+    }
+
+    fn last_mut(&mut self) -> Option<&mut Frame> {
+        self.stack.last_mut()
+    }
 }
 
 struct Lower<'a> {
@@ -105,7 +145,7 @@ struct Lower<'a> {
     blocks: Vec<Block>,
     /// The open block, if any (None right after a terminator until the next block starts).
     cur: Option<BlockId>,
-    frames: Vec<Frame>,
+    frames: Frames,
     temps: u32,
     /// The temps held in registers (`r0` to `r{reg_temps-1}`); the others are in `spill`.
     reg_temps: u32,
@@ -276,7 +316,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             .collect(),
         blocks: Vec::new(),
         cur: None,
-        frames: Vec::new(),
+        frames: Frames::default(),
         temps,
         reg_temps,
         spill,
@@ -2213,11 +2253,7 @@ impl Lower<'_> {
                 self.start(exit);
             }
             O::Break | O::Breakc => {
-                if !self
-                    .frames
-                    .iter()
-                    .any(|f| matches!(f, Frame::Loop { .. } | Frame::Switch { .. }))
-                {
+                if self.frames.loops + self.frames.switches == 0 {
                     return Err(self.err("`break` outside a loop or switch"));
                 }
                 let cond = if inst.opcode == O::Breakc {
@@ -2233,7 +2269,7 @@ impl Lower<'_> {
                 });
             }
             O::Continue | O::Continuec => {
-                if !self.frames.iter().any(|f| matches!(f, Frame::Loop { .. })) {
+                if self.frames.loops == 0 {
                     return Err(self.err("`continue` outside a loop"));
                 }
                 let cond = if inst.opcode == O::Continuec {
@@ -2271,6 +2307,7 @@ impl Lower<'_> {
                     first_test,
                     selector,
                     cases: Vec::new(),
+                    seen: Default::default(),
                 });
             }
             O::Case | O::Default => {
@@ -2303,8 +2340,8 @@ impl Lower<'_> {
                         b
                     }
                 };
-                if let Some(Frame::Switch { cases, .. }) = self.frames.last_mut() {
-                    if cases.iter().any(|(v, _)| *v == value) {
+                if let Some(Frame::Switch { cases, seen, .. }) = self.frames.last_mut() {
+                    if !seen.insert(value) {
                         return Err(self.err("a case value or `default` repeated in one switch"));
                     }
                     cases.push((value, body));
@@ -2316,6 +2353,7 @@ impl Lower<'_> {
                     first_test,
                     selector,
                     cases,
+                    ..
                 }) = self.frames.pop()
                 else {
                     return Err(self.err("`endswitch` without `switch`"));
