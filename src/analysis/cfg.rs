@@ -181,8 +181,6 @@ pub struct Work<'a> {
     forward: bool,
     heap: BinaryHeap<Reverse<i64>>,
     queued: Vec<bool>,
-    /// Blocks handed out so far (the analyses' unit of work).
-    pub popped: u64,
 }
 
 impl<'a> Work<'a> {
@@ -194,7 +192,6 @@ impl<'a> Work<'a> {
             forward,
             heap: BinaryHeap::new(),
             queued: vec![false; order.rank.len()],
-            popped: 0,
         }
     }
 
@@ -212,7 +209,6 @@ impl<'a> Work<'a> {
         let Reverse(k) = self.heap.pop()?;
         let b = self.order.block[k.unsigned_abs() as usize] as usize;
         self.queued[b] = false;
-        self.popped += 1;
         Some(b)
     }
 }

@@ -94,6 +94,8 @@ pub struct Uniformity {
     cond_uniform: Vec<bool>,
     /// Whether an entry of each region kind is surely on the stack when each block runs.
     pending: Vec<[bool; KINDS]>,
+    /// Whether the cut-off [`MAX_EVALS`] took some block's entry as nothing uniform.
+    widened: bool,
 }
 
 /// Whether a lane condition evaluates the same in every active lane, given the uniform items.
@@ -206,13 +208,15 @@ fn warp_mask_edges(t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
 }
 
 /// The must-analysis "an entry of region kind k is on the reconvergence stack" at each block's
-/// entry, for every kind.
-fn entries_pending(p: &Program, order: &Order) -> Vec<[bool; KINDS]> {
+/// entry, for every kind, and the edges it followed (each block's value changes at most
+/// `KINDS + 1` times).
+fn entries_pending(p: &Program, order: &Order) -> (Vec<[bool; KINDS]>, u64) {
     let n = p.blocks.len();
     let mut pend: Vec<Option<[bool; KINDS]>> = vec![None; n];
     if n == 0 {
-        return vec![];
+        return (vec![], 0);
     }
+    let mut followed = 0u64;
     pend[0] = Some([false; KINDS]);
     let mut work = Work::new(order, true);
     work.push(0);
@@ -233,6 +237,7 @@ fn entries_pending(p: &Program, order: &Order) -> Vec<[bool; KINDS]> {
             ref t => t.successors().into_iter().map(|s| (s, v)).collect(),
         };
         for (s, val) in edges {
+            followed += 1;
             let Some(slot) = pend.get_mut(s as usize) else {
                 continue;
             };
@@ -246,9 +251,11 @@ fn entries_pending(p: &Program, order: &Order) -> Vec<[bool; KINDS]> {
             }
         }
     }
-    pend.into_iter()
+    let pend = pend
+        .into_iter()
         .map(|v| v.unwrap_or([false; KINDS]))
-        .collect()
+        .collect();
+    (pend, followed)
 }
 
 /// Computes uniformity and convergence for every block of `p` (see the module docs).
@@ -274,13 +281,27 @@ struct Solver<'a> {
     waits_past: bool,
     /// Whether any block is divergent yet.
     any_div: bool,
-    /// Evaluations of a hub's change (each re-queues the kind's resume points).
-    fanned: u64,
+    /// The work done: instructions stepped, edges followed, blocks marked divergent.
+    work: u64,
+    /// Evaluations of each block so far.
+    evals: Vec<u32>,
+    /// Whether a block's entry was widened to nothing uniform ([`MAX_EVALS`]).
+    widened: bool,
 }
+
+/// Evaluations of one block after which its entry is taken as nothing uniform (the answer
+/// stays sound: fewer items uniform, which only costs the JIT some speed). Each evaluation
+/// after the first follows a loss at its entry or its becoming divergent, so a block reaches
+/// this only in a loop that loses one item per pass around it, such as a chain of register
+/// moves written against the loop's order (a loop of 10^5 blocks moving a value through 239
+/// registers took 239 passes: 11 s); real programs take a few passes. With the cut-off every
+/// block is evaluated at most `MAX_EVALS + 2` times.
+pub const MAX_EVALS: u32 = 12;
 
 impl Solver<'_> {
     /// Meets `u` into the entry of block `s`; queues `s` if that changed it.
     fn meet_into(&mut self, s: usize, u: &UniformSet, work: &mut Work) {
+        self.work += 1;
         let changed = match &mut self.entry[s] {
             None => {
                 self.entry[s] = Some(*u);
@@ -299,6 +320,7 @@ impl Solver<'_> {
         let n = self.p.blocks.len();
         let mut stack = vec![b];
         while let Some(b) = stack.pop() {
+            self.work += 1;
             if b >= n || self.div[b] {
                 continue;
             }
@@ -321,8 +343,14 @@ impl Solver<'_> {
     /// Evaluates block `b`: its exit from its entry, passed on to its successors (and its hub),
     /// and the divergence its terminator causes.
     fn eval(&mut self, b: usize, work: &mut Work) {
+        self.evals[b] += 1;
+        if self.evals[b] > MAX_EVALS && self.entry[b].is_some_and(|e| !e.is_empty()) {
+            self.entry[b] = Some(UniformSet::EMPTY);
+            self.widened = true;
+        }
         let Some(mut u) = self.entry[b] else { return };
         let block = &self.p.blocks[b];
+        self.work += 1 + block.insts.len() as u64;
         for i in &block.insts {
             step_forward(i, &mut u, !self.div[b]);
         }
@@ -342,7 +370,6 @@ impl Solver<'_> {
                 };
                 if changed {
                     let h = self.hub[k].unwrap_or(UniformSet::FULL);
-                    self.fanned += self.hubs.resume[k].len() as u64;
                     for i in 0..self.hubs.resume[k].len() {
                         let t = self.hubs.resume[k][i] as usize;
                         self.meet_into(t, &h, work);
@@ -366,20 +393,22 @@ impl Solver<'_> {
     }
 }
 
-/// [`uniformity`], and the number of block evaluations it made (the analysis's unit of work,
-/// which tests compare with the program's size to check that it stays linear).
+/// [`uniformity`], and the work it did: per block evaluation, one and the instructions stepped,
+/// plus the edges followed (hubs included) and the blocks visited marking divergence. Tests
+/// compare it with the program's size to check that it stays linear.
 ///
 /// Uniformity and convergence are solved together, in one work list: a block is evaluated when
 /// its entry loses a uniform item or it becomes divergent, and an evaluation that finds its
 /// terminator's condition not uniform marks blocks divergent (and queues them). Both only move
 /// one way from the optimistic start, so this reaches the fixed point that solving each in turn
-/// until neither changes reaches, and each block is evaluated at most
-/// [`ITEMS`](super::cfg::ITEMS) + 2 times.
+/// until neither changes reaches; a block evaluated more than [`MAX_EVALS`] times has its entry
+/// taken as nothing uniform (see [`Uniformity::widened`]), so each is evaluated at most
+/// `MAX_EVALS + 2` times.
 pub fn uniformity_counted(p: &Program) -> (Uniformity, u64) {
     let n = p.blocks.len();
     let hubs = Hubs::new(p);
     let order = Order::new(p, &hubs);
-    let pending = entries_pending(p, &order);
+    let (pending, followed) = entries_pending(p, &order);
     // A BRK, CONT or RET takes its lanes out of the entries above the one it waits at, so with
     // one in the program a push's entry may resume without lanes that were active at the push.
     // So may a SYNC once the program has a CAL: a call entry can sit above an SSY entry (a SYNC
@@ -406,7 +435,9 @@ pub fn uniformity_counted(p: &Program) -> (Uniformity, u64) {
         div: vec![false; n],
         waits_past,
         any_div: false,
-        fanned: 0,
+        work: followed,
+        evals: vec![0; n],
+        widened: false,
     };
     let mut work = Work::new(&order, true);
     if n > 0 {
@@ -416,8 +447,8 @@ pub fn uniformity_counted(p: &Program) -> (Uniformity, u64) {
     while let Some(b) = work.pop() {
         s.eval(b, &mut work);
     }
-    let work_done = work.popped + s.fanned;
-    let (entry, exit, div) = (s.entry, s.exit, s.div);
+    let work_done = s.work;
+    let (entry, exit, div, widened) = (s.entry, s.exit, s.div, s.widened);
     let mut after = Vec::with_capacity(n);
     let mut cond_uniform = Vec::with_capacity(n);
     for b in 0..n {
@@ -449,6 +480,7 @@ pub fn uniformity_counted(p: &Program) -> (Uniformity, u64) {
         converged: div.iter().map(|d| !d).collect(),
         cond_uniform,
         pending,
+        widened,
     };
     (u, work_done)
 }
@@ -508,6 +540,13 @@ impl Uniformity {
     /// Whether block `b` always runs with every live (not exited) lane of the warp active.
     pub fn is_converged(&self, b: BlockId) -> bool {
         self.converged[b as usize]
+    }
+
+    /// Whether the cut-off [`MAX_EVALS`] took some block's entry as nothing uniform: then the
+    /// answers are sound but may report fewer items uniform (and fewer blocks converged) than
+    /// the fixed point would.
+    pub fn widened(&self) -> bool {
+        self.widened
     }
 
     /// Whether an entry of kind `region` (for [`Region::Sync`], an SSY entry) is surely on the
