@@ -82,6 +82,14 @@ proptest! {
     fn edge_programs_agree(case in case(Profile::Edges)) {
         differential(&case)?;
     }
+
+    /// The control-flow shapes that made loading slow, small: subroutines (nested, recursive),
+    /// deep SSY/PBK/PCNT nests, backward jump chains, a block per statement, branch fans,
+    /// chains of divergent regions.
+    #[test]
+    fn hostile_programs_agree(case in case(Profile::Hostile)) {
+        differential(&case)?;
+    }
 }
 
 /// A deterministic byte source for the coverage tests.
@@ -189,6 +197,12 @@ fn minimal_frame_observes_what_the_full_frame_observes() {
 const TEXT_FORMS: &[&str] = &[
     "SSY",
     "SYNC",
+    "CAL ",
+    "RET;",
+    "PBK",
+    "BRK;",
+    "PCNT",
+    "CONT;",
     "BAR.SYNC",
     "EXIT CC.",
     "BRA CC.",
