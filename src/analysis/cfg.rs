@@ -174,40 +174,90 @@ impl Order {
 }
 
 /// A set of queued blocks handed out by rank, each at most once until it is queued again.
+///
+/// Blocks are handed out by their key, the rank (forward) or the rank from the end (backward),
+/// lowest first. [`Work::all`] starts with every block queued: those are handed out by a cursor
+/// over the keys, and only blocks queued again go through the heap.
 #[derive(Clone, Debug)]
 pub struct Work<'a> {
     order: &'a Order,
     /// Lowest rank first (forward) or highest first (backward).
     forward: bool,
-    heap: BinaryHeap<Reverse<i64>>,
+    heap: BinaryHeap<Reverse<usize>>,
     queued: Vec<bool>,
+    /// The next key of the first pass over every block ([`Work::all`]; the end when none).
+    cursor: usize,
 }
 
 impl<'a> Work<'a> {
     /// An empty work list over `order`'s blocks, handing out the lowest rank first when
     /// `forward`, else the highest.
     pub fn new(order: &'a Order, forward: bool) -> Work<'a> {
+        let n = order.rank.len();
         Work {
             order,
             forward,
             heap: BinaryHeap::new(),
-            queued: vec![false; order.rank.len()],
+            queued: vec![false; n],
+            cursor: n,
         }
+    }
+
+    /// A work list with every block queued.
+    pub fn all(order: &'a Order, forward: bool) -> Work<'a> {
+        let n = order.rank.len();
+        Work {
+            order,
+            forward,
+            heap: BinaryHeap::new(),
+            queued: vec![true; n],
+            cursor: 0,
+        }
+    }
+
+    fn key(&self, b: usize) -> usize {
+        let r = self.order.rank[b] as usize;
+        if self.forward {
+            r
+        } else {
+            self.order.rank.len() - 1 - r
+        }
+    }
+
+    fn block(&self, key: usize) -> usize {
+        let r = if self.forward {
+            key
+        } else {
+            self.order.rank.len() - 1 - key
+        };
+        self.order.block[r] as usize
     }
 
     /// Queues block `b` (nothing if it is queued already).
     pub fn push(&mut self, b: usize) {
         if !self.queued[b] {
             self.queued[b] = true;
-            let r = self.order.rank[b] as i64;
-            self.heap.push(Reverse(if self.forward { r } else { -r }));
+            let k = self.key(b);
+            self.heap.push(Reverse(k));
         }
     }
 
     /// The next block to evaluate, if any.
     pub fn pop(&mut self) -> Option<usize> {
-        let Reverse(k) = self.heap.pop()?;
-        let b = self.order.block[k.unsigned_abs() as usize] as usize;
+        let n = self.order.rank.len();
+        let from_heap = self.heap.peek().map(|r| r.0);
+        let key = match from_heap {
+            Some(h) if self.cursor >= n || h < self.cursor => {
+                self.heap.pop();
+                h
+            }
+            _ if self.cursor < n => {
+                self.cursor += 1;
+                self.cursor - 1
+            }
+            _ => return None,
+        };
+        let b = self.block(key);
         self.queued[b] = false;
         Some(b)
     }

@@ -189,10 +189,7 @@ pub fn liveness_counted(p: &Program) -> (Liveness, u64) {
     // Per kind, what is live into any of its resume points: live out of each of its waits.
     let mut hub = [LiveSet::EMPTY; KINDS];
     // Every block once, successors first, then whatever changes.
-    let mut work = Work::new(&order, false);
-    for b in 0..n {
-        work.push(b);
-    }
+    let mut work = Work::all(&order, false);
     while let Some(b) = work.pop() {
         let mut out = base[b];
         work_done += 1;
