@@ -22,11 +22,14 @@ pub(super) struct Piece {
 pub(super) struct ProgCode {
     /// Keeps the program (and so the `Inst` addresses baked into code) alive.
     pub(super) prog: Arc<Program>,
-    /// What is live out of each block: only that is stored back at a block's end.
-    pub(super) live: Liveness,
+    /// What is live out of each block: only that is stored back at a block's end. Worked out
+    /// on the first compile ([`ProgCode::live`]): a program none of whose blocks gets hot costs
+    /// no analysis.
+    live: OnceLock<Liveness>,
     /// Which registers hold one value in every active lane, before each instruction: the
-    /// full-warp variant loads such a register as one word.
-    pub(super) uniform: crate::analysis::Uniformity,
+    /// full-warp variant loads such a register as one word (on the first compile too,
+    /// [`ProgCode::uniform`]).
+    uniform: OnceLock<crate::analysis::Uniformity>,
     /// Every block's pieces, block after block.
     pub(super) pieces: Vec<Piece>,
     /// Per block, its pieces' indices in `pieces`.
@@ -52,6 +55,18 @@ pub(super) struct ProgCode {
 }
 
 impl ProgCode {
+    /// The program's liveness.
+    pub(super) fn live(&self) -> &Liveness {
+        self.live
+            .get_or_init(|| crate::analysis::liveness(&self.prog))
+    }
+
+    /// The program's uniformity.
+    pub(super) fn uniform(&self) -> &crate::analysis::Uniformity {
+        self.uniform
+            .get_or_init(|| crate::analysis::uniformity(&self.prog))
+    }
+
     /// The region entered at block `id`, if it heads one.
     pub(super) fn plan(&self, id: BlockId) -> Option<Arc<Plan>> {
         self.plans[id as usize]
@@ -228,8 +243,8 @@ fn new_code(prog: &Arc<Program>) -> ProgCode {
     let slots = 2 * all.len();
     ProgCode {
         prog: prog.clone(),
-        live: crate::analysis::liveness(prog),
-        uniform: crate::analysis::uniformity(prog),
+        live: OnceLock::new(),
+        uniform: OnceLock::new(),
         pieces: all,
         block_pieces,
         fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),

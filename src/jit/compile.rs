@@ -140,10 +140,10 @@ impl Inner {
         };
         let live_after: Vec<_> = blocks
             .iter()
-            .map(|&b| code.live.live_after_each(prog, b))
+            .map(|&b| code.live().live_after_each(prog, b))
             .collect();
         let live_out = match insts.end {
-            end if end == block.insts.len() => &code.live.live_out[id as usize],
+            end if end == block.insts.len() => &code.live().live_out[id as usize],
             end => &live_after[0][end - 1],
         };
         let t0 = std::time::Instant::now();
@@ -222,7 +222,7 @@ impl Inner {
                             done[k] = true;
                             let m = &at[k];
                             let blk = &prog.blocks[m.id as usize];
-                            let live_out = &code.live.live_out[m.id as usize];
+                            let live_out = &code.live().live_out[m.id as usize];
                             tx.begin_member(k, m.at, live_out, carried, m.carried);
                             translate(
                                 &mut tx,
@@ -353,7 +353,7 @@ fn translate(
     strip: bool,
 ) {
     let block = &code.prog.blocks[id as usize];
-    let u = &code.uniform;
+    let u = code.uniform();
     let items: Vec<_> = insts
         .clone()
         .map(|k| {
@@ -421,7 +421,7 @@ fn carried_regs(
         .map(|(m, from)| match from {
             Some(_) => Vec::new(),
             None => {
-                let live = &code.live.live_in[m.id as usize];
+                let live = &code.live().live_in[m.id as usize];
                 (0..=254u8)
                     .map(crate::ir::Reg)
                     .filter(|&r| live.has_reg(r) && touched.has_reg(r))
