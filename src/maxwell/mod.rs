@@ -189,9 +189,11 @@ pub fn decode(code: &[u8], opts: &DecodeOptions) -> Result<Program, DecodeError>
             ParsedInst::Op(_) => None,
         })
         .collect();
+    // `decoded` is in pc order: a target is found by a binary search (a search through the
+    // code per target was quadratic in a 4 MiB kernel).
     let mut labels: Vec<Label> = Vec::new();
     for (n, t) in targets.iter().enumerate() {
-        let index = decoded.iter().position(|d| d.pc == *t).ok_or_else(|| {
+        let index = decoded.binary_search_by_key(t, |d| d.pc).ok().ok_or_else(|| {
             let from = decoded
                 .iter()
                 .find(|d| matches!(&d.inst, ParsedInst::Control(c) if c.target() == Some(&Target::Addr(*t))));
@@ -203,7 +205,9 @@ pub fn decode(code: &[u8], opts: &DecodeOptions) -> Result<Program, DecodeError>
         })?;
         labels.push((label_name(n), SrcLoc::default(), index));
     }
-    let label_of = |a: u32| targets.iter().position(|t| *t == a).map(label_name);
+    let numbers: std::collections::HashMap<u32, usize> =
+        targets.iter().enumerate().map(|(n, &t)| (t, n)).collect();
+    let label_of = |a: u32| numbers.get(&a).map(|&n| label_name(n));
     let items: Vec<Item> = decoded
         .iter()
         .map(|d| {
