@@ -20,6 +20,7 @@
 
 use super::ast::{self, Components, Decl, Index, Modifier, Opcode, OperandValue, RegFile, Test};
 use crate::ir::*;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// An error in a program the lowering cannot run: which statement, and why.
@@ -133,15 +134,21 @@ struct Lower<'a> {
     views: Vec<ViewDecl>,
     /// `g#` slot, its range in shared memory and its stride (0: raw).
     tgsm: Vec<(u32, View, u32)>,
-    /// `x#` arrays: register number, and their region of shared memory (16 bytes an element).
-    xtemps: Vec<(u32, View)>,
+    /// What an instruction looks declarations up by (the first declaration of a slot, as a
+    /// search of the lists gave, found without one per instruction: a program may hold 10^5
+    /// declarations): a `t#`/`u#` view's kind, a `g#` slot's place in `tgsm`, an `x#` array
+    /// (by register number: its region of shared memory, 16 bytes an element), a constant
+    /// buffer's size.
+    view_kinds: HashMap<View, ViewKind>,
+    tgsm_at: HashMap<u32, usize>,
+    xtemp_views: HashMap<u32, View>,
+    /// Constant buffers: size in 16-byte entries by slot.
+    cb_sizes: HashMap<u32, u32>,
     /// Stores of the current instruction's `x#` destination, emitted once its results are in
     /// the scratch registers [`Lower::dests`] handed out.
     xstores: Vec<StBuf>,
     /// The immediate constant buffer, four words an entry.
     icb: Option<std::sync::Arc<[u32]>>,
-    /// Declared constant buffers: slot and size in 16-byte entries.
-    cbs: Vec<(u32, u32)>,
     blocks: Vec<Block>,
     /// The open block, if any (None right after a terminator until the next block starts).
     cur: Option<BlockId>,
@@ -297,23 +304,34 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
     let io_base = sysval_base + SYSVALS;
     // A geometry shader's emit counter follows its outputs.
     let scratch_base = io_base + 4 * in_regs + 4 * outputs + u32::from(geometry);
+    let mut view_kinds = HashMap::new();
+    for v in &views {
+        view_kinds.entry(v.view).or_insert(v.kind);
+    }
+    let mut tgsm_at = HashMap::new();
+    for (i, t) in tgsm.iter().enumerate() {
+        tgsm_at.entry(t.0).or_insert(i);
+    }
+    let mut cb_sizes = HashMap::new();
+    for d in prog.decls() {
+        if let Decl::ConstantBuffer { slot, size, .. } = *d {
+            cb_sizes.entry(slot).or_insert(size);
+        }
+    }
+    let xtemp_views = xtemps.iter().copied().collect();
     let mut l = Lower {
         prog,
         views,
         tgsm,
-        xtemps,
+        view_kinds,
+        tgsm_at,
+        xtemp_views,
+        cb_sizes,
         xstores: Vec::new(),
         icb: prog.decls().find_map(|d| match d {
             Decl::ImmediateConstantBuffer(v) => Some(v.iter().flatten().copied().collect()),
             _ => None,
         }),
-        cbs: prog
-            .decls()
-            .filter_map(|d| match *d {
-                Decl::ConstantBuffer { slot, size, .. } => Some((slot, size)),
-                _ => None,
-            })
-            .collect(),
         blocks: Vec::new(),
         cur: None,
         frames: Frames::default(),
@@ -475,6 +493,7 @@ fn indexable_temps(
     spilled: u32,
 ) -> Result<MemoryTemps, LowerError> {
     let mut out = Vec::new();
+    let mut declared = HashSet::new();
     let mut next = if spilled > 0
         || prog
             .decls()
@@ -490,7 +509,7 @@ fn indexable_temps(
         };
         let per_thread = 16 * size as u64;
         let end = next + per_thread * threads;
-        if end > MAX_SHARED || out.iter().any(|&(r, _)| r == reg) {
+        if end > MAX_SHARED || !declared.insert(reg) {
             return Err(LowerError {
                 stmt: Some(i),
                 message: if end > MAX_SHARED {
@@ -1219,7 +1238,7 @@ impl Lower<'_> {
         let Some(&Index::Imm(reg)) = indices.first() else {
             return Err(self.err("an indexable temp x# needs a literal register number"));
         };
-        let Some(&(_, view)) = self.xtemps.iter().find(|x| x.0 == reg) else {
+        let Some(&view) = self.xtemp_views.get(&reg) else {
             return Err(self.err(format!("x{reg} is not declared (dcl_indexableTemp)")));
         };
         let index = match indices.get(1) {
@@ -1275,7 +1294,7 @@ impl Lower<'_> {
         n: u32,
         k: u8,
     ) -> Result<Reg, LowerError> {
-        let Some(&(_, size)) = self.cbs.iter().find(|c| c.0 == slot) else {
+        let Some(&size) = self.cb_sizes.get(&slot) else {
             return Err(self.err(format!("cb{slot} is not declared")));
         };
         let i = self.src(op, 0, Ty::Int)?;
@@ -1675,12 +1694,12 @@ impl Lower<'_> {
                 } else {
                     View::Uav(slot as u8)
                 };
-                self.views
-                    .iter()
-                    .find(|v| v.view == want && slot < 128)
-                    .map(|v| (v.view, v.kind))
+                self.view_kinds
+                    .get(&want)
+                    .filter(|_| slot < 128)
+                    .map(|&kind| (want, kind))
             }
-            RegFile::Tgsm => self.tgsm.iter().find(|t| t.0 == slot).map(|t| {
+            RegFile::Tgsm => self.tgsm_at.get(&slot).map(|&i| &self.tgsm[i]).map(|t| {
                 (
                     t.1,
                     if t.2 == 0 {
