@@ -33,6 +33,10 @@ const RUN_DEPTH: usize = 48;
 /// Register moves of a loop chain (`R8` to `R247`).
 const CHAIN: usize = 239;
 
+/// Indexable temps a DXBC shape declares at most (16 bytes a thread each, in 16 MiB of shared
+/// memory for 32 threads).
+const MAX_XTEMPS: usize = 30_000;
+
 /// A hostile program shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Shape {
@@ -97,11 +101,17 @@ pub enum Shape {
     DxCases,
     /// DXBC: `n` `retc`s (never taken), each ending a block.
     DxRets,
+    /// DXBC: up to 30,000 indexable temps `x#` declared (the 16 MiB of shared memory they
+    /// share for 32 threads holds no more), then `n` additions to the last one (the lowering
+    /// checked each declaration against every one before, and looked an `x#` up by a search).
+    DxTemps,
+    /// DXBC: `n` `g#` ranges of shared memory declared, then `n` loads from the last one.
+    DxTgsm,
 }
 
 impl Shape {
     /// Every shape.
-    pub const ALL: [Shape; 24] = [
+    pub const ALL: [Shape; 26] = [
         Shape::CalChain,
         Shape::CalFan,
         Shape::Recursion,
@@ -126,6 +136,8 @@ impl Shape {
         Shape::DxIfBreaks,
         Shape::DxCases,
         Shape::DxRets,
+        Shape::DxTemps,
+        Shape::DxTgsm,
     ];
 
     /// The shape's name (`cal_chain`, `dx_loop_nest`, ...).
@@ -155,6 +167,8 @@ impl Shape {
             Shape::DxIfBreaks => "dx_if_breaks",
             Shape::DxCases => "dx_cases",
             Shape::DxRets => "dx_rets",
+            Shape::DxTemps => "dx_temps",
+            Shape::DxTgsm => "dx_tgsm",
         }
     }
 
@@ -179,7 +193,7 @@ impl Shape {
                 e
             }
             Isa::Dxbc => {
-                dxbc_prologue(&mut t);
+                dxbc_prologue(&mut t, &self.dxbc_decls(n));
                 let e = self.dxbc_body(n, &mut t);
                 dxbc_epilogue(&mut t);
                 e
@@ -412,8 +426,30 @@ impl Shape {
             | Shape::DxLoopSeq
             | Shape::DxIfBreaks
             | Shape::DxCases
-            | Shape::DxRets => unreachable!("a DXBC shape"),
+            | Shape::DxRets
+            | Shape::DxTemps
+            | Shape::DxTgsm => unreachable!("a DXBC shape"),
         }
+    }
+
+    /// The declarations a DXBC shape adds to the prologue's.
+    fn dxbc_decls(self, n: usize) -> String {
+        let mut t = Text::default();
+        match self {
+            Shape::DxTemps => {
+                for i in 0..n.min(MAX_XTEMPS) {
+                    t.line(format_args!("dcl_indexableTemp x{i}[1], 4"));
+                }
+            }
+            Shape::DxTgsm => {
+                for i in 0..n - 1 {
+                    t.line(format_args!("dcl_tgsm_raw g{i}, 4"));
+                }
+                t.line(format_args!("dcl_tgsm_raw g{}, 128", n - 1));
+            }
+            _ => {}
+        }
+        t.0
     }
 
     /// The body of a DXBC shape (`r0.x` the result, `r1.x` 0 and `r3.x` 1 at run time, `r2.x`
@@ -492,6 +528,25 @@ impl Shape {
                 }
                 t.line("iadd r0.x, r0.x, l(7)");
                 all(7)
+            }
+            Shape::DxTemps => {
+                let x = n.min(MAX_XTEMPS) - 1;
+                t.line(format_args!("mov x{x}[0].x, l(0)"));
+                for _ in 0..n {
+                    t.line(format_args!("iadd x{x}[0].x, x{x}[0].x, l(1)"));
+                }
+                t.line(format_args!("mov r0.x, x{x}[0].x"));
+                all(n)
+            }
+            Shape::DxTgsm => {
+                let g = n - 1;
+                t.line(format_args!(
+                    "ishl r2.z, r2.x, l(2)\nstore_raw g{g}.x, r2.z, r2.x"
+                ));
+                for _ in 0..n {
+                    t.line(format_args!("ld_raw r0.x, r2.z, g{g}.xxxx"));
+                }
+                (0..32).collect()
             }
             _ => unreachable!("a SASS shape"),
         }
@@ -594,10 +649,14 @@ fn sass_epilogue(t: &mut Text) {
     );
 }
 
-fn dxbc_prologue(t: &mut Text) {
+fn dxbc_prologue(t: &mut Text, decls: &str) {
     t.line(
         "cs_5_0\ndcl_globalFlags refactoringAllowed\ndcl_uav_raw u0\ndcl_input vThreadID.x\n\
-         dcl_temps 4\ndcl_thread_group 32, 1, 1\nmov r0.x, l(0)\nmov r1.x, l(0)\nmov r3.x, l(1)\n\
+         dcl_temps 4",
+    );
+    t.0.push_str(decls);
+    t.line(
+        "dcl_thread_group 32, 1, 1\nmov r0.x, l(0)\nmov r1.x, l(0)\nmov r3.x, l(1)\n\
          mov r2.x, vThreadID.x",
     );
 }
