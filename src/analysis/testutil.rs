@@ -41,6 +41,7 @@ pub fn prog(blocks: Vec<Block>) -> Program {
         registers: 255,
         interface: Interface::default(),
         lines: Vec::new(),
+        entry_reads: Default::default(),
     };
     // Every hand-made program of the tests also checks the linear analyses against the
     // reference ones.

@@ -414,6 +414,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             named_io: l.named_io,
         },
         lines,
+        entry_reads: Default::default(),
     })
 }
 

@@ -299,6 +299,7 @@ pub fn assemble(
         registers: opts.registers,
         interface: crate::ir::Interface::default(),
         lines,
+        entry_reads: Default::default(),
     })
 }
 
