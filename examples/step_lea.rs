@@ -1,5 +1,5 @@
-//! Steps one warp through the LEA page's first 64-bit address example and prints its registers
-//! after each instruction:
+//! Steps one warp through a 64-bit address example (the first of NVIDIA's LEA reference page,
+//! docs/semantics.md §19) and prints its registers after each instruction:
 //!
 //! ```text
 //! LEA.LO        R0.CC, R2, R4, 3   // R0 = (R2 << 3) + R4

@@ -2,17 +2,21 @@
 //!
 //! ```text
 //! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json] [--quiet]
-//!             [--dump DIR]
+//!             [--dump DIR] [--allow-path DIR]...
 //! warpjit bench [TRACE...] [--kernel NAME] [--threads N] [--iters N] [--size N] [--json] [--plot FILE.svg]
+//!               [--allow-path DIR]...
 //! warpjit disasm FILE [--kernel K] # a cubin (nvdisasm syntax) or a DXBC container as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
 //! warpjit gen-trace KIND [--lane-instructions N] -o DIR
+//! warpjit cuda [--engine jit|interp] [--threads N] [--record DIR] -- COMMAND [ARGS...]
 //! ```
 //!
 //! Exit status: 0 every launch ran and every expectation held; 1 an expectation did not hold;
 //! 2 the trace or a program in it is invalid; 3 a guest fault stopped a launch; 4 `--engine both`
 //! found the engines disagree (a warpjit bug); 64 the command line is wrong. With several traces,
 //! the worst of these (4, 2, 3, 1, 0 in that order).
+
+mod cudacmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -47,14 +51,18 @@ enum Command {
     /// one run, and print their throughput and ratios, and how each engine scales from one
     /// host thread to `--threads`.
     Bench(BenchArgs),
-    /// Print a binary program as text: a DXBC container (fxc /Fo, a .cso) as a listing in the
-    /// syntax Microsoft's disassembler prints, which reads back to the same program.
+    /// Print a binary program as text: a CUDA cubin (sm_50/52/53) as nvdisasm prints it, or a
+    /// DXBC container (fxc /Fo, a .cso) in the syntax Microsoft's disassembler prints; either
+    /// listing reads back to the same program.
     Disasm(DisasmArgs),
     /// Assemble a DXBC listing (as fxc prints it) into a DXBC container.
     Asm(AsmArgs),
     /// Write a self-checking trace of a benchmark kernel of any size: DIR/KIND.toml with its
     /// inputs and expected output in side files (mapped, not copied, when it runs).
     GenTrace(GenTraceArgs),
+    /// Run a program that uses CUDA (the driver API: Numba, cuda-python, C against cuda.h)
+    /// with warpjit as its CUDA driver: COMMAND finds warpjit's libcuda.so.1 first.
+    Cuda(cudacmd::CudaArgs),
 }
 
 #[derive(Args)]
@@ -186,7 +194,8 @@ fn asm(args: &AsmArgs) -> u8 {
 
 #[derive(Args)]
 struct BenchArgs {
-    /// Trace files to measure after the built-in workloads (each run by both engines).
+    /// Trace files to measure (each under both engines) instead of the built-in workloads; with
+    /// `--kernel`, after that workload.
     #[arg(value_name = "TRACE")]
     traces: Vec<PathBuf>,
     /// Only the built-in workload with this name (stream, gather, const_table, addr128, loop,
@@ -215,6 +224,10 @@ struct BenchArgs {
     /// Also draw the throughput per workload and engine (log scale) as an SVG chart.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    /// Let the traces read side files (`file`, `code_file`) under DIR too, not only inside each
+    /// trace's own directory tree (repeatable; `--allow-path /` allows every file).
+    #[arg(long, value_name = "DIR")]
+    allow_path: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -247,9 +260,26 @@ struct RunArgs {
     quiet: bool,
     /// After the run, write every global segment (`global_0x<BASE>.bin`), buffer and texture
     /// (`t<SLOT>.bin`, `u<SLOT>.bin`) as raw files into DIR (with several traces, into
-    /// DIR/<trace name>/).
+    /// DIR/<trace name>/). Each file is written anew and renamed into place: a file or symbolic
+    /// link already there is replaced, never written through.
     #[arg(long, value_name = "DIR")]
     dump: Option<PathBuf>,
+    /// Let the traces read side files (`file`, `code_file`) under DIR too, not only inside each
+    /// trace's own directory tree (repeatable; `--allow-path /` allows every file).
+    #[arg(long, value_name = "DIR")]
+    allow_path: Vec<PathBuf>,
+}
+
+/// The load options `--allow-path` gives, or a usage error naming a DIR that is not a directory.
+fn load_options(allow: &[PathBuf]) -> Result<warpjit::tracefile::LoadOptions, String> {
+    for dir in allow {
+        if !dir.is_dir() {
+            return Err(format!("--allow-path {}: not a directory", dir.display()));
+        }
+    }
+    Ok(warpjit::tracefile::LoadOptions {
+        allow_paths: allow.to_vec(),
+    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -283,6 +313,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => ExitCode::from(disasm(&args)),
         Command::Asm(args) => ExitCode::from(asm(&args)),
         Command::GenTrace(args) => ExitCode::from(gen_trace(&args)),
+        Command::Cuda(args) => ExitCode::from(cudacmd::run(&args)),
     }
 }
 
@@ -345,15 +376,31 @@ impl Ticker {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
+            // The rate is the CTAs finished since the run started over the time since then
+            // (indicatif's own estimate starts from the first drawn position, so the CTAs of
+            // the first second would all count as done at once), as a whole number.
             let style = indicatif::ProgressStyle::with_template(
-                "{elapsed_precise} [{wide_bar}] {pos}/{len} CTAs ({per_sec})",
+                "{elapsed_precise} [{wide_bar}] {pos}/{len} CTAs ({msg})",
             )
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
-            let pb = indicatif::ProgressBar::new(p.total.load(Relaxed)).with_style(style);
+            let rate = |done: u64| {
+                let r = done as f64 / t0.elapsed().as_secs_f64().max(1e-9);
+                format!("{r:.0} CTAs/s")
+            };
+            let done = p.done.load(Relaxed);
+            let pb = indicatif::ProgressBar::with_draw_target(
+                Some(p.total.load(Relaxed)),
+                indicatif::ProgressDrawTarget::stderr(),
+            )
+            .with_style(style)
+            .with_position(done)
+            .with_message(rate(done));
             let pb = b.get_or_init(|| pb).clone();
             while !s.load(Relaxed) {
+                let done = p.done.load(Relaxed);
                 pb.set_length(p.total.load(Relaxed));
-                pb.set_position(p.done.load(Relaxed));
+                pb.set_position(done);
+                pb.set_message(rate(done));
                 std::thread::sleep(Duration::from_millis(100));
             }
             pb.finish_and_clear();
@@ -449,6 +496,8 @@ fn report_json(r: &TraceReport) -> serde_json::Value {
                 "warps": l.stats.warps,
                 "warp_instructions": l.stats.warp_insts,
                 "lane_instructions": l.stats.lane_insts,
+                "misaligned": l.stats.misaligned,
+                "yields": l.stats.yields,
                 "seconds": l.seconds,
             })
         })
@@ -469,6 +518,7 @@ fn report_json(r: &TraceReport) -> serde_json::Value {
         "engine": r.engine,
         "launches": launches,
         "lane_instructions": r.total.lane_insts,
+        "misaligned": r.total.misaligned,
         "seconds": r.seconds,
         "lane_instructions_per_second": r.rate(),
         "mismatch_count": r.mismatch_count,
@@ -484,7 +534,8 @@ fn run_one(
     jit: Option<&Jit>,
     opts: &RunOptions,
     check: Option<&CheckObserver>,
-    dump_dir: Option<&std::path::Path>,
+    load: &warpjit::tracefile::LoadOptions,
+    dump_dir: Option<(&std::path::Path, Option<&std::ffi::OsStr>)>,
 ) -> Outcome {
     use serde_json::json;
     use std::fmt::Write as _;
@@ -495,10 +546,10 @@ fn run_one(
         None => &Interpreter,
     };
     let result = if args.engine == EngineKind::Both {
-        runner::run_both(path, [&Interpreter, engine], opts)
+        runner::run_both_with(path, load, [&Interpreter, engine], opts)
             .map(|(a, b, d, t)| (b, Some((a, d)), t))
     } else {
-        runner::load_trace(path).and_then(|mut t| {
+        runner::load_trace_with(path, load).and_then(|mut t| {
             let r = runner::run_in(&mut t, engine, opts)?;
             Ok((r, None, t))
         })
@@ -506,9 +557,18 @@ fn run_one(
     let mut diagnostics = Vec::new();
     if let Some(check) = check {
         let findings = check.take();
+        // Each finding with the instruction's source line, as a fault gives it.
+        let trace = result.as_ref().ok().map(|r| &r.2);
         for d in &findings {
-            let _ = writeln!(err, "{d}");
-            diagnostics.push(d.to_string());
+            let at = trace
+                .and_then(|t| t.launches.get(d.launch as usize))
+                .and_then(|l| l.source.at(d.pc));
+            let text = match at {
+                Some(at) => format!("{d}\n  at {at}"),
+                None => d.to_string(),
+            };
+            let _ = writeln!(err, "{text}");
+            diagnostics.push(text);
         }
         if findings.len() >= MAX_FINDINGS {
             let _ = writeln!(
@@ -562,6 +622,17 @@ fn run_one(
                 t.slow_paths,
                 t.looped
             );
+            // Why a small trace shows little or nothing compiled (once per command).
+            static EXPLAINED: std::sync::atomic::AtomicBool =
+                std::sync::atomic::AtomicBool::new(false);
+            if t.interp_blocks > 0 && !EXPLAINED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                let _ = writeln!(
+                    out,
+                    "jit: (a block runs in the interpreter the first time a warp reaches it and is \
+                     compiled the second time, so blocks that ran once, as in small traces, stay \
+                     interpreted: compiling them would cost more than it saves)"
+                );
+            }
             // A block Cranelift rejects is a warpjit bug: it runs interpreted (or stays at tier
             // 1), and says so here.
             for e in jit.errors() {
@@ -603,8 +674,19 @@ fn run_one(
         outcome = "engines disagree";
         record["difference"] = json!(diff);
     }
-    if let Some(dir) = dump_dir {
-        match runner::dump(&trace, dir) {
+    if let (Some((dir, sub)), Some(_)) = (dump_dir, &report.fault) {
+        // Memory after a fault is not defined (docs/semantics.md §10): with several host
+        // threads, CTAs after the faulting one may have run.
+        let dir = sub.map_or(dir.to_path_buf(), |s| dir.join(s));
+        let _ = writeln!(
+            err,
+            "warpjit: --dump {}: nothing written: a launch faulted, and what memory holds after \
+             a fault is not defined (docs/semantics.md §10)",
+            dir.display()
+        );
+        record["dumped"] = json!([]);
+    } else if let Some((dir, sub)) = dump_dir {
+        match runner::dump_into(&trace, dir, sub) {
             Ok(files) => {
                 record["dumped"] = json!(files
                     .iter()
@@ -612,6 +694,7 @@ fn run_one(
                     .collect::<Vec<_>>())
             }
             Err(e) => {
+                let dir = sub.map_or(dir.to_path_buf(), |s| dir.join(s));
                 let _ = writeln!(err, "warpjit: error: --dump {}: {e}", dir.display());
                 exit = exit.max(2);
             }
@@ -642,6 +725,13 @@ fn run(args: &RunArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
+    let load = match load_options(&args.allow_path) {
+        Ok(l) => l,
+        Err(m) => {
+            let _ = writeln!(err, "warpjit: error: {m}");
+            return EXIT_USAGE;
+        }
+    };
     let jit = match args.engine {
         EngineKind::Interp => None,
         EngineKind::Jit | EngineKind::Both => match Jit::new() {
@@ -665,13 +755,11 @@ fn run(args: &RunArgs) -> u8 {
     let several = traces.len() > 1;
     let mut records = Vec::new();
     let mut exits = Vec::new();
-    for path in &traces {
-        let dump = args.dump.as_ref().map(|d| {
-            if several {
-                d.join(path.file_stem().unwrap_or_default())
-            } else {
-                d.clone()
-            }
+    let mut ticker = ticker;
+    for (i, path) in traces.iter().enumerate() {
+        let dump = args.dump.as_deref().map(|d| {
+            let sub = several.then(|| path.file_stem().unwrap_or_default());
+            (d, sub)
         });
         let o = run_one(
             path,
@@ -679,7 +767,8 @@ fn run(args: &RunArgs) -> u8 {
             jit.as_ref(),
             &opts,
             check.as_deref(),
-            dump.as_deref(),
+            &load,
+            dump,
         );
         if !args.json {
             // With several traces, each line says which trace it is about.
@@ -696,6 +785,13 @@ fn run(args: &RunArgs) -> u8 {
                 let _ = write!(err, "{}", prefix(&o.err));
                 let _ = write!(out, "{}", prefix(&o.out));
             };
+            // After the last trace, the bar goes before the output, never to be drawn below
+            // the summary line again.
+            if i + 1 == traces.len() {
+                if let Some(t) = ticker.take() {
+                    t.finish();
+                }
+            }
             match &ticker {
                 Some(t) => t.suspend(print),
                 None => print(),
@@ -754,7 +850,7 @@ fn count(n: u64, thing: &str) -> String {
 /// The one-line summary: launches, warps, lane-instructions, seconds, lane-instructions per second.
 fn summary(r: &TraceReport) -> String {
     let launches = r.launches.len() as u64;
-    format!(
+    let mut s = format!(
         "{}, {}, {} lane-instructions, {:.6} s, {:.0} lane-instructions/s",
         if launches == 1 {
             "1 launch".to_string()
@@ -765,7 +861,14 @@ fn summary(r: &TraceReport) -> String {
         r.total.lane_insts,
         r.seconds,
         r.rate()
-    )
+    );
+    // Legal (docs/semantics.md §16) but usually a bug, so never silent.
+    if r.total.misaligned > 0 {
+        let n = r.total.misaligned;
+        let what = if n == 1 { "access" } else { "accesses" };
+        s += &format!("; {n} misaligned lane {what} aligned down (--check lists them)");
+    }
+    s
 }
 
 /// `--stats`: one line per completed launch.
@@ -791,6 +894,14 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
                 count(l.stats.interp_blocks, "block")
             );
         }
+        if l.stats.yields > 0 {
+            let _ = writeln!(
+                out,
+                "launch {}: {} ended at the quantum (docs/semantics.md §9)",
+                l.index,
+                count(l.stats.yields, "warp turn")
+            );
+        }
     }
 }
 
@@ -810,6 +921,13 @@ fn bench(args: &BenchArgs) -> u8 {
     if !check_threads(args.threads, &mut err) {
         return EXIT_USAGE;
     }
+    let trace_load = match load_options(&args.allow_path) {
+        Ok(l) => l,
+        Err(m) => {
+            let _ = writeln!(err, "warpjit: error: {m}");
+            return EXIT_USAGE;
+        }
+    };
     let opts = RunOptions {
         threads: args.threads.unwrap_or(0),
         ..RunOptions::default()
@@ -872,10 +990,58 @@ fn bench(args: &BenchArgs) -> u8 {
             return 2;
         }
     };
+    // What runs: built-in kernels (unless trace files are given without `--kernel`), the
+    // built-in trace-level workloads likewise, then the files.
+    use warpjit::bench::{TraceSource, TRACE_WORKLOADS};
+    let wanted = |name: &str| {
+        args.kernel.as_deref().is_none_or(|k| k == name)
+            && (args.traces.is_empty() || args.kernel.is_some())
+    };
+    let all_kernels = kernels();
+    let chosen: Vec<&warpjit::bench::Kernel> =
+        all_kernels.iter().filter(|k| wanted(k.name)).collect();
+    let mut sources: Vec<TraceSource> = TRACE_WORKLOADS
+        .iter()
+        .filter(|(name, _)| wanted(name))
+        .map(|&(name, t)| TraceSource::BuiltIn(name, t))
+        .collect();
+    sources.extend(
+        args.traces
+            .iter()
+            .map(|p| TraceSource::File(p.clone(), trace_load.clone())),
+    );
+    // The name column fits the longest name (a trace's path can be long).
+    let w = chosen
+        .iter()
+        .map(|k| k.name.chars().count())
+        .chain(sources.iter().map(|s| s.name().chars().count()))
+        .max()
+        .unwrap_or(0)
+        .max(18);
+    let mut what = Vec::new();
+    if !chosen.is_empty() {
+        what.push(format!(
+            "built-in kernels: {n} threads a launch, the best run of {}+ interleaved rounds",
+            args.iters
+        ));
+    }
+    if !sources.is_empty() {
+        what.push(format!(
+            "traces: as written, the median run of {}+ interleaved rounds",
+            args.iters
+        ));
+    }
     let _ = writeln!(
         out,
-        "{n} threads, best run of {}+ interleaved rounds; lane-instructions per second (G = 1e9)\n{:<18} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
-        args.iters, "kernel", "interp", "jit", "native", "jit/interp", "jit/native", "compile/inst"
+        "{}; lane-instructions per second (G = 1e9)\n{:<w$} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
+        what.join("; "),
+        "workload",
+        "interp",
+        "jit",
+        "native",
+        "jit/interp",
+        "jit/native",
+        "compile/inst"
     );
     let mut status = 0;
     let mut ratios = Vec::new();
@@ -884,11 +1050,7 @@ fn bench(args: &BenchArgs) -> u8 {
         name: name.to_string(),
         engines: engines.iter().map(|(e, v)| (e.to_string(), *v)).collect(),
     };
-    for k in kernels()
-        .iter()
-        .filter(|k| args.kernel.as_deref().is_none_or(|n| n == k.name))
-        .filter(|_| args.traces.is_empty() || args.kernel.is_some())
-    {
+    for &k in &chosen {
         let p = match prepare(k, n) {
             Ok(p) => p,
             Err(e) => {
@@ -1005,7 +1167,7 @@ fn bench(args: &BenchArgs) -> u8 {
         }));
         let _ = writeln!(
             out,
-            "{:<18} {:>8.3}G {:>8.3}G {:>8.3}G {:>9.2}x {:>9.2}x {:>10.1} us",
+            "{:<w$} {:>8.3}G {:>8.3}G {:>8.3}G {:>9.2}x {:>9.2}x {:>10.1} us",
             k.name,
             gi,
             gj,
@@ -1015,15 +1177,7 @@ fn bench(args: &BenchArgs) -> u8 {
             per_inst_us
         );
     }
-    // Trace-level workloads: built in (unless trace files are given), then the files.
-    use warpjit::bench::{TraceSource, TRACE_WORKLOADS};
-    let mut sources: Vec<TraceSource> = TRACE_WORKLOADS
-        .iter()
-        .filter(|(n, _)| args.kernel.as_deref().is_none_or(|k| k == *n))
-        .filter(|_| args.traces.is_empty() || args.kernel.is_some())
-        .map(|&(n, t)| TraceSource::BuiltIn(n, t))
-        .collect();
-    sources.extend(args.traces.iter().cloned().map(TraceSource::File));
+    // Trace-level workloads.
     for src in &sources {
         // Both engines in interleaved rounds (`bench::rounds`), each run on a fresh load
         // (loading not timed); the median of the runs on `threads` host threads is reported.
@@ -1089,7 +1243,7 @@ fn bench(args: &BenchArgs) -> u8 {
         }));
         let _ = writeln!(
             out,
-            "{:<18} {:>8.3}G {:>8.3}G {:>9} {:>9.2}x {:>10} {:>13}",
+            "{:<w$} {:>8.3}G {:>8.3}G {:>9} {:>9.2}x {:>10} {:>13}",
             src.name(),
             g(ti),
             g(tj),
@@ -1130,7 +1284,7 @@ fn bench(args: &BenchArgs) -> u8 {
     if !scalings.is_empty() {
         let _ = writeln!(
             out,
-            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (in the same rounds; the best of each)\n{:<18} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8} {:>8}",
+            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (in the same rounds; the best of each)\n{:<w$} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8} {:>8}",
             "workload",
             "interp 1",
             format!("interp {threads}"),
@@ -1151,7 +1305,7 @@ fn bench(args: &BenchArgs) -> u8 {
                 .map_or("-".to_string(), |x| format!("({x:.2}x)"));
             let _ = writeln!(
                 out,
-                "{:<18} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x {:>8} {:>8}",
+                "{:<w$} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x {:>8} {:>8}",
                 name,
                 g(i.one_thread_seconds),
                 g(i.n_threads_seconds),
@@ -1199,8 +1353,13 @@ fn bench(args: &BenchArgs) -> u8 {
         }
     }
     if let Some(path) = &args.plot {
-        let title =
-            format!("warpjit bench: lane-instructions per second ({n} threads per kernel launch)");
+        let title = if chosen.is_empty() {
+            "warpjit bench: lane-instructions per second (traces as written)".to_string()
+        } else {
+            format!(
+                "warpjit bench: lane-instructions per second (built-in kernels: {n} threads a launch)"
+            )
+        };
         if let Err(m) = warpjit::plot::throughput_svg(path, &title, &bars) {
             let _ = writeln!(err, "warpjit: error: --plot: {m}");
             status = status.max(2);

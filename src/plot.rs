@@ -36,9 +36,10 @@ pub fn throughput_svg(path: &Path, title: &str, rows: &[Bars]) -> Result<(), Str
     }
     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = values.iter().copied().fold(0.0, f64::max);
-    // Whole decades around the data.
+    // Whole decades around the data, with a decade to spare below the smallest value, so that
+    // its bar is not a sliver at the axis.
     let (lo, hi) = (
-        10f64.powf(lo.log10().floor()),
+        10f64.powf(lo.log10().floor() - 1.0),
         10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
     );
     let mut engines: Vec<&str> = Vec::new();

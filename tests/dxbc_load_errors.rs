@@ -92,3 +92,39 @@ fn every_lowering_error_is_located_and_explained() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// A misspelt instruction gets a "did you mean", with its modifiers kept, as SASS does; a word
+/// that is nothing like an instruction gets none.
+#[test]
+fn a_misspelt_instruction_gets_a_suggestion() {
+    let help = |listing: &str| -> Vec<String> {
+        let opts = Options {
+            isa: Isa::Dxbc,
+            registers: 255,
+            path: "k.asm".into(),
+            kernel: None,
+        };
+        match compile(listing.as_bytes(), &opts) {
+            Ok(_) => panic!("lowered:\n{listing}"),
+            Err(d) => d.notes.iter().map(|n| n.message.clone()).collect(),
+        }
+    };
+    let body = |inst: &str| cs("dcl_temps 1\n", &format!("{inst}\nret\n"));
+    assert_eq!(
+        error(&body("mull r0.x, r0.x, r0.x")),
+        "k.asm:4:1: error: unknown instruction `mull`"
+    );
+    assert_eq!(
+        help(&body("mull r0.x, r0.x, r0.x")),
+        ["did you mean `mul`?"]
+    );
+    assert_eq!(
+        help(&body("ld_strutured_indexable(structured_buffer, stride=4)(mixed,mixed,mixed,mixed) r0.x, l(0), l(0), t0.xxxx")),
+        ["did you mean `ld_structured_indexable(structured_buffer, stride=4)(mixed,mixed,mixed,mixed)`?"]
+    );
+    assert_eq!(
+        help(&body("imadd_sat r0.x, r0.x, r0.x, r0.x")),
+        ["did you mean `imad_sat`?"]
+    );
+    assert!(help(&body("qqqqqqqq r0.x")).is_empty());
+}

@@ -21,7 +21,7 @@ pub mod resource;
 pub mod warp;
 
 pub use consts::{BankMode, ConstBanks};
-pub use fault::{Fault, FaultKind, FaultReads};
+pub use fault::{BadTarget, Fault, FaultKind, FaultReads};
 pub use memory::{GlobalMemory, MemError, Segment, TILE_SIZE};
 pub use warp::{WarpState, LANES};
 

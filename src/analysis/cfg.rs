@@ -93,21 +93,28 @@ impl Hubs {
 }
 
 /// The successors of block `b` in the program (its terminator's, ids outside the program left
-/// out), without the hub edges.
+/// out), without the hub edges: [`Terminator::successors`] without allocating (a `BRX`'s
+/// declared targets, then its next block).
 pub fn plain_successors(p: &Program, b: usize) -> impl Iterator<Item = usize> + '_ {
     let n = p.blocks.len();
+    let mut table: &[(u32, BlockId)] = &[];
     let (a, c) = match p.blocks[b].term {
         Terminator::Jump { target, .. } => (Some(target), None),
         Terminator::Branch {
             taken, fallthrough, ..
         } => (Some(taken), Some(fallthrough)),
+        Terminator::Brx { table: t, next, .. } => {
+            table = p.jump_tables.get(t as usize).map_or(&[], |t| &t.targets);
+            (next, None)
+        }
         Terminator::Push { target, next, .. } => (Some(next), Some(target)),
         Terminator::Wait { next, .. } | Terminator::Barrier { next, .. } => (Some(next), None),
         Terminator::Exit { next, .. } => (next, None),
     };
-    [a, c]
-        .into_iter()
-        .flatten()
+    table
+        .iter()
+        .map(|&(_, t)| t)
+        .chain([a, c].into_iter().flatten())
         .map(|s| s as usize)
         .filter(move |&s| s < n)
 }

@@ -100,7 +100,7 @@ fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; KINDS]) -> Vec<B
         Terminator::Wait { region, next, .. } => std::iter::once(next)
             .chain(targets[ix(region)].iter().copied())
             .collect(),
-        ref t => t.successors(),
+        ref t => t.successors(p),
     };
     s.retain(|&t| (t as usize) < p.blocks.len());
     s.sort_unstable();
@@ -110,7 +110,7 @@ fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; KINDS]) -> Vec<B
 
 /// Edges of the warp along which the active mask is kept: where a non-converged block passes
 /// its state on (see the module docs).
-fn warp_mask_edges(t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
+fn warp_mask_edges(p: &Program, t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
     match *t {
         Terminator::Wait {
             region, cond, next, ..
@@ -121,7 +121,7 @@ fn warp_mask_edges(t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
                 vec![next]
             }
         }
-        _ => t.successors(),
+        _ => t.successors(p),
     }
 }
 
@@ -149,7 +149,7 @@ fn entries_pending(p: &Program) -> Vec<[bool; KINDS]> {
                 let (now, resume) = region.resumes_at(target, next);
                 vec![(now, after), (resume, v)]
             }
-            ref t => t.successors().into_iter().map(|s| (s, v)).collect(),
+            ref t => t.successors(p).into_iter().map(|s| (s, v)).collect(),
         };
         for (s, val) in edges {
             let Some(slot) = pend.get_mut(s as usize) else {
@@ -253,6 +253,11 @@ pub fn uniformity(p: &Program) -> RefUniformity {
                     vec![taken, fallthrough]
                 }
                 Terminator::Wait { cond, next, .. } if !cond_is_uniform(cond, u) => vec![next],
+                Terminator::Brx { cond, reg, .. }
+                    if !cond_is_uniform(cond, u) || !(reg.is_rz() || u.has_reg(reg)) =>
+                {
+                    block.term.successors(p)
+                }
                 _ => vec![],
             };
             for s in seeds {
@@ -271,7 +276,7 @@ pub fn uniformity(p: &Program) -> RefUniformity {
             }
         }
         while let Some(b) = work.pop() {
-            for s in warp_mask_edges(&p.blocks[b].term, pending[b]) {
+            for s in warp_mask_edges(p, &p.blocks[b].term, pending[b]) {
                 if (s as usize) < n && !new[s as usize] {
                     new[s as usize] = true;
                     work.push(s as usize);

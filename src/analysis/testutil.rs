@@ -42,6 +42,7 @@ pub fn prog(blocks: Vec<Block>) -> Program {
         interface: Interface::default(),
         lines: Vec::new(),
         entry_reads: Default::default(),
+        jump_tables: Vec::new(),
     };
     // Every hand-made program of the tests also checks the linear analyses against the
     // reference ones.
@@ -159,6 +160,7 @@ pub fn s2r(d: u8, sr: SpecialReg) -> Op {
 pub fn iadd_cc(d: u8, a: u8, b: Src, cc: bool, x: bool) -> Op {
     Iadd {
         d: Reg(d),
+        sat: false,
         cc,
         x,
         po: false,

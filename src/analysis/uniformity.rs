@@ -44,6 +44,8 @@
 //!
 //! - both successors of a `BRA` whose condition (guard predicate, the flags of a CC test) is not
 //!   uniform at the end of its block;
+//! - every successor of a `BRX` (its declared targets and its next block) whose condition or
+//!   register is not uniform at the end of its block;
 //! - the next block of a wait (`SYNC`, `BRK`, `CONT`, `RET`) whose condition is not uniform
 //!   (the waiting lanes leave);
 //! - when the program has a `BRK`, `CONT`, `RET` or `CAL` and any block is non-converged, the
@@ -53,7 +55,7 @@
 //!   a call entry to reach its caller's `SSY` entry, and leaves the call entry);
 //!
 //! and that is closed under the warp's mask-preserving edges out of a non-converged block: BRA
-//! targets, JMP, EXIT/BAR/SSY next, a push → where its entry resumes (the entry pushed holds
+//! and BRX targets, JMP, EXIT/BAR/SSY next, a push → where its entry resumes (the entry pushed holds
 //! that block's mask), a CAL → its callee, and a wait → next, except for an unconditional wait
 //! while an entry of its kind is surely pending (then every lane waits and none goes to next).
 //! Without BRK, CONT, CAL and RET, an SSY's reconvergence block is not tainted by the divergence
@@ -182,7 +184,7 @@ fn plain_edges(p: &Program, b: usize) -> Vec<BlockId> {
             ..
         } => vec![region.resumes_at(target, next).0],
         Terminator::Wait { next, .. } => vec![next],
-        ref t => t.successors(),
+        ref t => t.successors(p),
     };
     s.retain(|&t| (t as usize) < p.blocks.len());
     s.sort_unstable();
@@ -192,7 +194,7 @@ fn plain_edges(p: &Program, b: usize) -> Vec<BlockId> {
 
 /// Edges of the warp along which the active mask is kept: where a non-converged block passes
 /// its state on (see the module docs).
-fn warp_mask_edges(t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
+fn warp_mask_edges(p: &Program, t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
     match *t {
         Terminator::Wait {
             region, cond, next, ..
@@ -203,7 +205,7 @@ fn warp_mask_edges(t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
                 vec![next]
             }
         }
-        _ => t.successors(),
+        _ => t.successors(p),
     }
 }
 
@@ -234,7 +236,7 @@ fn entries_pending(p: &Program, order: &Order) -> (Vec<[bool; KINDS]>, u64) {
                 let (now, resume) = region.resumes_at(target, next);
                 vec![(now, after), (resume, v)]
             }
-            ref t => t.successors().into_iter().map(|s| (s, v)).collect(),
+            ref t => t.successors(p).into_iter().map(|s| (s, v)).collect(),
         };
         for (s, val) in edges {
             followed += 1;
@@ -326,7 +328,7 @@ impl Solver<'_> {
             }
             self.div[b] = true;
             work.push(b);
-            for s in warp_mask_edges(&self.p.blocks[b].term, self.pending[b]) {
+            for s in warp_mask_edges(self.p, &self.p.blocks[b].term, self.pending[b]) {
                 stack.push(s as usize);
             }
             if self.waits_past && !self.any_div {
@@ -389,6 +391,13 @@ impl Solver<'_> {
         };
         for s in seeds.into_iter().flatten() {
             self.diverge(s as usize, work);
+        }
+        if let Terminator::Brx { cond, reg, .. } = block.term {
+            if !cond_is_uniform(cond, &u) || !(reg.is_rz() || u.has_reg(reg)) {
+                for s in block.term.successors(self.p) {
+                    self.diverge(s as usize, work);
+                }
+            }
         }
     }
 }
@@ -471,6 +480,9 @@ pub fn uniformity_counted(p: &Program) -> (Uniformity, u64) {
             | Terminator::Wait { cond, .. }
             | Terminator::Exit { cond, .. }
             | Terminator::Barrier { cond, .. } => cond_is_uniform(cond, &u),
+            Terminator::Brx { cond, reg, .. } => {
+                cond_is_uniform(cond, &u) && (reg.is_rz() || u.has_reg(reg))
+            }
         };
         cond_uniform.push(c);
     }
@@ -1174,6 +1186,41 @@ mod tests {
             ..lea(true, 0)
         });
         assert!(uniformity(&q).reg_uniform_after(0, 3, Reg(2)));
+    }
+
+    /// A BRX on a lane-varying register splits the warp: its targets are not converged and its
+    /// branch is not uniform; on a uniform register (a constant) it is a uniform jump.
+    #[test]
+    fn brx_diverges_on_a_lane_varying_register() {
+        let text = |src: &str| {
+            format!(
+                "{src}\nSSY `(.L_end);\nBRX R2 -0x30 (*\"BRANCH_TARGETS .L_a,.L_b\"*);\n.L_a:\nMOV32I R3, 0x1;\nSYNC;\n.L_b:\nMOV32I R3, 0x2;\nSYNC;\n.L_end:\nEXIT;\n"
+            )
+        };
+        let parse = |t: &str| {
+            crate::sass::parse_program(t, &crate::sass::AsmOptions::default()).expect("assembles")
+        };
+        let q = parse(&text("S2R R2, SR_TID.X;"));
+        let u = uniformity(&q);
+        let brx = q
+            .blocks
+            .iter()
+            .position(|b| matches!(b.term, Terminator::Brx { .. }))
+            .unwrap() as BlockId;
+        assert!(!u.branch_is_uniform(brx));
+        let targets = q.blocks[brx as usize].term.successors(&q);
+        assert_eq!(targets.len(), 2);
+        for t in targets {
+            assert!(!u.is_converged(t), "{t}");
+        }
+        // The SSY's reconvergence block is converged again.
+        assert!(u.is_converged(q.blocks.len() as BlockId - 1));
+        let q = parse(&text("MOV R2, c[0x0][0x0];"));
+        let u = uniformity(&q);
+        assert!(u.branch_is_uniform(brx));
+        for t in q.blocks[brx as usize].term.successors(&q) {
+            assert!(u.is_converged(t), "{t}");
+        }
     }
 
     #[test]

@@ -415,6 +415,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         },
         lines,
         entry_reads: Default::default(),
+        jump_tables: Vec::new(),
     })
 }
 

@@ -21,6 +21,8 @@ pub struct TextError {
     pub text: String,
     /// What is wrong.
     pub message: String,
+    /// A suggestion ("did you mean `mul`?") for a misspelt instruction.
+    pub help: Option<String>,
 }
 
 impl fmt::Display for TextError {
@@ -42,7 +44,17 @@ impl TextError {
             .lines()
             .nth(self.line.saturating_sub(1) as usize)
             .unwrap_or("");
-        crate::diag::Diagnostic::text(path, self.line, self.col, line_text, self.message.clone())
+        let d = crate::diag::Diagnostic::text(
+            path,
+            self.line,
+            self.col,
+            line_text,
+            self.message.clone(),
+        );
+        match &self.help {
+            Some(h) => d.with_note(crate::diag::Note::help(h.clone())),
+            None => d,
+        }
     }
 }
 
@@ -174,6 +186,7 @@ impl<'a> Parser<'a> {
             col,
             text: text.chars().take(60).collect(),
             message: message.into(),
+            help: None,
         }
     }
 
@@ -335,7 +348,11 @@ impl<'a> Parser<'a> {
     }
 
     fn inst(&mut self, start: usize, mnemonic: &'a str) -> Result<Inst> {
-        let mut inst = parse_mnemonic(mnemonic).map_err(|m| self.error_at(start, mnemonic, m))?;
+        let mut inst = parse_mnemonic(mnemonic).map_err(|m| {
+            let mut e = self.error_at(start, mnemonic, m);
+            e.help = suggest_instruction(mnemonic);
+            e
+        })?;
         self.skip_ws();
         if !matches!(self.peek(), None | Some('\n' | '\r')) {
             loop {
@@ -934,6 +951,47 @@ fn parse_components(letters: &str, role: Role) -> Option<Components> {
         (Role::Src, 4) => Some(Components::Swizzle([idx[0], idx[1], idx[2], idx[3]])),
         (Role::Src, _) => as_mask(),
     }
+}
+
+/// Words of a mnemonic after its opcode's (`_sat`, `_z`, `_indexable`, ...).
+const MODIFIER_WORDS: &[&str] = &[
+    "sat",
+    "z",
+    "nz",
+    "aoffimmi",
+    "indexable",
+    "uint",
+    "rcpFloat",
+    "t",
+    "g",
+    "ugroup",
+    "uglobal",
+];
+
+/// "did you mean `X`?" for a mnemonic that names no instruction: the leading words that come
+/// closest to an opcode, with the modifier words after them kept (`mull_sat` suggests
+/// `mul_sat`, `ld_strutured_indexable` `ld_structured_indexable`), or `None` when the mnemonic
+/// names an instruction or nothing is close.
+fn suggest_instruction(m: &str) -> Option<String> {
+    let head = m.split('(').next().unwrap_or(m);
+    let words: Vec<&str> = head.split('_').collect();
+    // The splits whose words after the lead are all modifiers.
+    let splits =
+        (1..=words.len()).filter(|&k| words[k..].iter().all(|w| MODIFIER_WORDS.contains(w)));
+    let mut best: Option<(f64, String)> = None;
+    for k in splits {
+        let lead = words[..k].join("_");
+        if Opcode::from_text(&lead).is_some() {
+            return None;
+        }
+        if let Some(c) = crate::diag::closest(&lead, Opcode::ALL.iter().map(|o| o.text())) {
+            let score = strsim::jaro_winkler(&lead, c);
+            if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                best = Some((score, format!("did you mean `{c}{}`?", &m[lead.len()..])));
+            }
+        }
+    }
+    best.map(|(_, s)| s)
 }
 
 /// Splits a mnemonic into its words and parenthesised groups and builds the instruction.

@@ -1,5 +1,5 @@
 //! `B2R.RESULT`: the barrier reduction's result, which the execution core leaves in the warp
-//! state when it releases a `BAR.RED` (docs/semantics.md §31).
+//! state when it releases a `BAR.RED` (docs/semantics.md §30).
 
 use super::lanes::{put, splat};
 use super::ops::{Exec, OpResult};

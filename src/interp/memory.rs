@@ -81,15 +81,19 @@ impl Exec for Ldc {
     }
 }
 
-/// Aligns an address down to the access size (a diagnostic in checking mode when it had to).
+/// Aligns an address down to the access size, counting the lane in
+/// [`CtaEnv::misaligned`] when it had to (and a diagnostic in checking mode).
 #[inline(always)]
 pub(super) fn align_down(env: &mut CtaEnv<'_>, ea: u64, size: u32, l: usize, what: &str) -> u64 {
     let a = ea & !(size as u64 - 1);
-    if a != ea && env.check {
-        env.finding(
-            l,
-            format!("misaligned {size}-byte {what} access at {ea:#x} aligned down to {a:#x}"),
-        );
+    if a != ea {
+        env.misaligned += 1;
+        if env.check {
+            env.finding(
+                l,
+                format!("misaligned {size}-byte {what} access at {ea:#x} aligned down to {a:#x}"),
+            );
+        }
     }
     a
 }
@@ -188,22 +192,28 @@ fn local_load(env: &CtaEnv<'_>, at: usize, size: MemSize) -> [u32; 4] {
     bytes_load(&env.local[at..at + size.bytes() as usize], size)
 }
 
-/// Aligned effective addresses of all 32 lanes (a branch-free loop).
+/// Aligned effective addresses of all 32 lanes (a branch-free loop), and the lanes whose
+/// address had to be aligned down (a bit each).
 #[inline(always)]
-fn lane_addrs(w: &WarpState, addr: Addr, e: bool, bytes: u32) -> [u64; LANES] {
-    let al = !(bytes as u64 - 1);
-    match addr.base {
-        None => [(addr.offset as u32 as u64) & al; LANES],
+fn lane_addrs(w: &WarpState, addr: Addr, e: bool, bytes: u32) -> ([u64; LANES], u32) {
+    let low = bytes as u64 - 1;
+    let raw: [u64; LANES] = match addr.base {
+        None => [addr.offset as u32 as u64; LANES],
         Some(r) if e => {
             let (lo, hi) = (&w.regs[r.index()], &w.regs[r.offset(1).index()]);
             let off = addr.offset as i64 as u64;
-            std::array::from_fn(|l| ((hi[l] as u64) << 32 | lo[l] as u64).wrapping_add(off) & al)
+            std::array::from_fn(|l| ((hi[l] as u64) << 32 | lo[l] as u64).wrapping_add(off))
         }
         Some(r) => {
             let lo = &w.regs[r.index()];
-            std::array::from_fn(|l| lo[l].wrapping_add(addr.offset as u32) as u64 & al)
+            std::array::from_fn(|l| lo[l].wrapping_add(addr.offset as u32) as u64)
         }
+    };
+    let mut misaligned = 0u32;
+    for (l, a) in raw.iter().enumerate() {
+        misaligned |= ((a & low != 0) as u32) << l;
     }
+    (raw.map(|a| a & !low), misaligned)
 }
 
 /// The fast path of a global access: when every executing lane's access lies in one segment
@@ -238,8 +248,10 @@ fn one_segment(
 impl Exec for Ldg {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
-        let ea = lane_addrs(w, self.addr, self.e, bytes);
+        let (ea, misaligned) = lane_addrs(w, self.addr, self.e, bytes);
         if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
+            // (The per-lane path counts in `align_down`.)
+            env.misaligned += u64::from((misaligned & mask).count_ones());
             if self.size == MemSize::B32 {
                 let mut row = [0u32; LANES];
                 for l in lanes(mask) {
@@ -382,8 +394,10 @@ fn commit_stores(
 impl Exec for Stg {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
-        let ea = lane_addrs(w, self.addr, self.e, bytes);
+        let (ea, misaligned) = lane_addrs(w, self.addr, self.e, bytes);
         if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
+            // (The per-lane path counts in `align_down`.)
+            env.misaligned += u64::from((misaligned & mask).count_ones());
             if self.size == MemSize::B32 {
                 let v = &w.regs[self.v.index()];
                 for l in lanes(mask) {

@@ -209,9 +209,14 @@ fn global_ptrs(
     let h = jcx.hints[slot as usize % HINTS];
     let len = h.lens[bytes.trailing_zeros() as usize];
     let align = !(bytes as u64 - 1);
+    // A misaligned lane misses too: the slow path (the interpreter's code) aligns it down and
+    // counts it (`Stats::misaligned`).
     let at = |a: u64| {
         let rel = (a & align).wrapping_sub(h.lo);
-        (rel < len, h.host.wrapping_add(rel) as *mut u8)
+        (
+            rel < len && a & !align == 0,
+            h.host.wrapping_add(rel) as *mut u8,
+        )
     };
     // One loop per address form, so that none tests the form per lane.
     match (acc.base, acc.e) {
@@ -254,10 +259,13 @@ fn window_ptrs(
             lo[l].wrapping_add(offset as u32)
         } else {
             offset as u32
-        } & !(bytes - 1);
+        };
+        // A misaligned lane misses (the slow path aligns it down and counts it).
+        let aligned = o & (bytes - 1) == 0;
+        let o = o & !(bytes - 1);
         let lane = l as u64 * stride;
         (
-            o <= len32 - bytes,
+            aligned && o <= len32 - bytes,
             base.wrapping_add((lane + o as u64) as usize),
         )
     })

@@ -522,6 +522,10 @@ impl Tx<'_, '_, '_> {
             let lo_off = self.b.ins().uextend(types::I64, lo_off);
             a0 = lo_off;
         }
+        // A misaligned lane 0 (then every lane is) takes the lane path, whose routine sends it
+        // to the slow path, which aligns it down and counts it (`Stats::misaligned`).
+        let low = self.b.ins().band_imm_s(a0, bytes as i64 - 1);
+        let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
         let a0 = self.b.ins().band_imm_s(a0, !(bytes as i64 - 1));
         let coalesced = self.b.ins().vall_true(all);
         let nowrap =
@@ -529,6 +533,7 @@ impl Tx<'_, '_, '_> {
                 .ins()
                 .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, lo0, 0xffff_ffff - span);
         let mut ok = self.b.ins().band(coalesced, nowrap);
+        ok = self.b.ins().band(ok, aligned);
         if !e {
             // With 32-bit addresses the offset add may wrap too.
             let last = self.b.ins().iadd_imm_s(a0, span);

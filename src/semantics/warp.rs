@@ -3,7 +3,7 @@
 
 use crate::ir::{AtomOp, AtomType, BarRedOp, ShflMode, VoteMode};
 
-/// The result of a barrier reduction (`BAR.RED`, docs/semantics.md §31) over the threads that
+/// The result of a barrier reduction (`BAR.RED`, docs/semantics.md §30) over the threads that
 /// arrived with it: `trues` of the `threads` held the predicate. `.POPC` gives the count,
 /// `.AND` 1 when every one held it (also when none arrived), `.OR` 1 when some did.
 pub fn bar_red_result(op: BarRedOp, trues: u32, threads: u32) -> u32 {

@@ -6,7 +6,7 @@ use crate::ir::roles::{Operands, Roles};
 
 /// `B2R.RESULT Rd[, Pd]`: Rd = the result of the last `BAR.RED` the warp was released from
 /// (the count for `.POPC`, 0 or 1 for `.AND`/`.OR`; 0 before any), Pd = that result is not 0
-/// (docs/semantics.md §31). The same in every lane of the warp.
+/// (docs/semantics.md §30). The same in every lane of the warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct B2r {
     /// Destination (`RZ` when not wanted).

@@ -2,9 +2,10 @@
 //! kinds, sizes), and the expectations on them, `[[expect_buffer]]` and `[[expect_texture]]`.
 
 use super::{sp, sp64, Loader};
+use crate::tracefile::files;
 use crate::tracefile::schema::{HasData, RawExpectResource, RawTrace};
 use crate::tracefile::{
-    formats, Buffer, BufferKind, ExpectResource, Texture, TextureDim, TraceError, View,
+    formats, Buffer, BufferKind, Data, ExpectResource, Texture, TextureDim, TraceError, View,
     MAX_RESOURCE_BYTES,
 };
 use std::ops::Range;
@@ -168,12 +169,13 @@ impl Loader {
                 None => 1,
                 Some(s) => {
                     let (samples, span) = sp(s);
-                    if !dim.is_ms() {
+                    // Direct3D's description always carries a sample count: 1 fits every dim.
+                    if !dim.is_ms() && samples != 1 {
                         return Err(self.invalid(
                             &span,
                             format!(
-                                "`samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \
-                                 \"{}\" texture has one sample",
+                                "samples {samples}: `samples` above 1 is for multisample textures \
+                                 (\"2dms\", \"2dmsarray\"); a \"{}\" texture has one sample",
                                 dim.name()
                             ),
                         ));
@@ -191,13 +193,15 @@ impl Loader {
                 None => 1,
                 Some(a) => {
                     let (n, span) = sp(a);
-                    if !dim.is_array() {
+                    // Direct3D's description always carries an array size, 1 for a single
+                    // texture: 1 fits every dim.
+                    if !dim.is_array() && n != 1 {
                         let array = if dim.is_ms() { "2dmsarray" } else { "2darray" };
                         return Err(self.invalid(
                             &span,
                             format!(
-                                "`array_size` is for texture arrays; a \"{}\" texture has one \
-                                 slice (use dim = \"{array}\")",
+                                "array_size {n}: `array_size` above 1 is for texture arrays; a \
+                                 \"{}\" texture has one slice (use dim = \"{array}\")",
                                 dim.name()
                             ),
                         ));
@@ -511,9 +515,7 @@ impl Loader {
                 TextureDim::Ms2d => rt::TextureDim::Tex2dMs,
                 TextureDim::Ms2dArray => rt::TextureDim::Tex2dMsArray,
             };
-            let init = t
-                .initial_bytes(t.byte_len())
-                .map_err(|e| self.invalid(&span, e.to_string()))?;
+            // Zero-filled, lazily committed; then the data, if any.
             let tex = rt::Texture::new(
                 dim,
                 format(&t.format, &span)?,
@@ -521,9 +523,10 @@ impl Loader {
                 t.height,
                 t.samples,
                 t.array_size,
-                &init,
+                &[],
             )
-            .map_err(|e| self.invalid(&span, e.to_string()))?;
+            .map_err(|e| self.invalid(&span, format!("the texture: {e}")))?;
+            self.fill(tex.storage(), &t.data, &span)?;
             self.bind(&mut r, t.view, t.slot, rt::Resource::Texture(tex), &span)?;
         }
         for (b, rawb) in buffers.iter().zip(&raw.buffer) {
@@ -533,16 +536,55 @@ impl Loader {
                 BufferKind::Typed { format: f, .. } => rt::BufferKind::Typed(format(f, &span)?),
                 BufferKind::Raw => rt::BufferKind::Raw,
             };
-            let init = b
-                .initial_bytes(b.size)
-                .map_err(|e| self.invalid(&span, e.to_string()))?;
-            let buf = rt::Buffer::new(kind, b.size, &init)
-                .map_err(|e| self.invalid(&span, e.to_string()))?;
+            let buf = rt::Buffer::new(kind, b.size, &[])
+                .map_err(|e| self.invalid(&span, format!("the buffer: {e}")))?;
+            self.fill(buf.storage(), &b.data, &span)?;
             buf.counter()
                 .store(b.counter, std::sync::atomic::Ordering::Relaxed);
             self.bind(&mut r, b.view, b.slot, rt::Resource::Buffer(buf), &span)?;
         }
         Ok(r)
+    }
+
+    /// Writes a resource's initial data (already checked to fit) at its start: inline data as
+    /// it is, a file a chunk at a time (never read whole), so that only the pages the data
+    /// covers are touched.
+    fn fill(
+        &self,
+        storage: &warpjit_runtime::resource::Storage,
+        data: &Option<Data>,
+        span: &Range<usize>,
+    ) -> Result<(), TraceError> {
+        use std::io::Read;
+        let cannot = |m: String| self.invalid(span, m);
+        match data {
+            None => Ok(()),
+            Some(Data::File { path, len }) => {
+                let (f, now) = files::open_resolved(path).map_err(cannot)?;
+                if now != *len {
+                    return Err(cannot(format!(
+                        "{} changed size since the trace was loaded ({now} bytes, was {len})",
+                        path.display()
+                    )));
+                }
+                let mut f = f.take(*len);
+                let mut buf = vec![0u8; (*len).min(1 << 20) as usize];
+                let mut at = 0u64;
+                while at < *len {
+                    let n = ((*len - at) as usize).min(buf.len());
+                    f.read_exact(&mut buf[..n])
+                        .map_err(|e| cannot(format!("cannot read {}: {e}", path.display())))?;
+                    storage.write(at, &buf[..n]);
+                    at += n as u64;
+                }
+                Ok(())
+            }
+            Some(d) => {
+                let bytes = d.to_bytes().map_err(|e| cannot(e.to_string()))?;
+                storage.write(0, &bytes);
+                Ok(())
+            }
+        }
     }
 
     fn bind(
