@@ -660,7 +660,7 @@ fn run_one(
             };
             let _ = writeln!(
                 out,
-                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time, longest {:.3} ms), {} recompiled by tier 2 in the background in {:.3} ms (longest {:.3} ms); {} interpreted; {} failed to compile ({} by tier 2); {} instruction executions delegated to the interpreter; {} memory slow paths; {} blocks run without returning to the dispatcher (compiled loops)",
+                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time, longest {:.3} ms), {} recompiled by tier 2 in the background in {:.3} ms (longest {:.3} ms); {} interpreted; {} failed to compile ({} by tier 2); {} left uncompiled by the per-program limit; {} instruction executions delegated to the interpreter; {} memory slow paths; {} blocks run without returning to the dispatcher (compiled loops)",
                 count(c.blocks, "block"),
                 c.longest_nanos as f64 / 1e6,
                 count(c.tier2_blocks, "block"),
@@ -669,6 +669,7 @@ fn run_one(
                 count(t.interp_blocks, "block"),
                 count(c.failed + c.tier2_failed, "block"),
                 c.tier2_failed,
+                count(c.limited, "function"),
                 t.delegated,
                 t.slow_paths,
                 t.looped

@@ -20,6 +20,7 @@
 
 use super::ast::{self, Components, Decl, Index, Modifier, Opcode, OperandValue, RegFile, Test};
 use crate::ir::*;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// An error in a program the lowering cannot run: which statement, and why.
@@ -85,7 +86,47 @@ enum Frame {
         selector: Src,
         /// Case values (`None` for `default`) and their bodies, in order.
         cases: Vec<(Option<u32>, BlockId)>,
+        /// The case values so far, to refuse a repeated one without a search per case.
+        seen: std::collections::HashSet<Option<u32>>,
     },
+}
+
+/// The enclosing control structures, innermost last, with how many are loops and switches (so
+/// that `break` and `continue` find an enclosing one without a search per instruction).
+#[derive(Default)]
+struct Frames {
+    stack: Vec<Frame>,
+    loops: usize,
+    switches: usize,
+}
+
+impl Frames {
+    fn push(&mut self, f: Frame) {
+        match f {
+            Frame::Loop { .. } => self.loops += 1,
+            Frame::Switch { .. } => self.switches += 1,
+            Frame::If { .. } => {}
+        }
+        self.stack.push(f);
+    }
+
+    fn pop(&mut self) -> Option<Frame> {
+        let f = self.stack.pop()?;
+        match f {
+            Frame::Loop { .. } => self.loops -= 1,
+            Frame::Switch { .. } => self.switches -= 1,
+            Frame::If { .. } => {}
+        }
+        Some(f)
+    }
+
+    fn last(&self) -> Option<&Frame> {
+        self.stack.last()
+    }
+
+    fn last_mut(&mut self) -> Option<&mut Frame> {
+        self.stack.last_mut()
+    }
 }
 
 struct Lower<'a> {
@@ -93,19 +134,25 @@ struct Lower<'a> {
     views: Vec<ViewDecl>,
     /// `g#` slot, its range in shared memory and its stride (0: raw).
     tgsm: Vec<(u32, View, u32)>,
-    /// `x#` arrays: register number, and their region of shared memory (16 bytes an element).
-    xtemps: Vec<(u32, View)>,
+    /// What an instruction looks declarations up by (the first declaration of a slot, as a
+    /// search of the lists gave, found without one per instruction: a program may hold 10^5
+    /// declarations): a `t#`/`u#` view's kind, a `g#` slot's place in `tgsm`, an `x#` array
+    /// (by register number: its region of shared memory, 16 bytes an element), a constant
+    /// buffer's size.
+    view_kinds: HashMap<View, ViewKind>,
+    tgsm_at: HashMap<u32, usize>,
+    xtemp_views: HashMap<u32, View>,
+    /// Constant buffers: size in 16-byte entries by slot.
+    cb_sizes: HashMap<u32, u32>,
     /// Stores of the current instruction's `x#` destination, emitted once its results are in
     /// the scratch registers [`Lower::dests`] handed out.
     xstores: Vec<StBuf>,
     /// The immediate constant buffer, four words an entry.
     icb: Option<std::sync::Arc<[u32]>>,
-    /// Declared constant buffers: slot and size in 16-byte entries.
-    cbs: Vec<(u32, u32)>,
     blocks: Vec<Block>,
     /// The open block, if any (None right after a terminator until the next block starts).
     cur: Option<BlockId>,
-    frames: Vec<Frame>,
+    frames: Frames,
     temps: u32,
     /// The temps held in registers (`r0` to `r{reg_temps-1}`); the others are in `spill`.
     reg_temps: u32,
@@ -257,26 +304,37 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
     let io_base = sysval_base + SYSVALS;
     // A geometry shader's emit counter follows its outputs.
     let scratch_base = io_base + 4 * in_regs + 4 * outputs + u32::from(geometry);
+    let mut view_kinds = HashMap::new();
+    for v in &views {
+        view_kinds.entry(v.view).or_insert(v.kind);
+    }
+    let mut tgsm_at = HashMap::new();
+    for (i, t) in tgsm.iter().enumerate() {
+        tgsm_at.entry(t.0).or_insert(i);
+    }
+    let mut cb_sizes = HashMap::new();
+    for d in prog.decls() {
+        if let Decl::ConstantBuffer { slot, size, .. } = *d {
+            cb_sizes.entry(slot).or_insert(size);
+        }
+    }
+    let xtemp_views = xtemps.iter().copied().collect();
     let mut l = Lower {
         prog,
         views,
         tgsm,
-        xtemps,
+        view_kinds,
+        tgsm_at,
+        xtemp_views,
+        cb_sizes,
         xstores: Vec::new(),
         icb: prog.decls().find_map(|d| match d {
             Decl::ImmediateConstantBuffer(v) => Some(v.iter().flatten().copied().collect()),
             _ => None,
         }),
-        cbs: prog
-            .decls()
-            .filter_map(|d| match *d {
-                Decl::ConstantBuffer { slot, size, .. } => Some((slot, size)),
-                _ => None,
-            })
-            .collect(),
         blocks: Vec::new(),
         cur: None,
-        frames: Vec::new(),
+        frames: Frames::default(),
         temps,
         reg_temps,
         spill,
@@ -356,6 +414,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             named_io: l.named_io,
         },
         lines,
+        entry_reads: Default::default(),
         jump_tables: Vec::new(),
     })
 }
@@ -436,6 +495,7 @@ fn indexable_temps(
     spilled: u32,
 ) -> Result<MemoryTemps, LowerError> {
     let mut out = Vec::new();
+    let mut declared = HashSet::new();
     let mut next = if spilled > 0
         || prog
             .decls()
@@ -451,7 +511,7 @@ fn indexable_temps(
         };
         let per_thread = 16 * size as u64;
         let end = next + per_thread * threads;
-        if end > MAX_SHARED || out.iter().any(|&(r, _)| r == reg) {
+        if end > MAX_SHARED || !declared.insert(reg) {
             return Err(LowerError {
                 stmt: Some(i),
                 message: if end > MAX_SHARED {
@@ -1180,7 +1240,7 @@ impl Lower<'_> {
         let Some(&Index::Imm(reg)) = indices.first() else {
             return Err(self.err("an indexable temp x# needs a literal register number"));
         };
-        let Some(&(_, view)) = self.xtemps.iter().find(|x| x.0 == reg) else {
+        let Some(&view) = self.xtemp_views.get(&reg) else {
             return Err(self.err(format!("x{reg} is not declared (dcl_indexableTemp)")));
         };
         let index = match indices.get(1) {
@@ -1236,7 +1296,7 @@ impl Lower<'_> {
         n: u32,
         k: u8,
     ) -> Result<Reg, LowerError> {
-        let Some(&(_, size)) = self.cbs.iter().find(|c| c.0 == slot) else {
+        let Some(&size) = self.cb_sizes.get(&slot) else {
             return Err(self.err(format!("cb{slot} is not declared")));
         };
         let i = self.src(op, 0, Ty::Int)?;
@@ -1636,12 +1696,12 @@ impl Lower<'_> {
                 } else {
                     View::Uav(slot as u8)
                 };
-                self.views
-                    .iter()
-                    .find(|v| v.view == want && slot < 128)
-                    .map(|v| (v.view, v.kind))
+                self.view_kinds
+                    .get(&want)
+                    .filter(|_| slot < 128)
+                    .map(|&kind| (want, kind))
             }
-            RegFile::Tgsm => self.tgsm.iter().find(|t| t.0 == slot).map(|t| {
+            RegFile::Tgsm => self.tgsm_at.get(&slot).map(|&i| &self.tgsm[i]).map(|t| {
                 (
                     t.1,
                     if t.2 == 0 {
@@ -2214,11 +2274,7 @@ impl Lower<'_> {
                 self.start(exit);
             }
             O::Break | O::Breakc => {
-                if !self
-                    .frames
-                    .iter()
-                    .any(|f| matches!(f, Frame::Loop { .. } | Frame::Switch { .. }))
-                {
+                if self.frames.loops + self.frames.switches == 0 {
                     return Err(self.err("`break` outside a loop or switch"));
                 }
                 let cond = if inst.opcode == O::Breakc {
@@ -2234,7 +2290,7 @@ impl Lower<'_> {
                 });
             }
             O::Continue | O::Continuec => {
-                if !self.frames.iter().any(|f| matches!(f, Frame::Loop { .. })) {
+                if self.frames.loops == 0 {
                     return Err(self.err("`continue` outside a loop"));
                 }
                 let cond = if inst.opcode == O::Continuec {
@@ -2272,6 +2328,7 @@ impl Lower<'_> {
                     first_test,
                     selector,
                     cases: Vec::new(),
+                    seen: Default::default(),
                 });
             }
             O::Case | O::Default => {
@@ -2304,8 +2361,8 @@ impl Lower<'_> {
                         b
                     }
                 };
-                if let Some(Frame::Switch { cases, .. }) = self.frames.last_mut() {
-                    if cases.iter().any(|(v, _)| *v == value) {
+                if let Some(Frame::Switch { cases, seen, .. }) = self.frames.last_mut() {
+                    if !seen.insert(value) {
                         return Err(self.err("a case value or `default` repeated in one switch"));
                     }
                     cases.push((value, body));
@@ -2317,6 +2374,7 @@ impl Lower<'_> {
                     first_test,
                     selector,
                     cases,
+                    ..
                 }) = self.frames.pop()
                 else {
                     return Err(self.err("`endswitch` without `switch`"));

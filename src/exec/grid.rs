@@ -25,7 +25,7 @@ pub struct Scratch<'r> {
     cta: Cta,
     /// Registers a thread may read before writing them (live into the entry block): the only
     /// ones whose launch value (0) is observable, so the only ones cleared at each warp's start.
-    /// Computed once per launch.
+    /// Computed once per program ([`crate::ir::Program::entry_reads`]).
     clear: Vec<u8>,
     runner: Box<dyn BodyRunner + 'r>,
 }
@@ -140,12 +140,15 @@ fn run_ctas(
     make_runner: &RunnerFactory<'_>,
 ) -> Result<Stats, Fault> {
     let n = launch.ctas();
-    let clear = registers_to_clear(&launch.program);
+    let clear: &[u8] = launch
+        .program
+        .entry_reads
+        .get_or_init(|| registers_to_clear(&launch.program));
     if launch.cooperative && n > 1 {
-        return run_cooperative(machine, launch, opts, make_runner(), &clear);
+        return run_cooperative(machine, launch, opts, make_runner(), clear);
     }
     if opts.threads == 1 || n == 1 {
-        let mut scratch = Scratch::new(make_runner(), clear);
+        let mut scratch = Scratch::new(make_runner(), clear.to_vec());
         let mut total = Stats::default();
         for i in 0..n {
             total += run_cta(machine, launch, opts, i, &mut scratch)?;
@@ -180,7 +183,8 @@ fn run_ctas(
             if start >= n || start > first_fault.load(Ordering::Relaxed) {
                 break;
             }
-            let scratch = scratch.get_or_insert_with(|| Scratch::new(make_runner(), clear.clone()));
+            let scratch =
+                scratch.get_or_insert_with(|| Scratch::new(make_runner(), clear.to_vec()));
             for i in start..end {
                 if i > first_fault.load(Ordering::Relaxed) {
                     break 'chunks;
@@ -373,7 +377,8 @@ pub fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
 }
 
 /// The registers a thread may read before writing them (live into the entry block): the only
-/// ones whose launch value, 0, is observable.
+/// ones whose launch value, 0, is observable. A launch takes them from its program's
+/// [`entry_reads`](crate::ir::Program::entry_reads), worked out by this on its first launch.
 pub fn registers_to_clear(prog: &crate::ir::Program) -> Vec<u8> {
     let live = crate::analysis::liveness(prog);
     live.live_in
@@ -898,6 +903,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A program's registers read before written are worked out on its first launch and kept
+    /// with it for later launches; a clone of the program starts without them and still
+    /// compares equal.
+    #[test]
+    fn registers_to_clear_kept_with_the_program() {
+        let l = launch(2, "IADD R1, R7, R5;\nMOV R2, R1;\nEXIT;\n");
+        assert_eq!(l.program.entry_reads.get(), None);
+        let opts = RunOptions::default();
+        run_grid(&Machine::default(), &l, &opts, &|| Box::new(Interp)).expect("runs");
+        let first = l.program.entry_reads.get().expect("worked out").as_ptr();
+        assert_eq!(l.program.entry_reads.get(), Some(&vec![5, 7]));
+        run_grid(&Machine::default(), &l, &opts, &|| Box::new(Interp)).expect("runs");
+        let again = l.program.entry_reads.get().expect("kept").as_ptr();
+        assert_eq!(first, again, "the second launch reuses the first's");
+        let copy = (*l.program).clone();
+        assert_eq!(copy.entry_reads.get(), None);
+        assert_eq!(copy, *l.program);
     }
 
     /// The chunks threads take cover every CTA once, in order; they shrink as the CTAs left

@@ -341,6 +341,11 @@ pub struct Program {
     /// Where each guest instruction's text starts, by pc (sorted by pc): every per-lane and
     /// control instruction of a text program; empty for a binary. Fault reports name the line.
     pub lines: Vec<(u32, SrcLoc)>,
+    /// The registers a thread may read before writing them (live into the entry block), worked
+    /// out by `exec::grid::registers_to_clear` on the program's first launch and kept for the
+    /// later ones (a trace may launch one 4 MiB program many times). Not part of the program's
+    /// meaning: see [`Memo`]. Make it empty ([`Memo::default`]).
+    pub entry_reads: Memo<Vec<u8>>,
     /// The targets of each indirect branch ([`Terminator::Brx`]`::table` indexes it); empty
     /// for a program without one.
     pub jump_tables: Vec<JumpTable>,
@@ -375,6 +380,45 @@ impl Program {
         })
     }
 }
+
+/// A value worked out from a [`Program`] on first use and kept with it. It is derived from the
+/// program, not part of it: programs compare equal whatever their memos hold, and a clone
+/// starts empty (a clone may be edited, and must not keep what was worked out from the
+/// original).
+#[derive(Debug)]
+pub struct Memo<T>(std::sync::OnceLock<T>);
+
+impl<T> Memo<T> {
+    /// The value, worked out by `f` on the first call (concurrent first calls run one `f`).
+    pub fn get_or_init(&self, f: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(f)
+    }
+
+    /// The value, if worked out already.
+    pub fn get(&self) -> Option<&T> {
+        self.0.get()
+    }
+}
+
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
+        Memo(std::sync::OnceLock::new())
+    }
+}
+
+impl<T> Clone for Memo<T> {
+    fn clone(&self) -> Self {
+        Memo::default()
+    }
+}
+
+impl<T> PartialEq for Memo<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<T> Eq for Memo<T> {}
 
 impl Program {
     /// Where the guest instruction at `pc` starts in the program's text, if known.

@@ -30,6 +30,8 @@ pub(super) struct Inner {
     pub(super) compile_nanos: u64,
     pub(super) longest_nanos: u64,
     pub(super) errors: Vec<String>,
+    /// Functions not compiled because their program reached [`super::Jit::max_functions`].
+    pub(super) limited: u64,
 }
 
 // SAFETY: `JITModule` holds `RefCell`s and raw code pointers but no thread-bound state; it is
@@ -109,6 +111,7 @@ impl Inner {
             compile_nanos: 0,
             longest_nanos: 0,
             errors: Vec::new(),
+            limited: 0,
         })
     }
 
@@ -137,10 +140,10 @@ impl Inner {
         };
         let live_after: Vec<_> = blocks
             .iter()
-            .map(|&b| code.live.live_after_each(prog, b))
+            .map(|&b| code.live().live_after_each(prog, b))
             .collect();
         let live_out = match insts.end {
-            end if end == block.insts.len() => &code.live.live_out[id as usize],
+            end if end == block.insts.len() => &code.live().live_out[id as usize],
             end => &live_after[0][end - 1],
         };
         let t0 = std::time::Instant::now();
@@ -224,7 +227,7 @@ impl Inner {
                             done[k] = true;
                             let m = &at[k];
                             let blk = &prog.blocks[m.id as usize];
-                            let live_out = &code.live.live_out[m.id as usize];
+                            let live_out = &code.live().live_out[m.id as usize];
                             tx.begin_member(k, m.at, live_out, carried, m.carried);
                             translate(
                                 &mut tx,
@@ -355,7 +358,7 @@ fn translate(
     strip: bool,
 ) {
     let block = &code.prog.blocks[id as usize];
-    let u = &code.uniform;
+    let u = code.uniform();
     let items: Vec<_> = insts
         .clone()
         .map(|k| {
@@ -425,8 +428,8 @@ fn carried_regs(
         .map(|(m, from)| match from {
             Some(_) => Vec::new(),
             None => {
-                let live = &code.live.live_in[m.id as usize];
-                let u = &code.uniform;
+                let live = &code.live().live_in[m.id as usize];
+                let u = code.uniform();
                 let uniform = match full && u.is_reachable(m.id) {
                     true => u.uniform_in(m.id),
                     false => crate::analysis::uniformity::UniformSet::EMPTY,

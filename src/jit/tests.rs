@@ -846,7 +846,13 @@ fn a_shut_down_worker_leaves_its_queue() {
     let (tx, rx) = mpsc::channel();
     for full in [false, true] {
         let (code, piece) = (code.clone(), 0);
-        tx.send(Tier2Request { code, piece, full }).expect("queued");
+        tx.send(Tier2Request {
+            code,
+            piece,
+            full,
+            limit: crate::jit::MAX_FUNCTIONS,
+        })
+        .expect("queued");
     }
     let inner = Mutex::new(Inner::new(Tier::Two).expect("host supported"));
     tier2_worker(&rx, &inner, &AtomicBool::new(true));

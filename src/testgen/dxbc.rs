@@ -145,6 +145,8 @@ struct Gen<'a, 'b> {
     depth: usize,
     loops: usize,
     budget: usize,
+    /// Whether the statements include the hostile shapes ([`DxbcCase::generate_hostile`]).
+    hostile: bool,
 }
 
 const COMPS: [char; 4] = ['x', 'y', 'z', 'w'];
@@ -661,9 +663,100 @@ impl Gen<'_, '_> {
                     self.line(&format!("ld_structured {d}, r6.z, l(0), g0.xyzw"));
                     self.line("sync_g_t");
                 }
+                19 if self.hostile && self.depth < 3 => self.hostile()?,
                 _ => self.alu()?,
             }
         }
+        Ok(())
+    }
+
+    /// One of the shapes that made loading slow ([`super::hostile`]), small, with statements
+    /// inside: nests of up to 24 `loop`s (each left by a lane-varying `breakc` or at its end),
+    /// `if`s or `switch`es, a `switch` of up to 40 cases, loops in a row, lane-varying `retc`s.
+    /// `r6.x` is set to 1 for the loops' final `breakc` (the random code never writes `r6`).
+    fn hostile(&mut self) -> Result<()> {
+        let levels = self.u.int_in_range(2..=24usize)?;
+        let outer = self.depth;
+        match self.u.int_in_range(0..=5u8)? {
+            0 => {
+                self.line("mov r6.x, l(1)");
+                for _ in 0..levels {
+                    self.line("loop");
+                    self.depth += 1;
+                    if self.u.arbitrary()? {
+                        let r = self.u.int_in_range(0..=5u8)?;
+                        let c = self.pick(&COMPS)?;
+                        let op = self.pick(&["breakc_nz", "breakc_z"])?;
+                        self.line(&format!("{op} r{r}.{c}"));
+                    }
+                    self.block_some()?;
+                }
+                for _ in 0..levels {
+                    self.line("breakc_nz r6.x\nendloop");
+                }
+            }
+            1 => {
+                for _ in 0..levels {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    let c = self.pick(&COMPS)?;
+                    let z = self.pick(&["if_nz", "if_z"])?;
+                    self.line(&format!("{z} r{r}.{c}"));
+                    self.depth += 1;
+                    self.block_some()?;
+                }
+                for _ in 0..levels {
+                    if self.u.arbitrary()? {
+                        self.line("else");
+                        self.block_some()?;
+                    }
+                    self.line("endif");
+                }
+            }
+            2 => {
+                for _ in 0..levels {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    self.line(&format!("and r6.y, r{r}.x, l(3)\nswitch r6.y\ncase l(1)"));
+                    self.depth += 1;
+                    self.block_some()?;
+                }
+                for _ in 0..levels {
+                    self.line("break\ndefault");
+                    self.block_some()?;
+                    self.line("break\nendswitch");
+                }
+            }
+            3 => {
+                let r = self.u.int_in_range(0..=5u8)?;
+                let cases = self.u.int_in_range(4..=40u32)?;
+                self.line(&format!("and r6.y, r{r}.x, l(63)\nswitch r6.y"));
+                self.depth += 1;
+                for k in 0..cases {
+                    self.line(&format!("case l({k})"));
+                    self.block_some()?;
+                    if self.u.arbitrary()? {
+                        self.line("break");
+                    }
+                }
+                self.line("break\nendswitch");
+            }
+            4 => {
+                self.depth += 1;
+                for _ in 0..levels.min(10) {
+                    self.line("loop");
+                    self.block_some()?;
+                    self.line("break\nendloop");
+                }
+            }
+            _ => {
+                for _ in 0..levels.min(6) {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    let c = self.pick(&COMPS)?;
+                    self.line(&format!("retc_z r{r}.{c}"));
+                    self.block_some()?;
+                }
+            }
+        }
+        self.depth = outer;
         Ok(())
     }
 
@@ -681,6 +774,17 @@ impl Gen<'_, '_> {
 impl DxbcCase {
     /// A case from `u`.
     pub fn generate(u: &mut Unstructured<'_>) -> Result<DxbcCase> {
+        Self::generate_with(u, false)
+    }
+
+    /// A case from `u` whose statements also include the shapes that made loading slow
+    /// ([`super::hostile`]), small: deep nests of `loop`, `if` and `switch`, many cases, loops in
+    /// a row, lane-varying `retc`s.
+    pub fn generate_hostile(u: &mut Unstructured<'_>) -> Result<DxbcCase> {
+        Self::generate_with(u, true)
+    }
+
+    fn generate_with(u: &mut Unstructured<'_>, hostile: bool) -> Result<DxbcCase> {
         let group = GROUPS[u.choose_index(GROUPS.len())?];
         let grid = u.int_in_range(1..=2u32)?;
         let seed: u32 = u.arbitrary()?;
@@ -691,6 +795,7 @@ impl DxbcCase {
             depth: 0,
             loops: 0,
             budget,
+            hostile,
         };
         g.line("cs_5_0");
         g.line("dcl_globalFlags refactoringAllowed");

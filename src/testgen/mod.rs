@@ -26,6 +26,7 @@
 
 pub mod dxbc;
 mod gen;
+pub mod hostile;
 
 use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
 use crate::interp::Interpreter;
@@ -134,16 +135,22 @@ pub enum Profile {
     /// and off them (several blocks per loop body), accesses straddling them, at address 0, at
     /// the top of the 64-bit space and wrapping around it (see [`layout`]).
     Edges,
+    /// The control-flow shapes that made loading slow ([`hostile`]), small and with random code
+    /// inside: subroutines (called from several places, nested, recursive), nests of up to 24
+    /// `SSY`s, `PBK`s or `PCNT`s, chains of backward jumps, a block per statement, fans of
+    /// branches on the lane id, chains of divergent regions.
+    Hostile,
 }
 
 impl Profile {
     /// Every profile.
-    pub const ALL: [Profile; 5] = [
+    pub const ALL: [Profile; 6] = [
         Profile::Alu,
         Profile::Control,
         Profile::Memory,
         Profile::Mixed,
         Profile::Edges,
+        Profile::Hostile,
     ];
 }
 

@@ -201,27 +201,77 @@ pub struct GlobalSegment {
 
 /// Where each guest instruction of a launch's program is written, by pc: the line a fault
 /// report shows under the fault.
+///
+/// Each distinct text is held once, however many instructions share it (a line may hold any
+/// number of instructions): the size is linear in the program's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceLines {
     /// The file the text is in: the trace (inline `code`) or the `code_file`.
     pub path: PathBuf,
     /// Sorted by pc: the pc, then the line and column (1-based; line 0 for an instruction of a
-    /// binary, which has no line) and the text shown (the line, or the binary's instruction as
-    /// its disassembler prints it).
-    pub lines: Vec<(u32, u32, u32, String)>,
+    /// binary, which has no line) and the index in [`texts`](Self::texts) of the text shown.
+    pub lines: Vec<(u32, u32, u32, u32)>,
+    /// The texts shown: source lines, or a binary's instructions as its disassembler prints
+    /// them.
+    pub texts: Vec<String>,
 }
 
 impl SourceLines {
+    /// Source lines of the instructions `(pc, line, col)` of `lines`, the text of line `l`
+    /// (1-based) being `text_of(l)`: each line's text is taken once.
+    pub fn from_text_lines<'a>(
+        path: PathBuf,
+        lines: impl IntoIterator<Item = (u32, u32, u32)>,
+        mut text_of: impl FnMut(u32) -> &'a str,
+    ) -> SourceLines {
+        let mut index: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let mut texts = Vec::new();
+        let lines = lines
+            .into_iter()
+            .map(|(pc, line, col)| {
+                let k = *index.entry(line).or_insert_with(|| {
+                    texts.push(text_of(line).to_string());
+                    texts.len() as u32 - 1
+                });
+                (pc, line, col, k)
+            })
+            .collect();
+        SourceLines { path, lines, texts }
+    }
+
+    /// Source lines of a binary's instructions `(pc, text)` (no line or column).
+    pub fn from_instructions(
+        path: PathBuf,
+        insts: impl IntoIterator<Item = (u32, String)>,
+    ) -> Self {
+        let mut texts = Vec::new();
+        let lines = insts
+            .into_iter()
+            .map(|(pc, text)| {
+                texts.push(text);
+                (pc, 0, 0, texts.len() as u32 - 1)
+            })
+            .collect();
+        SourceLines { path, lines, texts }
+    }
+
     /// `path:line:col: text` (or `path: instruction pc: text` in a binary) for the guest
-    /// instruction at `pc`, if known.
+    /// instruction at `pc`, if known. A line longer than 2 × [`EXCERPT_CONTEXT`] characters is
+    /// cut to that many on each side of the column, as in a diagnostic.
+    ///
+    /// [`EXCERPT_CONTEXT`]: crate::diag::EXCERPT_CONTEXT
     pub fn at(&self, pc: u32) -> Option<String> {
         let i = self.lines.binary_search_by_key(&pc, |l| l.0).ok()?;
-        let (pc, line, col, text) = &self.lines[i];
+        let (pc, line, col, k) = self.lines[i];
+        let text = self.texts.get(k as usize).map_or("", String::as_str);
         let path = self.path.display();
-        Some(if *line == 0 {
+        Some(if line == 0 {
             format!("{path}: instruction {pc}: {text}")
         } else {
-            format!("{path}:{line}:{col}: {}", text.trim())
+            format!(
+                "{path}:{line}:{col}: {}",
+                crate::diag::line_excerpt(text, col).trim()
+            )
         })
     }
 }

@@ -7,7 +7,7 @@ use crate::diag::{Diagnostic, Location};
 use crate::exec::device::CtaShape;
 use crate::exec::{DEFAULT_BUDGET, MAX_LAUNCH_THREADS};
 use crate::frontend::{self, Content};
-use crate::ir::{Isa, Program, TextureKind, ViewKind};
+use crate::ir::{Isa, Program, SrcLoc, TextureKind, ViewKind};
 use crate::tracefile::code::{value_offset, StringMap};
 use crate::tracefile::files::{self, MAX_PROGRAM_BYTES};
 use crate::tracefile::schema::{HasData, RawLaunch, RawParam, RawRegData, RegName};
@@ -1186,24 +1186,30 @@ impl Loader {
         let (span, value) = (code.span(), code.get_ref());
         let map = StringMap::new(&self.src.text, &span, value);
         let first = self.code_first_line(&span);
-        let lines = p
-            .lines
+        // In source order, so that each position is found by walking on from the last one
+        // (linear in the text however many instructions share a line).
+        let mut order: Vec<(u32, SrcLoc)> = p.lines.clone();
+        order.sort_by_key(|&(_, loc)| (loc.line, loc.col));
+        let mut in_value = TextCursor::new(value, 0, (1, 1));
+        let mut in_trace =
+            TextCursor::new(&self.src.text, span.start, self.src.line_col(span.start));
+        let mut at: Vec<(u32, u32, u32)> = order
             .iter()
             .map(|&(pc, loc)| {
                 let (line, col) = match &map {
-                    Some(m) => self
-                        .src
-                        .line_col(m.trace_offset(value_offset(value, loc.line, loc.col))),
+                    Some(m) => {
+                        let v = in_value.offset_of(loc.line, loc.col);
+                        in_trace.line_col(m.trace_offset(v))
+                    }
                     None => (loc.line.saturating_add(first), loc.col),
                 };
-                let text = self.src.line_text(line as usize - 1).to_string();
-                (pc, line, col, text)
+                (pc, line, col)
             })
             .collect();
-        SourceLines {
-            path: self.src.path.clone(),
-            lines,
-        }
+        at.sort_by_key(|l| l.0);
+        SourceLines::from_text_lines(self.src.path.clone(), at, |line| {
+            self.src.line_text(line as usize - 1)
+        })
     }
 
     /// Lines before the first line of an inline `code` value whose string form the decoder does
@@ -1265,44 +1271,104 @@ impl Loader {
     }
 }
 
+/// Positions in a text visited in increasing order, each found by walking on from the last:
+/// byte offsets of 1-based (line, character column) pairs, or the reverse.
+struct TextCursor<'a> {
+    text: &'a str,
+    /// The byte offset reached, and its line and column.
+    at: usize,
+    line: u32,
+    col: u32,
+}
+
+impl<'a> TextCursor<'a> {
+    /// A cursor at byte `at` of `text`, which is at (line, column) `pos`.
+    fn new(text: &'a str, at: usize, pos: (u32, u32)) -> Self {
+        TextCursor {
+            text,
+            at: at.min(text.len()),
+            line: pos.0,
+            col: pos.1,
+        }
+    }
+
+    /// Steps over one character (false at the end of the text).
+    fn step(&mut self) -> bool {
+        let Some(c) = self.text.get(self.at..).and_then(|r| r.chars().next()) else {
+            return false;
+        };
+        self.at += c.len_utf8();
+        if c == '\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        true
+    }
+
+    /// The byte offset of 1-based `line` and character `col` (clamped to the line's end; past
+    /// the last line, the text's end), as `code::value_offset` gives it; at or after the last
+    /// position asked.
+    fn offset_of(&mut self, line: u32, col: u32) -> usize {
+        if (line, col) < (self.line, self.col) {
+            return value_offset(self.text, line, col);
+        }
+        while self.line < line {
+            if !self.step() {
+                return self.text.len();
+            }
+        }
+        while self.col < col && !self.text[self.at..].starts_with('\n') && self.step() {}
+        self.at
+    }
+
+    /// The 1-based line and character column of byte offset `to`, at or after the last one
+    /// asked (else counted from the start of its line).
+    fn line_col(&mut self, to: usize) -> (u32, u32) {
+        if to < self.at {
+            let start = self.text[..to].rfind('\n').map_or(0, |i| i + 1);
+            let line = self.text[..to].matches('\n').count() as u32 + 1;
+            return (line, self.text[start..to].chars().count() as u32 + 1);
+        }
+        while self.at < to && self.step() {}
+        (self.line, self.col)
+    }
+}
+
 /// Where the instructions of a program from a `code_file` are: its lines for a text; for a
 /// DXBC container, each instruction as `warpjit disasm` prints it.
 fn file_lines(path: &std::path::Path, bytes: &[u8], p: &Program) -> SourceLines {
-    let lines = match Content::of(bytes) {
+    let path = path.to_path_buf();
+    match Content::of(bytes) {
         Content::Text => {
             let text = String::from_utf8_lossy(bytes);
             let text_lines: Vec<&str> = text.lines().collect();
-            p.lines
-                .iter()
-                .map(|&(pc, loc)| {
-                    let t = text_lines.get(loc.line as usize - 1).unwrap_or(&"");
-                    (pc, loc.line, loc.col, t.to_string())
-                })
-                .collect()
+            let at = p.lines.iter().map(|&(pc, loc)| (pc, loc.line, loc.col));
+            SourceLines::from_text_lines(path, at, |line| {
+                text_lines.get(line as usize - 1).copied().unwrap_or("")
+            })
         }
         Content::DxbcContainer => match crate::dxbc::container::read_program(bytes) {
-            Ok(prog) => prog
-                .statements
-                .iter()
-                .filter_map(|s| match s {
-                    crate::dxbc::ast::Statement::Inst(i) => {
-                        Some(crate::dxbc::text::print_inst(i).trim().to_string())
-                    }
-                    crate::dxbc::ast::Statement::Decl(_) => None,
-                })
-                .enumerate()
-                .map(|(pc, text)| (pc as u32, 0, 0, text))
-                .collect(),
-            Err(_) => Vec::new(),
+            Ok(prog) => SourceLines::from_instructions(
+                path,
+                prog.statements
+                    .iter()
+                    .filter_map(|s| match s {
+                        crate::dxbc::ast::Statement::Inst(i) => {
+                            Some(crate::dxbc::text::print_inst(i).trim().to_string())
+                        }
+                        crate::dxbc::ast::Statement::Decl(_) => None,
+                    })
+                    .enumerate()
+                    .map(|(pc, text)| (pc as u32, text)),
+            ),
+            Err(_) => SourceLines {
+                path,
+                ..SourceLines::default()
+            },
         },
-        Content::Elf => crate::maxwell::instruction_texts(p)
-            .into_iter()
-            .map(|(pc, text)| (pc, 0, 0, text))
-            .collect(),
-    };
-    SourceLines {
-        path: path.to_path_buf(),
-        lines,
+        Content::Elf => SourceLines::from_instructions(path, crate::maxwell::instruction_texts(p)),
     }
 }
 
