@@ -546,11 +546,12 @@ pub fn check_texture(
     let texture = &trace.textures[e.resource];
     let (view, slot) = (e.view, e.slot);
     let place = |byte| {
-        let (slice, row, column, sample) = texture.element_at(byte);
+        let (mip, slice, row, column, sample) = texture.element_at(byte);
         Place::Texture {
             view,
             slot,
             byte,
+            mip: (texture.mips > 1).then_some(mip),
             slice,
             row,
             column,
@@ -829,7 +830,9 @@ pub enum Place {
         slot: u32,
         /// Byte offset of the element in the texture's data.
         byte: u64,
-        /// Array slice of the texture element it lies in.
+        /// Mip level of the texture element it lies in (`None` for a texture of one level).
+        mip: Option<u64>,
+        /// Array slice (a cube's face, a 3D texture's depth slice) of the element it lies in.
         slice: u64,
         /// Row.
         row: u64,
@@ -899,14 +902,16 @@ impl fmt::Display for Mismatch {
                 view,
                 slot,
                 byte,
+                mip,
                 slice,
                 row,
                 column,
                 sample,
             } => write!(
                 f,
-                "{}{slot} byte {byte:#x} (slice {slice}, row {row}, column {column}, sample {sample})",
-                view.register()
+                "{}{slot} byte {byte:#x} ({}slice {slice}, row {row}, column {column}, sample {sample})",
+                view.register(),
+                mip.map_or(String::new(), |m| format!("mip {m}, "))
             )?,
             Place::Output {
                 reg,

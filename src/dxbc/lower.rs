@@ -354,6 +354,16 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             views: l.views,
             invocations: l.io,
             named_io: l.named_io,
+            samplers: prog
+                .decls()
+                .filter_map(|d| match *d {
+                    Decl::Sampler { slot, mode } if slot < 16 => Some(SamplerDecl {
+                        slot: slot as u8,
+                        comparison: mode == ast::SamplerMode::Comparison,
+                    }),
+                    _ => None,
+                })
+                .collect(),
         },
         lines,
     })
@@ -512,12 +522,18 @@ fn declared_views(prog: &ast::Program) -> (Vec<ViewDecl>, Vec<(u32, View, u32)>,
         let (uav, slot, kind) = match *d {
             Decl::Resource {
                 slot, dim, samples, ..
-            } => (false, slot, view_kind(dim, samples)),
+            } => match view_kind(dim, samples) {
+                Some(k) => (false, slot, k),
+                None => continue,
+            },
             Decl::ResourceRaw { slot } => (false, slot, ViewKind::Raw),
             Decl::ResourceStructured { slot, stride } => {
                 (false, slot, ViewKind::Structured(stride))
             }
-            Decl::UavTyped { slot, dim, .. } => (true, slot, view_kind(dim, 0)),
+            Decl::UavTyped { slot, dim, .. } => match view_kind(dim, 0) {
+                Some(k) => (true, slot, k),
+                None => continue,
+            },
             Decl::UavRaw { slot, .. } => (true, slot, ViewKind::Raw),
             Decl::UavStructured { slot, stride, .. } => (true, slot, ViewKind::Structured(stride)),
             Decl::TgsmRaw { slot, bytes } => {
@@ -1762,21 +1778,19 @@ impl Lower<'_> {
         }
         let res = &inst.operands[2];
         let (view, kind) = self.view(res)?;
-        let (is_buffer, ms) = match kind {
-            ViewKind::TypedBuffer => (true, false),
+        let (is_buffer, dim) = match kind {
+            ViewKind::TypedBuffer => (true, None),
             ViewKind::Texture {
-                dim: TextureKind::Tex2d | TextureKind::Tex2dArray,
+                dim: TextureKind::Cube | TextureKind::CubeArray,
                 ..
-            } => (false, false),
-            ViewKind::Texture {
-                dim: TextureKind::Tex2dMs | TextureKind::Tex2dMsArray,
-                ..
-            } => (false, true),
-            // 1D, 3D and cube textures cannot be bound by a trace: such a view reads as unbound.
-            ViewKind::Texture {
-                dim: TextureKind::Other,
-                ..
-            } => (false, false),
+            } => {
+                return Err(self.err(format!(
+                    "`{}` cannot read a cube texture (Direct3D's `ld` reads every texture but \
+                     cubes: sample it, or view it as a 2D array)",
+                    inst.opcode.text()
+                )))
+            }
+            ViewKind::Texture { dim, .. } => (false, Some(dim)),
             ViewKind::Structured(_) | ViewKind::Raw => {
                 return Err(self.err(format!(
                     "`{}` needs a texture or typed buffer",
@@ -1784,6 +1798,7 @@ impl Lower<'_> {
                 )))
             }
         };
+        let ms = dim.is_some_and(TextureKind::is_multisample);
         if ms != (inst.opcode == Opcode::LdMs) {
             return Err(self.err(if ms {
                 "a multisampled texture is read with `ldms`"
@@ -1793,8 +1808,17 @@ impl Lower<'_> {
         }
         let addr = &inst.operands[1];
         let x = self.src(addr, 0, Ty::Int)?;
-        let y = self.src(addr, 1, Ty::Int)?;
-        let slice = self.src(addr, 2, Ty::Int)?;
+        // The address's components by dimension: 1D (x), 1D array (x, slice), 2D (x, y), 2D
+        // array and multisample array (x, y, slice), 3D (x, y, z, held in `slice`); `.w` is the
+        // mip level of every texture but multisample ones (and `ld_uav_typed`'s, which has none).
+        let (y, slice) = match dim {
+            None | Some(TextureKind::Tex1d) => (Src::Imm(0), Src::Imm(0)),
+            Some(TextureKind::Tex1dArray) => (Src::Imm(0), self.src(addr, 1, Ty::Int)?),
+            Some(TextureKind::Tex2d | TextureKind::Tex2dMs) => {
+                (self.src(addr, 1, Ty::Int)?, Src::Imm(0))
+            }
+            Some(_) => (self.src(addr, 1, Ty::Int)?, self.src(addr, 2, Ty::Int)?),
+        };
         let (sample, mip) = if ms {
             (self.src(&inst.operands[3], 0, Ty::Int)?, Src::Imm(0))
         } else if is_buffer || inst.opcode == Opcode::LdUavTyped {
@@ -1803,7 +1827,15 @@ impl Lower<'_> {
         } else {
             (Src::Imm(0), self.src(addr, 3, Ty::Int)?)
         };
-        let offset = inst.offsets.unwrap_or([0; 3]);
+        // Offsets apply to the texel axes (not to an array's slice): u of 1D, u and v of 2D,
+        // u, v and w of 3D.
+        let o = inst.offsets.unwrap_or([0; 3]);
+        let offset = match dim {
+            None => [0; 3],
+            Some(TextureKind::Tex1d | TextureKind::Tex1dArray) => [o[0], 0, 0],
+            Some(TextureKind::Tex3d) => o,
+            Some(_) => [o[0], o[1], 0],
+        };
         let dests = self.dests(&inst.operands[0])?;
         self.emit(LdTex {
             d: dests.map(|d| d.unwrap_or(Reg::RZ)),
@@ -1813,10 +1845,44 @@ impl Lower<'_> {
             slice,
             sample,
             mip,
-            offset: [offset[0], offset[1]],
+            offset,
             comp: std::array::from_fn(|c| source_component(res.components, c as u8)),
         });
         Ok(())
+    }
+
+    /// The column, row and slice (an array's slice, a 3D texture's depth) a typed view's
+    /// integer address names: `x` of a buffer or 1D texture, `x, slice` of a 1D array, `x, y`
+    /// of a 2D texture, `x, y, slice` of the others.
+    fn texel_address(&mut self, addr: &ast::Operand, kind: ViewKind) -> Result<[Src; 3], LowerError> {
+        let x = self.src(addr, 0, Ty::Int)?;
+        let zero = Src::Imm(0);
+        Ok(match kind {
+            ViewKind::Texture {
+                dim: TextureKind::Tex1dArray,
+                ..
+            } => [x, zero, self.src(addr, 1, Ty::Int)?],
+            ViewKind::Texture {
+                dim: TextureKind::Tex2d | TextureKind::Tex2dMs,
+                ..
+            } => [x, self.src(addr, 1, Ty::Int)?, zero],
+            ViewKind::Texture {
+                dim: TextureKind::Tex1d,
+                ..
+            }
+            | ViewKind::TypedBuffer => [x, zero, zero],
+            ViewKind::Texture { .. } => [
+                x,
+                self.src(addr, 1, Ty::Int)?,
+                self.src(addr, 2, Ty::Int)?,
+            ],
+            // Raw and structured views: the address is (index, offset) as given.
+            ViewKind::Raw | ViewKind::Structured(_) => [
+                x,
+                self.src(addr, 1, Ty::Int)?,
+                self.src(addr, 2, Ty::Int)?,
+            ],
+        })
     }
 
     /// `store_uav_typed u#.mask, address, value`.
@@ -1835,11 +1901,7 @@ impl Lower<'_> {
             return Err(self.err("`store_uav_typed` needs a typed u# view"));
         }
         let addr = &inst.operands[1];
-        let (x, y, slice) = (
-            self.src(addr, 0, Ty::Int)?,
-            self.src(addr, 1, Ty::Int)?,
-            self.src(addr, 2, Ty::Int)?,
-        );
+        let [x, y, slice] = self.texel_address(addr, kind)?;
         let mut v = [Src::Imm(0); 4];
         for (c, slot) in v.iter_mut().enumerate() {
             *slot = self.src(&inst.operands[2], c as u8, Ty::Int)?;
@@ -1875,11 +1937,7 @@ impl Lower<'_> {
             _ => 0,
         };
         let a_op = &inst.operands[first + 1];
-        let addr = [
-            self.src(a_op, 0, Ty::Int)?,
-            self.src(a_op, 1, Ty::Int)?,
-            self.src(a_op, 2, Ty::Int)?,
-        ];
+        let addr = self.texel_address(a_op, kind)?;
         let a = self.src(&inst.operands[first + 2], 0, Ty::Int)?;
         let b = if values == 2 {
             self.src(&inst.operands[first + 3], 0, Ty::Int)?
@@ -2448,25 +2506,24 @@ impl Lower<'_> {
     }
 }
 
-/// The view kind of a typed declaration.
-fn view_kind(dim: ast::ResourceDim, samples: u32) -> ViewKind {
+/// The view kind of a typed declaration (`None` for a dimension a typed view cannot have:
+/// `unknown`, raw and structured).
+fn view_kind(dim: ast::ResourceDim, samples: u32) -> Option<ViewKind> {
     use ast::ResourceDim as D;
     let dim = match dim {
-        D::Buffer => return ViewKind::TypedBuffer,
+        D::Buffer => return Some(ViewKind::TypedBuffer),
+        D::Texture1D => TextureKind::Tex1d,
+        D::Texture1DArray => TextureKind::Tex1dArray,
         D::Texture2D => TextureKind::Tex2d,
         D::Texture2DArray => TextureKind::Tex2dArray,
         D::Texture2DMs => TextureKind::Tex2dMs,
         D::Texture2DMsArray => TextureKind::Tex2dMsArray,
-        D::Unknown
-        | D::Texture1D
-        | D::Texture3D
-        | D::TextureCube
-        | D::Texture1DArray
-        | D::TextureCubeArray
-        | D::RawBuffer
-        | D::StructuredBuffer => TextureKind::Other,
+        D::Texture3D => TextureKind::Tex3d,
+        D::TextureCube => TextureKind::Cube,
+        D::TextureCubeArray => TextureKind::CubeArray,
+        D::Unknown | D::RawBuffer | D::StructuredBuffer => return None,
     };
-    ViewKind::Texture { dim, samples }
+    Some(ViewKind::Texture { dim, samples })
 }
 
 /// The component of a source that the destination's component `comp` reads.

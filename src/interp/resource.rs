@@ -291,7 +291,7 @@ pub fn ld_tex_lanes(
         let texel = match bound(res, op.view) {
             Some(Resource::Texture(t)) => {
                 let d = t.dim();
-                let s = if d.is_array() { slice[l] } else { 0 };
+                let s = if d.is_layered() { slice[l] } else { 0 };
                 let q = if d.is_multisample() { sample[l] } else { 0 };
                 if env.check && d.is_multisample() && q >= t.samples() {
                     env.finding(
@@ -305,11 +305,8 @@ pub fn ld_tex_lanes(
                 // Offsets are added with wrap-around: below zero is far out of range.
                 let cx = x[l].wrapping_add(op.offset[0] as i32 as u32);
                 let cy = y[l].wrapping_add(op.offset[1] as i32 as u32);
-                if mip[l] != 0 {
-                    t.load(u32::MAX, u32::MAX, 0, 0)
-                } else {
-                    t.load(cx, cy, s, q)
-                }
+                let cs = s.wrapping_add(op.offset[2] as i32 as u32);
+                t.load_at(mip[l], cx, cy, cs, q)
             }
             // A typed buffer: element `x`.
             Some(Resource::Buffer(b)) => b.load_typed(x[l]),
@@ -361,7 +358,7 @@ pub fn st_tex_lanes(
         let value = [v[0][l], v[1][l], v[2][l], v[3][l]];
         match bound(res, op.view) {
             Some(Resource::Texture(t)) => {
-                let s = if t.dim().is_array() { slice[l] } else { 0 };
+                let s = if t.dim().is_layered() { slice[l] } else { 0 };
                 t.store(x[l], y[l], s, 0, value);
             }
             Some(Resource::Buffer(b)) => {
@@ -478,7 +475,7 @@ pub fn view_atom_lanes(op: &Atom, env: &mut CtaEnv<'_>, mask: u32, rows: &AtomRo
                             .and_then(|off| buf.atomic_word(off)),
                     },
                     Some(Resource::Texture(t)) => {
-                        let s = if t.dim().is_array() { addr[2][l] } else { 0 };
+                        let s = if t.dim().is_layered() { addr[2][l] } else { 0 };
                         t.atomic_word(addr[0][l], addr[1][l], s)
                     }
                     None => None,

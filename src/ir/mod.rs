@@ -339,6 +339,8 @@ pub struct Interface {
     /// The special input and output registers the program declares (`vCoverage`, `oDepth`,
     /// ...), each a record slot after the numbered ones (counted in [`StageIo`]).
     pub named_io: Vec<NamedIo>,
+    /// The samplers it declares.
+    pub samplers: Vec<SamplerDecl>,
 }
 
 /// A special input or output register of a program run over invocations: which record slot
@@ -401,6 +403,10 @@ pub enum ViewKind {
 /// A texture's dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureKind {
+    /// 1D.
+    Tex1d,
+    /// 1D array.
+    Tex1dArray,
     /// 2D.
     Tex2d,
     /// 2D array.
@@ -409,8 +415,43 @@ pub enum TextureKind {
     Tex2dMs,
     /// 2D multisampled array.
     Tex2dMsArray,
-    /// Any other (1D, 3D, cube): declared, but no instruction warpjit runs reads it.
-    Other,
+    /// 3D.
+    Tex3d,
+    /// Cube.
+    Cube,
+    /// Cube array.
+    CubeArray,
+}
+
+impl TextureKind {
+    /// Whether it is an array (its array index is an operand).
+    pub fn is_array(self) -> bool {
+        matches!(
+            self,
+            TextureKind::Tex1dArray
+                | TextureKind::Tex2dArray
+                | TextureKind::Tex2dMsArray
+                | TextureKind::CubeArray
+        )
+    }
+    /// Whether it is multisampled.
+    pub fn is_multisample(self) -> bool {
+        matches!(self, TextureKind::Tex2dMs | TextureKind::Tex2dMsArray)
+    }
+    /// Whether it is a cube or cube array.
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureKind::Cube | TextureKind::CubeArray)
+    }
+}
+
+/// A declared sampler (`dcl_sampler s#, mode`), for checking what a launch binds to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerDecl {
+    /// The `s#` slot.
+    pub slot: u8,
+    /// `mode_comparison`: the bound sampler must have a comparison filter (and `mode_default`:
+    /// must not).
+    pub comparison: bool,
 }
 
 impl Program {

@@ -679,7 +679,7 @@ fn weight_of_every_op_is_pinned() {
             slice: s,
             sample: s,
             mip: Src::Imm(0),
-            offset: [0, 0],
+            offset: [0, 0, 0],
             comp: [0, 1, 2, 3],
         }
         .into(),

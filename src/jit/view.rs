@@ -215,11 +215,19 @@ fn ld_texels(op: &LdTex, t: &Texture, mask: u32, area: &mut TexArea) {
     while m != 0 {
         let l = m.trailing_zeros() as usize;
         m &= m - 1;
-        let s = if dim.is_array() { slice[l] } else { 0 };
+        let s = if dim.is_layered() { slice[l] } else { 0 };
         let q = if dim.is_multisample() { sample[l] } else { 0 };
         let cx = x[l].wrapping_add(op.offset[0] as i32 as u32);
         let cy = y[l].wrapping_add(op.offset[1] as i32 as u32);
-        let texel = match (mip[l], t.texel_offset(cx, cy, s, q)) {
+        let cs = s.wrapping_add(op.offset[2] as i32 as u32);
+        if mip[l] != 0 {
+            let texel = t.load_at(mip[l], cx, cy, cs, q);
+            for c in 0..4 {
+                vals[c][l] = texel[op.comp[c] as usize & 3];
+            }
+            continue;
+        }
+        let texel = match (mip[l], t.texel_offset(cx, cy, cs, q)) {
             (0, Some(off)) if bytes8 => {
                 let w = words[(off / 4) as usize].load(Relaxed);
                 let mut v = format.defaults();
@@ -228,7 +236,7 @@ fn ld_texels(op: &LdTex, t: &Texture, mask: u32, area: &mut TexArea) {
                 }
                 v
             }
-            (0, Some(_)) => t.load(cx, cy, s, q),
+            (0, Some(_)) => t.load(cx, cy, cs, q),
             _ => empty,
         };
         for c in 0..4 {

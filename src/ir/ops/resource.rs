@@ -119,9 +119,10 @@ impl Operands for StBuf {
     }
 }
 
-/// Loads one texel of a texture (`ld`, `ldms`, `ld2dms`): integer coordinates `x`, `y`, array
-/// `slice` and `sample`, each plus an immediate offset where given (`_aoffimmi`), converted from
-/// the texture's format to four words; `d[c]` (unless `RZ`) receives word `comp[c]`.
+/// Loads one texel of a texture (`ld`, `ldms`, `ld2dms`, `ld_uav_typed`): integer coordinates
+/// `x`, `y`, `slice` (an array's slice, or a 3D texture's depth) and `sample` at mip level
+/// `mip`, the texel axes plus an immediate offset where given (`_aoffimmi`), converted from the
+/// texture's format to four words; `d[c]` (unless `RZ`) receives word `comp[c]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LdTex {
     /// Destination per component (`RZ`: not written).
@@ -132,14 +133,15 @@ pub struct LdTex {
     pub x: Src,
     /// Row.
     pub y: Src,
-    /// Array slice (ignored by a texture that is not an array).
+    /// Array slice, or depth of a 3D texture (ignored by a texture that is neither).
     pub slice: Src,
     /// Sample (0 for a texture that is not multisampled).
     pub sample: Src,
-    /// Mip level (a texture has one: any other level is out of range).
+    /// Mip level (at or past the texture's mip count: out of range).
     pub mip: Src,
-    /// Immediate offsets added to `x` and `y` (`_aoffimmi(u,v)`).
-    pub offset: [i8; 2],
+    /// Immediate offsets added to `x`, `y` and a 3D texture's depth (`_aoffimmi(u,v,w)`;
+    /// the front-end leaves 0 where the dimension has no such axis).
+    pub offset: [i8; 3],
     /// Which converted word each destination component receives.
     pub comp: [u8; 4],
 }

@@ -27,6 +27,18 @@ use warpjit_runtime::BankMode;
 /// `code_file` value, `isa`, `registers`, `kernel`.
 pub(super) type ProgramKey = (bool, String, Isa, u32, Option<String>);
 
+/// What the trace binds: the resources and samplers a program's declarations are checked
+/// against.
+#[derive(Clone, Copy)]
+pub(super) struct Bound<'a> {
+    /// `[[texture]]` tables.
+    pub(super) textures: &'a [Texture],
+    /// `[[buffer]]` tables.
+    pub(super) buffers: &'a [Buffer],
+    /// `[[sampler]]` tables.
+    pub(super) samplers: &'a [crate::tracefile::Sampler],
+}
+
 /// The special input registers a `[[launch.input]]` may name.
 const SPECIAL_INPUTS: &[&str] = &["vPrim", "vCoverage", "vInnerCoverage"];
 /// The special output registers a `[[launch.expect_output]]` may name.
@@ -114,8 +126,7 @@ impl Loader {
         index: u32,
         l: &Spanned<RawLaunch>,
         programs: &mut Programs,
-        textures: &[Texture],
-        buffers: &[Buffer],
+        bound: Bound<'_>,
     ) -> Result<LaunchSpec, TraceError> {
         let table = l.span();
         let mut k = self.launch_keys(l)?;
@@ -128,7 +139,7 @@ impl Loader {
         let binary = self.binary_kernel(l, &mut k)?;
         let (program, program_path, source) =
             self.program(l, &table, k.isa, k.registers, k.kernel.as_deref(), programs)?;
-        self.apply_interface(l, &table, &program, &mut k, textures, buffers)?;
+        self.apply_interface(l, &table, &program, &mut k, bound)?;
         Ok(LaunchSpec {
             index,
             isa: k.isa,
@@ -244,9 +255,13 @@ impl Loader {
         table: &Range<usize>,
         program: &Program,
         k: &mut LaunchKeys,
-        textures: &[Texture],
-        buffers: &[Buffer],
+        bound: Bound<'_>,
     ) -> Result<(), TraceError> {
+        let Bound {
+            textures,
+            buffers,
+            samplers,
+        } = bound;
         let code_span = l
             .code
             .as_ref()
@@ -434,16 +449,22 @@ impl Loader {
                 },
                 (ViewKind::Texture { dim, samples }, Some(t), _) => {
                     let want = match dim {
-                        TextureKind::Tex2d => Some(TextureDim::Tex2d),
-                        TextureKind::Tex2dArray => Some(TextureDim::Tex2dArray),
-                        TextureKind::Tex2dMs => Some(TextureDim::Ms2d),
-                        TextureKind::Tex2dMsArray => Some(TextureDim::Ms2dArray),
-                        TextureKind::Other => None,
+                        TextureKind::Tex1d => TextureDim::Tex1d,
+                        TextureKind::Tex1dArray => TextureDim::Tex1dArray,
+                        TextureKind::Tex2d => TextureDim::Tex2d,
+                        TextureKind::Tex2dArray => TextureDim::Tex2dArray,
+                        TextureKind::Tex2dMs => TextureDim::Ms2d,
+                        TextureKind::Tex2dMsArray => TextureDim::Ms2dArray,
+                        TextureKind::Tex3d => TextureDim::Tex3d,
+                        TextureKind::Cube => TextureDim::Cube,
+                        TextureKind::CubeArray => TextureDim::CubeArray,
                     };
-                    if want != Some(t.dim) {
+                    if want != t.dim {
                         Some(format!(
-                            "is declared as a {dim:?} texture, but the [[texture]] at line {} is {:?}",
-                            t.line, t.dim
+                            "is declared as a \"{}\" texture, but the [[texture]] at line {} is \"{}\"",
+                            want.name(),
+                            t.line,
+                            t.dim.name()
                         ))
                     } else if samples != 0 && samples != t.samples {
                         Some(format!(
@@ -465,6 +486,27 @@ impl Loader {
             };
             if let Some(p) = problem {
                 return Err(self.invalid(&code_span, format!("the program's {reg}{slot} {p}")));
+            }
+        }
+        for decl in &iface.samplers {
+            let Some(s) = samplers.iter().find(|s| s.slot == decl.slot as u32) else {
+                continue;
+            };
+            let comparison = s.state.reduction == warpjit_runtime::sampler::Reduction::Comparison;
+            if comparison != decl.comparison {
+                let (declared, bound) = if decl.comparison {
+                    ("mode_comparison", "has no COMPARISON_ filter")
+                } else {
+                    ("mode_default", "has a COMPARISON_ filter")
+                };
+                return Err(self.invalid(
+                    &code_span,
+                    format!(
+                        "the program's s{} is declared {declared}, but the [[sampler]] at line {} \
+                         {bound}",
+                        decl.slot, s.line
+                    ),
+                ));
             }
         }
         Ok(())
