@@ -323,7 +323,10 @@ impl TextureShape {
             return bad(format!("{d:?} with depth {}", s.depth));
         }
         if d.is_cube() && s.width != s.height {
-            return bad(format!("{d:?} with {}x{} faces (not square)", s.width, s.height));
+            return bad(format!(
+                "{d:?} with {}x{} faces (not square)",
+                s.width, s.height
+            ));
         }
         let layers_ok = match d {
             TextureDim::TexCube => s.layers == 6,
@@ -344,7 +347,11 @@ impl TextureShape {
                 s.height,
                 s.depth,
                 s.mips,
-                if d.is_multisample() { 1 } else { s.full_chain() }
+                if d.is_multisample() {
+                    1
+                } else {
+                    s.full_chain()
+                }
             ));
         }
         Ok(())
@@ -476,7 +483,10 @@ impl Texture {
         slice: u32,
         sample: u32,
     ) -> Option<u64> {
-        let base = *self.levels.get(level as usize).filter(|_| level < self.shape.mips)?;
+        let base = *self
+            .levels
+            .get(level as usize)
+            .filter(|_| level < self.shape.mips)?;
         let [w, h, d] = self.shape.level_size(level);
         let slices = if self.shape.dim == TextureDim::Tex3d {
             d

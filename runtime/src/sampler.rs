@@ -151,8 +151,10 @@ impl SamplerState {
             _ => Reduction::Maximum,
         };
         let base = code & 0x7f;
-        let valid = matches!(base, 0x00 | 0x01 | 0x04 | 0x05 | 0x10 | 0x11 | 0x14 | 0x15 | 0x55)
-            && code & !0x1ff == 0;
+        let valid = matches!(
+            base,
+            0x00 | 0x01 | 0x04 | 0x05 | 0x10 | 0x11 | 0x14 | 0x15 | 0x55
+        ) && code & !0x1ff == 0;
         valid.then(|| (f(4), f(2), f(0), base == 0x55, reduction))
     }
 
@@ -207,11 +209,24 @@ mod tests {
                 .trim_start_matches("MAXIMUM_");
             assert_eq!(aniso, base == "ANISOTROPIC", "{name}");
             if !aniso {
-                assert_eq!(lin(min), base.contains("MIN_LINEAR") || base.contains("MIN_MAG_LINEAR") || base == "MIN_MAG_MIP_LINEAR", "{name}");
+                assert_eq!(
+                    lin(min),
+                    base.contains("MIN_LINEAR")
+                        || base.contains("MIN_MAG_LINEAR")
+                        || base == "MIN_MAG_MIP_LINEAR",
+                    "{name}"
+                );
                 assert_eq!(lin(mip), base.ends_with("MIP_LINEAR"), "{name}");
-                assert_eq!(lin(mag), base.contains("MAG_LINEAR") || base.contains("MAG_MIP_LINEAR"), "{name}");
+                assert_eq!(
+                    lin(mag),
+                    base.contains("MAG_LINEAR") || base.contains("MAG_MIP_LINEAR"),
+                    "{name}"
+                );
             }
-            assert_eq!(red == Reduction::Comparison, name.starts_with("COMPARISON_"));
+            assert_eq!(
+                red == Reduction::Comparison,
+                name.starts_with("COMPARISON_")
+            );
             assert_eq!(red == Reduction::Minimum, name.starts_with("MINIMUM_"));
             assert_eq!(red == Reduction::Maximum, name.starts_with("MAXIMUM_"));
         }

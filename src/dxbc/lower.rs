@@ -1854,7 +1854,11 @@ impl Lower<'_> {
     /// The column, row and slice (an array's slice, a 3D texture's depth) a typed view's
     /// integer address names: `x` of a buffer or 1D texture, `x, slice` of a 1D array, `x, y`
     /// of a 2D texture, `x, y, slice` of the others.
-    fn texel_address(&mut self, addr: &ast::Operand, kind: ViewKind) -> Result<[Src; 3], LowerError> {
+    fn texel_address(
+        &mut self,
+        addr: &ast::Operand,
+        kind: ViewKind,
+    ) -> Result<[Src; 3], LowerError> {
         let x = self.src(addr, 0, Ty::Int)?;
         let zero = Src::Imm(0);
         Ok(match kind {
@@ -1871,17 +1875,13 @@ impl Lower<'_> {
                 ..
             }
             | ViewKind::TypedBuffer => [x, zero, zero],
-            ViewKind::Texture { .. } => [
-                x,
-                self.src(addr, 1, Ty::Int)?,
-                self.src(addr, 2, Ty::Int)?,
-            ],
+            ViewKind::Texture { .. } => {
+                [x, self.src(addr, 1, Ty::Int)?, self.src(addr, 2, Ty::Int)?]
+            }
             // Raw and structured views: the address is (index, offset) as given.
-            ViewKind::Raw | ViewKind::Structured(_) => [
-                x,
-                self.src(addr, 1, Ty::Int)?,
-                self.src(addr, 2, Ty::Int)?,
-            ],
+            ViewKind::Raw | ViewKind::Structured(_) => {
+                [x, self.src(addr, 1, Ty::Int)?, self.src(addr, 2, Ty::Int)?]
+            }
         })
     }
 
@@ -2037,10 +2037,236 @@ impl Lower<'_> {
         self.emit(Info {
             d: dests.map(|d| d.unwrap_or(Reg::RZ)),
             view,
+            dim: match vk {
+                ViewKind::Texture { dim, .. } => Some(dim),
+                _ => None,
+            },
             kind,
             mip,
             comp: std::array::from_fn(|c| source_component(res.components, c as u8)),
         });
+        Ok(())
+    }
+
+    /// Why an instruction that needs a pixel shader's quads cannot run in this stage, if it
+    /// cannot.
+    fn needs_quads(&self, inst: &ast::Inst) -> Result<(), LowerError> {
+        let stage = self.prog.version.stage;
+        if stage == ast::Stage::Pixel {
+            return Ok(());
+        }
+        let what = if inst.opcode.text().starts_with("deriv") {
+            "a derivative"
+        } else {
+            "an implicit LOD (derivatives of the coordinates)"
+        };
+        Err(self.err(format!(
+            "`{}` needs {what}, which only a pixel shader's 2x2 quads have; a {} shader samples \
+             with `sample_l`, `sample_d`, `sample_c_lz` or `gather4` (Direct3D allows implicit \
+             derivatives outside pixel shaders from shader model 6.6 only)",
+            inst.opcode.text(),
+            match stage {
+                ast::Stage::Compute => "compute",
+                ast::Stage::Vertex => "vertex",
+                ast::Stage::Geometry => "geometry",
+                ast::Stage::Hull => "hull",
+                ast::Stage::Domain => "domain",
+                ast::Stage::Pixel => "pixel",
+            }
+        )))
+    }
+
+    /// `deriv_rt{x,y}[_coarse|_fine] dst, src`: per component, the quad's difference.
+    fn deriv(&mut self, inst: &ast::Inst, y: bool, fine: bool) -> Result<(), LowerError> {
+        self.needs_quads(inst)?;
+        self.per_component(inst, &[Ty::Float], |l: &mut Self, d, s: &[Src]| {
+            l.emit(Deriv {
+                d,
+                a: s[0],
+                y,
+                fine,
+            });
+            Ok(())
+        })
+    }
+
+    /// `sample*`, `gather4*` and `lod`: `dst, address, [offset,] t#, s#[, extra...]`.
+    fn sample(&mut self, inst: &ast::Inst) -> Result<(), LowerError> {
+        use Opcode as O;
+        let op = inst.opcode;
+        // Whether the operands hold gather4_po's offsets, and how many follow the sampler.
+        let (po, tail) = match op {
+            O::Gather4Po => (true, 0),
+            O::Gather4PoC => (true, 1),
+            O::SampleB | O::SampleL | O::SampleC | O::SampleCLz | O::Gather4C => (false, 1),
+            O::SampleD => (false, 2),
+            _ => (false, 0),
+        };
+        let n = 4 + usize::from(po) + tail;
+        if inst.operands.len() != n {
+            return Err(self.err(format!("`{}` takes {n} operands", op.text())));
+        }
+        let implicit = matches!(op, O::Sample | O::SampleB | O::SampleC | O::Lod);
+        if implicit {
+            self.needs_quads(inst)?;
+        }
+        let (ri, si) = if po { (3, 4) } else { (2, 3) };
+        let res = &inst.operands[ri];
+        let (view, kind) = self.view(res)?;
+        let dim = match (view, kind) {
+            (View::Srv(_), ViewKind::Texture { dim, .. }) if !dim.is_multisample() => dim,
+            _ => {
+                return Err(self.err(format!(
+                    "`{}` samples a t# texture that is not multisampled (1D, 2D, 3D, cube or an \
+                     array of them)",
+                    op.text()
+                )))
+            }
+        };
+        let gather = matches!(op, O::Gather4 | O::Gather4C | O::Gather4Po | O::Gather4PoC);
+        let gather_dims = if po {
+            matches!(dim, TextureKind::Tex2d | TextureKind::Tex2dArray)
+        } else {
+            matches!(
+                dim,
+                TextureKind::Tex2d
+                    | TextureKind::Tex2dArray
+                    | TextureKind::Cube
+                    | TextureKind::CubeArray
+            )
+        };
+        if gather && !gather_dims {
+            return Err(self.err(format!(
+                "`{}` gathers from a 2D texture{} (this view is {dim:?})",
+                op.text(),
+                if po {
+                    " or 2D array"
+                } else {
+                    ", a cube, or an array of them"
+                }
+            )));
+        }
+        let samp = &inst.operands[si];
+        let (slot, channel) = match &samp.value {
+            OperandValue::Reg {
+                file: RegFile::Sampler,
+                indices,
+            } => match indices.first() {
+                Some(Index::Imm(s)) => (
+                    *s,
+                    match samp.components {
+                        Components::Select(k) => k,
+                        _ => 0,
+                    },
+                ),
+                _ => return Err(self.err("a sampler needs a literal slot")),
+            },
+            _ => return Err(self.err(format!("`{}` needs a sampler s#", op.text()))),
+        };
+        let compare = matches!(op, O::SampleC | O::SampleCLz | O::Gather4C | O::Gather4PoC);
+        let Some(decl) = self.prog.decls().find_map(|d| match *d {
+            Decl::Sampler { slot: s, mode } if s == slot => Some(mode),
+            _ => None,
+        }) else {
+            return Err(self.err(format!("s{slot} is not declared (dcl_sampler)")));
+        };
+        if slot >= 16 {
+            return Err(self.err(format!("sampler slot s{slot} is out of range (s0 to s15)")));
+        }
+        if compare != (decl == ast::SamplerMode::Comparison) {
+            return Err(self.err(format!(
+                "`{}` needs a sampler declared {}, and s{slot} is declared {}",
+                op.text(),
+                if compare {
+                    "mode_comparison"
+                } else {
+                    "mode_default"
+                },
+                decl.text()
+            )));
+        }
+        let addr = &inst.operands[1];
+        let mut coord = [Src::Imm(0); 4];
+        for (k, c) in coord.iter_mut().enumerate() {
+            *c = self.src(addr, k as u8, Ty::Float)?;
+        }
+        // Derivatives: given (sample_d), or those of the coordinates across the quad.
+        let axes = match dim {
+            TextureKind::Tex1d | TextureKind::Tex1dArray => 1,
+            TextureKind::Tex2d | TextureKind::Tex2dArray => 2,
+            _ => 3,
+        };
+        let (mut ddx, mut ddy) = ([Src::Imm(0); 3], [Src::Imm(0); 3]);
+        if op == O::SampleD {
+            for k in 0..3 {
+                ddx[k] = self.src(&inst.operands[4], k as u8, Ty::Float)?;
+                ddy[k] = self.src(&inst.operands[5], k as u8, Ty::Float)?;
+            }
+        } else if implicit {
+            for k in 0..axes {
+                for (y, out) in [(false, &mut ddx), (true, &mut ddy)] {
+                    let t = self.scratch()?;
+                    self.emit(Deriv {
+                        d: t,
+                        a: coord[k],
+                        y,
+                        fine: false,
+                    });
+                    out[k] = Src::Reg(t);
+                }
+            }
+        }
+        let extra = &inst.operands[si + 1..];
+        let (lod, reference) = match op {
+            O::SampleB | O::SampleL => (self.src(&extra[0], 0, Ty::Float)?, Src::Imm(0)),
+            O::SampleC | O::SampleCLz | O::Gather4C | O::Gather4PoC => {
+                (Src::Imm(0), self.src(&extra[0], 0, Ty::Float)?)
+            }
+            _ => (Src::Imm(0), Src::Imm(0)),
+        };
+        let po = if po {
+            let o = &inst.operands[2];
+            Some([self.src(o, 0, Ty::Int)?, self.src(o, 1, Ty::Int)?])
+        } else {
+            None
+        };
+        // Immediate offsets apply to the texel axes (none on a cube).
+        let o = inst.offsets.unwrap_or([0; 3]);
+        let offset = match dim {
+            TextureKind::Cube | TextureKind::CubeArray => [0; 3],
+            _ => std::array::from_fn(|k| if k < axes { o[k] } else { 0 }),
+        };
+        let f = match op {
+            O::SampleL | O::SampleCLz => SampleFn::Level,
+            O::Gather4 | O::Gather4C | O::Gather4Po | O::Gather4PoC => SampleFn::Gather(channel),
+            O::Lod => SampleFn::Lod,
+            _ => SampleFn::Grad,
+        };
+        let dests = self.dests(&inst.operands[0])?;
+        self.emit(Sample {
+            d: dests.map(|d| d.unwrap_or(Reg::RZ)),
+            view,
+            sampler: slot as u8,
+            f,
+            compare,
+            coord,
+            ddx,
+            ddy,
+            lod,
+            reference,
+            offset,
+            po,
+            comp: std::array::from_fn(|c| source_component(res.components, c as u8)),
+        });
+        if inst.saturate {
+            for d in dests.into_iter().flatten() {
+                self.emit(Un {
+                    d,
+                    f: UnFn::Sat,
+                    a: Src::Reg(d),
+                });
+            }
+        }
         Ok(())
     }
 
@@ -2158,6 +2384,21 @@ impl Lower<'_> {
             O::LdUavTyped => self.ld_tex(inst, false)?,
             O::StoreUavTyped => self.st_tex(inst)?,
             O::BufInfo | O::ResInfo | O::SampleInfo => self.info(inst)?,
+            O::Sample
+            | O::SampleB
+            | O::SampleL
+            | O::SampleD
+            | O::SampleC
+            | O::SampleCLz
+            | O::Gather4
+            | O::Gather4C
+            | O::Gather4Po
+            | O::Gather4PoC
+            | O::Lod => self.sample(inst)?,
+            O::DerivRtx | O::DerivRtxCoarse => self.deriv(inst, false, false)?,
+            O::DerivRty | O::DerivRtyCoarse => self.deriv(inst, true, false)?,
+            O::DerivRtxFine => self.deriv(inst, false, true)?,
+            O::DerivRtyFine => self.deriv(inst, true, true)?,
             O::AtomicIadd => self.atomic(inst, AtomFn::Add, false)?,
             O::AtomicAnd => self.atomic(inst, AtomFn::And, false)?,
             O::AtomicOr => self.atomic(inst, AtomFn::Or, false)?,

@@ -710,6 +710,7 @@ fn weight_of_every_op_is_pinned() {
         Info {
             d: [r; 4],
             view: View::Srv(0),
+            dim: None,
             kind: InfoKind::BufferLength,
             mip: Src::Imm(0),
             comp: [0, 1, 2, 3],

@@ -152,6 +152,8 @@ sass_table! {
         Atom,
         Info,
         Table,
+        Sample,
+        Deriv,
     }
 }
 

@@ -19,6 +19,7 @@
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
 //! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
 //! | conversions (I2F, F2I, F2F, I2I) and the binary64 instructions | [`convert`] | §29 |
+//! | texture sampling (`sample*`, `gather4*`, `lod`) and screen-space derivatives | [`sample`] | §31, §32 |
 
 pub mod cc;
 pub mod convert;
@@ -26,6 +27,7 @@ pub mod d3d;
 pub mod float;
 pub mod func;
 pub mod ieee;
+pub mod sample;
 pub mod warp;
 
 use crate::ir::{

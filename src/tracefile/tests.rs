@@ -663,12 +663,18 @@ fn textures_of_every_dimension_and_mip_chains() {
         err(&tex("1d", "width = 8\nheight = 2\n")),
         "7:10: `height` is for 2D, 3D and cube textures; a \"1d\" texture is one texel high"
     );
-    let t = ok(&tex("1darray", "width = 4\narray_size = 3\nmip_levels = 2\n"));
+    let t = ok(&tex(
+        "1darray",
+        "width = 4\narray_size = 3\nmip_levels = 2\n",
+    ));
     // Level 0 of the three slices (12 texels), then level 1 (6).
     assert_eq!(t.textures[0].byte_len(), 18);
     assert_eq!(t.textures[0].offset(1, 2, 0, 1, 0), 12 + 4 + 1);
     // 3D: `depth` required; mips shrink in depth too.
-    let t = ok(&tex("3d", "width = 4\nheight = 2\ndepth = 8\nmip_levels = 0\n"));
+    let t = ok(&tex(
+        "3d",
+        "width = 4\nheight = 2\ndepth = 8\nmip_levels = 0\n",
+    ));
     let x = &t.textures[0];
     assert_eq!((x.depth, x.mips), (8, 4));
     assert_eq!(x.byte_len(), 64 + 2 * 1 * 4 + 1 * 1 * 2 + 1);
@@ -706,8 +712,11 @@ fn textures_of_every_dimension_and_mip_chains() {
         err(&tex("2dms", "width = 8\nheight = 4\nmip_levels = 2\n")),
         "8:14: a multisample texture has one mip level, not 2"
     );
-    assert!(err(&tex("2d", "view = \"uav\"\nwidth = 8\nheight = 4\nmip_levels = 2\n"))
-        .starts_with("9:14: a \"uav\" texture has one mip level"));
+    assert!(err(&tex(
+        "2d",
+        "view = \"uav\"\nwidth = 8\nheight = 4\nmip_levels = 2\n"
+    ))
+    .starts_with("9:14: a \"uav\" texture has one mip level"));
     assert_eq!(
         err(&tex("cube", "view = \"uav\"\nwidth = 8\n")),
         "4:7: a \"cube\" texture cannot be a \"uav\": Direct3D has no multisample or cube UAVs (a \
@@ -732,7 +741,13 @@ fn samplers_are_kept_and_checked() {
     let st = s[0].state;
     assert_eq!(
         (st.min, st.mag, st.mip, st.anisotropic, st.reduction),
-        (Filter::Linear, Filter::Linear, Filter::Point, false, Reduction::Comparison)
+        (
+            Filter::Linear,
+            Filter::Linear,
+            Filter::Point,
+            false,
+            Reduction::Comparison
+        )
     );
     assert_eq!(st.comparison, ComparisonFunc::LessEqual);
     assert_eq!(

@@ -309,7 +309,9 @@ fn mip_levels_follow_level_zero_of_every_layer() {
     let t = Texture::with_shape(shape, Format::R8_UNORM, &[]).unwrap();
     assert_eq!(t.storage().len(), 2 * (8 + 2 + 1));
     assert_eq!(
-        (0..=3).map(|l| t.level_offset(l).unwrap()).collect::<Vec<_>>(),
+        (0..=3)
+            .map(|l| t.level_offset(l).unwrap())
+            .collect::<Vec<_>>(),
         [0, 16, 20, 22]
     );
     // Level 0 is laid out as a one-level texture.
@@ -347,7 +349,10 @@ fn three_d_levels_shrink_in_depth_and_cubes_have_six_square_faces() {
     let cubes = TextureShape::new(TextureDim::TexCubeArray, 2, 2, 1, 12);
     assert!(Texture::with_shape(cubes, Format::R8_UNORM, &[]).is_ok());
     let one_d = TextureShape::new(TextureDim::Tex1d, 8, 2, 1, 1);
-    assert!(Texture::with_shape(one_d, Format::R8_UNORM, &[]).is_err(), "1D has height 1");
+    assert!(
+        Texture::with_shape(one_d, Format::R8_UNORM, &[]).is_err(),
+        "1D has height 1"
+    );
     let ms_mips = TextureShape {
         mips: 2,
         ..TextureShape::new(TextureDim::Tex2dMs, 4, 4, 4, 1)

@@ -173,7 +173,9 @@ impl Loader {
             let (format, element_bytes) = self.format(&t.format)?;
             let (width, span) = sp(&t.width);
             if !(1..=16384).contains(&width) {
-                return Err(self.invalid(&span, format!("width {width} is out of range 1 to 16384")));
+                return Err(
+                    self.invalid(&span, format!("width {width} is out of range 1 to 16384"))
+                );
             }
             let one_d = matches!(dim, TextureDim::Tex1d | TextureDim::Tex1dArray);
             let cube = matches!(dim, TextureDim::Cube | TextureDim::CubeArray);
@@ -287,7 +289,11 @@ impl Loader {
                             format!("`array_size` is for texture arrays; {what}"),
                         ));
                     }
-                    let max = if dim == TextureDim::CubeArray { 341 } else { 2048 };
+                    let max = if dim == TextureDim::CubeArray {
+                        341
+                    } else {
+                        2048
+                    };
                     if !(1..=max).contains(&n) {
                         let unit = if dim == TextureDim::CubeArray {
                             " (cubes: 6 faces each, 2048 faces at most)"
@@ -304,13 +310,7 @@ impl Loader {
             };
             let chain = warpjit_runtime::resource::TextureShape {
                 depth,
-                ..warpjit_runtime::resource::TextureShape::new(
-                    dim.runtime(),
-                    width,
-                    height,
-                    1,
-                    1,
-                )
+                ..warpjit_runtime::resource::TextureShape::new(dim.runtime(), width, height, 1, 1)
             }
             .full_chain();
             let mips = match &t.mip_levels {
@@ -724,7 +724,10 @@ impl Loader {
             if let Some(o) = out.iter().find(|o| o.slot == slot) {
                 return Err(self.invalid(
                     &span,
-                    format!("s{slot} is already bound by the [[sampler]] at line {}", o.line),
+                    format!(
+                        "s{slot} is already bound by the [[sampler]] at line {}",
+                        o.line
+                    ),
                 ));
             }
             let mut st = SamplerState::DEFAULT;
@@ -754,8 +757,10 @@ impl Loader {
                         .map(|(n, _)| n)
                         .chain(["point", "linear", "anisotropic"].map(String::from))
                         .collect();
-                    d.notes
-                        .extend(crate::diag::did_you_mean(bare, all.iter().map(|s| s.as_str())));
+                    d.notes.extend(crate::diag::did_you_mean(
+                        bare,
+                        all.iter().map(|s| s.as_str()),
+                    ));
                     return Err(TraceError::Invalid(d));
                 };
                 (st.min, st.mag, st.mip, st.anisotropic, st.reduction) =
