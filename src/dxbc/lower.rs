@@ -57,6 +57,11 @@ const SCRATCH_SPILLED: u32 = 48;
 const SYSVALS: u32 = 11;
 /// The predicate conditions are computed into.
 const P_COND: Pred = Pred(0);
+/// A pixel shader's predicate of the lanes that are pixels (not helpers of their quad, not
+/// discarded): their outputs and UAV accesses take effect.
+const P_LIVE: Pred = Pred(1);
+/// A predicate for combining a condition with [`P_LIVE`].
+const P_TMP: Pred = Pred(2);
 
 /// How an instruction reads an operand's modifiers.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -197,6 +202,11 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         });
         *n += 1;
     }
+    // A pixel shader's hidden input slot tells a pixel from a helper invocation of its quad.
+    let live = (stage == ast::Stage::Pixel).then(|| {
+        inputs += 1;
+        inputs - 1
+    });
     let compute = stage == ast::Stage::Compute;
     if compute && thread_group.is_none() {
         return Err(LowerError {
@@ -287,6 +297,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             outputs,
             vertices_in: gs.map_or(1, |g| g.0),
             vertices_out: gs.map_or(1, |g| g.1),
+            live,
         }),
         in_regs,
         named_io: named_io.clone(),
@@ -364,9 +375,59 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
                     _ => None,
                 })
                 .collect(),
+            pixel_inputs: if stage == ast::Stage::Pixel {
+                pixel_inputs(prog)
+            } else {
+                Vec::new()
+            },
         },
         lines,
     })
+}
+
+/// A pixel shader's `v#` declarations: how each register is interpolated, and which holds
+/// `SV_Position`.
+fn pixel_inputs(prog: &ast::Program) -> Vec<PixelInput> {
+    let mut out: Vec<PixelInput> = Vec::new();
+    for d in prog.decls() {
+        let Decl::Input {
+            interpolation,
+            reg,
+            sv,
+            ..
+        } = d
+        else {
+            continue;
+        };
+        let OperandValue::Reg {
+            file: RegFile::Input,
+            indices,
+        } = &reg.value
+        else {
+            continue;
+        };
+        let Some(Index::Imm(r)) = indices.first() else {
+            continue;
+        };
+        // position, clip and cull distances are interpolated floats; the other system values
+        // (render target and viewport index, ids, is_front_face, sampleIndex) are integers.
+        let sv = sv.map(|(_, v)| v.0);
+        let position = sv == Some(1);
+        let constant = *interpolation == ast::Interpolation::Constant
+            || sv.is_some_and(|v| (4..=10).contains(&v));
+        match out.iter_mut().find(|p| p.reg == *r) {
+            Some(p) => {
+                p.constant |= constant;
+                p.position |= position;
+            }
+            None => out.push(PixelInput {
+                reg: *r,
+                constant,
+                position,
+            }),
+        }
+    }
+    out
 }
 
 /// A geometry shader's input vertices per invocation (from `dcl_inputprimitive`, else the
@@ -858,6 +919,56 @@ impl Lower<'_> {
                 comp: [0, 1, 2, 3],
             });
         }
+        if let Some(live) = io.live {
+            // A pixel (not a helper of its quad) has a non-zero word 0 in the hidden slot.
+            self.emit(Isetp {
+                cmp: Cmp::Ne,
+                unsigned: true,
+                x: false,
+                bop: BoolOp::And,
+                p: P_LIVE,
+                q: Pred::PT,
+                a: Reg((self.io_base + 4 * live) as u8),
+                b: Src::Imm(0),
+                c: PredSrc::TRUE,
+            });
+        }
+    }
+
+    /// The guard of what only a pixel shader's live lanes do (their outputs, UAV accesses),
+    /// combined with `guard`: `guard` itself in the other stages.
+    fn live_guard(&mut self, guard: Guard) -> Guard {
+        if self.io.is_none_or(|io| io.live.is_none()) {
+            return guard;
+        }
+        let live = PredSrc {
+            pred: P_LIVE,
+            neg: false,
+        };
+        if guard.is_always() {
+            return Guard(live);
+        }
+        self.emit(Psetp {
+            bop1: BoolOp::And,
+            bop2: BoolOp::And,
+            p: P_TMP,
+            q: Pred::PT,
+            a: guard.0,
+            b: live,
+            c: PredSrc::TRUE,
+        });
+        Guard(PredSrc {
+            pred: P_TMP,
+            neg: false,
+        })
+    }
+
+    /// Emits an op with a side effect outside the invocation (a UAV store or atomic): in a
+    /// pixel shader only for its live lanes (Direct3D ignores helpers' and discarded pixels'
+    /// UAV accesses).
+    fn emit_effect(&mut self, op: impl Into<Op>) {
+        let g = self.live_guard(Guard::ALWAYS);
+        self.emit_guarded(g, op);
     }
 
     /// A vertex or pixel shader's end: the lanes `guard` lets through write their `o#`
@@ -869,6 +980,7 @@ impl Lower<'_> {
             return;
         }
         let inv = self.invocation();
+        let guard = self.live_guard(guard);
         for i in 0..io.outputs {
             let base = self.io_base + 4 * (self.in_regs + i);
             self.emit_guarded(
@@ -1759,7 +1871,7 @@ impl Lower<'_> {
                 *slot = self.src(value, c as u8, Ty::Int)?;
             }
         }
-        self.emit(StBuf {
+        self.emit_effect(StBuf {
             view,
             stride,
             index,
@@ -1906,7 +2018,7 @@ impl Lower<'_> {
         for (c, slot) in v.iter_mut().enumerate() {
             *slot = self.src(&inst.operands[2], c as u8, Ty::Int)?;
         }
-        self.emit(StTex {
+        self.emit_effect(StTex {
             view,
             x,
             y,
@@ -1950,7 +2062,7 @@ impl Lower<'_> {
         } else {
             Reg::RZ
         };
-        self.emit(Atom {
+        self.emit_effect(Atom {
             d,
             view,
             stride,
@@ -1959,7 +2071,21 @@ impl Lower<'_> {
             a,
             b,
         });
+        self.zero_if_not_live(d);
         Ok(())
+    }
+
+    /// In a pixel shader, `d` (unless `RZ`) becomes 0 in the lanes that are not live: what an
+    /// immediate atomic returns to a helper or discarded pixel.
+    fn zero_if_not_live(&mut self, d: Reg) {
+        if d.is_rz() || self.io.is_none_or(|io| io.live.is_none()) {
+            return;
+        }
+        let dead = Guard(PredSrc {
+            pred: P_LIVE,
+            neg: true,
+        });
+        self.emit_guarded(dead, Mov { d, b: Src::Imm(0) });
     }
 
     /// `imm_atomic_alloc dst, u#` and `imm_atomic_consume dst, u#`: a structured UAV's hidden
@@ -1982,7 +2108,7 @@ impl Lower<'_> {
         } else {
             AtomFn::Consume
         };
-        self.emit(Atom {
+        self.emit_effect(Atom {
             d,
             view,
             stride: 0,
@@ -1991,6 +2117,7 @@ impl Lower<'_> {
             a: Src::Imm(0),
             b: Src::Imm(0),
         });
+        self.zero_if_not_live(d);
         Ok(())
     }
 
@@ -2707,12 +2834,24 @@ impl Lower<'_> {
                 if self.prog.version.stage != ast::Stage::Pixel {
                     return Err(self.err("`discard` is a pixel shader instruction"));
                 }
-                // A discarded invocation ends without writing its outputs.
+                // A discarded pixel runs on as a helper of its quad (for its neighbours'
+                // derivatives): its outputs and UAV accesses no longer take effect.
                 let cond = self.condition(inst)?;
-                self.finish_into(|next| Terminator::Exit {
-                    cond,
-                    next: Some(next),
-                    pc: Some(pc),
+                let keep = PredSrc {
+                    pred: cond.guard.0.pred,
+                    neg: !cond.guard.0.neg,
+                };
+                self.emit(Psetp {
+                    bop1: BoolOp::And,
+                    bop2: BoolOp::And,
+                    p: P_LIVE,
+                    q: Pred::PT,
+                    a: PredSrc {
+                        pred: P_LIVE,
+                        neg: false,
+                    },
+                    b: keep,
+                    c: PredSrc::TRUE,
                 });
             }
             O::Sync => {

@@ -341,6 +341,8 @@ pub struct Interface {
     pub named_io: Vec<NamedIo>,
     /// The samplers it declares.
     pub samplers: Vec<SamplerDecl>,
+    /// A pixel shader's declared inputs (empty for the other stages).
+    pub pixel_inputs: Vec<PixelInput>,
 }
 
 /// A special input or output register of a program run over invocations: which record slot
@@ -371,6 +373,23 @@ pub struct StageIo {
     /// Output records per invocation: 1 (the `o#` at its end), or a geometry shader's
     /// `dcl_maxout` (one per `emit`).
     pub vertices_out: u32,
+    /// A pixel shader's hidden input slot (the last of `inputs`): word 0 is 1 for a pixel and
+    /// 0 for a helper invocation of its 2x2 quad (docs/semantics.md §32). `None` for the other
+    /// stages.
+    pub live: Option<u32>,
+}
+
+/// How a pixel shader reads one of its `v#` registers, for filling the inputs of helper
+/// invocations and a position the trace does not give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PixelInput {
+    /// The register (`v#`).
+    pub reg: u32,
+    /// Declared `constant` (or an integer system value): a helper copies a pixel's value;
+    /// otherwise the value is interpolated, and a helper's is extrapolated.
+    pub constant: bool,
+    /// The `position` system value (`SV_Position`).
+    pub position: bool,
 }
 
 /// A declared `t#` or `u#` view, for checking what a launch binds to it.

@@ -637,8 +637,11 @@ pub struct LaunchSpec {
     /// Whether the trace gave `block` (a DXBC cs takes it from `dcl_thread_group` otherwise).
     pub block_given: bool,
     /// `invocations`: DXBC vs/gs/ps invocations to run (only with `isa = "dxbc"`, not with
-    /// `grid` or `block`).
+    /// `grid` or `block`); with `pixels`, width × height.
     pub invocations: Option<u32>,
+    /// `pixels = [width, height]`: a pixel shader's rectangle of pixels (invocation `i` is
+    /// pixel `(i % width, i / width)`).
+    pub pixels: Option<[u32; 2]>,
     /// Constant-bank mode.
     pub mode: BankMode,
     /// Registers given to the program (1..=255).
@@ -661,6 +664,88 @@ pub struct LaunchSpec {
     /// For a cubin `code_file`: what its kernel gives the launch (constant-bank images,
     /// parameter size).
     pub binary: Option<Arc<crate::frontend::BinaryKernel>>,
+}
+
+impl LaunchSpec {
+    /// How a pixel shader launch's invocations sit in 2x2 quads (`None` for other launches).
+    pub fn quads(&self) -> Option<QuadLayout> {
+        let io = self.program.interface.invocations?;
+        io.live?;
+        Some(QuadLayout {
+            pixels: self.pixels,
+            invocations: self.invocations?,
+        })
+    }
+
+    /// The lanes a launch run over invocations runs: its invocations, and a pixel shader's
+    /// helper invocations filling its quads (docs/semantics.md §32).
+    pub fn lanes(&self) -> Option<u32> {
+        match self.quads() {
+            Some(q) => Some(q.slots()),
+            None => self.invocations,
+        }
+    }
+}
+
+/// How a pixel shader launch's invocations sit in 2x2 quads of lanes (docs/semantics.md §32):
+/// lanes `4q` to `4q + 3` are quad `q`'s top-left, top-right, bottom-left and bottom-right
+/// pixels. With `pixels = [w, h]` the quads tile the rectangle from (0, 0), row by row of
+/// quads, pixel `(x, y)` being invocation `y × w + x`; without, invocation `i` is lane `i` (quad
+/// `i / 4`, at pixel `(2 (i / 4) + i % 2, i % 4 / 2)`). The lanes of a quad outside the pixels
+/// are helper invocations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuadLayout {
+    /// The rectangle, if the launch gives one.
+    pub pixels: Option<[u32; 2]>,
+    /// The invocations (pixels).
+    pub invocations: u32,
+}
+
+impl QuadLayout {
+    /// Quads per row of the rectangle (1-quad-high rows without one).
+    fn quads_wide(&self) -> u32 {
+        match self.pixels {
+            Some([w, _]) => w.div_ceil(2),
+            None => self.invocations.div_ceil(4).max(1),
+        }
+    }
+
+    /// Lanes in all: 4 per quad.
+    pub fn slots(&self) -> u32 {
+        match self.pixels {
+            Some([w, h]) => 4 * w.div_ceil(2) * h.div_ceil(2),
+            None => 4 * self.invocations.div_ceil(4),
+        }
+    }
+
+    /// The pixel lane `s` stands at.
+    pub fn pixel(&self, s: u32) -> [u32; 2] {
+        let (q, k) = (s / 4, s % 4);
+        let qw = self.quads_wide();
+        [2 * (q % qw) + (k & 1), 2 * (q / qw) + (k >> 1)]
+    }
+
+    /// The invocation lane `s` runs, or `None` for a helper.
+    pub fn invocation(&self, s: u32) -> Option<u32> {
+        match self.pixels {
+            Some([w, h]) => {
+                let [x, y] = self.pixel(s);
+                (x < w && y < h).then_some(y * w + x)
+            }
+            None => (s < self.invocations).then_some(s),
+        }
+    }
+
+    /// The lane invocation `i` runs on.
+    pub fn slot(&self, i: u32) -> u32 {
+        match self.pixels {
+            Some([w, _]) => {
+                let (x, y) = (i % w, i / w);
+                4 * ((y / 2) * self.quads_wide() + x / 2) + 2 * (y % 2) + x % 2
+            }
+            None => i,
+        }
+    }
 }
 
 /// Where the loader maps the first cubin's `__device__` data (`.nv.global.init`, then
@@ -763,7 +848,7 @@ impl Trace {
         if spec.isa == crate::ir::Isa::Dxbc {
             // A DXBC program's banks are its constant buffers: no SASS launch constants; a
             // vertex or pixel shader finds its invocation count in its own bank.
-            if let Some(n) = spec.invocations {
+            if let Some(n) = spec.lanes() {
                 let bank = crate::ir::INVOCATIONS_BANK as u32;
                 let _ = banks.write(bank, 0, &n.to_le_bytes());
             }

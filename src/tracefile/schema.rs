@@ -310,6 +310,8 @@ pub(crate) struct RawLaunch {
     #[serde(default)]
     pub(crate) invocations: Option<Spanned<u32>>,
     #[serde(default)]
+    pub(crate) pixels: Option<Spanned<Vec<Spanned<u32>>>>,
+    #[serde(default)]
     pub(crate) mode: Option<Spanned<String>>,
     #[serde(default)]
     pub(crate) registers: Option<Spanned<u32>>,

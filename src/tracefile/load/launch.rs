@@ -60,6 +60,7 @@ pub(super) struct LaunchKeys {
     pub(super) block: [u32; 3],
     pub(super) block_given: bool,
     pub(super) invocations: Option<u32>,
+    pub(super) pixels: Option<[u32; 2]>,
     pub(super) mode: BankMode,
     pub(super) registers: u32,
     pub(super) shared_bytes: u32,
@@ -150,6 +151,7 @@ impl Loader {
             block: k.block,
             block_given: k.block_given,
             invocations: k.invocations,
+            pixels: k.pixels,
             mode: k.mode,
             registers: k.registers,
             shared_bytes: k.shared_bytes,
@@ -275,7 +277,24 @@ impl Loader {
         }
         match (iface.invocations, k.invocations) {
             (Some(io), Some(n)) => {
-                k.grid = [n.div_ceil(32).max(1), 1, 1];
+                if let (Some(_), None) = (k.pixels, io.live) {
+                    let span = l.pixels.as_ref().map_or(table.clone(), |s| s.span());
+                    return Err(self.invalid(
+                        &span,
+                        "`pixels` is a pixel shader's rectangle; a vertex or geometry shader runs \
+                         `invocations`",
+                    ));
+                }
+                // A pixel shader's quads add helper lanes.
+                let lanes = match io.live {
+                    Some(_) => crate::tracefile::QuadLayout {
+                        pixels: k.pixels,
+                        invocations: n,
+                    }
+                    .slots(),
+                    None => n,
+                };
+                k.grid = [lanes.div_ceil(32).max(1), 1, 1];
                 k.block = [32, 1, 1];
                 let tables = k
                     .inputs
@@ -309,7 +328,9 @@ impl Loader {
                     }
                     let output = reg == "o";
                     let named = iface.named_io.iter().filter(|x| x.output == output).count();
-                    let have = have - named as u32;
+                    // A pixel shader's hidden input slot is no register.
+                    let hidden = u32::from(!output && io.live.is_some());
+                    let have = have - named as u32 - hidden;
                     match r.name {
                         Some(name) if !iface.named_io.iter().any(|x| x.name == name) => {
                             return Err(self.invalid(
@@ -340,13 +361,21 @@ impl Loader {
             }
             (Some(_), None) => return Err(self.invalid(
                 table,
-                "a vertex, geometry or pixel shader launch needs `invocations` (how many to run)",
+                "a vertex, geometry or pixel shader launch needs `invocations` (how many to run; \
+                 a pixel shader may give `pixels = [width, height]` instead)",
             )),
             (None, Some(_)) => {
-                let span = l.invocations.as_ref().map_or(table.clone(), |s| s.span());
+                let (span, key) = match (&l.invocations, &l.pixels) {
+                    (Some(s), _) => (s.span(), "invocations"),
+                    (None, Some(s)) => (s.span(), "pixels"),
+                    (None, None) => (table.clone(), "invocations"),
+                };
                 return Err(self.invalid(
                     &span,
-                    "`invocations` is for vertex, geometry and pixel shaders; a compute shader runs `grid` thread groups",
+                    format!(
+                        "`{key}` is for vertex, geometry and pixel shaders; a compute shader runs \
+                         `grid` thread groups"
+                    ),
                 ));
             }
             (None, None) => {}
@@ -536,7 +565,7 @@ impl Loader {
                 format!("grid × block is {total} threads: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
             ));
         }
-        let invocations = self.invocations(l, isa)?;
+        let (invocations, pixels) = self.invocations(l, isa)?;
         let inputs = self.reg_tables(&l.input, isa, invocations, RegTable::Input)?;
         let expect_outputs =
             self.reg_tables(&l.expect_output, isa, invocations, RegTable::ExpectOutput)?;
@@ -613,6 +642,7 @@ impl Loader {
             block,
             block_given: l.block.is_some(),
             invocations,
+            pixels,
             mode,
             registers,
             shared_bytes,
@@ -692,10 +722,64 @@ impl Loader {
         Ok(Some(name.clone()))
     }
 
-    /// `invocations`: only for DXBC, and not with `grid` or `block`.
-    fn invocations(&self, l: &RawLaunch, isa: Isa) -> Result<Option<u32>, TraceError> {
+    /// `invocations` or `pixels` (a pixel shader's rectangle, giving width × height
+    /// invocations): only for DXBC, not together, and not with `grid` or `block`.
+    fn invocations(
+        &self,
+        l: &RawLaunch,
+        isa: Isa,
+    ) -> Result<(Option<u32>, Option<[u32; 2]>), TraceError> {
+        if let Some(p) = &l.pixels {
+            if let Some(inv) = &l.invocations {
+                return Err(self.invalid(
+                    &inv.span(),
+                    "`invocations` conflicts with `pixels` (a pixel shader's rectangle of \
+                     width × height invocations): give one or the other",
+                ));
+            }
+            if isa != Isa::Dxbc {
+                return Err(self.invalid(
+                    &p.span(),
+                    "`pixels` is a DXBC pixel shader's rectangle; a SASS launch runs grid × block \
+                     threads",
+                ));
+            }
+            for (key, given) in [("grid", &l.grid), ("block", &l.block)] {
+                if given.is_some() {
+                    return Err(self.invalid(
+                        &p.span(),
+                        format!(
+                            "`pixels` (a pixel shader launch) conflicts with `{key}` (a cs \
+                             launch's thread groups): give one or the other"
+                        ),
+                    ));
+                }
+            }
+            let v = p.get_ref();
+            if v.len() != 2 {
+                return Err(self.invalid(
+                    &p.span(),
+                    format!("pixels has {} values: expected [width, height]", v.len()),
+                ));
+            }
+            let mut wh = [0; 2];
+            for (k, x) in v.iter().enumerate() {
+                let (n, span) = sp(x);
+                if !(1..=16384).contains(&n) {
+                    return Err(self.invalid(
+                        &span,
+                        format!(
+                            "a pixel rectangle's {} is 1 to 16384, not {n}",
+                            ["width", "height"][k]
+                        ),
+                    ));
+                }
+                wh[k] = n;
+            }
+            return Ok((Some(wh[0] * wh[1]), Some(wh)));
+        }
         let Some(inv) = &l.invocations else {
-            return Ok(None);
+            return Ok((None, None));
         };
         let (n, span) = sp(inv);
         if isa != Isa::Dxbc {
@@ -721,7 +805,7 @@ impl Loader {
                 format!("invocations = {n}: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
             ));
         }
-        Ok(Some(n))
+        Ok((Some(n), None))
     }
 
     /// `[[launch.input]]` or `[[launch.expect_output]]` tables: DXBC only, with `invocations`;
