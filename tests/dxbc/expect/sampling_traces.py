@@ -233,6 +233,92 @@ ret
         f.write(''.join(parts))
     print(f'{path}: {len(cases)} launches')
 
+# ---------------------------------------------------------------- pixel shaders
+
+
+def quad_slots(w, h):
+    """The lanes of a w x h rectangle in 2x2 quads (docs/semantics.md section 32): per lane,
+    its pixel (x, y) and whether it is a helper."""
+    qw, qh = (w + 1) // 2, (h + 1) // 2
+    out = []
+    for q in range(qw * qh):
+        for k in range(4):
+            x, y = 2 * (q % qw) + (k & 1), 2 * (q // qw) + (k >> 1)
+            out.append((x, y, x >= w or y >= h))
+    return out
+
+
+def helper_value(vals, w, h, x, y):
+    """A helper's interpolated input: the nearest pixel's value continued by the differences to
+    the pixels before it in its row and column (binary32, Direct3D's float rules)."""
+    cx, cy = min(x, w - 1), min(y, h - 1)
+    c = vals[cy * w + cx]
+    out = list(c)
+    if x > cx and w >= 2:
+        b = vals[cy * w + cx - 1]
+        out = [m.fadd(out[k], m.fsub(c[k], b[k])) for k in range(4)]
+    if y > cy and h >= 2:
+        b = vals[(cy - 1) * w + cx]
+        out = [m.fadd(out[k], m.fsub(c[k], b[k])) for k in range(4)]
+    return out
+
+
+def pixel_trace(name, header, tex, launches):
+    """Pixel-shader launches over rectangles: v1 = coordinates, v2.x = LOD bias (sample_b),
+    v2.y = reference (sample_c); o0 = the sample, o1 = `lod`'s (clamped, unclamped, 0, 0)."""
+    parts = [header.rstrip() + '\n\nformat = "warpjit-trace/1"\n\n', texture_table(tex, 0, f'{tex.dim} {tex.fmt}')]
+    for k, (label, op, s, w, h, coord_of, bias, ref) in enumerate(launches):
+        pix = [list(coord_of(x, y)) + [0.0] * (4 - len(coord_of(x, y))) for y in range(h) for x in range(w)]
+        extra = [[bias(x, y), ref(x, y), 0.0, 0.0] for y in range(h) for x in range(w)]
+        slots = quad_slots(w, h)
+        lane_v1 = [pix[y * w + x] if not hlp else helper_value(pix, w, h, x, y) for (x, y, hlp) in slots]
+        lane_v2 = [extra[y * w + x] if not hlp else helper_value(extra, w, h, x, y) for (x, y, hlp) in slots]
+        o0, o1 = [None] * (w * h), [None] * (w * h)
+        for lane, (x, y, hlp) in enumerate(slots):
+            if hlp:
+                continue
+            comps = [[lane_v1[l][c] for l in range(len(slots))] for c in range(3)]
+            ddx = tuple(m.deriv(comps[c], lane, False, False) for c in range(3))
+            ddy = tuple(m.deriv(comps[c], lane, True, False) for c in range(3))
+            coord = lane_v1[lane]
+            r = lane_v2[lane][1] if op == 'sample_c' else None
+            b = lane_v2[lane][0] if op == 'sample_b' else 0.0
+            o0[y * w + x] = m.sample(tex, s, 'grad', coord, ddx=ddx, ddy=ddy, lod=b, ref=r)
+            o1[y * w + x] = m.sample(tex, s, 'lod', coord, ddx=ddx, ddy=ddy)
+        comparison = s['reduction'] == 'comparison'
+        ncoord = 3 if tex.dim in ('cube', '3d', '2darray') else 2
+        swz = 'xyzx' if ncoord == 3 else 'xyxx'
+        if op == 'sample':
+            inst = f'sample o0.xyzw, v1.{swz}, t0.xyzw, s{k}'
+        elif op == 'sample_b':
+            inst = f'sample_b o0.xyzw, v1.{swz}, t0.xyzw, s{k}, v2.x'
+        else:
+            inst = f'sample_c o0.xyzw, v1.{swz}, t0.xxxx, s{k}, v2.y'
+        lod_line = '' if comparison else f'lod o1.xyzw, v1.{swz}, t0.xyzw, s{k}\n'
+        listing = f"""ps_5_0
+dcl_globalFlags refactoringAllowed
+dcl_sampler s{k}, mode_{'comparison' if comparison else 'default'}
+dcl_resource_{DIM_DECL[tex.dim]} (float,float,float,float) t0
+dcl_input_ps linear v1.xyz
+dcl_input_ps linear v2.xy
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+{inst}
+{lod_line}ret
+"""
+        parts.append(f'\n# launch {k}: {label}, a {w}x{h} rectangle.\n')
+        parts.append(sampler_table(k, s))
+        parts.append(f'[[launch]]\nisa = "dxbc"\npixels = [{w}, {h}]\ncode = """\n{listing}"""\n')
+        parts.append('[[launch.input]]\nreg = 1\nu32 = ' + toml_u32([F(v) for p in pix for v in p]) + '\n')
+        parts.append('[[launch.input]]\nreg = 2\nu32 = ' + toml_u32([F(v) for p in extra for v in p]) + '\n')
+        parts.append('[[launch.expect_output]]\nreg = 0\nu32 = ' + toml_u32([v for o in o0 for v in o]) + '\n')
+        if not comparison:
+            parts.append('[[launch.expect_output]]\nreg = 1\nu32 = ' + toml_u32([v for o in o1 for v in o]) + '\n')
+    path = os.path.join(OUT, f'sampling_{name}.toml')
+    with open(path, 'w') as f:
+        f.write(''.join(parts))
+    print(f'{path}: {len(launches)} launches')
+
 # ---------------------------------------------------------------- the textures
 
 
@@ -445,6 +531,54 @@ def main():
     cases = [Case('R8_SNORM: border -3 clamps to -1', 'sample_l', sampler(address='border', border=(-3.0, 0, 0, 0)), recs)]
     compute_trace('snorm', '''# An R8_SNORM texture, bilinear, its border colour clamped to [-1, 1]. Expected values:
 # tests/dxbc/expect/d3d11_sampling.py.''', tex, cases)
+
+    # 9. Pixel shaders: implicit LOD from the quads' coarse derivatives.
+    tex = random_float_texture('2d', 16, 16, mips=5, seed=22)
+    f = m.f32
+
+    def affine(ax, bx, cx, ay, by, cy):
+        return lambda x, y: (f(ax + bx * (x + 0.5) + cx * (y + 0.5)), f(ay + by * (x + 0.5) + cy * (y + 0.5)))
+
+    zero = lambda x, y: 0.0
+    launches = [
+        ('sample, magnified (LOD < 0)', 'sample', sampler(address='wrap'), 4, 4, affine(0.1, 1 / 64, 0, 0.2, 0, 1 / 64), zero, zero),
+        ('sample, one texel a pixel (LOD 0)', 'sample', sampler(address='wrap'), 4, 4, affine(0.0, 1 / 16, 0, 0.0, 0, 1 / 16), zero, zero),
+        ('sample, LOD 1.5 on u', 'sample', sampler(address='mirror'), 6, 4, affine(0.3, 2 ** 1.5 / 16, 0, 0.1, 0, 1 / 32), zero, zero),
+        ('sample, rotated footprint, anisotropic 8', 'sample', sampler(address='wrap', aniso=True, max_aniso=8), 6, 6,
+         affine(0.05, 0.2, 0.03, 0.4, -0.025, 0.01), zero, zero),
+        ('sample, odd rectangle (helpers extrapolate v1)', 'sample', sampler(address='clamp'), 5, 3,
+         affine(0.02, 0.09, 0.01, 0.7, 0.005, -0.12), zero, zero),
+        ('sample_b, per-pixel bias -2 to 3', 'sample_b', sampler(address='wrap', mip='point'), 4, 4,
+         affine(0.0, 0.125, 0, 0.0, 0, 0.125), lambda x, y: f(-2.0 + 0.37 * (x + 4 * y)), zero),
+        ('sample_b, bias with min/max LOD clamps', 'sample_b', sampler(address='wrap', min_lod=1.0, max_lod=2.5), 4, 4,
+         affine(0.0, 0.125, 0, 0.0, 0, 0.125), lambda x, y: f(-1.0 + 0.25 * (x + 4 * y)), zero),
+    ]
+    pixel_trace('pixel', '''# Pixel shaders over rectangles of 2x2 quads: `sample` and `sample_b` take the LOD from the
+# coarse derivatives of their coordinates (the quad's top row and left column, helpers'
+# coordinates extrapolated from the pixels before them), and `lod` returns (clamped, unclamped)
+# LOD; magnification, LOD 0, a fractional LOD, an anisotropic footprint, an odd rectangle,
+# per-pixel biases with and without clamps. Expected values: tests/dxbc/expect/d3d11_sampling.py,
+# the quads' derivatives and helpers by the rules of docs/semantics.md section 32.''', tex, launches)
+
+    tex = random_float_texture('2d', 8, 8, mips=3, seed=23, fmt='R16_UNORM')
+    launches = [
+        ('sample_c, less_equal, bilinear', 'sample_c', sampler(reduction='comparison', func='less_equal', address='border', border=(0.0, 0, 0, 0)),
+         4, 4, affine(-0.1, 0.31, 0.0, -0.05, 0.0, 0.29), zero, lambda x, y: f(0.1 * ((x * 7 + y * 3) % 11))),
+        ('sample_c, greater, trilinear', 'sample_c', sampler(reduction='comparison', func='greater', address='wrap'),
+         4, 4, affine(0.0, 0.4, 0.0, 0.0, 0.0, 0.4), zero, lambda x, y: f(0.5)),
+    ]
+    pixel_trace('pixel_compare', '''# sample_c in a pixel shader: percentage-closer filtering with the LOD from the quads'
+# derivatives, the reference per pixel quantized to 16 bits. Expected values:
+# tests/dxbc/expect/d3d11_sampling.py.''', tex, launches)
+
+    tex = random_float_texture('cube', 8, 8, layers=6, mips=4, seed=24)
+
+    def cube_dir(x, y):
+        return (f(1.0), f(-0.9 + 0.3 * (x + 0.5)), f(0.8 - 0.27 * (y + 0.5)))
+    launches = [('sample on a cube, crossing from +X onto +Y and -Z', 'sample', sampler(), 6, 6, cube_dir, zero, zero)]
+    pixel_trace('pixel_cube', '''# `sample` of a cube in a pixel shader: the LOD from derivatives transformed into the major
+# face's space (D3D11.3 section 7.18.11), directions crossing face edges. Expected values:
+# tests/dxbc/expect/d3d11_sampling.py.''', tex, launches)
 
 
 if __name__ == '__main__':
