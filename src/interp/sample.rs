@@ -7,7 +7,7 @@ use super::lanes::*;
 use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
-use crate::semantics::sample::{deriv, sample, SampleArgs};
+use crate::semantics::sample::{deriv, SampleArgs, TextureSampler};
 use warpjit_runtime::resource::Resource;
 use warpjit_runtime::WarpState;
 
@@ -67,7 +67,8 @@ pub fn sample_lanes(
             env.finding(l, "the sampled texture is not bound (reads 0)".to_string());
         }
     }
-    let sampler = *res.sampler(op.sampler as u32);
+    let sampler = res.sampler(op.sampler as u32);
+    let prepared = tex.map(|t| TextureSampler::new(t, sampler));
     let mut out = [[0u32; 32]; 4];
     for l in lanes(mask) {
         let offset = match op.po {
@@ -87,7 +88,10 @@ pub fn sample_lanes(
             reference: rows[REF][l],
             offset,
         };
-        let v = sample(tex, &sampler, op.f, op.compare, &a);
+        let v = match &prepared {
+            Some(p) => p.sample(op.f, op.compare, &a),
+            None => [0; 4],
+        };
         for c in 0..4 {
             out[c][l] = v[op.comp[c] as usize & 3];
         }

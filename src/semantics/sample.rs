@@ -38,7 +38,8 @@
 
 use crate::ir::SampleFn;
 use crate::semantics::d3d::{self, flush, CANONICAL_NAN};
-use warpjit_runtime::format::{Format, Kind};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use warpjit_runtime::format::{decode_component, Format, Kind};
 use warpjit_runtime::resource::{Texture, TextureDim};
 use warpjit_runtime::sampler::{AddressMode, ComparisonFunc, Filter, Reduction, SamplerState};
 
@@ -96,6 +97,14 @@ fn fout(x: f64) -> u32 {
 pub fn fixed8(u: f32, n: u32, half: bool) -> i64 {
     if u.is_nan() {
         return 0;
+    }
+    // The common case in binary64, exactly: a normal f32 (24 significant bits) times a size
+    // below 2^24 and 256 is exact, and subtracting 128 is exact whenever the product is at
+    // least 2^-7 (and otherwise cannot move the result off -128, nor make a tie).
+    if (u.is_normal() || u == 0.0) && u.abs() <= COORD_LIMIT && n < 1 << 24 {
+        let x = u as f64 * n as f64 * 256.0;
+        let x = if half { x - 128.0 } else { x };
+        return x.round_ties_even() as i64;
     }
     let u = u.clamp(-COORD_LIMIT, COORD_LIMIT);
     let bits = u.to_bits();
@@ -278,9 +287,121 @@ pub fn compare(op: ComparisonFunc, r: f32, t: f32) -> bool {
     }
 }
 
-/// Everything one sample reads, resolved: the texture, sampler, whether texels are compared
-/// (and with what), which filters apply.
+/// One component of a format as the fetch decodes it.
+#[derive(Clone, Copy)]
+struct Comp {
+    channel: usize,
+    offset: u32,
+    bits: u8,
+    kind: Kind,
+    /// The 256 decoded values of an 8-bit UNORM or SNORM code.
+    table: Option<&'static [u32; 256]>,
+}
+
+/// The values each 8-bit code of `kind` decodes to ([`decode_component`]), computed once.
+fn table8(kind: Kind) -> Option<&'static [u32; 256]> {
+    use std::sync::OnceLock;
+    static TABLES: [OnceLock<[u32; 256]>; 2] = [const { OnceLock::new() }; 2];
+    let i = match kind {
+        Kind::Unorm => 0,
+        Kind::Snorm => 1,
+        _ => return None,
+    };
+    Some(TABLES[i].get_or_init(|| std::array::from_fn(|c| decode_component(kind, 8, c as u32))))
+}
+
+/// Sampling one texture through one sampler, prepared once for the lanes of an instruction:
+/// the texture's levels and its format's decoding (what [`warpjit_runtime::format::decode`]
+/// returns, by the format's own components), the border texel, the filters that apply.
+pub struct TextureSampler<'a> {
+    t: &'a Texture,
+    s: &'a SamplerState,
+    words: &'a [AtomicU32],
+    /// Bytes per texel.
+    elem: u64,
+    /// Byte offset and (width, height, depth) of each level.
+    levels: [(u64, [u32; 3]); 16],
+    comps: [Option<Comp>; 4],
+    defaults: [u32; 4],
+    /// The decoded border colour.
+    border: Texel,
+    /// Whether the format is filtered (no integer channel).
+    filterable: bool,
+}
+
+impl<'a> TextureSampler<'a> {
+    /// Prepares sampling `t` through `s`.
+    pub fn new(t: &'a Texture, s: &'a SamplerState) -> TextureSampler<'a> {
+        let f = t.format();
+        let shape = t.shape();
+        let mut levels = [(0u64, [1u32; 3]); 16];
+        for (l, slot) in levels.iter_mut().enumerate().take(t.mips() as usize) {
+            *slot = (
+                t.level_offset(l as u32).unwrap_or(0),
+                shape.level_size(l as u32),
+            );
+        }
+        let mut comps = [None; 4];
+        for (k, c) in f.components().iter().enumerate().take(4) {
+            comps[k] = Some(Comp {
+                channel: c.channel as usize,
+                offset: c.offset as u32,
+                bits: c.bits,
+                kind: c.kind,
+                table: if c.bits == 8 { table8(c.kind) } else { None },
+            });
+        }
+        TextureSampler {
+            t,
+            s,
+            words: t.storage().words(),
+            elem: f.element_bytes() as u64,
+            levels,
+            comps,
+            defaults: f.defaults(),
+            border: border_texel(f, s.border_color),
+            filterable: filterable(f),
+        }
+    }
+
+    /// The decoded texel of level `level` at `(x, y)` of `slice` (all in range): the same
+    /// values as [`Texture::load_at`].
+    #[inline]
+    fn fetch(&self, level: u32, x: u32, y: u32, slice: u32) -> Texel {
+        let (base, [w, h, _]) = self.levels[level as usize];
+        let off = base + ((slice as u64 * h as u64 + y as u64) * w as u64 + x as u64) * self.elem;
+        let first = (off / 4) as usize;
+        let bits: u128 = if self.elem <= 4 {
+            // A texel of 1, 2 or 4 bytes never straddles a word.
+            let word = self.words[first].load(Relaxed);
+            (word >> (8 * (off % 4))) as u128
+        } else {
+            let mut v = 0u128;
+            for k in 0..(self.elem / 4) as usize {
+                v |= (self.words[first + k].load(Relaxed) as u128) << (32 * k);
+            }
+            v
+        };
+        let mut out = self.defaults;
+        for c in self.comps.iter().flatten() {
+            let mask = if c.bits >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << c.bits) - 1
+            };
+            let raw = (bits >> c.offset) as u32 & mask;
+            out[c.channel] = match c.table {
+                Some(t) => t[raw as usize],
+                None => decode_component(c.kind, c.bits, raw),
+            };
+        }
+        out
+    }
+}
+
+/// One sample's view of its [`TextureSampler`]: the quantized reference of a comparison.
 struct Ctx<'a> {
+    ts: &'a TextureSampler<'a>,
     t: &'a Texture,
     s: &'a SamplerState,
     /// The quantized reference, for a comparison.
@@ -291,13 +412,13 @@ impl Ctx<'_> {
     /// A texel of level `level` at `(x, y)` of `slice` (layer, or a 3D texture's depth), as
     /// the footprint uses it: decoded, or compared (1.0 / 0.0 in every channel).
     fn texel(&self, level: u32, x: u32, y: u32, slice: u32) -> Texel {
-        let v = self.t.load_at(level, x, y, slice, 0);
+        let v = self.ts.fetch(level, x, y, slice);
         self.finish(v)
     }
 
     /// The border colour, as [`Ctx::texel`] gives a texel.
     fn border(&self) -> Texel {
-        self.finish(border_texel(self.t.format(), self.s.border_color))
+        self.finish(self.ts.border)
     }
 
     fn finish(&self, v: Texel) -> Texel {
@@ -307,6 +428,71 @@ impl Ctx<'_> {
                 [if pass { 1.0f32 } else { 0.0 }.to_bits(); 4]
             }
             None => v,
+        }
+    }
+}
+
+/// The reduction of a footprint, accumulated tap by tap in footprint order.
+struct Acc {
+    reduction: Reduction,
+    count: u32,
+    first: Tap,
+    sum: [f64; 4],
+    extreme: [u32; 4],
+}
+
+impl Acc {
+    fn new(reduction: Reduction) -> Acc {
+        Acc {
+            reduction,
+            count: 0,
+            first: Tap {
+                texel: [0; 4],
+                weight: 0.0,
+            },
+            sum: [0.0; 4],
+            extreme: [0; 4],
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, texel: Texel, weight: f64) {
+        if self.count == 0 {
+            self.first = Tap { texel, weight };
+            self.extreme = texel.map(flush);
+        } else {
+            match self.reduction {
+                Reduction::Minimum => {
+                    for c in 0..4 {
+                        self.extreme[c] = d3d::min(self.extreme[c], texel[c]);
+                    }
+                }
+                Reduction::Maximum => {
+                    for c in 0..4 {
+                        self.extreme[c] = d3d::max(self.extreme[c], texel[c]);
+                    }
+                }
+                Reduction::Standard | Reduction::Comparison => {}
+            }
+        }
+        self.count += 1;
+        for c in 0..4 {
+            self.sum[c] += fin(texel[c]) as f64 * weight;
+        }
+    }
+
+    /// The result of a footprint: one texel of weight 1 exactly; a minimum or maximum
+    /// reduction channel by channel (Direct3D's `min`/`max`); otherwise the weighted sum in
+    /// f64, divided by the anisotropic taps' count `n`.
+    fn result(&self, n: u32) -> [u32; 4] {
+        if self.count == 1 && self.first.weight == 1.0 && n == 1 {
+            return self.first.texel;
+        }
+        match self.reduction {
+            Reduction::Minimum | Reduction::Maximum => self.extreme,
+            Reduction::Standard | Reduction::Comparison => {
+                std::array::from_fn(|c| fout(self.sum[c] / n as f64))
+            }
         }
     }
 }
@@ -322,12 +508,11 @@ fn level_taps(
     offset: [i32; 3],
     layer: u32,
     scale: f64,
-    out: &mut Vec<Tap>,
+    out: &mut Acc,
 ) {
-    let t = cx.t;
-    let dim = t.dim();
+    let dim = cx.t.dim();
     let axes = dim.axes();
-    let size = t.shape().level_size(level);
+    let size = cx.ts.levels[level as usize].1;
     let mut taps: [[(i64, f64); 2]; 3] = [[(0, 1.0), (0, 0.0)]; 3];
     for a in 0..axes {
         let f = fixed8(u[a], size[a], linear) + 256 * offset[a] as i64;
@@ -360,10 +545,7 @@ fn level_taps(
                     (Some(x), Some(y), Some(z)) => cx.texel(level, x, y, z),
                     _ => cx.border(),
                 };
-                out.push(Tap {
-                    texel,
-                    weight: wx * wy * wz * scale,
-                });
+                out.push(texel, wx * wy * wz * scale);
             }
         }
     }
@@ -479,23 +661,25 @@ fn cube_taps(
     linear: bool,
     base: u32,
     scale: f64,
-    out: &mut Vec<Tap>,
+    out: &mut Acc,
 ) {
-    let n = cx.t.shape().level_size(level)[0];
+    let n = cx.ts.levels[level as usize].1[0];
     let fx = fixed8(st[0], n, linear);
     let fy = fixed8(st[1], n, linear);
     if !linear {
         // A point sample on the face (a coordinate of exactly 1.0 reads the last texel).
         let x = (fx >> 8).clamp(0, n as i64 - 1) as u32;
         let y = (fy >> 8).clamp(0, n as i64 - 1) as u32;
-        out.push(Tap {
-            texel: cx.texel(level, x, y, base + f as u32),
-            weight: scale,
-        });
+        out.push(cx.texel(level, x, y, base + f as u32), scale);
         return;
     }
     let (tx, ty) = (axis_taps(fx, true), axis_taps(fy, true));
-    let start = out.len();
+    // The level's taps, held until a corner's missing weight is known.
+    let mut taps = [Tap {
+        texel: [0; 4],
+        weight: 0.0,
+    }; 4];
+    let mut k = 0;
     let mut missing = 0.0;
     for &(y, wy) in &ty {
         for &(x, wx) in &tx {
@@ -504,18 +688,19 @@ fn cube_taps(
                 continue;
             }
             match cube_texel(f, x, y, n) {
-                Some((g, x, y)) => out.push(Tap {
-                    texel: cx.texel(level, x, y, base + g as u32),
-                    weight: w,
-                }),
+                Some((g, x, y)) => {
+                    taps[k] = Tap {
+                        texel: cx.texel(level, x, y, base + g as u32),
+                        weight: w,
+                    };
+                    k += 1;
+                }
                 None => missing = w,
             }
         }
     }
-    if missing != 0.0 {
-        for tap in &mut out[start..] {
-            tap.weight += missing / 3.0;
-        }
+    for tap in &taps[..k] {
+        out.push(tap.texel, tap.weight + missing / 3.0);
     }
 }
 
@@ -646,135 +831,111 @@ pub fn sample(
     compare: bool,
     a: &SampleArgs,
 ) -> [u32; 4] {
-    let Some(t) = t else {
-        return [0; 4];
-    };
-    let dim = t.dim();
-    if dim.is_multisample() {
-        // The front-end refuses sampling a multisample texture.
-        return [0; 4];
+    match t {
+        Some(t) => TextureSampler::new(t, s).sample(f, compare, a),
+        None => [0; 4],
     }
-    let format = t.format();
-    let cx = Ctx {
-        t,
-        s,
-        reference: compare.then(|| quantize_reference(format, a.reference)),
-    };
-    let c = a.coord.map(fin);
-    // The texel-space coordinates per axis, and the layer (array slice; a cube array's first
-    // face), by dimension.
-    let (u, layer): ([f32; 3], u32) = match dim {
-        TextureDim::Tex1d => ([c[0], 0.0, 0.0], 0),
-        TextureDim::Tex1dArray => ([c[0], 0.0, 0.0], array_index(a.coord[1], t.array_size())),
-        TextureDim::Tex2d | TextureDim::Tex2dMs => ([c[0], c[1], 0.0], 0),
-        TextureDim::Tex2dArray | TextureDim::Tex2dMsArray => {
-            ([c[0], c[1], 0.0], array_index(a.coord[2], t.array_size()))
-        }
-        TextureDim::Tex3d => ([c[0], c[1], c[2]], 0),
-        TextureDim::TexCube => ([c[0], c[1], c[2]], 0),
-        TextureDim::TexCubeArray => (
-            [c[0], c[1], c[2]],
-            6 * array_index(a.coord[3], t.array_size() / 6),
-        ),
-    };
-    if let SampleFn::Gather(ch) = f {
-        return gather(&cx, u, layer, a.offset, ch);
-    }
-    let int_format = !filterable(format);
-    let (mut lod, aniso) = match f {
-        SampleFn::Level => (fin(a.lod) as f64, None),
-        _ => {
-            let l = lod_from_derivatives(t, s, a, u);
-            (l.lod, l.aniso)
-        }
-    };
-    let unclamped = lod + s.mip_lod_bias as f64;
-    lod = unclamped;
-    if f == SampleFn::Grad {
-        lod += fin(a.lod) as f64;
-    }
-    let fl = clamp_lod(s, lod);
-    if f == SampleFn::Lod {
-        let top = 256 * (t.mips() as i32 - 1);
-        let clamped = (fl.clamp(0, top) as f64 / 256.0) as f32;
-        return [clamped.to_bits(), fout(unclamped), 0, 0];
-    }
-    let aniso = aniso.filter(|_| !int_format);
-    let magnify = fl <= 0;
-    let linear = !int_format
-        && (aniso.is_some()
-            || s.anisotropic
-            || (if magnify { s.mag } else { s.min }) == Filter::Linear);
-    let mip_linear = !int_format && (s.anisotropic || s.mip == Filter::Linear);
-    let lv = levels(mip_linear, fl, t.mips());
-    let (n, step) = aniso.unwrap_or((1, [0.0; 2]));
-    let mut taps: Vec<Tap> = Vec::with_capacity(8 * n as usize);
-    let cube = dim.is_cube().then(|| cube_face(u));
-    for i in 0..n {
-        // Anisotropic taps along the major axis, centred on the coordinate.
-        let k = i as f64 - (n as f64 - 1.0) / 2.0;
-        let ui = if n > 1 {
-            [
-                (u[0] as f64 + k * step[0]) as f32,
-                (u[1] as f64 + k * step[1]) as f32,
-                u[2],
-            ]
-        } else {
-            u
-        };
-        for &(level, wl) in &lv {
-            if wl == 0.0 {
-                continue;
-            }
-            match cube {
-                Some(face) => {
-                    let (st, _) = cube_project(ui, face);
-                    cube_taps(&cx, level, st, face, linear, layer, wl, &mut taps);
-                }
-                None => {
-                    let r = [
-                        reduce(ui[0], s.address[0]),
-                        reduce(ui[1], s.address[1]),
-                        reduce(ui[2], s.address[2]),
-                    ];
-                    level_taps(&cx, level, r, linear, a.offset, layer, wl, &mut taps);
-                }
-            }
-        }
-    }
-    reduce_taps(s.reduction, &taps, n)
 }
 
-/// The result of a footprint: one texel of weight 1 exactly; a minimum or maximum reduction
-/// channel by channel (Direct3D's `min`/`max`); otherwise the weighted sum in f64, divided by
-/// the anisotropic taps' count `n`.
-fn reduce_taps(r: Reduction, taps: &[Tap], n: u32) -> [u32; 4] {
-    if let [one] = taps {
-        if one.weight == 1.0 && n == 1 {
-            return one.texel;
+impl TextureSampler<'_> {
+    /// One lane's sample (see [`sample`]).
+    pub fn sample(&self, f: SampleFn, compare: bool, a: &SampleArgs) -> [u32; 4] {
+        let (t, s) = (self.t, self.s);
+        let dim = t.dim();
+        if dim.is_multisample() {
+            // The front-end refuses sampling a multisample texture.
+            return [0; 4];
         }
-    }
-    match r {
-        Reduction::Minimum | Reduction::Maximum => {
-            let mut out = taps.first().map_or([0; 4], |t| t.texel.map(flush));
-            for t in taps.iter().skip(1) {
-                for c in 0..4 {
-                    out[c] = if r == Reduction::Minimum {
-                        d3d::min(out[c], t.texel[c])
-                    } else {
-                        d3d::max(out[c], t.texel[c])
-                    };
+        let format = t.format();
+        let cx = Ctx {
+            ts: self,
+            t,
+            s,
+            reference: compare.then(|| quantize_reference(format, a.reference)),
+        };
+        let c = a.coord.map(fin);
+        // The texel-space coordinates per axis, and the layer (array slice; a cube array's first
+        // face), by dimension.
+        let (u, layer): ([f32; 3], u32) = match dim {
+            TextureDim::Tex1d => ([c[0], 0.0, 0.0], 0),
+            TextureDim::Tex1dArray => ([c[0], 0.0, 0.0], array_index(a.coord[1], t.array_size())),
+            TextureDim::Tex2d | TextureDim::Tex2dMs => ([c[0], c[1], 0.0], 0),
+            TextureDim::Tex2dArray | TextureDim::Tex2dMsArray => {
+                ([c[0], c[1], 0.0], array_index(a.coord[2], t.array_size()))
+            }
+            TextureDim::Tex3d => ([c[0], c[1], c[2]], 0),
+            TextureDim::TexCube => ([c[0], c[1], c[2]], 0),
+            TextureDim::TexCubeArray => (
+                [c[0], c[1], c[2]],
+                6 * array_index(a.coord[3], t.array_size() / 6),
+            ),
+        };
+        if let SampleFn::Gather(ch) = f {
+            return gather(&cx, u, layer, a.offset, ch);
+        }
+        let int_format = !self.filterable;
+        let (mut lod, aniso) = match f {
+            SampleFn::Level => (fin(a.lod) as f64, None),
+            _ => {
+                let l = lod_from_derivatives(t, s, a, u);
+                (l.lod, l.aniso)
+            }
+        };
+        let unclamped = lod + s.mip_lod_bias as f64;
+        lod = unclamped;
+        if f == SampleFn::Grad {
+            lod += fin(a.lod) as f64;
+        }
+        let fl = clamp_lod(s, lod);
+        if f == SampleFn::Lod {
+            let top = 256 * (t.mips() as i32 - 1);
+            let clamped = (fl.clamp(0, top) as f64 / 256.0) as f32;
+            return [clamped.to_bits(), fout(unclamped), 0, 0];
+        }
+        let aniso = aniso.filter(|_| !int_format);
+        let magnify = fl <= 0;
+        let linear = !int_format
+            && (aniso.is_some()
+                || s.anisotropic
+                || (if magnify { s.mag } else { s.min }) == Filter::Linear);
+        let mip_linear = !int_format && (s.anisotropic || s.mip == Filter::Linear);
+        let lv = levels(mip_linear, fl, t.mips());
+        let (n, step) = aniso.unwrap_or((1, [0.0; 2]));
+        let mut taps = Acc::new(s.reduction);
+        let cube = dim.is_cube().then(|| cube_face(u));
+        for i in 0..n {
+            // Anisotropic taps along the major axis, centred on the coordinate.
+            let k = i as f64 - (n as f64 - 1.0) / 2.0;
+            let ui = if n > 1 {
+                [
+                    (u[0] as f64 + k * step[0]) as f32,
+                    (u[1] as f64 + k * step[1]) as f32,
+                    u[2],
+                ]
+            } else {
+                u
+            };
+            for &(level, wl) in &lv {
+                if wl == 0.0 {
+                    continue;
+                }
+                match cube {
+                    Some(face) => {
+                        let (st, _) = cube_project(ui, face);
+                        cube_taps(&cx, level, st, face, linear, layer, wl, &mut taps);
+                    }
+                    None => {
+                        let r = [
+                            reduce(ui[0], s.address[0]),
+                            reduce(ui[1], s.address[1]),
+                            reduce(ui[2], s.address[2]),
+                        ];
+                        level_taps(&cx, level, r, linear, a.offset, layer, wl, &mut taps);
+                    }
                 }
             }
-            out
         }
-        Reduction::Standard | Reduction::Comparison => std::array::from_fn(|c| {
-            let mut acc = 0.0f64;
-            for t in taps {
-                acc += fin(t.texel[c]) as f64 * t.weight;
-            }
-            fout(acc / n as f64)
-        }),
+        taps.result(n)
     }
 }
 
