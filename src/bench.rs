@@ -281,6 +281,7 @@ pub fn prepare(k: &Kernel, n: u32) -> Result<Prepared, String> {
         local_bytes: 0,
         consts: Arc::new(consts),
         budget: DEFAULT_BUDGET,
+        cooperative: false,
     };
     Ok(Prepared {
         machine,
@@ -357,8 +358,8 @@ pub const TRACE_WORKLOADS: &[(&str, &str)] = &[
 pub enum TraceSource {
     /// A [`TRACE_WORKLOADS`] entry: its name and text.
     BuiltIn(&'static str, &'static str),
-    /// A trace file.
-    File(std::path::PathBuf),
+    /// A trace file, and where its side files may be.
+    File(std::path::PathBuf, crate::tracefile::LoadOptions),
 }
 
 impl TraceSource {
@@ -366,18 +367,22 @@ impl TraceSource {
     pub fn name(&self) -> String {
         match self {
             TraceSource::BuiltIn(name, _) => name.to_string(),
-            TraceSource::File(p) => p.display().to_string(),
+            TraceSource::File(p, _) => p.display().to_string(),
         }
     }
 
     /// Loads it afresh (every run starts from the trace's own memory).
     pub fn load(&self) -> Result<crate::tracefile::Trace, String> {
         match self {
-            TraceSource::BuiltIn(name, text) => crate::tracefile::load_text(
+            // Built into warpjit, so trusted: its side files are where the repository has them.
+            TraceSource::BuiltIn(name, text) => crate::tracefile::load_text_with(
                 std::path::Path::new(&format!("benches/traces/{name}.toml")),
                 text.to_string(),
+                &crate::tracefile::LoadOptions {
+                    allow_paths: vec!["/".into()],
+                },
             ),
-            TraceSource::File(p) => crate::tracefile::load(p),
+            TraceSource::File(p, load) => crate::tracefile::load_with(p, load),
         }
         .map_err(|e| e.render(false))
     }

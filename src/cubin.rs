@@ -79,6 +79,15 @@ pub const EIATTR_CBANK_PARAM_SIZE: u8 = 0x19;
 /// `.text.NAME` of the kernel's `EXIT` instructions (two in `vadd`, the early exit of the bounds
 /// check and the final one).
 pub const EIATTR_EXIT_INSTR_OFFSETS: u8 = 0x1c;
+/// `EIATTR_INDIRECT_BRANCH_TARGETS` (`.nv.info.NAME`, `EIFMT_SVAL`): per indirect branch of the
+/// kernel's code, `u32` its byte offset in `.text.NAME`, two `u16`s, `u32` a count, then that
+/// many `u32` target offsets. ptxas 12.9 lists every `BRX` it writes for a `switch` (both
+/// `u16`s 0; the targets are the values of its jump table in `.nv.constant2.NAME`, some at a
+/// multiple of 0x20, a group's scheduling word, meaning the instruction after it) and every
+/// `SYNC` (its one target, the reconvergence point); a `BRX` that is an indirect call (after
+/// `PRET`, through a function pointer) has the first `u16` 1 and no targets. Read into
+/// [`Kernel::indirect_branches`].
+pub const EIATTR_INDIRECT_BRANCH_TARGETS: u8 = 0x34;
 /// `EIATTR_MAX_STACK_SIZE` (`.nv.info`, `EIFMT_SVAL`, 8 bytes): `u32` kernel symbol index, `u32`
 /// stack size including callees. Not emitted for any fixture; read like
 /// [`EIATTR_MIN_STACK_SIZE`].
@@ -107,6 +116,35 @@ pub struct Cubin {
     pub const3: Vec<u8>,
     /// The module's `__device__` data and the words of constant bank 4 that hold its addresses.
     pub module: ModuleData,
+    /// The named variables of the module's data sections (`__device__` and `__constant__`
+    /// symbols, and the compiler's own such as `$str`), in symbol-table order: what a driver's
+    /// `cuModuleGetGlobal` looks up.
+    pub symbols: Vec<DataSymbol>,
+    /// The functions with a code section of their own that are not kernels.
+    pub functions: Vec<Function>,
+}
+
+/// A named variable of a cubin's data: `__device__` (in `.nv.global.init` or `.nv.global`) or
+/// `__constant__` (in `.nv.constant3`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataSymbol {
+    /// The symbol's name.
+    pub name: String,
+    /// Where it lives.
+    pub section: DataSection,
+    /// Its offset in that section (`st_value`).
+    pub offset: u64,
+    /// Its size in bytes (`st_size`).
+    pub size: u64,
+}
+
+/// The data section a [`DataSymbol`] lies in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataSection {
+    /// `.nv.global.init` or `.nv.global`: `__device__` data in global memory.
+    Global(ModuleSection),
+    /// `.nv.constant3`: `__constant__` data, constant bank 3.
+    Constant,
 }
 
 /// A module's `__device__` variables: `.nv.global.init` (those with initial values) and
@@ -124,6 +162,10 @@ pub struct ModuleData {
     pub const4: Vec<u8>,
     /// The relocations of `.rel.nv.constant4`.
     pub relocs: Vec<Reloc>,
+    /// Words of `.nv.constant4` that a relocation sets to the address of a function the file
+    /// does not define (`R_CUDA_32` to `vprintf`, which ptxas calls through `JMX c[0x4][..]`):
+    /// (offset in the bank, the function's name). The driver supplies such functions.
+    pub externs4: Vec<(u32, String)>,
 }
 
 /// Which of the module's data sections a relocation's symbol lies in.
@@ -153,6 +195,19 @@ impl ModuleData {
     /// Whether the module has no `__device__` data and no relocations.
     pub fn is_empty(&self) -> bool {
         self.init.is_empty() && self.zeroed == 0 && self.relocs.is_empty()
+    }
+
+    /// Bytes of global memory the module's `__device__` data takes when mapped as the trace
+    /// loader and [`crate::device`] map it: `.nv.global.init` at the base, `.nv.global` at the
+    /// next multiple of 256 after it ([`ModuleData::zeroed_offset`]).
+    pub fn mapped_size(&self) -> u64 {
+        self.zeroed_offset() + self.zeroed
+    }
+
+    /// Where `.nv.global` starts, from the base of the module's data: `.nv.global.init`'s size
+    /// rounded up to 256.
+    pub fn zeroed_offset(&self) -> u64 {
+        (self.init.len() as u64).next_multiple_of(256)
     }
 
     /// Constant bank 4 with the relocations applied, for `.nv.global.init` mapped at `init` and
@@ -205,9 +260,166 @@ pub struct Kernel {
     /// Where the parameters start in constant bank 0: from `EIATTR_PARAM_CBANK`, else
     /// [`DEFAULT_PARAM_OFFSET`] (0x140).
     pub param_offset: u32,
+    /// Each parameter's ordinal, offset in the block and size, from its `EIATTR_KPARAM_INFO`
+    /// record, by ordinal (empty for a kernel without parameters, or when the records are
+    /// missing: [`Kernel::param_table`] tells them apart).
+    pub params: Vec<crate::params::KernelParam>,
     /// Byte offsets in [`Kernel::code`] of the `EXIT` instructions, from
     /// `EIATTR_EXIT_INSTR_OFFSETS`; empty if the attribute is absent.
     pub exit_offsets: Vec<u32>,
+    /// The indirect branches of the code and their targets, from
+    /// [`EIATTR_INDIRECT_BRANCH_TARGETS`]; empty if the attribute is absent.
+    pub indirect_branches: Vec<IndirectBranch>,
+    /// The relocations of `.rel.text.NAME` (what nvJitLink leaves for the loader: the addresses
+    /// of the module's data in `MOV32I` immediates, and calls to functions the driver supplies),
+    /// in file order.
+    pub code_relocs: Vec<CodeReloc>,
+}
+
+/// One entry of [`EIATTR_INDIRECT_BRANCH_TARGETS`]: an indirect branch and where it may go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndirectBranch {
+    /// Byte offset of the branch in the kernel's code.
+    pub offset: u32,
+    /// The first of the entry's two 16-bit fields: 1 for a `BRX` that is an indirect call
+    /// (ptxas gives it no targets), 0 for the others seen.
+    pub kind: u16,
+    /// The target offsets, as listed (a multiple of 0x20 means the instruction after it).
+    pub targets: Vec<u32>,
+}
+
+impl Kernel {
+    /// The kernel's parameter table: its `EIATTR_KPARAM_INFO` records, the block at
+    /// [`Kernel::param_offset`] and of [`Kernel::param_bytes`] bytes (the end of the last record
+    /// when the cubin gives no size). A kernel without parameters has an empty table (ptxas then
+    /// writes neither records nor a size); `None` when the cubin gives a parameter size but no
+    /// records, so that the parameters cannot be told apart.
+    pub fn param_table(&self) -> Option<crate::params::ParamTable> {
+        let end = self.params.iter().map(|p| p.offset + p.size).max();
+        let size = match (self.param_bytes, end) {
+            (Some(n), _) if n > 0 && self.params.is_empty() => return None,
+            (Some(n), Some(_)) => n,
+            (Some(n), None) => n,
+            (None, e) => e.unwrap_or(0),
+        };
+        Some(crate::params::ParamTable {
+            offset: self.param_offset,
+            size,
+            params: self.params.clone(),
+        })
+    }
+}
+
+/// A relocation of a kernel's code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeReloc {
+    /// The byte offset of the instruction word in [`Kernel::code`] (a multiple of 8).
+    pub offset: u32,
+    /// Which part of the address goes into the word's 32-bit field at bit 20.
+    pub kind: CodeRelocKind,
+    /// What the address is of.
+    pub target: RelocTarget,
+}
+
+/// Which 32 bits of a relocated address a [`CodeReloc`] writes into bits 20..52 of its
+/// instruction word (`MOV32I`'s immediate, `JCAL`'s target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeRelocKind {
+    /// `R_CUDA_ABS32_20` (42): the address, which must fit in 32 bits.
+    Abs32,
+    /// `R_CUDA_ABS32_LO_20` (43): the low 32 bits.
+    Lo32,
+    /// `R_CUDA_ABS32_HI_20` (44): the high 32 bits.
+    Hi32,
+}
+
+/// What a relocation's address is of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RelocTarget {
+    /// `offset` bytes into one of the module's data sections.
+    Data {
+        /// The section.
+        section: ModuleSection,
+        /// How far into it (the symbol's value plus the addend).
+        offset: u64,
+    },
+    /// A function the file does not define (`vprintf`): the driver supplies it.
+    Extern(String),
+    /// Code of the file: `offset` bytes into `.text.SECTION` (a function nvJitLink keeps in a
+    /// section of its own, such as `__cuda_sm20_div_rn_f64_full`, called by `JCAL`).
+    Code {
+        /// The section's name after `.text.`.
+        section: String,
+        /// How far into it.
+        offset: u64,
+    },
+}
+
+/// A function of a cubin that is not a kernel and has a code section of its own (nvJitLink
+/// output keeps the compiler's subroutines this way); the kernels that call it get a copy
+/// ([`Cubin::link`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Function {
+    /// The section's name after `.text.`.
+    pub name: String,
+    /// Its code.
+    pub code: Vec<u8>,
+    /// The file offset of its code.
+    pub code_offset: u64,
+    /// Its relocations (`.rel.text.NAME`).
+    pub code_relocs: Vec<CodeReloc>,
+}
+
+/// Where a module's `__device__` data is mapped: the addresses of `.nv.global.init` and
+/// `.nv.global` (see [`ModuleData::bank4`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataPlacement {
+    /// The address of `.nv.global.init`.
+    pub init: u64,
+    /// The address of `.nv.global`.
+    pub zeroed: u64,
+}
+
+impl DataPlacement {
+    /// The module's data mapped from `base` as [`ModuleData::mapped_size`] says.
+    pub fn at(base: u64, data: &ModuleData) -> DataPlacement {
+        DataPlacement {
+            init: base,
+            zeroed: base + data.zeroed_offset(),
+        }
+    }
+
+    fn of(&self, section: ModuleSection) -> u64 {
+        match section {
+            ModuleSection::Init => self.init,
+            ModuleSection::Zeroed => self.zeroed,
+        }
+    }
+}
+
+/// A kernel's code ready to decode ([`Cubin::link`]): its own code, then a copy of each function
+/// of another section it calls, every relocation applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkedCode {
+    /// The code.
+    pub code: Vec<u8>,
+    /// The instructions that call a function the driver supplies: (byte offset in
+    /// [`LinkedCode::code`], the function's name). The relocated `JCAL`s of nvJitLink's code;
+    /// ptxas's `PRET` + `JMX` through bank 4 are found by the decoder
+    /// ([`ModuleData::externs4`]).
+    pub host_calls: Vec<(u32, String)>,
+    /// Where each part came from: (start in [`LinkedCode::code`], file offset, length).
+    pub parts: Vec<(u32, u64, u32)>,
+}
+
+impl LinkedCode {
+    /// The file offset of byte `at` of the linked code (for messages).
+    pub fn file_offset(&self, at: u32) -> u64 {
+        self.parts
+            .iter()
+            .find(|(start, _, len)| at >= *start && at - start < *len)
+            .map_or(0, |(start, file, _)| file + u64::from(at - start))
+    }
 }
 
 /// Why a cubin could not be read: the byte of the file, the section (or header) concerned, and
@@ -308,13 +520,16 @@ impl Cubin {
 
         for section in &sections {
             let kind = section.header.sh_type(endian);
-            if (kind == elf::SHT_REL || kind == elf::SHT_RELA) && !relocates_const4(section) {
+            if (kind == elf::SHT_REL || kind == elf::SHT_RELA)
+                && !relocates_const4(section)
+                && relocated_text(section).is_none()
+            {
                 return Err(CubinError::new(
                     section.offset,
                     &section.name,
-                    "relocations are applied only to `.nv.constant4` (the addresses of the \
-                     module's `__device__` data): load a linked cubin (ptxas without -c, or \
-                     nvlink output)",
+                    "relocations are applied only to `.nv.constant4` and to kernel code \
+                     (`.rel.text.NAME`): load a linked cubin (ptxas without -c, or nvlink or \
+                     nvJitLink output)",
                 ));
             }
         }
@@ -387,6 +602,7 @@ impl Cubin {
             }
             kernels.push(read_kernel(
                 &sections,
+                symtab,
                 text_index,
                 symbol_index,
                 name,
@@ -399,11 +615,36 @@ impl Cubin {
             None => Vec::new(),
         };
         let module = module_data(&sections, symtab)?;
+        let symbols = data_symbols(&sections, symtab)?;
+        let mut functions = Vec::new();
+        for s in &sections {
+            let Some(name) = s.name.strip_prefix(".text.") else {
+                continue;
+            };
+            if kernels.iter().any(|k| k.name == name) {
+                continue;
+            }
+            if s.header.sh_type(endian) != elf::SHT_PROGBITS || !s.data.len().is_multiple_of(8) {
+                return Err(CubinError::new(
+                    s.offset,
+                    &s.name,
+                    "a code section that is not PROGBITS or not whole 8-byte words",
+                ));
+            }
+            functions.push(Function {
+                name: name.to_string(),
+                code: s.data.to_vec(),
+                code_offset: s.offset,
+                code_relocs: code_relocs(&sections, symtab, name, s.data.len())?,
+            });
+        }
         Ok(Cubin {
             arch,
             kernels,
             const3,
             module,
+            symbols,
+            functions,
         })
     }
 
@@ -432,6 +673,123 @@ impl Cubin {
                 _ => Err(format!("which kernel? {}", names())),
             },
         }
+    }
+}
+
+impl Cubin {
+    /// Kernel `kernel`'s code ready to decode: its `.text` with every function of another
+    /// section it calls (transitively) appended, each at a 32-byte boundary (padded with `NOP`
+    /// groups), and the relocations applied as the CUDA driver applies them when it loads the
+    /// module: the addresses of the module's data (mapped as `data` says) written into the
+    /// instructions, and each `JCAL` to code of the file turned into the `CAL` that reaches the
+    /// copy (a `JCAL`'s 32-bit absolute target and a `CAL`'s pc-relative one differ only in how
+    /// the target is written). Calls to functions the driver supplies are listed, not resolved.
+    ///
+    /// An error names the relocation (its byte in the file): a data address without `data`, a
+    /// relocated word that is not the instruction it should be, a call too far for `CAL`.
+    pub fn link(
+        &self,
+        kernel: &Kernel,
+        data: Option<DataPlacement>,
+    ) -> Result<LinkedCode, CubinError> {
+        const JCAL: u64 = 0xe220;
+        const CAL: u64 = 0xe260;
+        // Padding: NOP in an instruction slot, no effect in a scheduling word's.
+        const NOP: u64 = 0x50b0_0000_0007_0f00;
+        let mut out = LinkedCode {
+            code: kernel.code.clone(),
+            host_calls: Vec::new(),
+            parts: vec![(0, kernel.code_offset, kernel.code.len() as u32)],
+        };
+        // (section name, start in the linked code), the kernel's own first.
+        let mut placed: Vec<(String, u32)> = vec![(kernel.name.clone(), 0)];
+        let mut todo: Vec<(u32, u64, &[CodeReloc])> =
+            vec![(0, kernel.code_offset, &kernel.code_relocs)];
+        while let Some((start, file, relocs)) = todo.pop() {
+            for r in relocs {
+                let at = start + r.offset;
+                let err = |m: String| {
+                    CubinError::new(
+                        file + u64::from(r.offset),
+                        format!("code of `{}`", kernel.name),
+                        m,
+                    )
+                };
+                let i = at as usize;
+                let word = u64::from_le_bytes(out.code[i..i + 8].try_into().expect("8 bytes"));
+                let patched = match &r.target {
+                    RelocTarget::Data { section, offset } => {
+                        let Some(place) = data else {
+                            return Err(err(
+                                "the code holds the address of the module's `__device__` data, \
+                                 which is not placed"
+                                    .into(),
+                            ));
+                        };
+                        let addr = place.of(*section).wrapping_add(*offset);
+                        let v = match r.kind {
+                            CodeRelocKind::Lo32 => addr as u32,
+                            CodeRelocKind::Hi32 => (addr >> 32) as u32,
+                            CodeRelocKind::Abs32 => u32::try_from(addr).map_err(|_| {
+                                err(format!("address {addr:#x} does not fit in 32 bits"))
+                            })?,
+                        };
+                        word & !(0xffff_ffff << 20) | u64::from(v) << 20
+                    }
+                    RelocTarget::Extern(name) => {
+                        if word >> 48 & 0xfff0 != JCAL {
+                            return Err(err(format!(
+                                "a relocation to `{name}` on a word that is not JCAL: {word:#018x}"
+                            )));
+                        }
+                        out.host_calls.push((at, name.clone()));
+                        word
+                    }
+                    RelocTarget::Code { section, offset } => {
+                        if word >> 48 & 0xfff0 != JCAL || r.kind != CodeRelocKind::Abs32 {
+                            return Err(err(format!(
+                                "a relocation to code of `.text.{section}` on a word that is not \
+                                 JCAL: {word:#018x}"
+                            )));
+                        }
+                        let base = match placed.iter().find(|(n, _)| n == section) {
+                            Some(&(_, b)) => b,
+                            None => {
+                                let f = self
+                                    .functions
+                                    .iter()
+                                    .find(|f| f.name == *section)
+                                    .ok_or_else(|| {
+                                        err(format!("no function section `.text.{section}`"))
+                                    })?;
+                                while !out.code.len().is_multiple_of(32) {
+                                    out.code.extend_from_slice(&NOP.to_le_bytes());
+                                }
+                                let b = out.code.len() as u32;
+                                out.code.extend_from_slice(&f.code);
+                                while !out.code.len().is_multiple_of(32) {
+                                    out.code.extend_from_slice(&NOP.to_le_bytes());
+                                }
+                                out.parts.push((b, f.code_offset, f.code.len() as u32));
+                                placed.push((section.clone(), b));
+                                todo.push((b, f.code_offset, &f.code_relocs));
+                                b
+                            }
+                        };
+                        let target = i64::from(base) + *offset as i64;
+                        let rel = target - (i64::from(at) + 8);
+                        if !(-(1 << 23)..(1 << 23)).contains(&rel) {
+                            return Err(err(format!("call target {target:#x} is too far for CAL")));
+                        }
+                        word & !(0xfff0 << 48) & !(0xffff_ffff << 20)
+                            | CAL << 48
+                            | ((rel as u64) & 0xff_ffff) << 20
+                    }
+                };
+                out.code[i..i + 8].copy_from_slice(&patched.to_le_bytes());
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -610,6 +968,208 @@ fn relocates_const4(section: &Section<'_>) -> bool {
     )
 }
 
+/// For `.rel.text.NAME` / `.rela.text.NAME`: `NAME`, the kernel whose code it relocates.
+fn relocated_text<'s>(section: &'s Section<'_>) -> Option<&'s str> {
+    section
+        .name
+        .strip_prefix(".rel.text.")
+        .or_else(|| section.name.strip_prefix(".rela.text."))
+}
+
+/// A symbol-table entry read by hand (relocations name symbols by index): its name offset,
+/// type, section index and value.
+struct RawSym {
+    name: u32,
+    kind: u8,
+    shndx: u16,
+    value: u64,
+    size: u64,
+}
+
+fn raw_sym(symtab: &Section<'_>, index: u64) -> Option<RawSym> {
+    let at = usize::try_from(index.checked_mul(SYM_SIZE)?).ok()?;
+    let e = symtab.data.get(at..at.checked_add(SYM_SIZE as usize)?)?;
+    Some(RawSym {
+        name: u32_at(e, 0),
+        kind: e[4] & 0xf,
+        shndx: u16::from_le_bytes([e[6], e[7]]),
+        value: u64::from_le_bytes(e[8..16].try_into().ok()?),
+        size: u64::from_le_bytes(e[16..24].try_into().ok()?),
+    })
+}
+
+/// A symbol's name from the string table `symtab` links to (`sh_link`), checked to be UTF-8.
+fn raw_sym_name(
+    sections: &[Section<'_>],
+    symtab: &Section<'_>,
+    sym: &RawSym,
+) -> Result<String, CubinError> {
+    let strtab = sections.get(symtab.header.sh_link(LittleEndian) as usize);
+    let bad = |m: &str| {
+        CubinError::new(
+            strtab.map_or(symtab.offset, |s| s.offset),
+            strtab.map_or(".strtab", |s| s.name.as_str()),
+            m.to_string(),
+        )
+    };
+    let data = strtab.map_or(&[][..], |s| s.data);
+    let tail = data
+        .get(sym.name as usize..)
+        .ok_or_else(|| bad("a symbol name lies past the end of the string table"))?;
+    let end = tail
+        .iter()
+        .position(|&b| b == 0)
+        .ok_or_else(|| bad("a symbol name is not NUL-terminated"))?;
+    std::str::from_utf8(&tail[..end])
+        .map(str::to_string)
+        .map_err(|_| bad("a symbol name is not UTF-8"))
+}
+
+/// The named objects of the data sections (see [`DataSymbol`]).
+fn data_symbols(
+    sections: &[Section<'_>],
+    symtab: &Section<'_>,
+) -> Result<Vec<DataSymbol>, CubinError> {
+    let index = |name: &str| sections.iter().position(|s| s.name == name);
+    let (init, zeroed, constant) = (
+        index(".nv.global.init"),
+        index(".nv.global"),
+        index(".nv.constant3"),
+    );
+    let mut out = Vec::new();
+    for i in 1..symtab.data.len() as u64 / SYM_SIZE {
+        let Some(sym) = raw_sym(symtab, i) else { break };
+        if sym.kind != elf::STT_OBJECT.0 {
+            continue;
+        }
+        let shndx = Some(sym.shndx as usize);
+        let section = if shndx == init {
+            DataSection::Global(ModuleSection::Init)
+        } else if shndx == zeroed {
+            DataSection::Global(ModuleSection::Zeroed)
+        } else if shndx == constant {
+            DataSection::Constant
+        } else {
+            continue;
+        };
+        let name = raw_sym_name(sections, symtab, &sym)?;
+        out.push(DataSymbol {
+            name,
+            section,
+            offset: sym.value,
+            size: sym.size,
+        });
+    }
+    Ok(out)
+}
+
+/// What relocation `entry` (at file offset `at` of section `rel`) names: `offset` bytes into a
+/// data section, or a function the file does not define.
+fn reloc_target(
+    sections: &[Section<'_>],
+    symtab: &Section<'_>,
+    rel: &Section<'_>,
+    at: u64,
+    sym: u64,
+    addend: u64,
+) -> Result<RelocTarget, CubinError> {
+    let err = |m: String| CubinError::new(at, &rel.name, m);
+    let Some(entry) = raw_sym(symtab, sym) else {
+        return Err(err(format!(
+            "relocation names symbol {sym}, not in `.symtab`"
+        )));
+    };
+    let index = |name: &str| sections.iter().position(|s| s.name == name);
+    let shndx = Some(entry.shndx as usize);
+    if shndx == index(".nv.global.init") {
+        return Ok(RelocTarget::Data {
+            section: ModuleSection::Init,
+            offset: entry.value.wrapping_add(addend),
+        });
+    }
+    if shndx == index(".nv.global") {
+        return Ok(RelocTarget::Data {
+            section: ModuleSection::Zeroed,
+            offset: entry.value.wrapping_add(addend),
+        });
+    }
+    if entry.shndx == 0 && entry.kind == elf::STT_FUNC.0 {
+        return Ok(RelocTarget::Extern(raw_sym_name(sections, symtab, &entry)?));
+    }
+    if let Some(text) = sections
+        .get(entry.shndx as usize)
+        .and_then(|s| s.name.strip_prefix(".text."))
+    {
+        if entry.kind == elf::STT_FUNC.0 || entry.kind == elf::STT_SECTION.0 {
+            return Ok(RelocTarget::Code {
+                section: text.to_string(),
+                offset: entry.value.wrapping_add(addend),
+            });
+        }
+    }
+    let name = raw_sym_name(sections, symtab, &entry).unwrap_or_default();
+    Err(err(format!(
+        "relocation names symbol {sym} (`{name}`), which is neither `__device__` data \
+         (.nv.global.init or .nv.global) nor a function the driver supplies"
+    )))
+}
+
+/// The relocations of kernel `name`'s code (`.rel.text.NAME`, `.rela.text.NAME`), each checked
+/// to lie on an instruction word of the code.
+fn code_relocs(
+    sections: &[Section<'_>],
+    symtab: &Section<'_>,
+    name: &str,
+    code_len: usize,
+) -> Result<Vec<CodeReloc>, CubinError> {
+    let mut out = Vec::new();
+    for rel in sections.iter().filter(|s| relocated_text(s) == Some(name)) {
+        let rela = rel.name.starts_with(".rela");
+        let entry = if rela { 24 } else { 16 };
+        if rel.data.len() % entry != 0 {
+            return Err(CubinError::new(
+                rel.offset,
+                &rel.name,
+                format!(
+                    "{} bytes: not a whole number of {entry}-byte entries",
+                    rel.data.len()
+                ),
+            ));
+        }
+        for (k, e) in rel.data.chunks_exact(entry).enumerate() {
+            let at = rel.offset + (k * entry) as u64;
+            let err = |m: String| CubinError::new(at, &rel.name, m);
+            let word = |i: usize| u64::from_le_bytes(e[i..i + 8].try_into().expect("8 bytes"));
+            let (offset, info) = (word(0), word(8));
+            let addend = if rela { word(16) } else { 0 };
+            let kind = match info as u32 {
+                42 => CodeRelocKind::Abs32,
+                43 => CodeRelocKind::Lo32,
+                44 => CodeRelocKind::Hi32,
+                t => {
+                    return Err(err(format!(
+                        "code relocation type {t} is not supported (only R_CUDA_ABS32_20, 42, \
+                         R_CUDA_ABS32_LO_20, 43, and R_CUDA_ABS32_HI_20, 44)"
+                    )))
+                }
+            };
+            if offset % 8 != 0 || offset.saturating_add(8) > code_len as u64 {
+                return Err(err(format!(
+                    "relocation at {offset:#x} is not on an instruction word of the \
+                     {code_len}-byte code"
+                )));
+            }
+            let target = reloc_target(sections, symtab, rel, at, info >> 32, addend)?;
+            out.push(CodeReloc {
+                offset: offset as u32,
+                kind,
+                target,
+            });
+        }
+    }
+    Ok(out)
+}
+
 /// The module's `__device__` data and the relocations of `.nv.constant4` (see [`ModuleData`]):
 /// each relocation is checked to lie inside `.nv.constant4` and to name a symbol of
 /// `.nv.global.init` or `.nv.global` whose address it takes whole (`R_CUDA_64`, 8 bytes, or
@@ -618,6 +1178,7 @@ fn module_data(sections: &[Section<'_>], symtab: &Section<'_>) -> Result<ModuleD
     const MAX_MODULE_DATA: u64 = 1 << 32;
     let index = |name: &str| sections.iter().position(|s| s.name == name);
     let (init_i, zeroed_i) = (index(".nv.global.init"), index(".nv.global"));
+    let mut externs4 = Vec::new();
     let too_big = |s: &Section<'_>| {
         CubinError::new(
             s.offset,
@@ -676,30 +1237,27 @@ fn module_data(sections: &[Section<'_>], symtab: &Section<'_>) -> Result<ModuleD
                     const4.len()
                 )));
             }
-            let s = sym.checked_mul(SYM_SIZE).map(|o| o as usize);
-            let Some(entry) = s.and_then(|o| symtab.data.get(o..o + SYM_SIZE as usize)) else {
-                return Err(err(format!(
-                    "relocation names symbol {sym}, not in `.symtab`"
-                )));
-            };
-            let shndx = u16::from_le_bytes([entry[6], entry[7]]) as usize;
-            let value = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
-            let section = if Some(shndx) == init_i {
-                ModuleSection::Init
-            } else if Some(shndx) == zeroed_i {
-                ModuleSection::Zeroed
-            } else {
-                return Err(err(format!(
-                    "relocation names symbol {sym}, which is not `__device__` data \
-                     (.nv.global.init or .nv.global)"
-                )));
-            };
-            relocs.push(Reloc {
-                offset: offset as u32,
-                bytes: width,
-                section,
-                offset_in: value.wrapping_add(addend),
-            });
+            match reloc_target(sections, symtab, rel, at, sym, addend)? {
+                RelocTarget::Data { section, offset: o } => relocs.push(Reloc {
+                    offset: offset as u32,
+                    bytes: width,
+                    section,
+                    offset_in: o,
+                }),
+                RelocTarget::Extern(name) if width == 4 => externs4.push((offset as u32, name)),
+                RelocTarget::Code { section, .. } => {
+                    return Err(err(format!(
+                        "a relocation of `.nv.constant4` to code of `.text.{section}`: function \
+                         pointers are not supported"
+                    )))
+                }
+                RelocTarget::Extern(name) => {
+                    return Err(err(format!(
+                        "an 8-byte relocation to function `{name}`: the driver's functions take \
+                         32-bit addresses"
+                    )))
+                }
+            }
         }
     }
     Ok(ModuleData {
@@ -707,6 +1265,7 @@ fn module_data(sections: &[Section<'_>], symtab: &Section<'_>) -> Result<ModuleD
         zeroed,
         const4,
         relocs,
+        externs4,
     })
 }
 
@@ -874,6 +1433,7 @@ fn stack_size(
 /// Everything about one kernel, from its `.text.NAME` and the sections named after it.
 fn read_kernel(
     sections: &[Section<'_>],
+    symtab: &Section<'_>,
     text_index: usize,
     symbol: SymbolIndex,
     name: String,
@@ -930,7 +1490,9 @@ fn read_kernel(
     let mut cbank: Option<(u32, u32)> = None;
     let mut cbank_param_size: Option<u32> = None;
     let mut kparam_end: Option<u32> = None;
+    let mut params = Vec::new();
     let mut exit_offsets = Vec::new();
+    let mut indirect_branches = Vec::new();
     if let Some(info) = find(sections, &format!(".nv.info.{name}")) {
         for record in info_records(info)? {
             if let Some(bytes) = stack_size(info, &record, symbol)? {
@@ -959,14 +1521,24 @@ fn read_kernel(
                 }
                 EIATTR_KPARAM_INFO => {
                     expect_payload(info, &record, "EIATTR_KPARAM_INFO", 12, false)?;
+                    let ordinal = u32::from(u16_at(record.payload, 4));
                     let offset = u32::from(u16_at(record.payload, 6));
                     let size = u32_at(record.payload, 8) >> 18;
                     let end = offset + size;
                     kparam_end = Some(kparam_end.map_or(end, |e| e.max(end)));
+                    params.push(crate::params::KernelParam {
+                        ordinal,
+                        offset,
+                        size,
+                    });
                 }
                 EIATTR_EXIT_INSTR_OFFSETS => {
                     expect_payload(info, &record, "EIATTR_EXIT_INSTR_OFFSETS", 4, true)?;
                     exit_offsets.extend(record.payload.chunks_exact(4).map(|w| u32_at(w, 0)));
+                }
+                EIATTR_INDIRECT_BRANCH_TARGETS => {
+                    expect_payload(info, &record, "EIATTR_INDIRECT_BRANCH_TARGETS", 4, true)?;
+                    indirect_branches.extend(branch_targets(info, &record)?);
                 }
                 _ => {}
             }
@@ -977,6 +1549,17 @@ fn read_kernel(
         .or(cbank_param_size)
         .or(kparam_end);
     let param_offset = cbank.map_or(DEFAULT_PARAM_OFFSET, |(offset, _)| offset);
+    // ptxas lists them last one first.
+    params.sort_by_key(|p| p.ordinal);
+    if let Some(w) = params.windows(2).find(|w| w[0].ordinal == w[1].ordinal) {
+        let info = find(sections, &format!(".nv.info.{name}")).map_or(0, |s| s.offset);
+        return Err(CubinError::new(
+            info,
+            format!(".nv.info.{name}"),
+            format!("EIATTR_KPARAM_INFO gives parameter {} twice", w[0].ordinal),
+        ));
+    }
+    let code_relocs = code_relocs(sections, symtab, &name, text.data.len())?;
 
     Ok(Kernel {
         name,
@@ -988,8 +1571,51 @@ fn read_kernel(
         const2,
         param_bytes,
         param_offset,
+        params,
         exit_offsets,
+        indirect_branches,
+        code_relocs,
     })
+}
+
+/// The entries of an [`EIATTR_INDIRECT_BRANCH_TARGETS`] record (its payload a whole number of
+/// words): each must fit in the payload.
+fn branch_targets(
+    info: &Section<'_>,
+    record: &InfoRecord<'_>,
+) -> Result<Vec<IndirectBranch>, CubinError> {
+    let p = record.payload;
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at < p.len() {
+        let bad = |what: &str| {
+            CubinError::new(
+                record.offset + 4 + at as u64,
+                &info.name,
+                format!("EIATTR_INDIRECT_BRANCH_TARGETS (0x34): {what}"),
+            )
+        };
+        if p.len() - at < 12 {
+            return Err(bad("an entry's 12-byte head runs past the payload"));
+        }
+        let offset = u32_at(p, at);
+        let kind = u16_at(p, at + 4);
+        let count = u32_at(p, at + 8) as usize;
+        let start = at + 12;
+        if count > (p.len() - start) / 4 {
+            return Err(bad(&format!(
+                "an entry's {count} targets run past the payload"
+            )));
+        }
+        let targets = (0..count).map(|k| u32_at(p, start + 4 * k)).collect();
+        out.push(IndirectBranch {
+            offset,
+            kind,
+            targets,
+        });
+        at = start + 4 * count;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -1106,6 +1732,8 @@ mod tests {
             kernels: Vec::new(),
             const3: Vec::new(),
             module: ModuleData::default(),
+            symbols: Vec::new(),
+            functions: Vec::new(),
         };
         assert!(empty.kernel(None).unwrap_err().contains("no kernels"));
     }
@@ -1167,6 +1795,74 @@ mod tests {
             assert_eq!(kernel.param_bytes, Some(size), "{name}");
             assert_eq!(kernel.param_offset, DEFAULT_PARAM_OFFSET, "{name}");
         }
+    }
+
+    #[test]
+    fn parameter_tables_list_each_parameter() {
+        use crate::params::KernelParam;
+        let p = |ordinal, offset, size| KernelParam {
+            ordinal,
+            offset,
+            size,
+        };
+        // tests/cubin/params.cu: every_kind's thirteen parameters of every size, with C's
+        // padding (6..8, 36..40); a kernel without parameters has an empty table.
+        let cubin = parse(include_bytes!("../tests/cubin/params.cubin"));
+        let every = cubin
+            .kernel(Some("every_kind"))
+            .unwrap()
+            .param_table()
+            .unwrap();
+        assert_eq!((every.offset, every.size), (0x140, 80));
+        assert_eq!(
+            every.params,
+            [
+                p(0, 0, 1),
+                p(1, 1, 1),
+                p(2, 2, 2),
+                p(3, 4, 2),
+                p(4, 8, 4),
+                p(5, 12, 4),
+                p(6, 16, 8),
+                p(7, 24, 8),
+                p(8, 32, 4),
+                p(9, 40, 8),
+                p(10, 48, 8),
+                p(11, 56, 16),
+                p(12, 72, 8)
+            ]
+        );
+        let scan = cubin
+            .kernel(Some("scan_block"))
+            .unwrap()
+            .param_table()
+            .unwrap();
+        assert_eq!(
+            scan.params,
+            [p(0, 0, 8), p(1, 8, 8), p(2, 16, 8), p(3, 24, 4)]
+        );
+        let none = cubin.kernel(Some("no_params")).unwrap();
+        assert_eq!(none.param_bytes, None);
+        assert_eq!(
+            none.param_table(),
+            Some(crate::params::ParamTable {
+                offset: 0x140,
+                size: 0,
+                params: vec![]
+            })
+        );
+        // Every fixture kernel's table is consistent and as long as its parameter size.
+        for (file, bytes) in ALL {
+            for k in parse(bytes).kernels {
+                let t = k.param_table().unwrap();
+                assert_eq!(t.check(), Ok(()), "{file} {}", k.name);
+                assert_eq!(Some(t.size), k.param_bytes, "{file} {}", k.name);
+            }
+        }
+        // A size without records cannot be laid out.
+        let mut k = cubin.kernel(Some("every_kind")).unwrap().clone();
+        k.params.clear();
+        assert_eq!(k.param_table(), None);
     }
 
     #[test]
@@ -1385,12 +2081,67 @@ mod tests {
         }
     }
 
+    /// ptxas's `EIATTR_INDIRECT_BRANCH_TARGETS` for `switch` statements (tests/cubin/switch.cu,
+    /// brxidx.ptx): every entry at a BRX word lists that BRX's jump table, a run of the words
+    /// of `.nv.constant2.NAME`; every other entry is a SYNC's or BRK's one target.
+    #[test]
+    fn indirect_branch_targets_are_the_jump_tables() {
+        let switch: &[u8] = include_bytes!("../tests/cubin/switch.cubin");
+        let brxidx: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
+        let mut brx = 0;
+        for file in [switch, brxidx] {
+            for k in &parse(file).kernels {
+                let words: Vec<u32> = k.const2.chunks_exact(4).map(|w| u32_at(w, 0)).collect();
+                assert!(!k.indirect_branches.is_empty(), "{}", k.name);
+                for b in &k.indirect_branches {
+                    let at = b.offset as usize;
+                    let word = u64::from_le_bytes(k.code[at..at + 8].try_into().unwrap());
+                    assert_eq!(b.kind, 0, "{}", k.name);
+                    match word >> 52 {
+                        0xe25 => {
+                            brx += 1;
+                            assert!(
+                                words.windows(b.targets.len()).any(|w| w == b.targets),
+                                "{}: {b:?} in {words:x?}",
+                                k.name
+                            );
+                        }
+                        0xf0f | 0xe34 => assert_eq!(b.targets.len(), 1, "{}", k.name),
+                        _ => panic!("{}: {b:?} at {word:#018x}", k.name),
+                    }
+                }
+            }
+        }
+        assert_eq!(brx, 24 + 2);
+        // The largest table: brx16's sixteen targets.
+        let k = &parse(brxidx).kernels[0];
+        assert_eq!(k.indirect_branches[0].targets.len(), 16);
+    }
+
+    /// An entry whose count runs past the record, or a head cut short, is an error naming the
+    /// record's byte.
+    #[test]
+    fn indirect_branch_targets_out_of_the_record_are_errors() {
+        let file: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
+        let at = memmem(file, &[0x04, EIATTR_INDIRECT_BRANCH_TARGETS]).unwrap();
+        // The first entry's count (16) made 0x4000_0000.
+        let e =
+            Cubin::parse(&patched(file, at + 4 + 8, &0x4000_0000u32.to_le_bytes())).unwrap_err();
+        assert!(e.message.contains("targets run past the payload"), "{e}");
+        assert_eq!(e.offset, at as u64 + 4);
+        // A payload of 4 bytes: a head cut short (the record's size made 4; the bytes after it
+        // are then read as the next records, which the parser must also survive).
+        let r = Cubin::parse(&patched(file, at + 2, &4u16.to_le_bytes()));
+        assert!(r.is_err(), "{r:?}");
+    }
+
     #[test]
     fn single_byte_corruption_never_panics() {
-        // Every byte of one three-kernel file, and of one with relocations of `.nv.constant4`,
-        // set in turn to a few values.
+        // Every byte of one three-kernel file, of one with relocations of `.nv.constant4` and of
+        // one with jump tables (EIATTR_INDIRECT_BRANCH_TARGETS), set in turn to a few values.
         let devdata: &[u8] = include_bytes!("../tests/cubin/devdata.cubin");
-        for file in [MEMORY, devdata] {
+        let brxidx: &[u8] = include_bytes!("../tests/cubin/brxidx.cubin");
+        for file in [MEMORY, devdata, brxidx] {
             for at in 0..file.len() {
                 for value in [0x00, 0x7f, 0xff] {
                     let _ = Cubin::parse(&patched(file, at, &[value]));

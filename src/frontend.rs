@@ -138,6 +138,9 @@ pub struct BinaryKernel {
     pub param_bytes: Option<u32>,
     /// Where they start in bank 0 (0x140 on sm_5x).
     pub param_offset: u32,
+    /// The kernel's parameter table, for a launch's `params` (`None`: the cubin gives a size but
+    /// no per-parameter records).
+    pub param_table: Option<crate::params::ParamTable>,
     /// The module's `__device__` data and the bank-4 words that hold its addresses (mapped and
     /// relocated by the trace loader: `tracefile`'s `MODULE_DATA_BASE`).
     pub module: crate::cubin::ModuleData,
@@ -193,7 +196,11 @@ pub fn binary_kernel(
         shared_bytes: k.shared_bytes,
         // A kernel that calls functions gets at least CUDA's default stack (a recursive one's
         // stack size is in no `.nv.info` attribute: ptxas cannot bound it).
-        local_bytes: if crate::maxwell::has_calls(&k.code) {
+        local_bytes: if crate::maxwell::has_calls(
+            &cubin
+                .link(k, None)
+                .map_or_else(|_| k.code.clone(), |l| l.code),
+        ) {
             k.local_bytes.max(CALL_STACK_BYTES)
         } else {
             k.local_bytes
@@ -201,12 +208,24 @@ pub fn binary_kernel(
         banks,
         param_bytes: k.param_bytes,
         param_offset: k.param_offset,
+        param_table: k.param_table(),
         module: cubin.module.clone(),
     }))
 }
 
 /// Turns a program's bytes into IR: chooses the front-end by `opts.isa` and the bytes' content.
 pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> {
+    compile_placed(bytes, opts, None)
+}
+
+/// [`compile`], with a cubin's `__device__` data placed at `module_data` (its data image as
+/// [`crate::device::Module`] lays it out): the addresses nvJitLink's code holds are relocated
+/// there. Without a placement, such code is a located error.
+pub fn compile_placed(
+    bytes: &[u8],
+    opts: &Options,
+    module_data: Option<u64>,
+) -> Result<ir::Program, Diagnostic> {
     let path = &opts.path;
     let content = Content::of(bytes);
     if opts.kernel.is_some() && (opts.isa == Isa::Dxbc || content == Content::DxbcContainer) {
@@ -228,7 +247,24 @@ pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> 
             let dopts = crate::maxwell::DecodeOptions {
                 registers: opts.registers,
             };
-            return crate::maxwell::decode(&k.code, &dopts).map_err(|e| e.in_cubin(path, bytes, k));
+            let place = module_data.map(|b| crate::cubin::DataPlacement::at(b, &cubin.module));
+            let linked = cubin
+                .link(k, place)
+                .map_err(|e| e.diagnostic(path, bytes))?;
+            return crate::maxwell::decode_linked(
+                &linked,
+                &cubin.module,
+                &dopts,
+                &k.indirect_branches,
+            )
+            .map_err(|e| {
+                Diagnostic::byte(
+                    path,
+                    bytes,
+                    linked.file_offset(e.offset),
+                    format!("kernel `{}`: {e}", k.name),
+                )
+            });
         }
         Content::DxbcContainer => {
             let prog =

@@ -19,6 +19,7 @@
 pub mod analysis;
 pub mod bench;
 pub mod cubin;
+pub mod device;
 pub mod diag;
 pub mod dxbc;
 pub mod exec;
@@ -28,6 +29,7 @@ pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod maxwell;
+pub mod params;
 pub mod plot;
 pub mod runner;
 pub mod sass;
@@ -35,3 +37,10 @@ pub mod semantics;
 #[cfg(feature = "testgen")]
 pub mod testgen;
 pub mod tracefile;
+
+/// The runtime crate (`warpjit-runtime`): machine state, faults and warp state, re-exported so
+/// that one dependency on `warpjit` suffices.
+pub use warpjit_runtime as runtime;
+pub use warpjit_runtime::{
+    BankMode, ConstBanks, Fault, FaultKind, FaultReads, GlobalMemory, MemError, WarpState,
+};

@@ -2,17 +2,21 @@
 //!
 //! ```text
 //! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json] [--quiet]
-//!             [--dump DIR]
+//!             [--dump DIR] [--allow-path DIR]...
 //! warpjit bench [TRACE...] [--kernel NAME] [--threads N] [--iters N] [--size N] [--json] [--plot FILE.svg]
+//!               [--allow-path DIR]...
 //! warpjit disasm FILE [--kernel K] # a cubin (nvdisasm syntax) or a DXBC container as a listing
 //! warpjit asm LISTING -o FILE     # a DXBC listing as a container
 //! warpjit gen-trace KIND [--lane-instructions N] -o DIR
+//! warpjit cuda [--engine jit|interp] [--threads N] [--record DIR] -- COMMAND [ARGS...]
 //! ```
 //!
 //! Exit status: 0 every launch ran and every expectation held; 1 an expectation did not hold;
 //! 2 the trace or a program in it is invalid; 3 a guest fault stopped a launch; 4 `--engine both`
 //! found the engines disagree (a warpjit bug); 64 the command line is wrong. With several traces,
 //! the worst of these (4, 2, 3, 1, 0 in that order).
+
+mod cudacmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -56,6 +60,9 @@ enum Command {
     /// Write a self-checking trace of a benchmark kernel of any size: DIR/KIND.toml with its
     /// inputs and expected output in side files (mapped, not copied, when it runs).
     GenTrace(GenTraceArgs),
+    /// Run a program that uses CUDA (the driver API: Numba, cuda-python, C against cuda.h)
+    /// with warpjit as its CUDA driver: COMMAND finds warpjit's libcuda.so.1 first.
+    Cuda(cudacmd::CudaArgs),
 }
 
 #[derive(Args)]
@@ -217,6 +224,10 @@ struct BenchArgs {
     /// Also draw the throughput per workload and engine (log scale) as an SVG chart.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    /// Let the traces read side files (`file`, `code_file`) under DIR too, not only inside each
+    /// trace's own directory tree (repeatable; `--allow-path /` allows every file).
+    #[arg(long, value_name = "DIR")]
+    allow_path: Vec<PathBuf>,
 }
 
 #[derive(Args)]
@@ -249,9 +260,26 @@ struct RunArgs {
     quiet: bool,
     /// After the run, write every global segment (`global_0x<BASE>.bin`), buffer and texture
     /// (`t<SLOT>.bin`, `u<SLOT>.bin`) as raw files into DIR (with several traces, into
-    /// DIR/<trace name>/).
+    /// DIR/<trace name>/). Each file is written anew and renamed into place: a file or symbolic
+    /// link already there is replaced, never written through.
     #[arg(long, value_name = "DIR")]
     dump: Option<PathBuf>,
+    /// Let the traces read side files (`file`, `code_file`) under DIR too, not only inside each
+    /// trace's own directory tree (repeatable; `--allow-path /` allows every file).
+    #[arg(long, value_name = "DIR")]
+    allow_path: Vec<PathBuf>,
+}
+
+/// The load options `--allow-path` gives, or a usage error naming a DIR that is not a directory.
+fn load_options(allow: &[PathBuf]) -> Result<warpjit::tracefile::LoadOptions, String> {
+    for dir in allow {
+        if !dir.is_dir() {
+            return Err(format!("--allow-path {}: not a directory", dir.display()));
+        }
+    }
+    Ok(warpjit::tracefile::LoadOptions {
+        allow_paths: allow.to_vec(),
+    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -285,6 +313,7 @@ fn main() -> ExitCode {
         Command::Disasm(args) => ExitCode::from(disasm(&args)),
         Command::Asm(args) => ExitCode::from(asm(&args)),
         Command::GenTrace(args) => ExitCode::from(gen_trace(&args)),
+        Command::Cuda(args) => ExitCode::from(cudacmd::run(&args)),
     }
 }
 
@@ -468,6 +497,7 @@ fn report_json(r: &TraceReport) -> serde_json::Value {
                 "warp_instructions": l.stats.warp_insts,
                 "lane_instructions": l.stats.lane_insts,
                 "misaligned": l.stats.misaligned,
+                "yields": l.stats.yields,
                 "seconds": l.seconds,
             })
         })
@@ -504,7 +534,8 @@ fn run_one(
     jit: Option<&Jit>,
     opts: &RunOptions,
     check: Option<&CheckObserver>,
-    dump_dir: Option<&std::path::Path>,
+    load: &warpjit::tracefile::LoadOptions,
+    dump_dir: Option<(&std::path::Path, Option<&std::ffi::OsStr>)>,
 ) -> Outcome {
     use serde_json::json;
     use std::fmt::Write as _;
@@ -515,10 +546,10 @@ fn run_one(
         None => &Interpreter,
     };
     let result = if args.engine == EngineKind::Both {
-        runner::run_both(path, [&Interpreter, engine], opts)
+        runner::run_both_with(path, load, [&Interpreter, engine], opts)
             .map(|(a, b, d, t)| (b, Some((a, d)), t))
     } else {
-        runner::load_trace(path).and_then(|mut t| {
+        runner::load_trace_with(path, load).and_then(|mut t| {
             let r = runner::run_in(&mut t, engine, opts)?;
             Ok((r, None, t))
         })
@@ -642,8 +673,19 @@ fn run_one(
         outcome = "engines disagree";
         record["difference"] = json!(diff);
     }
-    if let Some(dir) = dump_dir {
-        match runner::dump(&trace, dir) {
+    if let (Some((dir, sub)), Some(_)) = (dump_dir, &report.fault) {
+        // Memory after a fault is not defined (docs/semantics.md §10): with several host
+        // threads, CTAs after the faulting one may have run.
+        let dir = sub.map_or(dir.to_path_buf(), |s| dir.join(s));
+        let _ = writeln!(
+            err,
+            "warpjit: --dump {}: nothing written: a launch faulted, and what memory holds after \
+             a fault is not defined (docs/semantics.md §10)",
+            dir.display()
+        );
+        record["dumped"] = json!([]);
+    } else if let Some((dir, sub)) = dump_dir {
+        match runner::dump_into(&trace, dir, sub) {
             Ok(files) => {
                 record["dumped"] = json!(files
                     .iter()
@@ -651,6 +693,7 @@ fn run_one(
                     .collect::<Vec<_>>())
             }
             Err(e) => {
+                let dir = sub.map_or(dir.to_path_buf(), |s| dir.join(s));
                 let _ = writeln!(err, "warpjit: error: --dump {}: {e}", dir.display());
                 exit = exit.max(2);
             }
@@ -681,6 +724,13 @@ fn run(args: &RunArgs) -> u8 {
             return EXIT_USAGE;
         }
     };
+    let load = match load_options(&args.allow_path) {
+        Ok(l) => l,
+        Err(m) => {
+            let _ = writeln!(err, "warpjit: error: {m}");
+            return EXIT_USAGE;
+        }
+    };
     let jit = match args.engine {
         EngineKind::Interp => None,
         EngineKind::Jit | EngineKind::Both => match Jit::new() {
@@ -706,12 +756,9 @@ fn run(args: &RunArgs) -> u8 {
     let mut exits = Vec::new();
     let mut ticker = ticker;
     for (i, path) in traces.iter().enumerate() {
-        let dump = args.dump.as_ref().map(|d| {
-            if several {
-                d.join(path.file_stem().unwrap_or_default())
-            } else {
-                d.clone()
-            }
+        let dump = args.dump.as_deref().map(|d| {
+            let sub = several.then(|| path.file_stem().unwrap_or_default());
+            (d, sub)
         });
         let o = run_one(
             path,
@@ -719,7 +766,8 @@ fn run(args: &RunArgs) -> u8 {
             jit.as_ref(),
             &opts,
             check.as_deref(),
-            dump.as_deref(),
+            &load,
+            dump,
         );
         if !args.json {
             // With several traces, each line says which trace it is about.
@@ -845,6 +893,14 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
                 count(l.stats.interp_blocks, "block")
             );
         }
+        if l.stats.yields > 0 {
+            let _ = writeln!(
+                out,
+                "launch {}: {} ended at the quantum (docs/semantics.md §9)",
+                l.index,
+                count(l.stats.yields, "warp turn")
+            );
+        }
     }
 }
 
@@ -864,6 +920,13 @@ fn bench(args: &BenchArgs) -> u8 {
     if !check_threads(args.threads, &mut err) {
         return EXIT_USAGE;
     }
+    let trace_load = match load_options(&args.allow_path) {
+        Ok(l) => l,
+        Err(m) => {
+            let _ = writeln!(err, "warpjit: error: {m}");
+            return EXIT_USAGE;
+        }
+    };
     let opts = RunOptions {
         threads: args.threads.unwrap_or(0),
         ..RunOptions::default()
@@ -941,7 +1004,11 @@ fn bench(args: &BenchArgs) -> u8 {
         .filter(|(name, _)| wanted(name))
         .map(|&(name, t)| TraceSource::BuiltIn(name, t))
         .collect();
-    sources.extend(args.traces.iter().cloned().map(TraceSource::File));
+    sources.extend(
+        args.traces
+            .iter()
+            .map(|p| TraceSource::File(p.clone(), trace_load.clone())),
+    );
     // The name column fits the longest name (a trace's path can be long).
     let w = chosen
         .iter()

@@ -13,11 +13,13 @@
 
 use crate::exec::{Engine, RunOptions, Stats};
 use crate::tracefile::{
-    files, Data, DataKind, Expect, ExpectResource, LaunchSpec, RegData, Trace, TraceError, View,
+    files, Data, DataKind, Expect, ExpectResource, LaunchSpec, LoadOptions, RegData, Trace,
+    TraceError, View,
 };
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 use warpjit_runtime::Fault;
 
@@ -27,6 +29,11 @@ pub const MAX_MISMATCHES: usize = 10_000;
 /// Loads and validates a trace without running it (see [`crate::tracefile::load`]).
 pub fn load_trace(path: &Path) -> Result<Trace, TraceError> {
     crate::tracefile::load(path)
+}
+
+/// [`load_trace`] with options (where side files may be: [`crate::tracefile::load_with`]).
+pub fn load_trace_with(path: &Path, load: &LoadOptions) -> Result<Trace, TraceError> {
+    crate::tracefile::load_with(path, load)
 }
 
 /// Loads the trace at `path` and runs it with `engine` (see [`run`]).
@@ -58,7 +65,8 @@ pub fn run(
     run_in(&mut trace, engine, opts)
 }
 
-/// [`run`], keeping the trace: its memory and resources hold what the launches left.
+/// [`run`], keeping the trace: its memory and resources hold what the launches left (after a
+/// launch that faulted, what they hold is not defined: docs/semantics.md §10).
 pub fn run_in(
     trace: &mut Trace,
     engine: &dyn Engine,
@@ -110,34 +118,32 @@ pub fn run_in(
             }
         }
         if let Some(io) = io {
-            let outputs = io.outputs;
+            let outputs = io.outputs as u64;
             let spec = &trace.launches[i];
             let quads = spec.quads();
-            let words = trace
-                .machine
-                .resources
-                .output()
-                .map(|b| b.storage().to_bytes())
-                .unwrap_or_default();
+            let out = trace.machine.resources.output().map(|b| b.storage());
             for e in &spec.expect_outputs {
-                let regs: Vec<[u32; 4]> = words
-                    .chunks_exact(16 * outputs as usize)
-                    .map(|inv| {
-                        let at = 16 * e.reg as usize;
+                // Only the records the expectation checks, and only its register of each (the
+                // outputs of every invocation may be large).
+                let records = out.map_or(0, |s| s.len() / (16 * outputs.max(1)));
+                // A pixel shader's records are its lanes': invocation i's is its pixel's lane.
+                let invocations = match quads {
+                    Some(q) => e.invocations().min(q.invocations as u64),
+                    None => records.min(e.invocations()),
+                };
+                let regs: Vec<[u32; 4]> = (0..invocations)
+                    .map(|i| {
+                        let r = quads.map_or(i, |q| q.slot(i as u32) as u64);
+                        let mut b = [0u8; 16];
+                        if let (Some(s), true) = (out, r < records) {
+                            s.read(16 * (r * outputs + e.reg as u64), &mut b);
+                        }
                         let w = |k: usize| {
-                            let b = &inv[at + 4 * k..at + 4 * k + 4];
-                            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+                            u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
                         };
                         [w(0), w(1), w(2), w(3)]
                     })
                     .collect();
-                // A pixel shader's records are its lanes': invocation i's is its pixel's lane.
-                let regs = match quads {
-                    Some(q) => (0..q.invocations)
-                        .map(|i| regs.get(q.slot(i) as usize).copied().unwrap_or([0; 4]))
-                        .collect(),
-                    None => regs,
-                };
                 check_output(trace, spec, e, &regs, io.vertices_out, &mut report)?;
             }
         }
@@ -146,15 +152,16 @@ pub fn run_in(
         check(trace, e, &mut report)?;
     }
     // Resources hold what the launches wrote (and their initial contents elsewhere).
+    // Compared a chunk at a time, straight from the resource (never copied whole).
     for e in &trace.expect_buffers {
         let b = &trace.buffers[e.resource];
-        let bytes = resource_bytes(trace, b.view, b.slot, e.data.byte_len());
-        check_buffer(trace, e, &bytes, &mut report)?;
+        let storage = bound_storage(trace, b.view, b.slot);
+        check_resource(trace, e, Target::Buffer, &storage, &mut report)?;
     }
     for e in &trace.expect_textures {
         let t = &trace.textures[e.resource];
-        let bytes = resource_bytes(trace, t.view, t.slot, e.data.byte_len());
-        check_texture(trace, e, &bytes, &mut report)?;
+        let storage = bound_storage(trace, t.view, t.slot);
+        check_resource(trace, e, Target::Texture, &storage, &mut report)?;
     }
     Ok(report)
 }
@@ -163,9 +170,21 @@ pub fn run_in(
 /// everything the engines must agree on bit for bit: each launch's statistics (warps, warp and
 /// lane instructions), the fault, the mismatches, and every byte of global memory, buffers and
 /// textures afterwards. Returns both reports and the first difference found, if any (a warpjit
-/// bug). Only the first engine's run gets `opts.observer`; both run on one host thread.
+/// bug). Only the first engine's run gets `opts.observer`; both run on one host thread, so their
+/// memory is compared after a fault too (on one thread it is the same for any engine, though
+/// docs/semantics.md §10 does not define it).
 pub fn run_both(
     path: &Path,
+    engines: [&dyn Engine; 2],
+    opts: &RunOptions,
+) -> Result<(TraceReport, TraceReport, Option<String>, Trace), TraceError> {
+    run_both_with(path, &LoadOptions::default(), engines, opts)
+}
+
+/// [`run_both`], loading the trace with `load`.
+pub fn run_both_with(
+    path: &Path,
+    load: &LoadOptions,
     engines: [&dyn Engine; 2],
     opts: &RunOptions,
 ) -> Result<(TraceReport, TraceReport, Option<String>, Trace), TraceError> {
@@ -177,13 +196,13 @@ pub fn run_both(
         threads: 1,
         ..opts.clone()
     };
-    let mut a = load_trace(path)?;
+    let mut a = load_trace_with(path, load)?;
     let ra = run_in(&mut a, engines[0], &one)?;
     let quiet = RunOptions {
         observer: None,
         ..one
     };
-    let mut b = load_trace(path)?;
+    let mut b = load_trace_with(path, load)?;
     let rb = run_in(&mut b, engines[1], &quiet)?;
     let diff = difference(&a, &b, &ra, &rb);
     Ok((ra, rb, diff, b))
@@ -209,50 +228,192 @@ fn bound_resources(
 
 /// Writes what a run left, as raw files in `dir` (created if missing): every global segment as
 /// `global_0x<BASE>.bin` (16 hex digits; non-resident sparse tiles as zeros) and every bound
-/// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written.
+/// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written. See
+/// [`dump_into`] for how the files are created (never through a symbolic link).
+/// buffer and texture as `t<SLOT>.bin` / `u<SLOT>.bin`. Returns the files written. After a run
+/// whose launch faulted, memory is not defined (docs/semantics.md §10): `warpjit run --dump`
+/// writes nothing then.
 pub fn dump(trace: &Trace, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    dump_into(trace, dir, None)
+}
+
+/// [`dump`] into `dir`, or with `sub` into the directory `sub` inside it (what `warpjit run
+/// --dump DIR` does with several traces: `DIR/<trace name>/`).
+///
+/// `dir` is the caller's: created if missing and followed as given. Everything below it is
+/// created without following symbolic links: `sub` is made if missing and must be a directory, not
+/// a link to one; and each file is written to a new temporary file (created with `O_CREAT |
+/// O_EXCL | O_NOFOLLOW`, so never an existing file or link), then renamed over its name. A file
+/// or symbolic link already there is replaced, never written through, and no one sees a file
+/// half written.
+pub fn dump_into(
+    trace: &Trace,
+    dir: &Path,
+    sub: Option<&std::ffi::OsStr>,
+) -> std::io::Result<Vec<std::path::PathBuf>> {
     use std::io::Write;
-    std::fs::create_dir_all(dir)?;
+    let out = DumpDir::open(dir, sub)?;
     let mut written = Vec::new();
     const CHUNK: u64 = 1 << 20;
     let mem = &trace.machine.global;
     for s in mem.segments() {
-        let path = dir.join(format!("global_{:#018x}.bin", s.base()));
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
-        let (mut at, end) = (s.base(), s.base() + s.size());
-        let mut buf = Vec::new();
-        while at < end {
-            let len = (end - at).min(CHUNK);
-            buf.clear();
-            buf.resize(len as usize, 0);
-            if mem.read_into(at, &mut buf).is_err() {
-                // A chunk with a non-resident tile: byte by byte, zeros where nothing reads.
-                for (i, b) in buf.iter_mut().enumerate() {
-                    let mut one = [0u8];
-                    *b = match mem.read_into(at + i as u64, &mut one) {
-                        Ok(()) => one[0],
-                        Err(_) => 0,
-                    };
+        let name = format!("global_{:#018x}.bin", s.base());
+        let path = out.write(&name, |f| {
+            let (mut at, end) = (s.base(), s.last());
+            let mut buf = Vec::new();
+            loop {
+                let len = (end - at).min(CHUNK - 1) + 1;
+                buf.clear();
+                buf.resize(len as usize, 0);
+                if mem.read_into(at, &mut buf).is_err() {
+                    // A chunk with a non-resident tile: byte by byte, zeros where nothing reads.
+                    for (i, b) in buf.iter_mut().enumerate() {
+                        let mut one = [0u8];
+                        *b = match mem.read_into(at + i as u64, &mut one) {
+                            Ok(()) => one[0],
+                            Err(_) => 0,
+                        };
+                    }
                 }
+                f.write_all(&buf)?;
+                if end - at < len {
+                    return Ok(());
+                }
+                at += len;
             }
-            f.write_all(&buf)?;
-            at += len;
-        }
-        f.flush()?;
+        })?;
         written.push(path);
     }
     for (view, slot, r) in bound_resources(trace) {
-        let path = dir.join(format!("{}{slot}.bin", view.register()));
-        std::fs::write(&path, r.storage().to_bytes())?;
+        let name = format!("{}{slot}.bin", view.register());
+        let storage = r.storage();
+        let path = out.write(&name, |f| {
+            let mut buf = vec![0u8; CHUNK.min(storage.len()) as usize];
+            let mut at = 0;
+            while at < storage.len() {
+                let n = CHUNK.min(storage.len() - at) as usize;
+                storage.read(at, &mut buf[..n]);
+                f.write_all(&buf[..n])?;
+                at += n as u64;
+            }
+            Ok(())
+        })?;
         written.push(path);
     }
     Ok(written)
 }
 
+/// The directory a dump writes into, held open: its files are created relative to it, so that
+/// no symbolic link inside it is ever followed ([`dump_into`]).
+struct DumpDir {
+    fd: std::os::fd::OwnedFd,
+    path: std::path::PathBuf,
+}
+
+/// `path` as a C string, for the `*at` calls.
+fn c_name(name: &std::ffi::OsStr) -> std::io::Result<std::ffi::CString> {
+    std::ffi::CString::new(name.as_encoded_bytes())
+        .map_err(|_| std::io::Error::other("a file name holds a NUL character"))
+}
+
+impl DumpDir {
+    /// Opens `dir` (created if missing, followed as given) or, with `sub`, the directory `sub`
+    /// inside it (made if missing; a symbolic link there is refused).
+    fn open(dir: &Path, sub: Option<&std::ffi::OsStr>) -> std::io::Result<DumpDir> {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::create_dir_all(dir)?;
+        let top: OwnedFd = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY)
+            .open(dir)?
+            .into();
+        let Some(sub) = sub else {
+            return Ok(DumpDir {
+                fd: top,
+                path: dir.to_path_buf(),
+            });
+        };
+        let path = dir.join(sub);
+        let name = c_name(sub)?;
+        // SAFETY: a valid directory descriptor and a NUL-terminated name.
+        if unsafe { libc::mkdirat(top.as_raw_fd(), name.as_ptr(), 0o777) } != 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::AlreadyExists {
+                return Err(e);
+            }
+        }
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: as above.
+        let fd = unsafe { libc::openat(top.as_raw_fd(), name.as_ptr(), flags) };
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            let link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+            return Err(if link {
+                std::io::Error::other("a symbolic link: a dump never writes through one")
+            } else {
+                e
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nothing else.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        Ok(DumpDir { fd, path })
+    }
+
+    /// Writes the file `name` with `fill`: into a new temporary file, renamed over `name` once
+    /// complete (a file or symbolic link named `name` is replaced, not followed). Returns its
+    /// path.
+    fn write(
+        &self,
+        name: &str,
+        fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+    ) -> std::io::Result<std::path::PathBuf> {
+        use std::io::Write;
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let dirfd = self.fd.as_raw_fd();
+        let flags =
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        let mut attempt = 0u32;
+        let (tmp, file) = loop {
+            let tmp = c_name(format!(".{name}.{}.{attempt}.tmp", std::process::id()).as_ref())?;
+            // SAFETY: a valid directory descriptor and a NUL-terminated name.
+            let fd = unsafe { libc::openat(dirfd, tmp.as_ptr(), flags, 0o666 as libc::c_uint) };
+            if fd >= 0 {
+                // SAFETY: `fd` was just opened and is owned by nothing else.
+                break (tmp, unsafe { std::fs::File::from_raw_fd(fd) });
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::AlreadyExists || attempt >= 100 {
+                return Err(e);
+            }
+            attempt += 1;
+        };
+        let mut f = std::io::BufWriter::new(file);
+        let done = fill(&mut f).and_then(|()| f.flush());
+        let target = c_name(name.as_ref())?;
+        let done = done.and_then(|()| {
+            // SAFETY: valid descriptors and NUL-terminated names.
+            match unsafe { libc::renameat(dirfd, tmp.as_ptr(), dirfd, target.as_ptr()) } {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+        if let Err(e) = done {
+            // SAFETY: as above.
+            unsafe { libc::unlinkat(dirfd, tmp.as_ptr(), 0) };
+            return Err(std::io::Error::other(format!(
+                "{}: {e}",
+                self.path.join(name).display()
+            )));
+        }
+        Ok(self.path.join(name))
+    }
+}
+
 /// The first thing two runs of one trace disagree on ([`run_both`]).
 fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Option<String> {
     let (na, nb) = (ra.engine, rb.engine);
-    let work = |r: &TraceReport| -> Vec<(u32, u64, u64, u64, u64)> {
+    let work = |r: &TraceReport| -> Vec<(u32, u64, u64, u64, u64, u64)> {
         r.launches
             .iter()
             .map(|l| {
@@ -262,13 +423,14 @@ fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Optio
                     l.stats.warp_insts,
                     l.stats.lane_insts,
                     l.stats.misaligned,
+                    l.stats.yields,
                 )
             })
             .collect()
     };
     if work(ra) != work(rb) {
         return Some(format!(
-            "launch statistics (index, warps, warp instructions, lane instructions, misaligned accesses): {na} {:?}, {nb} {:?}",
+            "launch statistics (index, warps, warp instructions, lane instructions, misaligned accesses, turns ended at the quantum): {na} {:?}, {nb} {:?}",
             work(ra),
             work(rb)
         ));
@@ -292,10 +454,11 @@ fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Optio
     let (ma, mb) = (&a.machine.global, &b.machine.global);
     for s in ma.segments() {
         let mut at = s.base();
-        let end = s.base() + s.size();
+        // Bytes left from `at`: a segment may end exactly at 2^64.
+        let mut left = s.size();
         let (mut x, mut y) = (Vec::new(), Vec::new());
-        while at < end {
-            let len = (end - at).min(CHUNK);
+        while left > 0 {
+            let len = left.min(CHUNK);
             x.resize(len as usize, 0);
             y.resize(len as usize, 0);
             // Sparse tiles read as an error in both or neither: compare what reads.
@@ -313,17 +476,36 @@ fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Optio
                     ));
                 }
             }
-            at += len;
+            left -= len;
+            at = at.wrapping_add(len);
         }
     }
+    // Resources, in place (a large one is never copied).
     for ((view, slot, ra), (_, _, rb)) in bound_resources(a).zip(bound_resources(b)) {
-        let (x, y) = (ra.storage().to_bytes(), rb.storage().to_bytes());
-        if let Some(i) = x.iter().zip(&y).position(|(p, q)| p != q) {
+        let (sa, sb) = (ra.storage(), rb.storage());
+        if sa.len() != sb.len() {
             return Some(format!(
-                "{}{slot} byte {i:#x}: {na} {:#04x}, {nb} {:#04x}",
+                "{}{slot}'s size: {na} {}, {nb} {}",
                 view.register(),
-                x[i],
-                y[i]
+                sa.len(),
+                sb.len()
+            ));
+        }
+        // Word by word, in place (the padding past `len` in the last word is zero in both).
+        let differs = sa
+            .words()
+            .iter()
+            .zip(sb.words())
+            .position(|(p, q)| p.load(Relaxed) != q.load(Relaxed));
+        if let Some(w) = differs {
+            let (p, q) = (sa.word(w).load(Relaxed), sb.word(w).load(Relaxed));
+            let k = (p ^ q).trailing_zeros() / 8;
+            return Some(format!(
+                "{}{slot} byte {:#x}: {na} {:#04x}, {nb} {:#04x}",
+                view.register(),
+                4 * w as u64 + k as u64,
+                p.to_le_bytes()[k as usize],
+                q.to_le_bytes()[k as usize]
             ));
         }
     }
@@ -348,13 +530,22 @@ fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<crate::ir::StageIo>, T
     // One record of `v#` per lane and input vertex, of `o#` per lane and output vertex (a
     // geometry shader's emits).
     let records_in = lanes * io.vertices_in as u64;
-    let per = io.inputs as usize;
-    let mut input = vec![0u8; (records_in * 16 * io.inputs as u64) as usize];
-    let put = |input: &mut Vec<u8>, record: usize, reg: u32, v: [u32; 4]| {
-        let at = (record * per + reg as usize) * 16;
-        for (k, w) in v.iter().enumerate() {
-            input[at + 4 * k..at + 4 * k + 4].copy_from_slice(&w.to_le_bytes());
-        }
+    use warpjit_runtime::resource::{Buffer, BufferKind};
+    // Zero-filled and lazily committed (a launch of many invocations may have large ones); the
+    // inputs written into it.
+    let make = |len: u64| {
+        Buffer::new(BufferKind::Raw, len.max(4), &[]).map_err(|err| {
+            trace.error_at(
+                &(0..0),
+                format!("launch {}: the invocations' registers: {err}", spec.index),
+            )
+        })
+    };
+    let inb = make(records_in * 16 * io.inputs as u64)?;
+    let per = io.inputs as u64;
+    let put = |record: u64, reg: u32, v: [u32; 4]| {
+        let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
+        inb.storage().write((record * per + reg as u64) * 16, &bytes);
     };
     let mut given: Vec<(u32, Vec<[u32; 4]>)> = Vec::new();
     for r in &spec.inputs {
@@ -362,10 +553,12 @@ fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<crate::ir::StageIo>, T
             .words()
             .map_err(|err| trace.error_at(&r.span, err.to_string()))?;
         for (inv, v) in words.iter().enumerate().take(records_in as usize) {
-            let slot = quads.map_or(inv, |q| q.slot(inv as u32) as usize);
-            put(&mut input, slot, r.reg, *v);
+            let slot = quads.map_or(inv as u64, |q| q.slot(inv as u32) as u64);
+            put(slot, r.reg, *v);
         }
-        given.push((r.reg, words));
+        if quads.is_some() {
+            given.push((r.reg, words));
+        }
     }
     if let (Some(q), Some(live)) = (quads, io.live) {
         let iface = &spec.program.interface;
@@ -375,46 +568,31 @@ fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<crate::ir::StageIo>, T
                 for s in 0..n {
                     let [x, y] = q.pixel(s);
                     let c = |v: u32| (v as f32 + 0.5).to_bits();
-                    put(
-                        &mut input,
-                        s as usize,
-                        p.reg,
-                        [c(x), c(y), 0, 1.0f32.to_bits()],
-                    );
+                    put(s as u64, p.reg, [c(x), c(y), 0, 1.0f32.to_bits()]);
                 }
             }
         }
         for s in 0..n {
             match q.invocation(s) {
-                Some(_) => put(&mut input, s as usize, live, [1, 0, 0, 0]),
+                Some(_) => put(s as u64, live, [1, 0, 0, 0]),
                 None => {
                     for (reg, words) in &given {
                         let how = helper_kind(iface, *reg);
                         if let Some(v) = helper_input(&q, s, words, how) {
-                            put(&mut input, s as usize, *reg, v);
+                            put(s as u64, *reg, v);
                         }
                     }
                 }
             }
         }
     }
-    use warpjit_runtime::resource::{Buffer, BufferKind};
-    let make = |len: u64, init: &[u8]| {
-        Buffer::new(BufferKind::Raw, len.max(4), init).map_err(|err| {
-            trace.error_at(
-                &(0..0),
-                format!("launch {}: the invocations' registers: {err}", spec.index),
-            )
-        })
-    };
-    let inb = make(input.len() as u64, &input)?;
-    let outb = make(lanes * io.vertices_out as u64 * 16 * io.outputs as u64, &[])?;
+    let outb = make(lanes * io.vertices_out as u64 * 16 * io.outputs as u64)?;
     trace.machine.resources.set_input(Some(inb));
     trace.machine.resources.set_output(Some(outb));
     Ok(Some(io))
 }
 
-/// How a helper invocation's input register is made (docs/semantics.md §32).
+/// How a helper invocation's input register is made (docs/semantics.md §33).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HelperInput {
     /// Extrapolated from the pixels next to it (an interpolated register).
@@ -478,17 +656,163 @@ pub fn helper_input(
     Some(out)
 }
 
-/// The first `len` bytes a bound resource holds now.
-fn resource_bytes(trace: &Trace, view: View, slot: u32, len: u64) -> Vec<u8> {
+/// What a bound resource holds now: its storage (`None`: nothing bound there, which reads 0).
+fn bound_storage(
+    trace: &Trace,
+    view: View,
+    slot: u32,
+) -> Option<&warpjit_runtime::resource::Storage> {
     let r = match view {
         View::Srv => trace.machine.resources.srv(slot),
         View::Uav => trace.machine.resources.uav(slot),
     };
-    let mut out = vec![0; len as usize];
-    if let Some(r) = r {
-        r.storage().read(0, &mut out);
+    r.map(|r| r.storage())
+}
+
+/// What a resource's bytes are read from to check an expectation.
+trait ResourceBytes {
+    /// How many bytes there are.
+    fn len(&self) -> u64;
+    /// Copies `out.len()` bytes from byte `off`, all inside.
+    fn read(&self, off: u64, out: &mut [u8]);
+}
+
+impl ResourceBytes for Option<&warpjit_runtime::resource::Storage> {
+    fn len(&self) -> u64 {
+        self.map_or(u64::MAX, |s| s.len())
     }
-    out
+    fn read(&self, off: u64, out: &mut [u8]) {
+        match self {
+            Some(s) => s.read(off, out),
+            None => out.fill(0),
+        }
+    }
+}
+
+impl ResourceBytes for &[u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+    fn read(&self, off: u64, out: &mut [u8]) {
+        out.copy_from_slice(&self[off as usize..off as usize + out.len()]);
+    }
+}
+
+/// Which kind of resource expectation.
+#[derive(Clone, Copy)]
+enum Target {
+    Buffer,
+    Texture,
+}
+
+/// Compares `[[expect_buffer]]` or `[[expect_texture]]` `e` with the resource's bytes, a chunk
+/// at a time (a `file` expectation is read a chunk at a time too), adding each element that
+/// differs to the report. An error when the expectation's file cannot be read, or the resource
+/// holds fewer bytes than the expectation checks.
+fn check_resource(
+    trace: &Trace,
+    e: &ExpectResource,
+    target: Target,
+    bytes: &dyn ResourceBytes,
+    report: &mut TraceReport,
+) -> Result<(), TraceError> {
+    let len = e.data.byte_len();
+    let (table, what) = match target {
+        Target::Buffer => (Table::ExpectBuffer, "buffer"),
+        Target::Texture => (Table::ExpectTexture, "texture"),
+    };
+    if bytes.len() < len {
+        return Err(trace.error_at(
+            &e.span,
+            format!(
+                "the {what} {}{} holds {} bytes after the run, fewer than the {len} the \
+                 expectation checks",
+                e.view.register(),
+                e.slot,
+                bytes.len()
+            ),
+        ));
+    }
+    let (view, slot) = (e.view, e.slot);
+    let texture = &trace.textures.get(e.resource);
+    let place = |byte| match (target, texture) {
+        (Target::Texture, Some(texture)) => {
+            let (mip, slice, row, column, sample) = texture.element_at(byte);
+            Place::Texture {
+                view,
+                slot,
+                byte,
+                mip: (texture.mips > 1).then_some(mip),
+                slice,
+                row,
+                column,
+                sample,
+            }
+        }
+        _ => Place::Buffer { view, slot, byte },
+    };
+    let mut got = vec![0; CHUNK.min(len as usize)];
+    expected_chunks(trace, &e.data, &e.span, |off, want| {
+        let got = &mut got[..want.len()];
+        bytes.read(off, got);
+        compare_elements(
+            (table, e.index, e.line),
+            e.data.kind(),
+            off,
+            want,
+            got,
+            place,
+            report,
+        );
+        Ok(())
+    })
+}
+
+/// Calls `f` with each chunk (at most [`CHUNK`] bytes) of an expectation's data and its offset,
+/// in order: a `file` is read a chunk at a time, never whole (an error at `span` when it can no
+/// longer be read, or changed size since the trace was loaded).
+fn expected_chunks(
+    trace: &Trace,
+    data: &Data,
+    span: &std::ops::Range<usize>,
+    mut f: impl FnMut(u64, &[u8]) -> Result<(), TraceError>,
+) -> Result<(), TraceError> {
+    match data {
+        Data::File { path, len } => {
+            let (file, now) =
+                files::open_resolved(path).map_err(|message| trace.error_at(span, message))?;
+            if now != *len {
+                return Err(trace.error_at(
+                    span,
+                    format!(
+                        "{} changed size while running ({now} bytes, was {len})",
+                        path.display()
+                    ),
+                ));
+            }
+            let mut file = file.take(*len);
+            let mut want = vec![0; CHUNK.min(*len as usize)];
+            let mut off = 0u64;
+            while off < *len {
+                let n = CHUNK.min((*len - off) as usize);
+                file.read_exact(&mut want[..n]).map_err(|err| {
+                    trace.error_at(span, format!("cannot read {}: {err}", path.display()))
+                })?;
+                f(off, &want[..n])?;
+                off += n as u64;
+            }
+            Ok(())
+        }
+        d => {
+            let want = d
+                .to_bytes()
+                .map_err(|err| trace.error_at(span, err.to_string()))?;
+            for (k, w) in want.chunks(CHUNK).enumerate() {
+                f((k * CHUNK) as u64, w)?;
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Bytes of an expectation compared at a time (a multiple of every element size).
@@ -502,48 +826,13 @@ fn check(trace: &Trace, e: &Expect, report: &mut TraceReport) -> Result<(), Trac
     let len = e.data.byte_len();
     let mem = &trace.machine.global;
     let mut got = vec![0; CHUNK.min(len as usize)];
-    let mut compare = |off: u64, want: &[u8], report: &mut TraceReport| {
+    expected_chunks(trace, &e.data, &e.span, |off, want| {
         let got = &mut got[..want.len()];
         mem.read_into(e.addr.wrapping_add(off), got)
             .map_err(|err| trace.expect_error(e, err.to_string()))?;
         compare_chunk(e, off, want, got, report);
-        Ok::<(), TraceError>(())
-    };
-    match &e.data {
-        Data::File { path, .. } => {
-            let (file, now) =
-                files::open_regular(path).map_err(|message| trace.expect_error(e, message))?;
-            if now != len {
-                return Err(trace.expect_error(
-                    e,
-                    format!(
-                        "{} changed size while running ({now} bytes, was {len})",
-                        path.display()
-                    ),
-                ));
-            }
-            let mut file = file.take(len);
-            let mut want = vec![0; CHUNK.min(len as usize)];
-            let mut off = 0u64;
-            while off < len {
-                let n = CHUNK.min((len - off) as usize);
-                file.read_exact(&mut want[..n]).map_err(|err| {
-                    trace.expect_error(e, format!("cannot read {}: {err}", path.display()))
-                })?;
-                compare(off, &want[..n], report)?;
-                off += n as u64;
-            }
-        }
-        d => {
-            let want = d
-                .to_bytes()
-                .map_err(|err| trace.expect_error(e, err.to_string()))?;
-            for (k, w) in want.chunks(CHUNK).enumerate() {
-                compare((k * CHUNK) as u64, w, report)?;
-            }
-        }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Adds the mismatches of one chunk (`want` against `got`, `off` bytes into expectation `e`).
@@ -626,20 +915,7 @@ pub fn check_buffer(
     bytes: &[u8],
     report: &mut TraceReport,
 ) -> Result<(), TraceError> {
-    let want = expected_bytes(trace, &e.data, &e.span)?;
-    let got = resource_prefix(trace, e, bytes, want.len(), "buffer")?;
-    let (view, slot) = (e.view, e.slot);
-    let place = |byte| Place::Buffer { view, slot, byte };
-    compare_elements(
-        (Table::ExpectBuffer, e.index, e.line),
-        e.data.kind(),
-        0,
-        &want,
-        got,
-        place,
-        report,
-    );
-    Ok(())
+    check_resource(trace, e, Target::Buffer, &bytes, report)
 }
 
 /// Compares `[[expect_texture]]` `e` of `trace` with `bytes`, the contents of the texture it
@@ -655,55 +931,7 @@ pub fn check_texture(
     bytes: &[u8],
     report: &mut TraceReport,
 ) -> Result<(), TraceError> {
-    let want = expected_bytes(trace, &e.data, &e.span)?;
-    let got = resource_prefix(trace, e, bytes, want.len(), "texture")?;
-    let texture = &trace.textures[e.resource];
-    let (view, slot) = (e.view, e.slot);
-    let place = |byte| {
-        let (mip, slice, row, column, sample) = texture.element_at(byte);
-        Place::Texture {
-            view,
-            slot,
-            byte,
-            mip: (texture.mips > 1).then_some(mip),
-            slice,
-            row,
-            column,
-            sample,
-        }
-    };
-    compare_elements(
-        (Table::ExpectTexture, e.index, e.line),
-        e.data.kind(),
-        0,
-        &want,
-        got,
-        place,
-        report,
-    );
-    Ok(())
-}
-
-/// The first `len` bytes of a resource's contents, or an error when it has fewer.
-fn resource_prefix<'a>(
-    trace: &Trace,
-    e: &ExpectResource,
-    bytes: &'a [u8],
-    len: usize,
-    what: &str,
-) -> Result<&'a [u8], TraceError> {
-    bytes.get(..len).ok_or_else(|| {
-        trace.error_at(
-            &e.span,
-            format!(
-                "the {what} {}{} holds {} bytes after the run, fewer than the {len} the \
-                 expectation checks",
-                e.view.register(),
-                e.slot,
-                bytes.len()
-            ),
-        )
-    })
+    check_resource(trace, e, Target::Texture, &bytes, report)
 }
 
 /// Compares `[[launch.expect_output]]` `e` of launch `spec` with `outputs`: the `o#` register it

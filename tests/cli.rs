@@ -197,7 +197,8 @@ fn failing_traces_exit_and_print_as_their_headers_say() {
             .unwrap_or(&path)
             .to_string_lossy()
             .into_owned();
-        let o = warpjit(&["run", &rel]);
+        // Some use the fixtures of tests/cubin/, outside their directory.
+        let o = warpjit(&["run", &rel, "--allow-path", "."]);
         let err = stderr(&o);
         assert_eq!(Some(code(&o)), exit, "{rel}:\n{err}");
         for s in &want {
@@ -364,6 +365,31 @@ fn thread_counts_do_not_change_the_outcome() {
             "{}",
             stderr(&o)
         );
+    }
+}
+
+/// CTAs that communicate through global memory behind `__threadfence()` (the last-block
+/// reduction of tests/traces/cubin_fence_sum.toml: partial sums, a fence, an atomic ticket) get
+/// the expected result on any number of host threads, under each engine (`--engine both` runs
+/// on one host thread, so each engine runs alone here).
+#[test]
+fn a_fenced_last_block_reduction_holds_on_several_host_threads() {
+    for engine in ["interp", "jit"] {
+        for t in ["1", "2", "4"] {
+            for _ in 0..3 {
+                let o = warpjit(&[
+                    "run",
+                    "tests/traces/cubin_fence_sum.toml",
+                    "--allow-path",
+                    "tests",
+                    "--engine",
+                    engine,
+                    "--threads",
+                    t,
+                ]);
+                assert_eq!(code(&o), 0, "{engine} --threads {t}: {}", stderr(&o));
+            }
+        }
     }
 }
 
@@ -641,6 +667,8 @@ fn a_real_bc7_encoder_runs_the_same_under_both_engines() {
         "tests/traces/dxbc_bc7_encoder.toml",
         "--engine",
         "both",
+        "--allow-path",
+        "tests/dxbc",
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
@@ -802,6 +830,19 @@ fn a_cubins_disassembly_runs_as_the_cubin() {
         let o = warpjit(&["run", "--engine", engine, t.to_str().unwrap()]);
         assert_eq!(code(&o), 0, "{engine}: {}{}", stdout(&o), stderr(&o));
     }
+    // A kernel with BRX (a switch): its listing, each BRX with its targets in nvdisasm's note,
+    // is the one tests/traces/switch_listing.toml runs as text (its jump tables in the trace's
+    // bank 2).
+    let o = warpjit(&["disasm", "tests/cubin/switch.cubin", "--kernel", "sw8"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("BRX R2 -0xb8 (*\"BRANCH_TARGETS .L_x_0,.L_x_1,.L_x_10\"*) ;"),
+        "{text}"
+    );
+    let committed =
+        std::fs::read_to_string(root().join("tests/traces/kernels/switch_sw8.sass")).unwrap();
+    assert_eq!(text, committed);
     // A kernel that does not decode is left out, named, and the status is 2.
     let o = warpjit(&["disasm", "tests/cubin/unsupported.cubin"]);
     assert_eq!(code(&o), 2);
@@ -889,6 +930,8 @@ fn engine_both_compares_communicating_ctas() {
             "--threads",
             "2",
             "tests/traces/cubin_casloop.toml",
+            "--allow-path",
+            "tests/cubin",
         ]);
         assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     }
@@ -975,4 +1018,306 @@ fn bench_of_a_trace_names_it_and_fits_its_path() {
     // The columns after the name line up with their headings.
     let at = |line: &str, word: &str| line.find(word).expect(word) + word.len();
     assert_eq!(at(columns, "jit/interp"), at(row, "x"), "{out}");
+}
+
+/// A trace reads side files only inside its own directory tree: tests/traces/cubin_vadd.toml
+/// names `../cubin/vadd.cubin`, which `--allow-path` must allow.
+#[test]
+fn side_files_outside_the_trace_directory_need_allow_path() {
+    let o = warpjit(&["run", "tests/traces/cubin_vadd.toml"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(
+            "tests/traces/cubin_vadd.toml:45:13: error: \"../cubin/vadd.cubin\" is outside the \
+             trace's directory (tests/traces): a trace reads side files only inside its own \
+             directory tree (`warpjit run --allow-path DIR` allows the files under DIR too)"
+        ),
+        "{err}"
+    );
+    assert!(stdout(&o).is_empty());
+    for allow in ["tests/cubin", "tests", "."] {
+        let o = warpjit(&["run", "tests/traces/cubin_vadd.toml", "--allow-path", allow]);
+        assert_eq!(code(&o), 0, "--allow-path {allow}: {}", stderr(&o));
+    }
+    // Another directory does not do.
+    let o = warpjit(&[
+        "run",
+        "tests/traces/cubin_vadd.toml",
+        "--allow-path",
+        "tests/dxbc",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    // --allow-path names a directory.
+    for bad in ["tests/no_such_dir", "tests/cli.rs"] {
+        let o = warpjit(&["run", "examples/gather.toml", "--allow-path", bad]);
+        assert_eq!(code(&o), 64, "{bad}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("--allow-path {bad}: not a directory")),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+/// `--dump DIR` never writes through a symbolic link already in DIR: each file is written anew
+/// and renamed over the link, and a `DIR/<trace name>` that is a link is refused.
+#[test]
+fn dump_never_writes_through_a_symbolic_link() {
+    let top = std::env::temp_dir().join(format!("warpjit-cli-dump-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&top);
+    let (dir, elsewhere) = (top.join("dump"), top.join("elsewhere"));
+    std::fs::create_dir_all(&dir).expect("dump dir");
+    std::fs::create_dir_all(&elsewhere).expect("other dir");
+    let victim = elsewhere.join("victim.txt");
+    std::fs::write(&victim, b"the victim's own bytes").expect("victim");
+    let planted = dir.join("global_0x0000000000020000.bin");
+    std::os::unix::fs::symlink(&victim, &planted).expect("symlink");
+    // A stale file is replaced too.
+    std::fs::write(dir.join("global_0x0000000000010000.bin"), b"stale").expect("stale");
+    let o = warpjit(&[
+        "run",
+        "examples/gather.toml",
+        "--dump",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(&victim).expect("victim"),
+        b"the victim's own bytes",
+        "the dump wrote through the link"
+    );
+    let meta = std::fs::symlink_metadata(&planted).expect("dumped");
+    assert!(meta.file_type().is_file(), "{meta:?}");
+    // The output segment: 48 words, out[0] = 1000 + 3.
+    let out = std::fs::read(&planted).expect("out");
+    assert_eq!(out.len(), 48 * 4);
+    assert_eq!(&out[..4], &1003u32.to_le_bytes());
+    assert_ne!(
+        std::fs::read(dir.join("global_0x0000000000010000.bin")).expect("src"),
+        b"stale"
+    );
+    // No temporary file is left behind.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dump dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "global_0x0000000000010000.bin",
+            "global_0x0000000000020000.bin",
+            "global_0x00000001fffffff0.bin"
+        ]
+    );
+
+    // With several traces each dumps into DIR/<trace name>/: a link there is refused (exit 2),
+    // and nothing is written where it points.
+    let several = top.join("several");
+    std::fs::create_dir_all(&several).expect("dir");
+    std::os::unix::fs::symlink(&elsewhere, several.join("gather")).expect("symlink");
+    let o = warpjit(&[
+        "run",
+        "examples/gather.toml",
+        "examples/const_table.toml",
+        "--dump",
+        several.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "warpjit: error: --dump {}: a symbolic link: a dump never writes through one",
+            several.join("gather").display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let mut there: Vec<String> = std::fs::read_dir(&elsewhere)
+        .expect("other dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    there.sort();
+    assert_eq!(there, ["victim.txt"]);
+    // The other trace's dump went where it belongs.
+    assert!(several.join("const_table").is_dir());
+    let _ = std::fs::remove_dir_all(&top);
+}
+
+/// A trace of 4 GiB resources (the largest a trace may have): a raw buffer that the first launch
+/// writes at its first and last words, a typed buffer and a texture never touched, and a small
+/// buffer the second launch copies the far words into.
+const LARGE_RESOURCES: &str = r#"format = "warpjit-trace/1"
+
+[[buffer]]
+slot = 0
+size = "0x1_0000_0000"
+
+[[buffer]]
+slot = 1
+size = 16
+
+[[buffer]]
+slot = 2
+format = "R32_UINT"
+size = "0x1_0000_0000"
+
+[[texture]]
+slot = 0
+dim = "2d"
+format = "R32G32B32A32_UINT"
+width = 16384
+height = 16384
+
+[[launch]]
+isa = "dxbc"
+code = """
+cs_5_0
+dcl_globalFlags refactoringAllowed
+dcl_uav_raw u0
+dcl_thread_group 1, 1, 1
+store_raw u0.x, l(0xfffffffc), l(0x12345678)
+store_raw u0.x, l(0), l(7)
+ret
+"""
+
+[[launch]]
+isa = "dxbc"
+code = """
+cs_5_0
+dcl_globalFlags refactoringAllowed
+dcl_uav_raw u0
+dcl_uav_raw u1
+dcl_resource_texture2d (uint,uint,uint,uint) t0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+ld_raw r0.x, l(0xfffffffc), u0.xxxx
+ld_raw r0.y, l(0), u0.xxxx
+ld_indexable(texture2d)(uint,uint,uint,uint) r1.xyzw, l(16383, 16383, 0, 0), t0.xyzw
+iadd r0.z, r1.x, l(9)
+store_raw u1.xyz, l(0), r0.xyzx
+ret
+"""
+
+[[expect_buffer]]
+slot = 1
+u32 = [0x12345678, 7, 9, 0]
+
+[[expect_buffer]]
+slot = 0
+u32 = [7]
+"#;
+
+/// Runs `warpjit ARGS` with its address space limited to `limit_as` bytes (when given); returns
+/// its exit status (`None`: killed by a signal), stderr and peak resident memory in KiB.
+// The child is reaped by `wait4` (for its own rusage), which clippy does not see.
+#[allow(clippy::zombie_processes)]
+fn run_measured(args: &[&str], limit_as: Option<u64>) -> (Option<i32>, String, i64) {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_warpjit"));
+    cmd.args(args)
+        .current_dir(root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    if let Some(limit) = limit_as {
+        // SAFETY: setrlimit is async-signal-safe, and the closure touches nothing else.
+        unsafe {
+            cmd.pre_exec(move || {
+                let r = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &r) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let mut child = cmd.spawn().expect("the warpjit binary runs");
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid out-parameter.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: our own child, waited for once, with valid out-pointers.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, err, usage.ru_maxrss)
+}
+
+/// Resources of 4 GiB are lazily committed mappings: a run touches a few pages of them, whatever
+/// the engine (and `--engine both`, which compares every byte of them); under an address-space
+/// limit that cannot hold them the trace is invalid (exit 2, located at the table), never an
+/// abort (exit 134) or a signal.
+#[test]
+fn large_resources_run_in_little_memory_or_fail_located() {
+    let trace = scratch("large_resources.toml", LARGE_RESOURCES.as_bytes());
+    let path = trace.to_str().expect("utf-8");
+    for engine in ["interp", "jit", "both"] {
+        let (code, err, rss_kib) = run_measured(&["run", path, "--engine", engine], None);
+        assert_eq!(code, Some(0), "{engine}: {err}");
+        // 12 GiB of resources; the run touches a few pages of them.
+        assert!(rss_kib < 512 * 1024, "{engine}: peak RSS {rss_kib} KiB");
+    }
+    // 3 GB of address space cannot hold a 4 GiB resource.
+    for engine in ["interp", "jit"] {
+        let (code, err, _) = run_measured(&["run", path, "--engine", engine], Some(3_000_000_000));
+        assert_eq!(code, Some(2), "{engine}: {err}");
+        assert!(
+            err.contains("large_resources.toml:")
+                && err.contains(": error: the ")
+                && err.contains("cannot map 4294967296 bytes of memory for the resource"),
+            "{engine}: {err}"
+        );
+    }
+}
+
+/// Memory after a fault is not defined (docs/semantics.md §10): 256 CTAs store their ids and
+/// CTA 3 spins into its share of the launch budget; the fault is the same on 1, 2 and 8 host
+/// threads (CTAs after the faulting one may have run on the others), and `--dump` writes no
+/// file, says why, and gives an empty `dumped` list in `--json`.
+#[test]
+fn memory_after_a_fault_is_not_dumped_whatever_the_thread_count() {
+    let trace = "tests/traces/fail/fault_memory_after.toml";
+    let mut faults = Vec::new();
+    for threads in ["1", "2", "8"] {
+        let dir = std::env::temp_dir().join(format!(
+            "warpjit-cli-fault-dump-{}-{threads}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let d = dir.to_str().expect("utf-8");
+        let o = warpjit(&["run", trace, "--threads", threads, "--dump", d]);
+        assert_eq!(code(&o), 3, "{}", stderr(&o));
+        let err = stderr(&o);
+        faults.push(err.lines().next().unwrap_or_default().to_string());
+        assert!(
+            err.contains(&format!(
+                "warpjit: --dump {d}: nothing written: a launch faulted, and what memory holds \
+                 after a fault is not defined (docs/semantics.md §10)"
+            )),
+            "{err}"
+        );
+        assert!(
+            !dir.exists(),
+            "--threads {threads}: {} was made",
+            dir.display()
+        );
+        let o = warpjit(&["run", trace, "--threads", threads, "--dump", d, "--json"]);
+        assert_eq!(code(&o), 3);
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(doc["traces"][0]["dumped"], serde_json::json!([]));
+        assert!(!dir.exists());
+    }
+    assert!(
+        faults[0].contains("(launch 0, CTA (3, 0, 0), warp 0, lane 0, pc 0x0050)"),
+        "{}",
+        faults[0]
+    );
+    assert!(faults.iter().all(|f| *f == faults[0]), "{faults:?}");
 }

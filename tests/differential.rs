@@ -189,6 +189,8 @@ fn minimal_frame_observes_what_the_full_frame_observes() {
 const TEXT_FORMS: &[&str] = &[
     "SSY",
     "SYNC",
+    "BRX R16",
+    "P0 BRX",
     "BAR.SYNC",
     "EXIT CC.",
     "BRA CC.",
@@ -398,6 +400,7 @@ fn generator_covers_the_op_table_and_every_fault() {
                     FaultKind::BarrierDeadlock { .. } => "BarrierDeadlock",
                     FaultKind::StackOverflow { .. } => "StackOverflow",
                     FaultKind::ReturnWithoutCall => "ReturnWithoutCall",
+                    FaultKind::BadBranchTarget { .. } => "BadBranchTarget",
                     FaultKind::Trap { .. } => "Trap",
                 };
                 faults.insert(k);
@@ -472,6 +475,7 @@ fn generator_covers_the_op_table_and_every_fault() {
         "SharedOutOfRange",
         "BudgetExhausted",
         "BarrierDeadlock",
+        "BadBranchTarget",
     ] {
         assert!(
             faults.contains(k),
@@ -617,6 +621,52 @@ fn planted_bugs_are_detected() {
     }
 }
 
+/// Where warps' turns end (docs/semantics.md §9) shows in generated cases: the generator gives
+/// most cases a quantum of a few instructions (and some a loop of shared-memory tickets, whose
+/// values depend on the order of the warps' turns); among cases whose CTAs have several warps,
+/// many end turns (the differential check compares how many) and in many the memory left
+/// differs from that of the same case with turns that never end. So an engine that ended turns
+/// elsewhere than the interpreter would show in the counts or the memory the check compares.
+#[test]
+fn turn_ends_are_observable_in_generated_cases() {
+    let (mut cases, mut turns, mut moved) = (0, 0, 0);
+    for (i, profile) in [Profile::Control, Profile::Mixed, Profile::Memory]
+        .iter()
+        .cycle()
+        .take(300)
+        .enumerate()
+    {
+        let mut case = Case::from_bytes(&bytes(7000 + i as u64, 500 + (i * 131) % 5000), *profile);
+        if case.threads_per_cta() <= 32 || case.quantum > 100 {
+            continue;
+        }
+        cases += 1;
+        let launch = case.launch().unwrap();
+        let a = case.run(&Interpreter, &launch).unwrap();
+        if a.result.is_ok_and(|c| c.yields > 0) {
+            turns += 1;
+        }
+        case.quantum = 1 << 40;
+        let b = case.run(&Interpreter, &launch).unwrap();
+        if a.memory != b.memory {
+            moved += 1;
+        }
+    }
+    eprintln!("{cases} cases, turns ended in {turns}, memory moved in {moved}");
+    assert!(
+        cases >= 60,
+        "{cases} cases with several warps and a small quantum"
+    );
+    assert!(
+        turns * 4 >= cases,
+        "turns ended in only {turns} of {cases} cases"
+    );
+    assert!(
+        moved * 8 >= cases,
+        "memory moved with the turns in {moved} of {cases} cases"
+    );
+}
+
 /// Found by this suite: a load lowered with a fast and a slow path (LDG, LD, LDS, indexed LDC)
 /// followed by any instruction that blends under a lane mask failed Cranelift's verifier in the
 /// partial-warp variant (a mask vector built inside the fast path was reused after the join), so
@@ -683,6 +733,8 @@ fn loads_followed_by_masked_writes_compile_in_both_variants() {
         odd_size: 0x401,
         tier2: true,
         frame: Frame::Full,
+        jump_tables: Vec::new(),
+        quantum: warpjit::exec::DEFAULT_QUANTUM,
     };
     let checked = check(&case).unwrap_or_else(|e| panic!("{e}"));
     assert!(checked.outcome.result.is_ok());

@@ -348,7 +348,7 @@ fn error_display_and_render() {
     );
     assert_eq!(
         e.render("k.toml", 10),
-        "k.toml:12:7: error: unknown modifier `.FOO` for IADD\n12 |   IADD.FOO R1, R2, R3;\n   |       ^\n   |\n   = note: modifiers of IADD: .PO .X .CC"
+        "k.toml:12:7: error: unknown modifier `.FOO` for IADD\n12 |   IADD.FOO R1, R2, R3;\n   |       ^\n   |\n   = note: modifiers of IADD: .SAT .PO .X .CC"
     );
     // Tabs in the line are shown as spaces, with the caret under the column.
     let e = parse_program("\tFOO;", &opts()).unwrap_err();
@@ -813,18 +813,30 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "IADD",
-            (
-                with_cc("IADD", vec![vec!["", "PO"], vec!["", "X"]], reg()),
-                pre("-", rreg()),
-                prop_oneof![pre("-", regc()), imm20()],
-            )
-                .prop_map(|(h, a, b)| format!("{h}, {a}, {b}"))
-                .boxed(),
+            prop_oneof![
+                (
+                    with_cc("IADD", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                    pre("-", rreg()),
+                    prop_oneof![pre("-", regc()), imm20()],
+                )
+                    .prop_map(|(h, a, b)| format!("{h}, {a}, {b}")),
+                // .SAT takes none of .CC, .X and .PO.
+                (
+                    reg(),
+                    pre("-", rreg()),
+                    prop_oneof![pre("-", regc()), imm20()]
+                )
+                    .prop_map(|(d, a, b)| format!("IADD.SAT {d}, {a}, {b}")),
+            ]
+            .boxed(),
         ),
         (
             "IADD32I",
             (
-                with_cc("IADD32I", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                prop_oneof![
+                    with_cc("IADD32I", vec![vec!["", "PO"], vec!["", "X"]], reg()),
+                    reg().prop_map(|d| format!("IADD32I.SAT {d}")),
+                ],
                 pre("-", rreg()),
                 any32(),
             )
@@ -1564,8 +1576,11 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         (
             "MEMBAR",
-            sel(&["CTA", "GL", "SYS"])
-                .prop_map(|s| format!("MEMBAR.{s}"))
+            (
+                sel(&["CTA", "GL", "SYS", "VC"]),
+                sel(&["", ".IVALLD", ".IVALLT", ".IVALLTD"]),
+            )
+                .prop_map(|(s, i)| format!("MEMBAR.{s}{i}"))
                 .boxed(),
         ),
         ("NOP", Just("NOP".to_string()).boxed()),
@@ -1577,6 +1592,20 @@ fn templates() -> Vec<(&'static str, S)> {
         ),
         ("VMNMX", video("VMNMX", &[".MN", ".MX", ""])),
         ("VABSDIFF", video("VABSDIFF", &[""])),
+        (
+            "VABSDIFF4",
+            (
+                select(vec!["", ".SD"]),
+                select(vec![".U8", ".S8"]),
+                select(vec![".U8", ".S8"]),
+                select(vec!["", ".SAT", ".ACC"]),
+                (reg(), rreg(), rreg(), rreg()),
+            )
+                .prop_map(|(sd, ta, tb, m, (d, a, b, c))| {
+                    format!("VABSDIFF4{sd}{ta}{tb}{m} {d}, {a}, {b}, {c}")
+                })
+                .boxed(),
+        ),
         (
             "ATOM",
             (
@@ -1890,6 +1919,31 @@ fn templates() -> Vec<(&'static str, S)> {
                 .boxed(),
         ),
         (
+            "BRX",
+            (
+                maybe(sel(&["CC.EQ, ", "CC.NE, ", "CC.LTU, "])),
+                reg(),
+                -0x80_0000i64..0x80_0000,
+                proptest::collection::vec(
+                    prop_oneof![
+                        (0u32..100).prop_map(|n| format!(".L_{n}")),
+                        (0u32..100).prop_map(|n| format!(".L_x_{n}")),
+                        (0u32..0x1000).prop_map(|a| format!("{:#x}", a * 8)),
+                    ],
+                    1..5,
+                ),
+            )
+                .prop_map(|(cc, r, off, ts)| {
+                    let off = if off < 0 {
+                        format!("-{:#x}", -off)
+                    } else {
+                        format!("{off:#x}")
+                    };
+                    format!("BRX {cc}{r} {off} (*\"BRANCH_TARGETS {}\"*)", ts.join(","))
+                })
+                .boxed(),
+        ),
+        (
             "SSY",
             (0u32..100).prop_map(|n| format!("SSY `(.L_{n})")).boxed(),
         ),
@@ -1971,7 +2025,7 @@ fn every_op_and_control_instruction_has_a_template() {
     let names: Vec<&str> = templates().iter().map(|t| t.0).collect();
     for m in MNEMONICS
         .iter()
-        .chain(&["BRA", "SSY", "SYNC", "CAL", "RET", "EXIT", "BAR"])
+        .chain(&["BRA", "BRX", "SSY", "SYNC", "CAL", "RET", "EXIT", "BAR"])
     {
         assert!(names.contains(m), "no template for {m}");
     }
@@ -2009,7 +2063,16 @@ proptest! {
                 1 => format!("BRA {:#x};", pcs[(i * 7) % n]),
                 2 => format!("SSY `(.L_{});", i % labels.len()),
                 3 => format!("CAL `(.L_{});", i % labels.len()),
-                _ if l.contains("BRA") || l.contains("SSY") || l.contains("CAL ") => "NOP;".to_string(),
+                4 => format!(
+                    "@P1 BRX R{} -{:#x} (*\"BRANCH_TARGETS .L_{}, {:#x},.L_0\"*);",
+                    i % 7,
+                    pcs[i] + 8,
+                    (i + 1) % labels.len(),
+                    pcs[(i * 5) % n]
+                ),
+                _ if l.contains("BRA") || l.contains("BRX") || l.contains("SSY") || l.contains("CAL ") => {
+                    "NOP;".to_string()
+                }
                 _ => l.clone(),
             };
             text.push_str(&line);

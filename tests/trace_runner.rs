@@ -11,11 +11,15 @@
 //! `expect-exit` is the `warpjit run` exit status (1 mismatch, 2 invalid trace or program, 3 fault)
 //! and each `expect-stderr` a piece of text that must appear in what `warpjit run` prints on
 //! stderr. `tests/cli.rs` checks the same headers through the binary.
+//!
+//! Many traces here use the fixtures of `tests/cubin/` and `tests/dxbc/`, outside their own
+//! directory: they are loaded with the repository allowed (`warpjit run --allow-path .`).
 
 use std::path::{Path, PathBuf};
 use warpjit::exec::{Engine, RunOptions};
 use warpjit::interp::Interpreter;
 use warpjit::runner::{self, TraceReport};
+use warpjit::tracefile::LoadOptions;
 
 /// The engines every trace runs on.
 /// Every engine; the JIT compiles every block on its first run (threshold 1), so compiled code,
@@ -66,13 +70,23 @@ fn header(path: &Path) -> Expected {
     Expected { exit, stderr }
 }
 
-/// The exit status and stderr text `warpjit run` would give, from the library.
+/// Side files anywhere in the repository.
+fn repository_allowed() -> LoadOptions {
+    LoadOptions {
+        allow_paths: vec![root()],
+    }
+}
+
+/// The exit status and stderr text `warpjit run --allow-path .` would give (from the repository
+/// root), from the library.
 fn outcome(path: &Path, engine: &dyn Engine, threads: usize) -> (i32, String, Option<TraceReport>) {
     let opts = RunOptions {
         threads,
         ..RunOptions::default()
     };
-    match runner::run_trace(path, engine, &opts) {
+    let run = runner::load_trace_with(path, &repository_allowed())
+        .and_then(|t| runner::run(t, engine, &opts));
+    match run {
         Err(e) => (2, format!("{e}\n"), None),
         Ok(r) => (r.exit_code(), r.failure_text(20), Some(r)),
     }

@@ -1,6 +1,7 @@
 //! The cubin loader from arbitrary bytes: `warpjit::cubin::Cubin::parse` returns a cubin or a
 //! `CubinError` (which renders), never panics; for a cubin that reads, `kernel(None)` returns the
-//! only kernel or an error listing the kernels, and every kernel's code is whole 8-byte words.
+//! only kernel or an error listing the kernels, and every kernel's code is whole 8-byte words and
+//! decodes (with the BRX targets the cubin lists) or names a word inside it.
 //!
 //! Run (nightly): `cargo +nightly fuzz run cubin fuzz/corpus/cubin fuzz/seeds/cubin` (see
 //! fuzz/README.md).
@@ -23,7 +24,8 @@ fuzz_target!(|data: &[u8]| {
                 let opts = warpjit::maxwell::DecodeOptions {
                     registers: kernel.registers.clamp(1, 255),
                 };
-                if let Err(e) = warpjit::maxwell::decode(&kernel.code, &opts) {
+                let branches = &kernel.indirect_branches;
+                if let Err(e) = warpjit::maxwell::decode_with(&kernel.code, &opts, branches) {
                     assert!((e.offset as usize) <= kernel.code.len(), "{e}");
                 }
             }

@@ -100,6 +100,8 @@ fn machine(slot: usize, case: &Case, memory: &[(u64, Vec<u8>)]) -> Kept {
     let layout = (case.segments(), case.sparse);
     let kept = MACHINES.with(|m| m.borrow_mut()[slot].take());
     if let Some(mut k) = kept.filter(|k| k.layout == layout) {
+        // The case's quantum (docs/semantics.md §9), which a kept machine may not have.
+        k.machine.quantum = case.quantum;
         ZEROS.with(|z| {
             let mut zeros = z.borrow_mut();
             for (&(base, size), (_, init)) in layout.0.iter().zip(memory) {

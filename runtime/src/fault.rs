@@ -64,6 +64,15 @@ pub enum FaultKind {
     /// A `RET` executed by lanes with no call entry on the reconvergence stack (no `CAL` to
     /// return to).
     ReturnWithoutCall,
+    /// An indirect branch (`BRX`) sent a lane to an address that is not one of the targets its
+    /// program declares for it (docs/semantics.md §31). A user error (of the program or of its
+    /// jump table's data).
+    BadBranchTarget {
+        /// The lane's target address (`pc + 8 + Ra + offset`, computed exactly).
+        target: i64,
+        /// Why it is not a target.
+        why: BadTarget,
+    },
     /// `BPT.TRAP code` ran: the program stopped itself, a check it makes failed (ptxas's `-O0`
     /// code traps when the stack pointer falls below `SR_LMEMHIOFF`). A user error (of the
     /// program).
@@ -71,6 +80,27 @@ pub enum FaultKind {
         /// The trap's code (its 20-bit immediate).
         code: u32,
     },
+}
+
+/// Why a lane's indirect branch target is not one of its branch's targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BadTarget {
+    /// Outside the kernel's code.
+    Outside,
+    /// Inside the code, but not at an instruction (between two).
+    NotInstruction,
+    /// An instruction that the branch does not declare as a target.
+    Undeclared,
+}
+
+impl fmt::Display for BadTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BadTarget::Outside => "outside the kernel's code",
+            BadTarget::NotInstruction => "not at an instruction",
+            BadTarget::Undeclared => "an instruction the branch does not declare as a target",
+        })
+    }
 }
 
 impl fmt::Display for FaultKind {
@@ -111,6 +141,14 @@ impl fmt::Display for FaultKind {
             }
             FaultKind::Trap { code } => {
                 write!(f, "trap: BPT.TRAP {code:#x} ran (the program stopped itself: a check it makes failed)")
+            }
+            FaultKind::BadBranchTarget { target, why } => {
+                let t = if target < 0 {
+                    format!("-{:#x}", target.unsigned_abs())
+                } else {
+                    format!("{target:#x}")
+                };
+                write!(f, "bad branch target: BRX to {t}, {why}")
             }
             FaultKind::ReturnWithoutCall => {
                 write!(f, "return without a call: RET with no CAL entry on the reconvergence stack")

@@ -23,7 +23,7 @@ pub mod sampler;
 pub mod warp;
 
 pub use consts::{BankMode, ConstBanks};
-pub use fault::{Fault, FaultKind, FaultReads};
+pub use fault::{BadTarget, Fault, FaultKind, FaultReads};
 pub use memory::{GlobalMemory, MemError, Segment, TILE_SIZE};
 pub use warp::{WarpState, LANES};
 

@@ -21,8 +21,14 @@
 //!   must be a multiple of 16 ([`MemError::FileUnaligned`] otherwise); the file is never read
 //!   into memory.
 //!
+//! - **Segments backed by host memory** ([`GlobalMemory::map_host`]) use memory their caller
+//!   owns and keeps alive while the segment is mapped: a CUDA driver's page-locked and managed
+//!   allocations, whose device address is their host address.
+//!
 //! Segments are kept sorted by base: mapping is `O(log n)` to check overlaps, plus the insertion
 //! (`O(1)` when segments are mapped in increasing address order, as the trace loader does).
+//! [`GlobalMemory::unmap`] removes a segment between launches (its address then faults like any
+//! other unmapped one); the bytes of an arena segment are not reused.
 //!
 //! Sparse tiles (docs/semantics.md §13) are a per-segment bitmap of non-resident 64 KiB tiles.
 
@@ -109,13 +115,34 @@ pub enum MemError {
     /// The host could not map memory or the data file.
     #[error("cannot map memory: {0}")]
     Io(String),
+    /// No segment starts at this address ([`GlobalMemory::unmap`]).
+    #[error("no segment starts at {base:#x}")]
+    NoSegment {
+        /// The address given.
+        base: u64,
+    },
+    /// A segment backed by host memory whose host address does not agree with its guest address
+    /// modulo 16 ([`GlobalMemory::map_host`]).
+    #[error(
+        "segment [{base:#x}, +{size:#x}) would be backed by host memory at {host:#x}: host and \
+         guest addresses must agree modulo 16"
+    )]
+    HostSkew {
+        /// Base.
+        base: u64,
+        /// Size.
+        size: u64,
+        /// The host address given.
+        host: u64,
+    },
 }
 
 /// One mapped segment.
 pub struct Segment {
     base: u64,
     size: u64,
-    /// The segment's own map; `None` for a segment in an arena of its [`GlobalMemory`].
+    /// The segment's own map; `None` for a segment in an arena of its [`GlobalMemory`] or
+    /// backed by host memory ([`GlobalMemory::map_host`]).
     _map: Option<MmapMut>,
     /// Host address of guest byte `base`.
     host: *mut u8,
@@ -217,22 +244,7 @@ impl GlobalMemory {
     /// Maps a segment `[base, base + size)` with the given initial contents (see the module docs
     /// for where it is placed).
     pub fn map(&mut self, base: u64, size: u64, init: Init<'_>) -> Result<(), MemError> {
-        let Some(last) = size.checked_sub(1).and_then(|m| base.checked_add(m)) else {
-            return Err(MemError::BadRange { base, size });
-        };
-        let at = self.segs.partition_point(|s| s.base < base);
-        let prev = at.checked_sub(1).map(|i| &self.segs[i]);
-        if let Some(o) = prev
-            .filter(|s| s.last() >= base)
-            .or_else(|| self.segs.get(at).filter(|s| s.base <= last))
-        {
-            return Err(MemError::Overlap {
-                base,
-                size,
-                other: o.base,
-                other_size: o.size,
-            });
-        }
+        let at = self.free_slot(base, size)?;
         let io = |e: std::io::Error| MemError::Io(e.to_string());
         let len = usize::try_from(size).map_err(|_| MemError::BadRange { base, size })?;
         let data_len = match init {
@@ -278,6 +290,83 @@ impl GlobalMemory {
         };
         self.segs.insert(at, seg);
         Ok(())
+    }
+
+    /// Maps a segment `[base, base + size)` backed by `size` bytes of host memory at `host`,
+    /// which the caller owns: launches read and write those bytes themselves (a CUDA driver's
+    /// page-locked and managed memory, where `host` is `base`). Host and guest addresses must
+    /// agree modulo 16 ([`MemError::HostSkew`]), so that naturally aligned guest accesses are
+    /// naturally aligned host accesses.
+    ///
+    /// # Safety
+    /// `host` must point to `size` bytes that stay allocated, readable and writable until the
+    /// segment is unmapped ([`GlobalMemory::unmap`]) or the `GlobalMemory` dropped; while a
+    /// launch runs, the host may touch them only as a racing guest thread would.
+    pub unsafe fn map_host(&mut self, base: u64, host: *mut u8, size: u64) -> Result<(), MemError> {
+        if (host as u64) % HOST_ALIGN != base % HOST_ALIGN {
+            return Err(MemError::HostSkew {
+                base,
+                size,
+                host: host as u64,
+            });
+        }
+        let at = self.free_slot(base, size)?;
+        self.segs.insert(
+            at,
+            Segment {
+                base,
+                size,
+                _map: None,
+                host,
+                sparse: Vec::new(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Removes the segment that starts at `base` (mapped by [`GlobalMemory::map`] or
+    /// [`GlobalMemory::map_host`]); its addresses fault from then on. A segment's own map is
+    /// released; the bytes of a small segment in a shared arena are left unused (zeroed
+    /// with `madvise` where they cover whole pages); host memory is left to its owner.
+    pub fn unmap(&mut self, base: u64) -> Result<(), MemError> {
+        let i = self
+            .segs
+            .binary_search_by_key(&base, |s| s.base)
+            .map_err(|_| MemError::NoSegment { base })?;
+        let seg = self.segs.remove(i);
+        if seg._map.is_none() && self.in_arena(seg.host) {
+            release_pages(seg.host, seg.size);
+        }
+        Ok(())
+    }
+
+    /// Whether `host` lies in one of this memory's arenas.
+    fn in_arena(&self, host: *mut u8) -> bool {
+        self.arenas.iter().any(|a| {
+            let start = a.as_ptr() as usize;
+            (start..start + a.len()).contains(&(host as usize))
+        })
+    }
+
+    /// Where a new segment `[base, base + size)` goes in the sorted list, or why it cannot.
+    fn free_slot(&self, base: u64, size: u64) -> Result<usize, MemError> {
+        let Some(last) = size.checked_sub(1).and_then(|m| base.checked_add(m)) else {
+            return Err(MemError::BadRange { base, size });
+        };
+        let at = self.segs.partition_point(|s| s.base < base);
+        let prev = at.checked_sub(1).map(|i| &self.segs[i]);
+        if let Some(o) = prev
+            .filter(|s| s.last() >= base)
+            .or_else(|| self.segs.get(at).filter(|s| s.base <= last))
+        {
+            return Err(MemError::Overlap {
+                base,
+                size,
+                other: o.base,
+                other_size: o.size,
+            });
+        }
+        Ok(at)
     }
 
     /// `len` (at most [`ARENA_SEGMENT_MAX`]) fresh zero bytes in an arena, at a host address equal
@@ -506,6 +595,20 @@ impl GlobalMemory {
     }
 }
 
+/// Gives the whole pages of `[host, host + len)` (in an arena) back to the kernel: they read 0
+/// again and cost no memory.
+fn release_pages(host: *mut u8, len: u64) {
+    const PAGE: usize = 4096;
+    let start = (host as usize).next_multiple_of(PAGE);
+    let end = (host as usize + len as usize) / PAGE * PAGE;
+    if end > start {
+        // SAFETY: the pages lie inside an arena this memory owns, in the range of a segment
+        // just removed, which nothing else uses; MADV_DONTNEED on private anonymous memory
+        // only makes them read 0 again.
+        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+    }
+}
+
 /// Maps a segment of `len` bytes whose first `file_len` (at most `len`) come from `f`: an
 /// anonymous map, with the file mapped privately over its first pages.
 fn map_file(f: &File, file_len: usize, len: usize) -> Result<MmapMut, MemError> {
@@ -729,6 +832,46 @@ mod tests {
         assert!(m.write_bytes(0xffff_ffff_ffff_ffff, &[1, 2]).is_err());
         // An empty range needs no mapping.
         m.write_bytes(0x5000, &[]).unwrap();
+    }
+
+    /// A segment backed by host memory reads and writes those bytes; unmapping it (or any
+    /// segment) makes its addresses fault and frees them for a new segment.
+    #[test]
+    fn host_backed_segments_and_unmap() {
+        let mut m = GlobalMemory::new();
+        let mut owned = vec![0u64; 8]; // 64 bytes, 8-aligned
+        let host = owned.as_mut_ptr().cast::<u8>();
+        let base = 0x7000_0000 + (host as u64 % 16);
+        // SAFETY: `owned` outlives the segment (unmapped below).
+        unsafe { m.map_host(base, host, 64) }.unwrap();
+        m.write_bytes(base + 8, &[1, 2, 3, 4]).unwrap();
+        let mut h = 0;
+        let Access::Host(p) = m.locate(base + 8, 4, &mut h) else {
+            panic!("unmapped")
+        };
+        assert_eq!(p, host.wrapping_add(8), "the host's own bytes");
+        assert_eq!(owned[1], 0x0403_0201);
+        // Skewed host and guest addresses are refused; so is an overlap.
+        assert!(matches!(
+            unsafe { m.map_host(base + 1, host, 8) },
+            Err(MemError::HostSkew { .. })
+        ));
+        assert!(matches!(
+            m.map(base + 32, 8, Init::Zero),
+            Err(MemError::Overlap { .. })
+        ));
+        m.map(0x1000, 0x100, Init::Bytes(&[5; 0x100])).unwrap();
+        m.map(0x10_0000, 0x20_0000, Init::Zero).unwrap(); // its own map
+        for b in [base, 0x1000, 0x10_0000] {
+            m.unmap(b).unwrap();
+            assert_eq!(m.locate(b, 1, &mut h), Access::Unmapped);
+            assert_eq!(m.unmap(b), Err(MemError::NoSegment { base: b }));
+        }
+        assert!(m.segments().is_empty());
+        // The addresses can be mapped again, fresh.
+        m.map(0x1000, 0x100, Init::Zero).unwrap();
+        assert_eq!(m.read_bytes(0x10ff, 1).unwrap(), [0]);
+        assert_eq!(owned[1], 0x0403_0201, "unmapping leaves host memory alone");
     }
 
     /// The model: an access lands in a segment when every one of its bytes does, computed in

@@ -1,8 +1,9 @@
 //! Textures and buffers (Direct3D's `t#` and `u#` resources) with exact bounds, knowing nothing
 //! of any shader syntax.
 //!
-//! Contents live in [`Storage`]: little-endian bytes held as `AtomicU32` words, so that CTAs
-//! running on several host threads may read and write one resource at the same time with
+//! Contents live in [`Storage`]: little-endian bytes held as `AtomicU32` words (in a lazily
+//! committed anonymous mapping: a page costs memory once written), so that CTAs running on
+//! several host threads may read and write one resource at the same time with
 //! relaxed atomic accesses (a race between two guest stores is a guest-level race, never host
 //! undefined behaviour), as global memory does (see `memory`). A store narrower than a word
 //! (a 1- or 2-byte texel) is a compare-and-swap loop on its word, so that neighbouring texels
@@ -44,6 +45,14 @@ pub enum ResourceError {
     /// The resource is larger than the host can hold.
     #[error("resource of {0} bytes is too large")]
     TooLarge(u64),
+    /// The host cannot map memory for the resource's bytes.
+    #[error("cannot map {len} bytes of memory for the resource: {reason}")]
+    Map {
+        /// The resource's size in bytes.
+        len: u64,
+        /// What the host said.
+        reason: String,
+    },
     /// A structured buffer's stride is 0 or not a multiple of 4.
     #[error("structure stride {0} is not a positive multiple of 4")]
     Stride(u32),
@@ -59,13 +68,30 @@ pub enum ResourceError {
 
 /// A resource's bytes: `len` bytes in little-endian `AtomicU32` words (the last word padded with
 /// zeros that no access reaches).
+///
+/// The words live in an anonymous private mapping of their own, so that they are committed
+/// lazily: a page costs memory only once something writes it (a 4 GiB zero-filled buffer that
+/// a kernel touches in a few places costs a few pages), and a mapping the host cannot give is
+/// a [`ResourceError::Map`], never an abort.
 pub struct Storage {
-    words: Box<[AtomicU32]>,
+    /// The mapping holding the words (`None` for an empty storage); `words` points into it.
+    _map: Option<memmap2::MmapMut>,
+    /// The first word (dangling, but aligned, when empty).
+    words: *const AtomicU32,
+    /// Words in the mapping: `len` rounded up to a multiple of 4, over 4.
+    count: usize,
     len: u64,
 }
 
+// SAFETY: the mapping is owned by the storage and every access to its words goes through
+// `AtomicU32` (shared access only performs atomic loads and stores).
+unsafe impl Send for Storage {}
+// SAFETY: as above.
+unsafe impl Sync for Storage {}
+
 impl Storage {
-    /// `len` bytes, the first `init.len()` of them copied from `init`, the rest zero.
+    /// `len` bytes, the first `init.len()` of them copied from `init`, the rest zero (pages that
+    /// are never written cost no memory).
     pub fn new(len: u64, init: &[u8]) -> Result<Self, ResourceError> {
         if init.len() as u64 > len {
             return Err(ResourceError::DataTooLong {
@@ -73,21 +99,39 @@ impl Storage {
                 size: len,
             });
         }
-        let n = usize::try_from(len.div_ceil(4)).map_err(|_| ResourceError::TooLarge(len))?;
-        let mut words = Vec::new();
-        words
-            .try_reserve_exact(n)
-            .map_err(|_| ResourceError::TooLarge(len))?;
-        let mut chunks = init.chunks(4);
-        words.extend((0..n).map(|_| {
-            let mut b = [0u8; 4];
-            if let Some(c) = chunks.next() {
-                b[..c.len()].copy_from_slice(c);
-            }
-            AtomicU32::new(u32::from_le_bytes(b))
-        }));
+        let s = Storage::zeroed(len)?;
+        if !init.is_empty() {
+            s.write(0, init);
+        }
+        Ok(s)
+    }
+
+    /// `len` zero bytes, committed lazily: an anonymous private mapping, whose pages cost memory
+    /// only once written.
+    pub fn zeroed(len: u64) -> Result<Self, ResourceError> {
+        let count = usize::try_from(len.div_ceil(4)).map_err(|_| ResourceError::TooLarge(len))?;
+        if count == 0 {
+            return Ok(Storage {
+                _map: None,
+                words: std::ptr::NonNull::<AtomicU32>::dangling().as_ptr(),
+                count: 0,
+                len,
+            });
+        }
+        let bytes = count.checked_mul(4).ok_or(ResourceError::TooLarge(len))?;
+        let mut map = memmap2::MmapOptions::new()
+            .len(bytes)
+            .map_anon()
+            .map_err(|e| ResourceError::Map {
+                len,
+                reason: e.to_string(),
+            })?;
+        // A fresh mapping is page aligned (so 4-byte aligned) and reads as zeros.
+        let words = map.as_mut_ptr() as *const AtomicU32;
         Ok(Storage {
-            words: words.into_boxed_slice(),
+            _map: Some(map),
+            words,
+            count,
             len,
         })
     }
@@ -104,13 +148,16 @@ impl Storage {
 
     /// The word holding bytes `[4 * i, 4 * i + 4)` (for atomics and for compiled code).
     pub fn word(&self, i: usize) -> &AtomicU32 {
-        &self.words[i]
+        &self.words()[i]
     }
 
     /// The words (compiled code may address them through `as_ptr`; every access must stay
     /// inside `len` bytes).
     pub fn words(&self) -> &[AtomicU32] {
-        &self.words
+        // SAFETY: `words` points at `count` words of the mapping the storage owns (or is a
+        // dangling, aligned pointer with `count` 0), alive as long as `self`; they are only ever
+        // accessed as atomics.
+        unsafe { std::slice::from_raw_parts(self.words, self.count) }
     }
 
     /// Whether `[off, off + n)` lies inside the storage (no wrap: computed without overflow).
@@ -123,23 +170,24 @@ impl Storage {
     #[inline]
     pub fn load_u32(&self, off: u64) -> u32 {
         debug_assert!(off.is_multiple_of(4) && self.holds(off, 4));
-        self.words[(off / 4) as usize].load(Relaxed)
+        self.words()[(off / 4) as usize].load(Relaxed)
     }
 
     /// Stores 32 bits at byte `off`, a multiple of 4 with 4 bytes inside.
     #[inline]
     pub fn store_u32(&self, off: u64, v: u32) {
         debug_assert!(off.is_multiple_of(4) && self.holds(off, 4));
-        self.words[(off / 4) as usize].store(v, Relaxed)
+        self.words()[(off / 4) as usize].store(v, Relaxed)
     }
 
     /// Copies `out.len()` bytes from byte `off` (all inside).
     pub fn read(&self, off: u64, out: &mut [u8]) {
         assert!(self.holds(off, out.len() as u64), "read outside storage");
+        let words = self.words();
         let mut at = off;
         let mut i = 0;
         while i < out.len() {
-            let w = self.words[(at / 4) as usize].load(Relaxed).to_le_bytes();
+            let w = words[(at / 4) as usize].load(Relaxed).to_le_bytes();
             let s = (at % 4) as usize;
             let n = (4 - s).min(out.len() - i);
             out[i..i + n].copy_from_slice(&w[s..s + n]);
@@ -152,10 +200,11 @@ impl Storage {
     /// a compare-and-swap that keeps the word's other bytes.
     pub fn write(&self, off: u64, data: &[u8]) {
         assert!(self.holds(off, data.len() as u64), "write outside storage");
+        let words = self.words();
         let mut at = off;
         let mut i = 0;
         while i < data.len() {
-            let word = &self.words[(at / 4) as usize];
+            let word = &words[(at / 4) as usize];
             let s = (at % 4) as usize;
             let n = (4 - s).min(data.len() - i);
             if n == 4 {
@@ -176,7 +225,8 @@ impl Storage {
         }
     }
 
-    /// A copy of the contents (for expectations and reports).
+    /// A copy of the contents (for tests and small resources: it allocates and touches `len`
+    /// bytes; [`Storage::read`] a chunk at a time for large ones).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut v = vec![0u8; self.len as usize];
         self.read(0, &mut v);

@@ -226,11 +226,12 @@ impl Cond {
 }
 
 impl Terminator {
-    /// What the control instruction reads (its lane condition: guard predicate, the flags of
-    /// its CC test's formula; an EXIT with no next block exits every lane without looking at its
-    /// condition) and whether it can fault (SSY, CAL and a BRA that may diverge push the
-    /// reconvergence stack, which can overflow; a RET may have no call to return to; BAR.SYNC
-    /// can deadlock).
+    /// What the control instruction reads besides general registers (its lane condition:
+    /// guard predicate, the flags of its CC test's formula; an EXIT with no next block exits
+    /// every lane without looking at its condition) and whether it can fault (SSY, CAL and a BRA
+    /// that may diverge push the reconvergence stack, which can overflow; a RET may have no call
+    /// to return to; BAR.SYNC can deadlock; a BRX may go to an undeclared target). The general
+    /// register a BRX reads is [`Terminator::reg_read`].
     pub fn effects(&self) -> Effects {
         let mut e = Effects::NONE;
         let cond = match *self {
@@ -242,6 +243,11 @@ impl Terminator {
             Terminator::Branch { cond, .. } => {
                 // A constant condition never splits the warp.
                 e.can_fault = !(cond.is_always() || never(cond.guard));
+                Some(cond)
+            }
+            Terminator::Brx { cond, .. } => {
+                // A lane's target may be undeclared; a split may overflow the stack.
+                e.can_fault = !never(cond.guard);
                 Some(cond)
             }
             Terminator::Wait { region, cond, .. } => {
@@ -267,6 +273,17 @@ impl Terminator {
     }
 }
 
+impl Terminator {
+    /// The general register the control instruction reads: a `BRX`'s (unless it never runs,
+    /// or reads `RZ`).
+    pub fn reg_read(&self) -> Option<Reg> {
+        match *self {
+            Terminator::Brx { cond, reg, .. } if !never(cond.guard) && !reg.is_rz() => Some(reg),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
@@ -281,6 +298,7 @@ mod tests {
     fn cc_writes_and_carry_reads() {
         let add = |cc, x| Iadd {
             d: Reg(1),
+            sat: false,
             cc,
             x,
             po: false,
@@ -299,6 +317,7 @@ mod tests {
 
         let e = fx(Iadd32i {
             d: Reg(1),
+            sat: false,
             cc: true,
             x: true,
             po: false,
@@ -323,7 +342,8 @@ mod tests {
             b: s3(Src::Imm(1)),
             c: s3(Reg::RZ),
         });
-        assert_eq!((e.cc_writes, e.cc_reads), (FLAGS_ALL, FLAG_CF));
+        // IADD3.X takes the whole carry of the low words' IADD3 .CC: CF + OF (semantics §21).
+        assert_eq!((e.cc_writes, e.cc_reads), (FLAGS_ALL, FLAG_CF | FLAG_OF));
         let e = fx(Iscadd {
             d: Reg(1),
             cc: true,
@@ -672,7 +692,8 @@ mod tests {
         assert!(e.mem_writes.shared && e.can_fault && e.touches_memory());
         assert_eq!(
             fx(Membar {
-                scope: MembarScope::Gl
+                scope: MembarScope::Gl,
+                inval: MembarInval::D,
             }),
             Effects::NONE
         );

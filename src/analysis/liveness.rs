@@ -45,7 +45,7 @@ pub struct Liveness {
 /// has no duplicates.
 pub fn thread_successors(p: &Program, b: BlockId) -> Vec<BlockId> {
     let term = &p.blocks[b as usize].term;
-    let mut s = term.successors();
+    let mut s = term.successors(p);
     if let Terminator::Wait { region, .. } = *term {
         s.extend(resume_points(p, region));
     }
@@ -77,14 +77,18 @@ pub fn resume_points(p: &Program, region: Region) -> Vec<BlockId> {
     t
 }
 
-/// What a terminator reads (its condition's predicate and ZF).
+/// What a terminator reads (its condition's predicate and flags, a BRX's register).
 pub fn term_uses(t: &Terminator) -> LiveSet {
     let e = t.effects();
-    LiveSet {
+    let mut s = LiveSet {
         preds: e.pred_reads,
         cc: e.cc_reads,
         ..LiveSet::EMPTY
+    };
+    if let Some(r) = t.reg_read() {
+        s.insert_reg(r);
     }
+    s
 }
 
 /// The items an instruction reads and the items it surely writes (empty when guarded), as
@@ -477,6 +481,7 @@ mod tests {
         };
         let sub = Iadd {
             d: Reg::RZ,
+            sat: false,
             cc: true,
             x: false,
             po: false,
@@ -696,6 +701,30 @@ mod tests {
             l.live_out[1].has_reg(Reg(5)),
             "the exiting lane's R5 is read by others"
         );
+    }
+
+    #[test]
+    fn a_brx_reads_its_register_and_reaches_every_declared_target() {
+        // R2 is read by the BRX only (its block's instructions do not); R3 by one target, R4
+        // by the other, R5 by none.
+        let q = crate::sass::parse_program(
+            "MOV32I R3, 0x1;\nMOV32I R4, 0x2;\nMOV32I R5, 0x3;\nBRX R2 -0x30 (*\"BRANCH_TARGETS .L_a,.L_b\"*);\n.L_a:\nSTG [R3], R3;\nEXIT;\n.L_b:\nSTG [R4], R4;\nEXIT;\n",
+            &crate::sass::AsmOptions::default(),
+        )
+        .expect("assembles");
+        let l = liveness(&q);
+        assert_eq!(thread_successors(&q, 0), [1, 2]);
+        let out = l.live_out[0];
+        assert!(out.has_reg(Reg(2)) && out.has_reg(Reg(3)) && out.has_reg(Reg(4)));
+        assert!(!out.has_reg(Reg(5)));
+        assert!(l.live_in[0].has_reg(Reg(2)) && !l.live_in[0].has_reg(Reg(3)));
+        // A BRX guarded by !PT never runs: it reads nothing.
+        let q = crate::sass::parse_program(
+            "@!PT BRX R2 -0x10 (*\"BRANCH_TARGETS .L_a\"*);\n.L_a:\nEXIT;\n",
+            &crate::sass::AsmOptions::default(),
+        )
+        .expect("assembles");
+        assert!(!liveness(&q).live_out[0].has_reg(Reg(2)));
     }
 
     #[test]

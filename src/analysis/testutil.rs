@@ -40,6 +40,7 @@ pub fn prog(blocks: Vec<Block>) -> Program {
         registers: 255,
         interface: Interface::default(),
         lines: Vec::new(),
+        jump_tables: Vec::new(),
     }
 }
 
@@ -153,6 +154,7 @@ pub fn s2r(d: u8, sr: SpecialReg) -> Op {
 pub fn iadd_cc(d: u8, a: u8, b: Src, cc: bool, x: bool) -> Op {
     Iadd {
         d: Reg(d),
+        sat: false,
         cc,
         x,
         po: false,

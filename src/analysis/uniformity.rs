@@ -44,6 +44,8 @@
 //!
 //! - both successors of a `BRA` whose condition (guard predicate, the flags of a CC test) is not
 //!   uniform at the end of its block;
+//! - every successor of a `BRX` (its declared targets and its next block) whose condition or
+//!   register is not uniform at the end of its block;
 //! - the next block of a wait (`SYNC`, `BRK`, `CONT`, `RET`) whose condition is not uniform
 //!   (the waiting lanes leave);
 //! - when the program has a `BRK`, `CONT`, `RET` or `CAL` and any block is non-converged, the
@@ -53,7 +55,7 @@
 //!   a call entry to reach its caller's `SSY` entry, and leaves the call entry);
 //!
 //! and that is closed under the warp's mask-preserving edges out of a non-converged block: BRA
-//! targets, JMP, EXIT/BAR/SSY next, a push → where its entry resumes (the entry pushed holds
+//! and BRX targets, JMP, EXIT/BAR/SSY next, a push → where its entry resumes (the entry pushed holds
 //! that block's mask), a CAL → its callee, and a wait → next, except for an unconditional wait
 //! while an entry of its kind is surely pending (then every lane waits and none goes to next).
 //! Without BRK, CONT, CAL and RET, an SSY's reconvergence block is not tainted by the divergence
@@ -195,7 +197,7 @@ fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; KINDS]) -> Vec<B
         Terminator::Wait { region, next, .. } => std::iter::once(next)
             .chain(targets[ix(region)].iter().copied())
             .collect(),
-        ref t => t.successors(),
+        ref t => t.successors(p),
     };
     s.retain(|&t| (t as usize) < p.blocks.len());
     s.sort_unstable();
@@ -205,7 +207,7 @@ fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; KINDS]) -> Vec<B
 
 /// Edges of the warp along which the active mask is kept: where a non-converged block passes
 /// its state on (see the module docs).
-fn warp_mask_edges(t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
+fn warp_mask_edges(p: &Program, t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
     match *t {
         Terminator::Wait {
             region, cond, next, ..
@@ -216,7 +218,7 @@ fn warp_mask_edges(t: &Terminator, pending: [bool; KINDS]) -> Vec<BlockId> {
                 vec![next]
             }
         }
-        _ => t.successors(),
+        _ => t.successors(p),
     }
 }
 
@@ -244,7 +246,7 @@ fn entries_pending(p: &Program) -> Vec<[bool; KINDS]> {
                 let (now, resume) = region.resumes_at(target, next);
                 vec![(now, after), (resume, v)]
             }
-            ref t => t.successors().into_iter().map(|s| (s, v)).collect(),
+            ref t => t.successors(p).into_iter().map(|s| (s, v)).collect(),
         };
         for (s, val) in edges {
             let Some(slot) = pend.get_mut(s as usize) else {
@@ -348,6 +350,11 @@ pub fn uniformity(p: &Program) -> Uniformity {
                     vec![taken, fallthrough]
                 }
                 Terminator::Wait { cond, next, .. } if !cond_is_uniform(cond, u) => vec![next],
+                Terminator::Brx { cond, reg, .. }
+                    if !cond_is_uniform(cond, u) || !(reg.is_rz() || u.has_reg(reg)) =>
+                {
+                    block.term.successors(p)
+                }
                 _ => vec![],
             };
             for s in seeds {
@@ -366,7 +373,7 @@ pub fn uniformity(p: &Program) -> Uniformity {
             }
         }
         while let Some(b) = work.pop() {
-            for s in warp_mask_edges(&p.blocks[b].term, pending[b]) {
+            for s in warp_mask_edges(p, &p.blocks[b].term, pending[b]) {
                 if (s as usize) < n && !new[s as usize] {
                     new[s as usize] = true;
                     work.push(s as usize);
@@ -400,6 +407,9 @@ pub fn uniformity(p: &Program) -> Uniformity {
             | Terminator::Wait { cond, .. }
             | Terminator::Exit { cond, .. }
             | Terminator::Barrier { cond, .. } => cond_is_uniform(cond, &u),
+            Terminator::Brx { cond, reg, .. } => {
+                cond_is_uniform(cond, &u) && (reg.is_rz() || u.has_reg(reg))
+            }
         };
         cond_uniform.push(c);
     }
@@ -1094,6 +1104,41 @@ mod tests {
             ..lea(true, 0)
         });
         assert!(uniformity(&q).reg_uniform_after(0, 3, Reg(2)));
+    }
+
+    /// A BRX on a lane-varying register splits the warp: its targets are not converged and its
+    /// branch is not uniform; on a uniform register (a constant) it is a uniform jump.
+    #[test]
+    fn brx_diverges_on_a_lane_varying_register() {
+        let text = |src: &str| {
+            format!(
+                "{src}\nSSY `(.L_end);\nBRX R2 -0x30 (*\"BRANCH_TARGETS .L_a,.L_b\"*);\n.L_a:\nMOV32I R3, 0x1;\nSYNC;\n.L_b:\nMOV32I R3, 0x2;\nSYNC;\n.L_end:\nEXIT;\n"
+            )
+        };
+        let parse = |t: &str| {
+            crate::sass::parse_program(t, &crate::sass::AsmOptions::default()).expect("assembles")
+        };
+        let q = parse(&text("S2R R2, SR_TID.X;"));
+        let u = uniformity(&q);
+        let brx = q
+            .blocks
+            .iter()
+            .position(|b| matches!(b.term, Terminator::Brx { .. }))
+            .unwrap() as BlockId;
+        assert!(!u.branch_is_uniform(brx));
+        let targets = q.blocks[brx as usize].term.successors(&q);
+        assert_eq!(targets.len(), 2);
+        for t in targets {
+            assert!(!u.is_converged(t), "{t}");
+        }
+        // The SSY's reconvergence block is converged again.
+        assert!(u.is_converged(q.blocks.len() as BlockId - 1));
+        let q = parse(&text("MOV R2, c[0x0][0x0];"));
+        let u = uniformity(&q);
+        assert!(u.branch_is_uniform(brx));
+        for t in q.blocks[brx as usize].term.successors(&q) {
+            assert!(u.is_converged(t), "{t}");
+        }
     }
 
     #[test]

@@ -382,6 +382,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             },
         },
         lines,
+        jump_tables: Vec::new(),
     })
 }
 

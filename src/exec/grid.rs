@@ -1,11 +1,15 @@
-//! Running a grid: CTAs on a rayon pool, the warps of one CTA in turn, barriers between them
+//! Running a grid: CTAs on a rayon pool, the warps of one CTA in turns, barriers between them
 //! (for both engines).
 //!
-//! Scheduling inside a CTA is deterministic: warp 0 runs until it exits or waits at a barrier,
-//! then warp 1, and so on; when every live warp waits at the same barrier, all are released and
-//! the round starts again. If live warps wait at different barriers, none can complete: a
-//! barrier-deadlock fault. CTAs are independent; with several host threads the reported fault is
-//! the one of the lowest-numbered faulting CTA, as with one thread.
+//! Scheduling inside a CTA is deterministic (docs/semantics.md §9): the warps take turns in
+//! order, each running until it exits, waits at a barrier, or has issued the machine's quantum
+//! of instructions in its turn while another warp could run; a pass gives every ready warp one
+//! turn, and when no warp is ready and every live warp waits at the same barrier, all are
+//! released and the passes go on. If live warps wait at different barriers, none can complete:
+//! a barrier-deadlock fault. CTAs are independent; with several host threads the reported fault
+//! is the one of the lowest-numbered faulting CTA, as with one thread. The CTAs of a cooperative
+//! launch are resident together on one host thread and take passes in turn
+//! (`run_cooperative`).
 
 use super::observe::WarpAt;
 use super::warp::{run_warp, BodyRunner, Budget, RedArrival, Stop, WarpCtl};
@@ -14,21 +18,11 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 
-/// Host-thread scratch reused across CTAs: warp states, shared and local memory and the body
-/// runner.
+/// Host-thread scratch reused across CTAs: the running CTA's state and the body runner.
 pub struct Scratch<'r> {
-    /// Warp states and their control, in slots: a warp takes a free slot when it first runs
-    /// and frees it when it exits, so a CTA whose warps never wait at a barrier runs every warp
-    /// in one slot, which stays in the host core's first-level cache.
-    warps: Vec<Box<WarpState>>,
-    ctls: Vec<WarpCtl>,
-    /// The slot of each warp of the running CTA (`NO_SLOT` before it starts).
-    slot: Vec<u32>,
-    /// Slots no warp holds.
-    free: Vec<u32>,
-    shared: Vec<u8>,
-    local: Vec<u8>,
-    status: Vec<Status>,
+    /// The CTA running (each CTA this host thread runs starts in it, over the last one's
+    /// memory).
+    cta: Cta,
     /// Registers a thread may read before writing them (live into the entry block): the only
     /// ones whose launch value (0) is observable, so the only ones cleared at each warp's start.
     /// Computed once per launch.
@@ -40,20 +34,48 @@ impl<'r> Scratch<'r> {
     /// Empty scratch using `runner`, clearing registers `clear` at each warp's start.
     pub fn new(runner: Box<dyn BodyRunner + 'r>, clear: Vec<u8>) -> Self {
         Scratch {
-            warps: Vec::new(),
-            ctls: Vec::new(),
-            slot: Vec::new(),
-            free: Vec::new(),
-            shared: Vec::new(),
-            local: Vec::new(),
-            status: Vec::new(),
+            cta: Cta::default(),
             clear,
             runner,
         }
     }
 }
 
-impl Drop for Scratch<'_> {
+/// One CTA in flight: its warps' states and where each stands, its barriers, its shared and
+/// local memory, what is left of its share of the launch budget, and what it counted.
+#[derive(Default)]
+struct Cta {
+    /// Linear index in the grid.
+    index: u64,
+    /// Coordinates in the grid.
+    coords: [u32; 3],
+    /// Warp states and their control, in slots: a warp takes a free slot when it first runs
+    /// and frees it when it exits, so a CTA whose warps never wait (at a barrier or for their
+    /// next turn) runs every warp in one slot, which stays in the host core's first-level
+    /// cache.
+    warps: Vec<Box<WarpState>>,
+    ctls: Vec<WarpCtl>,
+    /// The slot of each warp (`NO_SLOT` before it starts).
+    slot: Vec<u32>,
+    /// Slots no warp holds.
+    free: Vec<u32>,
+    status: Vec<Status>,
+    /// How many warps are [`Status::Ready`].
+    ready: usize,
+    /// Barriers with a thread count: threads arrived so far (a warp per arrival), and the
+    /// reduction totals of every barrier (docs/semantics.md §30).
+    bars: [BarState; 16],
+    shared: Vec<u8>,
+    local: Vec<u8>,
+    /// The interpreter's segment-lookup hint, kept from pass to pass.
+    hint: usize,
+    budget: Budget,
+    stats: Stats,
+    /// Every warp exited.
+    done: bool,
+}
+
+impl Drop for Cta {
     /// Gives the warp states back to this host thread's spares, for its next launch.
     fn drop(&mut self) {
         let warps = std::mem::take(&mut self.warps);
@@ -103,6 +125,9 @@ pub fn run_grid(
 ) -> Result<Stats, Fault> {
     let n = launch.ctas();
     let clear = registers_to_clear(&launch.program);
+    if launch.cooperative && n > 1 {
+        return run_cooperative(machine, launch, opts, make_runner(), &clear);
+    }
     if opts.threads == 1 || n == 1 {
         let mut scratch = Scratch::new(make_runner(), clear);
         let mut total = Stats::default();
@@ -365,6 +390,17 @@ pub fn note_reads(prog: &crate::ir::Program, w: &WarpState, mut f: Fault) -> Fau
                 }
             }
         });
+    } else if let Some(crate::ir::Terminator::Brx { cond, reg, .. }) = prog
+        .blocks
+        .iter()
+        .map(|b| b.term)
+        .find(|t| t.pc() == Some(f.pc))
+    {
+        // A BRX reads the register that holds each lane's offset.
+        if !crate::analysis::effects::never(cond.guard) && !reg.is_rz() {
+            f.reads
+                .push(reg.0, w.regs[reg.index()][f.lane as usize % LANES]);
+        }
     }
     f
 }
@@ -379,8 +415,10 @@ pub fn cta_coords(grid: [u32; 3], i: u64) -> [u32; 3] {
     ]
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 enum Status {
+    /// Not started, or its turn ended at the quantum: it runs in its next turn.
+    #[default]
     Ready,
     Waiting {
         id: u8,
@@ -398,7 +436,7 @@ struct BarState {
     threads: u32,
 }
 
-/// Runs one CTA to completion.
+/// Runs CTA `i` to completion.
 pub fn run_cta(
     machine: &Machine,
     launch: &Launch,
@@ -406,109 +444,228 @@ pub fn run_cta(
     i: u64,
     s: &mut Scratch<'_>,
 ) -> Result<Stats, Fault> {
-    let prog = &*launch.program;
-    let cta = cta_coords(launch.grid, i);
-    let nw = launch.warps_per_cta() as usize;
-    let clear = &s.clear;
-    // The CTA's share of the launch budget, less its start (16, one per warp, one per 256 bytes
-    // of shared memory zeroed): a CTA that cannot even start faults at warp 0's first
-    // instruction, before any of that work.
-    let share = launch.cta_share(machine.launch_budget);
-    let start = launch.cta_start_cost();
-    if start > share {
-        let kind = FaultKind::BudgetExhausted {
-            budget: machine.launch_budget,
-            ctas: Some(launch.ctas()),
-        };
-        let pc = prog.blocks.first().map_or(0, |b| b.pc);
-        return Err(Fault::new(kind, 0).at_pc(pc).in_warp(launch.index, cta, 0));
-    }
-    let mut budget = Budget {
-        warp: launch.budget,
-        launch: machine.launch_budget,
-        ctas: launch.ctas(),
-        cta_left: share - start,
-    };
-    // Every slot free, the lowest first.
-    s.slot.clear();
-    s.slot.resize(nw, NO_SLOT);
-    s.free.clear();
-    s.free.extend((0..s.warps.len() as u32).rev());
-    s.shared.clear();
-    s.shared.resize(launch.shared_bytes as usize, 0);
-    s.local.clear();
-    s.local.resize(launch.cta_local_bytes() as usize, 0);
-    let observer = opts.observer.as_deref();
-    let mut env = CtaEnv {
-        mem: &machine.global,
-        consts: &launch.consts,
-        nbanks: launch.mode.banks(),
-        shared: &mut s.shared,
-        resources: &machine.resources,
-        shared_window: machine.shared_window,
-        local: &mut s.local,
-        local_bytes: launch.local_bytes,
-        local_window: machine.local_window,
-        hint: 0,
-        observer,
-        check: observer.is_some_and(|o| o.checks()),
-        at: WarpAt {
-            launch: launch.index,
-            cta,
-            warp: 0,
-        },
-        pc: 0,
-        findings: Vec::new(),
-        misaligned: 0,
-    };
-    let mut stats = Stats {
-        warps: nw as u64,
-        ..Stats::default()
-    };
-    s.status.clear();
-    s.status.resize(nw, Status::Ready);
-    let fault = |wi: usize, f: Fault| f.in_warp(launch.index, cta, wi as u32);
-    // Barriers with a thread count: threads arrived so far (a warp per arrival), and the
-    // reduction totals of every barrier (docs/semantics.md §30).
-    let mut bars = [BarState::default(); 16];
+    let cta = &mut s.cta;
+    cta.start(machine, launch, i)?;
+    while !cta.pass(machine, launch, opts, &mut *s.runner, &s.clear, false)? {}
+    Ok(cta.stats)
+}
+
+/// Runs a cooperative launch (docs/semantics.md §9) on the calling host thread: as many CTAs as
+/// the device holds at once ([`super::device::resident_ctas`], all of them for a launch the
+/// trace loader accepts) are in flight together and take passes in turn, in rounds: each round
+/// gives each CTA in flight, lowest-numbered first, one pass (every ready warp one turn, then
+/// its barriers). At the end of a round the CTAs that finished leave, and the next CTAs in
+/// linear order (if any are left) take their places, at the end. The first fault in this order
+/// stops the launch.
+fn run_cooperative(
+    machine: &Machine,
+    launch: &Launch,
+    opts: &RunOptions,
+    mut runner: Box<dyn BodyRunner + '_>,
+    clear: &[u8],
+) -> Result<Stats, Fault> {
+    let n = launch.ctas();
+    let resident = super::device::resident_ctas(launch).clamp(1, n);
+    let mut total = Stats::default();
+    let mut flight: Vec<Cta> = Vec::new();
+    // CTAs that finished, whose states (warps, memory) the next to start reuse.
+    let mut finished: Vec<Cta> = Vec::new();
+    let mut next = 0;
     loop {
-        for wi in 0..nw {
-            if s.status[wi] != Status::Ready {
+        while (flight.len() as u64) < resident && next < n {
+            let mut cta = finished.pop().unwrap_or_default();
+            cta.start(machine, launch, next)?;
+            flight.push(cta);
+            next += 1;
+        }
+        if flight.is_empty() {
+            return Ok(total);
+        }
+        // CTAs in flight that have not finished (each has a ready warp: a pass ends with one,
+        // with its barrier released, or with the CTA done).
+        let mut unfinished = flight.len();
+        for cta in flight.iter_mut() {
+            let others = unfinished > 1;
+            if cta.pass(machine, launch, opts, &mut *runner, clear, others)? {
+                unfinished -= 1;
+                total += cta.stats;
+                if let Some(p) = &opts.progress {
+                    p.cta_done();
+                }
+            }
+        }
+        let (done, live): (Vec<Cta>, Vec<Cta>) = flight.into_iter().partition(|c| c.done);
+        finished.extend(done);
+        flight = live;
+    }
+}
+
+impl Cta {
+    /// Starts CTA `i` of `launch` in this state: every warp ready and not started, shared and
+    /// local memory zeroed, the budget its share of the launch budget less the start's cost.
+    /// A CTA whose share does not even cover its start faults at warp 0's first instruction,
+    /// before any of that work.
+    fn start(&mut self, machine: &Machine, launch: &Launch, i: u64) -> Result<(), Fault> {
+        let prog = &*launch.program;
+        let coords = cta_coords(launch.grid, i);
+        let nw = launch.warps_per_cta() as usize;
+        // The CTA's share of the launch budget, less its start (16, one per warp, one per 256
+        // bytes of shared memory zeroed).
+        let share = launch.cta_share(machine.launch_budget);
+        let start = launch.cta_start_cost();
+        if start > share {
+            let kind = FaultKind::BudgetExhausted {
+                budget: machine.launch_budget,
+                ctas: Some(launch.ctas()),
+            };
+            let pc = prog.blocks.first().map_or(0, |b| b.pc);
+            return Err(Fault::new(kind, 0)
+                .at_pc(pc)
+                .in_warp(launch.index, coords, 0));
+        }
+        self.index = i;
+        self.coords = coords;
+        self.budget = Budget {
+            warp: launch.budget,
+            launch: machine.launch_budget,
+            ctas: launch.ctas(),
+            cta_left: share - start,
+            quantum: u64::MAX,
+            turn_left: u64::MAX,
+        };
+        // Every slot free, the lowest first.
+        self.slot.clear();
+        self.slot.resize(nw, NO_SLOT);
+        self.free.clear();
+        self.free.extend((0..self.warps.len() as u32).rev());
+        self.shared.clear();
+        self.shared.resize(launch.shared_bytes as usize, 0);
+        self.local.clear();
+        self.local.resize(launch.cta_local_bytes() as usize, 0);
+        self.status.clear();
+        self.status.resize(nw, Status::Ready);
+        self.ready = nw;
+        self.bars = [BarState::default(); 16];
+        self.hint = 0;
+        self.stats = Stats {
+            warps: nw as u64,
+            ..Stats::default()
+        };
+        self.done = false;
+        Ok(())
+    }
+
+    /// One pass: every warp that is ready, in order, runs one turn (until it exits, waits at a
+    /// barrier, or its turn ends at the machine's quantum while another warp could run: one of
+    /// this CTA, or of another CTA when `others` holds). Then, if no warp is ready, the barrier
+    /// every live warp waits at is released (or, waiting at different ones, they deadlock: a
+    /// fault). True when every warp has exited.
+    #[allow(clippy::too_many_arguments)]
+    fn pass(
+        &mut self,
+        machine: &Machine,
+        launch: &Launch,
+        opts: &RunOptions,
+        runner: &mut dyn BodyRunner,
+        clear: &[u8],
+        others: bool,
+    ) -> Result<bool, Fault> {
+        let prog = &*launch.program;
+        let Cta {
+            coords,
+            warps,
+            ctls,
+            slot,
+            free,
+            status,
+            ready,
+            bars,
+            shared,
+            local,
+            hint,
+            budget,
+            stats,
+            done,
+            ..
+        } = self;
+        let cta = *coords;
+        let nw = status.len();
+        let observer = opts.observer.as_deref();
+        let mut env = CtaEnv {
+            mem: &machine.global,
+            consts: &launch.consts,
+            nbanks: launch.mode.banks(),
+            shared,
+            resources: &machine.resources,
+            shared_window: machine.shared_window,
+            local,
+            local_bytes: launch.local_bytes,
+            local_window: machine.local_window,
+            hint: *hint,
+            observer,
+            check: observer.is_some_and(|o| o.checks()),
+            at: WarpAt {
+                launch: launch.index,
+                cta,
+                warp: 0,
+            },
+            pc: 0,
+            findings: Vec::new(),
+            misaligned: 0,
+        };
+        let fault = |wi: usize, f: Fault| f.in_warp(launch.index, cta, wi as u32);
+        'warps: for wi in 0..nw {
+            if status[wi] != Status::Ready {
                 continue;
             }
             env.at.warp = wi as u32;
-            if s.slot[wi] == NO_SLOT {
-                let k = s.free.pop().unwrap_or_else(|| {
-                    s.warps.push(spare_warp());
-                    s.ctls.push(WarpCtl::default());
-                    s.warps.len() as u32 - 1
+            if slot[wi] == NO_SLOT {
+                let k = free.pop().unwrap_or_else(|| {
+                    warps.push(spare_warp());
+                    ctls.push(WarpCtl::default());
+                    warps.len() as u32 - 1
                 });
-                s.slot[wi] = k;
-                let (w, ctl) = (&mut s.warps[k as usize], &mut s.ctls[k as usize]);
+                slot[wi] = k;
+                let (w, ctl) = (&mut warps[k as usize], &mut ctls[k as usize]);
                 init_warp(w, ctl, launch, cta, wi as u32, clear);
             }
-            let k = s.slot[wi] as usize;
-            // A warp runs until it exits or waits: an arrival that does not wait (BAR.ARV, or
-            // the arrival that completes a counted barrier) lets it go on at once.
-            s.status[wi] = loop {
-                let (w, ctl) = (&mut s.warps[k], &mut s.ctls[k]);
-                let runner = &mut *s.runner;
-                let stop = if observer.is_some() {
-                    run_warp::<true>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
+            let k = slot[wi] as usize;
+            // A warp runs until it exits, waits or its turn ends: an arrival that does not wait
+            // (BAR.ARV, or the arrival that completes a counted barrier) lets it go on at once,
+            // in a new turn.
+            let now = loop {
+                // The turn may end at the quantum only if another warp could then run (else
+                // the same warp would take the next turn: ending this one would change
+                // nothing).
+                budget.quantum = if others || *ready > 1 {
+                    machine.quantum.max(1)
                 } else {
-                    run_warp::<false>(prog, runner, w, ctl, &mut env, &mut budget, &mut stats)
-                }
-                .map_err(|f| fault(wi, note_reads(prog, &s.warps[k], *f)))?;
-                let Stop::Barrier {
-                    id,
-                    pc,
-                    red,
-                    count,
-                    arrive,
-                } = stop
-                else {
-                    s.free.push(k as u32);
-                    break Status::Done;
+                    u64::MAX
+                };
+                budget.turn_left = budget.quantum;
+                let (w, ctl) = (&mut warps[k], &mut ctls[k]);
+                let stop = if observer.is_some() {
+                    run_warp::<true>(prog, runner, w, ctl, &mut env, budget, stats)
+                } else {
+                    run_warp::<false>(prog, runner, w, ctl, &mut env, budget, stats)
+                };
+                let stop = stop.map_err(|f| fault(wi, note_reads(prog, &warps[k], *f)))?;
+                let (id, pc, red, count, arrive) = match stop {
+                    Stop::Exited => {
+                        free.push(k as u32);
+                        break Status::Done;
+                    }
+                    Stop::Yield => {
+                        stats.yields += 1;
+                        continue 'warps;
+                    }
+                    Stop::Barrier {
+                        id,
+                        pc,
+                        red,
+                        count,
+                        arrive,
+                    } => (id, pc, red, count, arrive),
                 };
                 let b = &mut bars[id as usize];
                 if let Some(r) = red {
@@ -526,37 +683,39 @@ pub fn run_cta(
                     break Status::Waiting { id, pc, red };
                 }
                 // The counted barrier completes: its waiting warps are released (those before
-                // this one run in the next round), this warp goes on.
+                // this one run in the next pass), this warp goes on.
                 let (trues, threads) = (b.trues, b.threads);
                 bars[id as usize] = BarState::default();
-                for (v, st) in s.status.iter_mut().enumerate() {
+                for (v, st) in status.iter_mut().enumerate() {
                     if let Status::Waiting { id: i, red: r, .. } = *st {
                         if i == id {
                             if let Some(r) = r {
-                                s.warps[s.slot[v] as usize].bar_result = r.result(trues, threads);
+                                warps[slot[v] as usize].bar_result = r.result(trues, threads);
                             }
                             *st = Status::Ready;
+                            *ready += 1;
                         }
                     }
                 }
                 if let Some(r) = red {
-                    s.warps[k].bar_result = r.result(trues, threads);
+                    warps[k].bar_result = r.result(trues, threads);
                 }
             };
+            status[wi] = now;
+            *ready -= 1;
         }
-        if s.status.contains(&Status::Ready) {
-            continue;
+        *hint = env.hint;
+        stats.misaligned += env.misaligned;
+        if *ready > 0 {
+            return Ok(false);
         }
-        let mut waiting = s
-            .status
-            .iter()
-            .enumerate()
-            .filter_map(|(wi, st)| match *st {
-                Status::Waiting { id, pc, .. } => Some((wi, id, pc)),
-                _ => None,
-            });
+        let mut waiting = status.iter().enumerate().filter_map(|(wi, st)| match *st {
+            Status::Waiting { id, pc, .. } => Some((wi, id, pc)),
+            _ => None,
+        });
         let Some((w0, id0, pc0)) = waiting.next() else {
-            break;
+            *done = true;
+            return Ok(true);
         };
         // Every warp left waits: a barrier without a count completes when all of them wait at
         // it (none at a counted barrier, which would still be short of threads).
@@ -566,25 +725,25 @@ pub fn run_cta(
             // warp gets its own op's result.
             let BarState { trues, threads, .. } = bars[id0 as usize];
             bars[id0 as usize] = BarState::default();
-            for (wi, st) in s.status.iter().enumerate() {
+            for (wi, st) in status.iter().enumerate() {
                 if let Status::Waiting { red: Some(r), .. } = st {
-                    s.warps[s.slot[wi] as usize].bar_result = r.result(trues, threads);
+                    warps[slot[wi] as usize].bar_result = r.result(trues, threads);
                 }
             }
-            for st in s.status.iter_mut().filter(|st| **st != Status::Done) {
+            for st in status.iter_mut().filter(|st| **st != Status::Done) {
                 *st = Status::Ready;
+                *ready += 1;
             }
+            Ok(false)
         } else {
-            let w = &s.warps[s.slot[w0] as usize];
+            let w = &warps[slot[w0] as usize];
             let kind = FaultKind::BarrierDeadlock {
                 barrier: id0 as u32,
             };
             let lane = w.active.trailing_zeros() % 32;
-            return Err(fault(w0, Fault::new(kind, lane).at_pc(pc0)));
+            Err(fault(w0, Fault::new(kind, lane).at_pc(pc0)))
         }
     }
-    stats.misaligned = env.misaligned;
-    Ok(stats)
 }
 
 #[cfg(test)]
@@ -798,11 +957,109 @@ mod tests {
             for i in 0..2 {
                 run_cta(&Machine::default(), &l, &RunOptions::default(), i, &mut s).expect("runs");
             }
-            s.warps.len()
+            s.cta.warps.len()
         };
         assert_eq!(run(LOOP, 256), 1);
         let bar = "S2R R0, SR_TID.X;\nBAR.SYNC 0x0;\nEXIT;\n";
         assert_eq!(run(bar, 256), 8);
         assert_eq!(run(bar, 40), 2);
+    }
+
+    /// A warp spinning on shared memory for a word the next warp writes ends its turn at the
+    /// quantum, and the launch finishes; the counts are the rule's: warp 0 runs its first block
+    /// (3 instructions) and spin iterations (3 each) while the turn holds them, then warp 1 (6),
+    /// then warp 0's last iteration, which leaves the loop, and its EXIT.
+    #[test]
+    fn a_spinning_warp_lets_the_next_warp_run() {
+        let text = "S2R R0, SR_TID.X;\nISETP.LT.U32.AND P0, PT, R0, 0x20, PT;\n@!P0 BRA `(.L_set);\n\
+            .L_spin:\nLDS R1, [0x0];\nISETP.EQ.AND P1, PT, R1, RZ, PT;\n@P1 BRA `(.L_spin);\nEXIT;\n\
+            .L_set:\nMOV32I R2, 0x1;\nSTS [0x0], R2;\nEXIT;\n";
+        let l = Launch {
+            shared_bytes: 4,
+            ..launch(1, text)
+        };
+        let run = |quantum: u64| {
+            let machine = Machine {
+                quantum,
+                ..Machine::default()
+            };
+            run_grid(&machine, &l, &RunOptions::default(), &|| Box::new(Interp))
+        };
+        // The default quantum, 4096: 3 + 1364 * 3 = 4095 in warp 0's first turn.
+        let s = run(crate::exec::DEFAULT_QUANTUM).expect("finishes");
+        assert_eq!((s.warp_insts, s.yields), (4095 + 6 + 3 + 1, 1));
+        // A quantum of 10: two spin iterations (3 + 6 = 9; a third would make 12).
+        let s = run(10).expect("finishes");
+        assert_eq!((s.warp_insts, s.yields), (9 + 6 + 3 + 1, 1));
+        // A turn that never ends: warp 0 spins until its budget is gone.
+        let f = run(u64::MAX).expect_err("spins");
+        assert_eq!(
+            f.kind,
+            FaultKind::BudgetExhausted {
+                budget: 1_000_000,
+                ctas: None
+            }
+        );
+        assert_eq!(f.warp, 0);
+    }
+
+    /// A cooperative launch with more CTAs than the device holds (here 32: two CTAs of 48 KiB
+    /// of shared memory per SM) runs 32 at a time on one host thread, CTA after CTA in rounds,
+    /// the next ones joining as the first finish: with a quantum of 12 each CTA's one warp logs
+    /// one iteration per turn, so the log holds, in runs of 32 tickets, CTAs 0-31, 0-31, 32-39,
+    /// 32-39, whatever the thread count.
+    #[test]
+    fn cooperative_ctas_take_turns_and_the_next_join_as_they_finish() {
+        use warpjit_runtime::memory::Init;
+        let text = "S2R R0, SR_CTAID.X;\nMOV R2, RZ;\nMOV32I R6, 0x1;\nMOV R4, c[0x0][0x140];\n\
+            MOV R5, c[0x0][0x144];\n.L_loop:\nATOM.E.ADD R3, [R4], R6;\n\
+            LEA R8.CC, R3, c[0x0][0x148], 0x2;\nLEA.HI.X R9, R3, c[0x0][0x14c], RZ, 0x2;\n\
+            STG.E [R8], R0;\nIADD32I R2, R2, 0x1;\nISETP.LT.AND P0, PT, R2, 0x2, PT;\n\
+            @P0 BRA `(.L_loop);\nEXIT;\n";
+        let mut consts = ConstBanks::new();
+        let words: Vec<u8> = [0x1000u32, 0, 0x2000, 0]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        consts.write(0, 0x140, &words);
+        let program = crate::sass::parse_program(text, &Default::default()).expect("assembles");
+        let l = Launch {
+            grid: [40, 1, 1],
+            shared_bytes: 48 << 10,
+            cooperative: true,
+            ..Launch::new(Arc::new(program), consts)
+        };
+        assert_eq!(crate::exec::device::resident_ctas(&l), 32);
+        let mut want = Vec::new();
+        for ctas in [0..32u32, 0..32, 32..40, 32..40] {
+            for c in ctas {
+                want.extend(std::iter::repeat_n(c, 32));
+            }
+        }
+        for threads in [1, 8] {
+            let mut machine = Machine {
+                quantum: 12,
+                ..Machine::default()
+            };
+            machine.global.map(0x1000, 4, Init::Zero).expect("maps");
+            machine
+                .global
+                .map(0x2000, 80 * 32 * 4, Init::Zero)
+                .expect("maps");
+            let opts = RunOptions {
+                threads,
+                ..RunOptions::default()
+            };
+            let s = run_grid(&machine, &l, &opts, &|| Box::new(Interp)).expect("runs");
+            assert_eq!((s.warps, s.warp_insts, s.yields), (40, 40 * 20, 40));
+            let log: Vec<u32> = machine
+                .global
+                .read_bytes(0x2000, 80 * 32 * 4)
+                .expect("reads")
+                .chunks(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            assert_eq!(log, want, "{threads} threads");
+        }
     }
 }

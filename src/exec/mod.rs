@@ -9,6 +9,7 @@
 //! the instructions of one block for a warp, against the CTA's [`CtaEnv`]. Execution events go to
 //! an [`Observer`] ([`observe`]).
 
+pub mod device;
 pub mod env;
 pub mod grid;
 pub mod observe;
@@ -44,6 +45,9 @@ pub struct Machine {
     /// The bound textures and buffers (DXBC `t#`, `u#`): like global memory, they keep what
     /// launches write for the launches after them.
     pub resources: Resources,
+    /// The quantum: warp instructions a warp may issue in one turn while another warp could
+    /// run (docs/semantics.md §9). Default [`DEFAULT_QUANTUM`]; at least 1.
+    pub quantum: u64,
 }
 
 impl Default for Machine {
@@ -54,6 +58,7 @@ impl Default for Machine {
             local_window: DEFAULT_LOCAL_WINDOW,
             launch_budget: DEFAULT_LAUNCH_BUDGET,
             resources: Resources::new(),
+            quantum: DEFAULT_QUANTUM,
         }
     }
 }
@@ -64,6 +69,10 @@ pub const DEFAULT_BUDGET: u64 = 100_000_000;
 /// Default launch budget ([`Machine::launch_budget`]): 2^28 warp instructions per launch (about
 /// 8.6 * 10^9 lane-instructions in full warps; 7.7 times `benches/traces/loop_1g.toml`).
 pub const DEFAULT_LAUNCH_BUDGET: u64 = 1 << 28;
+
+/// Default quantum ([`Machine::quantum`]): a warp's turn ends before the block that would take
+/// it past 4096 warp instructions, when another warp could run (docs/semantics.md §9).
+pub const DEFAULT_QUANTUM: u64 = 4096;
 
 /// Most threads (grid × block) one launch may have: 2^30, checked when a trace is loaded.
 pub const MAX_LAUNCH_THREADS: u64 = 1 << 30;
@@ -97,6 +106,12 @@ pub struct Launch {
     pub consts: Arc<ConstBanks>,
     /// Per-warp instruction budget.
     pub budget: u64,
+    /// A cooperative launch (CUDA's `cuLaunchCooperativeKernel`): its CTAs are resident
+    /// together and take turns on one host thread, so that they can wait for each other through
+    /// global memory (docs/semantics.md §9). It may have at most [`device::resident_ctas`] CTAs
+    /// (the trace loader refuses more; a larger one given to an engine runs that many at once,
+    /// the next starting as one finishes).
+    pub cooperative: bool,
 }
 
 impl Launch {
@@ -114,6 +129,7 @@ impl Launch {
             local_bytes: 0,
             consts: Arc::new(consts),
             budget: DEFAULT_BUDGET,
+            cooperative: false,
         }
     }
 
@@ -227,6 +243,9 @@ pub struct Stats {
     /// without returning to the dispatcher (a compiled loop's blocks after the first of each
     /// call: [`BodyRunner::run_from`]).
     pub looped: u64,
+    /// Warp turns that ended at the quantum while another warp could run
+    /// ([`Machine::quantum`], docs/semantics.md §9).
+    pub yields: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -239,6 +258,7 @@ impl std::ops::AddAssign for Stats {
         self.delegated += o.delegated;
         self.slow_paths += o.slow_paths;
         self.looped += o.looped;
+        self.yields += o.yields;
     }
 }
 

@@ -231,8 +231,8 @@ impl<'m> WarpStepper<'m> {
             return Ok(Step::Ran);
         }
         let id = self.ctl.block;
-        let stop =
-            terminate(block, id, &mut self.w, &mut self.ctl, &mut env, None).map_err(in_warp)?;
+        let stop = terminate(&prog, block, id, &mut self.w, &mut self.ctl, &mut env, None)
+            .map_err(|f| in_warp(super::grid::note_reads(&prog, &self.w, f)))?;
         self.next = 0;
         Ok(match stop {
             Some(Stop::Barrier { id, pc, red, .. }) => {
@@ -242,7 +242,8 @@ impl<'m> WarpStepper<'m> {
                 }
                 Step::Barrier { id, pc }
             }
-            Some(Stop::Exited) | None => Step::Ran,
+            // (`terminate` never ends a turn: only the dispatcher does, between blocks.)
+            Some(Stop::Exited | Stop::Yield) | None => Step::Ran,
         })
     }
 

@@ -3,6 +3,10 @@
 //!
 //! Model: the warp has an active mask, an exited mask and a stack of pending entries.
 //! - A divergent `BRA` pushes the fall-through lanes as a `Div` entry and runs the taken lanes.
+//! - A `BRX` ([`Terminator::Brx`]) sends each lane to the block of its own target
+//!   (`semantics::brx_block`): the lanes are grouped by block, the group of the lowest lane runs
+//!   now and every other group, then the lanes whose condition failed, are pushed as `Div`
+//!   entries (the later groups deeper), so that they run in the order of their lowest lanes.
 //! - `SSY`, `PBK` and `PCNT` ([`Terminator::Push`]) push an entry of their [`Region`] kind: its
 //!   target block and the current active mask. `CAL` pushes a [`Region::Call`] entry holding the
 //!   return point (the next block) and the active mask, and jumps to its target.
@@ -19,6 +23,12 @@
 //! instructions included): the warp's own, and its CTA's share of the launch budget, which the
 //! CTA's warps draw on in the order they run ([`Budget`]). The instruction that would exceed
 //! either faults instead of executing.
+//!
+//! A warp's turn ends at the quantum ([`Budget::quantum`], docs/semantics.md §9): before a block
+//! that would take the instructions the warp issued in this turn past it, once it issued at
+//! least one, the warp stops ([`Stop::Yield`]) and the dispatcher lets the next ready warp run.
+//! An engine that runs several blocks in one call ([`BodyRunner::run_from`]) gets a `room` that
+//! ends where the turn would, so it returns to the dispatcher at the same instruction.
 
 use super::{CtaEnv, Stats};
 use crate::ir::*;
@@ -61,7 +71,7 @@ pub struct WarpCtl {
 }
 
 /// The instruction budgets a warp draws on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Budget {
     /// Warp instructions one warp may issue ([`crate::exec::Launch::budget`]).
     pub warp: u64,
@@ -71,6 +81,13 @@ pub struct Budget {
     pub ctas: u64,
     /// What is left of this CTA's share of the launch budget.
     pub cta_left: u64,
+    /// Warp instructions the running warp may issue in its turn: the machine's quantum when
+    /// another warp could run, `u64::MAX` when none could (ending the turn would give it back
+    /// to the same warp, so it goes on).
+    pub quantum: u64,
+    /// What is left of the running warp's turn: set to [`Budget::quantum`] by the dispatcher
+    /// when a turn starts, and counted down (to 0 at the least) by the instructions it issues.
+    pub turn_left: u64,
 }
 
 /// Why a warp stopped running.
@@ -78,6 +95,9 @@ pub struct Budget {
 pub enum Stop {
     /// Every lane exited.
     Exited,
+    /// The warp's turn ended at the quantum (control continues at `WarpCtl::block`, which has
+    /// not run, in its next turn).
+    Yield,
     /// Waiting at barrier `id` (control continues at `WarpCtl::block` once released).
     Barrier {
         /// Barrier index.
@@ -155,8 +175,8 @@ pub trait BodyRunner {
     /// block whose terminator sends the whole active mask to one block (no divergence, no
     /// change of the active mask: a jump, a uniform branch, a push, a wait no lane takes or
     /// every lane takes at an entry it pushed itself), into a block whose instructions and
-    /// written terminator fit in `room` (the warp instructions the budgets leave after the
-    /// first block), setting `w.clock` before each block as the dispatcher does. Returns what
+    /// written terminator fit in `room` (the warp instructions the budgets and the warp's turn
+    /// leave after the first block), setting `w.clock` before each block as the dispatcher does. Returns what
     /// it ran beyond the first block (the dispatcher counts it) and how the last block ended (a
     /// fault boxed: see [`run_warp`]); the warp is left after the instructions of
     /// [`Further::last`], before its terminator, which the dispatcher then carries out.
@@ -215,7 +235,8 @@ fn first_active(w: &WarpState) -> u32 {
     }
 }
 
-/// Runs a warp from `ctl.block` until it exits, waits at a barrier, or faults.
+/// Runs a warp from `ctl.block` until it exits, waits at a barrier, its turn ends at the
+/// quantum, or it faults.
 ///
 /// The fault is boxed, as in [`BodyRunner::run_from`]'s result: these results pass through
 /// the dispatcher for every block a warp runs, and a 120-byte `Result` moved on each return
@@ -224,6 +245,7 @@ fn first_active(w: &WarpState) -> u32 {
 /// Events go to `env.observer` only with `OBSERVE` (the dispatcher passes true exactly when an
 /// observer is attached), so that without one the per-block path has no test for it.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn run_warp<const OBSERVE: bool>(
     prog: &Program,
     runner: &mut dyn BodyRunner,
@@ -240,52 +262,42 @@ pub fn run_warp<const OBSERVE: bool>(
         }
         let block = &prog.blocks[ctl.block as usize];
         let term_pc = block.term.pc();
-        if let Some(o) = obs {
-            o.block_enter(env.at, ctl.block, block.pc, w.active);
-        }
         let n = block.insts.len() as u64;
         let total = n + term_pc.is_some() as u64;
         // Whichever budget leaves less binds: the warp's own or its CTA's share.
         let left = budget.warp.saturating_sub(ctl.issued).min(budget.cta_left);
-        if total > left {
-            let kind = if budget.warp.saturating_sub(ctl.issued) <= budget.cta_left {
-                FaultKind::BudgetExhausted {
-                    budget: budget.warp,
-                    ctas: None,
+        if total > left.min(budget.turn_left) {
+            // The turn ends before a block that would take it past the quantum (a turn always
+            // runs its first block, however long).
+            if total > budget.turn_left && budget.turn_left != budget.quantum {
+                return Ok(Stop::Yield);
+            }
+            if total > left {
+                if let Some(o) = obs {
+                    o.block_enter(env.at, ctl.block, block.pc, w.active);
                 }
-            } else {
-                FaultKind::BudgetExhausted {
-                    budget: budget.launch,
-                    ctas: Some(budget.ctas),
-                }
-            };
-            // Step to the exact instruction that exceeds the budget.
-            let left = left as usize;
-            let pc = block
-                .insts
-                .get(left)
-                .map(|i| i.pc)
-                .or(term_pc)
-                .unwrap_or(block.pc);
-            let done = left.min(block.insts.len());
-            count(stats, done as u64, w.active);
-            w.clock = ctl.issued;
-            runner.run_prefix(ctl.block, block, done, w, env)?;
-            return Err(Fault::new(kind, first_active(w)).at_pc(pc).into());
+                return Err(exhausted(block, runner, w, ctl, env, budget, stats, left));
+            }
+        }
+        if let Some(o) = obs {
+            o.block_enter(env.at, ctl.block, block.pc, w.active);
         }
         w.clock = ctl.issued;
         ctl.issued += total;
         budget.cta_left -= total;
+        budget.turn_left = budget.turn_left.saturating_sub(total);
         count(stats, total, w.active);
         let (block, id) = if OBSERVE {
             runner.run_body(ctl.block, block, w, env, stats)?;
             (block, ctl.block)
         } else {
-            let room = left - total;
+            // Further blocks must fit in both budgets and in the turn.
+            let room = (left - total).min(budget.turn_left);
             let (f, r) = runner.run_from(ctl.block, block, w, env, stats, room, &mut ctl.stack);
             // The further blocks, counted as the one above (with the same active mask).
             ctl.issued += f.issued;
             budget.cta_left -= f.issued;
+            budget.turn_left = budget.turn_left.saturating_sub(f.issued);
             count(stats, f.issued, w.active);
             r?;
             (&prog.blocks[f.last as usize], f.last)
@@ -293,13 +305,56 @@ pub fn run_warp<const OBSERVE: bool>(
         if let (Some(o), Some(pc)) = (obs, term_pc) {
             o.inst(env.at, pc, w.active, w.active);
         }
-        if let Some(stop) = terminate(block, id, w, ctl, env, obs)? {
+        if let Some(stop) = terminate(prog, block, id, w, ctl, env, obs)? {
             return Ok(stop);
         }
         if let Some(o) = obs {
             o.block_exit(env.at, id);
         }
     }
+}
+
+/// The fault of block `block` (the warp's next), which does not fit in the `left` instructions
+/// its budgets leave: the instructions that fit run, then the first that does not faults
+/// instead of running.
+#[cold]
+#[allow(clippy::too_many_arguments)]
+fn exhausted(
+    block: &Block,
+    runner: &mut dyn BodyRunner,
+    w: &mut WarpState,
+    ctl: &mut WarpCtl,
+    env: &mut CtaEnv<'_>,
+    budget: &Budget,
+    stats: &mut Stats,
+    left: u64,
+) -> Box<Fault> {
+    let kind = if budget.warp.saturating_sub(ctl.issued) <= budget.cta_left {
+        FaultKind::BudgetExhausted {
+            budget: budget.warp,
+            ctas: None,
+        }
+    } else {
+        FaultKind::BudgetExhausted {
+            budget: budget.launch,
+            ctas: Some(budget.ctas),
+        }
+    };
+    // Step to the exact instruction that exceeds the budget.
+    let left = left as usize;
+    let pc = block
+        .insts
+        .get(left)
+        .map(|i| i.pc)
+        .or(block.term.pc())
+        .unwrap_or(block.pc);
+    let done = left.min(block.insts.len());
+    count(stats, done as u64, w.active);
+    w.clock = ctl.issued;
+    if let Err(f) = runner.run_prefix(ctl.block, block, done, w, env) {
+        return Box::new(f);
+    }
+    Box::new(Fault::new(kind, first_active(w)).at_pc(pc))
 }
 
 /// When the active mask is empty: pops reconvergence-stack entries until one still has live
@@ -320,8 +375,10 @@ pub fn resume(w: &mut WarpState, ctl: &mut WarpCtl) -> bool {
 
 /// Carries out block `id`'s terminator, once its instructions have run: sets the next block,
 /// the active mask and the reconvergence stack. A barrier the warp reaches stops it (`Some`).
+/// `prog` is the program `block` belongs to (it holds the targets of a `BRX`).
 #[inline(always)]
 pub fn terminate(
+    prog: &Program,
     block: &Block,
     id: BlockId,
     w: &mut WarpState,
@@ -357,6 +414,14 @@ pub fn terminate(
                 ctl.block = taken;
             }
         }
+        Terminator::Brx {
+            cond,
+            reg,
+            offset,
+            table,
+            next,
+            pc,
+        } => brx(prog, w, ctl, (cond, reg, offset, table, next, pc))?,
         Terminator::Push {
             region,
             target,
@@ -451,6 +516,86 @@ pub fn terminate(
         }
     }
     Ok(None)
+}
+
+/// A `BRX`'s operands: condition, register, offset, jump table, next block, pc.
+type BrxArgs = (Cond, Reg, i32, u32, Option<BlockId>, u32);
+
+/// Carries out a `BRX` (docs/semantics.md §31): every branching lane's target is checked
+/// before anything changes (the lowest lane whose target is not declared faults, as does a
+/// split that would overflow the stack); then the lanes go to their blocks, grouped, the group
+/// of the lowest lane first.
+#[cold]
+fn brx(
+    prog: &Program,
+    w: &mut WarpState,
+    ctl: &mut WarpCtl,
+    (cond, reg, offset, table, next, pc): BrxArgs,
+) -> Result<(), Fault> {
+    let taking = w.active & cond_mask(w, cond);
+    let staying = w.active & !taking;
+    // (A program's BRX names one of its own tables; an empty one sends every lane to a fault.)
+    let empty = JumpTable::default();
+    let table = prog.jump_tables.get(table as usize).unwrap_or(&empty);
+    // Each group's block and lanes, in the order of their lowest lanes (at most one a lane).
+    let mut groups = [(0 as BlockId, 0u32); 32];
+    let mut n = 0;
+    let mut m = taking;
+    while m != 0 {
+        let lane = m.trailing_zeros();
+        m &= m - 1;
+        let value = if reg.is_rz() {
+            0
+        } else {
+            w.regs[reg.index()][lane as usize]
+        };
+        let t = crate::semantics::brx_target(pc, offset, value);
+        let b = crate::semantics::brx_block(prog, table, t).map_err(|why| {
+            Fault::new(FaultKind::BadBranchTarget { target: t, why }, lane).at_pc(pc)
+        })?;
+        match groups[..n].iter_mut().find(|g| g.0 == b) {
+            Some(g) => g.1 |= 1 << lane,
+            None => {
+                groups[n] = (b, 1 << lane);
+                n += 1;
+            }
+        }
+    }
+    let groups = &groups[..n];
+    let later = n.saturating_sub(1) + usize::from(staying != 0 && taking != 0);
+    if ctl.stack.len() + later > MAX_STACK {
+        let kind = FaultKind::StackOverflow {
+            depth: MAX_STACK as u32,
+        };
+        return Err(Fault::new(kind, first_active(w)).at_pc(pc));
+    }
+    let Some(&(first, mask)) = groups.first() else {
+        // No lane branches: every active lane continues at `next` (a BRX without a next block
+        // has a condition that always holds, so some lane branches while any is active).
+        if let Some(next) = next {
+            ctl.block = next;
+        }
+        return Ok(());
+    };
+    if staying != 0 {
+        if let Some(next) = next {
+            ctl.stack.push(Entry {
+                kind: EntryKind::Div,
+                block: next,
+                mask: staying,
+            });
+        }
+    }
+    for &(block, mask) in groups.iter().skip(1).rev() {
+        ctl.stack.push(Entry {
+            kind: EntryKind::Div,
+            block,
+            mask,
+        });
+    }
+    w.active = mask;
+    ctl.block = first;
+    Ok(())
 }
 
 /// Counts `n` issued instructions with the active mask `active`.

@@ -107,6 +107,14 @@ impl Exec for S2r {
 
 impl Exec for Iadd {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
+        if self.sat {
+            let (a, b) = (reg(w, self.a), src(w, self.b, mask, env)?);
+            let r = map2(&a, &b, |a, b| {
+                crate::semantics::iadd_sat(self.neg_a, a, self.neg_b, b)
+            });
+            put(w, self.d.0, &r, mask);
+            return Ok(());
+        }
         let a = not_if(reg(w, self.a), self.neg_a);
         let b = not_if(src(w, self.b, mask, env)?, self.neg_b);
         let plus = plus_row(w, self.neg_a as u32 + self.neg_b as u32, self.x, self.po);
@@ -117,6 +125,13 @@ impl Exec for Iadd {
 
 impl Exec for Iadd32i {
     fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+        if self.sat {
+            let r = map(&reg(w, self.a), |a| {
+                crate::semantics::iadd_sat(self.neg_a, a, false, self.imm)
+            });
+            put(w, self.d.0, &r, mask);
+            return Ok(());
+        }
         let a = not_if(reg(w, self.a), self.neg_a);
         let plus = plus_row(w, self.neg_a as u32, self.x, self.po);
         add(w, self.d, mask, self.cc, &a, &splat(self.imm), &plus);
@@ -159,7 +174,8 @@ impl Exec for Iadd3 {
         let rb = src(w, self.b.src, mask, env)?;
         let rc = reg(w, self.c.src);
         let [na, nb, nc] = iadd3_ones(self).map(|n| n as u64);
-        let cfin = if self.x { w.cc[CF] } else { 0 };
+        // `.X`: the carry in is CF + OF, the whole carry of an IADD3 `.CC` (0, 1 or 2).
+        let (cfin, ofin) = if self.x { (w.cc[CF], w.cc[OF]) } else { (0, 0) };
         let mut res = [0u32; LANES];
         let (mut cf, mut of) = (0u32, 0u32);
         for l in 0..LANES {
@@ -181,7 +197,7 @@ impl Exec for Iadd3 {
                 Iadd3Shift::Rs => (p & 0x1_ffff_ffff) >> 16,
                 Iadd3Shift::Ls => ((p as u32) << 16) as u64,
             };
-            let f = partial + c + nc + (cfin >> l & 1) as u64;
+            let f = partial + c + nc + (cfin >> l & 1) as u64 + (ofin >> l & 1) as u64;
             cf |= ((f >> 32 != 0) as u32) << l;
             res[l] = f as u32;
         }
@@ -751,6 +767,17 @@ impl Exec for Vabsdiff {
         exec_video(&self.v, w, mask, env, |a, b, c| {
             crate::semantics::vabsdiff(&self.v, a, b, c)
         })
+    }
+}
+
+impl Exec for Vabsdiff4 {
+    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+        let (a, b, c) = (reg(w, self.a), reg(w, self.b), reg(w, self.c));
+        let r = map3(&a, &b, &c, |a, b, c| {
+            crate::semantics::vabsdiff4(self, a, b, c)
+        });
+        put(w, self.d.0, &r, mask);
+        Ok(())
     }
 }
 

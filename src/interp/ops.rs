@@ -123,7 +123,13 @@ pub(super) fn get_words(w: &WarpState, v: Reg, n: u8, l: usize) -> [u32; 4] {
 }
 
 impl Exec for Membar {
-    fn exec(&self, _: &mut WarpState, _: u32, _: &mut CtaEnv<'_>) -> OpResult {
+    /// Accesses already take effect in program order; a fence beyond the CTA executed by some
+    /// lane is a host memory fence, which orders them against CTAs on other host threads
+    /// (docs/semantics.md §22f).
+    fn exec(&self, _: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+        if mask != 0 && self.host_fence() {
+            std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        }
         Ok(())
     }
 }

@@ -218,6 +218,29 @@ pub enum Terminator {
         /// instruction: a program that runs off its end exits there).
         pc: Option<u32>,
     },
+    /// `BRX Ra offset` (SASS): an indirect branch whose target is per lane. Each lane where
+    /// `cond` holds goes to `pc + 8 + Ra + offset` (its register as a signed 32-bit value), which must be one of the targets the program declares for it,
+    /// [`Program::jump_tables`]`[table]` (`crate::semantics::brx_block`); a lane whose target is not faults (and the branch
+    /// then has no effect). The others continue at `next`. The lanes are grouped by target
+    /// block: if there is more than one group, the warp diverges as at a [`Terminator::Branch`]:
+    /// the group of the lowest lane runs first, the others (in the order of their lowest
+    /// lanes), then the lanes that go to `next`, are pushed on the stack (docs/semantics.md §7).
+    Brx {
+        /// Which lanes branch (the guard and a CC test).
+        cond: Cond,
+        /// The register holding each lane's offset (a jump table's entry).
+        reg: Reg,
+        /// The immediate added to it (24-bit signed: ptxas writes minus the pc of the next
+        /// instruction, so that the register holds the target's address in the code).
+        offset: i32,
+        /// Index in [`Program::jump_tables`] of the targets the branch may go to.
+        table: u32,
+        /// Next block in program order, for lanes whose condition fails (`None` when the
+        /// condition always holds).
+        next: Option<BlockId>,
+        /// pc of the BRX.
+        pc: u32,
+    },
     /// `BAR.SYNC id` (or `BAR.RED.op id, Pp`): if any active lane's guard holds, the warp
     /// arrives at barrier `id` and waits until every warp of its CTA with live threads has
     /// arrived; then continues at `next`. With a reduction, the arriving lanes (active, guard
@@ -248,21 +271,33 @@ impl Terminator {
         match *self {
             Terminator::Jump { pc, .. } | Terminator::Exit { pc, .. } => pc,
             Terminator::Branch { pc, .. }
+            | Terminator::Brx { pc, .. }
             | Terminator::Push { pc, .. }
             | Terminator::Wait { pc, .. }
             | Terminator::Barrier { pc, .. } => Some(pc),
         }
     }
 
-    /// Blocks control may go to from here: for a push, both the block it continues at and the
+    /// Blocks control may go to from here (`p` is the program the terminator belongs to, which
+    /// holds an indirect branch's targets): for a push, both the block it continues at and the
     /// block its entry resumes at (for a call, the callee and the return point); for a wait,
-    /// only `next` (where a waiting lane resumes depends on the stack).
-    pub fn successors(&self) -> Vec<BlockId> {
+    /// only `next` (where a waiting lane resumes depends on the stack); for a `BRX`, every
+    /// target it declares and `next`.
+    pub fn successors(&self, p: &Program) -> Vec<BlockId> {
         match *self {
             Terminator::Jump { target, .. } => vec![target],
             Terminator::Branch {
                 taken, fallthrough, ..
             } => vec![taken, fallthrough],
+            Terminator::Brx { table, next, .. } => {
+                let mut s: Vec<BlockId> = p
+                    .jump_tables
+                    .get(table as usize)
+                    .map(|t| t.targets.iter().map(|&(_, b)| b).collect())
+                    .unwrap_or_default();
+                s.extend(next);
+                s
+            }
             Terminator::Push { target, next, .. } => vec![next, target],
             Terminator::Wait { next, .. } | Terminator::Barrier { next, .. } => vec![next],
             Terminator::Exit { next, .. } => next.into_iter().collect(),
@@ -306,6 +341,39 @@ pub struct Program {
     /// Where each guest instruction's text starts, by pc (sorted by pc): every per-lane and
     /// control instruction of a text program; empty for a binary. Fault reports name the line.
     pub lines: Vec<(u32, SrcLoc)>,
+    /// The targets of each indirect branch ([`Terminator::Brx`]`::table` indexes it); empty
+    /// for a program without one.
+    pub jump_tables: Vec<JumpTable>,
+}
+
+/// The targets an indirect branch ([`Terminator::Brx`]) may go to, as its program declares them
+/// (a cubin's `EIATTR_INDIRECT_BRANCH_TARGETS`, a listing's `BRANCH_TARGETS` note).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JumpTable {
+    /// Each target's pc (an instruction's) and its block, sorted by pc, without duplicates.
+    pub targets: Vec<(u32, BlockId)>,
+}
+
+impl Program {
+    /// Whether an instruction of the program (a per-lane or a written control instruction)
+    /// is at `pc`. A search through every block: for messages, not for running.
+    pub fn has_instruction_at(&self, pc: u32) -> bool {
+        self.blocks
+            .iter()
+            .any(|b| b.insts.iter().any(|i| i.pc == pc) || b.term.pc() == Some(pc))
+    }
+
+    /// The pcs of the program's first and last instructions (`None` without any).
+    pub fn pc_extent(&self) -> Option<(u32, u32)> {
+        let pcs = self
+            .blocks
+            .iter()
+            .flat_map(|b| b.insts.iter().map(|i| i.pc).chain(b.term.pc()));
+        pcs.fold(None, |r, pc| match r {
+            None => Some((pc, pc)),
+            Some((lo, hi)) => Some((lo.min(pc), hi.max(pc))),
+        })
+    }
 }
 
 impl Program {
@@ -374,7 +442,7 @@ pub struct StageIo {
     /// `dcl_maxout` (one per `emit`).
     pub vertices_out: u32,
     /// A pixel shader's hidden input slot (the last of `inputs`): word 0 is 1 for a pixel and
-    /// 0 for a helper invocation of its 2x2 quad (docs/semantics.md §32). `None` for the other
+    /// 0 for a helper invocation of its 2x2 quad (docs/semantics.md §33). `None` for the other
     /// stages.
     pub live: Option<u32>,
 }

@@ -67,6 +67,7 @@ macro_rules! for_each_op {
             Imnmx(Imnmx),
             Vmnmx(Vmnmx),
             Vabsdiff(Vabsdiff),
+            Vabsdiff4(Vabsdiff4),
             Icmp(Icmp),
             Prmt(Prmt),
             Fadd(Fadd),

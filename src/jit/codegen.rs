@@ -1147,7 +1147,14 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                     }
                 }
             }
-            _ => {
+            // The dispatcher carries out the rest: a CC test, a push past the entries the
+            // region keeps, a BRX (its lanes may split), an exit, a barrier.
+            Terminator::Branch { .. }
+            | Terminator::Push { .. }
+            | Terminator::Wait { .. }
+            | Terminator::Brx { .. }
+            | Terminator::Exit { .. }
+            | Terminator::Barrier { .. } => {
                 self.b.ins().jump(leave, &[]);
             }
         }

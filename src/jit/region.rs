@@ -4,10 +4,10 @@
 //! loop: a block that branches to itself, SASS `@P0 BRA` back edges, DXBC's
 //! `loop … breakc … endloop`, a loop whose body holds an `if`) is compiled together with the
 //! rest of that cycle: its function runs the block, then carries out its terminator itself
-//! while the whole active mask goes to one block of the region and the budgets hold that
-//! block, and returns to the dispatcher, naming the block whose terminator is left to carry
-//! out, at the first divergence, exit from the region or budget stop
-//! ([`crate::exec::warp::Further`]).
+//! while the whole active mask goes to one block of the region and the room the dispatcher
+//! gives (what the budgets and the warp's turn leave) holds that block, and returns to the
+//! dispatcher, naming the block whose terminator is left to carry out, at the first divergence,
+//! exit from the region, or budget or turn stop ([`crate::exec::warp::Further`]).
 //!
 //! Reconvergence-stack entries pushed inside the region are kept in the compiled code's
 //! knowledge, not on the stack: each region block has one list of entries pushed since the
@@ -79,7 +79,8 @@ impl Plan {
 /// which entries: a jump's target; a predicate branch's two targets (a CC test is left to the
 /// dispatcher); a push's next block, with one more entry; a wait's next block (no lane
 /// waits) and, when the topmost entry of its kind was pushed inside the region, where that
-/// entry resumes (every lane waits), with the entries below it. Exits and barriers: nowhere.
+/// entry resumes (every lane waits), with the entries below it. Exits, barriers and `BRX`
+/// (whose lanes may split among its targets; the dispatcher carries it out): nowhere.
 pub fn continuations(
     term: &Terminator,
     pending: &[(Region, BlockId)],
@@ -126,7 +127,13 @@ pub fn continuations(
             }
             out
         }
-        _ => Vec::new(),
+        // A CC test is left to the dispatcher, as is a push past the entries the plan keeps.
+        Terminator::Branch { .. }
+        | Terminator::Push { .. }
+        | Terminator::Wait { .. }
+        | Terminator::Brx { .. }
+        | Terminator::Exit { .. }
+        | Terminator::Barrier { .. } => Vec::new(),
     }
 }
 

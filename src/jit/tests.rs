@@ -306,7 +306,14 @@ fn effective_address_mirror_at(tier: Tier) {
         .iter()
         .map(|&lo| (lo, 0))
         .collect();
-    for (e, table, all_fast) in [(".E", &wide, true), ("", &narrow, false)] {
+    // Misaligned lanes take the slow path (the interpreter's code aligns them down and counts
+    // them): the same addresses without them show that the fast path is taken.
+    let aligned: Vec<(u32, u32)> = wide.iter().copied().filter(|a| a.0 & 3 == 0).collect();
+    for (e, table, all_fast) in [
+        (".E", &aligned, true),
+        (".E", &wide, false),
+        ("", &narrow, false),
+    ] {
         let prog = program(&text(e));
         jit.compile_all_tier(&prog, tier).expect("compiles");
         let mut machine = Machine::default();
@@ -344,6 +351,11 @@ fn effective_address_mirror_at(tier: Tier) {
             // Only the first warp misses each instruction's hint; seven take the fast path.
             assert!(stats.slow_paths <= 4, "{stats:?}");
         }
+        // Each thread's two loads, counted where misaligned (their offsets are multiples of 4).
+        let misaligned = (0..256)
+            .filter(|t| table[t % LANES % table.len()].0 & 3 != 0)
+            .count();
+        assert_eq!(stats.misaligned, 2 * misaligned as u64, "{stats:?}");
         let out = machine.global.read_bytes(0x10000, 0x800).unwrap();
         for tid in 0..256 {
             let l = tid % LANES;
@@ -507,7 +519,9 @@ fn weight_of_every_op_is_pinned() {
         ("MOV32I R1, 0x5;", 4),
         ("S2R R1, SR_TID.X;", 4),
         ("IADD R1, R2, R3;", 4),
+        ("IADD.SAT R1, R2, -R3;", 12),
         ("IADD32I R1, R2, 0x5;", 4),
+        ("IADD32I.SAT R1, -R2, 0x5;", 12),
         ("IADD3 R1, R2, R3, R4;", 4),
         ("ISCADD R1, R2, R3, 0x2;", 4),
         ("XMAD R1, R2, R3, R4;", 8),
@@ -536,6 +550,7 @@ fn weight_of_every_op_is_pinned() {
         ("IMNMX R1, R2, R3, PT;", 8),
         ("VMNMX.SD.S32.S32.MX.MIN R1, R2, RZ, R3;", 12),
         ("VABSDIFF.UD.U8.U8.ACC R1, R2.B3, R3.B1, R4;", 12),
+        ("VABSDIFF4.U8.U8.ACC R1, R2, R3, R4;", 12),
         ("BPT.TRAP 0x1;", 1),
         ("PRMT R1, R2, 0x3210, R3;", 4),
         ("LEA R1, R2, R3, 0x4;", 4),
@@ -582,6 +597,7 @@ fn weight_of_every_op_is_pinned() {
         ("LDL R1, [R2];", 12),
         ("STL.64 [R2], R4;", 16),
         ("MEMBAR.CTA;", 1),
+        ("MEMBAR.GL.IVALLD;", 1),
         ("NOP;", 1),
         ("DEPBAR.LE SB0, 0x0;", 1),
         ("FADD R1, R2, R3;", 6),

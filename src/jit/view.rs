@@ -410,7 +410,8 @@ pub unsafe extern "C" fn warpjit_jit_tern(
 /// interpreter's definitions (`crate::semantics`, `crate::interp`'s per-lane functions): the
 /// float ops in a directed rounding mode and MUFU, and the integer ops whose per-lane controls
 /// SIMD has no instruction for (SHL/SHR/SHF by a register amount, BFE/BFI by a register
-/// control, PRMT by a register selector) or that gather bits across lanes (P2R). `a`, `b` and
+/// control, PRMT by a register selector) or that gather bits across lanes (P2R), and the rare
+/// lane-wise ops ptxas writes outside inner loops (IADD.SAT, IADD32I.SAT, the video instructions). `a`, `b` and
 /// `c` hold the raw sources (Ra, Sb, Sc; MUFU reads only `a`; P2R reads the seven predicate
 /// masks or the four CC masks, by flag index, from `a`, Ra from `b` and its mask from `c`).
 /// Scalar code of a few instructions a lane would be 32 copies in the compiled block; one call
@@ -449,6 +450,15 @@ pub unsafe extern "C" fn warpjit_jit_lane_op(
         }
         Op::Vabsdiff(o) => {
             std::array::from_fn(|l| crate::semantics::vabsdiff(&o.v, a[l], b[l], c[l]))
+        }
+        Op::Vabsdiff4(o) => {
+            std::array::from_fn(|l| crate::semantics::vabsdiff4(o, a[l], b[l], c[l]))
+        }
+        Op::Iadd(o) => {
+            std::array::from_fn(|l| crate::semantics::iadd_sat(o.neg_a, a[l], o.neg_b, b[l]))
+        }
+        Op::Iadd32i(o) => {
+            std::array::from_fn(|l| crate::semantics::iadd_sat(o.neg_a, a[l], false, o.imm))
         }
         // Compiled code calls this routine only for the ops above.
         _ => area.out,

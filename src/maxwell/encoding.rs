@@ -481,24 +481,53 @@ maxwell_table! {
             ok(Vabsdiff { v: video(w, b, "VABSDIFF")? })
         }),
     ],
+    // .SAT at 50 (ptxas writes it for add.sat.s32 and sub.sat.s32), .X at 43, .CC at 47.
+    // VABSDIFF4 (envytools' fields): .SD at 38, Ra and Rb signed at 48 and 49, .SAT at 50, .ACC
+    // at 53; the destination byte mask (51, 52, 36, 37: bytes 0 to 3) and the byte selects of
+    // Ra (32-35) and Rb (28-31, from the 8 bytes {Rb, Ra}) as ptxas writes them: every byte,
+    // the default selects (0x4: Ra's bytes 3210, Rb's 7654); others are refused.
+    Vabsdiff4 => &[form!("VABSDIFF4", op(0x5000), M9, Reg, |w, _, _| {
+        no(w, 47, "VABSDIFF4.CC")?;
+        no(w, 54, "VABSDIFF4 secondary operation 0x2")?;
+        if !(w.bit(51) && w.bit(52) && w.bit(36) && w.bit(37)) {
+            return Err("VABSDIFF4 with a partial destination byte mask is not supported".into());
+        }
+        only(w, 32, 4, 4, "VABSDIFF4 byte select of Ra")?;
+        only(w, 28, 4, 4, "VABSDIFF4 byte select of Rb")?;
+        let (sat, acc) = (w.bit(50), w.bit(53));
+        if sat && acc {
+            return Err("VABSDIFF4.SAT.ACC is not supported".into());
+        }
+        ok(Vabsdiff4 {
+            d: w.reg(0), d_signed: w.bit(38), sat, acc, a: w.reg(8), a_signed: w.bit(48),
+            b: w.reg(20), b_signed: w.bit(49), c: w.reg(39),
+        })
+    })],
     Iadd => rci!("IADD", 0x5c10, 0x4c10, 0x3810, M13, M13I, |w, _, b| {
-        no(w, 50, "IADD.SAT")?;
         neg_imm(w, b)?;
         let (po, neg_a, neg_b) = negs(w, 49, 48);
-        ok(Iadd { d: w.reg(0), cc: w.bit(47), x: w.bit(43), po, neg_a, a: w.reg(8), neg_b, b })
+        let (sat, cc, x) = (w.bit(50), w.bit(47), w.bit(43));
+        if sat && (cc || x || po) {
+            return Err("IADD.SAT with .CC, .X or .PO is not supported".into());
+        }
+        ok(Iadd { d: w.reg(0), sat, cc, x, po, neg_a, a: w.reg(8), neg_b, b })
     }),
+    // .SAT at 54 (ptxas writes it for add.sat.s32 with an immediate), .CC 52, .X 53.
     Iadd32i => &[
         form!("IADD32I", op(0x1c00), 0xfe80 << 48, None, |w, _, _| {
-            no(w, 54, "IADD32I.SAT")?;
+            let (sat, cc, x) = (w.bit(54), w.bit(52), w.bit(53));
+            if sat && (cc || x) {
+                return Err("IADD32I.SAT with .CC or .X is not supported".into());
+            }
             ok(Iadd32i {
-                d: w.reg(0), cc: w.bit(52), x: w.bit(53), po: false, neg_a: w.bit(56),
+                d: w.reg(0), sat, cc, x, po: false, neg_a: w.bit(56),
                 a: w.reg(8), imm: w.field(20, 32) as u32,
             })
         }),
         form!("IADD32I", op(0x1d80), 0xff80 << 48, None, |w, _, _| {
-            no(w, 54, "IADD32I.SAT")?;
+            no(w, 54, "IADD32I.SAT.PO")?;
             ok(Iadd32i {
-                d: w.reg(0), cc: w.bit(52), x: w.bit(53), po: true, neg_a: false,
+                d: w.reg(0), sat: false, cc: w.bit(52), x: w.bit(53), po: true, neg_a: false,
                 a: w.reg(8), imm: w.field(20, 32) as u32,
             })
         }),
@@ -911,15 +940,13 @@ maxwell_table! {
         };
         ok(Stl { cop, size: mem_size(w.field(48, 3), false)?, addr: addr(w, 24), v: w.reg(0) })
     })],
+    // The scope at 8-9 (CTA, GL, SYS, VC), the L1 invalidation at 0-1 (none, IVALLD, IVALLT,
+    // IVALLTD; ptxas writes IVALLD with GL and SYS).
     Membar => &[form!("MEMBAR", op(0xef98), M13, None, |w, _, _| {
-        only(w, 0, 2, 0, "MEMBAR invalidation")?;
-        let scope = match w.field(8, 2) {
-            0 => MembarScope::Cta,
-            1 => MembarScope::Gl,
-            2 => MembarScope::Sys,
-            v => return Err(format!("MEMBAR scope {v:#x} (.VC) is not supported")),
-        };
-        ok(Membar { scope })
+        ok(Membar {
+            scope: MembarScope::ALL[w.field(8, 2) as usize],
+            inval: MembarInval::ALL[w.field(0, 2) as usize],
+        })
     })],
     Nop => &[form!("NOP", op(0x50b0), M13, None, |_, _, _| ok(Nop))],
     // The mode at 6-8 (3: TRAP; the others, debugger stops, are not modelled), the code at 20.
@@ -1384,6 +1411,18 @@ pub const CONTROL: &[Form] = &[
             target: target(w, pc),
         }))
     }),
+    // BRX Ra offset: an indirect branch to pc + 8 + Ra + offset (envytools: REG_08, S24_20;
+    // bit 5 set reads the offset from a constant bank instead, which matches no form). Its
+    // targets are not in the word: `decode` takes them from the cubin.
+    form!("BRX", op(0xe250), BR_MASK, None, |w, _, _| {
+        no(w, 6, "BRX.LMT")?;
+        Ok(Decoded::Control(ControlKind::Brx {
+            cc: cc_test(w)?,
+            reg: w.reg(8),
+            offset: w.simm(20, 24) as i32,
+            targets: Vec::new(),
+        }))
+    }),
     form!("SSY", op(0xe290), BR_MASK, None, |w, pc, _| push(
         w,
         pc,
@@ -1503,22 +1542,27 @@ pub fn all_forms() -> impl Iterator<Item = &'static Form> {
 /// What a word no form matches is, when it is an instruction warpjit knows but does not run
 /// (opcode bits as envytools' gm107 tables give them): its mnemonic and why.
 pub fn unsupported_of(w: Word) -> Option<(&'static str, &'static str)> {
-    const INDIRECT: &str = "indirect branches and calls are not supported (ptxas writes BRX for \
-                            a `switch`'s jump table)";
-    const VIDEO: &str = "of the video instructions only VMNMX and VABSDIFF are supported";
+    const BRX_CONST: &str = "the form with its offset in a constant bank is not supported \
+                             (ptxas writes BRX with a register)";
+    const CALLS: &str = "indirect calls through function pointers are not supported (ptxas \
+                         writes PRET, then BRX or, in relocatable and debug code, JMX)";
+    const ABSOLUTE: &str = "absolute jumps and calls are not supported (ptxas was not seen to \
+                            write them for sm_50)";
+    const VIDEO: &str =
+        "of the video instructions only VMNMX, VABSDIFF and VABSDIFF4 are supported";
     const TEXTURE: &str = "texture and surface instructions are not supported";
     const TABLE: &[(u64, u64, &str, &str)] = &[
-        (0xe250, 0xfff0, "BRX", INDIRECT),
-        (0xe220, 0xfff0, "JCAL", INDIRECT),
-        (0xe210, 0xfff0, "JMP", INDIRECT),
-        (0xe200, 0xfff0, "JMX", INDIRECT),
+        (0xe250, 0xfff0, "BRX", BRX_CONST),
+        (0xe270, 0xfff0, "PRET", CALLS),
+        (0xe200, 0xfff0, "JMX", CALLS),
+        (0xe220, 0xfff0, "JCAL", ABSOLUTE),
+        (0xe210, 0xfff0, "JMP", ABSOLUTE),
         (0x2000, 0xfc00, "VADD", VIDEO),
         (0x4000, 0xfe00, "VSET", VIDEO),
         (0x5f00, 0xff00, "VMAD", VIDEO),
         (0x5700, 0xff00, "VSHL", VIDEO),
         (0x5600, 0xff00, "VSHR", VIDEO),
         (0x50f0, 0xfff8, "VSETP", VIDEO),
-        (0x5000, 0xff80, "VABSDIFF4", VIDEO),
         (0xdeb8, 0xfff8, "TEX", TEXTURE),
         (0xc038, 0xfc38, "TEX", TEXTURE),
         (0xdc38, 0xfe38, "TLD", TEXTURE),

@@ -11,12 +11,16 @@
 //! listing (and a word whose meaning the text cannot state is a load error, not a guess).
 //!
 //! Branch targets become labels `.L_x_N`, numbered in address order, as nvdisasm names them.
+//! A `BRX`'s targets are not in its word: [`decode_with`] takes them from the cubin's
+//! `EIATTR_INDIRECT_BRANCH_TARGETS` ([`IndirectBranch`]), and the listing prints them in the
+//! note nvdisasm writes, `(*"BRANCH_TARGETS .L_x_1,.L_x_2"*)`.
 
 pub mod encoding;
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
+use crate::cubin::IndirectBranch;
 use crate::ir::{Program, SrcLoc};
 use crate::sass::program::{assemble, single, Item, Label};
 use crate::sass::{AsmOptions, Control, ParsedInst, Target};
@@ -161,11 +165,165 @@ fn label_name(n: usize) -> String {
     format!(".L_x_{n}")
 }
 
+/// The trap code of a call to a function the CUDA driver supplies (`vprintf`, `__assertfail`),
+/// which warpjit does not run yet: [`decode_linked`] turns such a call into `BPT.TRAP` with this
+/// code, so that a kernel that only calls it on a path it does not take (Numba's runtime checks)
+/// runs, and one that takes it stops with a trap fault that names the reason.
+pub const DRIVER_CALL_TRAP: u32 = 0xf_0001;
+
+/// The functions the driver supplies that kernels may call.
+pub const DRIVER_FUNCTIONS: &[&str] = &["vprintf", "__assertfail"];
+
+/// Decodes a cubin kernel's linked code ([`crate::cubin::Cubin::link`]): as [`decode`], with the
+/// calls to functions the driver supplies ([`DRIVER_FUNCTIONS`]) replaced by
+/// `BPT.TRAP` [`DRIVER_CALL_TRAP`] (docs/semantics.md §22e): nvJitLink's relocated `JCAL`s
+/// ([`crate::cubin::LinkedCode::host_calls`]), and ptxas's `PRET` + `JMX Rx` pairs (the `PRET`
+/// becomes a `NOP`) in a module whose bank 4 holds such a function's address
+/// ([`crate::cubin::ModuleData::externs4`]; the module has no other function pointers: the
+/// cubin reader refuses those). A call to any other function is an error naming it.
+///
+/// `branches` are the kernel's indirect branches ([`decode_with`]); the kernel's own code comes
+/// first in the linked code, so their offsets hold.
+pub fn decode_linked(
+    linked: &crate::cubin::LinkedCode,
+    module: &crate::cubin::ModuleData,
+    opts: &DecodeOptions,
+    branches: &[IndirectBranch],
+) -> Result<Program, DecodeError> {
+    const NOP: u64 = 0x50b0_0000_0007_0f00;
+    // BPT.TRAP code: opcode, mode TRAP (3) in bits 6..8, the code in bits 20..39, guard PT.
+    let trap = 0xe3a0_0000_0007_00c0u64 | u64::from(DRIVER_CALL_TRAP) << 20;
+    let word_at = |code: &[u8], at: usize| {
+        code.get(at..at + 8)
+            .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    };
+    let mut code = linked.code.clone();
+    for (pc, name) in &linked.host_calls {
+        let at = *pc as usize;
+        if !DRIVER_FUNCTIONS.contains(&name.as_str()) {
+            return Err(DecodeError {
+                offset: *pc,
+                word: word_at(&code, at),
+                message: format!("a call to `{name}`, which the driver does not supply"),
+            });
+        }
+        code[at..at + 8].copy_from_slice(&trap.to_le_bytes());
+    }
+    if let Some((_, name)) = module
+        .externs4
+        .iter()
+        .find(|(_, n)| !DRIVER_FUNCTIONS.contains(&n.as_str()))
+    {
+        return Err(DecodeError {
+            offset: 0,
+            word: 0,
+            message: format!(
+                "bank 4 holds the address of `{name}`, which the driver does not supply"
+            ),
+        });
+    }
+    if !module.externs4.is_empty() {
+        // Each `JMX Rx` right after a `PRET` to the instruction after it: a call through a
+        // function pointer, which in such a module can only be to a driver function.
+        let mut prev: Option<(u32, u64)> = None;
+        for pc in (0..code.len() as u32).step_by(8) {
+            if is_sched(pc) {
+                continue;
+            }
+            let w = word_at(&code, pc as usize);
+            if w >> 48 & 0xfff0 == 0xe200 {
+                let next = if is_sched(pc + 8) { pc + 16 } else { pc + 8 };
+                match prev {
+                    Some((ppc, pw))
+                        if pw >> 48 & 0xfff0 == 0xe270 && {
+                            let rel = (((pw >> 20 & 0xff_ffff) as i64) << 40) >> 40;
+                            let t = (i64::from(ppc) + 8 + rel) as u32;
+                            let t = if is_sched(t) { t + 8 } else { t };
+                            t == next
+                        } =>
+                    {
+                        code[ppc as usize..ppc as usize + 8].copy_from_slice(&NOP.to_le_bytes());
+                        code[pc as usize..pc as usize + 8].copy_from_slice(&trap.to_le_bytes());
+                    }
+                    _ => {
+                        return Err(DecodeError {
+                            offset: pc,
+                            word: w,
+                            message: "JMX is not supported: an indirect jump that is not a call \
+                                      to a driver function (PRET then JMX)"
+                                .into(),
+                        })
+                    }
+                }
+            }
+            prev = Some((pc, w));
+        }
+    }
+    decode_with(&code, opts, branches)
+}
+
 /// Decodes a kernel's code into a program: the same program the SASS front-end makes of the
 /// text [`disassemble`] prints for it. Source locations are instruction numbers (line `n` is
-/// the `n`th instruction).
+/// the `n`th instruction). Code with a `BRX` needs its targets: [`decode_with`].
 pub fn decode(code: &[u8], opts: &DecodeOptions) -> Result<Program, DecodeError> {
-    let decoded = decode_words(code)?;
+    decode_with(code, opts, &[])
+}
+
+/// Sets each `BRX`'s targets from `branches` (the cubin's `EIATTR_INDIRECT_BRANCH_TARGETS`): an
+/// address at a multiple of 0x20 (a group's scheduling word) means the instruction after it.
+/// A `BRX` the list does not give targets for is an error.
+fn brx_targets(decoded: &mut [Decoded1], branches: &[IndirectBranch]) -> Result<(), DecodeError> {
+    for d in decoded {
+        let ParsedInst::Control(c) = &mut d.inst else {
+            continue;
+        };
+        let crate::sass::ControlKind::Brx { targets, .. } = &mut c.kind else {
+            continue;
+        };
+        let err = |message: &str| DecodeError {
+            offset: d.pc,
+            word: d.word,
+            message: format!("BRX: {message}"),
+        };
+        let Some(entry) = branches.iter().find(|b| b.offset == d.pc) else {
+            return Err(err(
+                "the cubin lists no targets for it (EIATTR_INDIRECT_BRANCH_TARGETS)",
+            ));
+        };
+        if entry.kind == 1 {
+            return Err(err(
+                "an indirect call through a function pointer (after PRET) is not supported",
+            ));
+        }
+        if entry.kind != 0 || entry.targets.is_empty() {
+            return Err(err(&format!(
+                "the cubin's entry for it (EIATTR_INDIRECT_BRANCH_TARGETS) is of kind {} \
+                 with {} targets, not a jump table's",
+                entry.kind,
+                entry.targets.len()
+            )));
+        }
+        let mut t: Vec<u32> = entry
+            .targets
+            .iter()
+            .map(|&t| if is_sched(t) { t.wrapping_add(8) } else { t })
+            .collect();
+        t.sort_unstable();
+        t.dedup();
+        *targets = t.into_iter().map(Target::Addr).collect();
+    }
+    Ok(())
+}
+
+/// [`decode`] with the cubin's indirect branches and their targets, which the code's `BRX`s
+/// go to.
+pub fn decode_with(
+    code: &[u8],
+    opts: &DecodeOptions,
+    branches: &[IndirectBranch],
+) -> Result<Program, DecodeError> {
+    let mut decoded = decode_words(code)?;
+    brx_targets(&mut decoded, branches)?;
     let asm = AsmOptions {
         registers: opts.registers,
     };
@@ -181,12 +339,13 @@ pub fn decode(code: &[u8], opts: &DecodeOptions) -> Result<Program, DecodeError>
     }
     let targets: BTreeSet<u32> = decoded
         .iter()
-        .filter_map(|d| match &d.inst {
-            ParsedInst::Control(c) => match c.target() {
-                Some(Target::Addr(a)) => Some(*a),
-                _ => None,
-            },
-            ParsedInst::Op(_) => None,
+        .flat_map(|d| match &d.inst {
+            ParsedInst::Control(c) => c.targets(),
+            ParsedInst::Op(_) => &[],
+        })
+        .filter_map(|t| match t {
+            Target::Addr(a) => Some(*a),
+            Target::Label(_) => None,
         })
         .collect();
     let mut labels: Vec<Label> = Vec::new();
@@ -194,7 +353,7 @@ pub fn decode(code: &[u8], opts: &DecodeOptions) -> Result<Program, DecodeError>
         let index = decoded.iter().position(|d| d.pc == *t).ok_or_else(|| {
             let from = decoded
                 .iter()
-                .find(|d| matches!(&d.inst, ParsedInst::Control(c) if c.target() == Some(&Target::Addr(*t))));
+                .find(|d| matches!(&d.inst, ParsedInst::Control(c) if c.targets().contains(&Target::Addr(*t))));
             DecodeError {
                 offset: from.map_or(0, |d| d.pc),
                 word: from.map_or(0, |d| d.word),
@@ -209,9 +368,11 @@ pub fn decode(code: &[u8], opts: &DecodeOptions) -> Result<Program, DecodeError>
         .map(|d| {
             let mut p = d.inst.clone();
             if let ParsedInst::Control(c) = &mut p {
-                if let Some(Target::Addr(a)) = c.target().cloned() {
-                    if let Some(l) = label_of(a) {
-                        c.set_target(Target::Label(l));
+                for t in c.targets_mut() {
+                    if let Target::Addr(a) = *t {
+                        if let Some(l) = label_of(a) {
+                            *t = Target::Label(l);
+                        }
                     }
                 }
             }
@@ -251,9 +412,18 @@ fn check_text(i: &crate::ir::Inst, asm: &AsmOptions) -> Result<(), String> {
 /// Prints a kernel's code as nvdisasm does: each scheduling word as an encoding comment on its
 /// own line, each instruction with its `/*0008*/` address, its text and its encoding, and
 /// labels before branch targets. The text parses back (SASS front-end, `registers` as given)
-/// to the program [`decode`] makes.
+/// to the program [`decode`] makes. Code with a `BRX` needs its targets: [`disassemble_with`].
 pub fn disassemble(code: &[u8], opts: &DecodeOptions) -> Result<String, DecodeError> {
-    let p = decode(code, opts)?;
+    disassemble_with(code, opts, &[])
+}
+
+/// [`disassemble`] with the cubin's indirect branches ([`decode_with`]).
+pub fn disassemble_with(
+    code: &[u8],
+    opts: &DecodeOptions,
+    branches: &[IndirectBranch],
+) -> Result<String, DecodeError> {
+    let p = decode_with(code, opts, branches)?;
     let lines = crate::sass::print::program_lines(&p).map_err(|e| DecodeError {
         offset: 0,
         word: 0,
@@ -319,7 +489,7 @@ pub fn disassemble_cubin(
         let opts = DecodeOptions {
             registers: k.registers,
         };
-        let code = match disassemble(&k.code, &opts) {
+        let code = match disassemble_with(&k.code, &opts, &k.indirect_branches) {
             Ok(code) => code,
             Err(e) => {
                 let _ = writeln!(s, "\n\n// kernel `{}` left out: {e}", k.name);
@@ -365,6 +535,8 @@ pub fn instruction_texts(p: &Program) -> Vec<(u32, String)> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_fence_simd;
 #[cfg(test)]
 mod tests_int;
 #[cfg(test)]

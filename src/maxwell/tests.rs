@@ -78,6 +78,63 @@ fn words_of_ptxas_fixtures() {
     );
 }
 
+/// The BRX words ptxas 12.9 wrote for `switch` statements (tests/cubin/switch.cu), read with
+/// envytools' gm107 fields: the register in bits 8-15, a 24-bit signed offset at 20, the CC
+/// test in bits 0-4, the guard; its targets come from the cubin.
+#[test]
+fn brx_words() {
+    let brx = |word: u64, pc: u32, targets: &[u32]| -> Result<String, String> {
+        let code = code_with(&[(pc, word)]);
+        let b = crate::cubin::IndirectBranch {
+            offset: pc,
+            kind: 0,
+            targets: targets.to_vec(),
+        };
+        let mut d = decode_words(&code).map_err(|e| e.message)?;
+        super::brx_targets(&mut d, &[b]).map_err(|e| e.message)?;
+        let i = d.into_iter().find(|d| d.pc == pc).expect("decoded");
+        match i.inst {
+            ParsedInst::Control(c) => Ok(c.to_string()),
+            ParsedInst::Op(i) => Err(format!("an op: {i:?}")),
+        }
+    };
+    // The offset is minus the next instruction's pc: the register holds the target itself.
+    // A target at a scheduling word (0xe0) is the instruction after it.
+    assert_eq!(
+        brx(0xe250_0fff_f307_040f, 0xc8, &[0xe0, 0xd0, 0x4f0]).unwrap(),
+        "BRX R4 -0xd0 (*\"BRANCH_TARGETS 0xd0,0xe8,0x4f0\"*)"
+    );
+    assert_eq!(
+        brx(0xe250_0fff_ed07_040f, 0x128, &[0x130]).unwrap(),
+        "BRX R4 -0x130 (*\"BRANCH_TARGETS 0x130\"*)"
+    );
+    // Guarded, with a CC test, a positive offset.
+    assert_eq!(
+        brx(0xe250_0000_1000_0202, 0x8, &[0x10]).unwrap(),
+        "@P0 BRX CC.EQ, R2 0x100 (*\"BRANCH_TARGETS 0x10\"*)"
+    );
+    // .LMT (bit 6) is refused; an indirect call's entry (kind 1, no targets) is named.
+    assert!(brx(0xe250_0fff_f307_044f, 0xc8, &[0xd0])
+        .unwrap_err()
+        .contains("BRX.LMT"));
+    let code = code_with(&[(0xf8, 0xe250_0fff_f007_030f)]);
+    let call = crate::cubin::IndirectBranch {
+        offset: 0xf8,
+        kind: 1,
+        targets: vec![],
+    };
+    let e = decode_with(&code, &OPTS, &[call]).unwrap_err();
+    assert!(e.message.contains("indirect call"), "{e}");
+    // A target between instructions is no instruction of the code.
+    let b = crate::cubin::IndirectBranch {
+        offset: 0x10,
+        kind: 0,
+        targets: vec![0x14],
+    };
+    let e = decode_with(&code_with(&[(0x10, 0xe250_0fff_f307_040f)]), &OPTS, &[b]).unwrap_err();
+    assert!(e.message.contains("branch target 0x14"), "{e}");
+}
+
 /// The CAL and RET words of tests/cubin/calls.cubin, and their variants.
 #[test]
 fn calls_and_returns() {
@@ -347,6 +404,15 @@ impl Rng {
         if f.mnemonic == "FCHK" && !self.next().is_multiple_of(4) {
             w &= !(0x3f << 39);
         }
+        // VABSDIFF4 as ptxas writes it: every destination byte, the default byte selects, no
+        // .CC, bit 54 clear, not .SAT with .ACC (mostly).
+        if f.mnemonic == "VABSDIFF4" && !self.next().is_multiple_of(4) {
+            w &= !((0xff << 28) | (1 << 47) | (1 << 54));
+            w |= (3 << 51) | (3 << 36) | (0x44 << 28);
+            if w >> 53 & 1 != 0 {
+                w &= !(1 << 50);
+            }
+        }
         // LD/ST carry a 32-bit offset; the text's is 24 bits: keep most in range.
         if matches!(f.mnemonic, "LD" | "ST") && !self.next().is_multiple_of(4) {
             w &= !(0xfff << 40);
@@ -385,6 +451,11 @@ fn every_form_round_trips_through_text() {
                     Err(_) => {}
                 },
                 ParsedInst::Control(c) => {
+                    let mut c = c.clone();
+                    // A BRX's targets come from the cubin, not its word: give it one.
+                    if let crate::sass::ControlKind::Brx { targets, .. } = &mut c.kind {
+                        targets.push(Target::Addr(0x10));
+                    }
                     let t = c.to_string();
                     match single(&t, &AsmOptions::default()) {
                         Ok(ParsedInst::Control(back)) => {
@@ -415,10 +486,31 @@ fn disassembly_parses_to_the_decoded_program() {
             })
             .collect();
         let mut code = vec![0u8; (n.div_ceil(3)) * 32];
+        // Each BRX's targets, as the cubin would list them: up to three slots, or the
+        // scheduling word before one (the instruction after it).
+        let mut branches: Vec<crate::cubin::IndirectBranch> = Vec::new();
         for &pc in &slots {
             let w = loop {
                 let f = forms[(rng.next() % forms.len() as u64) as usize];
                 let mut w = rng.word(f);
+                if f.mnemonic == "BRX" {
+                    let targets = (0..1 + rng.next() % 3)
+                        .map(|_| {
+                            let t = slots[(rng.next() % n as u64) as usize];
+                            if rng.next().is_multiple_of(4) && t % 0x20 == 8 {
+                                t - 8
+                            } else {
+                                t
+                            }
+                        })
+                        .collect();
+                    branches.retain(|b| b.offset != pc);
+                    branches.push(crate::cubin::IndirectBranch {
+                        offset: pc,
+                        kind: 0,
+                        targets,
+                    });
+                }
                 if matches!(f.mnemonic, "BRA" | "SSY" | "PBK" | "PCNT" | "CAL") {
                     let t = slots[(rng.next() % n as u64) as usize];
                     let rel = (i64::from(t) - i64::from(pc) - 8) as u64 & 0xff_ffff;
@@ -447,8 +539,8 @@ fn disassembly_parses_to_the_decoded_program() {
                 code[pc as usize..pc as usize + 8].copy_from_slice(&NOP.to_le_bytes());
             }
         }
-        let p = decode(&code, &OPTS).unwrap_or_else(|e| panic!("case {case}: {e}"));
-        let listing = disassemble(&code, &OPTS).unwrap();
+        let p = decode_with(&code, &OPTS, &branches).unwrap_or_else(|e| panic!("case {case}: {e}"));
+        let listing = disassemble_with(&code, &OPTS, &branches).unwrap();
         let back = crate::sass::parse_program(&listing, &OPTS.into_asm())
             .unwrap_or_else(|e| panic!("case {case}: {e}\n{listing}"));
         assert_eq!(strip(p), strip(back), "case {case}:\n{listing}");
@@ -476,20 +568,32 @@ fn errors_name_the_word() {
             .contains("unknown or unsupported Maxwell encoding"),
         "{e}"
     );
-    // An instruction warpjit knows but does not run is named, with the reason: BRX as ptxas
-    // wrote it for a `switch` (NVRTC's PTX of a 12-case switch), VADD.
-    let code = code_with(&[(0x10, 0xe250_0fff_f107_040f), (0x18, 0x2024_02e0_6057_0000)]);
+    // A BRX as ptxas wrote it for a `switch` (NVRTC's PTX of a 12-case switch) needs the
+    // targets the cubin lists for it.
+    let code = code_with(&[(0x10, 0xe250_0fff_f107_040f)]);
     let e = decode(&code, &OPTS).unwrap_err();
-    assert!(
-        e.message
-            .starts_with("BRX is not supported: indirect branches"),
-        "{e}"
-    );
+    assert_eq!(e.offset, 0x10);
+    assert!(e.message.contains("EIATTR_INDIRECT_BRANCH_TARGETS"), "{e}");
+    // An instruction warpjit knows but does not run is named, with the reason: VADD, PRET
+    // (the push of an indirect call's return point), JMX, the constant form of BRX.
     let e = decode(&code_with(&[(0x10, 0x2024_02e0_6057_0000)]), &OPTS).unwrap_err();
     assert!(e.message.starts_with("VADD is not supported"), "{e}");
+    for (w, name) in [
+        (0xe270_0000_0080_0040u64, "PRET"),
+        (0xe200_0000_0007_030f, "JMX"),
+        (0xe250_0000_0007_032f, "BRX"),
+    ] {
+        let e = decode(&code_with(&[(0x10, w)]), &OPTS).unwrap_err();
+        assert!(
+            e.message.starts_with(&format!("{name} is not supported")),
+            "{e}"
+        );
+    }
     // A flag the IR does not model is refused by name.
-    let sat = 0x5c10_0000_0000_0000u64 | (1 << 50) | (0xf << 16);
-    assert!(text_at(sat, 8).unwrap_err().contains("IADD.SAT"));
+    let sat = 0x1c00_0000_0000_0000u64 | (1 << 54) | (1 << 52) | (0x7 << 16);
+    assert!(text_at(sat, 8)
+        .unwrap_err()
+        .contains("IADD32I.SAT with .CC"));
     // A branch past the end of the code.
     let bra = 0xe240_0000_0007_000fu64 | (0x40 << 20);
     let code = code_with(&[(0x10, bra)]);
@@ -516,11 +620,11 @@ fn decoding_random_bytes_never_panics() {
 }
 
 /// The kernels ptxas compiled (tests/cubin): each decodes with its own register count, and
-/// its disassembly parses back to the decoded program. `vadd3` (VADD) does not decode yet:
-/// its error names the word.
+/// its disassembly parses back to the decoded program. `vadd3` (VADD) and `fnptr` (PRET, an
+/// indirect call) do not decode: their errors name the word.
 #[test]
 fn ptxas_kernels_decode_and_disassemble() {
-    let files: [(&str, &[u8]); 22] = [
+    let files: &[(&str, &[u8])] = &[
         ("vadd", include_bytes!("../../tests/cubin/vadd.cubin")),
         ("memory", include_bytes!("../../tests/cubin/memory.cubin")),
         ("consts", include_bytes!("../../tests/cubin/consts.cubin")),
@@ -552,18 +656,28 @@ fn ptxas_kernels_decode_and_disassemble() {
         ("casloop", include_bytes!("../../tests/cubin/casloop.cubin")),
         ("negimm", include_bytes!("../../tests/cubin/negimm.cubin")),
         ("devdata", include_bytes!("../../tests/cubin/devdata.cubin")),
+        ("simd", include_bytes!("../../tests/cubin/simd.cubin")),
+        ("simd_O0", include_bytes!("../../tests/cubin/simd_O0.cubin")),
+        ("fences", include_bytes!("../../tests/cubin/fences.cubin")),
+        ("switch", include_bytes!("../../tests/cubin/switch.cubin")),
+        ("brxidx", include_bytes!("../../tests/cubin/brxidx.cubin")),
+        ("fnptr", include_bytes!("../../tests/cubin/fnptr.cubin")),
+        ("spin", include_bytes!("../../tests/cubin/spin.cubin")),
+        ("gridbar", include_bytes!("../../tests/cubin/gridbar.cubin")),
+        ("cg_grid", include_bytes!("../../tests/cubin/cg_grid.cubin")),
+        ("params", include_bytes!("../../tests/cubin/params.cubin")),
     ];
     let mut decoded = Vec::new();
     let mut failed = Vec::new();
-    for (file, bytes) in files {
+    for &(file, bytes) in files {
         let cubin = crate::cubin::Cubin::parse(bytes).unwrap();
         for k in &cubin.kernels {
             let opts = DecodeOptions {
                 registers: k.registers,
             };
-            match decode(&k.code, &opts) {
+            match decode_with(&k.code, &opts, &k.indirect_branches) {
                 Ok(p) => {
-                    let listing = disassemble(&k.code, &opts).unwrap();
+                    let listing = disassemble_with(&k.code, &opts, &k.indirect_branches).unwrap();
                     let back = crate::sass::parse_program(&listing, &opts.into_asm())
                         .unwrap_or_else(|e| panic!("{file}/{}: {e}\n{listing}", k.name));
                     assert_eq!(
@@ -587,11 +701,14 @@ fn ptxas_kernels_decode_and_disassemble() {
     assert_eq!(
         decoded,
         [
+            "add_prefix",
             "barred",
+            "brx16",
             "bytesel",
             "calls",
             "carry128",
             "casloop",
+            "cg_grid",
             "clamp",
             "consts",
             "cvt32",
@@ -599,8 +716,13 @@ fn ptxas_kernels_decode_and_disassemble() {
             "dbl",
             "devdata",
             "diverge",
+            "dpx",
+            "dpx",
+            "every_kind",
             "fcmp",
             "fdiv",
+            "fence_sum",
+            "fences",
             "ffma_loop",
             "fmods",
             "fmufu",
@@ -609,20 +731,37 @@ fn ptxas_kernels_decode_and_disassemble() {
             "gather",
             "gather64",
             "generic",
+            "grid_sums",
+            "handoff",
             "intops",
             "misc",
             "mul",
             "muls",
             "named",
             "negimm",
+            "no_params",
             "recurse",
             "reduce",
             "sad",
             "scale",
+            "scan_block",
+            "simd2",
+            "simd2",
+            "simd4",
+            "simd4",
+            "simdk",
+            "simdk",
             "sizes",
             "stack",
             "stack_O0",
+            "sw32",
+            "sw8",
+            "swcall",
+            "swdiv",
+            "swloop",
+            "tile_reduce",
             "vadd",
+            "warp_lock",
         ]
     );
 }

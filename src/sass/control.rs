@@ -1,5 +1,5 @@
-//! Control instructions: BRA, SSY, SYNC, PBK, BRK, PCNT, CONT, CAL, RET, EXIT, BAR.SYNC. They end
-//! blocks (see
+//! Control instructions: BRA, BRX, SSY, SYNC, PBK, BRK, PCNT, CONT, CAL, RET, EXIT, BAR.SYNC.
+//! They end blocks (see
 //! [`Terminator`](crate::ir::Terminator)); here they are parsed and printed as written, with
 //! symbolic or absolute targets that [`program`](super::program) resolves.
 
@@ -8,7 +8,7 @@ use std::fmt;
 use super::parser::RawKind;
 use super::validate::Args;
 use super::AsmError;
-use crate::ir::{BarRed, BarRedOp, CcTest, Guard, Region, SrcLoc};
+use crate::ir::{BarRed, BarRedOp, CcTest, Guard, Reg, Region, SrcLoc};
 
 /// `BAR.RED`'s reductions by modifier.
 const BAR_RED_OPS: &[(&str, BarRedOp)] = &[
@@ -68,6 +68,19 @@ pub enum ControlKind {
         /// Where to go.
         target: Target,
     },
+    /// `BRX [CC.EQ|CC.NE,] Ra offset (*"BRANCH_TARGETS t1,t2,..."*)`: an indirect branch to
+    /// `pc + 8 + Ra + offset` per lane, which must be one of the targets of the note (labels
+    /// or addresses, as nvdisasm prints them from the cubin's `EIATTR_INDIRECT_BRANCH_TARGETS`).
+    Brx {
+        /// Condition-code test.
+        cc: Option<CcTest>,
+        /// The register holding each lane's offset.
+        reg: Reg,
+        /// The immediate (24-bit signed).
+        offset: i32,
+        /// The targets, as written (at least one).
+        targets: Vec<Target>,
+    },
     /// `SSY target`, `PBK target`, `PCNT target`, `CAL target` (never guarded).
     Push {
         /// Which one.
@@ -116,18 +129,62 @@ pub struct Control {
 }
 
 impl Control {
-    /// The branch target, if the instruction has one.
-    pub fn target(&self) -> Option<&Target> {
+    /// The branch targets of the instruction: one for BRA, SSY, PBK, PCNT and CAL, those of
+    /// its note for BRX, none for the others.
+    pub fn targets(&self) -> &[Target] {
         match &self.kind {
-            ControlKind::Bra { target, .. } | ControlKind::Push { target, .. } => Some(target),
-            _ => None,
+            ControlKind::Bra { target, .. } | ControlKind::Push { target, .. } => {
+                std::slice::from_ref(target)
+            }
+            ControlKind::Brx { targets, .. } => targets,
+            ControlKind::Wait { .. } | ControlKind::Exit { .. } | ControlKind::Bar { .. } => &[],
         }
     }
 
-    /// Replaces the branch target (no effect on an instruction without one).
-    pub fn set_target(&mut self, t: Target) {
-        if let ControlKind::Bra { target, .. } | ControlKind::Push { target, .. } = &mut self.kind {
-            *target = t;
+    /// The branch targets, to replace them in place (as [`Control::targets`]).
+    pub fn targets_mut(&mut self) -> &mut [Target] {
+        match &mut self.kind {
+            ControlKind::Bra { target, .. } | ControlKind::Push { target, .. } => {
+                std::slice::from_mut(target)
+            }
+            ControlKind::Brx { targets, .. } => targets,
+            ControlKind::Wait { .. } | ControlKind::Exit { .. } | ControlKind::Bar { .. } => {
+                &mut []
+            }
+        }
+    }
+}
+
+/// The text of a BRX without its guard: `BRX R4 -0xd0 (*"BRANCH_TARGETS .L_x_1,.L_x_2"*)`, as
+/// nvdisasm prints it (the offset after the register without a comma), with each target as
+/// `target` names it.
+pub fn brx_text<T: fmt::Display>(
+    cc: Option<CcTest>,
+    reg: Reg,
+    offset: i32,
+    targets: impl IntoIterator<Item = T>,
+) -> String {
+    let names: Vec<String> = targets.into_iter().map(|t| t.to_string()).collect();
+    let off = if offset < 0 {
+        format!("-{:#x}", offset.unsigned_abs())
+    } else {
+        format!("{offset:#x}")
+    };
+    format!(
+        "BRX {}{reg} {off} (*\"BRANCH_TARGETS {}\"*)",
+        cc_text(cc, ", "),
+        names.join(",")
+    )
+}
+
+/// A target as a BRX's note names it: a label bare (`.L_x_1`), an address in hex.
+pub struct NoteTarget<'a>(pub &'a Target);
+
+impl fmt::Display for NoteTarget<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Target::Label(l) => f.write_str(l),
+            Target::Addr(a) => write!(f, "{a:#x}"),
         }
     }
 }
@@ -162,6 +219,17 @@ impl fmt::Display for Control {
         write!(f, "{}", self.guard)?;
         match &self.kind {
             ControlKind::Bra { cc, target } => write!(f, "BRA {}{target}", cc_text(*cc, ", ")),
+            ControlKind::Brx {
+                cc,
+                reg,
+                offset,
+                targets,
+            } => f.write_str(&brx_text(
+                *cc,
+                *reg,
+                *offset,
+                targets.iter().map(NoteTarget),
+            )),
             ControlKind::Push { region, target } => {
                 write!(f, "{} {target}", push_mnemonic(*region))
             }
@@ -227,9 +295,56 @@ fn target(a: &mut Args<'_>) -> Result<(Target, SrcLoc), AsmError> {
     Ok((t, o.loc))
 }
 
+/// A BRX's targets from its note (`BRANCH_TARGETS .L_x_1,.L_x_2` or addresses): at least one.
+fn brx_targets(a: &Args<'_>) -> Result<Vec<Target>, AsmError> {
+    let raw = a.raw();
+    let example =
+        "write them as nvdisasm prints them: `BRX R4 -0xd0 (*\"BRANCH_TARGETS .L_x_1,.L_x_2\"*)`";
+    let Some((note, loc)) = &raw.note else {
+        return Err(
+            AsmError::at(raw.mn_loc, "BRX needs the targets it may go to")
+                .note(crate::diag::Note::info(example)),
+        );
+    };
+    let loc = *loc;
+    if note.trim() == "INDIRECT_CALL" {
+        return a.err(
+            loc,
+            "an indirect call (a BRX after PRET, through a function pointer) is not supported",
+        );
+    }
+    let Some(list) = note.trim().strip_prefix("BRANCH_TARGETS") else {
+        return Err(AsmError::at(loc, format!("unknown BRX note `{note}`"))
+            .note(crate::diag::Note::info(example)));
+    };
+    let mut out = Vec::new();
+    for t in list.split(',').map(str::trim) {
+        let bad = || {
+            AsmError::at(
+                loc,
+                format!("malformed branch target `{t}` in the BRX note"),
+            )
+        };
+        let first = t.chars().next().ok_or_else(bad)?;
+        if first.is_ascii_digit() {
+            let v = super::lexer::number(t, loc)?;
+            let a = u32::try_from(v).map_err(|_| bad())?;
+            out.push(Target::Addr(a));
+        } else if t
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'))
+        {
+            out.push(Target::Label(t.to_string()));
+        } else {
+            return Err(bad());
+        }
+    }
+    Ok(out)
+}
+
 /// The mnemonics [`parse_control`] knows.
 pub const MNEMONICS: &[&str] = &[
-    "BRA", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "CAL", "RET", "EXIT", "BAR",
+    "BRA", "BRX", "SSY", "SYNC", "PBK", "BRK", "PCNT", "CONT", "CAL", "RET", "EXIT", "BAR",
 ];
 
 /// Parses a control instruction by mnemonic; `None` if the mnemonic is not one. Returns the
@@ -248,6 +363,19 @@ pub fn parse_control(a: &mut Args<'_>) -> Option<Result<(ControlKind, Option<Src
                 let (target, l) = target(a)?;
                 tloc = Some(l);
                 ControlKind::Bra { cc, target }
+            }
+            "BRX" => {
+                let cc = cc_test(a)?;
+                let reg = a.reg()?;
+                let offset = a.imm(-0x80_0000, 0x7f_ffff, "offset")? as i32;
+                let targets = brx_targets(a)?;
+                tloc = raw.note.as_ref().map(|n| n.1);
+                ControlKind::Brx {
+                    cc,
+                    reg,
+                    offset,
+                    targets,
+                }
             }
             _ if push.is_some() => {
                 if let Some(l) = raw.guard_loc {

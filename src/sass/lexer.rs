@@ -2,8 +2,9 @@
 //!
 //! Whitespace, `//` and `/* */` comments, scheduling text (`?WAIT6`, `&req_6`, `&wr0`, `&rdN`) are
 //! dropped. A block comment holding only 1 to 8 hex digits (`/*0068*/`) is an address comment and
-//! kept as [`Tok::Addr`]; others (`/* 0x4c98078000870001 */`) are dropped. Line breaks are tokens
-//! (they end statements). Columns count characters.
+//! kept as [`Tok::Addr`]; others (`/* 0x4c98078000870001 */`) are dropped. nvdisasm's notes
+//! `(*"BRANCH_TARGETS .L_x_1,.L_x_2"*)` are kept as [`Tok::Note`] (a `BRX`'s targets). Line
+//! breaks are tokens (they end statements). Columns count characters.
 
 use super::AsmError;
 use crate::ir::SrcLoc;
@@ -19,6 +20,9 @@ pub enum Tok {
     Punct(char),
     /// An address comment `/*0068*/`.
     Addr(u32),
+    /// A note `(*"TEXT"*)` as nvdisasm prints them after an instruction: the text inside the
+    /// quotes (`BRANCH_TARGETS .L_x_1,.L_x_2`, `INDIRECT_CALL`).
+    Note(String),
     /// End of a line.
     Newline,
 }
@@ -53,6 +57,7 @@ impl Token {
         match &self.tok {
             Tok::Ident(s) | Tok::Num(s) => s.clone(),
             Tok::Punct(c) => c.to_string(),
+            Tok::Note(n) => format!("(*\"{n}\"*)"),
             Tok::Addr(_) | Tok::Newline => String::new(),
         }
     }
@@ -132,6 +137,26 @@ pub fn lex(text: &str) -> Result<Vec<Token>, AsmError> {
                 }
                 space = true;
                 continue;
+            }
+            '(' if at(i + 1) == '*' => {
+                // A note: `(*"text"*)` on one line.
+                let body_start = i + 2;
+                let mut j = body_start;
+                while j < chars.len() && chars[j] != '\n' && !(chars[j] == '*' && at(j + 1) == ')')
+                {
+                    j += 1;
+                }
+                if j >= chars.len() || chars[j] == '\n' {
+                    return Err(AsmError::at(loc, "unterminated `(*` note"));
+                }
+                let body: String = chars.get(body_start..j).unwrap_or(&[]).iter().collect();
+                let text = body
+                    .trim()
+                    .strip_prefix('"')
+                    .and_then(|b| b.strip_suffix('"'))
+                    .unwrap_or(body.trim())
+                    .to_string();
+                (j + 2 - i, Some(Tok::Note(text)))
             }
             '?' => (run(1, &ident_char), None),
             '&' => (run(1, &|c| ident_char(c) || c == '='), None),

@@ -85,6 +85,9 @@ pub struct RawInst {
     pub operands: Vec<RawOperand>,
     /// DEPBAR only: the operand text, normalised (tokens joined, `, ` after commas).
     pub text: String,
+    /// A note nvdisasm prints after the operands, `(*"BRANCH_TARGETS .L_x_1,.L_x_2"*)`: its
+    /// text inside the quotes and where it starts. Only `BRX` reads it; others ignore it.
+    pub note: Option<Spanned<String>>,
     /// Start of the statement (the guard or the mnemonic).
     pub loc: SrcLoc,
     /// Where the statement ends (its `;`, line break, or end of text).
@@ -325,6 +328,7 @@ fn raw_inst(toks: &[Token], end: SrcLoc) -> Result<RawInst, AsmError> {
         mods,
         operands: Vec::new(),
         text: String::new(),
+        note: None,
         loc,
         end,
     };
@@ -336,7 +340,16 @@ fn raw_inst(toks: &[Token], end: SrcLoc) -> Result<RawInst, AsmError> {
         inst.text = inst.text.trim_end().to_string();
         return Ok(inst);
     }
-    let rest = strip_braces(rest);
+    let mut rest = strip_braces(rest);
+    if let Some(Token {
+        tok: Tok::Note(n),
+        loc,
+        ..
+    }) = rest.last()
+    {
+        inst.note = Some((n.clone(), *loc));
+        rest.pop();
+    }
     let mut c = Cur {
         t: &rest,
         i: 0,
@@ -345,11 +358,14 @@ fn raw_inst(toks: &[Token], end: SrcLoc) -> Result<RawInst, AsmError> {
     if c.peek().is_none() {
         return Ok(inst);
     }
+    // nvdisasm writes a BRX's or JMX's offset after its register with no comma: `BRX R4 -0xd0`.
+    let spaced = matches!(inst.mnemonic.as_str(), "BRX" | "JMX");
     loop {
         inst.operands.push(operand(&mut c)?);
         match c.bump() {
             None => return Ok(inst),
             Some(t) if t.is(',') => {}
+            Some(t) if spaced && (t.is('-') || matches!(t.tok, Tok::Num(_))) => c.i -= 1,
             Some(t) => {
                 return Err(AsmError::at(
                     t.loc,

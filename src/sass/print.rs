@@ -95,6 +95,30 @@ pub fn program_lines(p: &Program) -> Result<Vec<Line>, Unspelled> {
                     format!("{}BRA {cc}{}", cond.guard, target(p, taken)),
                 )
             }
+            Terminator::Brx {
+                cond,
+                reg,
+                offset,
+                table,
+                pc,
+                ..
+            } => {
+                // The targets as the note names them: each block's first label, else its pc.
+                let names = p
+                    .jump_tables
+                    .get(table as usize)
+                    .map(|t| t.targets.as_slice())
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|&(tpc, b)| {
+                        match p.blocks.get(b as usize).and_then(|b| b.labels.first()) {
+                            Some(l) => l.clone(),
+                            None => format!("{tpc:#x}"),
+                        }
+                    });
+                let text = super::control::brx_text(cond.cc, reg, offset, names);
+                (Some(pc), format!("{}{text}", cond.guard))
+            }
             Terminator::Push {
                 region,
                 target: t,

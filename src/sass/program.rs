@@ -4,8 +4,8 @@
 //! from Maxwell's layout: a scheduling word before every three instructions, so instructions sit at
 //! 0x08, 0x10, 0x18, 0x28, 0x30, 0x38, 0x48, ...
 //!
-//! Blocks start at the first instruction, at every label, at every branch target and after every
-//! control instruction. A block that does not end in a control instruction falls through
+//! Blocks start at the first instruction, at every label, at every branch target (a `BRX`'s
+//! declared targets included) and after every control instruction. A block that does not end in a control instruction falls through
 //! (`Jump { pc: None }`), or, at the end of the text, exits (`Exit { pc: None }`). When the last
 //! instruction needs a following block (a conditional BRA, SSY, SYNC, BAR.SYNC) or labels follow
 //! it, an empty final block holds that implicit exit.
@@ -20,7 +20,9 @@ use super::syntax::parse_op;
 use super::validate::Args;
 use super::{AsmError, AsmOptions, ParsedInst};
 use crate::diag::Note;
-use crate::ir::{Block, BlockId, Cond, Inst, Isa, Program, SpecialReg, SrcLoc, Terminator};
+use crate::ir::{
+    Block, BlockId, Cond, Inst, Isa, JumpTable, Program, SpecialReg, SrcLoc, Terminator,
+};
 
 /// The pc of the first instruction in Maxwell's layout.
 pub const FIRST_PC: u32 = 0x8;
@@ -119,7 +121,7 @@ pub struct Item {
     pub p: ParsedInst,
     /// Its address, when the listing gives one (`/*0008*/`, or a binary's offset).
     pub addr: Option<u32>,
-    /// Where its branch target is written, if it has one.
+    /// Where its branch target (a BRX's note) is written, if it has one.
     pub tloc: Option<SrcLoc>,
 }
 
@@ -131,7 +133,7 @@ pub type Label = (String, SrcLoc, usize);
 fn needs_next(c: &Control) -> bool {
     let always = c.guard.is_always();
     match &c.kind {
-        ControlKind::Bra { cc, .. } => !(always && cc.is_none()),
+        ControlKind::Bra { cc, .. } | ControlKind::Brx { cc, .. } => !(always && cc.is_none()),
         ControlKind::Exit { .. } => false,
         ControlKind::Push { .. } | ControlKind::Wait { .. } | ControlKind::Bar { .. } => true,
     }
@@ -208,29 +210,45 @@ pub fn assemble(
     for l in &labels {
         at_item.entry(l.2).or_default().push(l.0.clone());
     }
-    let mut targets: Vec<Option<usize>> = Vec::with_capacity(n);
+    let mut targets: Vec<Vec<usize>> = Vec::with_capacity(n);
     for it in &items {
-        let t = match &it.p {
-            ParsedInst::Control(c) => c.target(),
-            ParsedInst::Op(_) => None,
+        let ts = match &it.p {
+            ParsedInst::Control(c) => c.targets(),
+            ParsedInst::Op(_) => &[],
         };
+        let brx =
+            matches!(&it.p, ParsedInst::Control(c) if matches!(c.kind, ControlKind::Brx { .. }));
         let loc = it.tloc.unwrap_or(it.p.loc());
-        targets.push(match t {
-            None => None,
-            Some(Target::Label(l)) => match by_name.get(l.as_str()) {
-                Some(&x) => Some(x),
-                None => return Err(AsmError::at(loc, format!("undefined label `{l}`"))),
-            },
-            Some(Target::Addr(a)) => match at_pc.get(a) {
-                Some(&i) => Some(i),
-                None => {
-                    return Err(AsmError::at(
-                        loc,
-                        format!("no instruction at address {a:#x}"),
-                    ))
-                }
-            },
-        });
+        let mut these = Vec::with_capacity(ts.len());
+        for t in ts {
+            let i = match t {
+                Target::Label(l) => match by_name.get(l.as_str()) {
+                    Some(&x) => x,
+                    None => return Err(AsmError::at(loc, format!("undefined label `{l}`"))),
+                },
+                Target::Addr(a) => match at_pc.get(a) {
+                    Some(&i) => i,
+                    None => {
+                        return Err(AsmError::at(
+                            loc,
+                            format!("no instruction at address {a:#x}"),
+                        ))
+                    }
+                },
+            };
+            // A BRX goes to an instruction's address: a label past the last one has none.
+            if brx && i == n {
+                return Err(AsmError::at(
+                    loc,
+                    format!(
+                        "BRX target `{}` is not an instruction (it follows the last one)",
+                        super::control::NoteTarget(t)
+                    ),
+                ));
+            }
+            these.push(i);
+        }
+        targets.push(these);
     }
 
     // Block starts.
@@ -246,6 +264,7 @@ pub fn assemble(
     }
     let starts: Vec<usize> = starts.into_iter().collect();
     let block_of = |i: usize| -> BlockId { starts.binary_search(&i).unwrap_or(0) as BlockId };
+    let mut jump_tables: Vec<JumpTable> = Vec::new();
 
     let mut blocks = Vec::with_capacity(starts.len());
     for (b, &s) in starts.iter().enumerate() {
@@ -257,8 +276,19 @@ pub fn assemble(
             match &it.p {
                 ParsedInst::Op(inst) => insts.push(inst.clone()),
                 ParsedInst::Control(c) => {
-                    let target = targets.get(i).copied().flatten().map(block_of);
-                    term = Some(terminator(c, target, next).ok_or_else(|| {
+                    let these = targets.get(i).map_or(&[][..], |t| t.as_slice());
+                    let target = these.first().map(|&t| block_of(t));
+                    if matches!(c.kind, ControlKind::Brx { .. }) {
+                        let mut table: Vec<(u32, BlockId)> = these
+                            .iter()
+                            .map(|&t| (items[t].p.pc(), block_of(t)))
+                            .collect();
+                        table.sort_unstable();
+                        table.dedup();
+                        jump_tables.push(JumpTable { targets: table });
+                    }
+                    let table = jump_tables.len().saturating_sub(1) as u32;
+                    term = Some(terminator(c, target, table, next).ok_or_else(|| {
                         AsmError::at(
                             c.loc,
                             "internal error: control instruction without a successor",
@@ -296,14 +326,34 @@ pub fn assemble(
         registers: opts.registers,
         interface: crate::ir::Interface::default(),
         lines,
+        jump_tables,
     })
 }
 
-/// The terminator of a control instruction; `None` if it needs a block that is missing.
-fn terminator(c: &Control, target: Option<BlockId>, next: Option<BlockId>) -> Option<Terminator> {
+/// The terminator of a control instruction (`table`: a BRX's index in the program's jump
+/// tables); `None` if it needs a block that is missing.
+fn terminator(
+    c: &Control,
+    target: Option<BlockId>,
+    table: u32,
+    next: Option<BlockId>,
+) -> Option<Terminator> {
     let pc = c.pc;
     let cond = |cc| Cond { guard: c.guard, cc };
     Some(match c.kind {
+        ControlKind::Brx {
+            cc, reg, offset, ..
+        } => {
+            let cond = cond(cc);
+            Terminator::Brx {
+                cond,
+                reg,
+                offset,
+                table,
+                next: if cond.is_always() { None } else { Some(next?) },
+                pc,
+            }
+        }
         ControlKind::Bra { cc, .. } => {
             let cond = cond(cc);
             if cond.is_always() {

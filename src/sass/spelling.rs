@@ -86,6 +86,7 @@ sass_table! {
         Imnmx "IMNMX",
         Vmnmx "VMNMX",
         Vabsdiff "VABSDIFF",
+        Vabsdiff4 "VABSDIFF4",
         Icmp "ICMP",
         Prmt "PRMT",
         Fadd "FADD",
@@ -329,6 +330,19 @@ impl Name for MembarScope {
             MembarScope::Cta => "CTA",
             MembarScope::Gl => "GL",
             MembarScope::Sys => "SYS",
+            MembarScope::Vc => "VC",
+        }
+    }
+}
+
+impl Name for MembarInval {
+    /// The modifier's name; empty for [`MembarInval::None`], which has none.
+    fn name(self) -> &'static str {
+        match self {
+            MembarInval::None => "",
+            MembarInval::D => "IVALLD",
+            MembarInval::T => "IVALLT",
+            MembarInval::Td => "IVALLTD",
         }
     }
 }

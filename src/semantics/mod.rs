@@ -15,11 +15,14 @@
 //! | SHF's funnel shift, FLO's leading one, ICMP's test of Rc | [`shf`], [`flo`], [`icmp_zero`] | §22 |
 //! | IMADSP's parts and multiply-add | [`imadsp`] | §22a |
 //! | the zero test of LOP, LOP32I, LOP3, SHL, SHR and I2I (`.X`, `.CC`, `.Z`/`.NZ`) | [`logic_zero`] | §21 |
+//! | IADD.SAT's and IADD32I.SAT's clamped sum (through the JIT's lane routine) | [`iadd_sat`] | §21 |
+//! | the video instructions VMNMX, VABSDIFF, VABSDIFF4 (through the JIT's lane routine) | [`vmnmx`], [`vabsdiff`], [`vabsdiff4`] | §22e |
 //! | Direct3D 11 float and integer arithmetic (DXBC) | [`d3d`] | DXBC numerics |
 //! | what each per-lane function op computes | [`func`] | DXBC numerics |
 //! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
 //! | conversions (I2F, F2I, F2F, I2I) and the binary64 instructions | [`convert`] | §29 |
-//! | texture sampling (`sample*`, `gather4*`, `lod`) and screen-space derivatives | [`sample`] | §31, §32 |
+//! | a `BRX` lane's target and the block it goes to | [`brx_target`], [`brx_block`] | §31 |
+//! | texture sampling (`sample*`, `gather4*`, `lod`) and screen-space derivatives | [`sample`] | §32, §33 |
 
 pub mod cc;
 pub mod convert;
@@ -34,7 +37,50 @@ use crate::ir::{
     Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType, Video, VideoPart, VideoSecond,
 };
 use warpjit_runtime::helpers::window_detect;
-use warpjit_runtime::WarpState;
+use warpjit_runtime::{BadTarget, WarpState};
+
+/// A `BRX` lane's target address (docs/semantics.md §31): `pc + 8 + value + offset`, computed
+/// exactly, the register's `value` as a signed 32-bit number.
+pub fn brx_target(pc: u32, offset: i32, value: u32) -> i64 {
+    i64::from(pc) + 8 + i64::from(value as i32) + i64::from(offset)
+}
+
+/// The block a `BRX` lane whose target is `t` ([`brx_target`]) goes to, among the branch's
+/// declared targets `table` (docs/semantics.md §31). An address at a multiple of 0x20, where a
+/// group of three instructions starts with its scheduling word, means the group's first
+/// instruction, as for a `BRA` target (ptxas's jump tables hold such addresses). Any other
+/// address is a fault: outside the code of `prog` (the program the branch is in), not at one of
+/// its instructions, or an instruction the branch does not declare.
+pub fn brx_block(
+    prog: &crate::ir::Program,
+    table: &crate::ir::JumpTable,
+    t: i64,
+) -> Result<crate::ir::BlockId, BadTarget> {
+    let find = |t: i64| {
+        let t = u32::try_from(t).ok()?;
+        let i = table.targets.binary_search_by_key(&t, |e| e.0).ok()?;
+        Some(table.targets[i].1)
+    };
+    let group = t.rem_euclid(0x20) == 0;
+    if let Some(b) = find(t).or_else(|| find(t + 8).filter(|_| group)) {
+        return Ok(b);
+    }
+    // Why not (a fault's slow path).
+    let at = |t: i64| u32::try_from(t).is_ok_and(|t| prog.has_instruction_at(t));
+    if at(t) || (group && at(t + 8)) {
+        return Err(BadTarget::Undeclared);
+    }
+    // The code's first group starts with a scheduling word, 8 bytes before its first
+    // instruction.
+    let inside = prog
+        .pc_extent()
+        .is_some_and(|(lo, hi)| t >= i64::from(lo) - 8 && t < i64::from(hi) + 8);
+    Err(if inside {
+        BadTarget::NotInstruction
+    } else {
+        BadTarget::Outside
+    })
+}
 
 /// A video operand's value (docs/semantics.md §22e): `part` of `v`, sign-extended when
 /// `signed`, else zero-extended (a word extends to 33 bits: an unsigned word stays positive).
@@ -122,6 +168,45 @@ pub fn vmnmx(v: &Video, max: bool, a: u32, b: u32, c: u32) -> u32 {
 pub fn vabsdiff(v: &Video, a: u32, b: u32, c: u32) -> u32 {
     let (x, y) = video_operands(v, a, b);
     video_finish(v, (x - y).abs(), c)
+}
+
+/// One lane of VABSDIFF4 (docs/semantics.md §22e).
+pub fn vabsdiff4(o: &crate::ir::Vabsdiff4, a: u32, b: u32, c: u32) -> u32 {
+    let byte = |v: u32, i: u32, signed: bool| {
+        let x = (v >> (8 * i)) as u8;
+        if signed {
+            i32::from(x as i8)
+        } else {
+            i32::from(x)
+        }
+    };
+    let t = |i: u32| {
+        let t = (byte(a, i, o.a_signed) - byte(b, i, o.b_signed)).unsigned_abs();
+        match (o.sat, o.d_signed) {
+            (true, true) => t.min(0x7f),
+            (true, false) => t.min(0xff),
+            (false, _) => t,
+        }
+    };
+    if o.acc {
+        (0..4).fold(c, |s, i| s.wrapping_add(t(i)))
+    } else {
+        (0..4).fold(0, |d, i| d | (t(i) & 0xff) << (8 * i))
+    }
+}
+
+/// One lane of IADD.SAT and IADD32I.SAT (docs/semantics.md §21): `[-]a + [-]b` on the operands as signed 32-bit
+/// values, exactly, clamped to [-2^31, 2^31 - 1].
+pub fn iadd_sat(neg_a: bool, a: u32, neg_b: bool, b: u32) -> u32 {
+    let v = |neg: bool, x: u32| {
+        let x = i64::from(x as i32);
+        if neg {
+            -x
+        } else {
+            x
+        }
+    };
+    (v(neg_a, a) + v(neg_b, b)).clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32
 }
 
 /// One lane of IMNMX (docs/semantics.md §22, §22a): `min` is Pp; `zf`, `sf` are the flags
@@ -220,17 +305,14 @@ pub fn add_ones(negs: u32, x: bool, po: bool) -> u32 {
 }
 
 /// The +1 of each negated IADD3 operand (A, B, C), added in the add that holds the operand;
-/// with `.X` the carry in replaces the +1 of the last negated operand (C, then B, then A)
-/// (docs/semantics.md §21).
+/// with `.X` none: the high words of a wide sum take the low words' carry (CF + OF) instead,
+/// which already holds every negated operand's +1 (docs/semantics.md §21).
 #[inline(always)]
 pub fn iadd3_ones(o: &Iadd3) -> [u32; 3] {
-    let mut n = [o.a.neg as u32, o.b.neg as u32, o.c.neg as u32];
     if o.x {
-        if let Some(k) = (0..3).rev().find(|&k| n[k] == 1) {
-            n[k] = 0;
-        }
+        return [0; 3];
     }
-    n
+    [o.a.neg as u32, o.b.neg as u32, o.c.neg as u32]
 }
 
 /// The effective global/generic address of lane `l` (docs/semantics.md §16): 32-bit
@@ -371,6 +453,65 @@ pub fn icmp_zero(cmp: Cmp, unsigned: bool, c: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iadd_sat_clamps_the_exact_signed_sum() {
+        let max = i32::MAX as u32;
+        let min = i32::MIN as u32;
+        assert_eq!(iadd_sat(false, max, false, 1), max);
+        assert_eq!(iadd_sat(false, min, false, u32::MAX), min);
+        assert_eq!(iadd_sat(false, 5, true, 7), (-2i32) as u32);
+        // -INT_MIN is 2^31 exactly: 0 - INT_MIN saturates, -1 - INT_MIN does not.
+        assert_eq!(iadd_sat(false, 0, true, min), max);
+        assert_eq!(iadd_sat(false, u32::MAX, true, min), max);
+        assert_eq!(iadd_sat(true, min, true, 1), max);
+        assert_eq!(iadd_sat(true, 1, false, min), min);
+        assert_eq!(iadd_sat(false, 0x4000_0000, false, 0x4000_0000), max);
+    }
+
+    #[test]
+    fn vabsdiff4_bytes_and_accumulation() {
+        let op = |signed: bool, d_signed: bool, sat: bool, acc: bool| crate::ir::Vabsdiff4 {
+            d: crate::ir::Reg(0),
+            d_signed,
+            sat,
+            acc,
+            a: crate::ir::Reg(1),
+            a_signed: signed,
+            b: crate::ir::Reg(2),
+            b_signed: signed,
+            c: crate::ir::Reg(3),
+        };
+        let (a, b) = (0x80_ff_7f_00, 0x7f_00_80_ff);
+        // Unsigned bytes: |0x80-0x7f|, |0xff-0x00|, |0x7f-0x80|, |0x00-0xff|.
+        assert_eq!(
+            vabsdiff4(&op(false, false, false, false), a, b, 7),
+            0x01_ff_01_ff
+        );
+        assert_eq!(
+            vabsdiff4(&op(false, false, false, true), a, b, 7),
+            7 + 1 + 0xff + 1 + 0xff
+        );
+        // Signed bytes: |-128-127| = 255, |-1-0| = 1, |127-(-128)| = 255, |0-(-1)| = 1.
+        assert_eq!(
+            vabsdiff4(&op(true, false, false, false), a, b, 0),
+            0xff_01_ff_01
+        );
+        // .SAT with a signed destination clamps each byte to 127; unsigned changes nothing.
+        assert_eq!(
+            vabsdiff4(&op(true, true, true, false), a, b, 0),
+            0x7f_01_7f_01
+        );
+        assert_eq!(
+            vabsdiff4(&op(true, false, true, false), a, b, 0),
+            0xff_01_ff_01
+        );
+        // The accumulation wraps.
+        assert_eq!(
+            vabsdiff4(&op(true, false, false, true), a, b, u32::MAX),
+            255 + 1 + 255
+        );
+    }
 
     #[test]
     fn ldc_modes_on_edge_values() {

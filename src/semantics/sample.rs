@@ -1,7 +1,7 @@
 //! Texture sampling (DXBC `sample*`, `gather4*`, `lod`) and screen-space derivatives
 //! (`deriv_rt*`), defined once as pure functions of the texture, the sampler state and one
-//! lane's operands: the same bits on every host, for both engines (docs/semantics.md §31 and
-//! §32 state every rule and where it comes from).
+//! lane's operands: the same bits on every host, for both engines (docs/semantics.md §32 and
+//! §33 state every rule and where it comes from).
 //!
 //! The definition follows the Direct3D 11.3 functional specification, §7.18 (texture sampling),
 //! and the instruction pages of `sample` to `lod`; where the specification leaves freedom, one

@@ -19,7 +19,7 @@
 //! [`check`] runs the interpreter once and the JIT two or three times (fresh machine each time:
 //! twice at tier 1, the second run reusing the code compiled by the first, then, in a quarter of
 //! the cases, once with every block recompiled by tier 2) and requires bit-identical results: the same `Ok` statistics (`warps`,
-//! `warp_insts`, `lane_insts`) or the same [`Fault`] (kind, launch, CTA, warp, lane, pc), and
+//! `warp_insts`, `lane_insts`, `yields`) or the same [`Fault`] (kind, launch, CTA, warp, lane, pc), and
 //! the same bytes in every global segment afterwards (also after a fault). It also compiles
 //! every block in both JIT variants (any active mask and full warp) at both tiers, so a block
 //! that Cranelift rejects is reported instead of silently interpreted.
@@ -181,6 +181,12 @@ pub struct Case {
     pub tier2: bool,
     /// What the epilogue stores (set by the generator: [`Case::generate_with`]).
     pub frame: Frame,
+    /// The words of the switches' jump tables in constant bank 2, `(offset, value)`: the pcs
+    /// of their cases (written over the bank's random data).
+    pub jump_tables: Vec<(u32, u32)>,
+    /// The machine's quantum (docs/semantics.md §9): mostly a few instructions, so that warps'
+    /// turns end inside generated loops and code, where both engines must end them alike.
+    pub quantum: u64,
 }
 
 /// How much of a thread's state the prologue sets and the epilogue stores.
@@ -223,6 +229,8 @@ impl fmt::Debug for Case {
         writeln!(f, "    odd_size: {:#x},", self.odd_size)?;
         writeln!(f, "    tier2: {},", self.tier2)?;
         writeln!(f, "    frame: Frame::{:?},", self.frame)?;
+        writeln!(f, "    jump_tables: vec!{:#x?},", self.jump_tables)?;
+        writeln!(f, "    quantum: {},", self.quantum)?;
         write!(f, "}}")
     }
 }
@@ -339,7 +347,10 @@ impl Case {
 
     /// A fresh machine holding `memory` ([`Case::initial_memory`]).
     pub fn machine_from(&self, memory: &[(u64, Vec<u8>)]) -> Result<Machine, String> {
-        let mut m = Machine::default();
+        let mut m = Machine {
+            quantum: self.quantum,
+            ..Machine::default()
+        };
         for ((base, size), (b, init)) in self.segments().into_iter().zip(memory) {
             debug_assert_eq!(base, *b);
             m.global
@@ -394,6 +405,9 @@ impl Case {
             0
         };
         word(c, 0x4, local_window);
+        for &(off, v) in &self.jump_tables {
+            c.write(2, off, &v.to_le_bytes());
+        }
         word(c, 0x20, self.local_bytes);
         for (off, v) in [
             (P_OUT, OUT),
@@ -434,6 +448,7 @@ impl Case {
             local_bytes: self.local_bytes,
             consts,
             budget: self.budget,
+            cooperative: false,
         })
     }
 
@@ -502,6 +517,8 @@ pub struct Counts {
     pub lane_insts: u64,
     /// Misaligned lane accesses aligned down.
     pub misaligned: u64,
+    /// Warp turns ended at the quantum.
+    pub yields: u64,
 }
 
 impl From<Stats> for Counts {
@@ -511,6 +528,7 @@ impl From<Stats> for Counts {
             warp_insts: s.warp_insts,
             lane_insts: s.lane_insts,
             misaligned: s.misaligned,
+            yields: s.yields,
         }
     }
 }

@@ -1,10 +1,12 @@
 //! Reading the trace and its side files: regular files only (a device or a FIFO is never opened
-//! for reading, so it can neither block nor stream without end), and every read bounded.
+//! for reading, so it can neither block nor stream without end), every read bounded, and side
+//! files only inside the trace's own directory tree or a directory the user allows
+//! ([`Confinement`]).
 
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 /// Largest trace file read: 64 MiB. Large data belongs in side files (`file = "..."`), which are
 /// memory-mapped, never parsed.
@@ -45,22 +47,48 @@ fn kind(meta: &Metadata) -> &'static str {
 /// checked before opening (opening a FIFO blocks), the file is opened with `O_NONBLOCK` in case it
 /// was replaced in between, and the type is checked again on the open file.
 pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), String> {
+    open_checked(path, path, false)
+}
+
+/// [`open_regular`] of a side file [`Confinement::resolve`] found: its real path is opened with
+/// `O_NOFOLLOW` (it has no symbolic link left to follow; one put there since is refused), and
+/// messages name it as the trace does.
+pub(crate) fn open_side(p: &SidePath) -> Result<(File, u64), String> {
+    open_checked(&p.real, &p.shown, true)
+}
+
+/// [`open_regular`] of `path`, naming it `shown` in messages; with `nofollow`, a symbolic link
+/// at `path` is refused instead of followed.
+fn open_checked(path: &Path, shown: &Path, nofollow: bool) -> Result<(File, u64), String> {
     let regular = |meta: &Metadata| {
         if meta.is_file() {
             Ok(meta.len())
         } else {
             Err(format!(
                 "{} is {}, not a regular file",
-                path.display(),
+                shown.display(),
                 kind(meta)
             ))
         }
     };
-    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
-    regular(&fs::metadata(path).map_err(cannot)?)?;
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", shown.display());
+    let meta = if nofollow {
+        fs::symlink_metadata(path)
+    } else {
+        fs::metadata(path)
+    };
+    let meta = meta.map_err(cannot)?;
+    if meta.file_type().is_symlink() {
+        return Err(format!(
+            "{} became a symbolic link after it was checked",
+            shown.display()
+        ));
+    }
+    regular(&meta)?;
+    let flags = libc::O_NONBLOCK | if nofollow { libc::O_NOFOLLOW } else { 0 };
     let f = OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK)
+        .custom_flags(flags)
         .open(path)
         .map_err(cannot)?;
     let len = regular(&f.metadata().map_err(cannot)?)?;
@@ -70,7 +98,23 @@ pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), String> {
 /// Reads the whole regular file at `path`, of at most `limit` bytes (`what` names the limit in
 /// the message, e.g. "a code_file").
 pub(crate) fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, String> {
-    let (f, len) = open_regular(path)?;
+    let opened = open_regular(path)?;
+    read_opened(opened, path, limit, what)
+}
+
+/// [`read_limited`] of a side file ([`open_side`]).
+pub(crate) fn read_side(p: &SidePath, limit: u64, what: &str) -> Result<Vec<u8>, String> {
+    let opened = open_side(p)?;
+    read_opened(opened, &p.shown, limit, what)
+}
+
+/// The whole of an opened file of length `len`, at most `limit` bytes.
+fn read_opened(
+    (f, len): (File, u64),
+    path: &Path,
+    limit: u64,
+    what: &str,
+) -> Result<Vec<u8>, String> {
     let too_long = |len: u64| {
         format!(
             "{} is {len} bytes: {what} is limited to {limit} bytes ({} MiB)",
@@ -94,7 +138,7 @@ pub(crate) fn read_limited(path: &Path, limit: u64, what: &str) -> Result<Vec<u8
 /// Reads exactly `len` bytes from the start of the regular file at `path` (its length when the
 /// trace was loaded): an error if it is now shorter or longer.
 pub(crate) fn read_exact_len(path: &Path, len: u64) -> Result<Vec<u8>, String> {
-    let (f, now) = open_regular(path)?;
+    let (f, now) = open_resolved(path)?;
     if now != len {
         return Err(format!(
             "{} changed size since the trace was loaded ({now} bytes, was {len})",
@@ -109,6 +153,129 @@ pub(crate) fn read_exact_len(path: &Path, len: u64) -> Result<Vec<u8>, String> {
         return Err(format!("{} shrank while being read", path.display()));
     }
     Ok(buf)
+}
+
+/// A data `file` opened again after loading (to read it, or to compare with it): its path is the
+/// real one [`Confinement::resolve`] found, opened without following a symbolic link.
+pub(crate) fn open_resolved(path: &Path) -> Result<(File, u64), String> {
+    open_checked(path, path, true)
+}
+
+/// A side file a trace names, resolved by [`Confinement::resolve`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SidePath {
+    /// The path as the trace gives it, joined to the trace's directory: what messages show.
+    pub(crate) shown: PathBuf,
+    /// The file itself: absolute, every symbolic link resolved, inside an allowed directory.
+    pub(crate) real: PathBuf,
+}
+
+/// Where a trace's side files (`file`, `code_file`) may be: inside the trace's own directory
+/// tree, or inside one of the directories the user allows (`warpjit run --allow-path DIR`). A
+/// trace is untrusted input: without this, `file = "/etc/hostname"` or
+/// `file = "../../../../etc/hostname"` would read any host file into guest memory (and out again
+/// through `--dump` or an expectation's mismatch), and an error in a `code_file` would quote its
+/// lines.
+#[derive(Clone, Debug)]
+pub(crate) struct Confinement {
+    /// The trace's directory as given (side files are relative to it).
+    dir: PathBuf,
+    /// The trace's directory, absolute (real when it can be resolved): what relative names are
+    /// checked against before any file is looked at.
+    base: PathBuf,
+    /// The directories side files may be in: the trace's, then the allowed ones, each absolute
+    /// with its symbolic links resolved.
+    roots: Vec<PathBuf>,
+}
+
+/// `p` with `.` and `..` taken out lexically (`..` at the root stays at the root), without
+/// looking at the file system.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+        }
+    }
+    out
+}
+
+/// `p` absolute and real (symbolic links resolved) if it exists, else absolute and normalized.
+fn real_or_absolute(p: &Path) -> PathBuf {
+    let p = if p.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        p
+    };
+    fs::canonicalize(p).unwrap_or_else(|_| normalize(&std::path::absolute(p).unwrap_or_default()))
+}
+
+impl Confinement {
+    /// Side files of a trace in `dir` (as given), confined to `dir`'s tree and the trees of
+    /// `allow` (directories that do not exist allow nothing).
+    pub(crate) fn new(dir: &Path, allow: &[PathBuf]) -> Confinement {
+        let base = real_or_absolute(dir);
+        let mut roots = vec![base.clone()];
+        roots.extend(allow.iter().filter_map(|a| fs::canonicalize(a).ok()));
+        Confinement {
+            dir: dir.to_path_buf(),
+            base,
+            roots,
+        }
+    }
+
+    /// Whether `p` (absolute) lies in an allowed tree.
+    fn allowed(&self, p: &Path) -> bool {
+        self.roots.iter().any(|r| p.starts_with(r))
+    }
+
+    /// The trace's directory, for messages.
+    fn shown_dir(&self) -> String {
+        if self.dir.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            self.dir.display().to_string()
+        }
+    }
+
+    /// Resolves a side file's name (relative to the trace's directory, or absolute). Refused, with
+    /// the reason: a name that leaves the allowed trees as written (an absolute path, or `..`
+    /// past the trace's directory), checked before the file system is looked at; and a name that
+    /// leaves them through a symbolic link (the real path is checked).
+    pub(crate) fn resolve(&self, name: &str) -> Result<SidePath, String> {
+        const HOW: &str = "a trace reads side files only inside its own directory tree \
+                           (`warpjit run --allow-path DIR` allows the files under DIR too)";
+        let shown = self.dir.join(name);
+        if name.is_empty() {
+            return Err("the path is empty: expected a file name relative to the trace".into());
+        }
+        if name.contains('\0') {
+            return Err("the path holds a NUL character".into());
+        }
+        let written = normalize(&self.base.join(name));
+        if !self.allowed(&written) {
+            return Err(format!(
+                "{name:?} is outside the trace's directory ({}): {HOW}",
+                self.shown_dir()
+            ));
+        }
+        let real = fs::canonicalize(&shown)
+            .map_err(|e| format!("cannot read {}: {e}", shown.display()))?;
+        if !self.allowed(&real) {
+            return Err(format!(
+                "{name:?} leads through a symbolic link to {}, outside the trace's directory \
+                 ({}): {HOW}",
+                real.display(),
+                self.shown_dir()
+            ));
+        }
+        Ok(SidePath { shown, real })
+    }
 }
 
 /// The byte offset of the value past the first `limit` in a TOML text (see [`MAX_TRACE_VALUES`]

@@ -3,9 +3,9 @@
 use super::error::Source;
 use super::files::{self, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
 use super::schema::{RawData, RawTrace, U64};
-use super::{Data, DataKind, Trace, TraceError, FORMAT};
+use super::{Data, DataKind, LoadOptions, Trace, TraceError, FORMAT};
 use crate::diag::Diagnostic;
-use crate::exec::{Machine, DEFAULT_LAUNCH_BUDGET};
+use crate::exec::{Machine, DEFAULT_LAUNCH_BUDGET, DEFAULT_QUANTUM};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -21,12 +21,19 @@ use launch::Programs;
 /// checks every value, assembles every launch's program, maps global memory (side files
 /// memory-mapped copy-on-write) and marks sparse tiles, and fills the constant banks.
 ///
-/// Side files (`file`, `code_file`) are relative to the trace's directory. Nothing runs.
+/// Side files (`file`, `code_file`) are relative to the trace's directory, and must lie inside
+/// its directory tree (after resolving symbolic links): [`load_with`] allows more. Nothing runs.
 ///
 /// The trace and its side files must be regular files (never a device or a FIFO); the trace is at
 /// most [`MAX_TRACE_BYTES`] with at most [`MAX_TRACE_VALUES`] values, its programs' text at most
 /// [`MAX_PROGRAM_BYTES`](super::MAX_PROGRAM_BYTES).
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
+    load_with(path, &LoadOptions::default())
+}
+
+/// [`load`] with options: side files may also lie inside the directories of
+/// [`LoadOptions::allow_paths`].
+pub fn load_with(path: &Path, opts: &LoadOptions) -> Result<Trace, TraceError> {
     let bytes = files::read_limited(path, MAX_TRACE_BYTES, "a trace").map_err(|message| {
         TraceError::Unreadable(Diagnostic::file(
             path,
@@ -43,12 +50,17 @@ pub fn load(path: &Path) -> Result<Trace, TraceError> {
             ));
         }
     };
-    load_text(path, text)
+    load_text_with(path, text, opts)
 }
 
 /// [`load`] of a trace whose text is already in memory (`path` names it in errors and is where
 /// its side files are looked for).
 pub fn load_text(path: &Path, text: String) -> Result<Trace, TraceError> {
+    load_text_with(path, text, &LoadOptions::default())
+}
+
+/// [`load_text`] with options ([`load_with`]).
+pub fn load_text_with(path: &Path, text: String, opts: &LoadOptions) -> Result<Trace, TraceError> {
     let src = Source::new(path, text);
     if let Some(at) = files::value_past_limit(&src.text, MAX_TRACE_VALUES) {
         return Err(src.invalid(
@@ -74,7 +86,8 @@ pub fn load_text(path: &Path, text: String) -> Result<Trace, TraceError> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::new(),
     };
-    Loader { src, dir }.build(raw)
+    let side = files::Confinement::new(&dir, &opts.allow_paths);
+    Loader { src, side }.build(raw)
 }
 
 /// "Did you mean" for serde's `unknown field `adress`, expected one of `addr`, ...`: the
@@ -86,12 +99,12 @@ fn unknown_key_suggestion(message: &str) -> Option<crate::diag::Note> {
     crate::diag::did_you_mean(word, keys)
 }
 
-/// The trace loader: the trace's text (for errors) and the directory its side files are
-/// relative to. Its parts: `load/memory.rs` (global memory, constants, expectations),
+/// The trace loader: the trace's text (for errors) and where its side files may be (relative to
+/// its directory). Its parts: `load/memory.rs` (global memory, constants, expectations),
 /// `load/resources.rs` (textures, buffers, their expectations), `load/launch.rs` (launches and their programs).
 struct Loader {
     src: Source,
-    dir: PathBuf,
+    side: files::Confinement,
 }
 
 /// A spanned value's value and span.
@@ -153,6 +166,14 @@ impl Loader {
             }
             launch_budget = n;
         }
+        let mut quantum = DEFAULT_QUANTUM;
+        if let Some(q) = raw.machine.as_ref().and_then(|m| m.quantum.as_ref()) {
+            let (n, span) = sp64(q);
+            if n == 0 {
+                return Err(self.invalid(&span, "quantum must be at least 1 warp instruction"));
+            }
+            quantum = n;
+        }
 
         let (mut global, globals) = self.globals(&raw)?;
         let sparse = self.sparse(&raw, &mut global)?;
@@ -178,6 +199,7 @@ impl Loader {
             self.check_params(spec, l, &consts)?;
         }
         self.module_data(&mut launches, &raw, &mut global)?;
+        self.grid_workspace(&launches, &raw, &mut global)?;
         // A default local window on top of the trace's shared window matters only to a launch
         // with local memory.
         let explicit = raw.machine.as_ref().and_then(|m| m.local_window.as_ref());
@@ -223,6 +245,7 @@ impl Loader {
                 local_window,
                 launch_budget,
                 resources,
+                quantum,
             },
             base_consts,
             bank0_covered,
@@ -251,6 +274,15 @@ impl Loader {
                 continue;
             }
             let span = l.get_ref().code_file.as_ref().map_or(0..0, |f| f.span());
+            if let Some(m) = &l.get_ref().module_data {
+                // The trace maps the data image itself (a recording of warpjit's CUDA driver):
+                // only bank 4 is made, for its address.
+                let place = crate::cubin::DataPlacement::at(sp64(m).0, &b.module);
+                let mut k = (*b).clone();
+                k.banks.push((4, b.module.bank4(place.init, place.zeroed)));
+                spec.binary = Some(std::sync::Arc::new(k));
+                continue;
+            }
             let found = modules.iter().find(|(p, _, _)| *p == spec.program_path);
             let (init, zeroed) = match found {
                 Some(&(_, init, zeroed)) => (init, zeroed),
@@ -282,6 +314,32 @@ impl Loader {
             spec.binary = Some(std::sync::Arc::new(k));
         }
         Ok(())
+    }
+
+    /// The grid workspace of cooperative launches (`[[launch]] cooperative = true`): when the
+    /// trace has one, [`super::GRID_WORKSPACE_BYTES`] zeroed bytes at
+    /// [`super::GRID_WORKSPACE`], which every cooperative launch finds in c\[0x0\]\[0x34\]
+    /// (high word) and \[0x38\] (low word), as CUDA's driver gives it.
+    fn grid_workspace(
+        &self,
+        launches: &[super::LaunchSpec],
+        raw: &RawTrace,
+        global: &mut warpjit_runtime::memory::GlobalMemory,
+    ) -> Result<(), TraceError> {
+        use warpjit_runtime::memory::Init;
+        let first = launches
+            .iter()
+            .zip(&raw.launch)
+            .find(|(s, _)| s.cooperative);
+        let Some((_, l)) = first else { return Ok(()) };
+        let span = l.get_ref().cooperative.as_ref().map_or(0..0, |c| c.span());
+        let (base, size) = (super::GRID_WORKSPACE, super::GRID_WORKSPACE_BYTES);
+        global.map(base, size, Init::Zero).map_err(|e| {
+            self.invalid(
+                &span,
+                format!("the grid workspace of cooperative launches ({size:#x} bytes at {base:#x}): {e}"),
+            )
+        })
     }
 
     /// `[machine] local_window`: 16 MiB aligned, below 4 GiB, apart from the shared window.
@@ -351,23 +409,43 @@ impl Loader {
         } else if let Some(v) = d.u8 {
             (Data::U8(v.get_ref().clone()), v.span())
         } else if let Some(v) = d.file {
-            let path = self.dir.join(v.get_ref());
+            let side = self.side_file(v)?;
             let (_, len) =
-                files::open_regular(&path).map_err(|message| self.invalid(&v.span(), message))?;
-            (Data::File { path, len }, v.span())
+                files::open_side(&side).map_err(|message| self.invalid(&v.span(), message))?;
+            (
+                Data::File {
+                    path: side.real,
+                    len,
+                },
+                v.span(),
+            )
         } else {
             return Ok(None);
         };
         Ok(Some(data))
     }
 
+    /// A side file the trace names at `v` (`file`, `code_file`), resolved inside the allowed
+    /// directories; an error at the value otherwise.
+    fn side_file(&self, v: &Spanned<String>) -> Result<files::SidePath, TraceError> {
+        self.side
+            .resolve(v.get_ref())
+            .map_err(|message| self.invalid(&v.span(), message))
+    }
+
     /// An `f32` element: the float nearest to its decimal text (TOML gave it as an `f64`, which
     /// would round twice).
     fn float(&self, x: &Spanned<f64>) -> f32 {
+        self.float_at(&x.span(), *x.get_ref())
+    }
+
+    /// The float nearest to the decimal text at `span` of the trace, whose value TOML gave as
+    /// `value` (an integer's text reads as the same number).
+    fn float_at(&self, span: &Range<usize>, value: f64) -> f32 {
         let text: String = self
             .src
             .text
-            .get(x.span())
+            .get(span.clone())
             .unwrap_or("")
             .chars()
             .filter(|&c| c != '_')
@@ -375,7 +453,7 @@ impl Loader {
         match text.as_str() {
             "nan" | "+nan" => f32::from_bits(0x7fc0_0000),
             "-nan" => f32::from_bits(0xffc0_0000),
-            t => t.parse::<f32>().unwrap_or(*x.get_ref() as f32),
+            t => t.parse::<f32>().unwrap_or(value as f32),
         }
     }
 }

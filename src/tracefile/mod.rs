@@ -5,7 +5,7 @@
 //! maps its global memory and fills its constant banks, and returns a [`Trace`] ready to run (see
 //! [`crate::runner`]). Every problem is a [`TraceError`] that points into the text at fault.
 //!
-//! Beyond the format as first specified, two keys are added:
+//! Beyond the format as first specified, these keys are added:
 //!
 //! - `[[launch]] budget = N`: the per-warp instruction budget of the launch (warp instructions one
 //!   warp may issue before the launch faults with "instruction budget exhausted"); default
@@ -15,13 +15,17 @@
 //!   its share faults with "launch budget exhausted"); default [`exec::DEFAULT_LAUNCH_BUDGET`], at
 //!   least 1.
 //!
+//! - `[[launch.const]]` tables and `[[launch]] params = [...]`: constant data for one launch only,
+//!   and a cubin kernel's arguments laid out by its parameter table ([`crate::params`]); see
+//!   [`LaunchSpec::consts`] and [`LaunchSpec::params`].
+//!
 //! A launch may have at most [`exec::MAX_LAUNCH_THREADS`] threads (grid × block).
 //!
 //! Where the format leaves a detail open, this module decides (each is listed in the docs of the
 //! item it concerns): `isa` defaults to `"sass"` (or what a binary `code_file` is), `grid` to
 //! `[1, 1, 1]`, `block` to `[32, 1, 1]` (both may have 1 to 3 components, missing ones 1),
 //! `[[const]] offset` to 0, `[[buffer]] view` to `"uav"` (as the expectations' `view`),
-//! `[[texture]] samples` and `array_size` to 1 (each given only for the dims it applies to).
+//! `[[texture]] samples` and `array_size` to 1 (each above 1 only for the dims it applies to).
 //!
 //! DXBC keys (textures, buffers, `invocations`, `[[launch.input]]`, `[[launch.expect_output]]`,
 //! `[[expect_buffer]]`, `[[expect_texture]]`) are validated and kept in [`Trace`] and
@@ -39,7 +43,7 @@ mod tests;
 
 pub use error::TraceError;
 pub use files::{MAX_PROGRAM_BYTES, MAX_TRACE_BYTES, MAX_TRACE_VALUES};
-pub use load::{load, load_text};
+pub use load::{load, load_text, load_text_with, load_with};
 
 use crate::exec::{self, Machine};
 use crate::ir::{Isa, Program};
@@ -49,6 +53,19 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 use warpjit_runtime::{BankMode, ConstBanks};
+
+/// How [`load_with`] reads a trace.
+///
+/// A trace is untrusted input: by default its side files (`file`, `code_file`) must lie inside
+/// the trace's own directory tree, after resolving symbolic links (an absolute path, a `..` that
+/// leaves the tree, or a symbolic link inside it that points outside is an error at the key's
+/// value). `warpjit run --allow-path DIR` fills [`LoadOptions::allow_paths`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Directories whose files (at any depth) a trace's side files may also be: `/` allows every
+    /// file. A directory that does not exist allows nothing.
+    pub allow_paths: Vec<PathBuf>,
+}
 
 /// The `format` value this version reads.
 pub const FORMAT: &str = "warpjit-trace/1";
@@ -116,8 +133,9 @@ pub enum Data {
     F32(Vec<f32>),
     /// Bytes.
     U8(Vec<u8>),
-    /// A side file, by its path (already joined to the trace's directory) and its length when the
-    /// trace was loaded.
+    /// A side file, by its real path (absolute, symbolic links resolved, inside the trace's
+    /// directory tree or an allowed one: [`LoadOptions`]) and its length when the trace was
+    /// loaded. It is opened again only by that path, never through a symbolic link.
     File {
         /// The resolved path.
         path: PathBuf,
@@ -367,11 +385,12 @@ pub const MAX_RESOURCE_BYTES: u64 = 1 << 32;
 /// one mip level; `slot` 0..=127 for `srv`, 0..=63 for `uav`, unique per view among textures
 /// and buffers; `format` a DXGI format name (uncompressed; the `DXGI_FORMAT_` prefix is
 /// optional); `width` 1..=16384, `height` 1..=16384 (not for 1D; a cube's equals its width),
-/// `depth` 1..=2048 (only 3D); `samples` only for `"2dms"`/`"2dmsarray"`, a power of two 1..=32
-/// (default 1); `array_size` only for arrays, 1..=2048 slices (1..=341 cubes of a
-/// `"cubearray"`; default 1); `mip_levels` 1 to the full chain, 0 meaning the full chain
-/// (default 1; multisample textures have 1); at most [`MAX_RESOURCE_BYTES`] in all; the data at
-/// most the texture's bytes.
+/// `depth` 1..=2048 (only 3D); `samples` a power of two 1..=32 (default 1), above 1 only for
+/// `"2dms"`/`"2dmsarray"`; `array_size` 1..=2048 slices (1..=341 cubes of a `"cubearray"`;
+/// default 1), above 1 only for arrays (Direct3D's description always carries both, 1 for a
+/// single-sample, single-slice texture); `mip_levels` 1 to the full chain, 0 meaning the full
+/// chain (default 1; multisample textures have 1); at most [`MAX_RESOURCE_BYTES`] in all; the
+/// data at most the texture's bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Texture {
     /// Slot (`t#` or `u#` by `view`).
@@ -464,7 +483,8 @@ impl Texture {
         (mip as u64, slice, row, column, sample)
     }
 
-    /// The first `len` bytes of its initial contents: the data, then zeros.
+    /// The first `len` bytes of its initial contents: the data, then zeros (a copy of `len` bytes:
+    /// the loader writes the data into the texture's lazily committed storage instead).
     pub fn initial_bytes(&self, len: u64) -> std::io::Result<Vec<u8>> {
         initial_bytes(&self.data, len)
     }
@@ -553,7 +573,8 @@ impl Buffer {
         }
     }
 
-    /// The first `len` bytes of its initial contents: the data, then zeros.
+    /// The first `len` bytes of its initial contents: the data, then zeros (a copy of `len` bytes:
+    /// the loader writes the data into the buffer's lazily committed storage instead).
     pub fn initial_bytes(&self, len: u64) -> std::io::Result<Vec<u8>> {
         initial_bytes(&self.data, len)
     }
@@ -653,6 +674,9 @@ pub struct LaunchSpec {
     pub local_bytes: Option<u32>,
     /// Per-warp instruction budget.
     pub budget: u64,
+    /// `cooperative`: a cooperative launch ([`exec::Launch::cooperative`]), given the grid
+    /// workspace ([`GRID_WORKSPACE`]).
+    pub cooperative: bool,
     /// `[[launch.input]]`: `v#` contents (DXBC vs/gs/ps only).
     pub inputs: Vec<RegData>,
     /// `[[launch.expect_output]]`: `o#` contents expected after this launch (DXBC vs/gs/ps only).
@@ -664,6 +688,12 @@ pub struct LaunchSpec {
     /// For a cubin `code_file`: what its kernel gives the launch (constant-bank images,
     /// parameter size).
     pub binary: Option<Arc<crate::frontend::BinaryKernel>>,
+    /// `[[launch.const]]`: constant data for this launch only, over the trace's (see
+    /// [`Trace::launch_consts`]).
+    pub consts: Vec<ConstData>,
+    /// `params = [...]`: a cubin kernel's arguments, laid out by its parameter table as the
+    /// bytes of its parameter block in bank 0 (padding zero), for this launch only.
+    pub params: Option<ConstData>,
 }
 
 impl LaunchSpec {
@@ -678,7 +708,7 @@ impl LaunchSpec {
     }
 
     /// The lanes a launch run over invocations runs: its invocations, and a pixel shader's
-    /// helper invocations filling its quads (docs/semantics.md §32).
+    /// helper invocations filling its quads (docs/semantics.md §33).
     pub fn lanes(&self) -> Option<u32> {
         match self.quads() {
             Some(q) => Some(q.slots()),
@@ -687,7 +717,7 @@ impl LaunchSpec {
     }
 }
 
-/// How a pixel shader launch's invocations sit in 2x2 quads of lanes (docs/semantics.md §32):
+/// How a pixel shader launch's invocations sit in 2x2 quads of lanes (docs/semantics.md §33):
 /// lanes `4q` to `4q + 3` are quad `q`'s top-left, top-right, bottom-left and bottom-right
 /// pixels. With `pixels = [w, h]` the quads tile the rectangle from (0, 0), row by row of
 /// quads, pixel `(x, y)` being invocation `y × w + x`; without, invocation `i` is lane `i` (quad
@@ -751,6 +781,16 @@ impl QuadLayout {
 /// Where the loader maps the first cubin's `__device__` data (`.nv.global.init`, then
 /// `.nv.global` at the next multiple of 256 bytes); the next cubin's is 4 GiB further.
 pub const MODULE_DATA_BASE: u64 = 0x0000_7f00_0000_0000;
+
+/// Where the loader maps the grid workspace of cooperative launches, when a trace has one: the
+/// memory CUDA's driver gives a cooperative launch for cooperative groups' `grid.sync()`, its
+/// address in c\[0x0\]\[0x34\] (high word) and \[0x38\] (low word), which PTX reads as
+/// `%envreg1` and `%envreg2`.
+pub const GRID_WORKSPACE: u64 = 0x0000_7e00_0000_0000;
+
+/// Bytes of the grid workspace (zeroed when the trace is loaded; `grid.sync()` uses the word at
+/// +4 as its barrier, which it leaves ready for the next launch).
+pub const GRID_WORKSPACE_BYTES: u64 = crate::device::GRID_WORKSPACE_BYTES;
 
 /// Largest `local_bytes`: 512 KiB, Maxwell's local memory per thread.
 pub const MAX_LOCAL_BYTES: u32 = 512 << 10;
@@ -842,12 +882,23 @@ impl Trace {
     /// of docs/semantics.md §14 in every byte the trace's data does not cover:
     /// c\[0\]\[0x0\] the shared window (low word), \[0x4\] the local window (0 without local
     /// memory), \[0x8\], \[0xc\], \[0x10\] ntid x/y/z, \[0x14\], \[0x18\], \[0x1c\] nctaid
-    /// x/y/z, \[0x20\] `local_bytes` (the stack top), \[0xfc\] `shared_bytes`.
+    /// x/y/z, \[0x20\] `local_bytes` (the stack top), \[0xfc\] `shared_bytes`, and for a
+    /// cooperative launch \[0x34\] and \[0x38\] the high and low words of the grid workspace's
+    /// address ([`GRID_WORKSPACE`]). Last, the launch's own data (its `[[launch.const]]` tables
+    /// and `params`) over all of these, in the bytes it gives; the other bytes keep what the rest
+    /// gives them, and the next launch sees the trace's data again.
     pub fn launch_consts(&self, spec: &LaunchSpec) -> ConstBanks {
         let mut banks = self.base_consts.clone();
+        let own = |banks: &mut ConstBanks| {
+            for c in spec.consts.iter().chain(&spec.params) {
+                // Checked to fit when the trace was loaded.
+                let _ = banks.write(c.bank, c.offset, &c.bytes);
+            }
+        };
         if spec.isa == crate::ir::Isa::Dxbc {
             // A DXBC program's banks are its constant buffers: no SASS launch constants; a
             // vertex or pixel shader finds its invocation count in its own bank.
+            own(&mut banks);
             if let Some(n) = spec.lanes() {
                 let bank = crate::ir::INVOCATIONS_BANK as u32;
                 let _ = banks.write(bank, 0, &n.to_le_bytes());
@@ -868,24 +919,15 @@ impl Trace {
                 }
             }
         }
-        let local_bytes = spec.local_bytes.unwrap_or(0);
-        let local_window = if local_bytes > 0 {
-            self.local_window as u32
-        } else {
-            0
-        };
-        let words: [(u32, u32); 10] = [
-            (0x0, self.shared_window as u32),
-            (0x4, local_window),
-            (0x8, spec.block[0]),
-            (0xc, spec.block[1]),
-            (0x10, spec.block[2]),
-            (0x14, spec.grid[0]),
-            (0x18, spec.grid[1]),
-            (0x1c, spec.grid[2]),
-            (0x20, local_bytes),
-            (0xfc, spec.shared_bytes),
-        ];
+        let words = crate::device::launch_constants(
+            self.shared_window,
+            self.local_window,
+            spec.grid,
+            spec.block,
+            spec.local_bytes.unwrap_or(0),
+            spec.shared_bytes,
+            spec.cooperative.then_some(GRID_WORKSPACE),
+        );
         for (at, value) in words {
             for (i, byte) in value.to_le_bytes().into_iter().enumerate() {
                 let a = at + i as u32;
@@ -895,6 +937,7 @@ impl Trace {
                 }
             }
         }
+        own(&mut banks);
         banks
     }
 
@@ -910,6 +953,7 @@ impl Trace {
             local_bytes: spec.local_bytes.unwrap_or(0),
             consts: Arc::new(self.launch_consts(spec)),
             budget: spec.budget,
+            cooperative: spec.cooperative,
         }
     }
 

@@ -102,6 +102,72 @@ impl<'de> Deserialize<'de> for RegName {
     }
 }
 
+/// One element of a launch's `params`: a TOML integer, float or string (a 64-bit integer), or a
+/// one-key inline table naming the type, `{ f32 = 1.5 }` (the key and its value spanned, so that
+/// the value can be pointed at and a float re-read from its text).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum RawParam {
+    /// A TOML integer.
+    Int(i64),
+    /// A TOML float.
+    Float(f64),
+    /// A string: a decimal or `0x` hexadecimal integer up to 2^64 - 1.
+    Str(String),
+    /// `{ TYPE = VALUE }`.
+    Typed {
+        /// The type's name.
+        key: String,
+        /// The value.
+        value: Spanned<toml::Value>,
+    },
+}
+
+impl<'de> Deserialize<'de> for RawParam {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawParam;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a parameter value: an integer, a float, a string holding a 64-bit integer, \
+                     or a typed value such as { f32 = 1.5 }, { u64 = \"0xffff_ffff_ffff_ffff\" }, \
+                     { ptr = 0x10000 } or { bytes = [1, 2] }",
+                )
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawParam, E> {
+                Ok(RawParam::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawParam, E> {
+                i64::try_from(v)
+                    .map(RawParam::Int)
+                    .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawParam, E> {
+                Ok(RawParam::Float(v))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RawParam, E> {
+                Ok(RawParam::Str(s.chars().take(64).collect()))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<RawParam, A::Error> {
+                let Some(key) = map.next_key::<String>()? else {
+                    return Err(de::Error::invalid_length(0, &self));
+                };
+                let value = map.next_value::<Spanned<toml::Value>>()?;
+                if map.next_key::<String>()?.is_some() {
+                    return Err(de::Error::custom(
+                        "a typed parameter value has one key, its type: { f32 = 1.5 }",
+                    ));
+                }
+                Ok(RawParam::Typed {
+                    key: key.chars().take(64).collect(),
+                    value,
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Adds the data keys (`u32`, `i32`, `f32`, `u8`, `file`) to a table struct and implements
 /// [`HasData`] for it.
 macro_rules! with_data {
@@ -187,6 +253,8 @@ pub(crate) struct RawMachine {
     pub(crate) local_window: Option<Spanned<U64>>,
     #[serde(default)]
     pub(crate) launch_budget: Option<Spanned<U64>>,
+    #[serde(default)]
+    pub(crate) quantum: Option<Spanned<U64>>,
 }
 
 with_data! {
@@ -322,9 +390,18 @@ pub(crate) struct RawLaunch {
     #[serde(default)]
     pub(crate) budget: Option<Spanned<U64>>,
     #[serde(default)]
+    pub(crate) cooperative: Option<Spanned<bool>>,
+    pub(crate) module_data: Option<Spanned<U64>>,
+    #[serde(default)]
     pub(crate) input: Vec<Spanned<RawRegData>>,
     #[serde(default)]
     pub(crate) expect_output: Vec<Spanned<RawRegData>>,
+    /// `[[launch.const]]`: constant data for this launch only.
+    #[serde(default, rename = "const")]
+    pub(crate) consts: Vec<Spanned<RawConst>>,
+    /// `params = [...]`: a cubin kernel's arguments.
+    #[serde(default)]
+    pub(crate) params: Option<Spanned<Vec<Spanned<RawParam>>>>,
 }
 
 with_data! {

@@ -76,7 +76,7 @@ fn format_and_machine() {
     );
     assert_eq!(
         err("[machine]\nwindow = 0\n"),
-        "3:1: unknown field `window`, expected one of `shared_window`, `local_window`, `launch_budget`"
+        "3:1: unknown field `window`, expected one of `shared_window`, `local_window`, `launch_budget`, `quantum`"
     );
     assert_eq!(
         ok("[machine]\nshared_window = 0xff00_0000\n").shared_window,
@@ -166,7 +166,7 @@ fn side_files_are_relative_to_the_trace() {
     assert_eq!(
         t.expects[0].data,
         Data::File {
-            path: dir.join("data.bin"),
+            path: std::fs::canonicalize(dir.join("data.bin")).expect("real path"),
             len: 5
         }
     );
@@ -199,6 +199,151 @@ fn side_files_are_relative_to_the_trace() {
         e.contains(":3:13: error: cannot read ") && e.contains("nope.sass"),
         "{e}"
     );
+}
+
+/// The error loading `dir/t.toml` holding `body` with `opts`, or `None` when it loads.
+fn confined(dir: &Path, body: &str, opts: &LoadOptions) -> Option<String> {
+    let path = dir.join("t.toml");
+    std::fs::write(&path, format!("{HEAD}{body}")).expect("trace");
+    load_with(&path, opts).err().map(|e| e.to_string())
+}
+
+#[test]
+fn side_files_stay_inside_the_trace_directory() {
+    // outside/secret.bin and outside/k.sass next to the trace's directory, inner/.
+    let top = scratch_sub("confine");
+    let (inner, outside) = (top.join("inner"), top.join("outside"));
+    for d in [&inner, &outside, &inner.join("sub")] {
+        std::fs::create_dir_all(d).expect("dir");
+    }
+    std::fs::write(outside.join("secret.bin"), b"SECRET-BYTES").expect("file");
+    std::fs::write(outside.join("k.sass"), "SECRET LINE;\n").expect("file");
+    std::fs::write(inner.join("data.bin"), [1u8, 2, 3, 4]).expect("file");
+    std::fs::write(inner.join("sub/data.bin"), [5u8, 6, 7, 8]).expect("file");
+    let link = |name: &str, to: &str| {
+        let at = inner.join(name);
+        let _ = std::fs::remove_file(&at);
+        std::os::unix::fs::symlink(to, &at).expect("symlink");
+    };
+    link("escape.bin", "../outside/secret.bin");
+    link(
+        "abs_escape.bin",
+        outside.join("secret.bin").to_str().expect("utf-8"),
+    );
+    link("dir_escape", "../outside");
+    link("k_escape.sass", "../outside/k.sass");
+    link("inside.bin", "sub/data.bin");
+    let secret = outside.join("secret.bin").display().to_string();
+    let seg = |file: &str| format!("[[global]]\naddr = 0x100\nsize = 16\nfile = {file:?}\n");
+    let default = LoadOptions::default();
+
+    // Inside the tree: a subdirectory, `..` that stays inside, a link to a file inside.
+    for file in [
+        "data.bin",
+        "sub/data.bin",
+        "sub/../data.bin",
+        "./inside.bin",
+    ] {
+        assert_eq!(confined(&inner, &seg(file), &default), None, "{file}");
+    }
+    let t = load(&inner.join("t.toml")).expect("loads");
+    assert_eq!(
+        t.globals[0].data,
+        Some(Data::File {
+            path: std::fs::canonicalize(inner.join("sub/data.bin")).expect("real path"),
+            len: 4
+        })
+    );
+
+    // Outside as written: refused at the value, before the file is looked at (a name that does
+    // not exist gives the same error).
+    let outside_as_written = [
+        (secret.clone(), secret.clone()),
+        (
+            "../outside/secret.bin".to_string(),
+            "../outside/secret.bin".to_string(),
+        ),
+        (
+            "sub/../../outside/no_such.bin".to_string(),
+            "sub/../../outside/no_such.bin".to_string(),
+        ),
+        ("/etc/hostname".to_string(), "/etc/hostname".to_string()),
+    ];
+    for (file, shown) in &outside_as_written {
+        let e = confined(&inner, &seg(file), &default).expect("refused");
+        assert!(
+            e.contains(&format!(
+                "t.toml:5:8: error: {shown:?} is outside the trace's directory ("
+            )) && e.contains("`warpjit run --allow-path DIR` allows the files under DIR too"),
+            "{file}: {e}"
+        );
+    }
+    // Outside through a symbolic link inside the tree: to a file, by a relative or an absolute
+    // target, or through a linked directory.
+    for file in ["escape.bin", "abs_escape.bin", "dir_escape/secret.bin"] {
+        let e = confined(&inner, &seg(file), &default).expect("refused");
+        assert!(
+            e.contains(&format!(
+                "t.toml:5:8: error: {file:?} leads through a symbolic link to {secret}, outside the trace's directory"
+            )),
+            "{file}: {e}"
+        );
+        assert!(!e.contains("SECRET"), "{e}");
+    }
+    // Every key that names a side file: code_file (whose lines an error would quote), and the
+    // expectations' data.
+    for (body, at) in [
+        (
+            "[[launch]]\ncode_file = \"k_escape.sass\"\n".to_string(),
+            "3:13",
+        ),
+        (
+            "[[launch]]\ncode_file = \"../outside/k.sass\"\n".to_string(),
+            "3:13",
+        ),
+        (
+            format!(
+                "{}[[expect]]\naddr = 0x100\nfile = \"escape.bin\"\n",
+                seg("data.bin")
+            ),
+            "8:8",
+        ),
+        (
+            "[[buffer]]\nslot = 0\nfile = \"../outside/secret.bin\"\n".to_string(),
+            "4:8",
+        ),
+    ] {
+        let e = confined(&inner, &body, &default).expect("refused");
+        assert!(e.contains(&format!("t.toml:{at}: error: ")), "{body}: {e}");
+        assert!(e.contains("outside the trace's directory"), "{body}: {e}");
+        assert!(!e.contains("SECRET"), "{body}: {e}");
+    }
+
+    // Allowed explicitly: the directory's files load, whichever way they are named.
+    let allow = LoadOptions {
+        allow_paths: vec![outside.clone()],
+    };
+    for file in [
+        secret.as_str(),
+        "../outside/secret.bin",
+        "escape.bin",
+        "dir_escape/secret.bin",
+    ] {
+        assert_eq!(confined(&inner, &seg(file), &allow), None, "{file}");
+    }
+    let t = load_with(&inner.join("t.toml"), &allow).expect("loads");
+    assert_eq!(
+        t.machine.global.read_bytes(0x100, 12).ok(),
+        Some(b"SECRET-BYTES".to_vec())
+    );
+    // Allowing another directory does not allow everything.
+    let e = confined(&inner, &seg("/etc/hostname"), &allow).expect("refused");
+    assert!(e.contains("is outside the trace's directory"), "{e}");
+    // `/` allows every file.
+    let any = LoadOptions {
+        allow_paths: vec!["/".into()],
+    };
+    assert_eq!(confined(&inner, &seg(&secret), &any), None);
 }
 
 #[test]
@@ -282,6 +427,307 @@ fn launch_constants_are_filled_byte_by_byte() {
     assert_eq!(
         (l.grid, l.block, l.index, l.shared_bytes),
         ([7, 8, 1], [0x234, 1, 1], 0, 0x345678)
+    );
+}
+
+/// `[machine] quantum` and `[[launch]] cooperative`: the quantum reaches the machine (at least
+/// 1); a cooperative launch gets the grid workspace, mapped once and zeroed, its address in
+/// c[0][0x34] (high word) and c[0][0x38] (low word) unless the trace's data covers them, and
+/// other launches do not; cooperative is SASS only, and its grid at most what the device holds.
+#[test]
+fn quantum_and_cooperative_launches() {
+    assert_eq!(ok(EXIT).machine.quantum, crate::exec::DEFAULT_QUANTUM);
+    assert_eq!(
+        ok(&format!("[machine]\nquantum = \"0x10\"\n{EXIT}"))
+            .machine
+            .quantum,
+        16
+    );
+    assert_eq!(
+        err("[machine]\nquantum = 0\n"),
+        "3:11: quantum must be at least 1 warp instruction"
+    );
+    let t = ok("[[const]]\nbank = 0\noffset = 0x38\nu8 = [0xdd]\n\
+                [[launch]]\ngrid = [4]\ncooperative = true\ncode = \"EXIT;\"\n\
+                [[launch]]\ncooperative = false\ncode = \"EXIT;\"\n");
+    let w = |i: usize, a| t.launch_consts(&t.launches[i]).read(0, a, 4, false)[0];
+    let base = super::GRID_WORKSPACE;
+    assert_eq!(
+        (w(0, 0x34), w(0, 0x38)),
+        ((base >> 32) as u32, base as u32 & !0xff | 0xdd),
+        "byte 0x38 is the trace's"
+    );
+    assert_eq!((w(1, 0x34), w(1, 0x38)), (0, 0xdd));
+    assert!(t.launch(&t.launches[0]).cooperative);
+    assert!(!t.launch(&t.launches[1]).cooperative);
+    let ws = t
+        .machine
+        .global
+        .read_bytes(base, super::GRID_WORKSPACE_BYTES)
+        .expect("mapped");
+    assert!(ws.iter().all(|&b| b == 0));
+    // Without a cooperative launch, no workspace.
+    assert!(ok(EXIT).machine.global.read_bytes(base, 4).is_err());
+    // A trace segment where the workspace goes.
+    assert!(err(&format!(
+        "[[global]]\naddr = {base:#x}\nsize = 16\n[[launch]]\ncooperative = true\ncode = \"EXIT;\"\n"
+    ))
+    .contains("the grid workspace of cooperative launches (0x100 bytes at 0x7e0000000000)"));
+    // DXBC has no cooperative launches.
+    assert!(
+        err("[[launch]]\nisa = \"dxbc\"\ncooperative = true\ncode = \"cs_5_0\"\n")
+            .contains("`cooperative` launches are CUDA's: a DXBC program cannot have one")
+    );
+    // 16 SMs x 2 CTAs of 1024 threads with 32 registers: 32 resident, 33 too many.
+    let coop = |n: u32| {
+        format!("[[launch]]\ngrid = [{n}]\nblock = [1024]\nregisters = 32\ncooperative = true\ncode = \"EXIT;\"\n")
+    };
+    assert_eq!(ok(&coop(32)).launches[0].grid, [32, 1, 1]);
+    assert!(err(&coop(33))
+        .contains("this grid has 33 CTAs, and the device (16 SMs of a GTX 980) holds 32"));
+}
+
+#[test]
+fn launch_const_tables_are_for_their_launch_only() {
+    // The trace gives c[0][0x140..0x148] and c[3][0]; launch 0 overrides c[0][0x144..0x14c] and
+    // a launch constant (c[0][0x8], ntid.x); launch 1 sees the trace's data again.
+    let t = ok(
+        "[[const]]\nbank = 0\noffset = 0x140\nu32 = [1, 2]\n[[const]]\nbank = 3\nu32 = [9]\n\
+                [[launch]]\nblock = [64]\ncode = \"EXIT;\"\n\
+                [[launch.const]]\nbank = 0\noffset = 0x144\nu32 = [20, 30]\n\
+                [[launch.const]]\nbank = 0\noffset = 0x8\nu8 = [0x77]\n\
+                [[launch.const]]\nbank = 17\nf32 = [0.5]\n\
+                [[launch]]\nblock = [64]\ncode = \"EXIT;\"\n",
+    );
+    assert_eq!(
+        t.launches[0].consts[0],
+        ConstData {
+            bank: 0,
+            offset: 0x144,
+            bytes: [20u32, 30].iter().flat_map(|w| w.to_le_bytes()).collect(),
+            line: 12
+        }
+    );
+    assert_eq!(t.launches[0].params, None);
+    let c = t.launch_consts(&t.launches[0]);
+    let w = |b, a| c.read(b, a, 4, false)[0];
+    assert_eq!((w(0, 0x140), w(0, 0x144), w(0, 0x148)), (1, 20, 30));
+    assert_eq!(w(0, 0x8), 0x77, "over the launch constant (ntid.x = 64)");
+    assert_eq!((w(3, 0), w(17, 0)), (9, 0x3f00_0000));
+    let c = t.launch_consts(&t.launches[1]);
+    let w = |b, a| c.read(b, a, 4, false)[0];
+    assert_eq!((w(0, 0x140), w(0, 0x144), w(0, 0x148)), (1, 2, 0));
+    assert_eq!((w(0, 0x8), w(3, 0), w(17, 0)), (64, 9, 0));
+    // The trace's own data is unchanged.
+    assert_eq!(t.base_consts().read(0, 0x144, 4, false)[0], 2);
+
+    // The same rules as [[const]], within the launch: tables of one launch may not overlap (those
+    // of different launches may, and may cover the trace's).
+    let head = "[[launch]]\ncode = \"EXIT;\"\n";
+    assert_eq!(
+        err(&format!("{head}[[launch.const]]\nbank = 0\noffset = 0x140\nu32 = [1, 2]\n\
+                      [[launch.const]]\nbank = 0\noffset = 0x144\nu32 = [3]\n")),
+        "10:10: c[0x0][0x144..0x148] overlaps the [[launch.const]] at line 4 (c[0x0][0x140..0x148])"
+    );
+    assert!(ok(&format!(
+        "{head}[[launch.const]]\nbank = 0\nu32 = [1]\n\
+                         {head}[[launch.const]]\nbank = 0\nu32 = [2]\n"
+    ))
+    .launches
+    .iter()
+    .all(|l| l.consts.len() == 1));
+    assert_eq!(
+        err(&format!("{head}[[launch.const]]\nbank = 32\nu32 = [1]\n")),
+        "5:8: bank 32 does not exist: there are 32 constant banks (0 to 31)"
+    );
+    assert_eq!(
+        err(&format!("{head}[[launch.const]]\nbank = 1\n")),
+        "4:1: [[launch.const]] needs one of the data keys u32, i32, f32, u8, file"
+    );
+    assert_eq!(
+        err(&format!(
+            "{head}[[launch.const]]\nbank = 1\noffset = 0xfffe\nu32 = [1]\n"
+        )),
+        "6:10: 0x4 bytes at offset 0xfffe run past the end of the 64 KiB bank (0x10000)"
+    );
+    assert!(err(&format!(
+        "{head}[[launch.const]]\nbank = 1\naddr = 0\nu32 = [1]\n"
+    ))
+    .starts_with("6:1: unknown field `addr`"));
+}
+
+/// A scratch directory holding tests/cubin/params.cubin, and a trace of `body` there: the error
+/// rendered, or the trace.
+fn with_params_cubin(body: &str) -> Result<Trace, String> {
+    let dir = scratch_sub("params");
+    let cubin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cubin/params.cubin");
+    std::fs::copy(cubin, dir.join("params.cubin")).expect("fixture");
+    let path = dir.join("t.toml");
+    std::fs::write(&path, format!("{HEAD}{body}")).expect("trace");
+    load(&path).map_err(|e| e.to_string())
+}
+
+#[test]
+fn params_are_laid_out_by_the_parameter_table() {
+    let scan = |params: &str| {
+        with_params_cubin(&format!(
+            "[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"scan_block\"\nparams = {params}\n"
+        ))
+    };
+    // scan_block(const unsigned *, unsigned *, unsigned *, unsigned): 8, 8, 8, 4 bytes.
+    let t = scan("[{ ptr = 0x10000 }, \"0xffff_ffff_ffff_fff0\", 0x30000, 7]").expect("loads");
+    let p = t.launches[0].params.clone().expect("params");
+    assert_eq!((p.bank, p.offset, p.bytes.len(), p.line), (0, 0x140, 28, 5));
+    let c = t.launch_consts(&t.launches[0]);
+    let w = |a| c.read(0, a, 4, false)[0];
+    assert_eq!(
+        [
+            w(0x140),
+            w(0x144),
+            w(0x148),
+            w(0x14c),
+            w(0x150),
+            w(0x154),
+            w(0x158)
+        ],
+        [0x10000, 0, 0xffff_fff0, 0xffff_ffff, 0x30000, 0, 7]
+    );
+    // Errors point at the value (or at the list for the count).
+    let e = |params: &str| scan(params).err().expect("refused");
+    let msg = e("[0, 0, 0]");
+    assert!(
+        msg.contains("t.toml:5:10: error: kernel `scan_block`: the kernel takes 4 parameters (8, 8, 8, 4 bytes), and 3 are given"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, 1, 2]");
+    assert!(
+        msg.contains("t.toml:5:23: error: kernel `scan_block`: the kernel takes 4 parameters"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, 0x1_0000_0000]");
+    assert!(
+        msg.contains("t.toml:5:20: error: kernel `scan_block`: parameter 3 (c[0x0][0x158], 4 bytes): 4294967296 does not fit a 4-byte parameter (-2147483648 to 4294967295)"),
+        "{msg}"
+    );
+    let msg = e("[0, { u32 = 1 }, 0, 0]");
+    assert!(
+        msg.contains("t.toml:5:14: error: kernel `scan_block`: parameter 1 (c[0x0][0x148], 8 bytes): a u32 (4 bytes) does not fit a 8-byte parameter"),
+        "{msg}"
+    );
+    // The table gives sizes, not types: a float fits an 8-byte parameter as a double.
+    assert!(scan("[0, 0, 1.5, 0]").is_ok());
+    let msg = e("[0, 0, 0, { u32 = -1 }]");
+    assert!(
+        msg.contains("t.toml:5:28: error: -1 is out of range for a `u32` (0 to 4294967295)"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, { u23 = 1 }]");
+    assert!(
+        msg.contains("t.toml:5:20: error: unknown parameter type `u23`: expected one of u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, ptr, bytes")
+            && msg.contains("did you mean `u32`?"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, { u32 = 1, i32 = 2 }]");
+    assert!(msg.contains("a typed parameter value has one key"), "{msg}");
+    let msg = e("[0, 0, 0, true]");
+    assert!(
+        msg.contains("t.toml:5:20: error: ") && msg.contains("a parameter value"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, \"12x\"]");
+    assert!(
+        msg.contains("t.toml:5:20: error: invalid 64-bit value \"12x\""),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, { bytes = [1, 256, 3, 4] }]");
+    assert!(
+        msg.contains("`bytes` holds integers from 0 to 255"),
+        "{msg}"
+    );
+    let msg = e("[0, 0, 0, { bytes = [1, 2] }]");
+    assert!(
+        msg.contains("2 bytes does not fit a 4-byte parameter"),
+        "{msg}"
+    );
+    // Given with the typed forms, the same bytes.
+    let t =
+        scan("[{ u64 = 0x10000 }, { i64 = -16 }, { ptr = \"0x30000\" }, { bytes = [7, 0, 0, 0] }]")
+            .expect("loads");
+    let c = t.launch_consts(&t.launches[0]);
+    assert_eq!(c.read(0, 0x148, 4, false)[0], 0xffff_fff0);
+    assert_eq!(c.read(0, 0x158, 4, false)[0], 7);
+
+    // A bare float for a 4-byte parameter is the binary32 nearest to its text, not the binary64
+    // rounded again: 1.00000005960464477539062500001 lies just above the midpoint between 1 and
+    // the next binary32, which rounding its binary64 (the midpoint) would miss.
+    let t = with_params_cubin(
+        "[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"every_kind\"\n\
+         params = [0, 0, 0, 0, 0, 0, 0, 0, 1.00000005960464477539062500001, 0.1, 0, { bytes = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] }, { f64 = 1 }]\n",
+    )
+    .expect("loads");
+    let c = t.launch_consts(&t.launches[0]);
+    assert_eq!(c.read(0, 0x160, 4, false)[0], 0x3f80_0001);
+    let d = |a| c.read(0, a, 4, false)[0] as u64 | (c.read(0, a + 4, 4, false)[0] as u64) << 32;
+    assert_eq!(d(0x168), 0.1f64.to_bits());
+    assert_eq!(d(0x188), 1.0f64.to_bits());
+
+    // A kernel without parameters takes `params = []`.
+    let none = |params: &str| {
+        with_params_cubin(&format!(
+            "[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"no_params\"\nparams = {params}\n"
+        ))
+    };
+    let t = none("[]").expect("loads");
+    assert_eq!(
+        t.launches[0].params.as_ref().map(|p| p.bytes.len()),
+        Some(0)
+    );
+    let e = none("[1]").err().expect("refused");
+    assert!(
+        e.contains("t.toml:5:11: error: kernel `no_params`: the kernel takes no parameters, and 1 are given"),
+        "{e}"
+    );
+    // `params` needs a cubin, and may not share bytes with the launch's [[launch.const]].
+    let e = with_params_cubin("[[launch]]\ncode = \"EXIT;\"\nparams = [1]\n")
+        .err()
+        .expect("refused");
+    assert!(
+        e.contains("t.toml:4:10: error: `params` lays out a cubin kernel's arguments by its parameter table, and this launch's program is not a cubin"),
+        "{e}"
+    );
+    let e = with_params_cubin(
+        "[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"add_prefix\"\nparams = [0, 0, 1]\n\
+         [[launch.const]]\nbank = 0\noffset = 0x150\nu32 = [1]\n",
+    )
+    .err()
+    .expect("refused");
+    assert!(
+        e.contains("t.toml:5:10: error: `params` fills c[0x0][0x140..0x154], which the [[launch.const]] at line 6 also gives (c[0x0][0x150..0x154])"),
+        "{e}"
+    );
+    // Beside a trace-wide [[const]] at the same place, `params` win for their launch.
+    let t = with_params_cubin(
+        "[[const]]\nbank = 0\noffset = 0x140\nu32 = [5, 5, 5, 5, 5]\n\
+         [[launch]]\ncode_file = \"params.cubin\"\nkernel = \"add_prefix\"\nparams = [1, 2, 3]\n\
+         [[launch]]\ncode_file = \"params.cubin\"\nkernel = \"add_prefix\"\n",
+    )
+    .expect("loads");
+    let words = |i: usize| {
+        let c = t.launch_consts(&t.launches[i]);
+        (0..5)
+            .map(|k| c.read(0, 0x140 + 4 * k, 4, false)[0])
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(words(0), [1, 0, 2, 0, 3]);
+    assert_eq!(words(1), [5, 5, 5, 5, 5]);
+    // Without either, the parameters are missing.
+    let e =
+        with_params_cubin("[[launch]]\ncode_file = \"params.cubin\"\nkernel = \"add_prefix\"\n")
+            .err()
+            .expect("refused");
+    assert!(
+        e.contains("kernel `add_prefix` reads 0x14 bytes of parameters at c[0x0][0x140..0x154], but no constant data of bank 0 ([[const]], [[launch.const]] or `params`) gives c[0x0][0x140]"),
+        "{e}"
     );
 }
 
@@ -564,21 +1010,37 @@ fn texture_errors() {
         err(&TEX.replace("height = 2", "height = 16385")),
         "7:10: height 16385 is out of range 1 to 16384"
     );
+    // Direct3D's texture description always carries a sample count and an array size: 1 fits
+    // every dim (the trace format's own example gives a "2dms" texture `array_size = 1`).
+    for dim in ["2d", "2darray", "2dms", "2dmsarray"] {
+        let t = ok(&format!(
+            "{}samples = 1\narray_size = 1\n",
+            TEX2D.replace("\"2d\"", &format!("\"{dim}\""))
+        ));
+        assert_eq!(
+            (t.textures[0].samples, t.textures[0].array_size),
+            (1, 1),
+            "{dim}"
+        );
+        assert_eq!(t.textures[0].byte_len(), 16, "{dim}");
+    }
+    let t = ok(&format!("{TEX}array_size = 1\n"));
+    assert_eq!((t.textures[0].samples, t.textures[0].array_size), (2, 1));
     assert_eq!(
-        err(&format!("{TEX2D}samples = 1\n")),
-        "8:11: `samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2d\" texture has one sample"
+        err(&format!("{TEX2D}samples = 2\n")),
+        "8:11: samples 2: `samples` above 1 is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2d\" texture has one sample"
     );
     assert_eq!(
         err(&format!("{}samples = 2\n", TEX2D.replace("\"2d\"", "\"2darray\""))),
-        "8:11: `samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2darray\" texture has one sample"
+        "8:11: samples 2: `samples` above 1 is for multisample textures (\"2dms\", \"2dmsarray\"); a \"2darray\" texture has one sample"
     );
     assert_eq!(
-        err(&format!("{TEX}array_size = 1\n")),
-        "9:14: `array_size` is for texture arrays; a \"2dms\" texture has one slice (use dim = \"2dmsarray\")"
+        err(&format!("{TEX}array_size = 2\n")),
+        "9:14: array_size 2: `array_size` above 1 is for texture arrays; a \"2dms\" texture has one slice (use dim = \"2dmsarray\")"
     );
     assert_eq!(
         err(&format!("{TEX2D}array_size = 2\n")),
-        "8:14: `array_size` is for texture arrays; a \"2d\" texture has one slice (use dim = \"2darray\")"
+        "8:14: array_size 2: `array_size` above 1 is for texture arrays; a \"2d\" texture has one slice (use dim = \"2darray\")"
     );
     let arr = TEX.replace("\"2dms\"", "\"2dmsarray\"");
     assert_eq!(
@@ -1442,23 +1904,36 @@ fn side_files_must_be_bounded_regular_files() {
         e.contains("t.toml:5:8: error: ") && e.contains("is a FIFO"),
         "{e}"
     );
+    // A device outside the trace's directory is refused as such; allowed, as a device.
     let e = err_in(
         &dir,
         &format!("{HEAD}[[launch]]\ncode_file = \"/dev/zero\"\n"),
     );
     assert!(
+        e.contains("\"/dev/zero\" is outside the trace's directory"),
+        "{e}"
+    );
+    let dev = LoadOptions {
+        allow_paths: vec!["/dev".into()],
+    };
+    let e = confined(&dir, "[[launch]]\ncode_file = \"/dev/zero\"\n", &dev).expect("refused");
+    assert!(
         e.contains("/dev/zero is a character device, not a regular file"),
         "{e}"
     );
-    let e = err_in(
+    let e = confined(
         &dir,
-        &format!("{HEAD}[[global]]\naddr = 0x100\nsize = 8\nfile = \"/dev/zero\"\n"),
-    );
+        "[[global]]\naddr = 0x100\nsize = 8\nfile = \"/dev/zero\"\n",
+        &dev,
+    )
+    .expect("refused");
     assert!(e.contains("/dev/zero is a character device"), "{e}");
-    let e = err_in(
+    let e = confined(
         &dir,
-        &format!("{HEAD}[[expect]]\naddr = 0x100\nfile = \"/dev/zero\"\n"),
-    );
+        "[[expect]]\naddr = 0x100\nfile = \"/dev/zero\"\n",
+        &dev,
+    )
+    .expect("refused");
     assert!(
         e.contains("t.toml:4:8: error: ") && e.contains("character device"),
         "{e}"

@@ -359,3 +359,21 @@ fn three_d_levels_shrink_in_depth_and_cubes_have_six_square_faces() {
     };
     assert!(Texture::with_shape(ms_mips, Format::R8_UNORM, &[]).is_err());
 }
+
+#[test]
+fn storage_of_four_gib_is_committed_lazily() {
+    // A resource as large as a trace may have: a mapping, not an allocation of 4 GiB.
+    let s = Storage::zeroed(1 << 32).unwrap();
+    assert_eq!((s.len(), s.words().len()), (1 << 32, 1 << 30));
+    s.store_u32((1 << 32) - 4, 0xdead_beef);
+    assert_eq!(s.load_u32((1 << 32) - 4), 0xdead_beef);
+    assert_eq!(s.load_u32(1 << 31), 0);
+    // Odd lengths round up to whole words, and an empty storage has none.
+    let s = Storage::new(6, &[1, 2, 3]).unwrap();
+    assert_eq!((s.words().len(), s.to_bytes()), (2, vec![1, 2, 3, 0, 0, 0]));
+    assert_eq!(Storage::zeroed(0).unwrap().words().len(), 0);
+    assert!(matches!(
+        Storage::new(2, &[1, 2, 3]),
+        Err(ResourceError::DataTooLong { len: 3, size: 2 })
+    ));
+}

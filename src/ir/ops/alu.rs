@@ -134,11 +134,14 @@ impl Operands for S2r {
     }
 }
 
-/// `IADD[.PO][.X] Rd[.CC], [-]Ra, [-]Sb` (immediate: signed 20-bit).
+/// `IADD[.SAT][.PO][.X] Rd[.CC], [-]Ra, [-]Sb` (immediate: signed 20-bit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Iadd {
     /// Destination.
     pub d: Reg,
+    /// `.SAT`: the signed sum clamped to the signed 32-bit range (docs/semantics.md §21; not
+    /// with `.CC`, `.X` or `.PO`). ptxas writes it for `add.sat.s32` and `sub.sat.s32`.
+    pub sat: bool,
     /// `.CC`: write the condition code.
     pub cc: bool,
     /// `.X`: add the carry flag in.
@@ -159,6 +162,7 @@ impl Operands for Iadd {
     fn operands(&self, o: &mut Roles<'_>) {
         let Iadd {
             d,
+            sat: _,
             cc,
             x,
             po: _,
@@ -175,11 +179,14 @@ impl Operands for Iadd {
     }
 }
 
-/// `IADD32I[.PO][.X] Rd[.CC], [-]Ra, imm32`.
+/// `IADD32I[.SAT][.PO][.X] Rd[.CC], [-]Ra, imm32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Iadd32i {
     /// Destination.
     pub d: Reg,
+    /// `.SAT`: as IADD's (docs/semantics.md §21; not with `.CC`, `.X` or `.PO`). ptxas writes it
+    /// for `add.sat.s32` with an immediate.
+    pub sat: bool,
     /// `.CC`.
     pub cc: bool,
     /// `.X`.
@@ -198,6 +205,7 @@ impl Operands for Iadd32i {
     fn operands(&self, o: &mut Roles<'_>) {
         let Iadd32i {
             d,
+            sat: _,
             cc,
             x,
             po: _,
@@ -270,7 +278,12 @@ impl Operands for Iadd3 {
         o.src(b.src);
         o.read(c.src);
         o.cc_write(cc);
+        // `.X` adds the carry of an IADD3 `.CC`, which can be 2: CF and OF (docs/semantics.md
+        // §21).
         o.cf_read(x);
+        if x {
+            o.flag_read(crate::ir::roles::Flag::Of);
+        }
     }
 }
 
@@ -1408,5 +1421,54 @@ impl Operands for Vabsdiff {
     fn operands(&self, o: &mut Roles<'_>) {
         let Vabsdiff { v } = *self;
         v.operands(o);
+    }
+}
+
+/// `VABSDIFF4[.SD].{U8|S8}.{U8|S8}[.SAT][.ACC] Rd, Ra, Rb, Rc`: the absolute differences of the
+/// four bytes of `Ra` and `Rb`, each byte zero- or sign-extended by its type (docs/semantics.md
+/// §22e): without `.ACC` the four differences are `Rd`'s bytes (`.SAT` clamps each to the
+/// destination's byte range, 0..255 or, with `.SD`, 0..127), with `.ACC` their sum plus `Rc`.
+/// ptxas writes it for `vabsdiff4.u32.u32.u32` (`__vabsdiffu4`) and `.add` (`__vsadu4`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vabsdiff4 {
+    /// Destination.
+    pub d: Reg,
+    /// `.SD`: a signed destination (its `.SAT` range is 0..127).
+    pub d_signed: bool,
+    /// `.SAT` (not with `.ACC`).
+    pub sat: bool,
+    /// `.ACC`: the sum of the four differences plus `Rc`.
+    pub acc: bool,
+    /// First source.
+    pub a: Reg,
+    /// Its bytes are signed (`.S8`).
+    pub a_signed: bool,
+    /// Second source.
+    pub b: Reg,
+    /// Its bytes are signed (`.S8`).
+    pub b_signed: bool,
+    /// Third source (read by `.ACC` only: the merge of all four bytes leaves none of it).
+    pub c: Reg,
+}
+
+impl Operands for Vabsdiff4 {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Vabsdiff4 {
+            d,
+            d_signed: _,
+            sat: _,
+            acc,
+            a,
+            a_signed: _,
+            b,
+            b_signed: _,
+            c,
+        } = *self;
+        o.def(d);
+        o.read(a);
+        o.read(b);
+        if acc {
+            o.read(c);
+        }
     }
 }

@@ -272,27 +272,76 @@ impl Operands for Stl {
     }
 }
 
-/// Scope of MEMBAR (no functional effect in lockstep execution).
+/// Scope of MEMBAR: which other threads the fence orders this thread's memory accesses against
+/// (docs/semantics.md §22f).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MembarScope {
-    /// `.CTA`
+    /// `.CTA`: the threads of the CTA (`membar.cta`, `__threadfence_block()`).
     Cta,
-    /// `.GL`
+    /// `.GL`: every thread of the device (`membar.gl`, `__threadfence()`).
     Gl,
-    /// `.SYS`
+    /// `.SYS`: the device and the host (`membar.sys`, `__threadfence_system()`).
     Sys,
+    /// `.VC` (encoding 3; envytools' name, no PTX scope maps to it): taken as `.SYS`.
+    Vc,
 }
 
-/// `MEMBAR.scope`.
+impl MembarScope {
+    /// In encoding order (the 2-bit field's values 0 to 3).
+    pub const ALL: [MembarScope; 4] = [
+        MembarScope::Cta,
+        MembarScope::Gl,
+        MembarScope::Sys,
+        MembarScope::Vc,
+    ];
+}
+
+/// The first-level cache invalidation a MEMBAR asks for (ptxas writes `.IVALLD` with `.GL` and
+/// `.SYS`); warpjit has no caches, so it changes nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MembarInval {
+    /// None.
+    None,
+    /// `.IVALLD`: the data cache.
+    D,
+    /// `.IVALLT`: the texture cache.
+    T,
+    /// `.IVALLTD`: both.
+    Td,
+}
+
+impl MembarInval {
+    /// In encoding order (the 2-bit field's values 0 to 3).
+    pub const ALL: [MembarInval; 4] = [
+        MembarInval::None,
+        MembarInval::D,
+        MembarInval::T,
+        MembarInval::Td,
+    ];
+}
+
+/// `MEMBAR.scope[.inval]`: a memory fence (docs/semantics.md §22f). Every lane's accesses
+/// already take effect in program order; one with a scope wider than the CTA is also a host
+/// memory fence, which orders them against CTAs running on other host threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Membar {
     /// Scope.
     pub scope: MembarScope,
+    /// The cache invalidation (no effect).
+    pub inval: MembarInval,
+}
+
+impl Membar {
+    /// Whether the fence orders accesses beyond the CTA (whose warps run on one host thread),
+    /// and so is a host memory fence.
+    pub fn host_fence(&self) -> bool {
+        self.scope != MembarScope::Cta
+    }
 }
 
 impl Operands for Membar {
     fn operands(&self, _o: &mut Roles<'_>) {
-        let Membar { scope: _ } = *self;
+        let Membar { scope: _, inval: _ } = *self;
     }
 }
 

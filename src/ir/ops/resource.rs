@@ -341,7 +341,7 @@ impl Operands for Info {
     }
 }
 
-/// What a [`Sample`] computes (docs/semantics.md §31).
+/// What a [`Sample`] computes (docs/semantics.md §32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SampleFn {
     /// A filtered sample whose LOD comes from the derivatives `ddx` and `ddy` of the
@@ -431,7 +431,7 @@ impl Operands for Sample {
 /// A screen-space derivative of a pixel shader (`deriv_rtx_coarse`, `deriv_rty_fine`, ...):
 /// the difference of `a` between two lanes of the lane's 2x2 quad (lanes `4q` to `4q + 3` are
 /// its top-left, top-right, bottom-left and bottom-right pixels), as the registers hold it in
-/// those lanes (docs/semantics.md §32), with Direct3D's float subtraction.
+/// those lanes (docs/semantics.md §33), with Direct3D's float subtraction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Deriv {
     /// Destination.

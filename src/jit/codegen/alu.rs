@@ -119,17 +119,28 @@ impl Lower for S2r {
 
 impl Lower for Iadd {
     fn weight(&self) -> u32 {
-        4
+        if self.sat {
+            12
+        } else {
+            4
+        }
     }
 
     fn strip(&self) -> bool {
-        true
+        !self.sat
     }
 
+    /// `.SAT` (rare: ptxas writes it for `add.sat.s32`) through the lane routine
+    /// (`semantics::iadd_sat`).
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         let m = tx.guard_mask(g);
+        if o.sat {
+            let r = tx.lane_routine(inst, &[Src::Reg(o.a), o.b], m);
+            tx.set_reg(o.d, r, m);
+            return true;
+        }
         let a = tx.reg(o.a);
         let a = tx.not_if(a, o.neg_a);
         let b = tx.src(o.b);
@@ -142,17 +153,27 @@ impl Lower for Iadd {
 
 impl Lower for Iadd32i {
     fn weight(&self) -> u32 {
-        4
+        if self.sat {
+            12
+        } else {
+            4
+        }
     }
 
     fn strip(&self) -> bool {
-        true
+        !self.sat
     }
 
+    /// `.SAT` through the lane routine (`semantics::iadd_sat`), as IADD's.
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         let m = tx.guard_mask(g);
+        if o.sat {
+            let r = tx.lane_routine(inst, &[Src::Reg(o.a)], m);
+            tx.set_reg(o.d, r, m);
+            return true;
+        }
         let a = tx.reg(o.a);
         let a = tx.not_if(a, o.neg_a);
         let b = tx.splat(o.imm);
@@ -1200,14 +1221,17 @@ impl Tx<'_, '_, '_> {
         };
         let mut plus2 = if nc > 0 { Some(self.splat(nc)) } else { None };
         if o.x {
-            let cf = self.flag(CF);
-            let mv = self.mask_vec(cf);
-            let one = self.splat(1);
-            let bits = self.bin(&mv, &one, |b, x, y| b.ins().band(x, y));
-            plus2 = Some(match plus2 {
-                None => bits,
-                Some(x) => self.bin(&x, &bits, |b, x, y| b.ins().iadd(x, y)),
-            });
+            // The carry in is CF + OF (the whole carry of an IADD3 `.CC`: 0, 1 or 2).
+            for flag in [CF, OF] {
+                let fm = self.flag(flag);
+                let mv = self.mask_vec(fm);
+                let one = self.splat(1);
+                let bits = self.bin(&mv, &one, |b, x, y| b.ins().band(x, y));
+                plus2 = Some(match plus2 {
+                    None => bits,
+                    Some(x) => self.bin(&x, &bits, |b, x, y| b.ins().iadd(x, y)),
+                });
+            }
         }
         let want_c = o.cc && self.after.has_flag(CF);
         let (f, cf, _) = self.add3(&partial, &c, plus2, want_c, false);
@@ -1342,5 +1366,24 @@ impl Lower for Vabsdiff {
 
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         lower_video(tx, inst, &self.v)
+    }
+}
+
+/// VABSDIFF4: per lane through the lane routine (`semantics::vabsdiff4`), like VABSDIFF.
+impl Lower for Vabsdiff4 {
+    fn weight(&self) -> u32 {
+        12
+    }
+
+    fn strip(&self) -> bool {
+        false
+    }
+
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        let m = tx.guard_mask(inst.guard);
+        let srcs = [self.a, self.b, self.c].map(Src::Reg);
+        let r = tx.lane_routine(inst, &srcs, m);
+        tx.set_reg(self.d, r, m);
+        true
     }
 }

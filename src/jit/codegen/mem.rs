@@ -1,10 +1,12 @@
 //! The JIT's decision for the memory and barrier ops: the accesses lower inline in
 //! `jit/memory.rs` (with the interpreter as their slow path); a constant read through `RZ`
-//! lowers to a scalar load; MEMBAR, NOP and DEPBAR have no effect in lockstep execution.
+//! lowers to a scalar load; NOP, DEPBAR and a CTA-scope MEMBAR have no effect in lockstep execution,
+//! a wider MEMBAR is a host fence.
 
 use super::{Lower, Tx};
 use crate::ir::*;
 use crate::jit::helper::Helper;
+use cranelift_codegen::ir::InstBuilder;
 
 /// The weight of an inline access of `size` (a fast path and a cold slow path; see
 /// [`Lower::weight`]).
@@ -217,7 +219,27 @@ macro_rules! no_code {
         )*
     };
 }
-no_code!(Membar, Nop, Depbar);
+no_code!(Nop, Depbar);
+
+impl Lower for Membar {
+    fn weight(&self) -> u32 {
+        1
+    }
+
+    /// A CTA-scope fence is no code; a wider one is a fence instruction, emitted once.
+    fn strip(&self) -> bool {
+        !self.host_fence()
+    }
+
+    /// A scope beyond the CTA: a host memory fence (docs/semantics.md §22f), emitted whatever
+    /// the guard (a fence no lane asked for changes no result).
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, _: &Inst) -> bool {
+        if self.host_fence() {
+            tx.b.ins().fence();
+        }
+        true
+    }
+}
 
 impl Lower for Bpt {
     fn weight(&self) -> u32 {

@@ -52,12 +52,17 @@ impl SassSyntax for S2r {
 
 impl SassSyntax for Iadd {
     fn parse(a: &mut Args<'_>) -> R<Self> {
+        let sat = a.flag_loc("SAT")?;
         let (po, x, ccm) = (a.flag("PO")?, a.flag("X")?, cc_mod(a)?);
         let (d, cc) = a.dst_cc(ccm)?;
+        if let Some(l) = sat.filter(|_| po || x || cc.is_some()) {
+            return a.err(l, "IADD.SAT takes none of .CC, .X and .PO");
+        }
         let (ra, fa) = a.reg_x(NEG)?;
         let (b, fb) = a.src(ImmRule::S20, NEG)?;
         Ok(Iadd {
             d,
+            sat: sat.is_some(),
             cc: cc.is_some(),
             x,
             po,
@@ -70,7 +75,8 @@ impl SassSyntax for Iadd {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "IADD{}{} {}{}, {}{}, {}{}",
+            "IADD{}{}{} {}{}, {}{}, {}{}",
+            m(self.sat, ".SAT"),
             m(self.po, ".PO"),
             m(self.x, ".X"),
             self.d,
@@ -85,12 +91,17 @@ impl SassSyntax for Iadd {
 
 impl SassSyntax for Iadd32i {
     fn parse(a: &mut Args<'_>) -> R<Self> {
+        let sat = a.flag_loc("SAT")?;
         let (po, x, ccm) = (a.flag("PO")?, a.flag("X")?, cc_mod(a)?);
         let (d, cc) = a.dst_cc(ccm)?;
+        if let Some(l) = sat.filter(|_| po || x || cc.is_some()) {
+            return a.err(l, "IADD32I.SAT takes none of .CC, .X and .PO");
+        }
         let (ra, fa) = a.reg_x(NEG)?;
         let imm = a.imm_x(ImmRule::Any32, 0)?.0;
         Ok(Iadd32i {
             d,
+            sat: sat.is_some(),
             cc: cc.is_some(),
             x,
             po,
@@ -102,7 +113,8 @@ impl SassSyntax for Iadd32i {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "IADD32I{}{} {}{}, {}{}, {}",
+            "IADD32I{}{}{} {}{}, {}{}, {}",
+            m(self.sat, ".SAT"),
             m(self.po, ".PO"),
             m(self.x, ".X"),
             self.d,
@@ -945,19 +957,23 @@ const VIDEO_SECONDS: &[(&str, VideoSecond)] = &[
 ];
 
 /// Parses the operands and modifiers VMNMX and VABSDIFF share, `.MN`/`.MX` (VMNMX's, read by
-/// `minmax`) aside: `.{UD|SD}.atype.btype[.MN|.MX][.SAT][.second] Rd, Ra[.sel], Sb[.sel], Rc`.
-/// A byte type takes `.B0`-`.B3` on its operand (default `.B0`), a half type `.H0`/`.H1`
-/// (default `.H0`); an immediate `Sb` is 16 bits and needs `.U16` or `.S16`.
+/// `minmax`) aside: `[.UD|.SD][.atype.btype][.MN|.MX][.SAT][.second] Rd, Ra[.sel], Sb[.sel], Rc`.
+/// Without `.UD`/`.SD` the destination is signed, without types both operands are `.S32`, and
+/// without `.MN`/`.MX` VMNMX is `.MN`: what nvdisasm leaves out (`VMNMX.MIN R4, R4, R9, R11` is
+/// `VMNMX.SD.S32.S32.MN.MIN`; an immediate `Sb` without types is `.S16`). A byte type takes `.B0`-`.B3` on its operand (default `.B0`), a
+/// half type `.H0`/`.H1` (default `.H0`); an immediate `Sb` is 16 bits and needs `.U16` or
+/// `.S16`.
 fn parse_video(a: &mut Args<'_>, minmax: bool) -> R<(Video, bool)> {
-    let d_signed = a.choice(&[("UD", false), ("SD", true)])?.unwrap_or(false);
+    let d_signed = a.choice(&[("UD", false), ("SD", true)])?.unwrap_or(true);
     let types = a.take_all(VIDEO_TYPES);
-    if let Some(&(_, _, l)) = types.get(2) {
+    if let [_] | [_, _, _, ..] = types[..] {
+        let l = types.get(2).unwrap_or(&types[0]).2;
         return a.err(
             l,
-            "a video instruction takes two operand types (Ra's, then Sb's)",
+            "a video instruction takes two operand types (Ra's, then Sb's) or none (.S32.S32)",
         );
     }
-    let ty = |i: usize| types.get(i).map_or((32, false), |t| t.0);
+    let ty = |i: usize| types.get(i).map_or((32, true), |t| t.0);
     let ((a_bits, a_signed), (b_bits, b_signed)) = (ty(0), ty(1));
     let max = if minmax {
         a.choice(&[("MN", false), ("MX", true)])?.unwrap_or(false)
@@ -984,6 +1000,11 @@ fn parse_video(a: &mut Args<'_>, minmax: bool) -> R<(Video, bool)> {
     let a_part = part(a, a_bits, fa, a_loc)?;
     let b_loc = a.peek().map_or(a.raw().end, |o| o.atom_loc);
     let (b, fb) = a.src(ImmRule::U16, HALF | BYTE)?;
+    // Without types an immediate is `.S16` (nvdisasm's `VMNMX.MX.MIN R30, R9, 0x1, R30`).
+    let b_bits = match b {
+        Src::Imm(_) if types.is_empty() => 16,
+        _ => b_bits,
+    };
     let b_part = match b {
         Src::Const(_) => return a.err(b_loc, "a video instruction reads no constant"),
         Src::Imm(_) if b_bits != 16 || fb != Flags::default() => {
@@ -1070,5 +1091,54 @@ impl SassSyntax for Vabsdiff {
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         print_video(f, "VABSDIFF", "", &self.v)
+    }
+}
+
+/// `VABSDIFF4[.SD].{U8|S8}.{U8|S8}[.SAT][.ACC] Rd, Ra, Rb, Rc`, as nvdisasm prints it
+/// (`VABSDIFF4.U8.U8 R0, R0, R2, RZ`): both byte types always, `.SD` for a signed destination.
+impl SassSyntax for Vabsdiff4 {
+    fn parse(a: &mut Args<'_>) -> R<Self> {
+        let d_signed = a.flag("SD")?;
+        let types = a.take_all(&[("U8", false), ("S8", true)]);
+        let [(a_signed, _, _), (b_signed, _, _)] = types[..] else {
+            let l = types.get(2).map_or(a.raw().mn_loc, |t| t.2);
+            return a.err(
+                l,
+                "VABSDIFF4 takes two byte types, Ra's then Rb's (.U8 or .S8)",
+            );
+        };
+        let (sat, acc) = (a.flag_loc("SAT")?, a.flag("ACC")?);
+        if let Some(l) = sat.filter(|_| acc) {
+            return a.err(l, "VABSDIFF4 takes .SAT or .ACC, not both");
+        }
+        let d = a.reg()?;
+        let (ra, rb, rc) = (a.reg()?, a.reg()?, a.reg()?);
+        Ok(Vabsdiff4 {
+            d,
+            d_signed,
+            sat: sat.is_some(),
+            acc,
+            a: ra,
+            a_signed,
+            b: rb,
+            b_signed,
+            c: rc,
+        })
+    }
+    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ty = |s: bool| if s { ".S8" } else { ".U8" };
+        write!(
+            f,
+            "VABSDIFF4{}{}{}{}{} {}, {}, {}, {}",
+            m(self.d_signed, ".SD"),
+            ty(self.a_signed),
+            ty(self.b_signed),
+            m(self.sat, ".SAT"),
+            m(self.acc, ".ACC"),
+            self.d,
+            self.a,
+            self.b,
+            self.c
+        )
     }
 }

@@ -296,15 +296,23 @@ impl SassSyntax for Stl {
     }
 }
 
+/// `MEMBAR.{CTA|GL|SYS|VC}[.IVALLD|.IVALLT|.IVALLTD]`, as nvdisasm prints it (`MEMBAR.GL.IVALLD`
+/// for what ptxas writes for `membar.gl`).
 impl SassSyntax for Membar {
     fn parse(a: &mut Args<'_>) -> R<Self> {
-        let scopes = [MembarScope::Cta, MembarScope::Gl, MembarScope::Sys].map(|s| (s.name(), s));
+        let scopes = MembarScope::ALL.map(|s| (s.name(), s));
+        let invals = [MembarInval::D, MembarInval::T, MembarInval::Td].map(|i| (i.name(), i));
         Ok(Membar {
             scope: a.require(&scopes)?,
+            inval: a.choice(&invals)?.unwrap_or(MembarInval::None),
         })
     }
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "MEMBAR.{}", self.scope.name())
+        write!(f, "MEMBAR.{}", self.scope.name())?;
+        match self.inval {
+            MembarInval::None => Ok(()),
+            i => write!(f, ".{}", i.name()),
+        }
     }
 }
 

@@ -26,11 +26,14 @@ impl Gen<'_, '_> {
             .into(),
             3 => {
                 let b = self.src(Rule::S20);
+                // .SAT (add.sat.s32, sub.sat.s32) takes none of .CC, .X and .PO.
+                let sat = self.chance(15);
                 Iadd {
                     d,
-                    cc: self.chance(40),
-                    x: self.chance(30),
-                    po: self.chance(15),
+                    sat,
+                    cc: !sat && self.chance(40),
+                    x: !sat && self.chance(30),
+                    po: !sat && self.chance(15),
                     neg_a: self.chance(25),
                     a: self.sreg(),
                     neg_b: self.chance(if matches!(b, Src::Imm(_)) { 3 } else { 25 }),
@@ -38,16 +41,20 @@ impl Gen<'_, '_> {
                 }
                 .into()
             }
-            4 => Iadd32i {
-                d,
-                cc: self.chance(40),
-                x: self.chance(30),
-                po: self.chance(15),
-                neg_a: self.chance(25),
-                a: self.sreg(),
-                imm: self.imm32(),
+            4 => {
+                let sat = self.chance(15);
+                Iadd32i {
+                    d,
+                    sat,
+                    cc: !sat && self.chance(40),
+                    x: !sat && self.chance(30),
+                    po: !sat && self.chance(15),
+                    neg_a: self.chance(25),
+                    a: self.sreg(),
+                    imm: self.imm32(),
+                }
+                .into()
             }
-            .into(),
             5 => self.iadd3(d),
             6 => {
                 let b = self.src(Rule::S20);
@@ -394,6 +401,7 @@ impl Gen<'_, '_> {
                     g,
                     Iadd {
                         d: lo,
+                        sat: false,
                         cc: true,
                         x: false,
                         po: false,
@@ -411,6 +419,7 @@ impl Gen<'_, '_> {
                         g,
                         Iadd32i {
                             d: hi,
+                            sat: false,
                             cc,
                             x: true,
                             po: false,
@@ -424,6 +433,7 @@ impl Gen<'_, '_> {
                         g,
                         Iadd {
                             d: hi,
+                            sat: false,
                             cc,
                             x: true,
                             po: false,
@@ -442,6 +452,7 @@ impl Gen<'_, '_> {
                     g,
                     Iadd {
                         d: Reg::RZ,
+                        sat: false,
                         cc: true,
                         x: false,
                         po: false,
@@ -657,8 +668,9 @@ impl Gen<'_, '_> {
         match self.below(5) {
             0 => self.emit("NOP"),
             1 => {
-                let s = self.pick(&["CTA", "GL", "SYS"]);
-                self.emit(format!("MEMBAR.{s}"));
+                let s = self.pick(&["CTA", "GL", "SYS", "VC"]);
+                let i = self.pick(&["", ".IVALLD", ".IVALLT", ".IVALLTD"]);
+                self.emit(format!("MEMBAR.{s}{i}"));
             }
             2 => self.emit("DEPBAR.LE SB0, 0x0"),
             3 if self.ssy_depth == 0 => self.emit("SYNC"),

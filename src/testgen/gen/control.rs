@@ -1,9 +1,16 @@
 //! Control-flow statements: lane-varying conditions, if/else with and without SSY/SYNC,
-//! counted and endless loops (with BRA, or PBK/BRK and PCNT/CONT), EXIT, BAR.SYNC, BAR.RED with
-//! B2R.RESULT, and BAR.ARV/BAR.SYNC with a thread count.
+//! counted and endless loops (with BRA, or PBK/BRK and PCNT/CONT), switches (BRX over a jump
+//! table in constant bank 2, as ptxas writes them), EXIT, BAR.SYNC, BAR.RED with B2R.RESULT, and
+//! BAR.ARV/BAR.SYNC with a thread count.
 
-use super::{floor_pow2, Gen};
+use super::{floor_pow2, Gen, TableEntry};
 use crate::ir::*;
+
+/// Where the generator's jump tables start in constant bank 2, and how many words they may
+/// take in all (inside the bank's randomly filled low area, which every case rewrites).
+pub(super) const TABLE_BASE: u32 = 0x300;
+/// See [`TABLE_BASE`].
+pub(super) const TABLE_WORDS: u32 = 0x40;
 
 impl Gen<'_, '_> {
     /// Computes a predicate that varies across lanes, warps, CTAs, or not at all.
@@ -202,6 +209,98 @@ impl Gen<'_, '_> {
         self.place(&l_exit);
     }
 
+    /// A switch as ptxas compiles it: an index from lane-varying or uniform data, clamped so
+    /// that the last of the table's `k + 1` words is the default, loaded from constant bank 2
+    /// and taken by BRX to one of `k + 1` cases, inside an SSY/SYNC or PBK/BRK region or none
+    /// (the cases then jump to the end). Sometimes guarded (the lanes whose guard fails run a
+    /// fall-through body), sometimes with a table entry at a case's scheduling word (the
+    /// instruction after it), rarely with an entry no case is at (a bad-branch-target fault).
+    /// The table's words and the BRX's offset are set once the program's pcs are known
+    /// ([`Gen::resolve_switches`]).
+    pub(super) fn switch_stmt(&mut self, depth: u32) {
+        let k = self.range(1, 5);
+        if self.table_words + k + 1 > TABLE_WORDS {
+            return self.if_stmt(depth);
+        }
+        let base = TABLE_BASE + 4 * self.table_words;
+        self.table_words += k + 1;
+        let cases: Vec<String> = (0..=k).map(|_| self.new_label()).collect();
+        let l_end = self.new_label();
+        let region = self.weighted(&[40, 35, 25]);
+        let guarded = self.chance(20);
+        let p = Pred(self.below(7) as u8);
+        if guarded {
+            self.cond(p);
+        }
+        let src = self.pick(&["R27", "R25", "R24", "R26", "R3", "R7"]);
+        let mask = self.pick(&[0x1u32, 0x3, 0x7, 0xf]);
+        self.emit(format!("LOP32I.AND R16, {src}, {mask:#x}"));
+        self.emit(format!("IMNMX.U32 R16, R16, {k:#x}, PT"));
+        self.emit("SHL R16, R16, 0x2");
+        let t = self.target(&l_end);
+        match region {
+            0 => {
+                self.emit(format!("SSY {t}"));
+                self.ssy_depth += 1;
+            }
+            1 => self.emit(format!("PBK {t}")),
+            _ => {}
+        }
+        self.emit(format!("LDC R16, c[0x2][R16+{base:#x}]"));
+        let mut entries = Vec::with_capacity(cases.len());
+        for c in &cases {
+            let e = match self.weighted(&[90, 8, 1, 1]) {
+                0 => TableEntry::Label(c.clone(), false),
+                1 => TableEntry::Label(c.clone(), true),
+                // An instruction that is not a declared target, an address between two.
+                2 => TableEntry::Label(l_end.clone(), false),
+                _ => TableEntry::Between(c.clone()),
+            };
+            entries.push(e);
+        }
+        self.switches.push((base, entries));
+        // The note's targets in any order, some twice.
+        let mut named: Vec<&str> = cases.iter().map(String::as_str).collect();
+        if self.chance(30) {
+            named.reverse();
+        }
+        if self.chance(20) {
+            named.push(&cases[0]);
+        }
+        let g = if guarded {
+            let neg = if self.chance(50) { "!" } else { "" };
+            format!("@{neg}{p} ")
+        } else {
+            String::new()
+        };
+        let note = named.join(",");
+        // The offset is set later: 0x0 stands for it.
+        self.emit(format!("{g}BRX R16 0x0 (*\"BRANCH_TARGETS {note}\"*)"));
+        let leave = |g: &mut Self| match region {
+            0 => g.emit("SYNC"),
+            1 => g.emit("BRK"),
+            _ => {
+                let t = g.target(&l_end);
+                g.emit(format!("BRA {t}"));
+            }
+        };
+        if guarded {
+            let n = self.range(1, 2) as usize;
+            self.stmts(n, depth + 1);
+            leave(self);
+        }
+        for c in &cases {
+            self.place(c);
+            let n = self.range(1, 3) as usize;
+            self.stmts(n, depth + 1);
+            leave(self);
+        }
+        if region == 0 {
+            self.ssy_depth -= 1;
+        }
+        self.place(&l_end);
+    }
+
     /// `@P BRK` or `@P CONT` out of the innermost PBK loop or PCNT iteration, if there is one.
     pub(super) fn break_or_continue(&mut self) -> bool {
         let brk = self.brk_depth > 0;
@@ -253,6 +352,31 @@ impl Gen<'_, '_> {
             }
             _ => self.emit("EXIT"),
         }
+    }
+
+    /// A loop whose every iteration takes a ticket from a word of shared memory (`ATOMS.ADD`,
+    /// lanes in order) into a register the epilogue stores, with no barrier: which tickets a
+    /// warp gets depends on where the turns of its CTA's warps end (docs/semantics.md §9), so
+    /// an engine that ended them elsewhere than the interpreter would leave other values.
+    pub(super) fn ticket_loop(&mut self) {
+        let lvl = self.loop_depth;
+        let cnt = Reg(20 + 2 * lvl);
+        let l_top = self.new_label();
+        let d = Reg(self.below(16) as u8);
+        let step = self.range(1, 3);
+        let n = self.range(2, 6);
+        let p = Pred(self.below(7) as u8);
+        self.emit(format!("MOV {cnt}, RZ"));
+        self.emit(format!("MOV32I R19, {step:#x}"));
+        self.place(&l_top);
+        self.emit(format!("ATOMS.ADD {d}, [0x0], R19"));
+        if self.chance(50) {
+            self.emit(format!("IADD R18, {d}, R25"));
+        }
+        self.emit(format!("IADD32I {cnt}, {cnt}, 0x1"));
+        self.emit(format!("ISETP.LT.AND {p}, PT, {cnt}, {n:#x}, PT"));
+        let t = self.target(&l_top);
+        self.emit(format!("@{p} BRA {t}"));
     }
 
     pub(super) fn barrier(&mut self) {

@@ -12,9 +12,28 @@ pub(super) const CC_TESTS: [&str; 24] = [
 ];
 
 impl Gen<'_, '_> {
-    /// A random VMNMX or VABSDIFF: any parts and signs, a register or 16-bit immediate `Sb`,
-    /// `.SAT`, and any secondary step.
+    /// A random VMNMX or VABSDIFF (any parts and signs, a register or 16-bit immediate `Sb`,
+    /// `.SAT`, and any secondary step), or VABSDIFF4 (any signs, `.SAT` or `.ACC`).
     fn video(&mut self, d: Reg) -> Op {
+        if self.chance(30) {
+            let (sat, acc) = match self.below(3) {
+                0 => (true, false),
+                1 => (false, true),
+                _ => (false, false),
+            };
+            return Vabsdiff4 {
+                d,
+                d_signed: self.chance(50),
+                sat,
+                acc,
+                a: self.sreg(),
+                a_signed: self.chance(50),
+                b: self.sreg(),
+                b_signed: self.chance(50),
+                c: self.sreg(),
+            }
+            .into();
+        }
         let part = |g: &mut Self| match g.below(3) {
             0 => VideoPart::Byte(g.below(4) as u8),
             1 => VideoPart::Half(g.below(2) as u8),
@@ -51,8 +70,8 @@ impl Gen<'_, '_> {
     }
 
     /// One random ISET, PSET, CSETP, R2P, 64-bit-mode IMNMX, XMAD.CSFU, PRMT in a PTX mode,
-    /// IMUL, IMUL32I, IMAD, IMADSP (`imadsp.rs`), a wide zero test (`logic.rs`), VMNMX or
-    /// VABSDIFF.
+    /// IMUL, IMUL32I, IMAD, IMADSP (`imadsp.rs`), a wide zero test (`logic.rs`), VMNMX,
+    /// VABSDIFF or VABSDIFF4.
     pub(super) fn int_op(&mut self, d: Reg) -> Op {
         let bops = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
         match self.below(12) {

@@ -102,6 +102,19 @@ pub(super) struct Gen<'a, 'b> {
     /// Enclosing PBK loops (a BRK may be emitted) and PCNT iterations (a CONT may be).
     brk_depth: u32,
     cont_depth: u32,
+    /// Words of constant bank 2 the switches' jump tables take so far.
+    table_words: u32,
+    /// Each switch's jump table: where it starts in bank 2 and its entries.
+    switches: Vec<(u32, Vec<TableEntry>)>,
+}
+
+/// A jump table's word before the program's pcs are known.
+enum TableEntry {
+    /// The pc of the instruction at a label; with `true`, the address of the scheduling word
+    /// before it when it is the first of its group (the same instruction for BRX).
+    Label(String, bool),
+    /// An address between two instructions: 4 past the instruction at a label.
+    Between(String),
 }
 
 /// Generates a whole case.
@@ -122,6 +135,8 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
         ssy_depth: 0,
         brk_depth: 0,
         cont_depth: 0,
+        table_words: 0,
+        switches: Vec::new(),
     };
     let block = if g.chance(50) {
         match g.below(3) {
@@ -162,6 +177,11 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
         Profile::Edges => g.range(2, 10),
     };
     g.stmts(n as usize, 0);
+    // Drawn after the random statements, so that the bytes before give the same code as before
+    // there was a choice.
+    if shared_bytes >= 4 && g.chance(30) {
+        g.ticket_loop();
+    }
     match frame {
         Frame::Full => g.epilogue(),
         Frame::Minimal => g.minimal_frame(code_start),
@@ -172,6 +192,10 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
     } else {
         [1_000_000, 2000, 300][g.weighted(&[85, 10, 5])]
     };
+    let jump_tables = g.resolve_switches();
+    // Drawn last, likewise.
+    let quantum =
+        [crate::exec::DEFAULT_QUANTUM, 3, 6, 10, 25, 64][g.weighted(&[25, 15, 15, 15, 15, 15])];
     let mut text = g.lines.join("\n");
     text.push('\n');
     Case {
@@ -190,10 +214,43 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
         odd_size,
         tier2,
         frame,
+        jump_tables,
+        quantum,
     }
 }
 
 impl Gen<'_, '_> {
+    /// Once the text is final: each BRX's offset (minus its next pc, so that the register
+    /// holds the target, as ptxas writes it) and the words of the jump tables, as `(offset in
+    /// bank 2, value)`, from the pcs the listing's layout gives every instruction and label.
+    fn resolve_switches(&mut self) -> Vec<(u32, u32)> {
+        use crate::sass::program::{next_slot, FIRST_PC};
+        let mut labels = std::collections::HashMap::new();
+        let mut pc = FIRST_PC;
+        for line in &mut self.lines {
+            if let Some(l) = line.strip_suffix(':') {
+                labels.insert(l.to_string(), pc);
+                continue;
+            }
+            let off = -(i64::from(pc) + 8);
+            *line = line.replacen(" 0x0 (*", &format!(" -{:#x} (*", -off), 1);
+            pc = next_slot(pc);
+        }
+        let mut words = Vec::new();
+        for (base, entries) in &self.switches {
+            for (i, e) in entries.iter().enumerate() {
+                let at = |l: &String| labels.get(l).copied().unwrap_or(0);
+                let v = match e {
+                    TableEntry::Label(l, true) if at(l) % 0x20 == 8 => at(l) - 8,
+                    TableEntry::Label(l, _) => at(l),
+                    TableEntry::Between(l) => at(l) + 4,
+                };
+                words.push((base + 4 * i as u32, v));
+            }
+        }
+        words
+    }
+
     // ---- choices (running out of bytes gives the first / smallest / "no") -------------------
 
     fn below(&mut self, n: u32) -> u32 {
@@ -413,16 +470,17 @@ impl Gen<'_, '_> {
     }
 
     fn stmt(&mut self, depth: u32) {
-        // Alu, Chain, Mem, If, Loop, InfLoop, Exit, Barrier, Misc, Edge
-        let mut w: [u32; 10] = match self.profile {
-            Profile::Alu => [80, 15, 0, 0, 0, 0, 0, 0, 5, 0],
-            Profile::Control => [35, 5, 6, 16, 12, 2, 6, 12, 6, 3],
-            Profile::Memory => [25, 5, 60, 4, 3, 0, 1, 2, 0, 5],
-            Profile::Mixed => [35, 8, 20, 10, 8, 1, 4, 6, 8, 8],
-            Profile::Edges => [15, 3, 10, 4, 4, 0, 1, 1, 2, 60],
+        // Alu, Chain, Mem, If, Loop, InfLoop, Exit, Barrier, Misc, Edge, Switch
+        let mut w: [u32; 11] = match self.profile {
+            Profile::Alu => [80, 15, 0, 0, 0, 0, 0, 0, 5, 0, 0],
+            Profile::Control => [35, 5, 6, 16, 12, 2, 6, 12, 6, 3, 8],
+            Profile::Memory => [25, 5, 60, 4, 3, 0, 1, 2, 0, 5, 1],
+            Profile::Mixed => [35, 8, 20, 10, 8, 1, 4, 6, 8, 8, 4],
+            Profile::Edges => [15, 3, 10, 4, 4, 0, 1, 1, 2, 60, 1],
         };
         if depth >= 3 {
             w[3] = 0;
+            w[10] = 0;
         }
         if self.loop_depth >= 2 {
             w[4] = 0;
@@ -449,7 +507,8 @@ impl Gen<'_, '_> {
             6 => self.exit_stmt(depth),
             7 => self.barrier(),
             8 => self.misc(),
-            _ => self.edge(depth),
+            9 => self.edge(depth),
+            _ => self.switch_stmt(depth),
         }
     }
 }

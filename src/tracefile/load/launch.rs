@@ -4,12 +4,13 @@
 
 use super::{sp, sp64, Loader};
 use crate::diag::{Diagnostic, Location};
+use crate::exec::device::CtaShape;
 use crate::exec::{DEFAULT_BUDGET, MAX_LAUNCH_THREADS};
 use crate::frontend::{self, Content};
 use crate::ir::{Isa, Program, TextureKind, ViewKind};
 use crate::tracefile::code::{value_offset, StringMap};
 use crate::tracefile::files::{self, MAX_PROGRAM_BYTES};
-use crate::tracefile::schema::{HasData, RawLaunch, RawRegData, RegName};
+use crate::tracefile::schema::{HasData, RawLaunch, RawParam, RawRegData, RegName};
 use crate::tracefile::SourceLines;
 use crate::tracefile::{
     Buffer, BufferKind, LaunchSpec, RegData, Texture, TextureDim, TraceError, View, MAX_BLOCK,
@@ -24,8 +25,8 @@ use toml::Spanned;
 use warpjit_runtime::BankMode;
 
 /// What makes two launches' programs the same: from a `code_file`, the `code` text or
-/// `code_file` value, `isa`, `registers`, `kernel`.
-pub(super) type ProgramKey = (bool, String, Isa, u32, Option<String>);
+/// `code_file` value, `isa`, `registers`, `kernel`, `module_data`.
+pub(super) type ProgramKey = (bool, String, Isa, u32, Option<String>, Option<u64>);
 
 /// What the trace binds: the resources and samplers a program's declarations are checked
 /// against.
@@ -66,6 +67,7 @@ pub(super) struct LaunchKeys {
     pub(super) shared_bytes: u32,
     pub(super) local_bytes: Option<u32>,
     pub(super) budget: u64,
+    pub(super) cooperative: bool,
     pub(super) inputs: Vec<RegData>,
     pub(super) expect_outputs: Vec<RegData>,
 }
@@ -138,10 +140,19 @@ impl Loader {
             }
         }
         let binary = self.binary_kernel(l, &mut k)?;
+        let mut consts = Vec::new();
+        for c in &l.consts {
+            let data = self.const_table(c, &consts, "[[launch.const]]")?;
+            consts.push(data);
+        }
+        let params = self.params(l, binary.as_deref(), &consts)?;
         let (program, program_path, source) =
             self.program(l, &table, k.isa, k.registers, k.kernel.as_deref(), programs)?;
         self.apply_interface(l, &table, &program, &mut k, bound)?;
+        self.check_cooperative(l, &program, &k)?;
         Ok(LaunchSpec {
+            consts,
+            params,
             index,
             isa: k.isa,
             program,
@@ -157,6 +168,7 @@ impl Loader {
             shared_bytes: k.shared_bytes,
             local_bytes: k.local_bytes,
             budget: k.budget,
+            cooperative: k.cooperative,
             inputs: k.inputs,
             expect_outputs: k.expect_outputs,
             line: self.line(&table),
@@ -165,7 +177,43 @@ impl Loader {
         })
     }
 
-    /// A cubin kernel's parameters must be in the trace: bank 0's data covers every byte of
+    /// A cooperative launch's CTAs must all fit on the device at once (CUDA refuses a larger
+    /// cooperative launch): its grid may have at most [`CtaShape::resident`] CTAs.
+    fn check_cooperative(
+        &self,
+        l: &RawLaunch,
+        program: &Program,
+        k: &LaunchKeys,
+    ) -> Result<(), TraceError> {
+        let Some(c) = l.cooperative.as_ref().filter(|c| *c.get_ref()) else {
+            return Ok(());
+        };
+        let shape = CtaShape {
+            threads: k.block.iter().map(|&b| b as u64).product(),
+            registers: program.registers,
+            shared_bytes: k.shared_bytes,
+            local_bytes: k.local_bytes.unwrap_or(0),
+        };
+        let ctas: u64 = k.grid.iter().map(|&g| g as u64).product();
+        let resident = shape.resident();
+        if ctas > resident {
+            let per_sm = shape.per_sm();
+            return Err(self.invalid(
+                &c.span(),
+                format!(
+                    "a cooperative launch's CTAs must all be resident at once: this grid has \
+                     {ctas} CTAs, and the device (16 SMs of a GTX 980) holds {resident} of \
+                     these ({per_sm} per SM: {} threads, {} registers per thread, {:#x} bytes \
+                     of shared memory and {:#x} of local memory per thread each)",
+                    shape.threads, shape.registers, shape.shared_bytes, shape.local_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A cubin kernel's parameters must be in the trace: bank 0's data (the trace's `[[const]]`,
+    /// the launch's `[[launch.const]]` or `params`) covers every byte of
     /// `[param_offset, param_offset + param_bytes)`.
     pub(super) fn check_params(
         &self,
@@ -181,6 +229,8 @@ impl Loader {
         let covered = |a: u32| {
             consts
                 .iter()
+                .chain(&spec.consts)
+                .chain(&spec.params)
                 .any(|c| c.bank == 0 && c.offset <= a && a - c.offset < c.bytes.len() as u32)
         };
         if let Some(missing) = (start..start.saturating_add(n)).find(|&a| !covered(a)) {
@@ -193,13 +243,191 @@ impl Loader {
                 &span,
                 format!(
                     "kernel `{}` reads {n:#x} bytes of parameters at c[0x0][{start:#x}..{:#x}], \
-                     but no [[const]] data of bank 0 gives c[0x0][{missing:#x}]",
+                     but no constant data of bank 0 ([[const]], [[launch.const]] or `params`) \
+                     gives c[0x0][{missing:#x}]",
                     b.name,
                     start + n
                 ),
             ));
         }
         Ok(())
+    }
+
+    /// `params = [...]`: a cubin kernel's arguments laid out by its parameter table
+    /// ([`crate::params::layout_params`]) as constant data of bank 0 for this launch. An error
+    /// at the list for a launch whose program is not a cubin, a count that is not the kernel's,
+    /// or bytes that a `[[launch.const]]` of the launch also gives; at a value that does not fit
+    /// its parameter.
+    fn params(
+        &self,
+        l: &RawLaunch,
+        binary: Option<&frontend::BinaryKernel>,
+        consts: &[crate::tracefile::ConstData],
+    ) -> Result<Option<crate::tracefile::ConstData>, TraceError> {
+        let Some(list) = &l.params else {
+            return Ok(None);
+        };
+        let span = list.span();
+        let Some(b) = binary else {
+            return Err(self.invalid(
+                &span,
+                "`params` lays out a cubin kernel's arguments by its parameter table, and this \
+                 launch's program is not a cubin: give a listing's parameters with \
+                 [[launch.const]] (bank 0, offset 0x140)",
+            ));
+        };
+        let Some(table) = &b.param_table else {
+            return Err(self.invalid(
+                &span,
+                format!(
+                    "the cubin gives kernel `{}` {} bytes of parameters but no table of them \
+                     (EIATTR_KPARAM_INFO): give them with [[launch.const]] (bank 0, offset {:#x})",
+                    b.name,
+                    b.param_bytes.unwrap_or(0),
+                    b.param_offset
+                ),
+            ));
+        };
+        let values = list
+            .get_ref()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| self.param_value(v, table.params.get(i).map(|p| p.size)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let block = crate::params::layout_params(table, &values).map_err(|e| {
+            let at = e
+                .index
+                .and_then(|i| list.get_ref().get(i))
+                .map_or(span.clone(), |v| v.span());
+            self.invalid(&at, format!("kernel `{}`: {}", b.name, e.message))
+        })?;
+        let (start, end) = (table.offset, table.offset + block.len() as u32);
+        if let Some(o) = consts
+            .iter()
+            .find(|o| o.bank == 0 && o.offset < end && start < o.offset + o.bytes.len() as u32)
+        {
+            return Err(self.invalid(
+                &span,
+                format!(
+                    "`params` fills c[0x0][{start:#x}..{end:#x}], which the [[launch.const]] at \
+                     line {} also gives (c[0x0][{:#x}..{:#x}])",
+                    o.line,
+                    o.offset,
+                    o.offset as u64 + o.bytes.len() as u64
+                ),
+            ));
+        }
+        Ok(Some(crate::tracefile::ConstData {
+            bank: 0,
+            offset: start,
+            bytes: block,
+            line: self.line(&span),
+        }))
+    }
+
+    /// One element of `params` as a [`ParamValue`](crate::params::ParamValue); `size` is its
+    /// parameter's (if the kernel has that many), which decides a bare float's precision (a
+    /// 4-byte parameter takes the binary32 nearest to the text as written).
+    fn param_value(
+        &self,
+        v: &Spanned<RawParam>,
+        size: Option<u32>,
+    ) -> Result<crate::params::ParamValue, TraceError> {
+        use crate::params::ParamValue as P;
+        const TYPES: [&str; 12] = [
+            "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64", "ptr", "bytes",
+        ];
+        let span = v.span();
+        let string = |s: &str, at: &Range<usize>| {
+            crate::tracefile::schema::parse_u64(s).ok_or_else(|| {
+                self.invalid(
+                    at,
+                    format!(
+                        "invalid 64-bit value {s:?}: expected a decimal or 0x hexadecimal \
+                         integer from 0 to 0xffff_ffff_ffff_ffff (`_` allowed between digits)"
+                    ),
+                )
+            })
+        };
+        match v.get_ref() {
+            RawParam::Int(i) => Ok(P::Int(i128::from(*i))),
+            RawParam::Float(f) => Ok(match size {
+                Some(4) => P::F32(self.float_at(&span, *f)),
+                Some(8) => P::F64(*f),
+                _ => P::Float(*f),
+            }),
+            RawParam::Str(s) => Ok(P::Int(i128::from(string(s, &span)?))),
+            RawParam::Typed { key, value } => {
+                let at = value.span();
+                let integer = |min: i128, max: i128| -> Result<i128, TraceError> {
+                    let n = match value.get_ref() {
+                        toml::Value::Integer(i) => i128::from(*i),
+                        toml::Value::String(s) => i128::from(string(s, &at)?),
+                        _ => {
+                            return Err(self.invalid(
+                                &at,
+                                format!("a `{key}` is an integer (or a string holding one)"),
+                            ))
+                        }
+                    };
+                    if n < min || n > max {
+                        return Err(self.invalid(
+                            &at,
+                            format!("{n} is out of range for a `{key}` ({min} to {max})"),
+                        ));
+                    }
+                    Ok(n)
+                };
+                let float = || -> Result<f64, TraceError> {
+                    match value.get_ref() {
+                        toml::Value::Float(f) => Ok(*f),
+                        toml::Value::Integer(i) => Ok(*i as f64),
+                        _ => Err(self.invalid(&at, format!("a `{key}` is a number"))),
+                    }
+                };
+                Ok(match key.as_str() {
+                    "u8" => P::U8(integer(0, u8::MAX.into())? as u8),
+                    "i8" => P::I8(integer(i8::MIN.into(), i8::MAX.into())? as i8),
+                    "u16" => P::U16(integer(0, u16::MAX.into())? as u16),
+                    "i16" => P::I16(integer(i16::MIN.into(), i16::MAX.into())? as i16),
+                    "u32" => P::U32(integer(0, u32::MAX.into())? as u32),
+                    "i32" => P::I32(integer(i32::MIN.into(), i32::MAX.into())? as i32),
+                    "u64" => P::U64(integer(0, u64::MAX.into())? as u64),
+                    "i64" => P::I64(integer(i64::MIN.into(), i64::MAX.into())? as i64),
+                    "ptr" => P::Ptr(integer(0, u64::MAX.into())? as u64),
+                    "f32" => P::F32(self.float_at(&at, float()?)),
+                    "f64" => P::F64(float()?),
+                    "bytes" => {
+                        let toml::Value::Array(items) = value.get_ref() else {
+                            return Err(self.invalid(&at, "`bytes` is an array of bytes: [1, 2]"));
+                        };
+                        let bytes = items
+                            .iter()
+                            .map(|b| match b {
+                                toml::Value::Integer(i) => u8::try_from(*i).ok(),
+                                _ => None,
+                            })
+                            .collect::<Option<Vec<u8>>>()
+                            .ok_or_else(|| {
+                                self.invalid(&at, "`bytes` holds integers from 0 to 255")
+                            })?;
+                        P::Bytes(bytes)
+                    }
+                    other => {
+                        let mut d = self.src.at(
+                            &span,
+                            format!(
+                                "unknown parameter type `{other}`: expected one of {}",
+                                TYPES.join(", ")
+                            ),
+                        );
+                        d.notes
+                            .extend(crate::diag::did_you_mean(other, TYPES.iter().copied()));
+                        return Err(TraceError::Invalid(d));
+                    }
+                })
+            }
+        }
     }
 
     /// For a cubin `code_file`: what its kernel gives the launch, with the launch's keys
@@ -216,9 +444,10 @@ impl Loader {
         let Some(file) = &l.code_file else {
             return Ok(None);
         };
-        let path = self.dir.join(file.get_ref());
-        let bytes = files::read_limited(&path, MAX_PROGRAM_BYTES, "a code_file")
+        let side = self.side_file(file)?;
+        let bytes = files::read_side(&side, MAX_PROGRAM_BYTES, "a code_file")
             .map_err(|message| self.invalid(&file.span(), message))?;
+        let path = side.shown;
         let b = match frontend::binary_kernel(&bytes, &path, k.kernel.as_deref()) {
             Ok(Some(b)) => b,
             Ok(None) => return Ok(None),
@@ -635,6 +864,16 @@ impl Loader {
                 n
             }
         };
+        let cooperative = match &l.cooperative {
+            Some(c) if *c.get_ref() && isa == Isa::Dxbc => {
+                return Err(self.invalid(
+                    &c.span(),
+                    "`cooperative` launches are CUDA's: a DXBC program cannot have one",
+                ));
+            }
+            Some(c) => *c.get_ref(),
+            None => false,
+        };
         Ok(LaunchKeys {
             isa,
             kernel,
@@ -648,6 +887,7 @@ impl Loader {
             shared_bytes,
             local_bytes,
             budget,
+            cooperative,
             inputs,
             expect_outputs,
         })
@@ -659,11 +899,14 @@ impl Loader {
         let (None, Some(file)) = (&l.code, &l.code_file) else {
             return Ok(None);
         };
-        let path = self.dir.join(file.get_ref());
-        let (f, _) = files::open_regular(&path).map_err(|m| self.invalid(&file.span(), m))?;
+        let side = self.side_file(file)?;
+        let (f, _) = files::open_side(&side).map_err(|m| self.invalid(&file.span(), m))?;
         let mut magic = Vec::with_capacity(4);
         f.take(4).read_to_end(&mut magic).map_err(|e| {
-            self.invalid(&file.span(), format!("cannot read {}: {e}", path.display()))
+            self.invalid(
+                &file.span(),
+                format!("cannot read {}: {e}", side.shown.display()),
+            )
         })?;
         Ok(Some(Content::of(&magic)))
     }
@@ -927,9 +1170,24 @@ impl Loader {
         programs: &mut Programs,
     ) -> Result<Made, TraceError> {
         let kernel_key = kernel.map(str::to_string);
+        let data = l.module_data.as_ref().map(|m| sp64(m).0);
         let key = match (&l.code, &l.code_file) {
-            (Some(code), None) => Some((false, code.get_ref().clone(), isa, registers, kernel_key)),
-            (None, Some(file)) => Some((true, file.get_ref().clone(), isa, registers, kernel_key)),
+            (Some(code), None) => Some((
+                false,
+                code.get_ref().clone(),
+                isa,
+                registers,
+                kernel_key,
+                data,
+            )),
+            (None, Some(file)) => Some((
+                true,
+                file.get_ref().clone(),
+                isa,
+                registers,
+                kernel_key,
+                data,
+            )),
             _ => None,
         };
         if let Some(p) = key.as_ref().and_then(|k| programs.done.get(k)) {
@@ -987,6 +1245,13 @@ impl Loader {
                 "[[launch]] needs `code` (the program text) or `code_file`",
             )),
             (Some(code), None) => {
+                if let Some(m) = &l.module_data {
+                    return Err(self.invalid(
+                        &m.span(),
+                        "`module_data` places a cubin's `__device__` data: it needs a cubin \
+                         `code_file`",
+                    ));
+                }
                 count(code.get_ref().len(), &code.span())?;
                 let opts = frontend::Options {
                     isa,
@@ -1005,9 +1270,10 @@ impl Loader {
                 }
             }
             (None, Some(file)) => {
-                let path = self.dir.join(file.get_ref());
-                let bytes = files::read_limited(&path, MAX_PROGRAM_BYTES, "a code_file")
+                let side = self.side_file(file)?;
+                let bytes = files::read_side(&side, MAX_PROGRAM_BYTES, "a code_file")
                     .map_err(|message| self.invalid(&file.span(), message))?;
+                let path = side.shown;
                 count(bytes.len(), &file.span())?;
                 let opts = frontend::Options {
                     isa,
@@ -1015,7 +1281,15 @@ impl Loader {
                     path: path.clone(),
                     kernel: kernel.map(str::to_string),
                 };
-                match frontend::compile(&bytes, &opts) {
+                let module_data = l.module_data.as_ref().map(|m| sp64(m).0);
+                if let (Some(m), false) = (&l.module_data, bytes.starts_with(b"\x7fELF")) {
+                    return Err(self.invalid(
+                        &m.span(),
+                        "`module_data` places a cubin's `__device__` data: the code_file is not a \
+                         cubin",
+                    ));
+                }
+                match frontend::compile_placed(&bytes, &opts, module_data) {
                     Ok(p) => {
                         let source = file_lines(&path, &bytes, &p);
                         Ok((Arc::new(p), path, Arc::new(source)))
@@ -1172,7 +1446,7 @@ mod tests {
         let raw: RawTrace = toml::from_str(text).expect("valid TOML");
         let loader = Loader {
             src: Source::new(Path::new("t.toml"), text.to_string()),
-            dir: PathBuf::new(),
+            side: crate::tracefile::files::Confinement::new(Path::new(""), &[]),
         };
         loader
             .launch_keys(&raw.launch[0])

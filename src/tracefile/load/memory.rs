@@ -3,7 +3,7 @@
 
 use super::{sp, sp64, Loader};
 use crate::tracefile::files;
-use crate::tracefile::schema::{HasData, RawGlobal, RawTrace};
+use crate::tracefile::schema::{HasData, RawConst, RawGlobal, RawTrace};
 use crate::tracefile::{ConstData, Data, Expect, GlobalSegment, SparseRegion, TraceError};
 use std::ops::Range;
 use toml::Spanned;
@@ -66,7 +66,7 @@ impl Loader {
             let mapped = match &g.data {
                 None => global.map(g.addr, g.size, Init::Zero),
                 Some(Data::File { path, .. }) => {
-                    let (f, _) = files::open_regular(path)
+                    let (f, _) = files::open_resolved(path)
                         .map_err(|message| self.invalid(&spans[i], message))?;
                     global.map(g.addr, g.size, Init::File(&f))
                 }
@@ -166,6 +166,8 @@ impl Loader {
         Ok(expects)
     }
 
+    /// `[[const]]`: the trace's constant data, the banks it fills, and which bytes of bank 0's
+    /// first 0x100 it covers.
     #[allow(clippy::type_complexity)]
     pub(super) fn consts(
         &self,
@@ -175,67 +177,80 @@ impl Loader {
         let mut covered = [false; 0x100];
         let mut consts: Vec<ConstData> = Vec::new();
         for c in &raw.consts {
-            let t = c.get_ref();
-            let (bank, bank_span) = sp(&t.bank);
-            if bank as usize >= BANKS {
-                return Err(self.invalid(
-                    &bank_span,
-                    format!(
-                        "bank {bank} does not exist: there are {BANKS} constant banks (0 to {})",
-                        BANKS - 1
-                    ),
-                ));
+            let data = self.const_table(c, &consts, "[[const]]")?;
+            if banks.write(data.bank, data.offset, &data.bytes).is_none() {
+                let span = c.get_ref().offset.as_ref().map_or(c.span(), |o| o.span());
+                return Err(self.invalid(&span, "the data does not fit in the bank"));
             }
-            let (offset, offset_span) = t.offset.as_ref().map_or((0, bank_span.clone()), sp);
-            let Some((data, data_span)) = self.data(t.data())? else {
-                return Err(self.invalid(
-                    &c.span(),
-                    "[[const]] needs one of the data keys u32, i32, f32, u8, file",
-                ));
-            };
-            let len = data.byte_len();
-            if offset as u64 + len > BANK_SIZE as u64 {
-                return Err(self.invalid(
-                    &offset_span,
-                    format!(
-                        "{len:#x} bytes at offset {offset:#x} run past the end of the 64 KiB bank (0x10000)"
-                    ),
-                ));
-            }
-            let bytes = data
-                .to_bytes()
-                .map_err(|e| self.invalid(&data_span, e.to_string()))?;
-            let end = offset as u64 + bytes.len() as u64;
-            if let Some(o) = consts.iter().find(|o| {
-                o.bank == bank
-                    && (o.offset as u64) < end
-                    && offset < o.offset + o.bytes.len() as u32
-            }) {
-                return Err(self.invalid(
-                    &offset_span,
-                    format!(
-                        "c[{bank:#x}][{offset:#x}..{end:#x}] overlaps the [[const]] at line {} (c[{bank:#x}][{:#x}..{:#x}])",
-                        o.line,
-                        o.offset,
-                        o.offset as u64 + o.bytes.len() as u64
-                    ),
-                ));
-            }
-            if banks.write(bank, offset, &bytes).is_none() {
-                return Err(self.invalid(&offset_span, "the data does not fit in the bank"));
-            }
-            if bank == 0 {
-                for a in offset as u64..end.min(0x100) {
+            if data.bank == 0 {
+                let end = data.offset as u64 + data.bytes.len() as u64;
+                for a in data.offset as u64..end.min(0x100) {
                     covered[a as usize] = true;
                 }
             }
-            consts.push(ConstData {
-                bank,
-                offset,
-                bytes,
-                line: self.line(&c.span()),
-            });
+            consts.push(data);
         }
         Ok((consts, banks, covered))
+    }
+
+    /// One `[[const]]` (or `[[launch.const]]`, as `table` names it) table, checked: a bank that
+    /// exists, a data key, the data inside the bank, and no byte also given by one of `others`
+    /// (the tables of the same scope before it).
+    pub(super) fn const_table(
+        &self,
+        c: &Spanned<RawConst>,
+        others: &[ConstData],
+        table: &str,
+    ) -> Result<ConstData, TraceError> {
+        let t = c.get_ref();
+        let (bank, bank_span) = sp(&t.bank);
+        if bank as usize >= BANKS {
+            return Err(self.invalid(
+                &bank_span,
+                format!(
+                    "bank {bank} does not exist: there are {BANKS} constant banks (0 to {})",
+                    BANKS - 1
+                ),
+            ));
+        }
+        let (offset, offset_span) = t.offset.as_ref().map_or((0, bank_span.clone()), sp);
+        let Some((data, data_span)) = self.data(t.data())? else {
+            return Err(self.invalid(
+                &c.span(),
+                format!("{table} needs one of the data keys u32, i32, f32, u8, file"),
+            ));
+        };
+        let len = data.byte_len();
+        if offset as u64 + len > BANK_SIZE as u64 {
+            return Err(self.invalid(
+                &offset_span,
+                format!(
+                    "{len:#x} bytes at offset {offset:#x} run past the end of the 64 KiB bank (0x10000)"
+                ),
+            ));
+        }
+        let bytes = data
+            .to_bytes()
+            .map_err(|e| self.invalid(&data_span, e.to_string()))?;
+        let end = offset as u64 + bytes.len() as u64;
+        if let Some(o) = others.iter().find(|o| {
+            o.bank == bank && (o.offset as u64) < end && offset < o.offset + o.bytes.len() as u32
+        }) {
+            return Err(self.invalid(
+                &offset_span,
+                format!(
+                    "c[{bank:#x}][{offset:#x}..{end:#x}] overlaps the {table} at line {} (c[{bank:#x}][{:#x}..{:#x}])",
+                    o.line,
+                    o.offset,
+                    o.offset as u64 + o.bytes.len() as u64
+                ),
+            ));
+        }
+        Ok(ConstData {
+            bank,
+            offset,
+            bytes,
+            line: self.line(&c.span()),
+        })
     }
 }

@@ -2,9 +2,11 @@
 //! kinds, sizes), and the expectations on them, `[[expect_buffer]]` and `[[expect_texture]]`.
 
 use super::{sp, sp64, Loader};
+use crate::tracefile::files;
 use crate::tracefile::schema::{HasData, RawExpectResource, RawTrace};
 use crate::tracefile::{
-    formats, Buffer, BufferKind, ExpectResource, Sampler, Texture, TextureDim, TraceError, View,
+    formats, Buffer, BufferKind, Data, ExpectResource, Sampler, Texture, TextureDim, TraceError,
+    View,
     MAX_RESOURCE_BYTES,
 };
 use std::ops::Range;
@@ -246,12 +248,13 @@ impl Loader {
                 None => 1,
                 Some(s) => {
                     let (samples, span) = sp(s);
-                    if !dim.is_ms() {
+                    // Direct3D's description always carries a sample count: 1 fits every dim.
+                    if !dim.is_ms() && samples != 1 {
                         return Err(self.invalid(
                             &span,
                             format!(
-                                "`samples` is for multisample textures (\"2dms\", \"2dmsarray\"); a \
-                                 \"{}\" texture has one sample",
+                                "samples {samples}: `samples` above 1 is for multisample textures \
+                                 (\"2dms\", \"2dmsarray\"); a \"{}\" texture has one sample",
                                 dim.name()
                             ),
                         ));
@@ -269,7 +272,9 @@ impl Loader {
                 None => 1,
                 Some(a) => {
                     let (n, span) = sp(a);
-                    if !dim.is_array() {
+                    // Direct3D's description always carries an array size, 1 for a single
+                    // texture: 1 fits every dim.
+                    if !dim.is_array() && n != 1 {
                         let array = match dim {
                             TextureDim::Tex1d => "1darray",
                             TextureDim::Ms2d => "2dmsarray",
@@ -286,7 +291,9 @@ impl Loader {
                         };
                         return Err(self.invalid(
                             &span,
-                            format!("`array_size` is for texture arrays; {what}"),
+                            format!(
+                                "array_size {n}: `array_size` above 1 is for texture arrays; {what}"
+                            ),
                         ));
                     }
                     let max = if dim == TextureDim::CubeArray {
@@ -656,11 +663,10 @@ impl Loader {
         };
         for (t, rawt) in textures.iter().zip(&raw.texture) {
             let span = rawt.span();
-            let init = t
-                .initial_bytes(t.byte_len())
-                .map_err(|e| self.invalid(&span, e.to_string()))?;
-            let tex = rt::Texture::with_shape(t.shape(), format(&t.format, &span)?, &init)
-                .map_err(|e| self.invalid(&span, e.to_string()))?;
+            // Zero-filled, lazily committed; then the data, if any (level after level).
+            let tex = rt::Texture::with_shape(t.shape(), format(&t.format, &span)?, &[])
+                .map_err(|e| self.invalid(&span, format!("the texture: {e}")))?;
+            self.fill(tex.storage(), &t.data, &span)?;
             self.bind(&mut r, t.view, t.slot, rt::Resource::Texture(tex), &span)?;
         }
         for (b, rawb) in buffers.iter().zip(&raw.buffer) {
@@ -670,16 +676,55 @@ impl Loader {
                 BufferKind::Typed { format: f, .. } => rt::BufferKind::Typed(format(f, &span)?),
                 BufferKind::Raw => rt::BufferKind::Raw,
             };
-            let init = b
-                .initial_bytes(b.size)
-                .map_err(|e| self.invalid(&span, e.to_string()))?;
-            let buf = rt::Buffer::new(kind, b.size, &init)
-                .map_err(|e| self.invalid(&span, e.to_string()))?;
+            let buf = rt::Buffer::new(kind, b.size, &[])
+                .map_err(|e| self.invalid(&span, format!("the buffer: {e}")))?;
+            self.fill(buf.storage(), &b.data, &span)?;
             buf.counter()
                 .store(b.counter, std::sync::atomic::Ordering::Relaxed);
             self.bind(&mut r, b.view, b.slot, rt::Resource::Buffer(buf), &span)?;
         }
         Ok(r)
+    }
+
+    /// Writes a resource's initial data (already checked to fit) at its start: inline data as
+    /// it is, a file a chunk at a time (never read whole), so that only the pages the data
+    /// covers are touched.
+    fn fill(
+        &self,
+        storage: &warpjit_runtime::resource::Storage,
+        data: &Option<Data>,
+        span: &Range<usize>,
+    ) -> Result<(), TraceError> {
+        use std::io::Read;
+        let cannot = |m: String| self.invalid(span, m);
+        match data {
+            None => Ok(()),
+            Some(Data::File { path, len }) => {
+                let (f, now) = files::open_resolved(path).map_err(cannot)?;
+                if now != *len {
+                    return Err(cannot(format!(
+                        "{} changed size since the trace was loaded ({now} bytes, was {len})",
+                        path.display()
+                    )));
+                }
+                let mut f = f.take(*len);
+                let mut buf = vec![0u8; (*len).min(1 << 20) as usize];
+                let mut at = 0u64;
+                while at < *len {
+                    let n = ((*len - at) as usize).min(buf.len());
+                    f.read_exact(&mut buf[..n])
+                        .map_err(|e| cannot(format!("cannot read {}: {e}", path.display())))?;
+                    storage.write(at, &buf[..n]);
+                    at += n as u64;
+                }
+                Ok(())
+            }
+            Some(d) => {
+                let bytes = d.to_bytes().map_err(|e| cannot(e.to_string()))?;
+                storage.write(0, &bytes);
+                Ok(())
+            }
+        }
     }
 
     fn bind(

@@ -5,9 +5,11 @@ worked out from the PTX alone (PTX ISA definitions of atom, red, shfl-free), sta
 Writes the [[global]]/[[expect]] tables of tests/traces/cubin_atom_global.toml and
 cubin_atom_shared.toml to stdout (the trace files add their headers by hand).
 
-Order: the warps of a CTA run one after the other between barriers (docs/semantics.md §9) and the
-lanes of one atomic instruction take effect in ascending lane order, so every slot sees the threads
-in order 0, 1, ..., 63; the CAS loop is simulated in lockstep.
+Order: the warps of a CTA run one after the other between barriers (docs/semantics.md §9: each
+warp's work here is far shorter than a turn's quantum, 4096 warp instructions, so no turn ends
+before the warp exits or waits) and the lanes of one atomic instruction take effect in ascending
+lane order, so every slot sees the threads in order 0, 1, ..., 63; the CAS loop is simulated in
+lockstep.
 """
 import struct
 import sys

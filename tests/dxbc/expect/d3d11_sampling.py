@@ -3,7 +3,7 @@
 functional specification (microsoft/DirectX-Specs, d3d/archive/D3D11_3_FunctionalSpec.htm:
 section 7.18 "Texture Sampling", 3.2.4 "Fixed Point Integers", and the instruction pages of
 sample, sample_b, sample_d, sample_l, sample_c, sample_c_lz, gather4*, lod, deriv_rt*) and the
-choices docs/semantics.md section 31 documents where the specification leaves freedom. It shares
+choices docs/semantics.md section 32 documents where the specification leaves freedom. It shares
 no code with warpjit: the tests compare warpjit's results with what this model computes.
 
 Arithmetic is exact (fractions) and rounded to binary32 by `f32()`, round to nearest even; f32

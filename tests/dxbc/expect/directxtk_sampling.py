@@ -5,7 +5,7 @@ and samplers, and the outputs an independent model expects: the Direct3D 11 samp
 d3d11_sampling.py, each shader's few arithmetic instructions written out by hand from its
 listing with Direct3D's float rules (mul and mad rounded at each step, dp3 a mul and two mads,
 denormals flushed), and the quads' coarse derivatives and helper extrapolation of
-docs/semantics.md section 32. Nothing here runs warpjit.
+docs/semantics.md section 33. Nothing here runs warpjit.
 
 Usage: directxtk_sampling.py [OUT_DIR]   (default: tests/traces)
 """

@@ -237,7 +237,7 @@ ret
 
 
 def quad_slots(w, h):
-    """The lanes of a w x h rectangle in 2x2 quads (docs/semantics.md section 32): per lane,
+    """The lanes of a w x h rectangle in 2x2 quads (docs/semantics.md section 33): per lane,
     its pixel (x, y) and whether it is a helper."""
     qw, qh = (w + 1) // 2, (h + 1) // 2
     out = []
@@ -558,7 +558,7 @@ def main():
 # coordinates extrapolated from the pixels before them), and `lod` returns (clamped, unclamped)
 # LOD; magnification, LOD 0, a fractional LOD, an anisotropic footprint, an odd rectangle,
 # per-pixel biases with and without clamps. Expected values: tests/dxbc/expect/d3d11_sampling.py,
-# the quads' derivatives and helpers by the rules of docs/semantics.md section 32.''', tex, launches)
+# the quads' derivatives and helpers by the rules of docs/semantics.md section 33.''', tex, launches)
 
     tex = random_float_texture('2d', 8, 8, mips=3, seed=23, fmt='R16_UNORM')
     launches = [

@@ -1,0 +1,550 @@
+//! The driver through its C ABI: the built `libcuda.so` loaded with libloading and called as a
+//! C program would (types as cuda.h declares them). Each test that launches works in a context
+//! of its own, since a fault's sticky error is per context.
+
+use libloading::{Library, Symbol};
+use std::ffi::{c_char, c_void, CStr};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+type Handle = *mut c_void;
+type R = i32;
+
+const SUCCESS: R = 0;
+const INVALID_VALUE: R = 1;
+const NOT_FOUND: R = 500;
+const INVALID_HANDLE: R = 400;
+const ILLEGAL_ADDRESS: R = 700;
+
+/// The library cargo built for this test: `target/<profile>/deps/libcuda.so`, beside this test
+/// (`cargo build` also copies it to `target/<profile>/`).
+fn lib_path() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    let here = deps.join("libcuda.so");
+    if here.is_file() {
+        here
+    } else {
+        deps.parent().unwrap().join("libcuda.so")
+    }
+}
+
+fn lib() -> &'static Library {
+    static LIB: OnceLock<Library> = OnceLock::new();
+    LIB.get_or_init(|| {
+        // SAFETY: the library's initialisers are Rust's; loading it runs nothing else.
+        let l = unsafe { Library::new(lib_path()) }.expect("target/*/libcuda.so is built");
+        let init: Symbol<unsafe extern "C" fn(u32) -> R> = unsafe { l.get(b"cuInit\0") }.unwrap();
+        assert_eq!(unsafe { init(0) }, SUCCESS);
+        l
+    })
+}
+
+macro_rules! f {
+    ($name:literal, fn($($t:ty),*)) => {{
+        // SAFETY: the symbol has this C signature in cuda.h.
+        let s: Symbol<unsafe extern "C" fn($($t),*) -> R> =
+            unsafe { lib().get(concat!($name, "\0").as_bytes()) }.expect($name);
+        *s
+    }};
+}
+
+fn cubin(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/../tests/cubin/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// A new context of the test's own, current on this thread.
+fn context() -> Handle {
+    let create = f!("cuCtxCreate_v2", fn(*mut Handle, u32, i32));
+    let mut ctx: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { create(&mut ctx, 0, 0) }, SUCCESS);
+    ctx
+}
+
+fn destroy(ctx: Handle) {
+    let d = f!("cuCtxDestroy_v2", fn(Handle));
+    assert_eq!(unsafe { d(ctx) }, SUCCESS);
+}
+
+#[test]
+fn version_device_and_attributes() {
+    let version = f!("cuDriverGetVersion", fn(*mut i32));
+    let mut v = 0;
+    assert_eq!(unsafe { version(&mut v) }, SUCCESS);
+    assert_eq!(v, 12090);
+    let count = f!("cuDeviceGetCount", fn(*mut i32));
+    let mut n = 0;
+    assert_eq!(unsafe { count(&mut n) }, SUCCESS);
+    assert_eq!(n, 1);
+    let get = f!("cuDeviceGet", fn(*mut i32, i32));
+    let mut dev = -1;
+    assert_eq!(unsafe { get(&mut dev, 0) }, SUCCESS);
+    assert_eq!(dev, 0);
+    assert_eq!(unsafe { get(&mut dev, 1) }, 101, "one device only");
+    let name = f!("cuDeviceGetName", fn(*mut c_char, i32, i32));
+    let mut buf = [0 as c_char; 64];
+    assert_eq!(unsafe { name(buf.as_mut_ptr(), 64, 0) }, SUCCESS);
+    let s = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap();
+    assert_eq!(s, "warpjit Maxwell (sm_52)");
+    let attr = f!("cuDeviceGetAttribute", fn(*mut i32, i32, i32));
+    // (attribute number from cuda.h, a GTX 980's value)
+    for (a, want) in [
+        (16, 16),
+        (75, 5),
+        (76, 2),
+        (10, 32),
+        (1, 1024),
+        (39, 2048),
+        (8, 49152),
+        (81, 98304),
+        (12, 65536),
+        (13, 1_216_000),
+        (41, 1),
+        (95, 0),
+    ] {
+        let mut v = -7;
+        assert_eq!(unsafe { attr(&mut v, a, 0) }, SUCCESS, "attribute {a}");
+        assert_eq!(v, want, "attribute {a}");
+    }
+    let mut v = 0;
+    assert_eq!(unsafe { attr(&mut v, 100_000, 0) }, INVALID_VALUE);
+    assert_eq!(unsafe { attr(std::ptr::null_mut(), 16, 0) }, INVALID_VALUE);
+    let total = f!("cuDeviceTotalMem_v2", fn(*mut usize, i32));
+    let mut t = 0usize;
+    assert_eq!(unsafe { total(&mut t, 0) }, SUCCESS);
+    assert_eq!(t, 4 << 30);
+}
+
+#[test]
+fn proc_address_and_error_strings() {
+    let gpa = f!(
+        "cuGetProcAddress_v2",
+        fn(*const c_char, *mut *mut c_void, i32, u64, *mut i32)
+    );
+    let mut p: *mut c_void = std::ptr::null_mut();
+    let mut status = -1;
+    assert_eq!(
+        unsafe { gpa(c"cuMemAlloc".as_ptr(), &mut p, 12000, 0, &mut status) },
+        SUCCESS
+    );
+    assert_eq!(status, 0);
+    let direct: Symbol<unsafe extern "C" fn(*mut u64, usize) -> R> =
+        unsafe { lib().get(b"cuMemAlloc_v2\0") }.unwrap();
+    assert_eq!(p as usize, *direct as usize, "the _v2 form");
+    // Not implemented: NOT_FOUND and a null pointer, never a crash.
+    p = std::ptr::dangling_mut::<c_void>();
+    assert_eq!(
+        unsafe { gpa(c"cuGraphCreate".as_ptr(), &mut p, 12000, 0, &mut status) },
+        NOT_FOUND
+    );
+    assert!(p.is_null());
+    assert_eq!(status, 1);
+    // cuCtxCreate at 12050 is cuCtxCreate_v4, which warpjit does not implement; at 3020, _v2.
+    assert_eq!(
+        unsafe { gpa(c"cuCtxCreate".as_ptr(), &mut p, 12050, 0, &mut status) },
+        NOT_FOUND
+    );
+    assert_eq!(
+        unsafe { gpa(c"cuCtxCreate".as_ptr(), &mut p, 3020, 0, &mut status) },
+        SUCCESS
+    );
+    // Older than the function: version not sufficient.
+    assert_eq!(
+        unsafe { gpa(c"cuLibraryLoadData".as_ptr(), &mut p, 11000, 0, &mut status) },
+        NOT_FOUND
+    );
+    assert_eq!(status, 2);
+    let name = f!("cuGetErrorName", fn(R, *mut *const c_char));
+    let text = f!("cuGetErrorString", fn(R, *mut *const c_char));
+    let mut s: *const c_char = std::ptr::null();
+    assert_eq!(unsafe { name(ILLEGAL_ADDRESS, &mut s) }, SUCCESS);
+    assert_eq!(
+        unsafe { CStr::from_ptr(s) }.to_str().unwrap(),
+        "CUDA_ERROR_ILLEGAL_ADDRESS"
+    );
+    assert_eq!(unsafe { text(ILLEGAL_ADDRESS, &mut s) }, SUCCESS);
+    assert!(unsafe { CStr::from_ptr(s) }
+        .to_str()
+        .unwrap()
+        .contains("illegal memory access"));
+    assert_eq!(unsafe { name(12345, &mut s) }, INVALID_VALUE);
+}
+
+#[test]
+fn contexts_are_per_thread_stacks() {
+    let retain = f!("cuDevicePrimaryCtxRetain", fn(*mut Handle, i32));
+    let set = f!("cuCtxSetCurrent", fn(Handle));
+    let get = f!("cuCtxGetCurrent", fn(*mut Handle));
+    let push = f!("cuCtxPushCurrent_v2", fn(Handle));
+    let pop = f!("cuCtxPopCurrent_v2", fn(*mut Handle));
+    let mut primary: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { retain(&mut primary, 0) }, SUCCESS);
+    assert!(!primary.is_null());
+    assert_eq!(unsafe { set(primary) }, SUCCESS);
+    let created = context(); // pushed on top
+    let mut cur: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { get(&mut cur) }, SUCCESS);
+    assert_eq!(cur, created);
+    let mut popped: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { pop(&mut popped) }, SUCCESS);
+    assert_eq!(popped, created);
+    assert_eq!(unsafe { get(&mut cur) }, SUCCESS);
+    assert_eq!(cur, primary);
+    // Another thread starts with no current context.
+    let other = std::thread::spawn(move || {
+        let get = f!("cuCtxGetCurrent", fn(*mut Handle));
+        let mut c: Handle = 1 as Handle;
+        assert_eq!(unsafe { get(&mut c) }, SUCCESS);
+        c.is_null()
+    });
+    assert!(other.join().unwrap());
+    assert_eq!(unsafe { push(created) }, SUCCESS);
+    destroy(created);
+    // A destroyed context's handle is refused; a made-up one too.
+    assert_ne!(unsafe { push(created) }, SUCCESS);
+    assert_ne!(unsafe { push(0x1234 as Handle) }, SUCCESS);
+}
+
+#[test]
+fn memory_copies_sets_and_pointers() {
+    let ctx = context();
+    let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
+    let free = f!("cuMemFree_v2", fn(u64));
+    let htod = f!("cuMemcpyHtoD_v2", fn(u64, *const c_void, usize));
+    let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
+    let set32 = f!("cuMemsetD32_v2", fn(u64, u32, usize));
+    let range = f!("cuMemGetAddressRange_v2", fn(*mut u64, *mut usize, u64));
+    let attr = f!("cuPointerGetAttribute", fn(*mut c_void, i32, u64));
+    let mut a = 0u64;
+    assert_eq!(unsafe { alloc(&mut a, 1000) }, SUCCESS);
+    assert!(a != 0 && a.is_multiple_of(256));
+    let data: Vec<u32> = (0..250).collect();
+    assert_eq!(unsafe { htod(a, data.as_ptr().cast(), 1000) }, SUCCESS);
+    assert_eq!(unsafe { set32(a + 8, 0xdead_beef, 2) }, SUCCESS);
+    let mut back = vec![0u32; 250];
+    assert_eq!(unsafe { dtoh(back.as_mut_ptr().cast(), a, 1000) }, SUCCESS);
+    assert_eq!(&back[..5], &[0, 1, 0xdead_beef, 0xdead_beef, 4]);
+    assert_eq!(back[249], 249);
+    let (mut base, mut size) = (0u64, 0usize);
+    assert_eq!(unsafe { range(&mut base, &mut size, a + 500) }, SUCCESS);
+    assert_eq!((base, size), (a, 1000));
+    let mut mt = 0u32;
+    assert_eq!(unsafe { attr((&mut mt as *mut u32).cast(), 2, a) }, SUCCESS); // MEMORY_TYPE
+    assert_eq!(mt, 2, "CU_MEMORYTYPE_DEVICE");
+    // Past the end, and after the free: invalid, never a crash.
+    assert_eq!(
+        unsafe { htod(a + 996, data.as_ptr().cast(), 8) },
+        INVALID_VALUE
+    );
+    assert_eq!(unsafe { free(a) }, SUCCESS);
+    assert_eq!(
+        unsafe { dtoh(back.as_mut_ptr().cast(), a, 4) },
+        INVALID_VALUE
+    );
+    assert_eq!(unsafe { free(a) }, INVALID_VALUE);
+    // Page-locked host memory: its device pointer is itself.
+    let host_alloc = f!("cuMemHostAlloc", fn(*mut *mut c_void, usize, u32));
+    let dev_ptr = f!(
+        "cuMemHostGetDevicePointer_v2",
+        fn(*mut u64, *mut c_void, u32)
+    );
+    let free_host = f!("cuMemFreeHost", fn(*mut c_void));
+    let mut h: *mut c_void = std::ptr::null_mut();
+    assert_eq!(unsafe { host_alloc(&mut h, 64, 2) }, SUCCESS);
+    let mut d = 0u64;
+    assert_eq!(unsafe { dev_ptr(&mut d, h, 0) }, SUCCESS);
+    assert_eq!(d, h as u64);
+    unsafe { *(h as *mut u32) = 77 };
+    let mut x = 0u32;
+    assert_eq!(unsafe { dtoh((&mut x as *mut u32).cast(), d, 4) }, SUCCESS);
+    assert_eq!(x, 77);
+    assert_eq!(unsafe { free_host(h) }, SUCCESS);
+    destroy(ctx);
+}
+
+/// Launches vadd(a, b, c, n) with `kernelParams`, then with `extra`; then with a bad pointer:
+/// the launch returns success (as CUDA's asynchronous launch), the context's next calls
+/// CUDA_ERROR_ILLEGAL_ADDRESS.
+#[test]
+fn launches_and_a_sticky_fault() {
+    let ctx = context();
+    let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
+    let get_fn = f!(
+        "cuModuleGetFunction",
+        fn(*mut Handle, Handle, *const c_char)
+    );
+    let launch = f!(
+        "cuLaunchKernel",
+        fn(Handle, u32, u32, u32, u32, u32, u32, u32, Handle, *mut *mut c_void, *mut *mut c_void)
+    );
+    let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
+    let htod = f!("cuMemcpyHtoD_v2", fn(u64, *const c_void, usize));
+    let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
+    let sync = f!("cuCtxSynchronize", fn());
+    let fattr = f!("cuFuncGetAttribute", fn(*mut i32, i32, Handle));
+    let image = cubin("vadd.cubin");
+    let mut m: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { load(&mut m, image.as_ptr().cast()) }, SUCCESS);
+    let mut func: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { get_fn(&mut func, m, c"nope".as_ptr()) }, NOT_FOUND);
+    assert_eq!(unsafe { get_fn(&mut func, m, c"vadd".as_ptr()) }, SUCCESS);
+    let mut regs = 0;
+    assert_eq!(unsafe { fattr(&mut regs, 4, func) }, SUCCESS); // NUM_REGS
+    assert!(regs > 0);
+    let n = 300u32;
+    let (mut a, mut b, mut c) = (0u64, 0u64, 0u64);
+    for p in [&mut a, &mut b, &mut c] {
+        assert_eq!(unsafe { alloc(p, 4 * n as usize) }, SUCCESS);
+    }
+    let av: Vec<u32> = (0..n).map(|i| i * 3).collect();
+    let bv: Vec<u32> = (0..n).map(|i| 7 + i).collect();
+    assert_eq!(
+        unsafe { htod(a, av.as_ptr().cast(), 4 * n as usize) },
+        SUCCESS
+    );
+    assert_eq!(
+        unsafe { htod(b, bv.as_ptr().cast(), 4 * n as usize) },
+        SUCCESS
+    );
+    let mut args: [*mut c_void; 4] = [
+        (&mut a as *mut u64).cast(),
+        (&mut b as *mut u64).cast(),
+        (&mut c as *mut u64).cast(),
+        (&n as *const u32).cast_mut().cast(),
+    ];
+    let r = unsafe {
+        launch(
+            func,
+            3,
+            1,
+            1,
+            128,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(r, SUCCESS);
+    assert_eq!(unsafe { sync() }, SUCCESS);
+    let mut out = vec![0u32; n as usize];
+    assert_eq!(
+        unsafe { dtoh(out.as_mut_ptr().cast(), c, 4 * n as usize) },
+        SUCCESS
+    );
+    assert!(out.iter().enumerate().all(|(i, &v)| v == 4 * i as u32 + 7));
+    // The same through `extra`: one buffer laid out as the parameter table says (28 bytes).
+    let mut buf = [0u8; 28];
+    buf[..8].copy_from_slice(&b.to_le_bytes());
+    buf[8..16].copy_from_slice(&a.to_le_bytes());
+    buf[16..24].copy_from_slice(&c.to_le_bytes());
+    buf[24..].copy_from_slice(&10u32.to_le_bytes());
+    let mut size = 28usize;
+    let mut extra: [*mut c_void; 5] = [
+        std::ptr::without_provenance_mut(1), // CU_LAUNCH_PARAM_BUFFER_POINTER
+        buf.as_mut_ptr().cast(),
+        std::ptr::without_provenance_mut(2), // CU_LAUNCH_PARAM_BUFFER_SIZE
+        (&mut size as *mut usize).cast(),
+        std::ptr::null_mut(),
+    ];
+    let r = unsafe {
+        launch(
+            func,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            extra.as_mut_ptr(),
+        )
+    };
+    assert_eq!(r, SUCCESS);
+    // A block too large for the device is refused; a bad handle too.
+    let r = unsafe {
+        launch(
+            func,
+            1,
+            1,
+            1,
+            2048,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(r, INVALID_VALUE);
+    let r = unsafe {
+        launch(
+            0x99 as Handle,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(r, INVALID_HANDLE);
+    // A pointer nothing is mapped at: the kernel faults.
+    let mut bad = 0x10u64;
+    args[2] = (&mut bad as *mut u64).cast();
+    let r = unsafe {
+        launch(
+            func,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(
+        r, SUCCESS,
+        "launches are asynchronous: the error comes later"
+    );
+    assert_eq!(unsafe { sync() }, ILLEGAL_ADDRESS);
+    let mut d = 0u64;
+    assert_eq!(unsafe { alloc(&mut d, 16) }, ILLEGAL_ADDRESS, "sticky");
+    destroy(ctx);
+}
+
+/// `__device__` data: cuModuleGetGlobal finds devdata's `counter`, which every thread adds 1
+/// to (tests/cubin/devdata.ptx).
+#[test]
+fn module_globals() {
+    let ctx = context();
+    let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
+    let get_fn = f!(
+        "cuModuleGetFunction",
+        fn(*mut Handle, Handle, *const c_char)
+    );
+    let global = f!(
+        "cuModuleGetGlobal_v2",
+        fn(*mut u64, *mut usize, Handle, *const c_char)
+    );
+    let launch = f!(
+        "cuLaunchKernel",
+        fn(Handle, u32, u32, u32, u32, u32, u32, u32, Handle, *mut *mut c_void, *mut *mut c_void)
+    );
+    let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
+    let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
+    for file in ["devdata.cubin", "devdata_jl.cubin"] {
+        let image = cubin(file);
+        let mut m: Handle = std::ptr::null_mut();
+        assert_eq!(
+            unsafe { load(&mut m, image.as_ptr().cast()) },
+            SUCCESS,
+            "{file}"
+        );
+        let (mut addr, mut size) = (0u64, 0usize);
+        assert_eq!(
+            unsafe { global(&mut addr, &mut size, m, c"counter".as_ptr()) },
+            SUCCESS
+        );
+        assert_eq!(size, 4);
+        assert_eq!(
+            unsafe { global(&mut addr, &mut size, m, c"missing".as_ptr()) },
+            NOT_FOUND
+        );
+        assert_eq!(
+            unsafe { global(&mut addr, &mut size, m, c"counter".as_ptr()) },
+            SUCCESS
+        );
+        let mut f: Handle = std::ptr::null_mut();
+        assert_eq!(unsafe { get_fn(&mut f, m, c"devdata".as_ptr()) }, SUCCESS);
+        let (mut i, mut o) = (0u64, 0u64);
+        assert_eq!(unsafe { alloc(&mut i, 256) }, SUCCESS);
+        assert_eq!(unsafe { alloc(&mut o, 256) }, SUCCESS);
+        let mut args: [*mut c_void; 2] = [(&mut i as *mut u64).cast(), (&mut o as *mut u64).cast()];
+        for _ in 0..2 {
+            let r = unsafe {
+                launch(
+                    f,
+                    1,
+                    1,
+                    1,
+                    50,
+                    1,
+                    1,
+                    0,
+                    std::ptr::null_mut(),
+                    args.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
+            assert_eq!(r, SUCCESS);
+        }
+        let mut count = 0u32;
+        assert_eq!(
+            unsafe { dtoh((&mut count as *mut u32).cast(), addr, 4) },
+            SUCCESS
+        );
+        assert_eq!(count, 100, "{file}");
+    }
+    destroy(ctx);
+}
+
+extern "C" fn callback(_stream: Handle, status: R, data: *mut c_void) {
+    // SAFETY: `data` is the test's u32.
+    unsafe { *(data as *mut u32) = 1000 + status as u32 };
+}
+
+#[test]
+fn streams_events_and_callbacks() {
+    let ctx = context();
+    let create = f!("cuStreamCreate", fn(*mut Handle, u32));
+    let query = f!("cuStreamQuery", fn(Handle));
+    let add_cb = f!(
+        "cuStreamAddCallback",
+        fn(Handle, Option<extern "C" fn(Handle, R, *mut c_void)>, *mut c_void, u32)
+    );
+    let ev_create = f!("cuEventCreate", fn(*mut Handle, u32));
+    let record = f!("cuEventRecord", fn(Handle, Handle));
+    let elapsed = f!("cuEventElapsedTime", fn(*mut f32, Handle, Handle));
+    let mut s: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { create(&mut s, 0) }, SUCCESS);
+    assert_eq!(unsafe { query(s) }, SUCCESS);
+    let mut hit = 0u32;
+    assert_eq!(
+        unsafe { add_cb(s, Some(callback), (&mut hit as *mut u32).cast(), 0) },
+        SUCCESS
+    );
+    assert_eq!(hit, 1000, "called with CUDA_SUCCESS");
+    let (mut e1, mut e2): (Handle, Handle) = (std::ptr::null_mut(), std::ptr::null_mut());
+    assert_eq!(unsafe { ev_create(&mut e1, 0) }, SUCCESS);
+    assert_eq!(unsafe { ev_create(&mut e2, 0) }, SUCCESS);
+    let mut ms = -1.0f32;
+    assert_eq!(
+        unsafe { elapsed(&mut ms, e1, e2) },
+        INVALID_HANDLE,
+        "not recorded yet"
+    );
+    assert_eq!(unsafe { record(e1, s) }, SUCCESS);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert_eq!(unsafe { record(e2, s) }, SUCCESS);
+    assert_eq!(unsafe { elapsed(&mut ms, e1, e2) }, SUCCESS);
+    assert!(ms >= 19.0, "{ms} ms");
+    destroy(ctx);
+}

@@ -1,0 +1,261 @@
+//! The library surface of `warpjit::device`: modules from cubins (ptxas's and nvJitLink's), the
+//! parameter table, data images, memory mapped and unmapped between launches, launches on both
+//! engines. Expected values are worked out from the PTX sources in tests/cubin/.
+
+use warpjit::cubin::{CodeRelocKind, RelocTarget};
+use warpjit::device::{launch, LaunchConfig, LaunchError, Module};
+use warpjit::exec::{Engine, Machine, RunOptions};
+use warpjit::interp::Interpreter;
+use warpjit::jit::Jit;
+use warpjit::runtime::memory::Init;
+use warpjit::FaultKind;
+
+fn cubin(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/tests/cubin/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn engines() -> Vec<Box<dyn Engine>> {
+    vec![Box::new(Interpreter), Box::new(Jit::new().unwrap())]
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn config(grid: u32, block: u32) -> LaunchConfig {
+    LaunchConfig::new([grid, 1, 1], [block, 1, 1])
+}
+
+/// vadd(a, b, c, n): the parameter table (three u64, one u32: 28 bytes) lays the values out
+/// and refuses the wrong count or size; c[i] = a[i] + b[i] for i < n on both engines.
+#[test]
+fn vadd_through_the_parameter_table() {
+    let m = Module::from_cubin(&cubin("vadd.cubin")).unwrap();
+    assert_eq!(m.kernel_names().collect::<Vec<_>>(), ["vadd"]);
+    assert_eq!(m.data_bytes(), 0);
+    let k = m.kernel("vadd", 0).unwrap();
+    let t = k.params();
+    assert_eq!((t.offset, t.size, t.params.len()), (0x140, 28, 4));
+    // The wrong count: the error names none of the values (too few) ...
+    let e = t.layout(&[&[0; 8], &[0; 8]]).unwrap_err();
+    assert_eq!(e.index, None, "{e}");
+    assert!(
+        e.to_string().contains("4 parameters (8, 8, 8, 4 bytes)"),
+        "{e}"
+    );
+    // ... the wrong size names the value.
+    let e = t.layout(&[&[0; 8], &[0; 8], &[0; 4], &[0; 4]]).unwrap_err();
+    assert_eq!(e.index, Some(2), "{e}");
+    for engine in engines() {
+        let mut machine = Machine::default();
+        let (a, b, c) = (0x1_0000u64, 0x2_0000u64, 0x3_0000u64);
+        let a_data: Vec<u8> = (0..100u32).flat_map(|i| (3 * i).to_le_bytes()).collect();
+        let b_data: Vec<u8> = (0..100u32).flat_map(|i| (i << 20).to_le_bytes()).collect();
+        machine.global.map(a, 400, Init::Bytes(&a_data)).unwrap();
+        machine.global.map(b, 400, Init::Bytes(&b_data)).unwrap();
+        machine.global.map(c, 400, Init::Zero).unwrap();
+        let p = t
+            .layout(&[
+                &a.to_le_bytes(),
+                &b.to_le_bytes(),
+                &c.to_le_bytes(),
+                &90u32.to_le_bytes(),
+            ])
+            .unwrap();
+        let stats = launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &config(4, 32),
+            &p,
+            &RunOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(stats.warps, 4);
+        let out = words(&machine.global.read_bytes(c, 400).unwrap());
+        for (i, &v) in out.iter().enumerate() {
+            let want = if i < 90 {
+                3 * i as u32 + ((i as u32) << 20)
+            } else {
+                0
+            };
+            assert_eq!(v, want, "{} c[{i}]", engine.name());
+        }
+        // A parameter block of the wrong size, or a block too large, runs nothing.
+        let e = launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &config(1, 32),
+            &p[..20],
+            &RunOptions::default(),
+        );
+        assert!(matches!(e, Err(LaunchError::Invalid(m)) if m.contains("28 bytes")));
+        let e = launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &config(1, 2048),
+            &p,
+            &RunOptions::default(),
+        );
+        assert!(matches!(e, Err(LaunchError::Invalid(m)) if m.contains("block x = 2048")));
+        // Unmapped between launches, c's addresses fault.
+        machine.global.unmap(c).unwrap();
+        let e = launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &config(1, 32),
+            &p,
+            &RunOptions::default(),
+        );
+        match e {
+            Err(LaunchError::Fault(f)) => {
+                assert!(matches!(f.kind, FaultKind::IllegalAddress { .. }), "{f}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// devdata(in, out) from ptxas (the data's addresses in bank 4) and from nvJitLink (in the
+/// code, through .rel.text relocations): out[t] = tbl[in[t] & 3] + t with tbl = {10, 20, 30,
+/// 40}, and each thread adds 1 to the zeroed `counter`, both found by name in the data image.
+#[test]
+fn module_data_from_ptxas_and_nvjitlink() {
+    for file in ["devdata.cubin", "devdata_jl.cubin"] {
+        let m = Module::from_cubin(&cubin(file)).unwrap();
+        let tbl = m.symbol("tbl").unwrap();
+        let counter = m.symbol("counter").unwrap();
+        assert_eq!(
+            (tbl.offset, tbl.size, tbl.constant),
+            (0, 16, false),
+            "{file}"
+        );
+        assert_eq!((counter.offset, counter.size), (256, 4), "{file}");
+        assert_eq!(m.data_bytes(), 260, "{file}");
+        assert_eq!(m.symbol("nothing"), None);
+        if file == "devdata_jl.cubin" {
+            let k = &m.cubin().kernels[0];
+            let kinds: Vec<_> = k.code_relocs.iter().map(|r| r.kind).collect();
+            assert_eq!(
+                kinds,
+                [
+                    CodeRelocKind::Lo32,
+                    CodeRelocKind::Hi32,
+                    CodeRelocKind::Lo32,
+                    CodeRelocKind::Hi32
+                ]
+            );
+        }
+        for engine in engines() {
+            let mut machine = Machine::default();
+            let base = 0x5_0000_0000u64;
+            m.map_data(&mut machine.global, base).unwrap();
+            let k = m.kernel("devdata", base).unwrap();
+            let input: Vec<u8> = (0..40u32).flat_map(|t| (7 * t + 3).to_le_bytes()).collect();
+            machine
+                .global
+                .map(0x1000, 160, Init::Bytes(&input))
+                .unwrap();
+            machine.global.map(0x2000, 160, Init::Zero).unwrap();
+            let p = k
+                .params()
+                .layout(&[&0x1000u64.to_le_bytes(), &0x2000u64.to_le_bytes()])
+                .unwrap();
+            for round in 1..=2u32 {
+                launch(
+                    engine.as_ref(),
+                    &machine,
+                    &k,
+                    &config(1, 40),
+                    &p,
+                    &RunOptions::default(),
+                )
+                .unwrap();
+                let out = words(&machine.global.read_bytes(0x2000, 160).unwrap());
+                for t in 0..40u32 {
+                    let want = [10, 20, 30, 40][((7 * t + 3) & 3) as usize] + t;
+                    assert_eq!(out[t as usize], want, "{file} {} t={t}", engine.name());
+                }
+                let c = machine.global.read_bytes(base + counter.offset, 4).unwrap();
+                assert_eq!(words(&c), [40 * round], "{file} {}", engine.name());
+            }
+        }
+    }
+}
+
+/// nvJitLink keeps ptxas's double division in a section of its own, called by a relocated
+/// JCAL, and calls vprintf the same way: linking copies the function after the kernel and
+/// turns the JCAL into a CAL that reaches it; the vprintf call is listed for the driver.
+#[test]
+fn linking_copies_called_functions() {
+    let m = Module::from_cubin(&cubin("printf_jl.cubin")).unwrap();
+    let c = m.cubin();
+    let k = c.kernel(Some("printf_k")).unwrap();
+    assert_eq!(c.functions.len(), 1);
+    assert!(c.functions[0].name.starts_with("__cuda_sm20_div_rn"));
+    assert!(k
+        .code_relocs
+        .iter()
+        .any(|r| matches!(&r.target, RelocTarget::Code { section, .. } if *section == c.functions[0].name)));
+    let linked = c
+        .link(
+            k,
+            Some(warpjit::cubin::DataPlacement {
+                init: 0x9000_0000,
+                zeroed: 0x9000_0100,
+            }),
+        )
+        .unwrap();
+    assert_eq!(
+        linked.code.len(),
+        k.code.len().next_multiple_of(32) + c.functions[0].code.len()
+    );
+    assert_eq!(linked.parts.len(), 2);
+    assert_eq!(linked.host_calls.len(), 1);
+    assert_eq!(linked.host_calls[0].1, "vprintf");
+    // Without a placement, the data addresses in the code are an error naming the byte.
+    let e = c.link(k, None).unwrap_err();
+    assert!(e.message.contains("not placed"), "{e}");
+    // The kernel's only parameter: `out`, 8 bytes at 0.
+    let params = &k.params;
+    assert_eq!(params.len(), 1);
+    assert_eq!((params[0].offset, params[0].size), (0, 8));
+}
+
+/// A call to vprintf (which warpjit does not run yet) becomes `BPT.TRAP 0xf0001`: nvJitLink's
+/// relocated JCAL and ptxas's PRET + JMX through bank 4 alike. The kernels load; running one
+/// that makes the call stops with that trap.
+#[test]
+fn driver_function_calls_trap() {
+    for file in ["printf_jl.cubin", "printf.cubin"] {
+        let m = Module::from_cubin(&cubin(file)).unwrap();
+        let base = 0x6_0000_0000u64;
+        let k = m.kernel("printf_none", base).unwrap();
+        let mut machine = Machine::default();
+        m.map_data(&mut machine.global, base).unwrap();
+        let e = launch(
+            &Interpreter,
+            &machine,
+            &k,
+            &config(1, 32),
+            &[],
+            &RunOptions::default(),
+        );
+        match e {
+            Err(LaunchError::Fault(f)) => assert_eq!(
+                f.kind,
+                FaultKind::Trap {
+                    code: warpjit::maxwell::DRIVER_CALL_TRAP
+                },
+                "{file}"
+            ),
+            other => panic!("{file}: {other:?}"),
+        }
+    }
+}
