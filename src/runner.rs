@@ -545,7 +545,8 @@ fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<crate::ir::StageIo>, T
     let per = io.inputs as u64;
     let put = |record: u64, reg: u32, v: [u32; 4]| {
         let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
-        inb.storage().write((record * per + reg as u64) * 16, &bytes);
+        inb.storage()
+            .write((record * per + reg as u64) * 16, &bytes);
     };
     let mut given: Vec<(u32, Vec<[u32; 4]>)> = Vec::new();
     for r in &spec.inputs {

@@ -6,8 +6,7 @@ use crate::tracefile::files;
 use crate::tracefile::schema::{HasData, RawExpectResource, RawTrace};
 use crate::tracefile::{
     formats, Buffer, BufferKind, Data, ExpectResource, Sampler, Texture, TextureDim, TraceError,
-    View,
-    MAX_RESOURCE_BYTES,
+    View, MAX_RESOURCE_BYTES,
 };
 use std::ops::Range;
 use toml::Spanned;
