@@ -380,7 +380,7 @@ impl TextureShape {
         }
         let layers_ok = match d {
             TextureDim::TexCube => s.layers == 6,
-            TextureDim::TexCubeArray => s.layers % 6 == 0,
+            TextureDim::TexCubeArray => s.layers.is_multiple_of(6),
             _ if d.is_array() => true,
             _ => s.layers == 1,
         };

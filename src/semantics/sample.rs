@@ -153,13 +153,8 @@ pub fn reduce(u: f32, mode: AddressMode) -> f32 {
             (x - 2.0 * (x / 2.0).trunc()) as f32
         }
         AddressMode::Clamp | AddressMode::Border | AddressMode::MirrorOnce => {
-            if u <= -10.0 {
-                -10.0
-            } else if u >= 10.0 {
-                10.0
-            } else {
-                u
-            }
+            // NaN stays NaN.
+            u.clamp(-10.0, 10.0)
         }
     }
 }
@@ -463,21 +458,21 @@ impl Acc {
         } else {
             match self.reduction {
                 Reduction::Minimum => {
-                    for c in 0..4 {
-                        self.extreme[c] = d3d::min(self.extreme[c], texel[c]);
+                    for (e, &t) in self.extreme.iter_mut().zip(&texel) {
+                        *e = d3d::min(*e, t);
                     }
                 }
                 Reduction::Maximum => {
-                    for c in 0..4 {
-                        self.extreme[c] = d3d::max(self.extreme[c], texel[c]);
+                    for (e, &t) in self.extreme.iter_mut().zip(&texel) {
+                        *e = d3d::max(*e, t);
                     }
                 }
                 Reduction::Standard | Reduction::Comparison => {}
             }
         }
         self.count += 1;
-        for c in 0..4 {
-            self.sum[c] += fin(texel[c]) as f64 * weight;
+        for (s, &t) in self.sum.iter_mut().zip(&texel) {
+            *s += fin(t) as f64 * weight;
         }
     }
 
