@@ -62,7 +62,7 @@ pub struct SampleArgs {
 
 /// The largest magnitude a coordinate keeps before fixed-point conversion (2^20: far outside
 /// any texture; only a cube's degenerate projections reach it).
-const COORD_LIMIT: f32 = 1_048_576.0;
+pub const COORD_LIMIT: f32 = 1_048_576.0;
 
 /// A texel's four values as a load of its format returns them, or the border colour.
 type Texel = [u32; 4];
