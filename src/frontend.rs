@@ -356,13 +356,13 @@ mod tests {
         assert_eq!(p.isa, Isa::Dxbc);
         assert_eq!(p.interface.block, Some([4, 2, 1]));
         let e = compile(
-            b"cs_5_0\ndcl_temps 1\ndcl_thread_group 1, 1, 1\n  sample_l r0.xyzw, r0.xyxx, t0.xyzw, s0, l(0)\nret\n",
+            b"cs_5_0\ndcl_temps 1\ndcl_thread_group 1, 1, 1\n  dadd r0.xy, r0.xyxy, r0.zwzw\nret\n",
             &dx,
         )
         .unwrap_err();
         assert_eq!(
             e.headline(),
-            "k.bin:4:3: error: unsupported instruction sample_l"
+            "k.bin:4:3: error: unsupported instruction dadd"
         );
         let e = compile(b"// header\n\nhs_5_0\nret\n", &dx).unwrap_err();
         assert!(

@@ -199,7 +199,7 @@ struct BenchArgs {
     #[arg(value_name = "TRACE")]
     traces: Vec<PathBuf>,
     /// Only the built-in workload with this name (stream, gather, const_table, addr128, loop,
-    /// dxbc_gather, dxbc_msaa_resolve).
+    /// dxbc_gather, dxbc_msaa_resolve, dxbc_texture_filter).
     #[arg(long)]
     kernel: Option<String>,
     /// Host threads (default: all cores; at most 4 × the cores). With more than one, every

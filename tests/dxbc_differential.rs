@@ -2,7 +2,8 @@
 //! compute shaders (`warpjit::testgen::dxbc`, shared with the cargo-fuzz target
 //! `dxbc_differential`): each case is a `cs_5_0` listing over structured, raw and texture
 //! resources, typed UAVs in several formats, view atomics with colliding addresses, append and
-//! consume counters, view queries, TGSM, constant buffers, the icb and indexable temps, with
+//! consume counters, view queries, texture sampling (every dimension, samplers of every kind),
+//! TGSM, constant buffers, the icb and indexable temps, with
 //! divergent structured control flow, whose epilogue stores every thread's registers; the
 //! interpreter runs it once and the JIT (every block compiled on its first run) twice, each on
 //! fresh resources, and the statistics (or fault) and every UAV byte must be identical, with no
@@ -139,6 +140,12 @@ fn generated_listings_lower_and_cover_the_statements() {
         "resinfo_rcpFloat",
         "resinfo_uint",
         "sampleinfo",
+        "sample_l_indexable",
+        "sample_d_indexable",
+        "sample_c_lz_indexable",
+        "gather4_indexable",
+        "gather4_c_indexable",
+        "gather4_po_indexable",
     ] {
         assert!(seen.contains(op), "the generator never wrote `{op}`");
     }

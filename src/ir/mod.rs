@@ -451,6 +451,10 @@ pub struct Interface {
     /// The special input and output registers the program declares (`vCoverage`, `oDepth`,
     /// ...), each a record slot after the numbered ones (counted in [`StageIo`]).
     pub named_io: Vec<NamedIo>,
+    /// The samplers it declares.
+    pub samplers: Vec<SamplerDecl>,
+    /// A pixel shader's declared inputs (empty for the other stages).
+    pub pixel_inputs: Vec<PixelInput>,
 }
 
 /// A special input or output register of a program run over invocations: which record slot
@@ -481,6 +485,23 @@ pub struct StageIo {
     /// Output records per invocation: 1 (the `o#` at its end), or a geometry shader's
     /// `dcl_maxout` (one per `emit`).
     pub vertices_out: u32,
+    /// A pixel shader's hidden input slot (the last of `inputs`): word 0 is 1 for a pixel and
+    /// 0 for a helper invocation of its 2x2 quad (docs/semantics.md §33). `None` for the other
+    /// stages.
+    pub live: Option<u32>,
+}
+
+/// How a pixel shader reads one of its `v#` registers, for filling the inputs of helper
+/// invocations and a position the trace does not give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PixelInput {
+    /// The register (`v#`).
+    pub reg: u32,
+    /// Declared `constant` (or an integer system value): a helper copies a pixel's value;
+    /// otherwise the value is interpolated, and a helper's is extrapolated.
+    pub constant: bool,
+    /// The `position` system value (`SV_Position`).
+    pub position: bool,
 }
 
 /// A declared `t#` or `u#` view, for checking what a launch binds to it.
@@ -513,6 +534,10 @@ pub enum ViewKind {
 /// A texture's dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureKind {
+    /// 1D.
+    Tex1d,
+    /// 1D array.
+    Tex1dArray,
     /// 2D.
     Tex2d,
     /// 2D array.
@@ -521,8 +546,43 @@ pub enum TextureKind {
     Tex2dMs,
     /// 2D multisampled array.
     Tex2dMsArray,
-    /// Any other (1D, 3D, cube): declared, but no instruction warpjit runs reads it.
-    Other,
+    /// 3D.
+    Tex3d,
+    /// Cube.
+    Cube,
+    /// Cube array.
+    CubeArray,
+}
+
+impl TextureKind {
+    /// Whether it is an array (its array index is an operand).
+    pub fn is_array(self) -> bool {
+        matches!(
+            self,
+            TextureKind::Tex1dArray
+                | TextureKind::Tex2dArray
+                | TextureKind::Tex2dMsArray
+                | TextureKind::CubeArray
+        )
+    }
+    /// Whether it is multisampled.
+    pub fn is_multisample(self) -> bool {
+        matches!(self, TextureKind::Tex2dMs | TextureKind::Tex2dMsArray)
+    }
+    /// Whether it is a cube or cube array.
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureKind::Cube | TextureKind::CubeArray)
+    }
+}
+
+/// A declared sampler (`dcl_sampler s#, mode`), for checking what a launch binds to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerDecl {
+    /// The `s#` slot.
+    pub slot: u8,
+    /// `mode_comparison`: the bound sampler must have a comparison filter (and `mode_default`:
+    /// must not).
+    pub comparison: bool,
 }
 
 impl Program {

@@ -121,6 +121,8 @@ macro_rules! for_each_op {
             Atom(Atom),
             Info(Info),
             Table(Table),
+            Sample(Sample),
+            Deriv(Deriv),
             I2f(I2f),
             F2i(F2i),
             F2f(F2f),

@@ -91,6 +91,7 @@ mod int;
 mod lea;
 mod mem;
 mod resource;
+mod sample;
 mod view;
 mod warp;
 

@@ -55,6 +55,7 @@ pub mod lanes;
 pub mod memory;
 pub mod region;
 mod runner;
+pub mod sample;
 pub mod scalar;
 mod tier;
 pub mod view;

@@ -647,7 +647,7 @@ fn weight_of_every_op_is_pinned() {
     }
     // Ops without a SASS spelling (DXBC's).
     let (r, s) = (Reg(1), Src::Reg(Reg(2)));
-    let unspelled: [Op; 10] = [
+    let unspelled: [Op; 12] = [
         Un {
             d: r,
             f: UnFn::Sqrt,
@@ -695,7 +695,7 @@ fn weight_of_every_op_is_pinned() {
             slice: s,
             sample: s,
             mip: Src::Imm(0),
-            offset: [0, 0],
+            offset: [0, 0, 0],
             comp: [0, 1, 2, 3],
         }
         .into(),
@@ -726,9 +726,33 @@ fn weight_of_every_op_is_pinned() {
         Info {
             d: [r; 4],
             view: View::Srv(0),
+            dim: None,
             kind: InfoKind::BufferLength,
             mip: Src::Imm(0),
             comp: [0, 1, 2, 3],
+        }
+        .into(),
+        Sample {
+            d: [r; 4],
+            view: View::Srv(0),
+            sampler: 0,
+            f: SampleFn::Grad,
+            compare: false,
+            coord: [s; 4],
+            ddx: [s; 3],
+            ddy: [s; 3],
+            lod: s,
+            reference: s,
+            offset: [0; 3],
+            po: None,
+            comp: [0, 1, 2, 3],
+        }
+        .into(),
+        Deriv {
+            d: r,
+            a: s,
+            y: false,
+            fine: true,
         }
         .into(),
     ];
@@ -743,7 +767,8 @@ fn weight_of_every_op_is_pinned() {
             Op::Tern(_) => 6,
             Op::LdBuf(_) | Op::StBuf(_) | Op::StTex(_) | Op::Atom(_) | Op::Table(_) => 12,
             Op::LdTex(_) => 16,
-            Op::Info(_) => 8,
+            Op::Info(_) | Op::Deriv(_) => 8,
+            Op::Sample(_) => 24,
             _ => 4,
         };
         assert_eq!(weight(&inst), want, "{:?}", inst.op);

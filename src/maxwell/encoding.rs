@@ -1037,6 +1037,8 @@ maxwell_table! {
     Atom => &[],
     Info => &[],
     Table => &[],
+    Sample => &[],
+    Deriv => &[],
     I2f => rci!("I2F", 0x5cb8, 0x4cb8, 0x38b8, M13, M13I, convert::i2f),
     F2i => &[
         form!("F2I", op(0x5cb0), M13, Reg, convert::f2i),

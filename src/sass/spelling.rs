@@ -153,6 +153,8 @@ sass_table! {
         Atom,
         Info,
         Table,
+        Sample,
+        Deriv,
     }
 }
 

@@ -225,7 +225,7 @@ impl Lower for LdTex {
         match tx.texture_binding(self.view) {
             Some((ok, desc)) if !comps.is_empty() => {
                 tx.split_view(ok, f, op, m, area, &[], &mut |tx| {
-                    tx.texel_loop(area, desc, self.offset, &comps)
+                    tx.texel_loop(area, desc, [self.offset[0], self.offset[1]], &comps)
                 })
             }
             _ => tx.view_call(f, op, m, area),
