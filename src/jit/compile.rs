@@ -30,6 +30,8 @@ pub(super) struct Inner {
     pub(super) compile_nanos: u64,
     pub(super) longest_nanos: u64,
     pub(super) errors: Vec<String>,
+    /// Instructions of the functions compiled whose op's `Lower` impl declined them.
+    pub(super) declined: u64,
 }
 
 // SAFETY: `JITModule` holds `RefCell`s and raw code pointers but no thread-bound state; it is
@@ -109,6 +111,7 @@ impl Inner {
             compile_nanos: 0,
             longest_nanos: 0,
             errors: Vec::new(),
+            declined: 0,
         })
     }
 
@@ -165,6 +168,7 @@ impl Inner {
         self.module.clear_context(&mut self.ctx);
         let ptr = self.module.target_config().pointer_type();
         let comments;
+        let declined;
         {
             let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let env = codegen::Env {
@@ -242,7 +246,7 @@ impl Inner {
                 }
             }
             comments = std::mem::take(&mut tx.comments);
-            tx.finish();
+            declined = tx.finish();
             fb.finalize(self.module.target_config());
         }
         let fid = self
@@ -273,6 +277,7 @@ impl Inner {
         let addr = self.module.get_finalized_function(fid) as usize;
         let nanos = t0.elapsed().as_nanos() as u64;
         self.compiled += 1;
+        self.declined += declined as u64;
         self.compile_nanos += nanos;
         self.longest_nanos = self.longest_nanos.max(nanos);
         Ok(addr)

@@ -138,6 +138,10 @@ pub struct CompileStats {
     pub failed: u64,
     /// Functions tier 2 failed to recompile; their tier-1 code keeps running.
     pub tier2_failed: u64,
+    /// Instructions of the functions compiled (both tiers) that an op's lowering declined, to
+    /// run the interpreter's code instead (constant operands that would fault and BPT, which
+    /// run it by design, are not counted). The differential checks require 0.
+    pub declined: u64,
 }
 
 impl Jit {
@@ -169,12 +173,13 @@ impl Jit {
             m.lock()
                 .map(|i| {
                     let failed = i.errors.len() as u64;
-                    (i.compiled, i.compile_nanos, i.longest_nanos, failed)
+                    (i.compiled, i.compile_nanos, i.longest_nanos, failed, i.declined)
                 })
                 .unwrap_or_default()
         };
-        let (blocks, nanos, longest_nanos, failed) = get(&self.tier1);
-        let (tier2_blocks, tier2_nanos, tier2_longest_nanos, tier2_failed) = get(&self.tier2);
+        let (blocks, nanos, longest_nanos, failed, declined1) = get(&self.tier1);
+        let (tier2_blocks, tier2_nanos, tier2_longest_nanos, tier2_failed, declined2) =
+            get(&self.tier2);
         CompileStats {
             blocks,
             nanos,
@@ -184,6 +189,7 @@ impl Jit {
             tier2_longest_nanos,
             failed,
             tier2_failed,
+            declined: declined1 + declined2,
         }
     }
 
