@@ -148,7 +148,11 @@ pub fn mov(d: u8, b: Src) -> Op {
 
 /// `MOV32I Rd, imm`.
 pub fn movi(d: u8, imm: u32) -> Op {
-    Mov32i { d: Reg(d), imm }.into()
+    Mov {
+        d: Reg(d),
+        b: Src::Imm32(imm),
+    }
+    .into()
 }
 
 /// `S2R Rd, sr`.

@@ -36,19 +36,9 @@ use warpjit_runtime::WarpState;
 /// [`warpjit_jit_exec_inst`](super::abi::warpjit_jit_exec_inst) and counted as delegated in
 /// `--stats`). Every op of the table is lowered: only instances an impl declines are delegated.
 ///
-/// Each impl also states the op's compile [`weight`](Lower::weight) (no default: an op without
-/// one does not compile either).
+/// What the JIT knows of an op before lowering it (its compile weight, whether it may run in a
+/// strip loop) is its line of the lowering table, [`table`].
 pub(super) trait Lower {
-    /// What this instance costs to compile, for splitting long blocks into pieces (see
-    /// [`crate::jit::weight`] for the unit and how it was measured).
-    fn weight(&self) -> u32;
-
-    /// Whether tier 1 may run this instance in a strip loop ([`Tx::strip_run`]), four lanes at
-    /// a time: its lowering always succeeds, calls no routine, cannot fault, and treats every
-    /// vector of four lanes alike (each lane's result depends on that lane's operands only, and
-    /// no lane's position shapes the code).
-    fn strip(&self) -> bool;
-
     /// Lowers `inst` (whose op is `self`); `false` delegates it.
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool;
 }
@@ -61,20 +51,6 @@ macro_rules! lower_dispatch {
                 match &inst.op {
                     $(Op::$v(o) => Lower::lower(o, self, inst),)*
                 }
-            }
-        }
-
-        /// The op's compile weight, from its [`Lower`] impl.
-        pub(super) fn op_weight(op: &Op) -> u32 {
-            match op {
-                $(Op::$v(o) => Lower::weight(o),)*
-            }
-        }
-
-        /// Whether the op may run in a strip loop, from its [`Lower`] impl.
-        fn op_strip(op: &Op) -> bool {
-            match op {
-                $(Op::$v(o) => Lower::strip(o),)*
             }
         }
     };
@@ -92,8 +68,12 @@ mod lea;
 mod mem;
 mod resource;
 mod sample;
+mod table;
 mod view;
 mod warp;
+
+pub(super) use table::op_weight;
+use table::op_strip;
 
 /// A register row: 32 lanes as 8 vectors of 4.
 pub type Row = [Value; 8];
@@ -287,6 +267,9 @@ pub struct Tx<'a, 'b, 'p> {
     ended: bool,
     /// Instructions lowered by a call to the interpreter's code.
     pub delegated: u32,
+    /// Of those, the instructions whose op's [`Lower`] impl declined them (returned `false`;
+    /// the others are constant operands that would fault, and BPT).
+    pub declined: u32,
     /// Inline memory instructions so far (each gets its own segment hint).
     mem_ops: usize,
     /// Instructions of the piece translated so far: the clock of the next one is the warp's
@@ -349,6 +332,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             member: 0,
             ended: false,
             delegated: 0,
+            declined: 0,
             mem_ops: 0,
             index: 0,
             after: crate::analysis::LiveSet::FULL,
@@ -910,7 +894,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     pub(super) fn src(&mut self, s: Src) -> Row {
         match s {
             Src::Reg(r) => self.reg(r),
-            Src::Imm(v) => self.splat(v),
+            Src::Imm(v) | Src::Imm32(v) => self.splat(v),
             Src::Const(c) => {
                 let v = self.const_scalar(c);
                 self.splat_val(v)
@@ -1272,11 +1256,16 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Inline lowering; false when the instruction must be delegated.
     fn lower(&mut self, inst: &Inst) -> bool {
         // Constant operands that would fault are delegated (the interpreter raises the fault).
-        !bad_const(inst) && self.lower_op(inst)
+        if bad_const(inst) {
+            return false;
+        }
+        let lowered = self.lower_op(inst);
+        self.declined += !lowered as u32;
+        lowered
     }
 
-    /// Whether `inst` may run in a strip loop ([`Tx::strip_run`]): its op's `Lower::strip`,
-    /// and it can neither fault nor be delegated.
+    /// Whether `inst` may run in a strip loop ([`Tx::strip_run`]): its op's line of the
+    /// lowering table says so, and it can neither fault nor be delegated.
     pub fn strippable(inst: &Inst) -> bool {
         op_strip(&inst.op) && !bad_const(inst) && !inst.effects().can_fault
     }
@@ -1420,7 +1409,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    /// Ends the function: store live-out state, return 0; the fault exit returns 1.
+    /// Ends the function: store live-out state, return 0; the fault exit returns 1. Returns
+    /// the instructions an op's [`Lower`] impl declined ([`Tx::declined`]).
     pub fn finish(mut self) -> u32 {
         if !self.ended {
             self.flush(false);
@@ -1437,6 +1427,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let one = self.b.ins().iconst(types::I32, 1);
         self.b.ins().return_(&[one]);
         self.b.seal_all_blocks();
-        self.delegated
+        self.declined
     }
 }

@@ -32,6 +32,8 @@ pub(super) struct Inner {
     pub(super) errors: Vec<String>,
     /// Functions not compiled because their program reached [`super::Jit::max_functions`].
     pub(super) limited: u64,
+    /// Instructions of the functions compiled whose op's `Lower` impl declined them.
+    pub(super) declined: u64,
 }
 
 // SAFETY: `JITModule` holds `RefCell`s and raw code pointers but no thread-bound state; it is
@@ -112,6 +114,7 @@ impl Inner {
             longest_nanos: 0,
             errors: Vec::new(),
             limited: 0,
+            declined: 0,
         })
     }
 
@@ -168,6 +171,7 @@ impl Inner {
         self.module.clear_context(&mut self.ctx);
         let ptr = self.module.target_config().pointer_type();
         let comments;
+        let declined;
         {
             let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let env = codegen::Env {
@@ -250,7 +254,7 @@ impl Inner {
                 }
             }
             comments = std::mem::take(&mut tx.comments);
-            tx.finish();
+            declined = tx.finish();
             fb.finalize(self.module.target_config());
         }
         let fid = self
@@ -281,6 +285,7 @@ impl Inner {
         let addr = self.module.get_finalized_function(fid) as usize;
         let nanos = t0.elapsed().as_nanos() as u64;
         self.compiled += 1;
+        self.declined += declined as u64;
         self.compile_nanos += nanos;
         self.longest_nanos = self.longest_nanos.max(nanos);
         Ok(addr)

@@ -166,6 +166,10 @@ pub struct CompileStats {
     /// Functions not compiled because their program had [`Jit::max_functions`] at that tier
     /// already (tier 1: interpreted; tier 2: their tier-1 code keeps running).
     pub limited: u64,
+    /// Instructions of the functions compiled (both tiers) that an op's lowering declined, to
+    /// run the interpreter's code instead (constant operands that would fault and BPT, which
+    /// run it by design, are not counted). The differential checks require 0.
+    pub declined: u64,
 }
 
 impl Jit {
@@ -204,12 +208,13 @@ impl Jit {
                         i.longest_nanos,
                         failed,
                         i.limited,
+                        i.declined,
                     )
                 })
                 .unwrap_or_default()
         };
-        let (blocks, nanos, longest_nanos, failed, limited1) = get(&self.tier1);
-        let (tier2_blocks, tier2_nanos, tier2_longest_nanos, tier2_failed, limited2) =
+        let (blocks, nanos, longest_nanos, failed, limited1, declined1) = get(&self.tier1);
+        let (tier2_blocks, tier2_nanos, tier2_longest_nanos, tier2_failed, limited2, declined2) =
             get(&self.tier2);
         CompileStats {
             blocks,
@@ -221,6 +226,7 @@ impl Jit {
             failed,
             tier2_failed,
             limited: limited1 + limited2,
+            declined: declined1 + declined2,
         }
     }
 

@@ -1295,40 +1295,48 @@ fn float_ops_mirror_the_semantics() {
         let t = if ftz { ".FTZ" } else { "" };
         for sat in [false, true] {
             let s = if sat { ".SAT" } else { "" };
-            let o = Fmul32i {
+            let o = Fmul {
                 d: Reg(8),
                 ftz,
+                scale: 0,
                 sat,
+                rnd: FRnd::Rn,
                 a: Reg(4),
-                imm: 0x3f80_0001,
+                b: Src::Imm32(0x3f80_0001),
+                neg_b: false,
             };
             check(&format!("FMUL32I{t}{s} R8, R4, 1.0000001"), &|a, _, _| {
-                f::fmul32i(&o, a)
+                f::fmul(&o, a, 0x3f80_0001)
             });
-            let o = Ffma32i {
+            let o = Ffma {
                 d: Reg(8),
                 ftz,
                 sat,
+                rnd: FRnd::Rn,
                 a: Reg(4),
-                neg_a: true,
-                imm: 0xc000_0000,
+                b: Src::Imm32(0xc000_0000),
+                neg_b: true,
+                c: Src::Reg(Reg(8)),
                 neg_c: sat,
             };
             let nc = if sat { "-" } else { "" };
             check(
                 &format!("FFMA32I{t}{s} R8, -R4, -2.0, {nc}R8"),
-                &|a, _, c| f::ffma32i(&o, a, c),
+                &|a, _, c| f::ffma(&o, a, 0xc000_0000, c),
             );
         }
-        let o = Fadd32i {
+        let o = Fadd {
             d: Reg(8),
             ftz,
+            sat: false,
+            rnd: FRnd::Rn,
             a: Reg(4),
             am: FMod::neg(true),
-            imm: 0x0000_0003 | 0x0080_0000,
+            b: Src::Imm32(0x0000_0003 | 0x0080_0000),
+            bm: FMod::NONE,
         };
         check(&format!("FADD32I{t} R8, -R4, 0x800003"), &|a, _, _| {
-            f::fadd32i(&o, a)
+            f::fadd(&o, a, 0x0080_0003)
         });
         for (i, &(am, at)) in mods.iter().enumerate() {
             let (bm, bt) = mods[(i + 2) % 4];

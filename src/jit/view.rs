@@ -411,7 +411,7 @@ pub unsafe extern "C" fn warpjit_jit_tern(
 /// float ops in a directed rounding mode and MUFU, and the integer ops whose per-lane controls
 /// SIMD has no instruction for (SHL/SHR/SHF by a register amount, BFE/BFI by a register
 /// control, PRMT by a register selector) or that gather bits across lanes (P2R), and the rare
-/// lane-wise ops ptxas writes outside inner loops (IADD.SAT, IADD32I.SAT, the video instructions). `a`, `b` and
+/// lane-wise ops ptxas writes outside inner loops (IADD.SAT and IADD32I.SAT, the video instructions). `a`, `b` and
 /// `c` hold the raw sources (Ra, Sb, Sc; MUFU reads only `a`; P2R reads the seven predicate
 /// masks or the four CC masks, by flag index, from `a`, Ra from `b` and its mask from `c`).
 /// Scalar code of a few instructions a lane would be 32 copies in the compiled block; one call
@@ -457,10 +457,75 @@ pub unsafe extern "C" fn warpjit_jit_lane_op(
         Op::Iadd(o) => {
             std::array::from_fn(|l| crate::semantics::iadd_sat(o.neg_a, a[l], o.neg_b, b[l]))
         }
-        Op::Iadd32i(o) => {
-            std::array::from_fn(|l| crate::semantics::iadd_sat(o.neg_a, a[l], false, o.imm))
-        }
-        // Compiled code calls this routine only for the ops above.
-        _ => area.out,
+        // Compiled code calls this routine only for the ops above: the others leave the area
+        // as it is (listed one by one, so that an op added to the table must be placed here).
+        Op::Mov(_)
+        | Op::S2r(_)
+        | Op::Iadd3(_)
+        | Op::Iscadd(_)
+        | Op::Xmad(_)
+        | Op::Lop(_)
+        | Op::Lop3(_)
+        | Op::Popc(_)
+        | Op::Flo(_)
+        | Op::Sel(_)
+        | Op::Isetp(_)
+        | Op::Psetp(_)
+        | Op::Imnmx(_)
+        | Op::Icmp(_)
+        | Op::Fmnmx(_)
+        | Op::Fset(_)
+        | Op::Fsetp(_)
+        | Op::Fcmp(_)
+        | Op::Rro(_)
+        | Op::Fchk(_)
+        | Op::Iset(_)
+        | Op::Pset(_)
+        | Op::Csetp(_)
+        | Op::R2p(_)
+        | Op::Imul(_)
+        | Op::Imad(_)
+        | Op::Imadsp(_)
+        | Op::Lea(_)
+        | Op::Ldc(_)
+        | Op::Ldg(_)
+        | Op::Stg(_)
+        | Op::Ld(_)
+        | Op::St(_)
+        | Op::Lds(_)
+        | Op::Sts(_)
+        | Op::Ldl(_)
+        | Op::Stl(_)
+        | Op::Membar(_)
+        | Op::Nop(_)
+        | Op::Bpt(_)
+        | Op::Depbar(_)
+        | Op::Atomg(_)
+        | Op::Red(_)
+        | Op::Atoms(_)
+        | Op::Shfl(_)
+        | Op::Vote(_)
+        | Op::Cs2r(_)
+        | Op::Un(_)
+        | Op::Bin(_)
+        | Op::Tern(_)
+        | Op::LdBuf(_)
+        | Op::StBuf(_)
+        | Op::LdTex(_)
+        | Op::StTex(_)
+        | Op::Atom(_)
+        | Op::Info(_)
+        | Op::Table(_)
+        | Op::I2f(_)
+        | Op::F2i(_)
+        | Op::F2f(_)
+        | Op::I2i(_)
+        | Op::Dadd(_)
+        | Op::Dmul(_)
+        | Op::Dfma(_)
+        | Op::Dmnmx(_)
+        | Op::Dsetp(_)
+        | Op::Dset(_)
+        | Op::B2r(_) => area.out,
     };
 }

@@ -38,14 +38,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for Table {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let len = self.table.len();
@@ -81,14 +73,6 @@ impl Lower for Table {
 }
 
 impl Lower for Info {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.area_of::<InfoArea>();
@@ -110,14 +94,6 @@ impl Lower for Info {
 }
 
 impl Lower for StTex {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.area_of::<StTexArea>();
@@ -137,14 +113,6 @@ impl Lower for StTex {
 }
 
 impl Lower for Atom {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.area_of::<AtomArea>();
