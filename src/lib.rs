@@ -17,20 +17,17 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
-pub mod bench;
 pub mod cubin;
 pub mod device;
 pub mod diag;
 pub mod dxbc;
 pub mod exec;
 pub mod frontend;
-pub mod gentrace;
 pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod maxwell;
 pub mod params;
-pub mod plot;
 pub mod runner;
 pub mod sanitizer;
 pub mod sass;
