@@ -375,10 +375,11 @@ mod tests {
             e.headline(),
             "k.bin:1:1: error: a geometry shader needs `dcl_inputprimitive` (point, line, triangle, ...)"
         );
+        // A pixel shader's records carry one hidden input slot, which marks its quads' helpers.
         let p = compile(b"ps_5_0\ndcl_output o0.xyzw\nret\n", &dx).unwrap();
         assert_eq!(
             p.interface.invocations.map(|io| (io.inputs, io.outputs)),
-            Some((0, 1))
+            Some((1, 1))
         );
         let e = compile(
             b"ps_4_1\ndcl_output o0.xyzw\nsampleinfo o0.xyzw, rasterizer.x\nret\n",

@@ -512,6 +512,8 @@ pub unsafe extern "C" fn warpjit_jit_lane_op(
         | Op::LdBuf(_)
         | Op::StBuf(_)
         | Op::LdTex(_)
+        | Op::Sample(_)
+        | Op::Deriv(_)
         | Op::StTex(_)
         | Op::Atom(_)
         | Op::Info(_)

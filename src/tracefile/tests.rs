@@ -1148,7 +1148,7 @@ fn textures_of_every_dimension_and_mip_chains() {
     );
     assert_eq!(
         err(&tex("3d", "width = 4\nheight = 2\ndepth = 2\narray_size = 2\n")),
-        "9:14: `array_size` is for texture arrays; a \"3d\" texture has `depth` slices, not an array"
+        "9:14: array_size 2: `array_size` above 1 is for texture arrays; a \"3d\" texture has `depth` slices, not an array"
     );
     // Cubes: six square faces (`height` optional, equal to `width`); a cube array counts cubes.
     let t = ok(&tex("cube", "width = 4\nmip_levels = 3\n"));
@@ -2242,7 +2242,7 @@ fn inline_code_notes_count_trace_lines() {
     assert!(shown.ends_with("= help: did you mean `IADD`?"), "{shown}");
     assert_eq!(
         err("[[global]]\nsize = 16\nadress = 0x1000\n"),
-        "4:1: unknown field `adress`, expected one of `addr`, `size`, `u32`, `i32`, `f32`, `u8`, `file`"
+        "4:1: unknown field `adress`, expected one of `addr`, `size`, `uninitialized`, `u32`, `i32`, `f32`, `u8`, `file`"
     );
     let shown = load_text(&format!("{HEAD}[[global]]\nsize = 16\nadress = 0x1000\n"))
         .err()

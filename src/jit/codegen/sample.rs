@@ -12,14 +12,6 @@ use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind};
 use std::mem::offset_of;
 
 impl Lower for Sample {
-    fn weight(&self) -> u32 {
-        24
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let slot = tx.b.create_sized_stack_slot(StackSlotData::new(
@@ -46,14 +38,6 @@ impl Lower for Sample {
 }
 
 impl Lower for Deriv {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let f = tx.helper(Helper::Deriv);
         let op = self as *const Deriv as *const u8;

@@ -133,6 +133,8 @@ lowering_table! {
     LdBuf(_) => 12, false;
     StBuf(_) => 12, false;
     LdTex(_) => 16, false;
+    Sample(_) => 24, false;
+    Deriv(_) => 8, false;
     StTex(_) => 12, false;
     Atom(_) => 12, false;
     Info(_) => 8, false;
