@@ -36,6 +36,11 @@ pub mod semantics;
 pub mod testgen;
 pub mod tracefile;
 
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 /// The runtime crate (`warpjit-runtime`): machine state, faults and warp state, re-exported so
 /// that one dependency on `warpjit` suffices.
 pub use warpjit_runtime as runtime;
