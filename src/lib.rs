@@ -14,6 +14,14 @@
 //! assert!(report.passed(), "{}", report.failure_text(20));
 //! assert!(report.total.lane_insts > 0);
 //! ```
+//!
+//! A host program without a trace file (load a cubin module, lay out parameters, map memory,
+//! launch, read results) uses [`device`]; the runtime's types are re-exported ([`Fault`],
+//! [`WarpState`], [`ConstBanks`], [`runtime`]), so that one dependency suffices.
+//!
+//! The `warpjit` command line is built with the default `cli` feature (clap, plotters, indicatif,
+//! serde_json); a dependent that uses only the library sets `default-features = false` and
+//! compiles none of them.
 #![warn(missing_docs)]
 
 pub mod analysis;
