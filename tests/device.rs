@@ -228,34 +228,97 @@ fn linking_copies_called_functions() {
     assert_eq!((params[0].offset, params[0].size), (0, 8));
 }
 
-/// A call to vprintf (which warpjit does not run yet) becomes `BPT.TRAP 0xf0001`: nvJitLink's
-/// relocated JCAL and ptxas's PRET + JMX through bank 4 alike. The kernels load; running one
-/// that makes the call stops with that trap.
+/// Device printf: a call to vprintf becomes the host call `BPT.TRAP 0xf0001` (nvJitLink's
+/// relocated JCAL and ptxas's PRET + JMX through bank 4 alike), which both engines run as the
+/// driver's vprintf: printf_k's 32 lines (every conversion it uses, a string through %s, a local
+/// argument buffer) are the text make_printf_expect.py computes from the source, in lane order,
+/// and each thread's printf returns 15, its number of arguments; with 4 CTAs the lines come
+/// CTA by CTA for any number of host threads. printf_none prints its line once per thread.
 #[test]
-fn driver_function_calls_trap() {
+fn device_printf_runs_on_both_engines() {
+    // Bytes, not UTF-8: threads 30 and 31 print `%c` of 0x7f and 0x80.
+    let want = std::fs::read(format!(
+        "{}/tests/cubin/printf_k.expected",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
     for file in ["printf_jl.cubin", "printf.cubin"] {
         let m = Module::from_cubin(&cubin(file)).unwrap();
         let base = 0x6_0000_0000u64;
-        let k = m.kernel("printf_none", base).unwrap();
-        let mut machine = Machine::default();
-        m.map_data(&mut machine.global, base).unwrap();
-        let e = launch(
-            &Interpreter,
-            &machine,
-            &k,
-            &config(1, 32),
-            &[],
-            &RunOptions::default(),
-        );
-        match e {
-            Err(LaunchError::Fault(f)) => assert_eq!(
-                f.kind,
-                FaultKind::Trap {
-                    code: warpjit::maxwell::DRIVER_CALL_TRAP
-                },
-                "{file}"
-            ),
-            other => panic!("{file}: {other:?}"),
+        for engine in engines() {
+            let name = format!("{file} {}", engine.name());
+            let mut machine = Machine::default();
+            m.map_data(&mut machine.global, base).unwrap();
+            let out = 0x1_0000u64;
+            machine.global.map(out, 4 * 128, Init::Zero).unwrap();
+            let k = m.kernel("printf_k", base).unwrap();
+            let p = k.params().layout(&[&out.to_le_bytes()]).unwrap();
+            for threads in [1, 3] {
+                let opts = RunOptions {
+                    threads,
+                    ..RunOptions::default()
+                };
+                launch(engine.as_ref(), &machine, &k, &config(1, 32), &p, &opts).unwrap();
+                let (records, dropped) = machine.host_output.take();
+                assert_eq!(dropped, 0);
+                let text: Vec<u8> = records.iter().flat_map(|r| r.text.clone()).collect();
+                assert!(text == want, "{name}: {}", String::from_utf8_lossy(&text));
+                let lanes: Vec<u32> = records.iter().map(|r| r.lane).collect();
+                assert_eq!(lanes, (0..32).collect::<Vec<_>>(), "{name}");
+                let got = words(&machine.global.read_bytes(out, 4 * 32).unwrap());
+                assert_eq!(got, vec![15; 32], "{name}");
+                // Four CTAs: each CTA's 32 lines, CTA 0 first.
+                launch(engine.as_ref(), &machine, &k, &config(4, 32), &p, &opts).unwrap();
+                let (records, _) = machine.host_output.take();
+                let ctas: Vec<u32> = records.iter().map(|r| r.cta[0]).collect();
+                let expect: Vec<u32> = (0..128).map(|i| i / 32).collect();
+                assert_eq!(ctas, expect, "{name}");
+                let text: Vec<u8> = records.iter().flat_map(|r| r.text.clone()).collect();
+                assert!(text == want.repeat(4), "{name}");
+            }
+            let k = m.kernel("printf_none", base).unwrap();
+            launch(
+                engine.as_ref(),
+                &machine,
+                &k,
+                &config(1, 3),
+                &[],
+                &RunOptions::default(),
+            )
+            .unwrap();
+            let (records, _) = machine.host_output.take();
+            let text: Vec<u8> = records.iter().flat_map(|r| r.text.clone()).collect();
+            assert_eq!(
+                String::from_utf8(text).unwrap(),
+                "no arguments\n".repeat(3),
+                "{name}"
+            );
         }
     }
+}
+
+/// The printf buffer keeps what fits in its capacity and counts the records it drops.
+#[test]
+fn device_printf_drops_what_overflows_the_buffer() {
+    let m = Module::from_cubin(&cubin("printf.cubin")).unwrap();
+    let base = 0x6_0000_0000u64;
+    let machine = {
+        let mut machine = Machine::default();
+        m.map_data(&mut machine.global, base).unwrap();
+        machine
+    };
+    machine.host_output.set_limit(30);
+    let k = m.kernel("printf_none", base).unwrap();
+    launch(
+        &Interpreter,
+        &machine,
+        &k,
+        &config(1, 4),
+        &[],
+        &RunOptions::default(),
+    )
+    .unwrap();
+    let (records, dropped) = machine.host_output.take();
+    // "no arguments\n" is 13 bytes: two fit in 30.
+    assert_eq!((records.len(), dropped), (2, 2));
 }

@@ -165,22 +165,32 @@ fn label_name(n: usize) -> String {
     format!(".L_x_{n}")
 }
 
-/// The trap code of a call to a function the CUDA driver supplies (`vprintf`, `__assertfail`),
-/// which warpjit does not run yet: [`decode_linked`] turns such a call into `BPT.TRAP` with this
-/// code, so that a kernel that only calls it on a path it does not take (Numba's runtime checks)
-/// runs, and one that takes it stops with a trap fault that names the reason.
-pub const DRIVER_CALL_TRAP: u32 = 0xf_0001;
+/// The `BPT.TRAP` codes of the host calls (docs/semantics.md §22g): the calls to functions the
+/// CUDA driver supplies, which [`decode_linked`] turns into `BPT.TRAP` with the function's code
+/// and the engines run as the driver's function ([`crate::exec::hostcall`]).
+pub use crate::exec::hostcall::{ASSERTFAIL_CODE, VPRINTF_CODE};
 
-/// The functions the driver supplies that kernels may call.
-pub const DRIVER_FUNCTIONS: &[&str] = &["vprintf", "__assertfail"];
+/// The functions the driver supplies that kernels may call, with their host-call codes.
+pub const DRIVER_FUNCTIONS: &[(&str, u32)] =
+    &[("vprintf", VPRINTF_CODE), ("__assertfail", ASSERTFAIL_CODE)];
+
+/// The host-call code of the driver function `name`, if the driver supplies it.
+fn driver_code(name: &str) -> Option<u32> {
+    DRIVER_FUNCTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, c)| c)
+}
 
 /// Decodes a cubin kernel's linked code ([`crate::cubin::Cubin::link`]): as [`decode`], with the
-/// calls to functions the driver supplies ([`DRIVER_FUNCTIONS`]) replaced by
-/// `BPT.TRAP` [`DRIVER_CALL_TRAP`] (docs/semantics.md §22e): nvJitLink's relocated `JCAL`s
-/// ([`crate::cubin::LinkedCode::host_calls`]), and ptxas's `PRET` + `JMX Rx` pairs (the `PRET`
-/// becomes a `NOP`) in a module whose bank 4 holds such a function's address
+/// calls to functions the driver supplies ([`DRIVER_FUNCTIONS`]) replaced by the host call
+/// `BPT.TRAP code` with the function's code (docs/semantics.md §22g): nvJitLink's relocated
+/// `JCAL`s ([`crate::cubin::LinkedCode::host_calls`]), and ptxas's `PRET` + `JMX Rx` pairs (the
+/// `PRET` becomes a `NOP`) in a module whose bank 4 holds such a function's address
 /// ([`crate::cubin::ModuleData::externs4`]; the module has no other function pointers: the
-/// cubin reader refuses those). A call to any other function is an error naming it.
+/// cubin reader refuses those). Which function a `JMX` calls is the only one bank 4 names, or,
+/// with several, the one whose bank-4 slot the last `LDC.64 Rx, c[0x4][offset]` before it
+/// loaded (an error when there is none). A call to any other function is an error naming it.
 ///
 /// `branches` are the kernel's indirect branches ([`decode_with`]); the kernel's own code comes
 /// first in the linked code, so their offsets hold.
@@ -192,7 +202,7 @@ pub fn decode_linked(
 ) -> Result<Program, DecodeError> {
     const NOP: u64 = 0x50b0_0000_0007_0f00;
     // BPT.TRAP code: opcode, mode TRAP (3) in bits 6..8, the code in bits 20..39, guard PT.
-    let trap = 0xe3a0_0000_0007_00c0u64 | u64::from(DRIVER_CALL_TRAP) << 20;
+    let trap = |code: u32| 0xe3a0_0000_0007_00c0u64 | u64::from(code) << 20;
     let word_at = |code: &[u8], at: usize| {
         code.get(at..at + 8)
             .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
@@ -200,19 +210,19 @@ pub fn decode_linked(
     let mut code = linked.code.clone();
     for (pc, name) in &linked.host_calls {
         let at = *pc as usize;
-        if !DRIVER_FUNCTIONS.contains(&name.as_str()) {
+        let Some(c) = driver_code(name) else {
             return Err(DecodeError {
                 offset: *pc,
                 word: word_at(&code, at),
                 message: format!("a call to `{name}`, which the driver does not supply"),
             });
-        }
-        code[at..at + 8].copy_from_slice(&trap.to_le_bytes());
+        };
+        code[at..at + 8].copy_from_slice(&trap(c).to_le_bytes());
     }
     if let Some((_, name)) = module
         .externs4
         .iter()
-        .find(|(_, n)| !DRIVER_FUNCTIONS.contains(&n.as_str()))
+        .find(|(_, n)| driver_code(n).is_none())
     {
         return Err(DecodeError {
             offset: 0,
@@ -242,8 +252,16 @@ pub fn decode_linked(
                             t == next
                         } =>
                     {
+                        let c = jmx_callee(&code, pc, w, module).ok_or_else(|| DecodeError {
+                            offset: pc,
+                            word: w,
+                            message: "JMX: bank 4 holds the addresses of several driver \
+                                      functions and no LDC.64 from bank 4 before the call \
+                                      tells which one it calls"
+                                .into(),
+                        })?;
                         code[ppc as usize..ppc as usize + 8].copy_from_slice(&NOP.to_le_bytes());
-                        code[pc as usize..pc as usize + 8].copy_from_slice(&trap.to_le_bytes());
+                        code[pc as usize..pc as usize + 8].copy_from_slice(&trap(c).to_le_bytes());
                     }
                     _ => {
                         return Err(DecodeError {
@@ -260,6 +278,39 @@ pub fn decode_linked(
         }
     }
     decode_with(&code, opts, branches)
+}
+
+/// The host-call code of the driver function a `JMX` (word `w` at `pc`) calls: the only one
+/// bank 4 names, or the one whose slot the last `LDC.64` into the `JMX`'s register from
+/// `c[0x4][offset]` before `pc` loaded.
+fn jmx_callee(code: &[u8], pc: u32, w: u64, module: &crate::cubin::ModuleData) -> Option<u32> {
+    let mut codes: Vec<u32> = module
+        .externs4
+        .iter()
+        .filter_map(|(_, n)| driver_code(n))
+        .collect();
+    codes.dedup();
+    if let [c] = codes[..] {
+        return Some(c);
+    }
+    let ra = w >> 8 & 0xff;
+    (0..pc).step_by(8).rev().find_map(|at| {
+        if is_sched(at) {
+            return None;
+        }
+        let x = u64::from_le_bytes(code.get(at as usize..at as usize + 8)?.try_into().ok()?);
+        // LDC (0xef90 | size in bits 48..50), Rd in bits 0..7, bank in bits 36..40, offset in
+        // bits 20..35.
+        let is_ldc = x >> 51 == 0xef90 >> 3;
+        (is_ldc && x & 0xff == ra && x >> 36 & 0x1f == 4).then(|| {
+            let off = (x >> 20 & 0xffff) as u32;
+            module
+                .externs4
+                .iter()
+                .find(|(o, _)| *o == off)
+                .and_then(|(_, n)| driver_code(n))
+        })?
+    })
 }
 
 /// Decodes a kernel's code into a program: the same program the SASS front-end makes of the
