@@ -32,6 +32,7 @@ pub mod maxwell;
 pub mod params;
 pub mod plot;
 pub mod runner;
+pub mod sanitizer;
 pub mod sass;
 pub mod semantics;
 #[cfg(feature = "testgen")]

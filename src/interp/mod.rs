@@ -26,6 +26,7 @@ mod lanes;
 mod memory;
 mod ops;
 mod resource;
+mod sample;
 mod warp;
 
 pub(crate) use alu::{bfe, bfi, p2r_bits, p2r_merge, prmt, shl, shr};
@@ -34,6 +35,7 @@ pub use resource::{
     info_words, ld_buf_lanes, ld_tex_lanes, st_buf_lanes, st_tex_lanes, view_atom_lanes, AtomRows,
     TexCoords,
 };
+pub use sample::{deriv_row, sample_lanes, sample_sources, SampleRows};
 pub use warp::{atom_lanes, shfl_rows, AtomLanes};
 
 use crate::exec::warp::exec_mask;
@@ -82,7 +84,7 @@ impl Interp {
     /// an observer attached, each instruction issued is reported to it.
     #[inline]
     pub fn run_insts(insts: &[Inst], w: &mut WarpState, env: &mut CtaEnv<'_>) -> Result<(), Fault> {
-        if let Some(o) = env.observer {
+        if let Some(o) = env.observer.filter(|_| env.observe_inst) {
             for inst in insts {
                 let mask = exec_mask(w, inst.guard);
                 o.inst(env.at, inst.pc, w.active, mask);
