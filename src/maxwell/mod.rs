@@ -189,8 +189,9 @@ fn driver_code(name: &str) -> Option<u32> {
 /// `PRET` becomes a `NOP`) in a module whose bank 4 holds such a function's address
 /// ([`crate::cubin::ModuleData::externs4`]; the module has no other function pointers: the
 /// cubin reader refuses those). Which function a `JMX` calls is the only one bank 4 names, or,
-/// with several, the one whose bank-4 slot the last `LDC.64 Rx, c[0x4][offset]` before it
-/// loaded (an error when there is none). A call to any other function is an error naming it.
+/// with several, the one whose bank-4 slot the last `LDC.64 Rx` from bank 4 before it loaded
+/// (`c[0x4][offset]`, or `c[0x4][Rb+offset]` after `MOV32I Rb, slot`, as ptxas writes it; an
+/// error when the slot cannot be told). A call to any other function is an error naming it.
 ///
 /// `branches` are the kernel's indirect branches ([`decode_with`]); the kernel's own code comes
 /// first in the linked code, so their offsets hold.
@@ -281,36 +282,52 @@ pub fn decode_linked(
 }
 
 /// The host-call code of the driver function a `JMX` (word `w` at `pc`) calls: the only one
-/// bank 4 names, or the one whose slot the last `LDC.64` into the `JMX`'s register from
-/// `c[0x4][offset]` before `pc` loaded.
+/// bank 4 names, or the one whose slot the last `LDC.64` into the `JMX`'s register from bank 4
+/// before `pc` loaded. That `LDC` addresses the slot as `c[0x4][imm]`, or (ptxas's usual form)
+/// as `c[0x4][Rb+imm]` with `Rb` set by the last `MOV32I Rb, offset` before it.
 fn jmx_callee(code: &[u8], pc: u32, w: u64, module: &crate::cubin::ModuleData) -> Option<u32> {
     let mut codes: Vec<u32> = module
         .externs4
         .iter()
         .filter_map(|(_, n)| driver_code(n))
         .collect();
+    codes.sort_unstable();
     codes.dedup();
     if let [c] = codes[..] {
         return Some(c);
     }
+    // The instruction words before `at`, nearest first.
+    let before = |at: u32| {
+        (0..at)
+            .step_by(8)
+            .rev()
+            .filter(|&a| !is_sched(a))
+            .filter_map(|a| {
+                let b = code.get(a as usize..a as usize + 8)?;
+                Some((a, u64::from_le_bytes(b.try_into().ok()?)))
+            })
+    };
     let ra = w >> 8 & 0xff;
-    (0..pc).step_by(8).rev().find_map(|at| {
-        if is_sched(at) {
-            return None;
-        }
-        let x = u64::from_le_bytes(code.get(at as usize..at as usize + 8)?.try_into().ok()?);
-        // LDC (0xef90 | size in bits 48..50), Rd in bits 0..7, bank in bits 36..40, offset in
-        // bits 20..35.
-        let is_ldc = x >> 51 == 0xef90 >> 3;
-        (is_ldc && x & 0xff == ra && x >> 36 & 0x1f == 4).then(|| {
-            let off = (x >> 20 & 0xffff) as u32;
-            module
-                .externs4
-                .iter()
-                .find(|(o, _)| *o == off)
-                .and_then(|(_, n)| driver_code(n))
-        })?
-    })
+    // LDC: opcode 0xef90 (the size in bits 48..50), Rd in bits 0..7, Ra in bits 8..15, a
+    // 16-bit offset in bits 20..35 (signed with a register), the bank in bits 36..40.
+    let (at, ldc) = before(pc).find(|&(_, x)| x >> 51 == 0xef90 >> 3 && x & 0xff == ra)?;
+    if ldc >> 36 & 0x1f != 4 {
+        return None;
+    }
+    let rb = ldc >> 8 & 0xff;
+    let imm = ldc >> 20 & 0xffff;
+    let off = if rb == 0xff {
+        imm as u32
+    } else {
+        // MOV32I: opcode 0x010 in bits 52..63, Rd in bits 0..7, the value in bits 20..51.
+        let (_, mov) = before(at).find(|&(_, x)| x & 0xff == rb && x >> 52 == 0x010)?;
+        ((mov >> 20) as u32).wrapping_add(imm as u16 as i16 as i32 as u32)
+    };
+    module
+        .externs4
+        .iter()
+        .find(|(o, _)| *o == off)
+        .and_then(|(_, n)| driver_code(n))
 }
 
 /// Decodes a kernel's code into a program: the same program the SASS front-end makes of the
