@@ -2278,7 +2278,8 @@ fn each_32i_form_is_its_base_op_with_an_imm32_operand() {
         ),
     ];
     for (text, want) in cases {
-        let ParsedInst::Op(i) = parse_inst(text, &opts()).unwrap_or_else(|e| panic!("{text}: {e:?}"))
+        let ParsedInst::Op(i) =
+            parse_inst(text, &opts()).unwrap_or_else(|e| panic!("{text}: {e:?}"))
         else {
             panic!("{text}: not an op");
         };

@@ -180,19 +180,29 @@ impl Storage {
         self.words()[(off / 4) as usize].store(v, Relaxed)
     }
 
-    /// Copies `out.len()` bytes from byte `off` (all inside).
+    /// Copies `out.len()` bytes from byte `off` (all inside): the partial words at either end
+    /// byte by byte, the whole words between with one relaxed load each.
     pub fn read(&self, off: u64, out: &mut [u8]) {
         assert!(self.holds(off, out.len() as u64), "read outside storage");
         let words = self.words();
-        let mut at = off;
-        let mut i = 0;
-        while i < out.len() {
-            let w = words[(at / 4) as usize].load(Relaxed).to_le_bytes();
-            let s = (at % 4) as usize;
-            let n = (4 - s).min(out.len() - i);
-            out[i..i + n].copy_from_slice(&w[s..s + n]);
-            i += n;
-            at += n as u64;
+        let head = ((4 - off % 4) % 4).min(out.len() as u64) as usize;
+        for (i, b) in out[..head].iter_mut().enumerate() {
+            let at = off + i as u64;
+            *b = words[(at / 4) as usize].load(Relaxed).to_le_bytes()[(at % 4) as usize];
+        }
+        let first = ((off + head as u64) / 4) as usize;
+        let body = &mut out[head..];
+        let whole = body.len() / 4;
+        for (w, d) in words[first..first + whole]
+            .iter()
+            .zip(body.chunks_exact_mut(4))
+        {
+            d.copy_from_slice(&w.load(Relaxed).to_le_bytes());
+        }
+        let tail = &mut body[4 * whole..];
+        if !tail.is_empty() {
+            let w = words[first + whole].load(Relaxed).to_le_bytes();
+            tail.copy_from_slice(&w[..tail.len()]);
         }
     }
 
@@ -201,28 +211,80 @@ impl Storage {
     pub fn write(&self, off: u64, data: &[u8]) {
         assert!(self.holds(off, data.len() as u64), "write outside storage");
         let words = self.words();
-        let mut at = off;
-        let mut i = 0;
-        while i < data.len() {
-            let word = &words[(at / 4) as usize];
-            let s = (at % 4) as usize;
-            let n = (4 - s).min(data.len() - i);
-            if n == 4 {
-                word.store(
-                    u32::from_le_bytes(data[i..i + 4].try_into().unwrap()),
-                    Relaxed,
-                );
-            } else {
-                let mut mask = [0u8; 4];
-                let mut bits = [0u8; 4];
-                mask[s..s + n].fill(0xff);
-                bits[s..s + n].copy_from_slice(&data[i..i + n]);
-                let (mask, bits) = (u32::from_le_bytes(mask), u32::from_le_bytes(bits));
-                let _ = word.fetch_update(Relaxed, Relaxed, |w| Some(w & !mask | bits));
-            }
-            i += n;
-            at += n as u64;
+        let head = ((4 - off % 4) % 4).min(data.len() as u64) as usize;
+        for (i, &b) in data[..head].iter().enumerate() {
+            Self::write_part(
+                &words[((off + i as u64) / 4) as usize],
+                (off + i as u64) % 4,
+                &[b],
+            );
         }
+        let first = ((off + head as u64) / 4) as usize;
+        let body = &data[head..];
+        let whole = body.len() / 4;
+        for (w, d) in words[first..first + whole].iter().zip(body.chunks_exact(4)) {
+            w.store(u32::from_le_bytes([d[0], d[1], d[2], d[3]]), Relaxed);
+        }
+        let tail = &body[4 * whole..];
+        if !tail.is_empty() {
+            Self::write_part(&words[first + whole], 0, tail);
+        }
+    }
+
+    /// Writes `bytes` into `word` from byte `at` of it, keeping its other bytes (a
+    /// compare-and-swap loop, so that another thread's store to them is never lost).
+    fn write_part(word: &AtomicU32, at: u64, bytes: &[u8]) {
+        let s = at as usize;
+        let mut mask = [0u8; 4];
+        let mut bits = [0u8; 4];
+        mask[s..s + bytes.len()].fill(0xff);
+        bits[s..s + bytes.len()].copy_from_slice(bytes);
+        let (mask, bits) = (u32::from_le_bytes(mask), u32::from_le_bytes(bits));
+        let _ = word.fetch_update(Relaxed, Relaxed, |w| Some(w & !mask | bits));
+    }
+
+    /// Makes the first `file_len` bytes (at most [`Storage::len`]) the contents of `file`,
+    /// without reading it: the file is mapped privately (copy-on-write: writes never reach it)
+    /// over the storage's first pages, so that loading costs nothing and a page costs memory
+    /// only once read or written. For a storage just made (`&mut`: no one shares it yet); the
+    /// rest stays as it was (zero, for a new storage). Another process truncating the file
+    /// while it is mapped would fault the host: a trace owns its files.
+    pub fn map_file(&mut self, file: &std::fs::File, file_len: u64) -> Result<(), ResourceError> {
+        use std::os::fd::AsRawFd;
+        if file_len > self.len {
+            return Err(ResourceError::DataTooLong {
+                len: file_len,
+                size: self.len,
+            });
+        }
+        let Some(map) = self._map.as_mut() else {
+            return Ok(());
+        };
+        if file_len == 0 {
+            return Ok(());
+        }
+        // Whole pages of the file go over the mapping's first pages; a partial last page
+        // reads zeros past the file's end, which is what the storage holds there.
+        // SAFETY: MAP_FIXED replaces pages of the storage's own anonymous mapping (`file_len`
+        // is at most its length, rounded up to the page the mapping also covers), which no one
+        // references while we hold `&mut self`; the mapping is unmapped as a whole when dropped.
+        let p = unsafe {
+            libc::mmap(
+                map.as_mut_ptr().cast(),
+                file_len as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_FIXED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(ResourceError::Map {
+                len: self.len,
+                reason: std::io::Error::last_os_error().to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// A copy of the contents (for tests and small resources: it allocates and touches `len`
@@ -508,6 +570,11 @@ impl Texture {
     pub fn storage(&self) -> &Storage {
         &self.data
     }
+    /// The texel bytes, while the texture is not shared (to fill them, e.g. by
+    /// [`Storage::map_file`]).
+    pub fn storage_mut(&mut self) -> &mut Storage {
+        &mut self.data
+    }
     /// Byte offset of mip level `level`'s first texel (`level` up to `mips`: the last is the
     /// texture's size).
     pub fn level_offset(&self, level: u32) -> Option<u64> {
@@ -676,6 +743,10 @@ impl Buffer {
     /// The bytes.
     pub fn storage(&self) -> &Storage {
         &self.data
+    }
+    /// The bytes, while the buffer is not shared (to fill them, e.g. by [`Storage::map_file`]).
+    pub fn storage_mut(&mut self) -> &mut Storage {
+        &mut self.data
     }
 
     /// The byte address of `offset` in structure `index`: `stride * index + offset`, computed in

@@ -72,8 +72,8 @@ mod table;
 mod view;
 mod warp;
 
-pub(super) use table::op_weight;
 use table::op_strip;
+pub(super) use table::op_weight;
 
 /// A register row: 32 lanes as 8 vectors of 4.
 pub type Row = [Value; 8];

@@ -796,7 +796,16 @@ fn imm32_forms_decode_to_their_op_with_an_imm32_operand() {
     names.dedup();
     assert_eq!(
         names,
-        ["MOV32I", "IADD32I", "ISCADD32I", "LOP32I", "FADD32I", "FMUL32I", "FFMA32I", "IMUL32I"]
+        [
+            "MOV32I",
+            "IADD32I",
+            "ISCADD32I",
+            "LOP32I",
+            "FADD32I",
+            "FMUL32I",
+            "FFMA32I",
+            "IMUL32I"
+        ]
     );
     for f in forms {
         let mut good = 0;

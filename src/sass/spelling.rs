@@ -44,7 +44,11 @@ macro_rules! spelling_impl {
         impl Spelling for $s {
             const MNEMONIC: Option<&'static str> = Some($name);
             fn mnemonic_of(&self) -> Option<&'static str> {
-                Some(if SassImm32Form::is_imm32(self) { $imm32 } else { $name })
+                Some(if SassImm32Form::is_imm32(self) {
+                    $imm32
+                } else {
+                    $name
+                })
             }
             fn print_sass(&self, f: &mut fmt::Formatter<'_>) -> Option<fmt::Result> {
                 Some(if SassImm32Form::is_imm32(self) {

@@ -363,7 +363,7 @@ impl Shape {
                 let stride = (n / CHAIN).max(1);
                 let mv = |k: usize| {
                     let c = k / stride;
-                    (k % stride == 0 && c < CHAIN).then(|| {
+                    (k.is_multiple_of(stride) && c < CHAIN).then(|| {
                         if up {
                             (8 + c, 9 + c)
                         } else {

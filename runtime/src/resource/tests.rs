@@ -377,3 +377,51 @@ fn storage_of_four_gib_is_committed_lazily() {
         Err(ResourceError::DataTooLong { len: 3, size: 2 })
     ));
 }
+
+#[test]
+fn reads_and_writes_at_every_alignment_and_length_touch_only_their_bytes() {
+    // Against a plain byte array: every offset 0..9 and length 0..13 in a 24-byte storage.
+    let base: Vec<u8> = (0..24u8).map(|b| b.wrapping_mul(37) ^ 0x5a).collect();
+    for off in 0..9usize {
+        for len in 0..13usize {
+            let s = Storage::new(24, &base).unwrap();
+            let mut got = vec![0xeeu8; len];
+            s.read(off as u64, &mut got);
+            assert_eq!(got, base[off..off + len], "read at {off}, {len} bytes");
+            let data: Vec<u8> = (0..len as u8).map(|b| 0xa0 | b).collect();
+            s.write(off as u64, &data);
+            let mut want = base.clone();
+            want[off..off + len].copy_from_slice(&data);
+            assert_eq!(s.to_bytes(), want, "write at {off}, {len} bytes");
+        }
+    }
+}
+
+#[test]
+fn a_mapped_file_is_the_start_of_the_storage_and_is_never_written() {
+    use std::io::Write;
+    let path = std::env::temp_dir().join(format!("warpjit-map-{}.bin", std::process::id()));
+    // Not a whole page: the rest of the file's last page and of the storage reads zero.
+    let data: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(&data)
+        .unwrap();
+    let f = std::fs::File::open(&path).unwrap();
+    let mut s = Storage::zeroed(3 * 4096 + 8).unwrap();
+    s.map_file(&f, data.len() as u64).unwrap();
+    let mut want = data.clone();
+    want.resize(3 * 4096 + 8, 0);
+    assert_eq!(s.to_bytes(), want);
+    // Copy-on-write: the storage changes, the file does not.
+    s.write(10, &[1, 2, 3]);
+    s.store_u32(4096, 0xdead_beef);
+    assert_eq!(std::fs::read(&path).unwrap(), data);
+    assert_eq!(s.to_bytes()[10..13], [1, 2, 3]);
+    // A file longer than the storage is refused.
+    assert!(matches!(
+        Storage::zeroed(100).unwrap().map_file(&f, 5000),
+        Err(ResourceError::DataTooLong { .. })
+    ));
+    std::fs::remove_file(&path).unwrap();
+}

@@ -39,12 +39,12 @@ impl Lower for Ldc {
             tx.set_reg(o.d, r, m);
             return true;
         }
-        if !o.a.is_rz() {
-            let h = tx.helper(Helper::MemSlow);
-            tx.ldc_indexed(inst, o, h);
-            return true;
-        }
-        false
+        // Through a register, or a narrow, wide or misaligned read through RZ (whose one
+        // address is then the same in every lane): the per-lane path, with its slow path for
+        // misaligned and out-of-range lanes.
+        let h = tx.helper(Helper::MemSlow);
+        tx.ldc_indexed(inst, o, h);
+        true
     }
 }
 

@@ -12,9 +12,9 @@
 //! The lowering itself is the op's [`Lower`](super::Lower) impl. An op of the IR table missing
 //! here is a compile error ([`Cost`] not implemented, in [`op_weight`]'s expansion).
 
-use super::{alu, convert, func, mem};
 #[allow(unused_imports)]
 use super::Tx;
+use super::{alu, convert, func, mem};
 use crate::ir::*;
 
 /// An op's line of the table (implemented by [`lowering_table!`] only).

@@ -15,7 +15,6 @@ impl SassSyntax for Mov {
     }
 }
 
-
 impl SassImm32Form for Mov {
     fn parse_imm32(a: &mut Args<'_>) -> R<Self> {
         Ok(Mov {
@@ -92,7 +91,6 @@ impl SassSyntax for Iadd {
         )
     }
 }
-
 
 /// IADD32I: no `-` on the immediate.
 impl SassImm32Form for Iadd {
@@ -188,7 +186,6 @@ impl SassSyntax for Iadd3 {
         )
     }
 }
-
 
 impl SassSyntax for Iscadd {
     fn parse(a: &mut Args<'_>) -> R<Self> {
@@ -491,7 +488,6 @@ impl SassSyntax for Lop {
         )
     }
 }
-
 
 /// LOP32I: no predicate output.
 impl SassImm32Form for Lop {

@@ -93,7 +93,10 @@ impl Gen<'_, '_> {
         if self.chance(60) {
             let r = Reg(self.below(20) as u8);
             let imm = self.fedge();
-            self.op0(Mov { d: r, b: Src::Imm32(imm) });
+            self.op0(Mov {
+                d: r,
+                b: Src::Imm32(imm),
+            });
         }
         let d = self.dst();
         let ftz = self.chance(30);

@@ -663,9 +663,9 @@ impl Loader {
         for (t, rawt) in textures.iter().zip(&raw.texture) {
             let span = rawt.span();
             // Zero-filled, lazily committed; then the data, if any (level after level).
-            let tex = rt::Texture::with_shape(t.shape(), format(&t.format, &span)?, &[])
+            let mut tex = rt::Texture::with_shape(t.shape(), format(&t.format, &span)?, &[])
                 .map_err(|e| self.invalid(&span, format!("the texture: {e}")))?;
-            self.fill(tex.storage(), &t.data, &span)?;
+            self.fill(tex.storage_mut(), &t.data, &span)?;
             self.bind(&mut r, t.view, t.slot, rt::Resource::Texture(tex), &span)?;
         }
         for (b, rawb) in buffers.iter().zip(&raw.buffer) {
@@ -675,9 +675,9 @@ impl Loader {
                 BufferKind::Typed { format: f, .. } => rt::BufferKind::Typed(format(f, &span)?),
                 BufferKind::Raw => rt::BufferKind::Raw,
             };
-            let buf = rt::Buffer::new(kind, b.size, &[])
+            let mut buf = rt::Buffer::new(kind, b.size, &[])
                 .map_err(|e| self.invalid(&span, format!("the buffer: {e}")))?;
-            self.fill(buf.storage(), &b.data, &span)?;
+            self.fill(buf.storage_mut(), &b.data, &span)?;
             buf.counter()
                 .store(b.counter, std::sync::atomic::Ordering::Relaxed);
             self.bind(&mut r, b.view, b.slot, rt::Resource::Buffer(buf), &span)?;
@@ -685,16 +685,18 @@ impl Loader {
         Ok(r)
     }
 
-    /// Writes a resource's initial data (already checked to fit) at its start: inline data as
-    /// it is, a file a chunk at a time (never read whole), so that only the pages the data
-    /// covers are touched.
+    /// Fills a new resource's storage with its initial data (already checked to fit), from its
+    /// start: inline data is written; a file is mapped copy-on-write ([`Storage::map_file`]),
+    /// never read, so that loading it costs nothing and only the pages the launches touch cost
+    /// memory.
+    ///
+    /// [`Storage::map_file`]: warpjit_runtime::resource::Storage::map_file
     fn fill(
         &self,
-        storage: &warpjit_runtime::resource::Storage,
+        storage: &mut warpjit_runtime::resource::Storage,
         data: &Option<Data>,
         span: &Range<usize>,
     ) -> Result<(), TraceError> {
-        use std::io::Read;
         let cannot = |m: String| self.invalid(span, m);
         match data {
             None => Ok(()),
@@ -706,17 +708,9 @@ impl Loader {
                         path.display()
                     )));
                 }
-                let mut f = f.take(*len);
-                let mut buf = vec![0u8; (*len).min(1 << 20) as usize];
-                let mut at = 0u64;
-                while at < *len {
-                    let n = ((*len - at) as usize).min(buf.len());
-                    f.read_exact(&mut buf[..n])
-                        .map_err(|e| cannot(format!("cannot read {}: {e}", path.display())))?;
-                    storage.write(at, &buf[..n]);
-                    at += n as u64;
-                }
-                Ok(())
+                storage
+                    .map_file(&f, *len)
+                    .map_err(|e| cannot(format!("cannot map {}: {e}", path.display())))
             }
             Some(d) => {
                 let bytes = d.to_bytes().map_err(|e| cannot(e.to_string()))?;
