@@ -228,34 +228,188 @@ fn linking_copies_called_functions() {
     assert_eq!((params[0].offset, params[0].size), (0, 8));
 }
 
-/// A call to vprintf (which warpjit does not run yet) becomes `BPT.TRAP 0xf0001`: nvJitLink's
-/// relocated JCAL and ptxas's PRET + JMX through bank 4 alike. The kernels load; running one
-/// that makes the call stops with that trap.
+/// Device printf: a call to vprintf becomes the host call `BPT.TRAP 0xf0001` (nvJitLink's
+/// relocated JCAL and ptxas's PRET + JMX through bank 4 alike), which both engines run as the
+/// driver's vprintf: printf_k's 32 lines (every conversion it uses, a string through %s, a local
+/// argument buffer) are the text make_printf_expect.py computes from the source, in lane order,
+/// and each thread's printf returns 15, its number of arguments; with 4 CTAs the lines come
+/// CTA by CTA for any number of host threads. printf_none prints its line once per thread.
 #[test]
-fn driver_function_calls_trap() {
+fn device_printf_runs_on_both_engines() {
+    // Bytes, not UTF-8: threads 30 and 31 print `%c` of 0x7f and 0x80.
+    let want = std::fs::read(format!(
+        "{}/tests/cubin/printf_k.expected",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
     for file in ["printf_jl.cubin", "printf.cubin"] {
         let m = Module::from_cubin(&cubin(file)).unwrap();
         let base = 0x6_0000_0000u64;
-        let k = m.kernel("printf_none", base).unwrap();
+        for engine in engines() {
+            let name = format!("{file} {}", engine.name());
+            let mut machine = Machine::default();
+            m.map_data(&mut machine.global, base).unwrap();
+            let out = 0x1_0000u64;
+            machine.global.map(out, 4 * 128, Init::Zero).unwrap();
+            let k = m.kernel("printf_k", base).unwrap();
+            let p = k.params().layout(&[&out.to_le_bytes()]).unwrap();
+            for threads in [1, 3] {
+                let opts = RunOptions {
+                    threads,
+                    ..RunOptions::default()
+                };
+                launch(engine.as_ref(), &machine, &k, &config(1, 32), &p, &opts).unwrap();
+                let (records, dropped) = machine.host_output.take();
+                assert_eq!(dropped, 0);
+                let text: Vec<u8> = records.iter().flat_map(|r| r.text.clone()).collect();
+                assert!(text == want, "{name}: {}", String::from_utf8_lossy(&text));
+                let lanes: Vec<u32> = records.iter().map(|r| r.lane).collect();
+                assert_eq!(lanes, (0..32).collect::<Vec<_>>(), "{name}");
+                let got = words(&machine.global.read_bytes(out, 4 * 32).unwrap());
+                assert_eq!(got, vec![15; 32], "{name}");
+                // Four CTAs: each CTA's 32 lines, CTA 0 first.
+                launch(engine.as_ref(), &machine, &k, &config(4, 32), &p, &opts).unwrap();
+                let (records, _) = machine.host_output.take();
+                let ctas: Vec<u32> = records.iter().map(|r| r.cta[0]).collect();
+                let expect: Vec<u32> = (0..128).map(|i| i / 32).collect();
+                assert_eq!(ctas, expect, "{name}");
+                let text: Vec<u8> = records.iter().flat_map(|r| r.text.clone()).collect();
+                assert!(text == want.repeat(4), "{name}");
+            }
+            let k = m.kernel("printf_none", base).unwrap();
+            launch(
+                engine.as_ref(),
+                &machine,
+                &k,
+                &config(1, 3),
+                &[],
+                &RunOptions::default(),
+            )
+            .unwrap();
+            let (records, _) = machine.host_output.take();
+            let text: Vec<u8> = records.iter().flat_map(|r| r.text.clone()).collect();
+            assert_eq!(
+                String::from_utf8(text).unwrap(),
+                "no arguments\n".repeat(3),
+                "{name}"
+            );
+        }
+    }
+}
+
+/// The printf buffer keeps what fits in its capacity and counts the records it drops.
+#[test]
+fn device_printf_drops_what_overflows_the_buffer() {
+    let m = Module::from_cubin(&cubin("printf.cubin")).unwrap();
+    let base = 0x6_0000_0000u64;
+    let machine = {
         let mut machine = Machine::default();
         m.map_data(&mut machine.global, base).unwrap();
-        let e = launch(
-            &Interpreter,
-            &machine,
-            &k,
-            &config(1, 32),
-            &[],
-            &RunOptions::default(),
-        );
-        match e {
-            Err(LaunchError::Fault(f)) => assert_eq!(
-                f.kind,
-                FaultKind::Trap {
-                    code: warpjit::maxwell::DRIVER_CALL_TRAP
-                },
-                "{file}"
-            ),
-            other => panic!("{file}: {other:?}"),
+        machine
+    };
+    machine.host_output.set_limit(30);
+    let k = m.kernel("printf_none", base).unwrap();
+    launch(
+        &Interpreter,
+        &machine,
+        &k,
+        &config(1, 4),
+        &[],
+        &RunOptions::default(),
+    )
+    .unwrap();
+    let (records, dropped) = machine.host_output.take();
+    // "no arguments\n" is 13 bytes: two fit in 30.
+    assert_eq!((records.len(), dropped), (2, 2));
+}
+
+/// A printf only some threads make (printf_some, 64 threads: "some t" for t a multiple of 3,
+/// then "all t" for every t), on both engines and both cubins: each warp's records in the order
+/// of its calls and each call's in lane order, warp 0's first.
+#[test]
+fn device_printf_from_some_lanes() {
+    let mut want = String::new();
+    for w in 0..2 {
+        let lanes = 32 * w..32 * w + 32;
+        for t in lanes.clone().filter(|t| t % 3 == 0) {
+            want += &format!("some {t}\n");
+        }
+        for t in lanes {
+            want += &format!("all {t}\n");
+        }
+    }
+    for file in ["printf_jl.cubin", "printf.cubin"] {
+        let m = Module::from_cubin(&cubin(file)).unwrap();
+        let base = 0x6_0000_0000u64;
+        let k = m.kernel("printf_some", base).unwrap();
+        for engine in engines() {
+            let mut machine = Machine::default();
+            m.map_data(&mut machine.global, base).unwrap();
+            let opts = RunOptions::default();
+            launch(engine.as_ref(), &machine, &k, &config(1, 64), &[], &opts).unwrap();
+            let (records, _) = machine.host_output.take();
+            let text: Vec<u8> = records.iter().flat_map(|r| r.text.clone()).collect();
+            let name = format!("{file} {}", engine.name());
+            assert_eq!(String::from_utf8(text).unwrap(), want, "{name}");
+        }
+    }
+}
+
+/// Device assert (assert_k: CUDA's assert.h form, a call to __assertfail, the module's second
+/// driver function): the threads whose input is negative (3 and 17) each print CUDA's message
+/// to stderr, with the file, line, function and expression the source gives, and the launch
+/// stops with a trap carrying the __assertfail code in lane 3, on both engines and both cubins
+/// (ptxas's, whose JMX names its callee by the bank-4 slot it loaded, and nvJitLink's JCAL).
+#[test]
+fn device_assert_prints_cuda_s_message_and_stops_the_launch() {
+    use warpjit::exec::hostcall::{HostStream, ASSERTFAIL_CODE};
+    let input: Vec<u8> = (0..32i32)
+        .flat_map(|t| (if t == 3 || t == 17 { -1 } else { t }).to_le_bytes())
+        .collect();
+    // The line of `device_assert(in[t] >= 0);` in printf.cu.
+    let line = 1 + include_str!("cubin/printf.cu")
+        .lines()
+        .position(|l| l.contains("device_assert(in[t] >= 0);"))
+        .unwrap();
+    for file in ["printf_jl.cubin", "printf.cubin"] {
+        let m = Module::from_cubin(&cubin(file)).unwrap();
+        let base = 0x6_0000_0000u64;
+        let k = m.kernel("assert_k", base).unwrap();
+        for engine in engines() {
+            let name = format!("{file} {}", engine.name());
+            let mut machine = Machine::default();
+            m.map_data(&mut machine.global, base).unwrap();
+            let (inp, out) = (0x1_0000u64, 0x2_0000u64);
+            machine.global.map(inp, 128, Init::Bytes(&input)).unwrap();
+            machine.global.map(out, 128, Init::Zero).unwrap();
+            let p = k
+                .params()
+                .layout(&[&inp.to_le_bytes(), &out.to_le_bytes()])
+                .unwrap();
+            let opts = RunOptions::default();
+            match launch(engine.as_ref(), &machine, &k, &config(1, 32), &p, &opts) {
+                Err(LaunchError::Fault(f)) => {
+                    let code = ASSERTFAIL_CODE;
+                    assert_eq!(f.kind, FaultKind::Trap { code }, "{name}");
+                    assert_eq!(f.lane, 3, "{name}");
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+            let (records, _) = machine.host_output.take();
+            let got: Vec<(u32, HostStream, String)> = records
+                .into_iter()
+                .map(|r| (r.lane, r.stream, String::from_utf8(r.text).unwrap()))
+                .collect();
+            let want: Vec<(u32, HostStream, String)> = [3, 17]
+                .map(|t| {
+                    let text = format!(
+                        "printf.cu:{line}: void assert_k(const int *, int *): block: [0,0,0], \
+                         thread: [{t},0,0] Assertion `in[t] >= 0` failed.\n"
+                    );
+                    (t, HostStream::Stderr, text)
+                })
+                .into();
+            assert_eq!(got, want, "{name}");
         }
     }
 }

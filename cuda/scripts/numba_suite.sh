@@ -30,14 +30,41 @@ for p in "${packages[@]}"; do
     set +e
     if [ "$p" = numba.cuda.tests.doc_examples ]; then
         "$warpjit" cuda -- "$venv/bin/python" -m numba.runtests -v -m "${JOBS:-2}" "$p" >"$log" 2>&1
+        s=$?
     else
-        PYTHONPATH="$root/cuda/scripts${PYTHONPATH:+:$PYTHONPATH}" \
-            "$warpjit" cuda -- "$venv/bin/python" -m pytest -p warpjit_numba_plugin --pyargs "$p" \
-            -v -rfEs --tb=short -p no:cacheprovider --import-mode=importlib >"$log" 2>&1
+        # SHARDS pytest processes in parallel, each given every SHARDS-th test module of the
+        # package (logs target/numba-suite-PACKAGE.N.log), their summaries then added up.
+        shards="${SHARDS:-1}"
+        dir=$("$venv/bin/python" -c "import importlib, os; print(os.path.dirname(importlib.import_module('$p').__file__))")
+        # Modules by name (--pyargs), so that the tests that start Python subprocesses
+        # (multiprocessing's spawn) can import them again.
+        mapfile -t files < <(cd "$dir" && ls test_*.py | sort | sed "s/\.py\$//; s/^/$p./")
+        rm -f "target/numba-suite-$p".*.log
+        pids=()
+        for ((k = 0; k < shards; k++)); do
+            mine=()
+            for ((i = k; i < ${#files[@]}; i += shards)); do mine+=("${files[$i]}"); done
+            PYTHONPATH="$root/cuda/scripts${PYTHONPATH:+:$PYTHONPATH}" \
+                "$warpjit" cuda -- "$venv/bin/python" -m pytest -p warpjit_numba_plugin --pyargs "${mine[@]}" \
+                -v -rfEs --tb=short -p no:cacheprovider --import-mode=importlib \
+                >"target/numba-suite-$p.$k.log" 2>&1 &
+            pids+=($!)
+        done
+        s=0
+        for pid in "${pids[@]}"; do wait "$pid" || s=$?; done
+        cat "target/numba-suite-$p".*.log >"$log"
+        for kind in passed failed skipped error xfailed xpassed; do
+            n=$(grep -a -h -E '^=+ .* in [0-9.]+s' "target/numba-suite-$p".*.log \
+                | grep -o -E "[0-9]+ $kind" | awk '{n += $1} END {print n + 0}')
+            echo "$kind $n"
+        done >"target/numba-suite-$p.counts"
     fi
-    s=$?
     set -e
     [ $s -ne 0 ] && status=$s
-    echo "$p: $(grep -a -E '^(Ran |OK|FAILED|=+ .*(passed|failed|error).* =+$)' "$log" | tr '\n' ' ') (log: $log)"
+    if [ -f "target/numba-suite-$p.counts" ] && [ "$p" != numba.cuda.tests.doc_examples ]; then
+        echo "$p: $(tr '\n' ' ' <"target/numba-suite-$p.counts") (log: $log)"
+    else
+        echo "$p: $(grep -a -E '^(Ran |OK|FAILED|=+ .*(passed|failed|error).* =+$)' "$log" | tr '\n' ' ') (log: $log)"
+    fi
 done
 exit $status

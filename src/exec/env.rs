@@ -46,6 +46,8 @@ pub struct CtaEnv<'a> {
     /// Findings raised by the current instruction: (lane, kind, message), reported with its pc
     /// once the instruction completes (a faulting instruction reports none).
     pub findings: Vec<(u32, FindingKind, String)>,
+    /// Where host calls (docs/semantics.md §22g) put what they print.
+    pub host: &'a super::hostcall::HostOutput,
     /// Lane accesses whose address was aligned down to the access size (docs/semantics.md
     /// §16), counted into [`Stats::misaligned`](crate::exec::Stats::misaligned).
     pub misaligned: u64,

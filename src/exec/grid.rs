@@ -685,6 +685,7 @@ impl Cta {
             },
             pc: 0,
             findings: Vec::new(),
+            host: &machine.host_output,
             misaligned: 0,
         };
         let fault = |wi: usize, f: Fault| f.in_warp(launch.index, cta, wi as u32);

@@ -12,6 +12,7 @@
 pub mod device;
 pub mod env;
 pub mod grid;
+pub mod hostcall;
 pub mod observe;
 pub mod step;
 pub mod warp;
@@ -50,6 +51,9 @@ pub struct Machine {
     /// The quantum: warp instructions a warp may issue in one turn while another warp could
     /// run (docs/semantics.md §9). Default [`DEFAULT_QUANTUM`]; at least 1.
     pub quantum: u64,
+    /// What the kernels' host calls (`vprintf`, `__assertfail`: docs/semantics.md §22g)
+    /// printed, for the host program to take after each launch.
+    pub host_output: hostcall::HostOutput,
 }
 
 impl Default for Machine {
@@ -61,6 +65,7 @@ impl Default for Machine {
             launch_budget: DEFAULT_LAUNCH_BUDGET,
             resources: Resources::new(),
             quantum: DEFAULT_QUANTUM,
+            host_output: hostcall::HostOutput::default(),
         }
     }
 }

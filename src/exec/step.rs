@@ -218,6 +218,7 @@ impl<'m> WarpStepper<'m> {
             at,
             pc: 0,
             findings: Vec::new(),
+            host: &self.machine.host_output,
             misaligned: 0,
         };
         let in_warp = |f: Fault| f.in_warp(at.launch, at.cta, at.warp);

@@ -141,9 +141,13 @@ impl Exec for Nop {
 }
 
 impl Exec for Bpt {
-    fn exec(&self, _: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+    /// A host call (docs/semantics.md §22g) runs the driver's function; any other code traps.
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         match mask {
             0 => Ok(()),
+            m if crate::exec::hostcall::is_host_call(self.code) => {
+                crate::exec::hostcall::run(self.code, w, m, env)
+            }
             m => Err(Fault::new(
                 warpjit_runtime::FaultKind::Trap { code: self.code },
                 m.trailing_zeros(),

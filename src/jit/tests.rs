@@ -2036,3 +2036,134 @@ fn a_trap_faults_in_the_first_lane_that_runs_it() {
         }
     }
 }
+
+/// Runs `launch` under `engine` on one host thread, on a machine with 1 KiB at 0x10000 holding
+/// `data` at 0x10300; returns the outcome (as [`run_outcome`], over the first 256 bytes) and
+/// what the launch's host calls printed, record by record: (warp, lane, stream, text).
+fn run_with_host_calls(
+    engine: &dyn Engine,
+    launch: &Launch,
+    data: &[u8],
+) -> (
+    Outcome,
+    Vec<(u32, u32, crate::exec::hostcall::HostStream, String)>,
+) {
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    let mut machine = Machine::default();
+    let init = warpjit_runtime::memory::Init::Zero;
+    machine.global.map(0x10000, 0x400, init).expect("maps");
+    machine.global.write_bytes(0x10300, data).expect("mapped");
+    let r = engine.run(&machine, launch, &opts);
+    let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
+    let counts = match &r {
+        Ok(s) => Ok((s.warps, s.warp_insts, s.lane_insts)),
+        Err(f) => Err(format!("{f:?}")),
+    };
+    let (records, dropped) = machine.host_output.take();
+    assert_eq!(dropped, 0);
+    let records = records
+        .into_iter()
+        .map(|r| {
+            let text = String::from_utf8(r.text).expect("ASCII");
+            (r.warp, r.lane, r.stream, text)
+        })
+        .collect();
+    ((counts, mem, r.ok()), records)
+}
+
+/// Host calls (docs/semantics.md §22g) run for exactly the lanes that execute them, in lane
+/// order, with the same text, results and faults under the interpreter, the JIT's tier 1 and
+/// its tier 2: `vprintf` under a guard that holds for every fourth lane and in a branch taken
+/// by the odd lanes (each lane's argument is its own, its return value the argument count), and
+/// `__assertfail` in lanes 5 and 9, which prints each lane's message to stderr and then stops the
+/// launch with a trap in lane 5.
+#[test]
+fn host_calls_run_for_the_lanes_that_execute_them() {
+    use crate::exec::hostcall::{HostStream, ASSERTFAIL_CODE};
+    // At 0x10300: the format, at 0x10320 a string; at 0x10340 the assertion's message, file and
+    // function.
+    let mut data = vec![0u8; 0x100];
+    data[..20].copy_from_slice(b"lane %d arg %#x %s\n\0");
+    data[0x20..0x24].copy_from_slice(b"odd\0");
+    data[0x40..0x45].copy_from_slice(b"x==0\0");
+    data[0x50..0x55].copy_from_slice(b"a.cu\0");
+    data[0x60..0x67].copy_from_slice(b"void k\0");
+    // Each lane's argument buffer at 0x10100 + 16 * lane: its lane number, lane + 0x100 (for
+    // %#x), a pointer to "odd" (for %s, at the next multiple of 8). Results at 0x10000 + 8 * lane.
+    const SETUP: &str = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSHL R9, R0, 0x4;\n\
+         STG [R9+0x10100], R0;\nIADD32I R2, R0, 0x100;\nSTG [R9+0x10104], R2;\n\
+         MOV32I R2, 0x10320;\nSTG [R9+0x10108], R2;\nSTG [R9+0x1010c], RZ;\n\
+         MOV32I R4, 0x10300;\nMOV R5, RZ;\nIADD32I R6, R9, 0x10100;\nMOV R7, RZ;\n";
+    let printing = format!(
+        "{SETUP}LOP32I.AND R3, R0, 0x3;\nISETP.EQ.U32.AND P0, PT, R3, RZ, PT;\n\
+         @P0 BPT.TRAP 0xf0001;\nSTG [R1+0x10000], R4;\nMOV32I R4, 0x10300;\n\
+         LOP32I.AND R3, R0, 0x1;\nISETP.EQ.U32.AND P1, PT, R3, RZ, PT;\n@P1 BRA SKIP;\n\
+         BPT.TRAP 0xf0001;\nSTG [R1+0x10004], R4;\nSKIP:\nEXIT;\n"
+    );
+    let asserting = format!(
+        "{SETUP}MOV32I R4, 0x10340;\nMOV32I R6, 0x10350;\nMOV32I R8, 0x2a;\n\
+         MOV32I R10, 0x10360;\nMOV R11, RZ;\n\
+         ISETP.EQ.U32.AND P0, PT, R0, 0x5, PT;\nISETP.EQ.U32.OR P0, PT, R0, 0x9, P0;\n\
+         @P0 BPT.TRAP 0xf0002;\nSTG [R1+0x10000], RZ;\nEXIT;\n"
+    );
+    for (text, is_assert) in [(&printing, false), (&asserting, true)] {
+        let prog = program(text);
+        let launch = Launch {
+            block: [32, 1, 1],
+            ..Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new())
+        };
+        let mut jit = Jit::new().expect("host supported");
+        jit.threshold = 1;
+        jit.hot_threshold = u32::MAX;
+        let want = run_with_host_calls(&crate::interp::Interpreter, &launch, &data);
+        for (tier, engine) in [("tier 1", jit), ("tier 2", tier2_jit(&prog))] {
+            let got = run_with_host_calls(&engine, &launch, &data);
+            assert_eq!(got.0 .0, want.0 .0, "{tier}:\n{text}");
+            assert_eq!(got.0 .1, want.0 .1, "{tier}:\n{text}");
+            assert_eq!(got.1, want.1, "{tier}:\n{text}");
+        }
+        let ((counts, mem, _), records) = want;
+        if is_assert {
+            let f = counts.expect_err("the assertion stops the launch");
+            assert!(
+                f.contains(&format!("Trap {{ code: {ASSERTFAIL_CODE} }}")),
+                "{f}"
+            );
+            assert!(f.contains("lane: 5,"), "{f}");
+            let want: Vec<_> = [5, 9]
+                .map(|l| {
+                    let m = format!(
+                        "a.cu:42: void k: block: [0,0,0], thread: [{l},0,0] Assertion `x==0` \
+                         failed.\n"
+                    );
+                    (0, l, HostStream::Stderr, m)
+                })
+                .into();
+            assert_eq!(records, want);
+            continue;
+        }
+        counts.expect("runs");
+        let mut want = Vec::new();
+        for l in (0..32).step_by(4) {
+            let t = format!("lane {l} arg {:#x} odd\n", l + 0x100);
+            want.push((0, l, HostStream::Stdout, t));
+        }
+        for l in (1..32).step_by(2) {
+            let t = format!("lane {l} arg {:#x} odd\n", l + 0x100);
+            want.push((0, l, HostStream::Stdout, t));
+        }
+        assert_eq!(records, want);
+        for l in 0..32 {
+            // vprintf returns the number of arguments (3) in R4; lanes that did not print keep
+            // the format's address there.
+            let first = if l % 4 == 0 { 3 } else { 0x10300 };
+            assert_eq!(word(&mem, l), first, "lane {l}");
+            let second = u32::from_le_bytes(mem[8 * l + 4..8 * l + 8].try_into().unwrap());
+            let want = if l % 2 == 1 { 3 } else { 0 };
+            assert_eq!(second, want, "lane {l}");
+        }
+    }
+}

@@ -165,22 +165,33 @@ fn label_name(n: usize) -> String {
     format!(".L_x_{n}")
 }
 
-/// The trap code of a call to a function the CUDA driver supplies (`vprintf`, `__assertfail`),
-/// which warpjit does not run yet: [`decode_linked`] turns such a call into `BPT.TRAP` with this
-/// code, so that a kernel that only calls it on a path it does not take (Numba's runtime checks)
-/// runs, and one that takes it stops with a trap fault that names the reason.
-pub const DRIVER_CALL_TRAP: u32 = 0xf_0001;
+/// The `BPT.TRAP` codes of the host calls (docs/semantics.md §22g): the calls to functions the
+/// CUDA driver supplies, which [`decode_linked`] turns into `BPT.TRAP` with the function's code
+/// and the engines run as the driver's function ([`crate::exec::hostcall`]).
+pub use crate::exec::hostcall::{ASSERTFAIL_CODE, VPRINTF_CODE};
 
-/// The functions the driver supplies that kernels may call.
-pub const DRIVER_FUNCTIONS: &[&str] = &["vprintf", "__assertfail"];
+/// The functions the driver supplies that kernels may call, with their host-call codes.
+pub const DRIVER_FUNCTIONS: &[(&str, u32)] =
+    &[("vprintf", VPRINTF_CODE), ("__assertfail", ASSERTFAIL_CODE)];
+
+/// The host-call code of the driver function `name`, if the driver supplies it.
+fn driver_code(name: &str) -> Option<u32> {
+    DRIVER_FUNCTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, c)| c)
+}
 
 /// Decodes a cubin kernel's linked code ([`crate::cubin::Cubin::link`]): as [`decode`], with the
-/// calls to functions the driver supplies ([`DRIVER_FUNCTIONS`]) replaced by
-/// `BPT.TRAP` [`DRIVER_CALL_TRAP`] (docs/semantics.md §22e): nvJitLink's relocated `JCAL`s
-/// ([`crate::cubin::LinkedCode::host_calls`]), and ptxas's `PRET` + `JMX Rx` pairs (the `PRET`
-/// becomes a `NOP`) in a module whose bank 4 holds such a function's address
+/// calls to functions the driver supplies ([`DRIVER_FUNCTIONS`]) replaced by the host call
+/// `BPT.TRAP code` with the function's code (docs/semantics.md §22g): nvJitLink's relocated
+/// `JCAL`s ([`crate::cubin::LinkedCode::host_calls`]), and ptxas's `PRET` + `JMX Rx` pairs (the
+/// `PRET` becomes a `NOP`) in a module whose bank 4 holds such a function's address
 /// ([`crate::cubin::ModuleData::externs4`]; the module has no other function pointers: the
-/// cubin reader refuses those). A call to any other function is an error naming it.
+/// cubin reader refuses those). Which function a `JMX` calls is the only one bank 4 names, or,
+/// with several, the one whose bank-4 slot the last `LDC.64 Rx` from bank 4 before it loaded
+/// (`c[0x4][offset]`, or `c[0x4][Rb+offset]` after `MOV32I Rb, slot`, as ptxas writes it; an
+/// error when the slot cannot be told). A call to any other function is an error naming it.
 ///
 /// `branches` are the kernel's indirect branches ([`decode_with`]); the kernel's own code comes
 /// first in the linked code, so their offsets hold.
@@ -192,7 +203,7 @@ pub fn decode_linked(
 ) -> Result<Program, DecodeError> {
     const NOP: u64 = 0x50b0_0000_0007_0f00;
     // BPT.TRAP code: opcode, mode TRAP (3) in bits 6..8, the code in bits 20..39, guard PT.
-    let trap = 0xe3a0_0000_0007_00c0u64 | u64::from(DRIVER_CALL_TRAP) << 20;
+    let trap = |code: u32| 0xe3a0_0000_0007_00c0u64 | u64::from(code) << 20;
     let word_at = |code: &[u8], at: usize| {
         code.get(at..at + 8)
             .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
@@ -200,19 +211,19 @@ pub fn decode_linked(
     let mut code = linked.code.clone();
     for (pc, name) in &linked.host_calls {
         let at = *pc as usize;
-        if !DRIVER_FUNCTIONS.contains(&name.as_str()) {
+        let Some(c) = driver_code(name) else {
             return Err(DecodeError {
                 offset: *pc,
                 word: word_at(&code, at),
                 message: format!("a call to `{name}`, which the driver does not supply"),
             });
-        }
-        code[at..at + 8].copy_from_slice(&trap.to_le_bytes());
+        };
+        code[at..at + 8].copy_from_slice(&trap(c).to_le_bytes());
     }
     if let Some((_, name)) = module
         .externs4
         .iter()
-        .find(|(_, n)| !DRIVER_FUNCTIONS.contains(&n.as_str()))
+        .find(|(_, n)| driver_code(n).is_none())
     {
         return Err(DecodeError {
             offset: 0,
@@ -242,8 +253,16 @@ pub fn decode_linked(
                             t == next
                         } =>
                     {
+                        let c = jmx_callee(&code, pc, w, module).ok_or_else(|| DecodeError {
+                            offset: pc,
+                            word: w,
+                            message: "JMX: bank 4 holds the addresses of several driver \
+                                      functions and no LDC.64 from bank 4 before the call \
+                                      tells which one it calls"
+                                .into(),
+                        })?;
                         code[ppc as usize..ppc as usize + 8].copy_from_slice(&NOP.to_le_bytes());
-                        code[pc as usize..pc as usize + 8].copy_from_slice(&trap.to_le_bytes());
+                        code[pc as usize..pc as usize + 8].copy_from_slice(&trap(c).to_le_bytes());
                     }
                     _ => {
                         return Err(DecodeError {
@@ -260,6 +279,55 @@ pub fn decode_linked(
         }
     }
     decode_with(&code, opts, branches)
+}
+
+/// The host-call code of the driver function a `JMX` (word `w` at `pc`) calls: the only one
+/// bank 4 names, or the one whose slot the last `LDC.64` into the `JMX`'s register from bank 4
+/// before `pc` loaded. That `LDC` addresses the slot as `c[0x4][imm]`, or (ptxas's usual form)
+/// as `c[0x4][Rb+imm]` with `Rb` set by the last `MOV32I Rb, offset` before it.
+fn jmx_callee(code: &[u8], pc: u32, w: u64, module: &crate::cubin::ModuleData) -> Option<u32> {
+    let mut codes: Vec<u32> = module
+        .externs4
+        .iter()
+        .filter_map(|(_, n)| driver_code(n))
+        .collect();
+    codes.sort_unstable();
+    codes.dedup();
+    if let [c] = codes[..] {
+        return Some(c);
+    }
+    // The instruction words before `at`, nearest first.
+    let before = |at: u32| {
+        (0..at)
+            .step_by(8)
+            .rev()
+            .filter(|&a| !is_sched(a))
+            .filter_map(|a| {
+                let b = code.get(a as usize..a as usize + 8)?;
+                Some((a, u64::from_le_bytes(b.try_into().ok()?)))
+            })
+    };
+    let ra = w >> 8 & 0xff;
+    // LDC: opcode 0xef90 (the size in bits 48..50), Rd in bits 0..7, Ra in bits 8..15, a
+    // 16-bit offset in bits 20..35 (signed with a register), the bank in bits 36..40.
+    let (at, ldc) = before(pc).find(|&(_, x)| x >> 51 == 0xef90 >> 3 && x & 0xff == ra)?;
+    if ldc >> 36 & 0x1f != 4 {
+        return None;
+    }
+    let rb = ldc >> 8 & 0xff;
+    let imm = ldc >> 20 & 0xffff;
+    let off = if rb == 0xff {
+        imm as u32
+    } else {
+        // MOV32I: opcode 0x010 in bits 52..63, Rd in bits 0..7, the value in bits 20..51.
+        let (_, mov) = before(at).find(|&(_, x)| x & 0xff == rb && x >> 52 == 0x010)?;
+        ((mov >> 20) as u32).wrapping_add(imm as u16 as i16 as i32 as u32)
+    };
+    module
+        .externs4
+        .iter()
+        .find(|(o, _)| *o == off)
+        .and_then(|(_, n)| driver_code(n))
 }
 
 /// Decodes a kernel's code into a program: the same program the SASS front-end makes of the

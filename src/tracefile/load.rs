@@ -246,6 +246,7 @@ impl Loader {
                 launch_budget,
                 resources,
                 quantum,
+                host_output: Default::default(),
             },
             base_consts,
             bank0_covered,

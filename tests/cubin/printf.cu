@@ -1,6 +1,8 @@
 // printf_k(out): device printf, which the CUDA driver supplies as `vprintf`: every thread prints
 // one line with most conversions (and a string through %s), and stores what printf returned (the
-// number of arguments) in out[t]. printf_none(): no arguments. Compiled to printf.ptx by
+// number of arguments) in out[t]. printf_none(): no arguments. printf_some(): a call only some
+// threads make. assert_k(in, out): device assert, which the driver supplies as `__assertfail`
+// (a second driver function in the module's bank 4). Compiled to printf.ptx by
 // nvrtc.py (NVRTC, compute_50); build.sh makes printf.cubin (ptxas: the call through
 // `JMX c[0x4][0x0]` after a PRET, the address relocated in .rel.nv.constant4) and
 // make_jitlink.py printf_jl.cubin (nvJitLink: `JCAL` with a .rel.text relocation).
@@ -21,4 +23,27 @@ extern "C" __global__ void printf_k(int *out)
 extern "C" __global__ void printf_none()
 {
     printf("no arguments\n");
+}
+
+// Threads whose index is a multiple of 3 print "some t"; then every thread prints "all t".
+extern "C" __global__ void printf_some()
+{
+    int t = threadIdx.x;
+    if (t % 3 == 0)
+        printf("some %d\n", t);
+    printf("all %d\n", t);
+}
+
+// CUDA's device assert as its assert.h writes it: a call to __assertfail with the expression,
+// the file, the line, the function and sizeof(char). Threads whose in[t] is negative fail it;
+// the others store 1 in out[t].
+extern "C" __device__ void __assertfail(const char *, const char *, unsigned, const char *, size_t);
+#define device_assert(e) \
+    ((e) ? (void)0 : __assertfail(#e, __FILE__, __LINE__, __PRETTY_FUNCTION__, sizeof(char)))
+
+extern "C" __global__ void assert_k(const int *in, int *out)
+{
+    int t = threadIdx.x;
+    device_assert(in[t] >= 0);
+    out[t] = 1;
 }

@@ -222,12 +222,16 @@ cuda_api! {
     }
 
     /// `cuCtxSetLimit`: recorded (the stack size is per kernel in warpjit, at least CUDA's
-    /// default).
+    /// default); `CU_LIMIT_PRINTF_FIFO_SIZE` sizes the buffer of device `printf` output.
     fn cuCtxSetLimit(limit: i32, value: usize) {
         let mut inner = state::inner()?;
         let c = state::current_ctx(&inner)?;
         if !LIMITS.iter().any(|(l, _)| *l == i64::from(limit)) {
             return Err(error::UNSUPPORTED_LIMIT);
+        }
+        if i64::from(limit) == c::CU_LIMIT_PRINTF_FIFO_SIZE {
+            let d = state::driver()?;
+            d.machine.read().unwrap_or_else(|p| p.into_inner()).host_output.set_limit(value);
         }
         inner.ctxs.get_mut(&c).ok_or(error::INVALID_CONTEXT)?.limits.insert(i64::from(limit), value);
         Ok(())

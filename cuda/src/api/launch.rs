@@ -95,6 +95,9 @@ pub fn fault_error(kind: &FaultKind) -> i32 {
         FaultKind::BudgetExhausted { .. } => error::LAUNCH_TIMEOUT,
         FaultKind::StackOverflow { .. } => error::HARDWARE_STACK_ERROR,
         FaultKind::ReturnWithoutCall | FaultKind::BadBranchTarget { .. } => error::INVALID_PC,
+        FaultKind::Trap {
+            code: warpjit::exec::hostcall::ASSERTFAIL_CODE,
+        } => error::ASSERT,
         FaultKind::BarrierDeadlock { .. } | FaultKind::Trap { .. } => error::LAUNCH_FAILED,
     }
 }
@@ -309,6 +312,7 @@ pub unsafe fn launch(
             );
         }
     }
+    crate::printf::flush(&machine.host_output);
     drop(machine);
     if let Some(check) = &d.check {
         check_report(d, check, &kernel, launch_no);
@@ -322,7 +326,10 @@ pub unsafe fn launch(
             Err(error::INVALID_VALUE)
         }
         Err(LaunchError::Fault(fault)) => {
-            report(&kernel, &cfg, &fault, launch_no);
+            // A failed assertion has printed its message (as CUDA does, with no other report).
+            if fault_error(&fault.kind) != error::ASSERT {
+                report(&kernel, &cfg, &fault, launch_no);
+            }
             let mut inner = state::inner()?;
             if let Some(c) = inner.ctxs.get_mut(&ctx) {
                 c.error = Some(fault_error(&fault.kind));

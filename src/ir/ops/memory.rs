@@ -356,7 +356,10 @@ impl Operands for Nop {
 }
 
 /// `BPT.TRAP code`: stops the launch with a trap fault in the first active lane
-/// (docs/semantics.md §22e); ptxas writes it behind a branch, for a check that failed.
+/// (docs/semantics.md §22e); ptxas writes it behind a branch, for a check that failed. The codes
+/// of the host calls ([`crate::exec::hostcall`], docs/semantics.md §22g) run a function the CUDA
+/// driver supplies instead: `vprintf` reads R4 to R7 and writes R4, `__assertfail` reads R4 to
+/// R11 (and then traps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bpt {
     /// The code (a 20-bit immediate).
@@ -365,7 +368,19 @@ pub struct Bpt {
 
 impl Operands for Bpt {
     fn operands(&self, o: &mut Roles<'_>) {
-        let Bpt { code: _ } = *self;
+        let Bpt { code } = *self;
+        use crate::exec::hostcall::{ASSERTFAIL_CODE, VPRINTF_CODE};
+        match code {
+            VPRINTF_CODE => {
+                o.read_n(Reg(4), 4);
+                o.def(Reg(4));
+                // The count comes from the format, which a lane may read from its own local
+                // memory: equal pointers do not make equal results.
+                o.lane_varying(true);
+            }
+            ASSERTFAIL_CODE => o.read_n(Reg(4), 8),
+            _ => {}
+        }
         o.may_fault(true);
     }
 }
