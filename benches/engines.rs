@@ -1,4 +1,4 @@
-//! Engine throughput on the benchmark kernels (`warpjit::bench`): interpreter, JIT and native
+//! Engine throughput on the benchmark kernels (src/cli/kernels.rs): interpreter, JIT and native
 //! Rust, in lane-instructions per second; and JIT compile latency per guest instruction.
 //!
 //! Run: `cargo bench --bench engines` (add `-- gather` to pick a kernel). `warpjit bench` prints
@@ -7,7 +7,12 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::sync::Arc;
 use std::time::Duration;
-use warpjit::bench::{kernels, prepare};
+// The kernels are the command line's, no part of the library.
+#[allow(dead_code)]
+#[path = "../src/cli/kernels.rs"]
+mod bench;
+
+use bench::{kernels, prepare};
 use warpjit::exec::RunOptions;
 use warpjit::interp::Interpreter;
 use warpjit::jit::{Jit, Tier};

@@ -16,9 +16,9 @@
 use std::sync::Arc;
 use warpjit::exec::step::{Step, WarpStepper};
 use warpjit::exec::{Launch, Machine};
+use warpjit::runtime::memory::Init;
 use warpjit::sass::{parse_program, AsmOptions};
-use warpjit_runtime::memory::Init;
-use warpjit_runtime::ConstBanks;
+use warpjit::ConstBanks;
 
 const A: u64 = 0x1_ffff_ffc0;
 

@@ -16,7 +16,7 @@
 //! found the engines disagree (a warpjit bug); 5 `--check` found errors; 64 the command line is
 //! wrong. With several traces, the worst of these (4, 2, 3, 5, 1, 0 in that order).
 
-mod cudacmd;
+mod cli;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -50,7 +50,7 @@ enum Command {
     /// Measure the interpreter, the JIT and native Rust on the built-in benchmark kernels, in
     /// one run, and print their throughput and ratios, and how each engine scales from one
     /// host thread to `--threads`.
-    Bench(BenchArgs),
+    Bench(cli::bench::BenchArgs),
     /// Print a binary program as text: a CUDA cubin (sm_50/52/53) as nvdisasm prints it, or a
     /// DXBC container (fxc /Fo, a .cso) in the syntax Microsoft's disassembler prints; either
     /// listing reads back to the same program.
@@ -62,7 +62,7 @@ enum Command {
     GenTrace(GenTraceArgs),
     /// Run a program that uses CUDA (the driver API: Numba, cuda-python, C against cuda.h)
     /// with warpjit as its CUDA driver: COMMAND finds warpjit's libcuda.so.1 first.
-    Cuda(cudacmd::CudaArgs),
+    Cuda(cli::cuda::CudaArgs),
 }
 
 #[derive(Args)]
@@ -193,44 +193,6 @@ fn asm(args: &AsmArgs) -> u8 {
 }
 
 #[derive(Args)]
-struct BenchArgs {
-    /// Trace files to measure (each under both engines) instead of the built-in workloads; with
-    /// `--kernel`, after that workload.
-    #[arg(value_name = "TRACE")]
-    traces: Vec<PathBuf>,
-    /// Only the built-in workload with this name (stream, gather, const_table, addr128, loop,
-    /// dxbc_gather, dxbc_msaa_resolve, dxbc_texture_filter).
-    #[arg(long)]
-    kernel: Option<String>,
-    /// Host threads (default: all cores; at most 4 × the cores). With more than one, every
-    /// engine also runs on one host thread in each round, and a scaling section reports the
-    /// throughput on both and the speedup.
-    #[arg(long, value_name = "N")]
-    threads: Option<usize>,
-    /// Measuring rounds, at least: each round runs every engine of a workload once (and, with
-    /// several host threads, once more on one thread), and the rounds go on for at least a
-    /// second per engine as well. A kernel's best run is reported, a trace's median; the
-    /// scaling compares the best runs on one thread and on N.
-    #[arg(long, default_value_t = 5)]
-    iters: u32,
-    /// Threads per launch (rounded up to a multiple of 256).
-    #[arg(long, default_value_t = 1 << 20)]
-    size: u32,
-    /// Print one JSON document instead of the table: per workload and engine the
-    /// lane-instructions, run and compile seconds, throughput and scaling (seconds on one
-    /// host thread and on N, and the speedup), and the ratios.
-    #[arg(long)]
-    json: bool,
-    /// Also draw the throughput per workload and engine (log scale) as an SVG chart.
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-    /// Let the traces read side files (`file`, `code_file`) under DIR too, not only inside each
-    /// trace's own directory tree (repeatable; `--allow-path /` allows every file).
-    #[arg(long, value_name = "DIR")]
-    allow_path: Vec<PathBuf>,
-}
-
-#[derive(Args)]
 struct RunArgs {
     /// Trace files (TOML, format "warpjit-trace/1"), or directories: every `*.toml` file in
     /// one, in name order.
@@ -320,25 +282,25 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run(args) => ExitCode::from(run(&args)),
-        Command::Bench(args) => ExitCode::from(bench(&args)),
+        Command::Bench(args) => ExitCode::from(cli::bench::run(&args)),
         Command::Disasm(args) => ExitCode::from(disasm(&args)),
         Command::Asm(args) => ExitCode::from(asm(&args)),
         Command::GenTrace(args) => ExitCode::from(gen_trace(&args)),
-        Command::Cuda(args) => ExitCode::from(cudacmd::run(&args)),
+        Command::Cuda(args) => ExitCode::from(cli::cuda::run(&args)),
     }
 }
 
 /// `warpjit gen-trace`: returns the exit status.
 fn gen_trace(args: &GenTraceArgs) -> u8 {
-    if !warpjit::gentrace::kinds().contains(&args.kind.as_str()) {
+    if !cli::gentrace::kinds().contains(&args.kind.as_str()) {
         eprintln!(
             "warpjit: error: no kernel `{}`: gen-trace knows {}",
             args.kind,
-            warpjit::gentrace::kinds().join(", ")
+            cli::gentrace::kinds().join(", ")
         );
         return EXIT_USAGE;
     }
-    match warpjit::gentrace::generate(&args.kind, args.lane_instructions, &args.output) {
+    match cli::gentrace::generate(&args.kind, args.lane_instructions, &args.output) {
         Ok(g) => {
             println!(
                 "{}: {} threads, {} lane-instructions",
@@ -975,487 +937,4 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
             );
         }
     }
-}
-
-/// `warpjit bench`: returns the exit status (1 if an engine's output differs from native).
-fn bench(args: &BenchArgs) -> u8 {
-    use serde_json::json;
-    use warpjit::bench::{
-        compile_sample, geometric_mean, kernels, on_core, prepare, timed, Runs, Scaling, Side,
-        BLOCK, SECONDS_PER_CONTESTANT,
-    };
-    let mut stdout = std::io::stdout();
-    // Not held locked: the runs' host threads must stay free to write to it.
-    let mut err = std::io::stderr();
-    // The table, printed at the end unless `--json` asks for the document instead.
-    let mut out: Vec<u8> = Vec::new();
-    let mut rows = Vec::new();
-    if !check_threads(args.threads, &mut err) {
-        return EXIT_USAGE;
-    }
-    let trace_load = match load_options(&args.allow_path) {
-        Ok(l) => l,
-        Err(m) => {
-            let _ = writeln!(err, "warpjit: error: {m}");
-            return EXIT_USAGE;
-        }
-    };
-    let opts = RunOptions {
-        threads: args.threads.unwrap_or(0),
-        ..RunOptions::default()
-    };
-    // Scaling: every engine's runs on `threads` host threads alternate with runs on one.
-    let threads = match opts.threads {
-        0 => rayon::current_num_threads(),
-        t => t,
-    }
-    .min(warpjit::exec::max_threads());
-    let one = RunOptions {
-        threads: 1,
-        ..opts.clone()
-    };
-    let scale = threads > 1;
-    // Other work on the host when the bench starts (the scaling figures need idle cores).
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok());
-    let scaling_json = |s: Option<&Scaling>| {
-        s.map(|s| {
-            json!({
-                "threads": s.threads,
-                "one_thread_seconds": s.one_thread_seconds,
-                "n_threads_seconds": s.n_threads_seconds,
-                "speedup": s.speedup(),
-                "one_thread_seconds_per_core": s.one_thread_seconds_per_core
-                    .iter()
-                    .map(|t| t.is_finite().then_some(*t))
-                    .collect::<Vec<_>>(),
-                "ideal_speedup": s.ideal_speedup(),
-            })
-        })
-    };
-    // Per workload: its name, lane-instructions, and the interpreter's, the JIT's and (a
-    // built-in kernel) native Rust's scaling.
-    let mut scalings: Vec<(String, f64, Scaling, Scaling, Option<Scaling>)> = Vec::new();
-    // Native Rust runs on pools of its own: `threads` host threads, and one.
-    let native_pools = (
-        rayon::ThreadPoolBuilder::new().num_threads(threads).build(),
-        rayon::ThreadPoolBuilder::new().num_threads(1).build(),
-    );
-    if let Some(k) = &args.kernel {
-        let mut names: Vec<&str> = kernels().iter().map(|k| k.name).collect();
-        names.extend(warpjit::bench::TRACE_WORKLOADS.iter().map(|(n, _)| *n));
-        if !names.contains(&k.as_str()) {
-            let _ = writeln!(
-                err,
-                "warpjit: error: no workload `{k}`: bench knows {}",
-                names.join(", ")
-            );
-            return EXIT_USAGE;
-        }
-    }
-    let n = args.size.max(1).div_ceil(BLOCK) * BLOCK;
-    let jit = match Jit::new() {
-        Ok(j) => j,
-        Err(e) => {
-            let _ = writeln!(err, "warpjit: error: {e}");
-            return 2;
-        }
-    };
-    // What runs: built-in kernels (unless trace files are given without `--kernel`), the
-    // built-in trace-level workloads likewise, then the files.
-    use warpjit::bench::{TraceSource, TRACE_WORKLOADS};
-    let wanted = |name: &str| {
-        args.kernel.as_deref().is_none_or(|k| k == name)
-            && (args.traces.is_empty() || args.kernel.is_some())
-    };
-    let all_kernels = kernels();
-    let chosen: Vec<&warpjit::bench::Kernel> =
-        all_kernels.iter().filter(|k| wanted(k.name)).collect();
-    let mut sources: Vec<TraceSource> = TRACE_WORKLOADS
-        .iter()
-        .filter(|(name, _)| wanted(name))
-        .map(|&(name, t)| TraceSource::BuiltIn(name, t))
-        .collect();
-    sources.extend(
-        args.traces
-            .iter()
-            .map(|p| TraceSource::File(p.clone(), trace_load.clone())),
-    );
-    // The name column fits the longest name (a trace's path can be long).
-    let w = chosen
-        .iter()
-        .map(|k| k.name.chars().count())
-        .chain(sources.iter().map(|s| s.name().chars().count()))
-        .max()
-        .unwrap_or(0)
-        .max(18);
-    let mut what = Vec::new();
-    if !chosen.is_empty() {
-        what.push(format!(
-            "built-in kernels: {n} threads a launch, the best run of {}+ interleaved rounds",
-            args.iters
-        ));
-    }
-    if !sources.is_empty() {
-        what.push(format!(
-            "traces: as written, the median run of {}+ interleaved rounds",
-            args.iters
-        ));
-    }
-    let _ = writeln!(
-        out,
-        "{}; lane-instructions per second (G = 1e9)\n{:<w$} {:>9} {:>9} {:>9} {:>10} {:>10} {:>13}",
-        what.join("; "),
-        "workload",
-        "interp",
-        "jit",
-        "native",
-        "jit/interp",
-        "jit/native",
-        "compile/inst"
-    );
-    let mut status = 0;
-    let mut ratios = Vec::new();
-    let mut bars: Vec<warpjit::plot::Bars> = Vec::new();
-    let bar = |name: &str, engines: &[(&str, f64)]| warpjit::plot::Bars {
-        name: name.to_string(),
-        engines: engines.iter().map(|(e, v)| (e.to_string(), *v)).collect(),
-    };
-    for &k in &chosen {
-        let p = match prepare(k, n) {
-            Ok(p) => p,
-            Err(e) => {
-                let _ = writeln!(err, "warpjit: error: {}: {e}", k.name);
-                return 2;
-            }
-        };
-        let lanes = match p.run(&Interpreter, &opts) {
-            Ok(s) => s.lane_insts as f64,
-            Err(e) => {
-                let _ = writeln!(err, "warpjit: error: {}: {e}", k.name);
-                return 3;
-            }
-        };
-        // The three engines in interleaved rounds (`bench::rounds`), each run on `threads`
-        // host threads and, when scaling, on one; a compile-latency sample after each round.
-        let engine_run = |e: &dyn Engine, side: Side| match side {
-            // Held to the core first: moving the thread there is not part of the run.
-            Side::One(c) => on_core(c, || timed(|| drop(p.run(e, &one)))),
-            Side::Many => timed(|| drop(p.run(e, &opts))),
-        };
-        let mut interp = |side| Ok(engine_run(&Interpreter, side));
-        let mut jit_c = |side| Ok(engine_run(&jit, side));
-        // Native Rust over pools of its own (rayon over CTAs, as the engines).
-        let mut buf = vec![0u32; (n as usize) * (k.out_bytes as usize / 4)];
-        let mut native = |side| {
-            Ok(match (&native_pools, side) {
-                ((_, Ok(one)), Side::One(c)) => {
-                    one.install(|| on_core(c, || timed(|| p.run_native(k, &mut buf))))
-                }
-                ((Ok(many), _), Side::Many) => timed(|| many.install(|| p.run_native(k, &mut buf))),
-                _ => timed(|| p.run_native(k, &mut buf)),
-            })
-        };
-        let mut samples = Vec::new();
-        let before = jit.compile_stats();
-        let measured = warpjit::bench::rounds(
-            args.iters,
-            3.0 * SECONDS_PER_CONTESTANT,
-            scale,
-            &mut [&mut interp, &mut jit_c, &mut native],
-            // The second of two compiles in a row: the compiler's latency, not how cold the
-            // runs left the caches (a compile right after a run takes about 1.5x as long).
-            |_| {
-                let _ = compile_sample(&p.launch.program);
-                samples.extend(compile_sample(&p.launch.program));
-            },
-        );
-        let after = jit.compile_stats();
-        let runs = match measured {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = writeln!(err, "warpjit: error: {}: {e}", k.name);
-                return 3;
-            }
-        };
-        let [ri, rj, rn]: [Runs; 3] = runs.try_into().unwrap_or_default();
-        // The check runs the JIT last: every engine writes the same output array.
-        let _ = p.run(&jit, &opts);
-        if let Err(e) = p.check(k) {
-            let _ = writeln!(err, "warpjit: error: jit output differs from native: {e}");
-            status = 1;
-        }
-        let (si, sj, sn) = (
-            ri.scaling(threads),
-            rj.scaling(threads),
-            rn.scaling(threads),
-        );
-        if let (Some(si), Some(sj)) = (&si, &sj) {
-            scalings.push((
-                k.name.to_string(),
-                lanes,
-                si.clone(),
-                sj.clone(),
-                sn.clone(),
-            ));
-        }
-        let per_inst_us =
-            warpjit::bench::compile_latency(&p.launch.program, samples).unwrap_or(f64::NAN);
-        let secs = std::time::Duration::from_secs_f64;
-        let (ti, tj, tn) = (secs(ri.best()), secs(rj.best()), secs(rn.best()));
-        let g = |t: std::time::Duration| lanes / t.as_secs_f64() / 1e9;
-        let (gi, gj, gn) = (g(ti), g(tj), g(tn));
-        ratios.push(gj / gi);
-        bars.push(bar(
-            k.name,
-            &[
-                ("interp", gi * 1e9),
-                ("jit", gj * 1e9),
-                ("native", gn * 1e9),
-            ],
-        ));
-        let compile = (after.nanos - before.nanos) as f64 / 1e9;
-        let engine = |name: &str, t: std::time::Duration, compile: f64, s: Option<&Scaling>| {
-            json!({
-                "engine": name,
-                "run_seconds": t.as_secs_f64(),
-                "compile_seconds": compile,
-                "lane_instructions_per_second": lanes / t.as_secs_f64(),
-                "scaling": scaling_json(s),
-            })
-        };
-        rows.push(json!({
-            "trace": k.name,
-            "lane_instructions": lanes as u64,
-            "engines": [
-                engine("interp", ti, 0.0, si.as_ref()),
-                engine("jit", tj, compile, sj.as_ref()),
-                engine("native", tn, 0.0, sn.as_ref()),
-            ],
-            "jit_over_interp": gj / gi,
-            "jit_over_native": gj / gn,
-            "tier1_compile_us_per_instruction": per_inst_us,
-        }));
-        let _ = writeln!(
-            out,
-            "{:<w$} {:>8.3}G {:>8.3}G {:>8.3}G {:>9.2}x {:>9.2}x {:>10.1} us",
-            k.name,
-            gi,
-            gj,
-            gn,
-            gj / gi,
-            gj / gn,
-            per_inst_us
-        );
-    }
-    // Trace-level workloads.
-    for src in &sources {
-        // Both engines in interleaved rounds (`bench::rounds`), each run on a fresh load
-        // (loading not timed); the median of the runs on `threads` host threads is reported.
-        let lanes = std::cell::Cell::new(0);
-        let trace_run = |e: &dyn Engine, side: Side| {
-            let (l, t) = match side {
-                Side::One(c) => on_core(c, || src.run(e, &one))?,
-                Side::Many => src.run(e, &opts)?,
-            };
-            lanes.set(l);
-            Ok(t)
-        };
-        let before = jit.compile_stats();
-        let measured = warpjit::bench::rounds(
-            args.iters,
-            2.0 * SECONDS_PER_CONTESTANT,
-            scale,
-            &mut [&mut |side| trace_run(&Interpreter, side), &mut |side| {
-                trace_run(&jit, side)
-            }],
-            |_| {},
-        );
-        let compile = (jit.compile_stats().nanos - before.nanos) as f64 / 1e9;
-        let [ri, rj]: [Runs; 2] = match measured {
-            Ok(r) => r.try_into().unwrap_or_default(),
-            Err(e) => {
-                let _ = writeln!(err, "warpjit: error: {}: {e}", src.name());
-                status = status.max(1);
-                continue;
-            }
-        };
-        let lanes = lanes.get();
-        let scaling = |r: &Runs| r.scaling(threads);
-        let (ti, si, sci) = (ri.median(), ri.spread(), scaling(&ri));
-        let (tj, sj, scj) = (rj.median(), rj.spread(), scaling(&rj));
-        let g = |t: f64| lanes as f64 / t.max(1e-12) / 1e9;
-        ratios.push(ti / tj.max(1e-12));
-        bars.push(bar(
-            &src.name(),
-            &[("interp", g(ti) * 1e9), ("jit", g(tj) * 1e9)],
-        ));
-        if let (Some(a), Some(b)) = (&sci, &scj) {
-            scalings.push((src.name(), lanes as f64, a.clone(), b.clone(), None));
-        }
-        let engine = |name: &str, t: f64, compile: f64, spread: f64, s: Option<&Scaling>| {
-            json!({
-                "engine": name,
-                "run_seconds": t,
-                "compile_seconds": compile,
-                "lane_instructions_per_second": lanes as f64 / t.max(1e-12),
-                "spread": spread,
-                "scaling": scaling_json(s),
-            })
-        };
-        rows.push(json!({
-            "trace": src.name(),
-            "lane_instructions": lanes,
-            "engines": [
-                engine("interp", ti, 0.0, si, sci.as_ref()),
-                engine("jit", tj, compile, sj, scj.as_ref()),
-            ],
-            "jit_over_interp": ti / tj.max(1e-12),
-        }));
-        let _ = writeln!(
-            out,
-            "{:<w$} {:>8.3}G {:>8.3}G {:>9} {:>9.2}x {:>10} {:>13}",
-            src.name(),
-            g(ti),
-            g(tj),
-            "-",
-            ti / tj.max(1e-12),
-            "-",
-            "-"
-        );
-        if si.max(sj) > 1.5 {
-            let _ = writeln!(
-                out,
-                "  (noisy: an engine's slowest run took {:.1}x its fastest; the ratio is rough)",
-                si.max(sj)
-            );
-        }
-    }
-    let geo = geometric_mean(&ratios);
-    if let (Some(geo), true) = (geo, ratios.len() > 1) {
-        let _ = writeln!(out, "geometric mean jit/interp: {geo:.2}x");
-    }
-    // Scaling: throughput on one host thread and on `threads`, and the speedup, per engine.
-    // The geometric mean over the workloads of one engine's (0: interp, 1: jit, 2: native)
-    // figure, over every workload or only those with a native run.
-    let per_engine = |engine: usize, native_only: bool, f: &dyn Fn(&Scaling) -> Option<f64>| {
-        let v: Vec<f64> = scalings
-            .iter()
-            .filter(|w| !native_only || w.4.is_some())
-            .filter_map(|(_, _, i, j, n)| [Some(i), Some(j), n.as_ref()][engine].and_then(f))
-            .collect();
-        geometric_mean(&v)
-    };
-    let speedup = |s: &Scaling| Some(s.speedup());
-    let (geo_i, geo_j) = (
-        per_engine(0, false, &speedup),
-        per_engine(1, false, &speedup),
-    );
-    let (geo_n, geo_jn) = (per_engine(2, true, &speedup), per_engine(1, true, &speedup));
-    if !scalings.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nscaling: lane-instructions per second on 1 and on {threads} host threads (in the same rounds; the best of each)\n{:<w$} {:>9} {:>9} {:>8} {:>9} {:>9} {:>8} {:>8} {:>8}",
-            "workload",
-            "interp 1",
-            format!("interp {threads}"),
-            "speedup",
-            "jit 1",
-            format!("jit {threads}"),
-            "speedup",
-            "(ideal)",
-            "native"
-        );
-        for (name, lanes, i, j, nat) in &scalings {
-            let g = |t: f64| format!("{:.3}G", lanes / t.max(1e-12) / 1e9);
-            let nat = nat
-                .as_ref()
-                .map_or("-".to_string(), |n| format!("{:.2}x", n.speedup()));
-            let ideal = j
-                .ideal_speedup()
-                .map_or("-".to_string(), |x| format!("({x:.2}x)"));
-            let _ = writeln!(
-                out,
-                "{:<w$} {:>9} {:>9} {:>7.2}x {:>9} {:>9} {:>7.2}x {:>8} {:>8}",
-                name,
-                g(i.one_thread_seconds),
-                g(i.n_threads_seconds),
-                i.speedup(),
-                g(j.one_thread_seconds),
-                g(j.n_threads_seconds),
-                j.speedup(),
-                ideal,
-                nat
-            );
-        }
-        if let (Some(gi), Some(gj)) = (geo_i, geo_j) {
-            let _ = writeln!(
-                out,
-                "geometric mean speedup on {threads} host threads: interp {gi:.2}x, jit {gj:.2}x"
-            );
-        }
-        // What the host's cores allow: each at the speed one thread had on it.
-        let ideal = |s: &Scaling| s.ideal_speedup();
-        if let (Some(ii), Some(ij), Some(gj)) = (
-            per_engine(0, false, &ideal),
-            per_engine(1, false, &ideal),
-            geo_j,
-        ) {
-            let _ = writeln!(
-                out,
-                "  ideal, each core at its own one-thread speed: interp {ii:.2}x, jit {ij:.2}x (the jit reached {:.0}% of it)",
-                100.0 * gj / ij
-            );
-        }
-        // What the host gives parallel code: native Rust's speedup on the same kernels.
-        if let (Some(gn), Some(gjn)) = (geo_n, geo_jn) {
-            let _ = writeln!(
-                out,
-                "  on the kernels with a native version: jit {gjn:.2}x, native Rust {gn:.2}x"
-            );
-        }
-        if let Some(l) = load.filter(|&l| l >= 0.5) {
-            let _ = writeln!(
-                out,
-                "  (the host was busy: load average {l:.2} when the bench started, on {} cores; \
-                 the speedups understate the scaling)",
-                warpjit::exec::max_threads() / 4
-            );
-        }
-    }
-    if let Some(path) = &args.plot {
-        let title = if chosen.is_empty() {
-            "warpjit bench: lane-instructions per second (traces as written)".to_string()
-        } else {
-            format!(
-                "warpjit bench: lane-instructions per second (built-in kernels: {n} threads a launch)"
-            )
-        };
-        if let Err(m) = warpjit::plot::throughput_svg(path, &title, &bars) {
-            let _ = writeln!(err, "warpjit: error: --plot: {m}");
-            status = status.max(2);
-        }
-    }
-    if args.json {
-        let doc = json!({
-            "threads_per_kernel_launch": n,
-            "iters": args.iters,
-            "workloads": rows,
-            "geometric_mean_jit_over_interp": geo,
-            "scaling_threads": threads,
-            "load_average_at_start": load,
-            "geometric_mean_speedup": scale.then(|| json!({"interp": geo_i, "jit": geo_j})),
-            "geometric_mean_ideal_speedup": scale.then(|| json!({
-                "interp": per_engine(0, false, &|s: &Scaling| s.ideal_speedup()),
-                "jit": per_engine(1, false, &|s: &Scaling| s.ideal_speedup()),
-            })),
-            "geometric_mean_speedup_native_kernels": scale
-                .then(|| json!({"jit": geo_jn, "native": geo_n})),
-        });
-        let _ = writeln!(stdout, "{doc:#}");
-    } else {
-        let _ = stdout.write_all(&out);
-    }
-    status
 }

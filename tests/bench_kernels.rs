@@ -1,5 +1,10 @@
 //! The benchmark kernels compute what their native Rust versions compute, under both engines.
-use warpjit::bench::{kernels, prepare, BLOCK};
+// The kernels are the command line's, no part of the library.
+#[allow(dead_code)]
+#[path = "../src/cli/kernels.rs"]
+mod bench;
+
+use bench::{kernels, prepare, BLOCK};
 use warpjit::exec::{Engine, RunOptions};
 use warpjit::interp::Interpreter;
 use warpjit::jit::Jit;
@@ -32,11 +37,11 @@ fn kernels_match_native_under_both_engines() {
 fn the_built_in_trace_workloads_load() {
     // `warpjit bench` runs them after the kernels (their size is for release builds: here they
     // only load, programs lowered and resources bound).
-    for (name, _) in warpjit::bench::TRACE_WORKLOADS {
-        let src = warpjit::bench::TRACE_WORKLOADS
+    for (name, _) in bench::TRACE_WORKLOADS {
+        let src = bench::TRACE_WORKLOADS
             .iter()
             .find(|(n, _)| n == name)
-            .map(|&(n, t)| warpjit::bench::TraceSource::BuiltIn(n, t))
+            .map(|&(n, t)| bench::TraceSource::BuiltIn(n, t))
             .expect("listed");
         let t = src.load().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(t.launches.len(), 1, "{name}");
@@ -75,7 +80,7 @@ fn kernels_give_identical_bytes_on_1_2_and_3_host_threads() {
                 let out = p
                     .machine
                     .global
-                    .read_bytes(warpjit::bench::OUT, k.out_bytes as u64 * n as u64)
+                    .read_bytes(bench::OUT, k.out_bytes as u64 * n as u64)
                     .unwrap();
                 let got = (out, (s.warps, s.warp_insts, s.lane_insts));
                 match &first {

@@ -1,7 +1,7 @@
 //! The Cranelift JIT engine.
 //!
 //! Each IR block of a program is translated, for a whole warp, into one native function
-//! ([`codegen`]). Compiled blocks are cached per program and block and run by the engine-neutral
+//! (`codegen`). Compiled blocks are cached per program and block and run by the engine-neutral
 //! dispatcher both engines share ([`crate::exec::warp::run_warp`]): terminators, divergence,
 //! barriers and the instruction budget are shared code, so both engines agree by construction
 //! there. From the interpreter the JIT uses only its boundary: [`crate::interp::Interp`] for
@@ -28,7 +28,7 @@
 //! Without one, compiled code is exactly as if observers did not exist.
 //!
 //! One JIT module and one Cranelift context per tier are reused for every function.
-//! Runtime helpers are registered with `JITBuilder::symbol`; the warp state and the [`abi::JitCx`]
+//! Runtime helpers are registered with `JITBuilder::symbol`; the warp state and the `abi::JitCx`
 //! are addressed with `offset_of!`. With `WARPJIT_DUMP_CLIF=DIR` each compiled block's CLIF is
 //! written to `DIR`, each guest instruction as a comment above the code it produced.
 //!
@@ -45,22 +45,22 @@
 //!
 //! [`BodyRunner`]: crate::exec::BodyRunner
 
-pub mod abi;
+pub(crate) mod abi;
 mod cache;
-pub mod codegen;
+pub(crate) mod codegen;
 mod compile;
-pub mod fp;
-pub mod helper;
-pub mod lanes;
-pub mod memory;
-pub mod region;
+pub(crate) mod fp;
+pub(crate) mod helper;
+pub(crate) mod lanes;
+pub(crate) mod memory;
+pub(crate) mod region;
 mod runner;
-pub mod sample;
-pub mod scalar;
+pub(crate) mod sample;
+pub(crate) mod scalar;
 mod tier;
-pub mod view;
-pub mod views;
-pub mod warp;
+pub(crate) mod view;
+pub(crate) mod views;
+pub(crate) mod warp;
 mod weight;
 
 pub use tier::Tier;

@@ -27,10 +27,10 @@ pub trait SassSyntax: Sized {
 /// `FADD32I`, `FMUL32I`, `FFMA32I`): one op of the IR whose `Sb` is then [`Src::Imm32`]. The SASS table names the form's mnemonic beside the op's.
 pub trait SassImm32Form: Sized {
     /// Parses the op from the form's modifiers and operands (the mnemonic is already matched):
-    /// `Sb` becomes [`Src::Imm32`](crate::ir::Src::Imm32), the fields the form lacks their
+    /// `Sb` becomes [`Src::Imm32`], the fields the form lacks their
     /// defaults.
     fn parse_imm32(a: &mut Args<'_>) -> Result<Self, AsmError>;
-    /// Whether the value prints in the form: its `Sb` is [`Src::Imm32`](crate::ir::Src::Imm32)
+    /// Whether the value prints in the form: its `Sb` is [`Src::Imm32`]
     /// and every other field is one the form can write (else it prints in the op's own form).
     fn is_imm32(&self) -> bool;
     /// Prints the value in the form (only when [`SassImm32Form::is_imm32`]).
