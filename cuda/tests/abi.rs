@@ -41,7 +41,7 @@ fn lib() -> &'static Library {
 }
 
 macro_rules! f {
-    ($name:literal, fn($($t:ty),*)) => {{
+    ($name:literal, fn($($t:ty),* $(,)?)) => {{
         // SAFETY: the symbol has this C signature in cuda.h.
         let s: Symbol<unsafe extern "C" fn($($t),*) -> R> =
             unsafe { lib().get(concat!($name, "\0").as_bytes()) }.expect($name);
@@ -546,5 +546,155 @@ fn streams_events_and_callbacks() {
     assert_eq!(unsafe { record(e2, s) }, SUCCESS);
     assert_eq!(unsafe { elapsed(&mut ms, e1, e2) }, SUCCESS);
     assert!(ms >= 19.0, "{ms} ms");
+    destroy(ctx);
+}
+
+/// A launch of `func` with `grid` CTAs of `block` threads and `params`, by `cuLaunchKernel` or
+/// `cuLaunchCooperativeKernel`.
+fn launch_1d(func: Handle, grid: u32, block: u32, params: &mut [*mut c_void], coop: bool) -> R {
+    let p = params.as_mut_ptr();
+    let null = std::ptr::null_mut();
+    if coop {
+        let launch = f!(
+            "cuLaunchCooperativeKernel",
+            fn(Handle, u32, u32, u32, u32, u32, u32, u32, Handle, *mut *mut c_void)
+        );
+        unsafe { launch(func, grid, 1, 1, block, 1, 1, 0, null, p) }
+    } else {
+        let launch = f!(
+            "cuLaunchKernel",
+            fn(
+                Handle,
+                u32,
+                u32,
+                u32,
+                u32,
+                u32,
+                u32,
+                u32,
+                Handle,
+                *mut *mut c_void,
+                *mut *mut c_void,
+            )
+        );
+        unsafe {
+            launch(
+                func,
+                grid,
+                1,
+                1,
+                block,
+                1,
+                1,
+                0,
+                null,
+                p,
+                std::ptr::null_mut(),
+            )
+        }
+    }
+}
+
+/// `cuLaunchCooperativeKernel` gives the launch its grid workspace, so cooperative groups'
+/// `grid.sync()` works (tests/cubin/cg_grid.cu, 4 CTAs of 64 threads: each thread's final value
+/// is worked out from the source); a grid larger than the device holds at once is
+/// `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`; the same kernel launched without a workspace
+/// faults at its barrier's atomic on address 0.
+#[test]
+fn cooperative_launch_and_grid_sync() {
+    let ctx = context();
+    let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
+    let get_fn = f!(
+        "cuModuleGetFunction",
+        fn(*mut Handle, Handle, *const c_char)
+    );
+    let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
+    let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
+    let sync = f!("cuCtxSynchronize", fn());
+    let image = cubin("cg_grid.cubin");
+    let mut m: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { load(&mut m, image.as_ptr().cast()) }, SUCCESS);
+    let mut func: Handle = std::ptr::null_mut();
+    assert_eq!(
+        unsafe { get_fn(&mut func, m, c"cg_grid".as_ptr()) },
+        SUCCESS
+    );
+    let n = 256usize;
+    let (mut data, mut out) = (0u64, 0u64);
+    assert_eq!(unsafe { alloc(&mut data, 4 * n) }, SUCCESS);
+    assert_eq!(unsafe { alloc(&mut out, 4 * n) }, SUCCESS);
+    let mut args: [*mut c_void; 2] = [
+        (&mut data as *mut u64).cast(),
+        (&mut out as *mut u64).cast(),
+    ];
+    assert_eq!(launch_1d(func, 4, 64, &mut args, true), SUCCESS);
+    assert_eq!(unsafe { sync() }, SUCCESS);
+    let mut got = vec![0u32; n];
+    assert_eq!(
+        unsafe { dtoh(got.as_mut_ptr().cast(), data, 4 * n) },
+        SUCCESS
+    );
+    let first = |r: usize| 3 * r as u32 + 1;
+    let second = |r: usize| first((r + 1) % n) + first((r + n - 1) % n);
+    for (r, &v) in got.iter().enumerate() {
+        assert_eq!(v, second((r + 2) % n), "thread {r}");
+    }
+    assert_eq!(launch_1d(func, 100_000, 64, &mut args, true), 720);
+    // Without a workspace the barrier faults; the error is the context's from then on.
+    assert_eq!(launch_1d(func, 4, 64, &mut args, false), SUCCESS);
+    assert_eq!(unsafe { sync() }, ILLEGAL_ADDRESS);
+    destroy(ctx);
+}
+
+/// Device printf and assert through the driver (tests/cubin/printf.cu): printf_some completes;
+/// assert_k with negative inputs fails its assertion, which is the sticky `CUDA_ERROR_ASSERT`
+/// (710) as on a GPU. (What they print is checked by tests/device.rs; this process's stdout
+/// and stderr are the test harness's.)
+#[test]
+fn device_printf_and_a_failed_assert() {
+    let ctx = context();
+    let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
+    let get_fn = f!(
+        "cuModuleGetFunction",
+        fn(*mut Handle, Handle, *const c_char)
+    );
+    let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
+    let htod = f!("cuMemcpyHtoD_v2", fn(u64, *const c_void, usize));
+    let sync = f!("cuCtxSynchronize", fn());
+    for file in ["printf.cubin", "printf_jl.cubin"] {
+        let image = cubin(file);
+        let mut m: Handle = std::ptr::null_mut();
+        assert_eq!(unsafe { load(&mut m, image.as_ptr().cast()) }, SUCCESS);
+        let mut func: Handle = std::ptr::null_mut();
+        assert_eq!(
+            unsafe { get_fn(&mut func, m, c"printf_some".as_ptr()) },
+            SUCCESS
+        );
+        assert_eq!(launch_1d(func, 1, 32, &mut [], false), SUCCESS, "{file}");
+        assert_eq!(unsafe { sync() }, SUCCESS, "{file}");
+    }
+    let image = cubin("printf.cubin");
+    let mut m: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { load(&mut m, image.as_ptr().cast()) }, SUCCESS);
+    let mut func: Handle = std::ptr::null_mut();
+    assert_eq!(
+        unsafe { get_fn(&mut func, m, c"assert_k".as_ptr()) },
+        SUCCESS
+    );
+    let (mut inp, mut out) = (0u64, 0u64);
+    assert_eq!(unsafe { alloc(&mut inp, 128) }, SUCCESS);
+    assert_eq!(unsafe { alloc(&mut out, 128) }, SUCCESS);
+    let mut args: [*mut c_void; 2] = [(&mut inp as *mut u64).cast(), (&mut out as *mut u64).cast()];
+    // Every input non-negative: no assertion fails.
+    let good: Vec<i32> = (0..32).collect();
+    assert_eq!(unsafe { htod(inp, good.as_ptr().cast(), 128) }, SUCCESS);
+    assert_eq!(launch_1d(func, 1, 32, &mut args, false), SUCCESS);
+    assert_eq!(unsafe { sync() }, SUCCESS);
+    let bad: Vec<i32> = (0..32).map(|t| if t == 7 { -1 } else { t }).collect();
+    assert_eq!(unsafe { htod(inp, bad.as_ptr().cast(), 128) }, SUCCESS);
+    assert_eq!(launch_1d(func, 1, 32, &mut args, false), SUCCESS);
+    assert_eq!(unsafe { sync() }, 710);
+    let mut d = 0u64;
+    assert_eq!(unsafe { alloc(&mut d, 16) }, 710, "sticky");
     destroy(ctx);
 }

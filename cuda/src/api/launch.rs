@@ -219,7 +219,7 @@ pub unsafe fn launch(
     };
     let (kernel, module, max_dyn) = kernel_of(f)?;
     let block_params = param_block(&kernel, params, extra)?;
-    let cfg = LaunchConfig {
+    let mut cfg = LaunchConfig {
         dynamic_shared_bytes: shared,
         // A warp may run as long as the whole launch may (a GPU has no per-warp bound).
         budget: d.launch_budget,
@@ -245,6 +245,32 @@ pub unsafe fn launch(
         if ctas > u64::from(per_sm) * crate::device::SMS as u64 {
             return Err(error::COOPERATIVE_LAUNCH_TOO_LARGE);
         }
+        // The grid workspace `grid.sync()` counts arrivals in: device memory of the launch's
+        // own, zeroed, freed when the launch completes.
+        let mut inner = state::inner()?;
+        let ws = state::alloc(
+            d,
+            &mut inner,
+            ctx,
+            warpjit::device::GRID_WORKSPACE_BYTES,
+            crate::memory::Kind::Device,
+        )?;
+        drop(inner);
+        let zero = [0u8; warpjit::device::GRID_WORKSPACE_BYTES as usize];
+        let written = {
+            let mut m = d.machine.write().unwrap_or_else(|p| p.into_inner());
+            m.global.write_bytes(ws, &zero).is_ok()
+        };
+        if !written {
+            let mut inner = state::inner()?;
+            state::free_alloc(d, &mut inner, ws)?;
+            return Err(error::OUT_OF_MEMORY);
+        }
+        if let Some(s) = &d.check {
+            use warpjit::exec::observe::Observer as _;
+            s.host_write(ws, warpjit::device::GRID_WORKSPACE_BYTES);
+        }
+        cfg.cooperative = Some(ws);
     }
     if crate::entry::log_enabled() {
         let hex: Vec<String> = block_params.iter().map(|b| format!("{b:02x}")).collect();
@@ -314,6 +340,10 @@ pub unsafe fn launch(
     }
     crate::printf::flush(&machine.host_output);
     drop(machine);
+    if let Some(ws) = cfg.cooperative {
+        let mut inner = state::inner()?;
+        state::free_alloc(d, &mut inner, ws)?;
+    }
     if let Some(check) = &d.check {
         check_report(d, check, &kernel, launch_no);
     }
