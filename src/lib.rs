@@ -31,6 +31,7 @@ pub mod jit;
 pub mod maxwell;
 pub mod params;
 pub mod plot;
+pub mod reference;
 pub mod runner;
 pub mod sass;
 pub mod semantics;

@@ -4,10 +4,11 @@
 //! ([`codegen`]). Compiled blocks are cached per program and block and run by the engine-neutral
 //! dispatcher both engines share ([`crate::exec::warp::run_warp`]): terminators, divergence,
 //! barriers and the instruction budget are shared code, so both engines agree by construction
-//! there. From the interpreter the JIT uses only its boundary: [`crate::interp::Interp`] for
-//! blocks not compiled (yet), [`crate::interp::exec_inst`] for the few instances compiled code
-//! delegates (a constant operand that faults, a memory access's slow path), and the per-lane
-//! definitions its shared routines run (the atomics, the DXBC view accesses and queries).
+//! there. The JIT does not use the interpreter: it runs the reference definitions both engines
+//! share ([`crate::reference`]): [`crate::reference::run_insts`] for blocks not compiled (yet),
+//! [`crate::reference::exec_inst`] for the few instances compiled code delegates (a constant
+//! operand that faults, a memory access's slow path), and the lane routines its shared routines
+//! run (the atomics, SHFL, the DXBC view accesses and queries).
 //!
 //! Tiering: a block is interpreted until it has run [`Jit::threshold`] times (default
 //! [`DEFAULT_THRESHOLD`]) on any warp, then compiled by tier 1 (Cranelift with its single-pass
@@ -64,9 +65,8 @@ pub use tier::Tier;
 pub use weight::{pieces, weight, MAX_PIECE_WEIGHT};
 
 use crate::exec::{run_grid, Engine, Launch, Machine, RunOptions, Stats};
-use crate::interp::Interp;
 use compile::Inner;
-use runner::JitRunner;
+use runner::{Interpreted, JitRunner};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use tier::{tier2_worker, Tier2Request};
@@ -225,7 +225,7 @@ impl Engine for Jit {
 
     fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault> {
         if opts.observer.is_some() {
-            return run_grid(machine, launch, opts, &|| Box::new(Interp));
+            return run_grid(machine, launch, opts, &|| Box::new(Interpreted));
         }
         let code = self.code_for(&launch.program);
         run_grid(machine, launch, opts, &|| {
