@@ -6,12 +6,12 @@
 //! (the output the kernel's native Rust version computes, which the trace's `[[expect]]` compares
 //! in full): every name carries the kind, so traces of several kinds share a directory. Its size is
 //! chosen by lane-instructions: a small launch is run first to count the kernel's
-//! lane-instructions per thread, and the trace gets as many CTAs of [`BLOCK`] threads as reach
-//! the number asked for.
+//! lane-instructions per thread (with the engine the caller hands over: the command line uses the
+//! interpreter), and the trace gets as many CTAs of [`BLOCK`] threads as reach the number asked
+//! for.
 
 use crate::bench::{kernels, prepare, Inputs, Kernel, BLOCK, IDX, OUT, PARAMS, SRC};
 use crate::exec::{Engine, RunOptions};
-use crate::interp::Interpreter;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -35,9 +35,15 @@ pub fn kinds() -> Vec<&'static str> {
 }
 
 /// Writes a trace of kernel `kind` issuing at least `lane_instructions` (at least one CTA) into
-/// `dir` (created if missing). An error says what is wrong: an unknown kind (naming the known
-/// ones), a size past a launch's limit, or a file that cannot be written.
-pub fn generate(kind: &str, lane_instructions: u64, dir: &Path) -> Result<Generated, String> {
+/// `dir` (created if missing), counting the kernel's lane-instructions per thread by running one
+/// CTA with `engine`. An error says what is wrong: an unknown kind (naming the known ones), a
+/// size past a launch's limit, or a file that cannot be written.
+pub fn generate(
+    kind: &str,
+    lane_instructions: u64,
+    dir: &Path,
+    engine: &dyn Engine,
+) -> Result<Generated, String> {
     let all = kernels();
     let Some(k) = all.iter().find(|k| k.name == kind) else {
         return Err(format!(
@@ -47,7 +53,7 @@ pub fn generate(kind: &str, lane_instructions: u64, dir: &Path) -> Result<Genera
     };
     // Lane-instructions per thread, from one CTA.
     let probe = prepare(k, BLOCK)?;
-    let stats = Interpreter
+    let stats = engine
         .run(&probe.machine, &probe.launch, &RunOptions::default())
         .map_err(|f| f.to_string())?;
     let per_thread = (stats.lane_insts / BLOCK as u64).max(1);
@@ -151,18 +157,19 @@ fn trace_text(k: &Kernel, inputs: &Inputs, n: u32, asked: u64, issued: u64) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interp::Interpreter;
 
     #[test]
     fn a_generated_trace_passes_and_has_the_size_asked_for() {
         let dir = std::env::temp_dir().join(format!("warpjit-gentrace-{}", std::process::id()));
-        let g = generate("gather", 100_000, &dir).expect("generates");
+        let g = generate("gather", 100_000, &dir, &Interpreter).expect("generates");
         assert!(g.lane_instructions >= 100_000, "{g:?}");
         assert_eq!(g.threads % BLOCK as u64, 0);
         let report = crate::runner::run_trace(&g.trace, &Interpreter, &RunOptions::default())
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(report.passed(), "{}", report.failure_text(5));
         assert_eq!(report.total.lane_insts, g.lane_instructions);
-        assert!(generate("nope", 1, &dir).is_err());
+        assert!(generate("nope", 1, &dir, &Interpreter).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

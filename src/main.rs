@@ -327,7 +327,12 @@ fn gen_trace(args: &GenTraceArgs) -> u8 {
         );
         return EXIT_USAGE;
     }
-    match warpjit::gentrace::generate(&args.kind, args.lane_instructions, &args.output) {
+    match warpjit::gentrace::generate(
+        &args.kind,
+        args.lane_instructions,
+        &args.output,
+        &Interpreter,
+    ) {
         Ok(g) => {
             println!(
                 "{}: {} threads, {} lane-instructions",

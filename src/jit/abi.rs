@@ -10,8 +10,8 @@
 //! [`CtaEnv`].
 
 use crate::exec::CtaEnv;
-use crate::reference::exec_inst;
 use crate::ir::{Inst, MemRole, Space};
+use crate::reference::exec_inst;
 use std::ffi::c_void;
 use warpjit_runtime::{Fault, GlobalMemory, WarpState};
 

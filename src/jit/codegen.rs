@@ -151,6 +151,10 @@ pub struct Env<'p> {
     pub whole_warp: bool,
 }
 
+/// Most reconvergence-stack entries a region's code keeps pushed (a deeper nest is left to the
+/// dispatcher): [`crate::jit::region`] plans no region deeper.
+pub const MAX_PENDING: usize = 8;
+
 /// A block of a region function ([`crate::jit::region`]), as [`Tx::end_member`] needs it.
 #[derive(Clone, Copy, Debug)]
 pub struct Member<'r> {
@@ -1117,7 +1121,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 target,
                 next,
                 ..
-            } if me.pending.len() < crate::jit::region::MAX_PENDING => {
+            } if me.pending.len() < MAX_PENDING => {
                 // The entry is kept in the code's knowledge: it must fit on the real stack
                 // when the function returns (the dispatcher's push faults when it would not).
                 let depth_at = offset_of!(JitCx, depth) as i32;

@@ -37,10 +37,12 @@
 //! counted in [`CompileStats::failed`] (printed by `--stats`) and kept in [`Jit::errors`].
 //!
 //! The files: this one holds the [`Jit`] engine; `cache.rs` the per-program code cache (a slot
-//! per piece and variant) and tier-1 compilation into it; `tier.rs` the [`Tier`]s and the tier-2
-//! thread; `compile.rs` one tier's Cranelift module and the compilation of one piece (and the
-//! CLIF dump); `weight.rs` [`weight`] and [`pieces`]; `runner.rs` the [`BodyRunner`]
-//! (`JitRunner`) the dispatcher calls per block.
+//! per piece and variant); `compile.rs` the [`Tier`]s, one tier's Cranelift module and the
+//! compilation of one piece (and the CLIF dump); `tier.rs` tier-1 compilation into the cache and
+//! the tier-2 thread; `weight.rs` [`weight`] and [`pieces`]; `region.rs` the regions compiled as
+//! one function; `runner.rs` the [`BodyRunner`] (`JitRunner`) the dispatcher calls per block.
+//! Their imports form no cycle (`tests/layers.rs`): `weight` and `region` stand on `codegen`,
+//! `cache` on `region`, `compile` on `cache` and `codegen`, `tier` on `cache` and `compile`.
 //!
 //! [`BodyRunner`]: crate::exec::BodyRunner
 
@@ -61,7 +63,7 @@ pub mod views;
 pub mod warp;
 mod weight;
 
-pub use tier::Tier;
+pub use compile::Tier;
 pub use weight::{pieces, weight, MAX_PIECE_WEIGHT};
 
 use crate::exec::{run_grid, Engine, Launch, Machine, RunOptions, Stats};

@@ -15,12 +15,12 @@
 
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
+use crate::ir::{Atom, Bin, Info, LdBuf, LdTex, Op, StBuf, StTex, Tern, Un, View};
 use crate::reference::{
     info_words, ld_buf_lanes, ld_tex_lanes, st_buf_lanes, st_tex_lanes, view_atom_lanes,
     view_buffer, AtomRows, TexCoords,
 };
 use crate::semantics as alu;
-use crate::ir::{Atom, Bin, Info, LdBuf, LdTex, Op, StBuf, StTex, Tern, Un, View};
 use crate::semantics::float as fl;
 use crate::semantics::func::{bin, tern, un};
 use crate::semantics::{prmt_selector, shf};

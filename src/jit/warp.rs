@@ -8,8 +8,8 @@
 
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
-use crate::reference::{atom_lanes, shfl_rows, AtomLanes};
 use crate::ir::{Inst, Op, Shfl};
+use crate::reference::{atom_lanes, shfl_rows, AtomLanes};
 
 /// Runs the atomic `inst` for the lanes of `mask` on the operand rows in `area`; the old values
 /// come back in `area.out`. Returns 0, or 1 after recording a fault (nothing changed).

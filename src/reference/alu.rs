@@ -273,8 +273,6 @@ impl Exec for Shl {
     }
 }
 
-
-
 impl Exec for Shr {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -363,7 +361,6 @@ impl Exec for Lop32i {
     }
 }
 
-
 impl Exec for Lop3 {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -376,8 +373,6 @@ impl Exec for Lop3 {
         Ok(())
     }
 }
-
-
 
 impl Exec for Bfe {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
@@ -525,8 +520,6 @@ impl Exec for P2r {
     }
 }
 
-
-
 impl Exec for Imnmx {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -571,7 +564,6 @@ impl Exec for Icmp {
         Ok(())
     }
 }
-
 
 impl Exec for Prmt {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {

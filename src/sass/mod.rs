@@ -18,6 +18,7 @@ pub mod program;
 pub mod spelling;
 pub mod syntax;
 pub mod validate;
+pub mod words;
 
 use crate::diag::{Diagnostic, Note};
 use crate::ir::{self, SrcLoc};

@@ -15,9 +15,9 @@ use std::collections::{BTreeSet, HashMap};
 use super::control::{parse_control, Control, ControlKind, Target};
 use super::lexer::lex;
 use super::parser::{statements, RawInst, Stmt};
-use super::spelling::Name;
-use super::syntax::parse_op;
+use super::spelling::parse_op;
 use super::validate::Args;
+use super::words::Name;
 use super::{AsmError, AsmOptions, ParsedInst};
 use crate::diag::Note;
 use crate::ir::{

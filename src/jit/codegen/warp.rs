@@ -5,9 +5,9 @@
 
 use super::super::warp::ShflArea;
 use super::{flags, Lower, Tx};
-use crate::reference::AtomLanes;
 use crate::ir::*;
 use crate::jit::helper::Helper;
+use crate::reference::AtomLanes;
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind};
 use std::mem::offset_of;
 
