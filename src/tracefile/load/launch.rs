@@ -1164,8 +1164,8 @@ impl Loader {
                     ));
                 }
                 match frontend::compile_placed(&bytes, &opts, module_data) {
-                    Ok(p) => {
-                        let source = file_lines(&path, &bytes, &p);
+                    Ok(c) => {
+                        let (p, source) = file_lines(&path, &bytes, c);
                         Ok((Arc::new(p), path, Arc::new(source)))
                     }
                     Err(d) => Err(self.kernel_error(l, &d).unwrap_or(TraceError::Program(d))),
@@ -1266,44 +1266,34 @@ impl Loader {
 }
 
 /// Where the instructions of a program from a `code_file` are: its lines for a text; for a
-/// DXBC container, each instruction as `warpjit disasm` prints it.
-fn file_lines(path: &std::path::Path, bytes: &[u8], p: &Program) -> SourceLines {
-    let lines = match Content::of(bytes) {
-        Content::Text => {
-            let text = String::from_utf8_lossy(bytes);
-            let text_lines: Vec<&str> = text.lines().collect();
-            p.lines
-                .iter()
-                .map(|&(pc, loc)| {
-                    let t = text_lines.get(loc.line as usize - 1).unwrap_or(&"");
-                    (pc, loc.line, loc.col, t.to_string())
-                })
-                .collect()
-        }
-        Content::DxbcContainer => match crate::dxbc::container::read_program(bytes) {
-            Ok(prog) => prog
-                .statements
-                .iter()
-                .filter_map(|s| match s {
-                    crate::dxbc::ast::Statement::Inst(i) => {
-                        Some(crate::dxbc::text::print_inst(i).trim().to_string())
-                    }
-                    crate::dxbc::ast::Statement::Decl(_) => None,
-                })
-                .enumerate()
-                .map(|(pc, text)| (pc as u32, 0, 0, text))
-                .collect(),
-            Err(_) => Vec::new(),
-        },
-        Content::Elf => crate::maxwell::instruction_texts(p)
+/// binary, each instruction as `warpjit disasm` prints it (as the front-end handed it back).
+fn file_lines(
+    path: &std::path::Path,
+    bytes: &[u8],
+    c: frontend::Compiled,
+) -> (Program, SourceLines) {
+    let lines = if Content::of(bytes) == Content::Text {
+        let text = String::from_utf8_lossy(bytes);
+        let text_lines: Vec<&str> = text.lines().collect();
+        c.program
+            .lines
+            .iter()
+            .map(|&(pc, loc)| {
+                let t = text_lines.get(loc.line as usize - 1).unwrap_or(&"");
+                (pc, loc.line, loc.col, t.to_string())
+            })
+            .collect()
+    } else {
+        c.texts
             .into_iter()
             .map(|(pc, text)| (pc, 0, 0, text))
-            .collect(),
+            .collect()
     };
-    SourceLines {
+    let source = SourceLines {
         path: path.to_path_buf(),
         lines,
-    }
+    };
+    (c.program, source)
 }
 
 #[cfg(test)]
