@@ -21,8 +21,8 @@ use warpjit::analysis::uniformity::{uniformity, Uniformity};
 use warpjit::analysis::StateSet;
 use warpjit::exec::warp::cond_mask;
 use warpjit::exec::{run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
-use warpjit::reference::run_insts;
 use warpjit::ir::*;
+use warpjit::reference::run_insts;
 use warpjit::testgen::{Case, Frame, Outcome, Profile};
 use warpjit_runtime::{Fault, WarpState, LANES};
 
