@@ -10,6 +10,9 @@
 #   maxwell       the code of every kernel of those cubins, after a byte giving its register count
 #   differential  pseudo-random inputs of 16 to 4096 bytes (fixed seed), every profile and JIT
 #                 variant, so that the first inputs already make long programs
+#   (sass, dxbc)  the hostile shapes of warpjit::testgen::hostile at 8 KiB (deep call chains,
+#                 nests, fans, ...; written by `cargo run --example load_shapes` when cargo is
+#                 there)
 # Needs bash and python3 (3.11 or later, for tomllib). Existing seeds are replaced.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -63,7 +66,7 @@ for i, line in enumerate(sorted(lines)):
 rng = random.Random(6)
 n = 0
 for length in (16, 64, 256, 1024, 4096):
-    for profile in range(4):
+    for profile in range(6):
         for variant in range(3):
             body = bytes(rng.getrandbits(8) for _ in range(length))
             (seeds / "differential" / f"p{profile}_v{variant}_{length:04}").write_bytes(
@@ -72,3 +75,13 @@ for length in (16, 64, 256, 1024, 4096):
 print(f"seeds: {len(traces)} traces, {len(programs)} programs and {len(lines)} lines, "
       f"{n} differential inputs")
 EOF
+
+# The hostile shapes (tests/load_bounds.rs), small: seeds for the front-end targets.
+if command -v cargo >/dev/null; then
+  tmp=$(mktemp -d)
+  (cd .. && cargo run --quiet --features testgen --example load_shapes -- "$tmp" 8192 >/dev/null)
+  for f in "$tmp"/*.sass; do cp "$f" "seeds/sass/hostile_$(basename "$f")"; done
+  for f in "$tmp"/*.asm; do cp "$f" "seeds/dxbc/hostile_$(basename "$f")"; done
+  rm -rf "$tmp"
+  echo "seeds: the hostile shapes"
+fi

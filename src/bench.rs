@@ -348,6 +348,10 @@ pub const TRACE_WORKLOADS: &[(&str, &str)] = &[
         "dxbc_msaa_resolve",
         include_str!("../benches/traces/dxbc_msaa_resolve.toml"),
     ),
+    (
+        "dxbc_texture_filter",
+        include_str!("../benches/traces/dxbc_texture_filter.toml"),
+    ),
 ];
 
 /// A trace to measure: a built-in workload (its text) or a file.

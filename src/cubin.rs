@@ -36,6 +36,7 @@ use object::elf::{self, FileHeader64};
 use object::read::elf::{FileHeader, SectionHeader, SectionTable, Sym, SymbolTable};
 use object::read::{SectionIndex, SymbolIndex};
 use object::LittleEndian;
+use std::collections::{HashMap, HashSet};
 
 /// `e_machine` of CUDA cubins (`EM_CUDA`).
 pub const EM_CUDA: u16 = 190;
@@ -590,9 +591,27 @@ impl Cubin {
         }
         entries.sort_by_key(|&(text_index, _, _)| text_index);
 
+        // Sections by name (the first of a name, as `find` gives) and the stack sizes
+        // `.nv.info` gives per kernel symbol, each read once: a search of every section and
+        // every record per kernel was quadratic in a cubin of thousands of kernels. The records
+        // are checked when there is a kernel to read them for, as before.
+        let mut by_name: HashMap<&str, usize> = HashMap::new();
+        for (i, s) in sections.iter().enumerate() {
+            by_name.entry(s.name.as_str()).or_insert(i);
+        }
+        let mut stacks: HashMap<usize, u32> = HashMap::new();
+        if let (Some(global), false) = (find(&sections, ".nv.info"), entries.is_empty()) {
+            for record in &global_info {
+                if let Some((owner, bytes)) = stack_owner(global, record)? {
+                    let at = stacks.entry(owner).or_insert(0);
+                    *at = (*at).max(bytes);
+                }
+            }
+        }
         let mut kernels: Vec<Kernel> = Vec::with_capacity(entries.len());
+        let mut names: HashSet<String> = HashSet::new();
         for (text_index, symbol_index, name) in entries {
-            if kernels.iter().any(|k| k.name == name) {
+            if !names.insert(name.clone()) {
                 let text = &sections[text_index];
                 return Err(CubinError::new(
                     text.offset,
@@ -600,13 +619,15 @@ impl Cubin {
                     format!("a second kernel symbol named `{name}`"),
                 ));
             }
+            let stack = stacks.get(&symbol_index.0).copied().unwrap_or(0);
             kernels.push(read_kernel(
                 &sections,
+                &by_name,
                 symtab,
                 text_index,
                 symbol_index,
                 name,
-                &global_info,
+                stack,
             )?);
         }
 
@@ -621,7 +642,7 @@ impl Cubin {
             let Some(name) = s.name.strip_prefix(".text.") else {
                 continue;
             };
-            if kernels.iter().any(|k| k.name == name) {
+            if names.contains(name) {
                 continue;
             }
             if s.header.sh_type(endian) != elf::SHT_PROGBITS || !s.data.len().is_multiple_of(8) {
@@ -1419,6 +1440,15 @@ fn stack_size(
     record: &InfoRecord<'_>,
     symbol: SymbolIndex,
 ) -> Result<Option<u32>, CubinError> {
+    Ok(stack_owner(section, record)?
+        .and_then(|(owner, bytes)| (owner == symbol.0).then_some(bytes)))
+}
+
+/// The symbol (its index) and size of a stack-size record, `None` for another record.
+fn stack_owner(
+    section: &Section<'_>,
+    record: &InfoRecord<'_>,
+) -> Result<Option<(usize, u32)>, CubinError> {
     let what = match record.attr {
         EIATTR_FRAME_SIZE => "EIATTR_FRAME_SIZE",
         EIATTR_MIN_STACK_SIZE => "EIATTR_MIN_STACK_SIZE",
@@ -1427,18 +1457,20 @@ fn stack_size(
     };
     expect_payload(section, record, what, 8, false)?;
     let owner = u32_at(record.payload, 0);
-    Ok((owner as usize == symbol.0).then(|| u32_at(record.payload, 4)))
+    Ok(Some((owner as usize, u32_at(record.payload, 4))))
 }
 
 /// Everything about one kernel, from its `.text.NAME` and the sections named after it.
 fn read_kernel(
     sections: &[Section<'_>],
+    by_name: &HashMap<&str, usize>,
     symtab: &Section<'_>,
     text_index: usize,
     symbol: SymbolIndex,
     name: String,
-    global_info: &[InfoRecord<'_>],
+    global_stack: u32,
 ) -> Result<Kernel, CubinError> {
+    let find = |n: &str| by_name.get(n).map(|&i| &sections[i]);
     let endian = LittleEndian;
     let text = &sections[text_index];
     if text.header.sh_type(endian) != elf::SHT_PROGBITS {
@@ -1460,7 +1492,7 @@ fn read_kernel(
     }
     let registers = text.header.sh_info(endian) >> 24;
 
-    let shared_bytes = match find(sections, &format!(".nv.shared.{name}")) {
+    let shared_bytes = match find(&format!(".nv.shared.{name}")) {
         Some(shared) => u32::try_from(shared.size).map_err(|_| {
             CubinError::new(
                 shared.offset,
@@ -1473,19 +1505,12 @@ fn read_kernel(
         })?,
         None => 0,
     };
-    let const2 = match find(sections, &format!(".nv.constant2.{name}")) {
+    let const2 = match find(&format!(".nv.constant2.{name}")) {
         Some(s) => constant_bank(s)?,
         None => Vec::new(),
     };
 
-    let mut local_bytes = 0u32;
-    if let Some(global) = find(sections, ".nv.info") {
-        for record in global_info {
-            if let Some(bytes) = stack_size(global, record, symbol)? {
-                local_bytes = local_bytes.max(bytes);
-            }
-        }
-    }
+    let mut local_bytes = global_stack;
 
     let mut cbank: Option<(u32, u32)> = None;
     let mut cbank_param_size: Option<u32> = None;
@@ -1493,7 +1518,7 @@ fn read_kernel(
     let mut params = Vec::new();
     let mut exit_offsets = Vec::new();
     let mut indirect_branches = Vec::new();
-    if let Some(info) = find(sections, &format!(".nv.info.{name}")) {
+    if let Some(info) = find(&format!(".nv.info.{name}")) {
         for record in info_records(info)? {
             if let Some(bytes) = stack_size(info, &record, symbol)? {
                 local_bytes = local_bytes.max(bytes);
@@ -1552,7 +1577,7 @@ fn read_kernel(
     // ptxas lists them last one first.
     params.sort_by_key(|p| p.ordinal);
     if let Some(w) = params.windows(2).find(|w| w[0].ordinal == w[1].ordinal) {
-        let info = find(sections, &format!(".nv.info.{name}")).map_or(0, |s| s.offset);
+        let info = find(&format!(".nv.info.{name}")).map_or(0, |s| s.offset);
         return Err(CubinError::new(
             info,
             format!(".nv.info.{name}"),

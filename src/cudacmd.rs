@@ -1,7 +1,12 @@
-//! `warpjit cuda [--engine jit|interp] [--threads N] [--record DIR] -- COMMAND [ARGS...]`: runs
-//! COMMAND with warpjit's CUDA driver found first as `libcuda.so.1` (a directory holding
-//! `libcuda.so.1` and `libcuda.so` links to the library goes first on `LD_LIBRARY_PATH`, for the
-//! command and its children), and the driver's options in its environment.
+//! `warpjit cuda [--engine jit|interp] [--threads N] [--record DIR] [--check[=TOOLS]] -- COMMAND
+//! [ARGS...]`: runs COMMAND with warpjit's CUDA driver found first as `libcuda.so.1` (a directory
+//! holding `libcuda.so.1` and `libcuda.so` links to the library goes first on `LD_LIBRARY_PATH`,
+//! for the command and its children), and the driver's options in its environment.
+//!
+//! `--check` runs every launch under the sanitizer (`WARPJIT_CUDA_CHECK=TOOLS` in the driver's
+//! environment): the driver writes each launch's reports to stderr and appends its count of
+//! errors and warnings to a file (`WARPJIT_CUDA_CHECK_OUT`); when COMMAND ends, a summary line
+//! sums them, and errors make the exit status 5 if COMMAND's own was 0.
 //!
 //! Where the library is found (the first that exists):
 //! 1. `WARPJIT_CUDA_LIB` (a path to the library);
@@ -37,6 +42,16 @@ pub struct CudaArgs {
     /// Write every launch as a warpjit trace into DIR (`warpjit run DIR` replays them).
     #[arg(long, value_name = "DIR")]
     record: Option<PathBuf>,
+    /// Run every launch under the sanitizer (docs/semantics.md §24), as `warpjit run --check`:
+    /// all tools, or those named (`--check=memcheck,racecheck,initcheck,synccheck,ub`).
+    #[arg(
+        long,
+        value_name = "TOOLS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "all"
+    )]
+    check: Option<String>,
     /// The command to run, after `--`.
     #[arg(
         required = true,
@@ -119,6 +134,10 @@ fn find_library() -> Result<PathBuf, String> {
 /// Runs `warpjit cuda`; returns the command's exit status (2 when the library cannot be found
 /// or the command cannot start).
 pub fn run(args: &CudaArgs) -> u8 {
+    if let Some(Err(m)) = args.check.as_deref().map(warpjit::sanitizer::Tools::parse) {
+        eprintln!("warpjit: error: --check: {m}");
+        return 64;
+    }
     let lib = match find_library() {
         Ok(l) => l,
         Err(m) => {
@@ -170,12 +189,34 @@ pub fn run(args: &CudaArgs) -> u8 {
             r.canonicalize().unwrap_or_else(|_| r.clone()),
         );
     }
+    let counts = dir.join("check");
+    if let Some(t) = &args.check {
+        cmd.env("WARPJIT_CUDA_CHECK", t)
+            .env("WARPJIT_CUDA_CHECK_OUT", &counts);
+    }
     let status = cmd.status();
+    // Each checked launch's errors and warnings, one line each.
+    let (errors, warnings) = std::fs::read_to_string(&counts)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut n = l.split(' ').map(|n| n.parse::<u64>().unwrap_or(0));
+            Some((n.next()?, n.next()?))
+        })
+        .fold((0, 0), |(e, w), (a, b)| (e + a, w + b));
     let _ = std::fs::remove_dir_all(&dir);
+    if args.check.is_some() {
+        eprintln!(
+            "warpjit cuda --check: {errors} error{}, {warnings} warning{} in all launches",
+            if errors == 1 { "" } else { "s" },
+            if warnings == 1 { "" } else { "s" }
+        );
+    }
     match status {
         Ok(s) => {
             use std::os::unix::process::ExitStatusExt;
             match (s.code(), s.signal()) {
+                (Some(0), _) if errors > 0 => 5,
                 (Some(c), _) => c as u8,
                 (None, Some(sig)) => 128u8.wrapping_add(sig as u8),
                 _ => 1,

@@ -355,6 +355,17 @@ pub fn bounded_message(message: &str) -> String {
     out
 }
 
+/// `line` as a diagnostic shows it around 1-based character column `col`: whole when it has at
+/// most 2 × [`EXCERPT_CONTEXT`] characters, else cut to [`EXCERPT_CONTEXT`] characters on each
+/// side of the column with `…` where text was cut (control characters escaped).
+pub fn line_excerpt(line: &str, col: u32) -> String {
+    if line.chars().nth(2 * EXCERPT_CONTEXT).is_none() {
+        line.to_string()
+    } else {
+        excerpt(line, col).0
+    }
+}
+
 /// The part of `line` shown and the byte offset in it of 1-based character column `col`: a line
 /// longer than `2 * EXCERPT_CONTEXT` characters is cut to [`EXCERPT_CONTEXT`] characters on each
 /// side of the column, with `…` where text was cut; control characters are escaped (tabs kept).

@@ -386,13 +386,13 @@ mod tests {
         assert_eq!(p.isa, Isa::Dxbc);
         assert_eq!(p.interface.block, Some([4, 2, 1]));
         let e = compile(
-            b"cs_5_0\ndcl_temps 1\ndcl_thread_group 1, 1, 1\n  sample_l r0.xyzw, r0.xyxx, t0.xyzw, s0, l(0)\nret\n",
+            b"cs_5_0\ndcl_temps 1\ndcl_thread_group 1, 1, 1\n  dadd r0.xy, r0.xyxy, r0.zwzw\nret\n",
             &dx,
         )
         .unwrap_err();
         assert_eq!(
             e.headline(),
-            "k.bin:4:3: error: unsupported instruction sample_l"
+            "k.bin:4:3: error: unsupported instruction dadd"
         );
         let e = compile(b"// header\n\nhs_5_0\nret\n", &dx).unwrap_err();
         assert!(
@@ -405,10 +405,11 @@ mod tests {
             e.headline(),
             "k.bin:1:1: error: a geometry shader needs `dcl_inputprimitive` (point, line, triangle, ...)"
         );
+        // A pixel shader's records carry one hidden input slot, which marks its quads' helpers.
         let p = compile(b"ps_5_0\ndcl_output o0.xyzw\nret\n", &dx).unwrap();
         assert_eq!(
             p.interface.invocations.map(|io| (io.inputs, io.outputs)),
-            Some((0, 1))
+            Some((1, 1))
         );
         let e = compile(
             b"ps_4_1\ndcl_output o0.xyzw\nsampleinfo o0.xyzw, rasterizer.x\nret\n",

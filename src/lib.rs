@@ -33,6 +33,7 @@ pub mod params;
 pub mod plot;
 pub mod reference;
 pub mod runner;
+pub mod sanitizer;
 pub mod sass;
 pub mod semantics;
 #[cfg(feature = "testgen")]

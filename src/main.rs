@@ -1,8 +1,8 @@
 //! `warpjit`: run kernel traces (docs/trace-format.md) on the CPU.
 //!
 //! ```text
-//! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check] [--stats] [--json] [--quiet]
-//!             [--dump DIR] [--allow-path DIR]...
+//! warpjit run TRACE... [--engine jit|interp|both] [--threads N] [--check[=TOOLS]] [--stats] [--json]
+//!             [--quiet] [--dump DIR] [--allow-path DIR]...
 //! warpjit bench [TRACE...] [--kernel NAME] [--threads N] [--iters N] [--size N] [--json] [--plot FILE.svg]
 //!               [--allow-path DIR]...
 //! warpjit disasm FILE [--kernel K] # a cubin (nvdisasm syntax) or a DXBC container as a listing
@@ -13,8 +13,8 @@
 //!
 //! Exit status: 0 every launch ran and every expectation held; 1 an expectation did not hold;
 //! 2 the trace or a program in it is invalid; 3 a guest fault stopped a launch; 4 `--engine both`
-//! found the engines disagree (a warpjit bug); 64 the command line is wrong. With several traces,
-//! the worst of these (4, 2, 3, 1, 0 in that order).
+//! found the engines disagree (a warpjit bug); 5 `--check` found errors; 64 the command line is
+//! wrong. With several traces, the worst of these (4, 2, 3, 5, 1, 0 in that order).
 
 mod cudacmd;
 
@@ -23,11 +23,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use warpjit::exec::observe::MAX_FINDINGS;
-use warpjit::exec::{CheckObserver, Engine, Observer, RunOptions};
+use warpjit::exec::{Engine, Observer, RunOptions};
 use warpjit::interp::Interpreter;
 use warpjit::jit::Jit;
 use warpjit::runner::{self, TraceReport};
+use warpjit::sanitizer::{Sanitizer, Tools, MAX_REPORTS};
 
 /// Mismatches printed before "... and N more".
 const SHOWN_MISMATCHES: usize = 20;
@@ -199,7 +199,7 @@ struct BenchArgs {
     #[arg(value_name = "TRACE")]
     traces: Vec<PathBuf>,
     /// Only the built-in workload with this name (stream, gather, const_table, addr128, loop,
-    /// dxbc_gather, dxbc_msaa_resolve).
+    /// dxbc_gather, dxbc_msaa_resolve, dxbc_texture_filter).
     #[arg(long)]
     kernel: Option<String>,
     /// Host threads (default: all cores; at most 4 × the cores). With more than one, every
@@ -244,9 +244,18 @@ struct RunArgs {
     /// cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Report undefined behaviour (docs/semantics.md §24) as diagnostics on stderr.
-    #[arg(long)]
-    check: bool,
+    /// Run the sanitizer's tools and report what they find on stderr (docs/semantics.md §24):
+    /// `--check` runs all of them, `--check=memcheck,racecheck,initcheck,synccheck,ub` the ones
+    /// named (`ub`: the other undefined behaviour that got a defined result). Under the JIT
+    /// engine the run is interpreted. Errors found make the exit status 5.
+    #[arg(
+        long,
+        value_name = "TOOLS",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "all"
+    )]
+    check: Option<String>,
     /// Print per-launch statistics.
     #[arg(long)]
     stats: bool,
@@ -297,6 +306,8 @@ enum EngineKind {
 const EXIT_USAGE: u8 = 64;
 /// Exit status when `--engine both` finds the engines disagree (a warpjit bug).
 const EXIT_DISAGREE: u8 = 4;
+/// `--check` found errors.
+const EXIT_CHECK: u8 = 5;
 
 fn main() -> ExitCode {
     // Usage errors exit with EXIT_USAGE, --help and --version with 0.
@@ -538,7 +549,7 @@ fn run_one(
     args: &RunArgs,
     jit: Option<&Jit>,
     opts: &RunOptions,
-    check: Option<&CheckObserver>,
+    check: Option<&Sanitizer>,
     load: &warpjit::tracefile::LoadOptions,
     dump_dir: Option<(&std::path::Path, Option<&std::ffi::OsStr>)>,
 ) -> Outcome {
@@ -560,27 +571,68 @@ fn run_one(
         })
     };
     let mut diagnostics = Vec::new();
+    let mut check_errors = 0;
     if let Some(check) = check {
-        let findings = check.take();
+        let found = check.take();
+        check_errors = found.errors();
         // Each finding with the instruction's source line, as a fault gives it.
         let trace = result.as_ref().ok().map(|r| &r.2);
-        for d in &findings {
-            let at = trace
-                .and_then(|t| t.launches.get(d.launch as usize))
-                .and_then(|l| l.source.at(d.pc));
-            let text = match at {
+        let source = |launch: u32, pc: u32| {
+            trace
+                .and_then(|t| t.launches.get(launch as usize))
+                .and_then(|l| l.source.at(pc))
+        };
+        let kernel = |launch: u32| {
+            trace
+                .and_then(|t| t.launches.get(launch as usize))
+                .and_then(|l| l.kernel.clone())
+        };
+        let mut reports = Vec::new();
+        for r in &found.reports {
+            let text = r.render(&source, &kernel);
+            let _ = write!(err, "{text}");
+            reports.push(json!({
+                "tool": r.tool.name(),
+                "severity": match r.severity {
+                    warpjit::sanitizer::Severity::Error => "error",
+                    warpjit::sanitizer::Severity::Warning => "warning",
+                },
+                "launch": r.launch,
+                "pc": r.at.pc,
+                "count": r.count,
+                "text": text.trim_end(),
+            }));
+        }
+        for d in &found.ub {
+            let text = match source(d.launch, d.pc) {
                 Some(at) => format!("{d}\n  at {at}"),
                 None => d.to_string(),
             };
             let _ = writeln!(err, "{text}");
             diagnostics.push(text);
         }
-        if findings.len() >= MAX_FINDINGS {
+        if found.ub_dropped > 0 {
             let _ = writeln!(
                 err,
-                "check: further diagnostics dropped (at most {MAX_FINDINGS})"
+                "check: further diagnostics dropped (at most {MAX_REPORTS})"
             );
         }
+        let summary = found.summary();
+        if !summary.is_empty() {
+            let _ = writeln!(err, "{summary}");
+        }
+        if found.approximate {
+            let _ = writeln!(
+                err,
+                "check: some counts may include CTAs after the faulting one (too many reports to hold back)"
+            );
+        }
+        record["check"] = json!({
+            "errors": found.errors(),
+            "warnings": found.warnings(),
+            "dropped": found.dropped,
+            "reports": reports,
+        });
     }
     record["diagnostics"] = json!(diagnostics);
     let (report, both, trace) = match result {
@@ -613,7 +665,7 @@ fn run_one(
             };
             let _ = writeln!(
                 out,
-                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time, longest {:.3} ms), {} recompiled by tier 2 in the background in {:.3} ms (longest {:.3} ms); {} interpreted; {} failed to compile ({} by tier 2); {} instruction executions delegated to the interpreter; {} memory slow paths; {} blocks run without returning to the dispatcher (compiled loops)",
+                "jit: {} compiled in {ms:.3} ms ({share:.1}% of run time, longest {:.3} ms), {} recompiled by tier 2 in the background in {:.3} ms (longest {:.3} ms); {} interpreted; {} failed to compile ({} by tier 2); {} left uncompiled by the per-program limit; {} instruction executions delegated to the interpreter; {} memory slow paths; {} blocks run without returning to the dispatcher (compiled loops)",
                 count(c.blocks, "block"),
                 c.longest_nanos as f64 / 1e6,
                 count(c.tier2_blocks, "block"),
@@ -622,6 +674,7 @@ fn run_one(
                 count(t.interp_blocks, "block"),
                 count(c.failed + c.tier2_failed, "block"),
                 c.tier2_failed,
+                count(c.limited, "function"),
                 t.delegated,
                 t.slow_paths,
                 t.looped
@@ -650,6 +703,10 @@ fn run_one(
         1 => "mismatch",
         _ => "fault",
     };
+    if check_errors > 0 && exit != 3 {
+        exit = EXIT_CHECK;
+        outcome = "check errors";
+    }
     match &both {
         Some((first, _)) => {
             if report.fault.is_none() {
@@ -746,14 +803,20 @@ fn run(args: &RunArgs) -> u8 {
             }
         },
     };
-    let check = args.check.then(|| Arc::new(CheckObserver::default()));
+    let tools = match args.check.as_deref().map(Tools::parse).transpose() {
+        Ok(t) => t,
+        Err(m) => {
+            let _ = writeln!(err, "warpjit: error: --check: {m}");
+            return EXIT_USAGE;
+        }
+    };
     let ticker = {
         use std::io::IsTerminal;
         (!args.quiet && std::io::stderr().is_terminal()).then(Ticker::start)
     };
     let opts = RunOptions {
         threads: args.threads.unwrap_or(0),
-        observer: check.clone().map(|c| c as Arc<dyn Observer>),
+        observer: None,
         progress: ticker.as_ref().map(|t| t.progress.clone()),
     };
     let several = traces.len() > 1;
@@ -765,6 +828,12 @@ fn run(args: &RunArgs) -> u8 {
             let sub = several.then(|| path.file_stem().unwrap_or_default());
             (d, sub)
         });
+        // A sanitizer per trace: it follows that trace's allocations.
+        let check = tools.map(|t| Arc::new(Sanitizer::new(t)));
+        let opts = RunOptions {
+            observer: check.clone().map(|c| c as Arc<dyn Observer>),
+            ..opts.clone()
+        };
         let o = run_one(
             path,
             args,
@@ -808,7 +877,7 @@ fn run(args: &RunArgs) -> u8 {
         t.finish();
     }
     // The worst outcome decides: engines disagreeing, an invalid trace, a fault, a mismatch.
-    let exit = [EXIT_DISAGREE, 2, 3, 1]
+    let exit = [EXIT_DISAGREE, 2, 3, EXIT_CHECK, 1]
         .into_iter()
         .find(|c| exits.contains(c))
         .unwrap_or(0);
@@ -822,6 +891,7 @@ fn run(args: &RunArgs) -> u8 {
             "invalid": tally(2),
             "faulted": tally(3),
             "disagreed": tally(EXIT_DISAGREE),
+            "check_errors": tally(EXIT_CHECK),
         });
         let _ = writeln!(out, "{doc:#}");
     } else if several {
@@ -833,7 +903,10 @@ fn run(args: &RunArgs) -> u8 {
             tally(1),
             tally(2),
             tally(3),
-            match tally(EXIT_DISAGREE) {
+            match tally(EXIT_CHECK) {
+                0 => String::new(),
+                n => format!(", {n} with --check errors"),
+            } + &match tally(EXIT_DISAGREE) {
                 0 => String::new(),
                 n => format!(", {n} where the engines disagree"),
             }
@@ -870,7 +943,7 @@ fn summary(r: &TraceReport) -> String {
     if r.total.misaligned > 0 {
         let n = r.total.misaligned;
         let what = if n == 1 { "access" } else { "accesses" };
-        s += &format!("; {n} misaligned lane {what} aligned down (--check lists them)");
+        s += &format!("; {n} misaligned lane {what} aligned down (--check=memcheck reports them)");
     }
     s
 }

@@ -82,6 +82,13 @@ pub fn run_in(
             "the trace has no [[launch]]: there is nothing to run",
         ));
     }
+    if let Some(o) = &opts.observer {
+        // The trace's segments are the host's allocations (a size-only segment is defined
+        // zeros, an `uninitialized` one undefined until written).
+        for g in &trace.globals {
+            o.alloc(g.addr, g.size, !g.uninitialized);
+        }
+    }
     if let Some(p) = &opts.progress {
         let ctas: u64 = trace
             .launches
@@ -120,17 +127,23 @@ pub fn run_in(
         if let Some(io) = io {
             let outputs = io.outputs as u64;
             let spec = &trace.launches[i];
+            let quads = spec.quads();
             let out = trace.machine.resources.output().map(|b| b.storage());
             for e in &spec.expect_outputs {
                 // Only the records the expectation checks, and only its register of each (the
                 // outputs of every invocation may be large).
                 let records = out.map_or(0, |s| s.len() / (16 * outputs.max(1)));
-                let regs: Vec<[u32; 4]> = (0..records.min(e.invocations()))
-                    .map(|r| {
-                        let at = 16 * (r * outputs + e.reg as u64);
+                // A pixel shader's records are its lanes': invocation i's is its pixel's lane.
+                let invocations = match quads {
+                    Some(q) => e.invocations().min(q.invocations as u64),
+                    None => records.min(e.invocations()),
+                };
+                let regs: Vec<[u32; 4]> = (0..invocations)
+                    .map(|i| {
+                        let r = quads.map_or(i, |q| q.slot(i as u32) as u64);
                         let mut b = [0u8; 16];
-                        if let Some(s) = out {
-                            s.read(at, &mut b);
+                        if let (Some(s), true) = (out, r < records) {
+                            s.read(16 * (r * outputs + e.reg as u64), &mut b);
                         }
                         let w = |k: usize| {
                             u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]])
@@ -508,18 +521,22 @@ fn difference(a: &Trace, b: &Trace, ra: &TraceReport, rb: &TraceReport) -> Optio
 
 /// For a launch of a program run over invocations, sets the machine's stage inputs (from the
 /// launch's `[[launch.input]]` tables; 0 elsewhere) and zeroed outputs, and returns how many
-/// `o#` registers an invocation writes; `None` (and no stage buffers) for other launches.
+/// `o#` registers an invocation writes; `None` (and no stage buffers) for other launches. A
+/// pixel shader's records are its lanes' ([`LaunchSpec::quads`]): the helper invocations' inputs
+/// are [`helper_input`]'s, `SV_Position` is the pixel's centre unless the trace gives it, and
+/// the hidden slot says which lanes are pixels.
 fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<crate::ir::StageIo>, TraceError> {
     let spec = &trace.launches[i];
-    let (Some(io), Some(n)) = (spec.program.interface.invocations, spec.invocations) else {
+    let (Some(io), Some(n)) = (spec.program.interface.invocations, spec.lanes()) else {
         trace.machine.resources.set_input(None);
         trace.machine.resources.set_output(None);
         return Ok(None);
     };
-    let n = n as u64;
-    // One record of `v#` per invocation and input vertex, of `o#` per invocation and output
-    // vertex (a geometry shader's emits).
-    let records_in = n * io.vertices_in as u64;
+    let quads = spec.quads();
+    let lanes = n as u64;
+    // One record of `v#` per lane and input vertex, of `o#` per lane and output vertex (a
+    // geometry shader's emits).
+    let records_in = lanes * io.vertices_in as u64;
     use warpjit_runtime::resource::{Buffer, BufferKind};
     // Zero-filled and lazily committed (a launch of many invocations may have large ones); the
     // inputs written into it.
@@ -532,20 +549,119 @@ fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<crate::ir::StageIo>, T
         })
     };
     let inb = make(records_in * 16 * io.inputs as u64)?;
+    let per = io.inputs as u64;
+    let put = |record: u64, reg: u32, v: [u32; 4]| {
+        let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
+        inb.storage()
+            .write((record * per + reg as u64) * 16, &bytes);
+    };
+    let mut given: Vec<(u32, Vec<[u32; 4]>)> = Vec::new();
     for r in &spec.inputs {
         let words = r
             .words()
             .map_err(|err| trace.error_at(&r.span, err.to_string()))?;
         for (inv, v) in words.iter().enumerate().take(records_in as usize) {
-            let at = (inv as u64 * io.inputs as u64 + r.reg as u64) * 16;
-            let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
-            inb.storage().write(at, &bytes);
+            let slot = quads.map_or(inv as u64, |q| q.slot(inv as u32) as u64);
+            put(slot, r.reg, *v);
+        }
+        if quads.is_some() {
+            given.push((r.reg, words));
         }
     }
-    let outb = make(n * io.vertices_out as u64 * 16 * io.outputs as u64)?;
+    if let (Some(q), Some(live)) = (quads, io.live) {
+        let iface = &spec.program.interface;
+        // SV_Position, unless the trace gives it: the pixel's centre, depth 0, w 1.
+        for p in iface.pixel_inputs.iter().filter(|p| p.position) {
+            if !given.iter().any(|g| g.0 == p.reg) {
+                for s in 0..n {
+                    let [x, y] = q.pixel(s);
+                    let c = |v: u32| (v as f32 + 0.5).to_bits();
+                    put(s as u64, p.reg, [c(x), c(y), 0, 1.0f32.to_bits()]);
+                }
+            }
+        }
+        for s in 0..n {
+            match q.invocation(s) {
+                Some(_) => put(s as u64, live, [1, 0, 0, 0]),
+                None => {
+                    for (reg, words) in &given {
+                        let how = helper_kind(iface, *reg);
+                        if let Some(v) = helper_input(&q, s, words, how) {
+                            put(s as u64, *reg, v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let outb = make(lanes * io.vertices_out as u64 * 16 * io.outputs as u64)?;
     trace.machine.resources.set_input(Some(inb));
     trace.machine.resources.set_output(Some(outb));
     Ok(Some(io))
+}
+
+/// How a helper invocation's input register is made (docs/semantics.md §33).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HelperInput {
+    /// Extrapolated from the pixels next to it (an interpolated register).
+    Linear,
+    /// The nearest pixel's value (`constant` interpolation, integer system values, `vPrim`).
+    Constant,
+    /// 0 (`vCoverage`, `vInnerCoverage`: a helper covers no sample).
+    Zero,
+}
+
+/// How a pixel shader's input register `reg` (a record slot) fills a helper's record.
+fn helper_kind(iface: &crate::ir::Interface, reg: u32) -> HelperInput {
+    if let Some(x) = iface.named_io.iter().find(|x| !x.output && x.slot == reg) {
+        return if x.name == "vPrim" {
+            HelperInput::Constant
+        } else {
+            HelperInput::Zero
+        };
+    }
+    match iface.pixel_inputs.iter().find(|p| p.reg == reg) {
+        Some(p) if p.constant => HelperInput::Constant,
+        _ => HelperInput::Linear,
+    }
+}
+
+/// A helper invocation's value of an input register the trace gives per pixel (`words`,
+/// invocation after invocation; 0 past its end), or `None` to leave it 0. Only a rectangle
+/// (`pixels`) places helpers next to pixels: a helper at `(x, y)` (right of the last column or
+/// below the last row) takes the pixel `c` at the nearest column and row; a constant register
+/// its value; an interpolated one its value continued by the differences to the pixel before it
+/// in the row and in the column (where there is one), each component in f32 with Direct3D's
+/// float rules: `v(c) + (v(c) - v(c - x̂)) + (v(c) - v(c - ŷ))`, the terms of the axes the helper
+/// is past. Without a rectangle, helpers' inputs are 0.
+pub fn helper_input(
+    q: &crate::tracefile::QuadLayout,
+    slot: u32,
+    words: &[[u32; 4]],
+    how: HelperInput,
+) -> Option<[u32; 4]> {
+    use crate::semantics::d3d::{add, fneg};
+    let [w, h] = q.pixels?;
+    if how == HelperInput::Zero {
+        return None;
+    }
+    let [x, y] = q.pixel(slot);
+    let (cx, cy) = (x.min(w - 1), y.min(h - 1));
+    let v = |px: u32, py: u32| words.get((py * w + px) as usize).copied().unwrap_or([0; 4]);
+    let c = v(cx, cy);
+    if how == HelperInput::Constant {
+        return Some(c);
+    }
+    let mut out = c;
+    if x > cx && w >= 2 {
+        let b = v(cx - 1, cy);
+        out = std::array::from_fn(|k| add(out[k], add(c[k], fneg(b[k]))));
+    }
+    if y > cy && h >= 2 {
+        let b = v(cx, cy - 1);
+        out = std::array::from_fn(|k| add(out[k], add(c[k], fneg(b[k]))));
+    }
+    Some(out)
 }
 
 /// What a bound resource holds now: its storage (`None`: nothing bound there, which reads 0).
@@ -629,11 +745,12 @@ fn check_resource(
     let texture = &trace.textures.get(e.resource);
     let place = |byte| match (target, texture) {
         (Target::Texture, Some(texture)) => {
-            let (slice, row, column, sample) = texture.element_at(byte);
+            let (mip, slice, row, column, sample) = texture.element_at(byte);
             Place::Texture {
                 view,
                 slot,
                 byte,
+                mip: (texture.mips > 1).then_some(mip),
                 slice,
                 row,
                 column,
@@ -1063,7 +1180,9 @@ pub enum Place {
         slot: u32,
         /// Byte offset of the element in the texture's data.
         byte: u64,
-        /// Array slice of the texture element it lies in.
+        /// Mip level of the texture element it lies in (`None` for a texture of one level).
+        mip: Option<u64>,
+        /// Array slice (a cube's face, a 3D texture's depth slice) of the element it lies in.
         slice: u64,
         /// Row.
         row: u64,
@@ -1133,14 +1252,16 @@ impl fmt::Display for Mismatch {
                 view,
                 slot,
                 byte,
+                mip,
                 slice,
                 row,
                 column,
                 sample,
             } => write!(
                 f,
-                "{}{slot} byte {byte:#x} (slice {slice}, row {row}, column {column}, sample {sample})",
-                view.register()
+                "{}{slot} byte {byte:#x} ({}slice {slice}, row {row}, column {column}, sample {sample})",
+                view.register(),
+                mip.map_or(String::new(), |m| format!("mip {m}, "))
             )?,
             Place::Output {
                 reg,

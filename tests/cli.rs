@@ -955,7 +955,7 @@ fn the_summary_counts_misaligned_accesses() {
         for line in out.lines() {
             assert!(
                 line.ends_with(
-                    "; 14336 misaligned lane accesses aligned down (--check lists them)"
+                    "; 14336 misaligned lane accesses aligned down (--check=memcheck reports them)"
                 ),
                 "{engine}: {line}"
             );
@@ -1018,6 +1018,128 @@ fn bench_of_a_trace_names_it_and_fits_its_path() {
     // The columns after the name line up with their headings.
     let at = |line: &str, word: &str| line.find(word).expect(word) + word.len();
     assert_eq!(at(columns, "jit/interp"), at(row, "x"), "{out}");
+}
+
+/// `warpjit ARGS --allow-path tests`: the traces of tests/sanitize run kernels of tests/cubin.
+fn warpjit_tests(args: &[&str]) -> std::process::Output {
+    let mut v = args.to_vec();
+    v.extend(["--allow-path", "tests"]);
+    warpjit(&v)
+}
+
+/// `--check` runs the sanitizer: its reports on stderr, compute-sanitizer's words, each with the
+/// instruction's source line, then a summary; errors exit 5 (a fault still 3), warnings alone 0;
+/// `--check=TOOLS` runs those tools only; the output is the same for any `--threads`.
+#[test]
+fn check_runs_the_sanitizer_tools_and_errors_exit_5() {
+    let o = warpjit_tests(&["run", "tests/sanitize/race_rotate.toml", "--check"]);
+    assert_eq!(code(&o), 5, "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with(
+            "racecheck: Error: Race reported between Write access at pc 0x00a8 in kernel race_rotate (launch 0) [64 hazards]"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        lines[2], "    at tests/sanitize/../cubin/sanitize.cubin: instruction 168: STS [R7], R0",
+        "{err}"
+    );
+    assert_eq!(
+        lines.last().copied(),
+        Some("check: 1 error, 0 warnings (racecheck 1)"),
+        "{err}"
+    );
+    // The run itself passed: its summary line is there.
+    assert!(
+        stdout(&o).contains(" lane-instructions/s"),
+        "{}",
+        stdout(&o)
+    );
+    for threads in ["1", "3"] {
+        let again = warpjit_tests(&[
+            "run",
+            "tests/sanitize/race_rotate.toml",
+            "--check",
+            "--threads",
+            threads,
+            "--engine",
+            "interp",
+        ]);
+        assert_eq!(stderr(&again), err, "--threads {threads}");
+    }
+    // Only the tools asked for.
+    let o = warpjit_tests(&[
+        "run",
+        "tests/sanitize/race_rotate.toml",
+        "--check=memcheck,initcheck,synccheck,ub",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    let o = warpjit_tests(&[
+        "run",
+        "tests/sanitize/race_rotate.toml",
+        "--check=racecheck",
+    ]);
+    assert_eq!(code(&o), 5, "{}", stderr(&o));
+    // A warning alone leaves the status 0.
+    let o = warpjit_tests(&["run", "tests/sanitize/warp_neighbour.toml", "--check"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("racecheck: Warning: "),
+        "{}",
+        stderr(&o)
+    );
+    // An out-of-bounds access: the memcheck report, then the fault; status 3.
+    let o = warpjit_tests(&["run", "tests/sanitize/oob_read.toml", "--check"]);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("memcheck: Invalid __global__ read of size 4 bytes at pc 0x0090 in kernel oob_read (launch 0)\n  by thread (31,0,0) in block (1,0,0) (warp 0, lane 31)\n  Address 0x10100 is out of bounds and is 0 bytes after the nearest allocation at 0x10000 of size 256 bytes\n"),
+        "{err}"
+    );
+    assert!(err.contains("\nfault: illegal address: "), "{err}");
+    // An unknown tool is a usage error.
+    let o = warpjit_tests(&["run", "examples/gather.toml", "--check=memcheck,leakcheck"]);
+    assert_eq!(code(&o), 64);
+    assert!(
+        stderr(&o).contains(
+            "--check: unknown check `leakcheck`: the checks are memcheck, racecheck, initcheck, synccheck, ub, or all"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    // Several traces: the worst status, and the count of traces with errors.
+    let o = warpjit_tests(&[
+        "run",
+        "tests/sanitize/race_rotate.toml",
+        "tests/sanitize/race_rotate_ok.toml",
+        "--check",
+    ]);
+    assert_eq!(code(&o), 5);
+    assert!(
+        stdout(&o).contains(
+            "2 traces: 1 passed, 0 with mismatches, 0 invalid, 0 faulted, 1 with --check errors"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // JSON: the reports under "check".
+    let o = warpjit_tests(&[
+        "run",
+        "tests/sanitize/uninit_shared.toml",
+        "--check",
+        "--json",
+    ]);
+    assert_eq!(code(&o), 5);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let check = &v["traces"][0]["check"];
+    assert_eq!(check["errors"], 1);
+    assert_eq!(check["reports"][0]["tool"], "initcheck");
+    assert_eq!(check["reports"][0]["count"], 32);
+    assert_eq!(v["traces"][0]["exit"], 5);
+    assert_eq!(v["check_errors"], 1);
 }
 
 /// A trace reads side files only inside its own directory tree: tests/traces/cubin_vadd.toml

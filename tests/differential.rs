@@ -82,6 +82,14 @@ proptest! {
     fn edge_programs_agree(case in case(Profile::Edges)) {
         differential(&case)?;
     }
+
+    /// The control-flow shapes that made loading slow, small: subroutines (nested, recursive),
+    /// deep SSY/PBK/PCNT nests, backward jump chains, a block per statement, branch fans,
+    /// chains of divergent regions.
+    #[test]
+    fn hostile_programs_agree(case in case(Profile::Hostile)) {
+        differential(&case)?;
+    }
 }
 
 /// A deterministic byte source for the coverage tests.
@@ -189,6 +197,12 @@ fn minimal_frame_observes_what_the_full_frame_observes() {
 const TEXT_FORMS: &[&str] = &[
     "SSY",
     "SYNC",
+    "CAL ",
+    "RET;",
+    "PBK",
+    "BRK;",
+    "PCNT",
+    "CONT;",
     "BRX R16",
     "P0 BRX",
     "BAR.SYNC",
@@ -223,7 +237,11 @@ fn generator_covers_the_op_table_and_every_fault() {
     let (mut full, mut partial, mut ok, mut graphics) = (0, 0, 0, 0);
     let mut text_forms = BTreeSet::new();
     let mut situations = BTreeSet::new();
-    for (i, profile) in Profile::ALL.iter().cycle().take(600).enumerate() {
+    // 600 cases of the other profiles in turn, then 120 hostile ones (which alone write CAL,
+    // RET, PBK and PCNT).
+    let plain = Profile::ALL.iter().filter(|p| **p != Profile::Hostile);
+    let hostile = std::iter::repeat_n(&Profile::Hostile, 120);
+    for (i, profile) in plain.cycle().take(600).chain(hostile).enumerate() {
         let case = Case::from_bytes(&bytes(1000 + i as u64, 300 + (i * 97) % 5700), *profile);
         let launch = case.launch().unwrap();
         if case.threads_per_cta().is_multiple_of(32) {

@@ -70,7 +70,17 @@ fn every_lowering_error_is_located_and_explained() {
         (cs("", "emit\n"), "3:1: error: `emit` is a geometry shader instruction"),
         (cs("", "cut\n"), "3:1: error: `cut` is a geometry shader instruction"),
         (cs("", "discard_nz l(1)\n"), "3:1: error: `discard` is a pixel shader instruction"),
-        (cs("dcl_temps 1\n", "sample_l r0.xyzw, r0.xyxx, t0.xyzw, s0, l(0)\n"), "4:1: error: unsupported instruction sample_l"),
+        // Sampling.
+        (cs("dcl_sampler s0, mode_default\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\n", "sample r0.xyzw, r0.xyxx, t0.xyzw, s0\n"), "6:1: error: `sample` needs an implicit LOD (derivatives of the coordinates), which only a pixel shader's 2x2 quads have; a compute shader samples with `sample_l`, `sample_d`, `sample_c_lz` or `gather4` (Direct3D allows implicit derivatives outside pixel shaders from shader model 6.6 only)"),
+        ("vs_5_0\ndcl_temps 1\nderiv_rtx_coarse r0.x, r0.x\nret\n".into(), "3:1: error: `deriv_rtx_coarse` needs a derivative, which only a pixel shader's 2x2 quads have; a vertex shader samples with `sample_l`, `sample_d`, `sample_c_lz` or `gather4` (Direct3D allows implicit derivatives outside pixel shaders from shader model 6.6 only)"),
+        (cs("dcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\n", "sample_l r0.xyzw, r0.xyxx, t0.xyzw, s0, l(0)\n"), "5:1: error: s0 is not declared (dcl_sampler)"),
+        (cs("dcl_sampler s0, mode_default\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\n", "sample_c_lz r0.x, r0.xyxx, t0.xxxx, s0, l(0.5)\n"), "6:1: error: `sample_c_lz` needs a sampler declared mode_comparison, and s0 is declared mode_default"),
+        (cs("dcl_sampler s0, mode_comparison\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\n", "sample_l r0.xyzw, r0.xyxx, t0.xyzw, s0, l(0)\n"), "6:1: error: `sample_l` needs a sampler declared mode_default, and s0 is declared mode_comparison"),
+        (cs("dcl_sampler s0, mode_default\ndcl_resource_texture3d (float,float,float,float) t0\ndcl_temps 1\n", "gather4 r0.xyzw, r0.xyzx, t0.xyzw, s0.x\n"), "6:1: error: `gather4` gathers from a 2D texture, a cube, or an array of them (this view is Tex3d)"),
+        (cs("dcl_sampler s0, mode_default\ndcl_resource_texturecube (float,float,float,float) t0\ndcl_temps 1\n", "gather4_po r0.xyzw, r0.xyzx, l(1, 0, 0, 0), t0.xyzw, s0.x\n"), "6:1: error: `gather4_po` gathers from a 2D texture or 2D array (this view is Cube)"),
+        (cs("dcl_sampler s0, mode_default\ndcl_resource_texture2dms(4) (float,float,float,float) t0\ndcl_temps 1\n", "sample_l r0.xyzw, r0.xyxx, t0.xyzw, s0, l(0)\n"), "6:1: error: `sample_l` samples a t# texture that is not multisampled (1D, 2D, 3D, cube or an array of them)"),
+        (cs("dcl_sampler s0, mode_default\ndcl_resource_texture2d (float,float,float,float) t0\ndcl_temps 1\n", "sample_l r0.xyzw, r0.xyxx, t0.xyzw, s0\n"), "6:1: error: `sample_l` takes 5 operands"),
+        (cs("dcl_resource_texturecube (float,float,float,float) t0\ndcl_temps 1\n", "ld r0.xyzw, r0.xyzw, t0.xyzw\n"), "5:1: error: `ld` cannot read a cube texture (Direct3D's `ld` reads every texture but cubes: sample it, or view it as a 2D array)"),
         // Resources.
         (cs("dcl_temps 1\n", "ld_structured r0.x, l(0), l(0), t0.xxxx\n"), "4:1: error: t0 is not declared"),
         (cs("dcl_resource_raw t0\ndcl_temps 1\n", "ld_structured r0.x, l(0), l(0), t0.xxxx\n"), "5:1: error: `ld_structured` needs a structured view"),

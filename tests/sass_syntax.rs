@@ -2158,3 +2158,167 @@ fn nvdisasm_style_listing() {
     let t = print_program(&p).unwrap();
     assert_eq!(strip_program(program(&t)), strip_program(p));
 }
+
+/// Each of the eight `*32I` forms is its base op with `Sb` a `Src::Imm32`, the form's modifiers
+/// on the op's fields and the ones it lacks at their defaults; it prints back in the form, and
+/// the same value with `Src::Imm` (the base form's immediate) prints with the base mnemonic.
+#[test]
+fn each_32i_form_is_its_base_op_with_an_imm32_operand() {
+    let cases: Vec<(&str, Op)> = vec![
+        (
+            "MOV32I R1, 0xdeadbeef",
+            Mov {
+                d: Reg(1),
+                b: Src::Imm32(0xdead_beef),
+            }
+            .into(),
+        ),
+        (
+            "IADD32I.PO.X R1.CC, -R2, -0x5",
+            Iadd {
+                d: Reg(1),
+                sat: false,
+                cc: true,
+                x: true,
+                po: true,
+                neg_a: true,
+                a: Reg(2),
+                neg_b: false,
+                b: Src::Imm32(-5i32 as u32),
+            }
+            .into(),
+        ),
+        (
+            "ISCADD32I R3.CC, R4, 0x12345678, 0x3",
+            Iscadd {
+                d: Reg(3),
+                cc: true,
+                po: false,
+                neg_a: false,
+                a: Reg(4),
+                neg_b: false,
+                b: Src::Imm32(0x1234_5678),
+                shift: 3,
+            }
+            .into(),
+        ),
+        (
+            "LOP32I.XOR.X R5.CC, ~R6, ~0xf0f0f0f0",
+            Lop {
+                func: LopFn::Xor,
+                f: LogicCc { cc: true, x: true },
+                pout: PredOut::None,
+                p: None,
+                d: Reg(5),
+                not_a: true,
+                a: Reg(6),
+                not_b: true,
+                b: Src::Imm32(0xf0f0_f0f0),
+            }
+            .into(),
+        ),
+        (
+            "IMUL32I.S32.U32.HI R7.CC, R8, 0x80000001",
+            Imul {
+                d: Reg(7),
+                cc: true,
+                hi: true,
+                a_signed: true,
+                b_signed: false,
+                a: Reg(8),
+                b: Src::Imm32(0x8000_0001),
+            }
+            .into(),
+        ),
+        (
+            "FADD32I.FTZ R9, -|R10|, 1.0000001",
+            Fadd {
+                d: Reg(9),
+                ftz: true,
+                sat: false,
+                rnd: FRnd::Rn,
+                a: Reg(10),
+                am: FMod {
+                    neg: true,
+                    abs: true,
+                },
+                b: Src::Imm32(0x3f80_0001),
+                bm: FMod::NONE,
+            }
+            .into(),
+        ),
+        (
+            "FMUL32I.FTZ.SAT R11, R12, -0.5",
+            Fmul {
+                d: Reg(11),
+                ftz: true,
+                scale: 0,
+                sat: true,
+                rnd: FRnd::Rn,
+                a: Reg(12),
+                b: Src::Imm32(0xbf00_0000),
+                neg_b: false,
+            }
+            .into(),
+        ),
+        (
+            "FFMA32I.SAT R13, -R14, 2.0, -R13",
+            Ffma {
+                d: Reg(13),
+                ftz: false,
+                sat: true,
+                rnd: FRnd::Rn,
+                a: Reg(14),
+                b: Src::Imm32(0x4000_0000),
+                neg_b: true,
+                c: Src::Reg(Reg(13)),
+                neg_c: true,
+            }
+            .into(),
+        ),
+    ];
+    for (text, want) in cases {
+        let ParsedInst::Op(i) =
+            parse_inst(text, &opts()).unwrap_or_else(|e| panic!("{text}: {e:?}"))
+        else {
+            panic!("{text}: not an op");
+        };
+        assert_eq!(i.op, want, "{text}");
+        assert_eq!(Sass(&i.op).to_string(), text);
+        let form = text.split(['.', ' ']).next().unwrap();
+        assert_eq!(mnemonic(&i.op), Some(form), "{text}");
+        // The same op with the base form's immediate kind prints with the base mnemonic.
+        let mut base = want.clone();
+        match &mut base {
+            Op::Mov(o) => o.b = Src::Imm(0x5),
+            Op::Iadd(o) => o.b = Src::Imm(0x5),
+            Op::Iscadd(o) => o.b = Src::Imm(0x5),
+            Op::Lop(o) => o.b = Src::Imm(0x5),
+            Op::Imul(o) => o.b = Src::Imm(0x5),
+            Op::Fadd(o) => o.b = Src::Imm(0x3f80_0000),
+            Op::Fmul(o) => o.b = Src::Imm(0x3f80_0000),
+            Op::Ffma(o) => o.b = Src::Imm(0x3f80_0000),
+            op => panic!("{op:?}"),
+        }
+        assert_eq!(
+            mnemonic(&base),
+            Some(form.trim_end_matches("32I")),
+            "{text}"
+        );
+        let printed = Sass(&base).to_string();
+        assert!(
+            printed.starts_with(form.trim_end_matches("32I")) && !printed.contains("32I"),
+            "{printed}"
+        );
+    }
+    // Text the forms refuse: a modifier only the base op has.
+    for bad in [
+        "IADD32I R1, R2, -R3",
+        "LOP32I.AND.Z P0, R1, R2, 0x1",
+        "FADD32I.RZ R1, R2, 1.0",
+        "FMUL32I.D2 R1, R2, 1.0",
+        "FFMA32I R1, R2, 1.0, R3",
+    ] {
+        assert!(parse_inst(bad, &opts()).is_err(), "{bad}");
+    }
+}

@@ -12,6 +12,10 @@
 //! - `WARPJIT_CUDA_MEMORY=BYTES`: the device memory `cuMemGetInfo` reports (default 4 GiB);
 //! - `WARPJIT_CUDA_RECORD=DIR`: write every launch as a warpjit trace;
 //! - `WARPJIT_CUDA_LAUNCH_BUDGET=N`: warp instructions one launch may issue (default 2^36);
+//! - `WARPJIT_CUDA_CHECK=TOOLS`: run every launch under the sanitizer (`memcheck,racecheck,...` or
+//!   `all`, as `warpjit run --check=` takes them), its reports on stderr after each launch, and
+//!   each launch's count of errors and warnings appended to the file `WARPJIT_CUDA_CHECK_OUT`
+//!   names (`warpjit cuda --check` sets both);
 //! - `WARPJIT_PTXAS=PATH`: NVIDIA's ptxas, for PTX modules;
 //! - `WARPJIT_CUDA_DUMP=DIR`: write every module loaded, as the cubin that runs.
 //!

@@ -7,7 +7,7 @@
 //! every mapped segment of device memory with its contents before the launch (side files in
 //! `DIR/launch-PID-N/`), and, as expectations, every segment after it (a segment the launch did
 //! not change is checked against its input file). The module's data image is one of the
-//! segments; `module_data` tells the loader where it is (docs/trace-format.md §7.2). A launch
+//! segments; `module_data` tells the loader where it is (docs/trace-format.md §7.1). A launch
 //! that faulted is written without expectations (the fault is what it replays).
 
 use std::fmt::Write as _;

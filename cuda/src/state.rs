@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use warpjit::device::{Kernel, Module};
-use warpjit::exec::{Engine, Machine};
+use warpjit::exec::{Engine, Machine, Observer};
 
 /// The kinds of handle, in the handle's bits 40..48 (a handle is `TAG | kind << 40 | serial << 4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,6 +214,13 @@ pub struct Driver {
     /// [`DEFAULT_LAUNCH_BUDGET`]); a launch that needs more faults with
     /// `CUDA_ERROR_LAUNCH_TIMEOUT`, as a GPU's watchdog would stop it.
     pub launch_budget: u64,
+    /// The sanitizer every launch runs under (`WARPJIT_CUDA_CHECK`, the tools as
+    /// `warpjit run --check=TOOLS` takes them), told of the driver's allocations, frees and
+    /// host writes.
+    pub check: Option<Arc<warpjit::sanitizer::Sanitizer>>,
+    /// Where each launch's count of sanitizer errors and warnings is appended
+    /// (`WARPJIT_CUDA_CHECK_OUT`: `warpjit cuda --check` sums them when the program ends).
+    pub check_out: Option<std::path::PathBuf>,
 }
 
 /// The default launch budget of the driver: 2^36 warp instructions (about 2 * 10^12
@@ -262,6 +269,19 @@ fn make_driver() -> Result<Driver, CUresult> {
     let record = std::env::var_os("WARPJIT_CUDA_RECORD")
         .filter(|d| !d.is_empty())
         .map(std::path::PathBuf::from);
+    let check = match std::env::var("WARPJIT_CUDA_CHECK") {
+        Ok(t) if !t.is_empty() => match warpjit::sanitizer::Tools::parse(&t) {
+            Ok(tools) => Some(Arc::new(warpjit::sanitizer::Sanitizer::new(tools))),
+            Err(m) => {
+                crate::entry::log_line(&format!("WARPJIT_CUDA_CHECK={t}: {m}"));
+                return Err(error::INVALID_VALUE);
+            }
+        },
+        _ => None,
+    };
+    let check_out = std::env::var_os("WARPJIT_CUDA_CHECK_OUT")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from);
     let base = crate::memory::reserve(crate::memory::VA_BASE, crate::memory::VA_SIZE)
         .ok_or(error::OUT_OF_MEMORY)?;
     let windows = crate::memory::reserve_low_window(2 * warpjit::runtime::SHARED_WINDOW_SIZE)
@@ -289,6 +309,8 @@ fn make_driver() -> Result<Driver, CUresult> {
         memory,
         record,
         launch_budget,
+        check,
+        check_out,
     })
 }
 
@@ -362,6 +384,9 @@ pub fn free_alloc(d: &Driver, inner: &mut Inner, base: u64) -> Res {
     let mut m = d.machine.write().unwrap_or_else(|p| p.into_inner());
     let _ = m.global.unmap(base);
     drop(m);
+    if let Some(s) = &d.check {
+        s.free(base, a.size);
+    }
     if !matches!(a.kind, Kind::Registered(_)) {
         if let Some(va) = inner.va.as_mut() {
             va.free(base, a.size);
@@ -410,6 +435,11 @@ pub fn alloc(d: &Driver, inner: &mut Inner, ctx: u64, bytes: u64, kind: Kind) ->
     );
     if kind == Kind::Device {
         inner.used += mapped;
+    }
+    if let Some(s) = &d.check {
+        // Device memory holds nothing defined until written (as cudaMalloc's, for initcheck);
+        // host memory is the program's, written where the driver cannot see.
+        s.alloc(base, bytes, kind != Kind::Device);
     }
     Ok(base)
 }

@@ -107,3 +107,105 @@ fn c_program_against_cuda_h() {
         "{stderr}"
     );
 }
+
+/// `warpjit cuda --check` on an unmodified program (cuda/tests/c/sanitize.c, seeded bugs in
+/// kernels of tests/cubin/sanitize.cu): each bug is reported once, on stderr, by its tool, at
+/// its instruction and thread (worked out from the source: see the comment atop sanitize.c); the
+/// clean launch reports nothing; the summary line sums the launches; the program's own exit
+/// status 0 becomes 5, as `warpjit run --check`'s errors make it. `--check=memcheck` runs that
+/// tool only.
+#[test]
+fn check_reports_each_seeded_bug_of_a_driver_program_once() {
+    let Some(include) = cuda_include() else {
+        assert!(
+            std::env::var_os("WARPJIT_REQUIRE_CUDA_H").is_none(),
+            "no cuda.h: set CUDA_INCLUDE or install nvidia-cuda-runtime-cu12"
+        );
+        eprintln!("check_reports_each_seeded_bug: skipped: no cuda.h");
+        return;
+    };
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("warpjit-c-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(deps().join("libcuda.so"), dir.join("libcuda.so")).unwrap();
+    let exe = dir.join("sanitize");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let out = Command::new(cc)
+        .arg(manifest.join("tests/c/sanitize.c"))
+        .arg(format!("-I{}", include.display()))
+        .arg(format!("-L{}", dir.display()))
+        .args(["-lcuda", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cc: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = |check: &str| {
+        Command::new(warpjit())
+            .args(["cuda", check, "--engine", "interp", "--"])
+            .arg(&exe)
+            .arg(manifest.join("../tests/cubin/sanitize.cubin"))
+            .env("WARPJIT_CUDA_LIB", deps().join("libcuda.so"))
+            .output()
+            .unwrap()
+    };
+    let o = run("--check");
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(5), "{stdout}\n{stderr}");
+    assert_eq!(stdout, "done\n");
+    let headlines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with("check: "))
+        .collect();
+    assert_eq!(
+        headlines,
+        [
+            "racecheck: Error: Race reported between Write access at pc 0x00a8 in kernel race_rotate (launch 2) [64 hazards]",
+            "initcheck: Uninitialized __global__ memory read of size 4 bytes at pc 0x0090 in kernel copy (launch 4)",
+            "memcheck: Invalid __global__ read of size 4 bytes at pc 0x0090 in kernel oob_read (launch 5)",
+            "warpjit cuda --check: 3 errors, 0 warnings in all launches",
+        ],
+        "{stderr}"
+    );
+    // Where: the racing store and load, the first thread reading unwritten words, the thread
+    // reading past the allocation of 400 bytes.
+    for want in [
+        "    at race_rotate: pc 0x00a8: STS [R7], R0",
+        "    Read by thread (32,0,0) in block (0,0,0) (warp 1, lane 0)",
+        "  by thread (32,0,0) in block (0,0,0) (warp 1, lane 0), and 31 more at this site",
+        "  by thread (99,0,0) in block (0,0,0) (warp 3, lane 3)\n  Address ",
+        " is out of bounds and is 0 bytes after the nearest allocation at ",
+        " of size 400 bytes\n  at oob_read: pc 0x0090: LDG.E R2, [R2+0x4]\n",
+    ] {
+        assert!(stderr.contains(want), "{want:?} in\n{stderr}");
+    }
+    assert!(!stderr.contains("rotate_ok"), "{stderr}");
+    // One tool only.
+    let o = run("--check=memcheck");
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(5), "{stderr}");
+    assert!(
+        stderr.starts_with("memcheck: Invalid __global__ read")
+            && stderr.ends_with("warpjit cuda --check: 1 error, 0 warnings in all launches\n"),
+        "{stderr}"
+    );
+    // Without --check: nothing reported, the program's own status.
+    let o = Command::new(warpjit())
+        .args(["cuda", "--"])
+        .arg(&exe)
+        .arg(manifest.join("../tests/cubin/sanitize.cubin"))
+        .env("WARPJIT_CUDA_LIB", deps().join("libcuda.so"))
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

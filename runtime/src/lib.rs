@@ -10,6 +10,7 @@
 //! - [`format`](mod@format): DXGI formats and the conversions of loads and typed stores.
 //! - [`resource`]: textures, buffers and the `t#`/`u#` slots of a DXBC launch, with exact bounds
 //!   and atomics.
+//! - [`sampler`]: sampler state (the `s#` slots), as data.
 #![warn(missing_docs)]
 
 pub mod consts;
@@ -18,6 +19,7 @@ pub mod format;
 pub mod helpers;
 pub mod memory;
 pub mod resource;
+pub mod sampler;
 pub mod warp;
 
 pub use consts::{BankMode, ConstBanks};

@@ -17,12 +17,15 @@
 //! slot (the caller's case) reads 0 in every component.
 
 use crate::format::{decode, encode, Format};
+use crate::sampler::SamplerState;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// `t#` slots (shader resource views) of a launch.
 pub const SRV_SLOTS: usize = 128;
 /// `u#` slots (unordered access views) of a launch.
 pub const UAV_SLOTS: usize = 64;
+/// `s#` slots (samplers) of a launch.
+pub const SAMPLER_SLOTS: usize = 16;
 
 /// A problem building a resource: each is a user (trace) error.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
@@ -240,6 +243,10 @@ impl std::fmt::Debug for Storage {
 /// A texture's dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureDim {
+    /// `Texture1D`.
+    Tex1d,
+    /// `Texture1DArray`.
+    Tex1dArray,
     /// `Texture2D`.
     Tex2d,
     /// `Texture2DArray`.
@@ -248,35 +255,176 @@ pub enum TextureDim {
     Tex2dMs,
     /// `Texture2DMSArray`.
     Tex2dMsArray,
+    /// `Texture3D`.
+    Tex3d,
+    /// `TextureCube`: six square faces (layers 0 to 5: +X, -X, +Y, -Y, +Z, -Z).
+    TexCube,
+    /// `TextureCubeArray`: six faces per cube (cube `c`'s face `f` is layer `6c + f`).
+    TexCubeArray,
 }
 
 impl TextureDim {
-    /// Whether the texture has slices.
+    /// Whether the texture is an array in the API's sense (the array index is an operand).
     pub fn is_array(self) -> bool {
-        matches!(self, TextureDim::Tex2dArray | TextureDim::Tex2dMsArray)
+        matches!(
+            self,
+            TextureDim::Tex1dArray
+                | TextureDim::Tex2dArray
+                | TextureDim::Tex2dMsArray
+                | TextureDim::TexCubeArray
+        )
     }
     /// Whether the texture has samples.
     pub fn is_multisample(self) -> bool {
         matches!(self, TextureDim::Tex2dMs | TextureDim::Tex2dMsArray)
     }
+    /// Whether an integer address's slice operand applies: an array's slice, a 3D texture's
+    /// depth, a cube's layer.
+    pub fn is_layered(self) -> bool {
+        self.is_array() || self.is_cube() || self == TextureDim::Tex3d
+    }
+    /// Whether the texture is a cube or cube array.
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureDim::TexCube | TextureDim::TexCubeArray)
+    }
+    /// Whether the texture is one-dimensional (its height is 1).
+    pub fn is_1d(self) -> bool {
+        matches!(self, TextureDim::Tex1d | TextureDim::Tex1dArray)
+    }
+    /// How many coordinates address a texel within a layer: 1, 2 or 3 (a cube's faces are 2D).
+    pub fn axes(self) -> usize {
+        match self {
+            TextureDim::Tex1d | TextureDim::Tex1dArray => 1,
+            TextureDim::Tex3d => 3,
+            _ => 2,
+        }
+    }
 }
 
-/// A 2D texture (one mip level), its texels ordered slice, row, column, sample.
+/// The shape of a texture: its dimension and sizes. Every size is at least 1; what does not
+/// apply to the dimension is 1 (`height` of a 1D texture, `depth` of all but 3D, `layers` of a
+/// texture that is not an array or cube, `samples` of all but multisample ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TextureShape {
+    /// The dimension.
+    pub dim: TextureDim,
+    /// Width of mip level 0, in texels.
+    pub width: u32,
+    /// Height of mip level 0 (1 for 1D textures; equal to `width` for cubes).
+    pub height: u32,
+    /// Depth of mip level 0 (3D textures; 1 otherwise).
+    pub depth: u32,
+    /// Layers: array slices, or faces of a cube (6) and cube array (6 per cube); 1 otherwise.
+    pub layers: u32,
+    /// Samples per texel (multisample textures; 1 otherwise).
+    pub samples: u32,
+    /// Mip levels, 1 to the full chain (`1 + log2` of the largest size).
+    pub mips: u32,
+}
+
+impl TextureShape {
+    /// A shape with one mip level, depth 1 and the given sizes (the constructor of
+    /// [`Texture::new`]).
+    pub fn new(dim: TextureDim, width: u32, height: u32, samples: u32, layers: u32) -> Self {
+        TextureShape {
+            dim,
+            width,
+            height,
+            depth: 1,
+            layers,
+            samples,
+            mips: 1,
+        }
+    }
+
+    /// The most mip levels a texture of these sizes has: `1 + floor(log2(largest size))`.
+    pub fn full_chain(&self) -> u32 {
+        let m = self.width.max(self.height).max(self.depth).max(1);
+        32 - m.leading_zeros()
+    }
+
+    /// Width, height and depth of mip level `level` (each `max(1, size >> level)`).
+    pub fn level_size(&self, level: u32) -> [u32; 3] {
+        let at = |n: u32| n.checked_shr(level).unwrap_or(0).max(1);
+        [at(self.width), at(self.height), at(self.depth)]
+    }
+
+    /// Texels (samples counted) of mip level `level`, every layer.
+    pub fn level_texels(&self, level: u32) -> u64 {
+        let [w, h, d] = self.level_size(level);
+        w as u64 * h as u64 * d as u64 * self.layers as u64 * self.samples as u64
+    }
+
+    /// Why the shape is not valid for its dimension, if it is not.
+    pub fn check(&self) -> Result<(), ResourceError> {
+        let s = self;
+        let bad = |m: String| Err(ResourceError::Shape(m));
+        if s.width == 0 || s.height == 0 || s.depth == 0 || s.samples == 0 || s.layers == 0 {
+            return bad(format!(
+                "{}x{}x{}, {} samples, {} layers: every dimension must be at least 1",
+                s.width, s.height, s.depth, s.samples, s.layers
+            ));
+        }
+        let d = s.dim;
+        if d.is_1d() && s.height != 1 {
+            return bad(format!("{d:?} with height {}", s.height));
+        }
+        if d != TextureDim::Tex3d && s.depth != 1 {
+            return bad(format!("{d:?} with depth {}", s.depth));
+        }
+        if d.is_cube() && s.width != s.height {
+            return bad(format!(
+                "{d:?} with {}x{} faces (not square)",
+                s.width, s.height
+            ));
+        }
+        let layers_ok = match d {
+            TextureDim::TexCube => s.layers == 6,
+            TextureDim::TexCubeArray => s.layers.is_multiple_of(6),
+            _ if d.is_array() => true,
+            _ => s.layers == 1,
+        };
+        if !layers_ok {
+            return bad(format!("{d:?} with {} layers", s.layers));
+        }
+        if !d.is_multisample() && s.samples != 1 {
+            return bad(format!("{d:?} with {} samples", s.samples));
+        }
+        if s.mips == 0 || s.mips > s.full_chain() || (d.is_multisample() && s.mips != 1) {
+            return bad(format!(
+                "{d:?} of {}x{}x{} with {} mip levels (1 to {})",
+                s.width,
+                s.height,
+                s.depth,
+                s.mips,
+                if d.is_multisample() {
+                    1
+                } else {
+                    s.full_chain()
+                }
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A texture: its shape, format and bytes. The bytes hold mip level 0 of every layer, then
+/// level 1 of every layer, and so on; within a level, texels are ordered layer (or, in a 3D
+/// texture, depth slice), row, column, sample. Level 0 is laid out as a texture of one level,
+/// so the first `level_texels(0)` elements are the same whatever the mip count.
 #[derive(Debug)]
 pub struct Texture {
-    dim: TextureDim,
+    shape: TextureShape,
     format: Format,
-    width: u32,
-    height: u32,
-    samples: u32,
-    array_size: u32,
+    /// Byte offset of each level's first texel (`mips + 1` entries: the last is the size).
+    levels: Vec<u64>,
     data: Storage,
 }
 
 impl Texture {
-    /// A texture of the given shape, the first `init.len()` bytes from `init`, the rest zero.
-    /// Every dimension must be at least 1; a non-array texture has `array_size` 1 and a
-    /// non-multisample texture `samples` 1.
+    /// A texture of one mip level of the given shape (depth 1), the first `init.len()` bytes
+    /// from `init`, the rest zero. Every dimension must be at least 1; a non-array texture has
+    /// `array_size` 1 and a non-multisample texture `samples` 1.
     pub fn new(
         dim: TextureDim,
         format: Format,
@@ -286,91 +434,148 @@ impl Texture {
         array_size: u32,
         init: &[u8],
     ) -> Result<Self, ResourceError> {
-        if width == 0 || height == 0 || samples == 0 || array_size == 0 {
-            return Err(ResourceError::Shape(format!(
-                "{width}x{height}, {samples} samples, {array_size} slices: every dimension must be at least 1"
-            )));
-        }
-        if !dim.is_array() && array_size != 1 {
-            return Err(ResourceError::Shape(format!(
-                "{dim:?} with {array_size} slices"
-            )));
-        }
-        if !dim.is_multisample() && samples != 1 {
-            return Err(ResourceError::Shape(format!(
-                "{dim:?} with {samples} samples"
-            )));
-        }
-        let texels = width as u64 * height as u64 * samples as u64 * array_size as u64;
-        let size = texels
-            .checked_mul(format.element_bytes() as u64)
-            .ok_or(ResourceError::TooLarge(u64::MAX))?;
-        Ok(Texture {
-            dim,
+        Self::with_shape(
+            TextureShape::new(dim, width, height, samples, array_size),
             format,
-            width,
-            height,
-            samples,
-            array_size,
-            data: Storage::new(size, init)?,
+            init,
+        )
+    }
+
+    /// A texture of any shape ([`TextureShape::check`] must accept it), the first `init.len()`
+    /// bytes from `init` (in the order of [`Texture`]'s bytes), the rest zero.
+    pub fn with_shape(
+        shape: TextureShape,
+        format: Format,
+        init: &[u8],
+    ) -> Result<Self, ResourceError> {
+        shape.check()?;
+        let mut levels = Vec::with_capacity(shape.mips as usize + 1);
+        let mut at = 0u64;
+        for l in 0..shape.mips {
+            levels.push(at);
+            at = shape
+                .level_texels(l)
+                .checked_mul(format.element_bytes() as u64)
+                .and_then(|n| at.checked_add(n))
+                .ok_or(ResourceError::TooLarge(u64::MAX))?;
+        }
+        levels.push(at);
+        Ok(Texture {
+            shape,
+            format,
+            levels,
+            data: Storage::new(at, init)?,
         })
     }
 
     /// Dimension.
     pub fn dim(&self) -> TextureDim {
-        self.dim
+        self.shape.dim
+    }
+    /// The shape.
+    pub fn shape(&self) -> &TextureShape {
+        &self.shape
     }
     /// Format.
     pub fn format(&self) -> Format {
         self.format
     }
-    /// Width in texels.
+    /// Width of mip level 0 in texels.
     pub fn width(&self) -> u32 {
-        self.width
+        self.shape.width
     }
-    /// Height in texels.
+    /// Height of mip level 0 in texels.
     pub fn height(&self) -> u32 {
-        self.height
+        self.shape.height
+    }
+    /// Depth of mip level 0 (1 unless 3D).
+    pub fn depth(&self) -> u32 {
+        self.shape.depth
     }
     /// Samples per texel.
     pub fn samples(&self) -> u32 {
-        self.samples
+        self.shape.samples
     }
-    /// Slices.
+    /// Layers: array slices, or cube faces (6 per cube).
     pub fn array_size(&self) -> u32 {
-        self.array_size
+        self.shape.layers
+    }
+    /// Mip levels.
+    pub fn mips(&self) -> u32 {
+        self.shape.mips
     }
     /// The texel bytes.
     pub fn storage(&self) -> &Storage {
         &self.data
     }
-
-    /// The byte offset of texel (x, y) of `slice`, `sample`, or `None` when any coordinate is
-    /// out of range (`sample >= samples` included).
-    #[inline]
-    pub fn texel_offset(&self, x: u32, y: u32, slice: u32, sample: u32) -> Option<u64> {
-        if x >= self.width || y >= self.height || slice >= self.array_size || sample >= self.samples
-        {
-            return None;
-        }
-        let index = ((slice as u64 * self.height as u64 + y as u64) * self.width as u64 + x as u64)
-            * self.samples as u64
-            + sample as u64;
-        Some(index * self.format.element_bytes() as u64)
+    /// Byte offset of mip level `level`'s first texel (`level` up to `mips`: the last is the
+    /// texture's size).
+    pub fn level_offset(&self, level: u32) -> Option<u64> {
+        self.levels.get(level as usize).copied()
     }
 
-    /// A copy of the bytes of one texel (the first `element_bytes` of the array), or `None`
-    /// out of range.
+    /// The byte offset of texel (x, y) of `slice`, `sample` at mip level 0, or `None` when any
+    /// coordinate is out of range (`sample >= samples` included). `slice` is the layer, or the
+    /// depth slice of a 3D texture.
+    #[inline]
+    pub fn texel_offset(&self, x: u32, y: u32, slice: u32, sample: u32) -> Option<u64> {
+        self.texel_offset_at(0, x, y, slice, sample)
+    }
+
+    /// The byte offset of texel (x, y) of `slice` (the layer, or a 3D texture's depth slice),
+    /// `sample`, at mip level `level`, or `None` when any coordinate is out of range.
+    #[inline]
+    pub fn texel_offset_at(
+        &self,
+        level: u32,
+        x: u32,
+        y: u32,
+        slice: u32,
+        sample: u32,
+    ) -> Option<u64> {
+        let base = *self
+            .levels
+            .get(level as usize)
+            .filter(|_| level < self.shape.mips)?;
+        let [w, h, d] = self.shape.level_size(level);
+        let slices = if self.shape.dim == TextureDim::Tex3d {
+            d
+        } else {
+            self.shape.layers
+        };
+        if x >= w || y >= h || slice >= slices || sample >= self.shape.samples {
+            return None;
+        }
+        let index = ((slice as u64 * h as u64 + y as u64) * w as u64 + x as u64)
+            * self.shape.samples as u64
+            + sample as u64;
+        Some(base + index * self.format.element_bytes() as u64)
+    }
+
+    /// A copy of the bytes of one texel of mip level 0 (the first `element_bytes` of the
+    /// array), or `None` out of range.
     pub fn texel(&self, x: u32, y: u32, slice: u32, sample: u32) -> Option<[u8; 16]> {
-        let off = self.texel_offset(x, y, slice, sample)?;
+        self.texel_at(0, x, y, slice, sample)
+    }
+
+    /// A copy of the bytes of one texel of mip level `level`, or `None` out of range.
+    pub fn texel_at(
+        &self,
+        level: u32,
+        x: u32,
+        y: u32,
+        slice: u32,
+        sample: u32,
+    ) -> Option<[u8; 16]> {
+        let off = self.texel_offset_at(level, x, y, slice, sample)?;
         let mut b = [0u8; 16];
         self.data
             .read(off, &mut b[..self.format.element_bytes() as usize]);
         Some(b)
     }
 
-    /// Writes the bytes of one texel (`bytes` holds at least `element_bytes`); `false` (and
-    /// nothing written) out of range.
+    /// Writes the bytes of one texel of mip level 0 (`bytes` holds at least `element_bytes`);
+    /// `false` (and nothing written) out of range.
     pub fn set_texel(&self, x: u32, y: u32, slice: u32, sample: u32, bytes: &[u8]) -> bool {
         match self.texel_offset(x, y, slice, sample) {
             Some(off) => {
@@ -382,25 +587,31 @@ impl Texture {
         }
     }
 
-    /// What a load (`ld`, `ldms`, `ld_uav_typed`) of the texel returns: its decoding, or out of
-    /// range the decoding of an all-zero element (0 in the format's components, the defaults in
-    /// the rest). The texture has one mip level: a load of another level is the caller's
-    /// out-of-range case, as is a `slice` other than 0 of a non-array texture (pass 0).
+    /// What a load (`ld`, `ldms`, `ld_uav_typed`) of the texel at mip level 0 returns: its
+    /// decoding, or out of range the decoding of an all-zero element (0 in the format's
+    /// components, the defaults in the rest). A `slice` other than 0 of a texture that is not
+    /// an array (nor 3D) is the caller's out-of-range case (pass 0).
     pub fn load(&self, x: u32, y: u32, slice: u32, sample: u32) -> [u32; 4] {
-        let b = self.texel(x, y, slice, sample).unwrap_or([0; 16]);
+        self.load_at(0, x, y, slice, sample)
+    }
+
+    /// What a load of the texel at mip level `level` returns (see [`Texture::load`]); a level
+    /// at or past the mip count is out of range.
+    pub fn load_at(&self, level: u32, x: u32, y: u32, slice: u32, sample: u32) -> [u32; 4] {
+        let b = self.texel_at(level, x, y, slice, sample).unwrap_or([0; 16]);
         decode(self.format, &b)
     }
 
-    /// A typed store (`store_uav_typed`): `value` converted to the format and written; `false`
-    /// (nothing written) out of range.
+    /// A typed store (`store_uav_typed`) at mip level 0: `value` converted to the format and
+    /// written; `false` (nothing written) out of range.
     pub fn store(&self, x: u32, y: u32, slice: u32, sample: u32, value: [u32; 4]) -> bool {
         let mut b = [0u8; 16];
         encode(self.format, value, &mut b);
         self.set_texel(x, y, slice, sample, &b)
     }
 
-    /// The word of a texel of a 32-bit single-component format (R32_UINT, R32_SINT, R32_FLOAT),
-    /// for atomics; `None` out of range or for another format.
+    /// The word of a texel of mip level 0 of a 32-bit single-component format (R32_UINT,
+    /// R32_SINT, R32_FLOAT), for atomics; `None` out of range or for another format.
     pub fn atomic_word(&self, x: u32, y: u32, slice: u32) -> Option<&AtomicU32> {
         if self.format.element_bytes() != 4 || self.format.components().len() != 1 {
             return None;
@@ -686,6 +897,8 @@ impl Resource {
 pub struct Resources {
     srv: Vec<Option<Resource>>,
     uav: Vec<Option<Resource>>,
+    /// The `s#` slots (`None`: Direct3D's default state).
+    samplers: [Option<SamplerState>; SAMPLER_SLOTS],
     /// The `v#` values of every invocation of a vertex or pixel shader launch.
     input: Option<Buffer>,
     /// The `o#` values every invocation of a vertex or pixel shader launch writes.
@@ -706,6 +919,7 @@ impl Resources {
             output: None,
             srv: (0..SRV_SLOTS).map(|_| None).collect(),
             uav: (0..UAV_SLOTS).map(|_| None).collect(),
+            samplers: [None; SAMPLER_SLOTS],
         }
     }
 
@@ -727,6 +941,30 @@ impl Resources {
                 Ok(())
             }
             None => Err(ResourceError::Slot { slot, max }),
+        }
+    }
+
+    /// Binds `s{slot}` (replacing what was bound).
+    pub fn bind_sampler(&mut self, slot: u32, s: SamplerState) -> Result<(), ResourceError> {
+        match self.samplers.get_mut(slot as usize) {
+            Some(x) => {
+                *x = Some(s);
+                Ok(())
+            }
+            None => Err(ResourceError::Slot {
+                slot,
+                max: SAMPLER_SLOTS as u32,
+            }),
+        }
+    }
+
+    /// The state of `s{slot}`: what the trace binds there, or Direct3D's default state
+    /// ([`SamplerState::DEFAULT`]) for an unbound slot (or one past the last).
+    #[inline]
+    pub fn sampler(&self, slot: u32) -> &SamplerState {
+        match self.samplers.get(slot as usize) {
+            Some(Some(s)) => s,
+            _ => &SamplerState::DEFAULT,
         }
     }
 

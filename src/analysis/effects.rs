@@ -315,7 +315,7 @@ mod tests {
         let e = fx(add(false, true));
         assert_eq!((e.cc_writes, e.cc_reads), (0, FLAG_CF));
 
-        let e = fx(Iadd32i {
+        let e = fx(Iadd {
             d: Reg(1),
             sat: false,
             cc: true,
@@ -323,7 +323,8 @@ mod tests {
             po: false,
             neg_a: false,
             a: Reg(2),
-            imm: 1,
+            neg_b: false,
+            b: Src::Imm32(1),
         });
         assert_eq!((e.cc_writes, e.cc_reads), (FLAGS_ALL, FLAG_CF));
         fn s3<S>(src: S) -> Iadd3Src<S> {

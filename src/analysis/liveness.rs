@@ -19,7 +19,11 @@
 //! so a value overwritten inside it is never seen), and live into the entry block: a lane past
 //! the end of a partial warp never runs, so its registers keep their launch values (0) for a
 //! `SHFL` of the lanes that do.
+//!
+//! The work is linear in the program's size (see [`liveness`]): a wait's edges to every resume
+//! point of its kind go through one hub per kind ([`super::cfg`]), which gives the same sets.
 
+use super::cfg::{ix, plain_successors, Hubs, Order, Work, KINDS};
 use super::effects::never;
 use super::StateSet;
 use crate::ir::*;
@@ -43,6 +47,10 @@ pub struct Liveness {
 /// whichever entry of that kind is innermost when it waits resumes: an `SSY`'s target, a `CAL`'s
 /// return point). A thread that exits goes nowhere. Ids outside the program are dropped; the list
 /// has no duplicates.
+///
+/// Each call reads the whole program (the resume points) and a wait's list is as long as the
+/// program has resume points of its kind: this answers for one block (tests, tools). [`liveness`]
+/// takes the same edges through one hub per kind ([`super::cfg`]).
 pub fn thread_successors(p: &Program, b: BlockId) -> Vec<BlockId> {
     let term = &p.blocks[b as usize].term;
     let mut s = term.successors(p);
@@ -127,17 +135,28 @@ pub fn step_back(i: &Inst, live: &mut LiveSet) {
 }
 
 /// Computes per-thread liveness for every block of `p`.
+///
+/// Linear in the program's size: each block's instructions are summarised once (what it reads
+/// before writing, what it surely writes), the waits reach their resume points through one hub
+/// per region kind ([`super::cfg`]), and each block is then evaluated once plus once per change
+/// of what is live out of it (at most [`ITEMS`](super::cfg::ITEMS) times).
 pub fn liveness(p: &Program) -> Liveness {
+    liveness_counted(p).0
+}
+
+/// [`liveness`], and the work it did: instructions summarised, plus, per block evaluation, one
+/// and the edges it read, plus the waits queued when a hub changed. Tests compare it with the
+/// program's size to check that it stays linear.
+pub fn liveness_counted(p: &Program) -> (Liveness, u64) {
     let n = p.blocks.len();
-    let succs: Vec<Vec<BlockId>> = (0..n as BlockId).map(|b| thread_successors(p, b)).collect();
+    let hubs = Hubs::new(p);
+    let order = Order::new(p, &hubs);
     let mut preds: Vec<Vec<BlockId>> = vec![Vec::new(); n];
-    for (b, ss) in succs.iter().enumerate() {
-        for &s in ss {
-            preds[s as usize].push(b as BlockId);
+    for b in 0..n {
+        for s in plain_successors(p, b) {
+            preds[s].push(b as BlockId);
         }
     }
-    let mut live_in = vec![LiveSet::EMPTY; n];
-    let mut live_out = vec![LiveSet::EMPTY; n];
     // The registers other lanes may read by SHFL: live at every block end.
     let mut shuffled = LiveSet::EMPTY;
     for i in p.blocks.iter().flat_map(|b| &b.insts) {
@@ -147,29 +166,60 @@ pub fn liveness(p: &Program) -> Liveness {
             }
         }
     }
-    // Every block once, last first (a good order for a backward problem), then whatever changes.
-    let mut work: Vec<BlockId> = (0..n as BlockId).collect();
-    let mut queued = vec![true; n];
-    while let Some(b) = work.pop() {
-        let bi = b as usize;
-        queued[bi] = false;
-        let block = &p.blocks[bi];
+    // Each block's summary: what is live out of it whatever follows (its terminator's reads and
+    // the shuffled registers), what its body reads before writing (`gen`) and what it surely
+    // writes (`kill`): live in = gen | (live out - kill).
+    let mut base = Vec::with_capacity(n);
+    let mut gen = Vec::with_capacity(n);
+    let mut kill = Vec::with_capacity(n);
+    let mut work_done = 0u64;
+    for block in &p.blocks {
         let mut out = term_uses(&block.term);
         out.union_with(&shuffled);
-        for &s in &succs[bi] {
-            out.union_with(&live_in[s as usize]);
-        }
-        live_out[bi] = out;
-        let mut live = out;
+        base.push(out);
+        let (mut g, mut k) = (LiveSet::EMPTY, LiveSet::EMPTY);
         for i in block.insts.iter().rev() {
-            step_back(i, &mut live);
+            let (uses, kills) = inst_uses_kills(i);
+            g.subtract(&kills);
+            g.union_with(&uses);
+            k.union_with(&kills);
         }
-        if live != live_in[bi] {
-            live_in[bi] = live;
-            for &q in &preds[bi] {
-                if !queued[q as usize] {
-                    queued[q as usize] = true;
-                    work.push(q);
+        work_done += block.insts.len() as u64;
+        gen.push(g);
+        kill.push(k);
+    }
+    let mut live_in = vec![LiveSet::EMPTY; n];
+    let mut live_out = vec![LiveSet::EMPTY; n];
+    // Per kind, what is live into any of its resume points: live out of each of its waits.
+    let mut hub = [LiveSet::EMPTY; KINDS];
+    // Every block once, successors first, then whatever changes.
+    let mut work = Work::all(&order, false);
+    while let Some(b) = work.pop() {
+        let mut out = base[b];
+        work_done += 1;
+        for s in plain_successors(p, b) {
+            out.union_with(&live_in[s]);
+            work_done += 1;
+        }
+        if let Terminator::Wait { region, .. } = p.blocks[b].term {
+            out.union_with(&hub[ix(region)]);
+            work_done += 1;
+        }
+        live_out[b] = out;
+        let mut live = out;
+        live.subtract(&kill[b]);
+        live.union_with(&gen[b]);
+        if live != live_in[b] {
+            live_in[b] = live;
+            for &q in &preds[b] {
+                work.push(q as usize);
+            }
+            for k in hubs.kinds_resuming_at(b) {
+                if hub[k].union_with(&live) {
+                    work_done += hubs.waits[k].len() as u64;
+                    for &w in &hubs.waits[k] {
+                        work.push(w as usize);
+                    }
                 }
             }
         }
@@ -179,7 +229,7 @@ pub fn liveness(p: &Program) -> Liveness {
     if let Some(entry) = live_in.first_mut() {
         entry.union_with(&shuffled);
     }
-    Liveness { live_in, live_out }
+    (Liveness { live_in, live_out }, work_done)
 }
 
 impl Liveness {

@@ -12,10 +12,13 @@
 //!
 //! All three describe the per-thread architectural state with one set type, [`StateSet`].
 
+pub mod cfg;
 pub mod effects;
 pub mod liveness;
 pub mod uniformity;
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod testutil;
 

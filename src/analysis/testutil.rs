@@ -22,7 +22,8 @@ pub fn guarded(p: Pred, neg: bool, op: impl Into<Op>) -> Inst {
     }
 }
 
-/// A program from blocks (pcs filled in from positions).
+/// A program from blocks (pcs filled in from positions), on which the analyses agree with
+/// their reference versions ([`super::reference::assert_agree`]).
 pub fn prog(blocks: Vec<Block>) -> Program {
     let mut blocks = blocks;
     let mut pc = 8;
@@ -34,14 +35,19 @@ pub fn prog(blocks: Vec<Block>) -> Program {
         }
         pc += 8;
     }
-    Program {
+    let p = Program {
         isa: Isa::Sass,
         blocks,
         registers: 255,
         interface: Interface::default(),
         lines: Vec::new(),
+        entry_reads: Default::default(),
         jump_tables: Vec::new(),
-    }
+    };
+    // Every hand-made program of the tests also checks the linear analyses against the
+    // reference ones.
+    super::reference::assert_agree(&p);
+    p
 }
 
 /// A block.
@@ -142,7 +148,11 @@ pub fn mov(d: u8, b: Src) -> Op {
 
 /// `MOV32I Rd, imm`.
 pub fn movi(d: u8, imm: u32) -> Op {
-    Mov32i { d: Reg(d), imm }.into()
+    Mov {
+        d: Reg(d),
+        b: Src::Imm32(imm),
+    }
+    .into()
 }
 
 /// `S2R Rd, sr`.

@@ -74,8 +74,8 @@
 //! uses uniformity (of branch conditions); both are iterated together from the optimistic start
 //! until neither changes.
 
+use super::cfg::{ix, Hubs, Order, Work, KINDS};
 use super::effects::never;
-use super::liveness::resume_points;
 use super::{StateSet, FLAG_OF};
 use crate::ir::*;
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
@@ -96,10 +96,12 @@ pub struct Uniformity {
     cond_uniform: Vec<bool>,
     /// Whether an entry of each region kind is surely on the stack when each block runs.
     pending: Vec<[bool; KINDS]>,
+    /// Whether the cut-off [`MAX_EVALS`] took some block's entry as nothing uniform.
+    widened: bool,
 }
 
 /// Whether a lane condition evaluates the same in every active lane, given the uniform items.
-fn cond_is_uniform(c: Cond, u: &UniformSet) -> bool {
+pub(super) fn cond_is_uniform(c: Cond, u: &UniformSet) -> bool {
     if never(c.guard) {
         return true;
     }
@@ -170,23 +172,10 @@ pub fn step_forward(i: &Inst, u: &mut UniformSet, converged: bool) {
     }
 }
 
-/// The number of region kinds.
-const KINDS: usize = Region::ALL.len();
-
-/// The index of a region kind in a `[bool; KINDS]`.
-fn ix(r: Region) -> usize {
-    match r {
-        Region::Sync => 0,
-        Region::Break => 1,
-        Region::Continue => 2,
-        Region::Call => 3,
-    }
-}
-
-/// Thread edges for uniformity: successors without a push's edge to where its entry resumes
-/// (a call keeps its edge to the callee), plus each wait → the resume point of every push of its
-/// region kind.
-fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; KINDS]) -> Vec<BlockId> {
+/// Where a thread may go from block `b` for uniformity (without the hub edges): a push's edge to
+/// where its entry resumes is left out (a call keeps its edge to the callee), a wait goes to its
+/// next block (and, through its kind's hub, to every resume point of the kind).
+fn plain_edges(p: &Program, b: usize) -> Vec<BlockId> {
     let mut s = match p.blocks[b].term {
         Terminator::Push {
             region,
@@ -194,9 +183,7 @@ fn thread_edges(p: &Program, b: usize, targets: &[Vec<BlockId>; KINDS]) -> Vec<B
             next,
             ..
         } => vec![region.resumes_at(target, next).0],
-        Terminator::Wait { region, next, .. } => std::iter::once(next)
-            .chain(targets[ix(region)].iter().copied())
-            .collect(),
+        Terminator::Wait { next, .. } => vec![next],
         ref t => t.successors(p),
     };
     s.retain(|&t| (t as usize) < p.blocks.len());
@@ -223,15 +210,18 @@ fn warp_mask_edges(p: &Program, t: &Terminator, pending: [bool; KINDS]) -> Vec<B
 }
 
 /// The must-analysis "an entry of region kind k is on the reconvergence stack" at each block's
-/// entry, for every kind.
-fn entries_pending(p: &Program) -> Vec<[bool; KINDS]> {
+/// entry, for every kind, and the edges it followed (each block's value changes at most
+/// `KINDS + 1` times).
+fn entries_pending(p: &Program, order: &Order) -> (Vec<[bool; KINDS]>, u64) {
     let n = p.blocks.len();
     let mut pend: Vec<Option<[bool; KINDS]>> = vec![None; n];
     if n == 0 {
-        return vec![];
+        return (vec![], 0);
     }
+    let mut followed = 0u64;
     pend[0] = Some([false; KINDS]);
-    let mut work = vec![0usize];
+    let mut work = Work::new(order, true);
+    work.push(0);
     while let Some(b) = work.pop() {
         let Some(v) = pend[b] else { continue };
         let edges: Vec<(BlockId, [bool; KINDS])> = match p.blocks[b].term {
@@ -249,6 +239,7 @@ fn entries_pending(p: &Program) -> Vec<[bool; KINDS]> {
             ref t => t.successors(p).into_iter().map(|s| (s, v)).collect(),
         };
         for (s, val) in edges {
+            followed += 1;
             let Some(slot) = pend.get_mut(s as usize) else {
                 continue;
             };
@@ -262,60 +253,171 @@ fn entries_pending(p: &Program) -> Vec<[bool; KINDS]> {
             }
         }
     }
-    pend.into_iter()
+    let pend = pend
+        .into_iter()
         .map(|v| v.unwrap_or([false; KINDS]))
-        .collect()
-}
-
-/// Forward uniformity for a given set of non-converged blocks: (entry, exit) states, `None`
-/// where no thread arrives.
-#[allow(clippy::type_complexity)]
-fn forward(
-    p: &Program,
-    edges: &[Vec<BlockId>],
-    div: &[bool],
-) -> (Vec<Option<UniformSet>>, Vec<Option<UniformSet>>) {
-    let n = p.blocks.len();
-    let mut entry: Vec<Option<UniformSet>> = vec![None; n];
-    let mut exit: Vec<Option<UniformSet>> = vec![None; n];
-    if n == 0 {
-        return (entry, exit);
-    }
-    entry[0] = Some(UniformSet::FULL);
-    let mut work = vec![0usize];
-    let mut queued = vec![false; n];
-    queued[0] = true;
-    while let Some(b) = work.pop() {
-        queued[b] = false;
-        let Some(mut u) = entry[b] else { continue };
-        for i in &p.blocks[b].insts {
-            step_forward(i, &mut u, !div[b]);
-        }
-        exit[b] = Some(u);
-        for &s in &edges[b] {
-            let s = s as usize;
-            let changed = match &mut entry[s] {
-                None => {
-                    entry[s] = Some(u);
-                    true
-                }
-                Some(e) => e.intersect_with(&u),
-            };
-            if changed && !queued[s] {
-                queued[s] = true;
-                work.push(s);
-            }
-        }
-    }
-    (entry, exit)
+        .collect();
+    (pend, followed)
 }
 
 /// Computes uniformity and convergence for every block of `p` (see the module docs).
 pub fn uniformity(p: &Program) -> Uniformity {
+    uniformity_counted(p).0
+}
+
+/// The state of the combined fixed point of [`uniformity_counted`].
+struct Solver<'a> {
+    p: &'a Program,
+    hubs: &'a Hubs,
+    pending: &'a [[bool; KINDS]],
+    /// Uniform at each block's entry; `None` where no thread arrives (yet).
+    entry: Vec<Option<UniformSet>>,
+    /// Uniform at each block's end, once evaluated.
+    exit: Vec<Option<UniformSet>>,
+    /// Per kind, what is uniform at the end of every wait of the kind that threads reach: what
+    /// the hub passes to the kind's resume points.
+    hub: [Option<UniformSet>; KINDS],
+    /// Blocks that may run with live lanes inactive.
+    div: Vec<bool>,
+    /// Whether a wait may take its lanes past other entries (see [`uniformity_counted`]).
+    waits_past: bool,
+    /// Whether any block is divergent yet.
+    any_div: bool,
+    /// The work done: instructions stepped, edges followed, blocks marked divergent.
+    work: u64,
+    /// Evaluations of each block so far.
+    evals: Vec<u32>,
+    /// Whether a block's entry was widened to nothing uniform ([`MAX_EVALS`]).
+    widened: bool,
+}
+
+/// Evaluations of one block after which its entry is taken as nothing uniform (the answer
+/// stays sound: fewer items uniform, which only costs the JIT some speed). Each evaluation
+/// after the first follows a loss at its entry or its becoming divergent, so a block reaches
+/// this only in a loop that loses one item per pass around it, such as a chain of register
+/// moves written against the loop's order (a loop of 10^5 blocks moving a value through 239
+/// registers took 239 passes: 11 s); real programs take a few passes. With the cut-off every
+/// block is evaluated at most `MAX_EVALS + 2` times.
+pub const MAX_EVALS: u32 = 12;
+
+impl Solver<'_> {
+    /// Meets `u` into the entry of block `s`; queues `s` if that changed it.
+    fn meet_into(&mut self, s: usize, u: &UniformSet, work: &mut Work) {
+        self.work += 1;
+        let changed = match &mut self.entry[s] {
+            None => {
+                self.entry[s] = Some(*u);
+                true
+            }
+            Some(e) => e.intersect_with(u),
+        };
+        if changed {
+            work.push(s);
+        }
+    }
+
+    /// Marks block `b` divergent, with every block its mask reaches (see the module docs), and
+    /// queues them: their writes are no longer uniform.
+    fn diverge(&mut self, b: usize, work: &mut Work) {
+        let n = self.p.blocks.len();
+        let mut stack = vec![b];
+        while let Some(b) = stack.pop() {
+            self.work += 1;
+            if b >= n || self.div[b] {
+                continue;
+            }
+            self.div[b] = true;
+            work.push(b);
+            for s in warp_mask_edges(self.p, &self.p.blocks[b].term, self.pending[b]) {
+                stack.push(s as usize);
+            }
+            if self.waits_past && !self.any_div {
+                // The first divergent block: every entry may now resume without lanes that
+                // were active at its push.
+                for t in self.hubs.resume.iter().flatten() {
+                    stack.push(*t as usize);
+                }
+            }
+            self.any_div = true;
+        }
+    }
+
+    /// Evaluates block `b`: its exit from its entry, passed on to its successors (and its hub),
+    /// and the divergence its terminator causes.
+    fn eval(&mut self, b: usize, work: &mut Work) {
+        self.evals[b] += 1;
+        if self.evals[b] > MAX_EVALS && self.entry[b].is_some_and(|e| !e.is_empty()) {
+            self.entry[b] = Some(UniformSet::EMPTY);
+            self.widened = true;
+        }
+        let Some(mut u) = self.entry[b] else { return };
+        let block = &self.p.blocks[b];
+        self.work += 1 + block.insts.len() as u64;
+        for i in &block.insts {
+            step_forward(i, &mut u, !self.div[b]);
+        }
+        if self.exit[b] != Some(u) {
+            self.exit[b] = Some(u);
+            for s in plain_edges(self.p, b) {
+                self.meet_into(s as usize, &u, work);
+            }
+            if let Terminator::Wait { region, .. } = block.term {
+                let k = ix(region);
+                let changed = match &mut self.hub[k] {
+                    None => {
+                        self.hub[k] = Some(u);
+                        true
+                    }
+                    Some(h) => h.intersect_with(&u),
+                };
+                if changed {
+                    let h = self.hub[k].unwrap_or(UniformSet::FULL);
+                    for i in 0..self.hubs.resume[k].len() {
+                        let t = self.hubs.resume[k][i] as usize;
+                        self.meet_into(t, &h, work);
+                    }
+                }
+            }
+        }
+        let seeds: [Option<BlockId>; 2] = match block.term {
+            Terminator::Branch {
+                cond,
+                taken,
+                fallthrough,
+                ..
+            } if !cond_is_uniform(cond, &u) => [Some(taken), Some(fallthrough)],
+            Terminator::Wait { cond, next, .. } if !cond_is_uniform(cond, &u) => [Some(next), None],
+            _ => [None, None],
+        };
+        for s in seeds.into_iter().flatten() {
+            self.diverge(s as usize, work);
+        }
+        if let Terminator::Brx { cond, reg, .. } = block.term {
+            if !cond_is_uniform(cond, &u) || !(reg.is_rz() || u.has_reg(reg)) {
+                for s in block.term.successors(self.p) {
+                    self.diverge(s as usize, work);
+                }
+            }
+        }
+    }
+}
+
+/// [`uniformity`], and the work it did: per block evaluation, one and the instructions stepped,
+/// plus the edges followed (hubs included) and the blocks visited marking divergence. Tests
+/// compare it with the program's size to check that it stays linear.
+///
+/// Uniformity and convergence are solved together, in one work list: a block is evaluated when
+/// its entry loses a uniform item or it becomes divergent, and an evaluation that finds its
+/// terminator's condition not uniform marks blocks divergent (and queues them). Both only move
+/// one way from the optimistic start, so this reaches the fixed point that solving each in turn
+/// until neither changes reaches; a block evaluated more than [`MAX_EVALS`] times has its entry
+/// taken as nothing uniform (see [`Uniformity::widened`]), so each is evaluated at most
+/// `MAX_EVALS + 2` times.
+pub fn uniformity_counted(p: &Program) -> (Uniformity, u64) {
     let n = p.blocks.len();
-    let targets = Region::ALL.map(|r| resume_points(p, r));
-    let edges: Vec<Vec<BlockId>> = (0..n).map(|b| thread_edges(p, b, &targets)).collect();
-    let pending = entries_pending(p);
+    let hubs = Hubs::new(p);
+    let order = Order::new(p, &hubs);
+    let (pending, followed) = entries_pending(p, &order);
     // A BRK, CONT or RET takes its lanes out of the entries above the one it waits at, so with
     // one in the program a push's entry may resume without lanes that were active at the push.
     // So may a SYNC once the program has a CAL: a call entry can sit above an SSY entry (a SYNC
@@ -332,59 +434,30 @@ pub fn uniformity(p: &Program) -> Uniformity {
             }
         )
     });
-    let mut div = vec![false; n];
-    let (entry, exit) = loop {
-        let (entry, exit) = forward(p, &edges, &div);
-        // Divergence only grows: start from the previous set, add this round's seeds, close.
-        let mut new = div.clone();
-        let mut work: Vec<usize> = (0..n).filter(|&b| new[b]).collect();
-        for (block, u) in p.blocks.iter().zip(&exit) {
-            let Some(u) = u else { continue };
-            let seeds: Vec<BlockId> = match block.term {
-                Terminator::Branch {
-                    cond,
-                    taken,
-                    fallthrough,
-                    ..
-                } if !cond_is_uniform(cond, u) => {
-                    vec![taken, fallthrough]
-                }
-                Terminator::Wait { cond, next, .. } if !cond_is_uniform(cond, u) => vec![next],
-                Terminator::Brx { cond, reg, .. }
-                    if !cond_is_uniform(cond, u) || !(reg.is_rz() || u.has_reg(reg)) =>
-                {
-                    block.term.successors(p)
-                }
-                _ => vec![],
-            };
-            for s in seeds {
-                if (s as usize) < n && !new[s as usize] {
-                    new[s as usize] = true;
-                    work.push(s as usize);
-                }
-            }
-        }
-        if waits_past && new.iter().any(|&d| d) {
-            for t in targets.iter().flatten() {
-                if (*t as usize) < n && !new[*t as usize] {
-                    new[*t as usize] = true;
-                    work.push(*t as usize);
-                }
-            }
-        }
-        while let Some(b) = work.pop() {
-            for s in warp_mask_edges(p, &p.blocks[b].term, pending[b]) {
-                if (s as usize) < n && !new[s as usize] {
-                    new[s as usize] = true;
-                    work.push(s as usize);
-                }
-            }
-        }
-        if new == div {
-            break (entry, exit);
-        }
-        div = new;
+    let mut s = Solver {
+        p,
+        hubs: &hubs,
+        pending: &pending,
+        entry: vec![None; n],
+        exit: vec![None; n],
+        hub: [None; KINDS],
+        div: vec![false; n],
+        waits_past,
+        any_div: false,
+        work: followed,
+        evals: vec![0; n],
+        widened: false,
     };
+    let mut work = Work::new(&order, true);
+    if n > 0 {
+        s.entry[0] = Some(UniformSet::FULL);
+        work.push(0);
+    }
+    while let Some(b) = work.pop() {
+        s.eval(b, &mut work);
+    }
+    let work_done = s.work;
+    let (entry, exit, div, widened) = (s.entry, s.exit, s.div, s.widened);
     let mut after = Vec::with_capacity(n);
     let mut cond_uniform = Vec::with_capacity(n);
     for b in 0..n {
@@ -413,13 +486,15 @@ pub fn uniformity(p: &Program) -> Uniformity {
         };
         cond_uniform.push(c);
     }
-    Uniformity {
+    let u = Uniformity {
         entry,
         after,
         converged: div.iter().map(|d| !d).collect(),
         cond_uniform,
         pending,
-    }
+        widened,
+    };
+    (u, work_done)
 }
 
 impl Uniformity {
@@ -477,6 +552,13 @@ impl Uniformity {
     /// Whether block `b` always runs with every live (not exited) lane of the warp active.
     pub fn is_converged(&self, b: BlockId) -> bool {
         self.converged[b as usize]
+    }
+
+    /// Whether the cut-off [`MAX_EVALS`] took some block's entry as nothing uniform: then the
+    /// answers are sound but may report fewer items uniform (and fewer blocks converged) than
+    /// the fixed point would.
+    pub fn widened(&self) -> bool {
+        self.widened
     }
 
     /// Whether an entry of kind `region` (for [`Region::Sync`], an SSY entry) is surely on the

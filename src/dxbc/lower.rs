@@ -20,6 +20,7 @@
 
 use super::ast::{self, Components, Decl, Index, Modifier, Opcode, OperandValue, RegFile, Test};
 use crate::ir::*;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// An error in a program the lowering cannot run: which statement, and why.
@@ -57,6 +58,11 @@ const SCRATCH_SPILLED: u32 = 48;
 const SYSVALS: u32 = 11;
 /// The predicate conditions are computed into.
 const P_COND: Pred = Pred(0);
+/// A pixel shader's predicate of the lanes that are pixels (not helpers of their quad, not
+/// discarded): their outputs and UAV accesses take effect.
+const P_LIVE: Pred = Pred(1);
+/// A predicate for combining a condition with [`P_LIVE`].
+const P_TMP: Pred = Pred(2);
 
 /// How an instruction reads an operand's modifiers.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -85,7 +91,47 @@ enum Frame {
         selector: Src,
         /// Case values (`None` for `default`) and their bodies, in order.
         cases: Vec<(Option<u32>, BlockId)>,
+        /// The case values so far, to refuse a repeated one without a search per case.
+        seen: std::collections::HashSet<Option<u32>>,
     },
+}
+
+/// The enclosing control structures, innermost last, with how many are loops and switches (so
+/// that `break` and `continue` find an enclosing one without a search per instruction).
+#[derive(Default)]
+struct Frames {
+    stack: Vec<Frame>,
+    loops: usize,
+    switches: usize,
+}
+
+impl Frames {
+    fn push(&mut self, f: Frame) {
+        match f {
+            Frame::Loop { .. } => self.loops += 1,
+            Frame::Switch { .. } => self.switches += 1,
+            Frame::If { .. } => {}
+        }
+        self.stack.push(f);
+    }
+
+    fn pop(&mut self) -> Option<Frame> {
+        let f = self.stack.pop()?;
+        match f {
+            Frame::Loop { .. } => self.loops -= 1,
+            Frame::Switch { .. } => self.switches -= 1,
+            Frame::If { .. } => {}
+        }
+        Some(f)
+    }
+
+    fn last(&self) -> Option<&Frame> {
+        self.stack.last()
+    }
+
+    fn last_mut(&mut self) -> Option<&mut Frame> {
+        self.stack.last_mut()
+    }
 }
 
 struct Lower<'a> {
@@ -93,19 +139,25 @@ struct Lower<'a> {
     views: Vec<ViewDecl>,
     /// `g#` slot, its range in shared memory and its stride (0: raw).
     tgsm: Vec<(u32, View, u32)>,
-    /// `x#` arrays: register number, and their region of shared memory (16 bytes an element).
-    xtemps: Vec<(u32, View)>,
+    /// What an instruction looks declarations up by (the first declaration of a slot, as a
+    /// search of the lists gave, found without one per instruction: a program may hold 10^5
+    /// declarations): a `t#`/`u#` view's kind, a `g#` slot's place in `tgsm`, an `x#` array
+    /// (by register number: its region of shared memory, 16 bytes an element), a constant
+    /// buffer's size.
+    view_kinds: HashMap<View, ViewKind>,
+    tgsm_at: HashMap<u32, usize>,
+    xtemp_views: HashMap<u32, View>,
+    /// Constant buffers: size in 16-byte entries by slot.
+    cb_sizes: HashMap<u32, u32>,
     /// Stores of the current instruction's `x#` destination, emitted once its results are in
     /// the scratch registers [`Lower::dests`] handed out.
     xstores: Vec<StBuf>,
     /// The immediate constant buffer, four words an entry.
     icb: Option<std::sync::Arc<[u32]>>,
-    /// Declared constant buffers: slot and size in 16-byte entries.
-    cbs: Vec<(u32, u32)>,
     blocks: Vec<Block>,
     /// The open block, if any (None right after a terminator until the next block starts).
     cur: Option<BlockId>,
-    frames: Vec<Frame>,
+    frames: Frames,
     temps: u32,
     /// The temps held in registers (`r0` to `r{reg_temps-1}`); the others are in `spill`.
     reg_temps: u32,
@@ -197,6 +249,11 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
         });
         *n += 1;
     }
+    // A pixel shader's hidden input slot tells a pixel from a helper invocation of its quad.
+    let live = (stage == ast::Stage::Pixel).then(|| {
+        inputs += 1;
+        inputs - 1
+    });
     let compute = stage == ast::Stage::Compute;
     if compute && thread_group.is_none() {
         return Err(LowerError {
@@ -257,26 +314,37 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
     let io_base = sysval_base + SYSVALS;
     // A geometry shader's emit counter follows its outputs.
     let scratch_base = io_base + 4 * in_regs + 4 * outputs + u32::from(geometry);
+    let mut view_kinds = HashMap::new();
+    for v in &views {
+        view_kinds.entry(v.view).or_insert(v.kind);
+    }
+    let mut tgsm_at = HashMap::new();
+    for (i, t) in tgsm.iter().enumerate() {
+        tgsm_at.entry(t.0).or_insert(i);
+    }
+    let mut cb_sizes = HashMap::new();
+    for d in prog.decls() {
+        if let Decl::ConstantBuffer { slot, size, .. } = *d {
+            cb_sizes.entry(slot).or_insert(size);
+        }
+    }
+    let xtemp_views = xtemps.iter().copied().collect();
     let mut l = Lower {
         prog,
         views,
         tgsm,
-        xtemps,
+        view_kinds,
+        tgsm_at,
+        xtemp_views,
+        cb_sizes,
         xstores: Vec::new(),
         icb: prog.decls().find_map(|d| match d {
             Decl::ImmediateConstantBuffer(v) => Some(v.iter().flatten().copied().collect()),
             _ => None,
         }),
-        cbs: prog
-            .decls()
-            .filter_map(|d| match *d {
-                Decl::ConstantBuffer { slot, size, .. } => Some((slot, size)),
-                _ => None,
-            })
-            .collect(),
         blocks: Vec::new(),
         cur: None,
-        frames: Vec::new(),
+        frames: Frames::default(),
         temps,
         reg_temps,
         spill,
@@ -287,6 +355,7 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             outputs,
             vertices_in: gs.map_or(1, |g| g.0),
             vertices_out: gs.map_or(1, |g| g.1),
+            live,
         }),
         in_regs,
         named_io: named_io.clone(),
@@ -354,10 +423,71 @@ pub fn lower(prog: &ast::Program, locs: &[(u32, u32)]) -> Result<Program, LowerE
             views: l.views,
             invocations: l.io,
             named_io: l.named_io,
+            samplers: prog
+                .decls()
+                .filter_map(|d| match *d {
+                    Decl::Sampler { slot, mode } if slot < 16 => Some(SamplerDecl {
+                        slot: slot as u8,
+                        comparison: mode == ast::SamplerMode::Comparison,
+                    }),
+                    _ => None,
+                })
+                .collect(),
+            pixel_inputs: if stage == ast::Stage::Pixel {
+                pixel_inputs(prog)
+            } else {
+                Vec::new()
+            },
         },
         lines,
+        entry_reads: Default::default(),
         jump_tables: Vec::new(),
     })
+}
+
+/// A pixel shader's `v#` declarations: how each register is interpolated, and which holds
+/// `SV_Position`.
+fn pixel_inputs(prog: &ast::Program) -> Vec<PixelInput> {
+    let mut out: Vec<PixelInput> = Vec::new();
+    for d in prog.decls() {
+        let Decl::Input {
+            interpolation,
+            reg,
+            sv,
+            ..
+        } = d
+        else {
+            continue;
+        };
+        let OperandValue::Reg {
+            file: RegFile::Input,
+            indices,
+        } = &reg.value
+        else {
+            continue;
+        };
+        let Some(Index::Imm(r)) = indices.first() else {
+            continue;
+        };
+        // position, clip and cull distances are interpolated floats; the other system values
+        // (render target and viewport index, ids, is_front_face, sampleIndex) are integers.
+        let sv = sv.map(|(_, v)| v.0);
+        let position = sv == Some(1);
+        let constant = *interpolation == ast::Interpolation::Constant
+            || sv.is_some_and(|v| (4..=10).contains(&v));
+        match out.iter_mut().find(|p| p.reg == *r) {
+            Some(p) => {
+                p.constant |= constant;
+                p.position |= position;
+            }
+            None => out.push(PixelInput {
+                reg: *r,
+                constant,
+                position,
+            }),
+        }
+    }
+    out
 }
 
 /// A geometry shader's input vertices per invocation (from `dcl_inputprimitive`, else the
@@ -436,6 +566,7 @@ fn indexable_temps(
     spilled: u32,
 ) -> Result<MemoryTemps, LowerError> {
     let mut out = Vec::new();
+    let mut declared = HashSet::new();
     let mut next = if spilled > 0
         || prog
             .decls()
@@ -451,7 +582,7 @@ fn indexable_temps(
         };
         let per_thread = 16 * size as u64;
         let end = next + per_thread * threads;
-        if end > MAX_SHARED || out.iter().any(|&(r, _)| r == reg) {
+        if end > MAX_SHARED || !declared.insert(reg) {
             return Err(LowerError {
                 stmt: Some(i),
                 message: if end > MAX_SHARED {
@@ -513,12 +644,18 @@ fn declared_views(prog: &ast::Program) -> (Vec<ViewDecl>, Vec<(u32, View, u32)>,
         let (uav, slot, kind) = match *d {
             Decl::Resource {
                 slot, dim, samples, ..
-            } => (false, slot, view_kind(dim, samples)),
+            } => match view_kind(dim, samples) {
+                Some(k) => (false, slot, k),
+                None => continue,
+            },
             Decl::ResourceRaw { slot } => (false, slot, ViewKind::Raw),
             Decl::ResourceStructured { slot, stride } => {
                 (false, slot, ViewKind::Structured(stride))
             }
-            Decl::UavTyped { slot, dim, .. } => (true, slot, view_kind(dim, 0)),
+            Decl::UavTyped { slot, dim, .. } => match view_kind(dim, 0) {
+                Some(k) => (true, slot, k),
+                None => continue,
+            },
             Decl::UavRaw { slot, .. } => (true, slot, ViewKind::Raw),
             Decl::UavStructured { slot, stride, .. } => (true, slot, ViewKind::Structured(stride)),
             Decl::TgsmRaw { slot, bytes } => {
@@ -843,6 +980,56 @@ impl Lower<'_> {
                 comp: [0, 1, 2, 3],
             });
         }
+        if let Some(live) = io.live {
+            // A pixel (not a helper of its quad) has a non-zero word 0 in the hidden slot.
+            self.emit(Isetp {
+                cmp: Cmp::Ne,
+                unsigned: true,
+                x: false,
+                bop: BoolOp::And,
+                p: P_LIVE,
+                q: Pred::PT,
+                a: Reg((self.io_base + 4 * live) as u8),
+                b: Src::Imm(0),
+                c: PredSrc::TRUE,
+            });
+        }
+    }
+
+    /// The guard of what only a pixel shader's live lanes do (their outputs, UAV accesses),
+    /// combined with `guard`: `guard` itself in the other stages.
+    fn live_guard(&mut self, guard: Guard) -> Guard {
+        if self.io.is_none_or(|io| io.live.is_none()) {
+            return guard;
+        }
+        let live = PredSrc {
+            pred: P_LIVE,
+            neg: false,
+        };
+        if guard.is_always() {
+            return Guard(live);
+        }
+        self.emit(Psetp {
+            bop1: BoolOp::And,
+            bop2: BoolOp::And,
+            p: P_TMP,
+            q: Pred::PT,
+            a: guard.0,
+            b: live,
+            c: PredSrc::TRUE,
+        });
+        Guard(PredSrc {
+            pred: P_TMP,
+            neg: false,
+        })
+    }
+
+    /// Emits an op with a side effect outside the invocation (a UAV store or atomic): in a
+    /// pixel shader only for its live lanes (Direct3D ignores helpers' and discarded pixels'
+    /// UAV accesses).
+    fn emit_effect(&mut self, op: impl Into<Op>) {
+        let g = self.live_guard(Guard::ALWAYS);
+        self.emit_guarded(g, op);
     }
 
     /// A vertex or pixel shader's end: the lanes `guard` lets through write their `o#`
@@ -854,6 +1041,7 @@ impl Lower<'_> {
             return;
         }
         let inv = self.invocation();
+        let guard = self.live_guard(guard);
         for i in 0..io.outputs {
             let base = self.io_base + 4 * (self.in_regs + i);
             self.emit_guarded(
@@ -1180,7 +1368,7 @@ impl Lower<'_> {
         let Some(&Index::Imm(reg)) = indices.first() else {
             return Err(self.err("an indexable temp x# needs a literal register number"));
         };
-        let Some(&(_, view)) = self.xtemps.iter().find(|x| x.0 == reg) else {
+        let Some(&view) = self.xtemp_views.get(&reg) else {
             return Err(self.err(format!("x{reg} is not declared (dcl_indexableTemp)")));
         };
         let index = match indices.get(1) {
@@ -1236,7 +1424,7 @@ impl Lower<'_> {
         n: u32,
         k: u8,
     ) -> Result<Reg, LowerError> {
-        let Some(&(_, size)) = self.cbs.iter().find(|c| c.0 == slot) else {
+        let Some(&size) = self.cb_sizes.get(&slot) else {
             return Err(self.err(format!("cb{slot} is not declared")));
         };
         let i = self.src(op, 0, Ty::Int)?;
@@ -1636,12 +1824,12 @@ impl Lower<'_> {
                 } else {
                     View::Uav(slot as u8)
                 };
-                self.views
-                    .iter()
-                    .find(|v| v.view == want && slot < 128)
-                    .map(|v| (v.view, v.kind))
+                self.view_kinds
+                    .get(&want)
+                    .filter(|_| slot < 128)
+                    .map(|&kind| (want, kind))
             }
-            RegFile::Tgsm => self.tgsm.iter().find(|t| t.0 == slot).map(|t| {
+            RegFile::Tgsm => self.tgsm_at.get(&slot).map(|&i| &self.tgsm[i]).map(|t| {
                 (
                     t.1,
                     if t.2 == 0 {
@@ -1744,7 +1932,7 @@ impl Lower<'_> {
                 *slot = self.src(value, c as u8, Ty::Int)?;
             }
         }
-        self.emit(StBuf {
+        self.emit_effect(StBuf {
             view,
             stride,
             index,
@@ -1763,21 +1951,19 @@ impl Lower<'_> {
         }
         let res = &inst.operands[2];
         let (view, kind) = self.view(res)?;
-        let (is_buffer, ms) = match kind {
-            ViewKind::TypedBuffer => (true, false),
+        let (is_buffer, dim) = match kind {
+            ViewKind::TypedBuffer => (true, None),
             ViewKind::Texture {
-                dim: TextureKind::Tex2d | TextureKind::Tex2dArray,
+                dim: TextureKind::Cube | TextureKind::CubeArray,
                 ..
-            } => (false, false),
-            ViewKind::Texture {
-                dim: TextureKind::Tex2dMs | TextureKind::Tex2dMsArray,
-                ..
-            } => (false, true),
-            // 1D, 3D and cube textures cannot be bound by a trace: such a view reads as unbound.
-            ViewKind::Texture {
-                dim: TextureKind::Other,
-                ..
-            } => (false, false),
+            } => {
+                return Err(self.err(format!(
+                    "`{}` cannot read a cube texture (Direct3D's `ld` reads every texture but \
+                     cubes: sample it, or view it as a 2D array)",
+                    inst.opcode.text()
+                )))
+            }
+            ViewKind::Texture { dim, .. } => (false, Some(dim)),
             ViewKind::Structured(_) | ViewKind::Raw => {
                 return Err(self.err(format!(
                     "`{}` needs a texture or typed buffer",
@@ -1785,6 +1971,7 @@ impl Lower<'_> {
                 )))
             }
         };
+        let ms = dim.is_some_and(TextureKind::is_multisample);
         if ms != (inst.opcode == Opcode::LdMs) {
             return Err(self.err(if ms {
                 "a multisampled texture is read with `ldms`"
@@ -1794,8 +1981,17 @@ impl Lower<'_> {
         }
         let addr = &inst.operands[1];
         let x = self.src(addr, 0, Ty::Int)?;
-        let y = self.src(addr, 1, Ty::Int)?;
-        let slice = self.src(addr, 2, Ty::Int)?;
+        // The address's components by dimension: 1D (x), 1D array (x, slice), 2D (x, y), 2D
+        // array and multisample array (x, y, slice), 3D (x, y, z, held in `slice`); `.w` is the
+        // mip level of every texture but multisample ones (and `ld_uav_typed`'s, which has none).
+        let (y, slice) = match dim {
+            None | Some(TextureKind::Tex1d) => (Src::Imm(0), Src::Imm(0)),
+            Some(TextureKind::Tex1dArray) => (Src::Imm(0), self.src(addr, 1, Ty::Int)?),
+            Some(TextureKind::Tex2d | TextureKind::Tex2dMs) => {
+                (self.src(addr, 1, Ty::Int)?, Src::Imm(0))
+            }
+            Some(_) => (self.src(addr, 1, Ty::Int)?, self.src(addr, 2, Ty::Int)?),
+        };
         let (sample, mip) = if ms {
             (self.src(&inst.operands[3], 0, Ty::Int)?, Src::Imm(0))
         } else if is_buffer || inst.opcode == Opcode::LdUavTyped {
@@ -1804,7 +2000,15 @@ impl Lower<'_> {
         } else {
             (Src::Imm(0), self.src(addr, 3, Ty::Int)?)
         };
-        let offset = inst.offsets.unwrap_or([0; 3]);
+        // Offsets apply to the texel axes (not to an array's slice): u of 1D, u and v of 2D,
+        // u, v and w of 3D.
+        let o = inst.offsets.unwrap_or([0; 3]);
+        let offset = match dim {
+            None => [0; 3],
+            Some(TextureKind::Tex1d | TextureKind::Tex1dArray) => [o[0], 0, 0],
+            Some(TextureKind::Tex3d) => o,
+            Some(_) => [o[0], o[1], 0],
+        };
         let dests = self.dests(&inst.operands[0])?;
         self.emit(LdTex {
             d: dests.map(|d| d.unwrap_or(Reg::RZ)),
@@ -1814,10 +2018,44 @@ impl Lower<'_> {
             slice,
             sample,
             mip,
-            offset: [offset[0], offset[1]],
+            offset,
             comp: std::array::from_fn(|c| source_component(res.components, c as u8)),
         });
         Ok(())
+    }
+
+    /// The column, row and slice (an array's slice, a 3D texture's depth) a typed view's
+    /// integer address names: `x` of a buffer or 1D texture, `x, slice` of a 1D array, `x, y`
+    /// of a 2D texture, `x, y, slice` of the others.
+    fn texel_address(
+        &mut self,
+        addr: &ast::Operand,
+        kind: ViewKind,
+    ) -> Result<[Src; 3], LowerError> {
+        let x = self.src(addr, 0, Ty::Int)?;
+        let zero = Src::Imm(0);
+        Ok(match kind {
+            ViewKind::Texture {
+                dim: TextureKind::Tex1dArray,
+                ..
+            } => [x, zero, self.src(addr, 1, Ty::Int)?],
+            ViewKind::Texture {
+                dim: TextureKind::Tex2d | TextureKind::Tex2dMs,
+                ..
+            } => [x, self.src(addr, 1, Ty::Int)?, zero],
+            ViewKind::Texture {
+                dim: TextureKind::Tex1d,
+                ..
+            }
+            | ViewKind::TypedBuffer => [x, zero, zero],
+            ViewKind::Texture { .. } => {
+                [x, self.src(addr, 1, Ty::Int)?, self.src(addr, 2, Ty::Int)?]
+            }
+            // Raw and structured views: the address is (index, offset) as given.
+            ViewKind::Raw | ViewKind::Structured(_) => {
+                [x, self.src(addr, 1, Ty::Int)?, self.src(addr, 2, Ty::Int)?]
+            }
+        })
     }
 
     /// `store_uav_typed u#.mask, address, value`.
@@ -1836,16 +2074,12 @@ impl Lower<'_> {
             return Err(self.err("`store_uav_typed` needs a typed u# view"));
         }
         let addr = &inst.operands[1];
-        let (x, y, slice) = (
-            self.src(addr, 0, Ty::Int)?,
-            self.src(addr, 1, Ty::Int)?,
-            self.src(addr, 2, Ty::Int)?,
-        );
+        let [x, y, slice] = self.texel_address(addr, kind)?;
         let mut v = [Src::Imm(0); 4];
         for (c, slot) in v.iter_mut().enumerate() {
             *slot = self.src(&inst.operands[2], c as u8, Ty::Int)?;
         }
-        self.emit(StTex {
+        self.emit_effect(StTex {
             view,
             x,
             y,
@@ -1876,11 +2110,7 @@ impl Lower<'_> {
             _ => 0,
         };
         let a_op = &inst.operands[first + 1];
-        let addr = [
-            self.src(a_op, 0, Ty::Int)?,
-            self.src(a_op, 1, Ty::Int)?,
-            self.src(a_op, 2, Ty::Int)?,
-        ];
+        let addr = self.texel_address(a_op, kind)?;
         let a = self.src(&inst.operands[first + 2], 0, Ty::Int)?;
         let b = if values == 2 {
             self.src(&inst.operands[first + 3], 0, Ty::Int)?
@@ -1893,7 +2123,7 @@ impl Lower<'_> {
         } else {
             Reg::RZ
         };
-        self.emit(Atom {
+        self.emit_effect(Atom {
             d,
             view,
             stride,
@@ -1902,7 +2132,21 @@ impl Lower<'_> {
             a,
             b,
         });
+        self.zero_if_not_live(d);
         Ok(())
+    }
+
+    /// In a pixel shader, `d` (unless `RZ`) becomes 0 in the lanes that are not live: what an
+    /// immediate atomic returns to a helper or discarded pixel.
+    fn zero_if_not_live(&mut self, d: Reg) {
+        if d.is_rz() || self.io.is_none_or(|io| io.live.is_none()) {
+            return;
+        }
+        let dead = Guard(PredSrc {
+            pred: P_LIVE,
+            neg: true,
+        });
+        self.emit_guarded(dead, Mov { d, b: Src::Imm(0) });
     }
 
     /// `imm_atomic_alloc dst, u#` and `imm_atomic_consume dst, u#`: a structured UAV's hidden
@@ -1925,7 +2169,7 @@ impl Lower<'_> {
         } else {
             AtomFn::Consume
         };
-        self.emit(Atom {
+        self.emit_effect(Atom {
             d,
             view,
             stride: 0,
@@ -1934,6 +2178,7 @@ impl Lower<'_> {
             a: Src::Imm(0),
             b: Src::Imm(0),
         });
+        self.zero_if_not_live(d);
         Ok(())
     }
 
@@ -1980,10 +2225,236 @@ impl Lower<'_> {
         self.emit(Info {
             d: dests.map(|d| d.unwrap_or(Reg::RZ)),
             view,
+            dim: match vk {
+                ViewKind::Texture { dim, .. } => Some(dim),
+                _ => None,
+            },
             kind,
             mip,
             comp: std::array::from_fn(|c| source_component(res.components, c as u8)),
         });
+        Ok(())
+    }
+
+    /// Why an instruction that needs a pixel shader's quads cannot run in this stage, if it
+    /// cannot.
+    fn needs_quads(&self, inst: &ast::Inst) -> Result<(), LowerError> {
+        let stage = self.prog.version.stage;
+        if stage == ast::Stage::Pixel {
+            return Ok(());
+        }
+        let what = if inst.opcode.text().starts_with("deriv") {
+            "a derivative"
+        } else {
+            "an implicit LOD (derivatives of the coordinates)"
+        };
+        Err(self.err(format!(
+            "`{}` needs {what}, which only a pixel shader's 2x2 quads have; a {} shader samples \
+             with `sample_l`, `sample_d`, `sample_c_lz` or `gather4` (Direct3D allows implicit \
+             derivatives outside pixel shaders from shader model 6.6 only)",
+            inst.opcode.text(),
+            match stage {
+                ast::Stage::Compute => "compute",
+                ast::Stage::Vertex => "vertex",
+                ast::Stage::Geometry => "geometry",
+                ast::Stage::Hull => "hull",
+                ast::Stage::Domain => "domain",
+                ast::Stage::Pixel => "pixel",
+            }
+        )))
+    }
+
+    /// `deriv_rt{x,y}[_coarse|_fine] dst, src`: per component, the quad's difference.
+    fn deriv(&mut self, inst: &ast::Inst, y: bool, fine: bool) -> Result<(), LowerError> {
+        self.needs_quads(inst)?;
+        self.per_component(inst, &[Ty::Float], |l: &mut Self, d, s: &[Src]| {
+            l.emit(Deriv {
+                d,
+                a: s[0],
+                y,
+                fine,
+            });
+            Ok(())
+        })
+    }
+
+    /// `sample*`, `gather4*` and `lod`: `dst, address, [offset,] t#, s#[, extra...]`.
+    fn sample(&mut self, inst: &ast::Inst) -> Result<(), LowerError> {
+        use Opcode as O;
+        let op = inst.opcode;
+        // Whether the operands hold gather4_po's offsets, and how many follow the sampler.
+        let (po, tail) = match op {
+            O::Gather4Po => (true, 0),
+            O::Gather4PoC => (true, 1),
+            O::SampleB | O::SampleL | O::SampleC | O::SampleCLz | O::Gather4C => (false, 1),
+            O::SampleD => (false, 2),
+            _ => (false, 0),
+        };
+        let n = 4 + usize::from(po) + tail;
+        if inst.operands.len() != n {
+            return Err(self.err(format!("`{}` takes {n} operands", op.text())));
+        }
+        let implicit = matches!(op, O::Sample | O::SampleB | O::SampleC | O::Lod);
+        if implicit {
+            self.needs_quads(inst)?;
+        }
+        let (ri, si) = if po { (3, 4) } else { (2, 3) };
+        let res = &inst.operands[ri];
+        let (view, kind) = self.view(res)?;
+        let dim = match (view, kind) {
+            (View::Srv(_), ViewKind::Texture { dim, .. }) if !dim.is_multisample() => dim,
+            _ => {
+                return Err(self.err(format!(
+                    "`{}` samples a t# texture that is not multisampled (1D, 2D, 3D, cube or an \
+                     array of them)",
+                    op.text()
+                )))
+            }
+        };
+        let gather = matches!(op, O::Gather4 | O::Gather4C | O::Gather4Po | O::Gather4PoC);
+        let gather_dims = if po {
+            matches!(dim, TextureKind::Tex2d | TextureKind::Tex2dArray)
+        } else {
+            matches!(
+                dim,
+                TextureKind::Tex2d
+                    | TextureKind::Tex2dArray
+                    | TextureKind::Cube
+                    | TextureKind::CubeArray
+            )
+        };
+        if gather && !gather_dims {
+            return Err(self.err(format!(
+                "`{}` gathers from a 2D texture{} (this view is {dim:?})",
+                op.text(),
+                if po {
+                    " or 2D array"
+                } else {
+                    ", a cube, or an array of them"
+                }
+            )));
+        }
+        let samp = &inst.operands[si];
+        let (slot, channel) = match &samp.value {
+            OperandValue::Reg {
+                file: RegFile::Sampler,
+                indices,
+            } => match indices.first() {
+                Some(Index::Imm(s)) => (
+                    *s,
+                    match samp.components {
+                        Components::Select(k) => k,
+                        _ => 0,
+                    },
+                ),
+                _ => return Err(self.err("a sampler needs a literal slot")),
+            },
+            _ => return Err(self.err(format!("`{}` needs a sampler s#", op.text()))),
+        };
+        let compare = matches!(op, O::SampleC | O::SampleCLz | O::Gather4C | O::Gather4PoC);
+        let Some(decl) = self.prog.decls().find_map(|d| match *d {
+            Decl::Sampler { slot: s, mode } if s == slot => Some(mode),
+            _ => None,
+        }) else {
+            return Err(self.err(format!("s{slot} is not declared (dcl_sampler)")));
+        };
+        if slot >= 16 {
+            return Err(self.err(format!("sampler slot s{slot} is out of range (s0 to s15)")));
+        }
+        if compare != (decl == ast::SamplerMode::Comparison) {
+            return Err(self.err(format!(
+                "`{}` needs a sampler declared {}, and s{slot} is declared {}",
+                op.text(),
+                if compare {
+                    "mode_comparison"
+                } else {
+                    "mode_default"
+                },
+                decl.text()
+            )));
+        }
+        let addr = &inst.operands[1];
+        let mut coord = [Src::Imm(0); 4];
+        for (k, c) in coord.iter_mut().enumerate() {
+            *c = self.src(addr, k as u8, Ty::Float)?;
+        }
+        // Derivatives: given (sample_d), or those of the coordinates across the quad.
+        let axes = match dim {
+            TextureKind::Tex1d | TextureKind::Tex1dArray => 1,
+            TextureKind::Tex2d | TextureKind::Tex2dArray => 2,
+            _ => 3,
+        };
+        let (mut ddx, mut ddy) = ([Src::Imm(0); 3], [Src::Imm(0); 3]);
+        if op == O::SampleD {
+            for k in 0..3 {
+                ddx[k] = self.src(&inst.operands[4], k as u8, Ty::Float)?;
+                ddy[k] = self.src(&inst.operands[5], k as u8, Ty::Float)?;
+            }
+        } else if implicit {
+            for k in 0..axes {
+                for (y, out) in [(false, &mut ddx), (true, &mut ddy)] {
+                    let t = self.scratch()?;
+                    self.emit(Deriv {
+                        d: t,
+                        a: coord[k],
+                        y,
+                        fine: false,
+                    });
+                    out[k] = Src::Reg(t);
+                }
+            }
+        }
+        let extra = &inst.operands[si + 1..];
+        let (lod, reference) = match op {
+            O::SampleB | O::SampleL => (self.src(&extra[0], 0, Ty::Float)?, Src::Imm(0)),
+            O::SampleC | O::SampleCLz | O::Gather4C | O::Gather4PoC => {
+                (Src::Imm(0), self.src(&extra[0], 0, Ty::Float)?)
+            }
+            _ => (Src::Imm(0), Src::Imm(0)),
+        };
+        let po = if po {
+            let o = &inst.operands[2];
+            Some([self.src(o, 0, Ty::Int)?, self.src(o, 1, Ty::Int)?])
+        } else {
+            None
+        };
+        // Immediate offsets apply to the texel axes (none on a cube).
+        let o = inst.offsets.unwrap_or([0; 3]);
+        let offset = match dim {
+            TextureKind::Cube | TextureKind::CubeArray => [0; 3],
+            _ => std::array::from_fn(|k| if k < axes { o[k] } else { 0 }),
+        };
+        let f = match op {
+            O::SampleL | O::SampleCLz => SampleFn::Level,
+            O::Gather4 | O::Gather4C | O::Gather4Po | O::Gather4PoC => SampleFn::Gather(channel),
+            O::Lod => SampleFn::Lod,
+            _ => SampleFn::Grad,
+        };
+        let dests = self.dests(&inst.operands[0])?;
+        self.emit(Sample {
+            d: dests.map(|d| d.unwrap_or(Reg::RZ)),
+            view,
+            sampler: slot as u8,
+            f,
+            compare,
+            coord,
+            ddx,
+            ddy,
+            lod,
+            reference,
+            offset,
+            po,
+            comp: std::array::from_fn(|c| source_component(res.components, c as u8)),
+        });
+        if inst.saturate {
+            for d in dests.into_iter().flatten() {
+                self.emit(Un {
+                    d,
+                    f: UnFn::Sat,
+                    a: Src::Reg(d),
+                });
+            }
+        }
         Ok(())
     }
 
@@ -2101,6 +2572,21 @@ impl Lower<'_> {
             O::LdUavTyped => self.ld_tex(inst, false)?,
             O::StoreUavTyped => self.st_tex(inst)?,
             O::BufInfo | O::ResInfo | O::SampleInfo => self.info(inst)?,
+            O::Sample
+            | O::SampleB
+            | O::SampleL
+            | O::SampleD
+            | O::SampleC
+            | O::SampleCLz
+            | O::Gather4
+            | O::Gather4C
+            | O::Gather4Po
+            | O::Gather4PoC
+            | O::Lod => self.sample(inst)?,
+            O::DerivRtx | O::DerivRtxCoarse => self.deriv(inst, false, false)?,
+            O::DerivRty | O::DerivRtyCoarse => self.deriv(inst, true, false)?,
+            O::DerivRtxFine => self.deriv(inst, false, true)?,
+            O::DerivRtyFine => self.deriv(inst, true, true)?,
             O::AtomicIadd => self.atomic(inst, AtomFn::Add, false)?,
             O::AtomicAnd => self.atomic(inst, AtomFn::And, false)?,
             O::AtomicOr => self.atomic(inst, AtomFn::Or, false)?,
@@ -2214,11 +2700,7 @@ impl Lower<'_> {
                 self.start(exit);
             }
             O::Break | O::Breakc => {
-                if !self
-                    .frames
-                    .iter()
-                    .any(|f| matches!(f, Frame::Loop { .. } | Frame::Switch { .. }))
-                {
+                if self.frames.loops + self.frames.switches == 0 {
                     return Err(self.err("`break` outside a loop or switch"));
                 }
                 let cond = if inst.opcode == O::Breakc {
@@ -2234,7 +2716,7 @@ impl Lower<'_> {
                 });
             }
             O::Continue | O::Continuec => {
-                if !self.frames.iter().any(|f| matches!(f, Frame::Loop { .. })) {
+                if self.frames.loops == 0 {
                     return Err(self.err("`continue` outside a loop"));
                 }
                 let cond = if inst.opcode == O::Continuec {
@@ -2272,6 +2754,7 @@ impl Lower<'_> {
                     first_test,
                     selector,
                     cases: Vec::new(),
+                    seen: Default::default(),
                 });
             }
             O::Case | O::Default => {
@@ -2304,8 +2787,8 @@ impl Lower<'_> {
                         b
                     }
                 };
-                if let Some(Frame::Switch { cases, .. }) = self.frames.last_mut() {
-                    if cases.iter().any(|(v, _)| *v == value) {
+                if let Some(Frame::Switch { cases, seen, .. }) = self.frames.last_mut() {
+                    if !seen.insert(value) {
                         return Err(self.err("a case value or `default` repeated in one switch"));
                     }
                     cases.push((value, body));
@@ -2317,6 +2800,7 @@ impl Lower<'_> {
                     first_test,
                     selector,
                     cases,
+                    ..
                 }) = self.frames.pop()
                 else {
                     return Err(self.err("`endswitch` without `switch`"));
@@ -2409,12 +2893,24 @@ impl Lower<'_> {
                 if self.prog.version.stage != ast::Stage::Pixel {
                     return Err(self.err("`discard` is a pixel shader instruction"));
                 }
-                // A discarded invocation ends without writing its outputs.
+                // A discarded pixel runs on as a helper of its quad (for its neighbours'
+                // derivatives): its outputs and UAV accesses no longer take effect.
                 let cond = self.condition(inst)?;
-                self.finish_into(|next| Terminator::Exit {
-                    cond,
-                    next: Some(next),
-                    pc: Some(pc),
+                let keep = PredSrc {
+                    pred: cond.guard.0.pred,
+                    neg: !cond.guard.0.neg,
+                };
+                self.emit(Psetp {
+                    bop1: BoolOp::And,
+                    bop2: BoolOp::And,
+                    p: P_LIVE,
+                    q: Pred::PT,
+                    a: PredSrc {
+                        pred: P_LIVE,
+                        neg: false,
+                    },
+                    b: keep,
+                    c: PredSrc::TRUE,
                 });
             }
             O::Sync => {
@@ -2449,25 +2945,24 @@ impl Lower<'_> {
     }
 }
 
-/// The view kind of a typed declaration.
-fn view_kind(dim: ast::ResourceDim, samples: u32) -> ViewKind {
+/// The view kind of a typed declaration (`None` for a dimension a typed view cannot have:
+/// `unknown`, raw and structured).
+fn view_kind(dim: ast::ResourceDim, samples: u32) -> Option<ViewKind> {
     use ast::ResourceDim as D;
     let dim = match dim {
-        D::Buffer => return ViewKind::TypedBuffer,
+        D::Buffer => return Some(ViewKind::TypedBuffer),
+        D::Texture1D => TextureKind::Tex1d,
+        D::Texture1DArray => TextureKind::Tex1dArray,
         D::Texture2D => TextureKind::Tex2d,
         D::Texture2DArray => TextureKind::Tex2dArray,
         D::Texture2DMs => TextureKind::Tex2dMs,
         D::Texture2DMsArray => TextureKind::Tex2dMsArray,
-        D::Unknown
-        | D::Texture1D
-        | D::Texture3D
-        | D::TextureCube
-        | D::Texture1DArray
-        | D::TextureCubeArray
-        | D::RawBuffer
-        | D::StructuredBuffer => TextureKind::Other,
+        D::Texture3D => TextureKind::Tex3d,
+        D::TextureCube => TextureKind::Cube,
+        D::TextureCubeArray => TextureKind::CubeArray,
+        D::Unknown | D::RawBuffer | D::StructuredBuffer => return None,
     };
-    ViewKind::Texture { dim, samples }
+    Some(ViewKind::Texture { dim, samples })
 }
 
 /// The component of a source that the destination's component `comp` reads.

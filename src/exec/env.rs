@@ -1,6 +1,6 @@
 //! [`CtaEnv`]: what the instructions of one CTA's warps may touch besides their registers.
 
-use super::observe::{CheckFinding, MemAccess, MemSpace, Observer, WarpAt};
+use super::observe::{CheckFinding, FindingKind, MemAccess, MemSpace, Observer, WarpAt};
 use warpjit_runtime::resource::Resources;
 use warpjit_runtime::{ConstBanks, GlobalMemory};
 
@@ -34,14 +34,18 @@ pub struct CtaEnv<'a> {
     pub observer: Option<&'a dyn Observer>,
     /// The observer wants `--check` findings ([`Observer::checks`]): ops look for them.
     pub check: bool,
+    /// The observer wants memory-access events ([`Observer::wants_mem`]).
+    pub observe_mem: bool,
+    /// The observer wants instruction events ([`Observer::wants_inst`]).
+    pub observe_inst: bool,
     /// The warp running (set by the dispatcher before each warp runs).
     pub at: WarpAt,
     /// The pc of the instruction running, for events raised inside an op (set by the
     /// interpreter while an observer is attached).
     pub pc: u32,
-    /// Findings raised by the current instruction: (lane, message), reported with its pc once
-    /// the instruction completes (a faulting instruction reports none).
-    pub findings: Vec<(u32, String)>,
+    /// Findings raised by the current instruction: (lane, kind, message), reported with its pc
+    /// once the instruction completes (a faulting instruction reports none).
+    pub findings: Vec<(u32, FindingKind, String)>,
     /// Lane accesses whose address was aligned down to the access size (docs/semantics.md
     /// §16), counted into [`Stats::misaligned`](crate::exec::Stats::misaligned).
     pub misaligned: u64,
@@ -85,8 +89,14 @@ impl CtaEnv<'_> {
     /// `check`).
     #[inline]
     pub fn finding(&mut self, lane: usize, msg: String) {
+        self.finding_of(lane, FindingKind::Other, msg);
+    }
+
+    /// Records a `--check` finding of kind `kind` (nothing without `check`).
+    #[inline]
+    pub fn finding_of(&mut self, lane: usize, kind: FindingKind, msg: String) {
         if self.check {
-            self.findings.push((lane as u32, msg));
+            self.findings.push((lane as u32, kind, msg));
         }
     }
 
@@ -94,7 +104,7 @@ impl CtaEnv<'_> {
     #[inline]
     pub fn flush_findings(&mut self, pc: u32) {
         if let Some(o) = self.observer {
-            for (lane, message) in self.findings.drain(..) {
+            for (lane, kind, message) in self.findings.drain(..) {
                 o.finding(CheckFinding {
                     launch: self.at.launch,
                     cta: self.at.cta,
@@ -102,6 +112,7 @@ impl CtaEnv<'_> {
                     lane,
                     pc,
                     message,
+                    kind,
                 });
             }
         } else {
@@ -109,9 +120,23 @@ impl CtaEnv<'_> {
         }
     }
 
-    /// Reports one lane's memory access by the current instruction (at `self.pc`).
+    /// Reports one lane's memory access by the current instruction (at `self.pc`): `data` the
+    /// bytes read or written ([`MemAccess::data`]).
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn access(&self, lane: usize, space: MemSpace, addr: u64, size: u32, store: bool) {
+    pub fn access(
+        &self,
+        lane: usize,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        store: bool,
+        atomic: bool,
+        data: [u32; 4],
+    ) {
+        if !self.observe_mem {
+            return;
+        }
         if let Some(o) = self.observer {
             o.mem(
                 self.at,
@@ -122,6 +147,8 @@ impl CtaEnv<'_> {
                     addr,
                     size,
                     store,
+                    atomic,
+                    data,
                 },
             );
         }

@@ -25,7 +25,7 @@ pub struct Scratch<'r> {
     cta: Cta,
     /// Registers a thread may read before writing them (live into the entry block): the only
     /// ones whose launch value (0) is observable, so the only ones cleared at each warp's start.
-    /// Computed once per launch.
+    /// Computed once per program ([`crate::ir::Program::entry_reads`]).
     clear: Vec<u8>,
     runner: Box<dyn BodyRunner + 'r>,
 }
@@ -123,13 +123,32 @@ pub fn run_grid(
     opts: &RunOptions,
     make_runner: &RunnerFactory<'_>,
 ) -> Result<Stats, Fault> {
+    let Some(o) = opts.observer.as_deref() else {
+        return run_ctas(machine, launch, opts, make_runner);
+    };
+    o.launch_start(machine, launch);
+    let r = run_ctas(machine, launch, opts, make_runner);
+    o.launch_end(launch, r.as_ref());
+    r
+}
+
+/// [`run_grid`] without the launch's observer events.
+fn run_ctas(
+    machine: &Machine,
+    launch: &Launch,
+    opts: &RunOptions,
+    make_runner: &RunnerFactory<'_>,
+) -> Result<Stats, Fault> {
     let n = launch.ctas();
-    let clear = registers_to_clear(&launch.program);
+    let clear: &[u8] = launch
+        .program
+        .entry_reads
+        .get_or_init(|| registers_to_clear(&launch.program));
     if launch.cooperative && n > 1 {
-        return run_cooperative(machine, launch, opts, make_runner(), &clear);
+        return run_cooperative(machine, launch, opts, make_runner(), clear);
     }
     if opts.threads == 1 || n == 1 {
-        let mut scratch = Scratch::new(make_runner(), clear);
+        let mut scratch = Scratch::new(make_runner(), clear.to_vec());
         let mut total = Stats::default();
         for i in 0..n {
             total += run_cta(machine, launch, opts, i, &mut scratch)?;
@@ -164,7 +183,8 @@ pub fn run_grid(
             if start >= n || start > first_fault.load(Ordering::Relaxed) {
                 break;
             }
-            let scratch = scratch.get_or_insert_with(|| Scratch::new(make_runner(), clear.clone()));
+            let scratch =
+                scratch.get_or_insert_with(|| Scratch::new(make_runner(), clear.to_vec()));
             for i in start..end {
                 if i > first_fault.load(Ordering::Relaxed) {
                     break 'chunks;
@@ -357,7 +377,8 @@ pub fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
 }
 
 /// The registers a thread may read before writing them (live into the entry block): the only
-/// ones whose launch value, 0, is observable.
+/// ones whose launch value, 0, is observable. A launch takes them from its program's
+/// [`entry_reads`](crate::ir::Program::entry_reads), worked out by this on its first launch.
 pub fn registers_to_clear(prog: &crate::ir::Program) -> Vec<u8> {
     let live = crate::analysis::liveness(prog);
     live.live_in
@@ -445,9 +466,39 @@ pub fn run_cta(
     s: &mut Scratch<'_>,
 ) -> Result<Stats, Fault> {
     let cta = &mut s.cta;
-    cta.start(machine, launch, i)?;
-    while !cta.pass(machine, launch, opts, &mut *s.runner, &s.clear, false)? {}
-    Ok(cta.stats)
+    cta_start(launch, opts, i);
+    let r = (|| {
+        cta.start(machine, launch, i)?;
+        while !cta.pass(machine, launch, opts, &mut *s.runner, &s.clear, false)? {}
+        Ok(cta.stats)
+    })();
+    cta_end(launch, opts, i, r.as_ref().err());
+    r
+}
+
+/// Tells the observer, if any, CTA `i` of `launch` starts.
+fn cta_start(launch: &Launch, opts: &RunOptions, i: u64) {
+    if let Some(o) = opts.observer.as_deref() {
+        let at = WarpAt {
+            launch: launch.index,
+            cta: cta_coords(launch.grid, i),
+            warp: 0,
+        };
+        o.cta_start(at, i);
+    }
+}
+
+/// Tells the observer, if any, CTA `i` of `launch` ended (with `fault`, or stopped by another
+/// CTA's fault of a cooperative launch, or done).
+fn cta_end(launch: &Launch, opts: &RunOptions, i: u64, fault: Option<&Fault>) {
+    if let Some(o) = opts.observer.as_deref() {
+        let at = WarpAt {
+            launch: launch.index,
+            cta: cta_coords(launch.grid, i),
+            warp: 0,
+        };
+        o.cta_end(at, fault);
+    }
 }
 
 /// Runs a cooperative launch (docs/semantics.md §9) on the calling host thread: as many CTAs as
@@ -471,10 +522,22 @@ fn run_cooperative(
     // CTAs that finished, whose states (warps, memory) the next to start reuse.
     let mut finished: Vec<Cta> = Vec::new();
     let mut next = 0;
+    // A fault stops the launch: the observer hears of the faulting CTA's end with it, then of
+    // the other CTAs in flight (stopped with it).
+    let stop = |flight: &[Cta], at: u64, f: Fault| {
+        cta_end(launch, opts, at, Some(&f));
+        for c in flight.iter().filter(|c| !c.done && c.index != at) {
+            cta_end(launch, opts, c.index, None);
+        }
+        Err(f)
+    };
     loop {
         while (flight.len() as u64) < resident && next < n {
             let mut cta = finished.pop().unwrap_or_default();
-            cta.start(machine, launch, next)?;
+            cta_start(launch, opts, next);
+            if let Err(f) = cta.start(machine, launch, next) {
+                return stop(&flight, next, f);
+            }
             flight.push(cta);
             next += 1;
         }
@@ -484,13 +547,22 @@ fn run_cooperative(
         // CTAs in flight that have not finished (each has a ready warp: a pass ends with one,
         // with its barrier released, or with the CTA done).
         let mut unfinished = flight.len();
-        for cta in flight.iter_mut() {
+        for k in 0..flight.len() {
             let others = unfinished > 1;
-            if cta.pass(machine, launch, opts, &mut *runner, clear, others)? {
-                unfinished -= 1;
-                total += cta.stats;
-                if let Some(p) = &opts.progress {
-                    p.cta_done();
+            let cta = &mut flight[k];
+            match cta.pass(machine, launch, opts, &mut *runner, clear, others) {
+                Ok(true) => {
+                    unfinished -= 1;
+                    total += cta.stats;
+                    cta_end(launch, opts, cta.index, None);
+                    if let Some(p) = &opts.progress {
+                        p.cta_done();
+                    }
+                }
+                Ok(false) => {}
+                Err(f) => {
+                    let at = cta.index;
+                    return stop(&flight, at, f);
                 }
             }
         }
@@ -604,6 +676,8 @@ impl Cta {
             hint: *hint,
             observer,
             check: observer.is_some_and(|o| o.checks()),
+            observe_mem: observer.is_some_and(|o| o.wants_mem(launch.index)),
+            observe_inst: observer.is_some_and(|o| o.wants_inst(launch.index)),
             at: WarpAt {
                 launch: launch.index,
                 cta,
@@ -686,6 +760,7 @@ impl Cta {
                 // this one run in the next pass), this warp goes on.
                 let (trues, threads) = (b.trues, b.threads);
                 bars[id as usize] = BarState::default();
+                let mut released = Vec::new();
                 for (v, st) in status.iter_mut().enumerate() {
                     if let Status::Waiting { id: i, red: r, .. } = *st {
                         if i == id {
@@ -694,11 +769,22 @@ impl Cta {
                             }
                             *st = Status::Ready;
                             *ready += 1;
+                            if observer.is_some() {
+                                released.push(v as u32);
+                            }
                         }
                     }
                 }
                 if let Some(r) = red {
                     warps[k].bar_result = r.result(trues, threads);
+                }
+                if let Some(o) = observer {
+                    // The warp whose arrival completed it goes on too (unless it only arrived).
+                    if !arrive {
+                        released.push(wi as u32);
+                        released.sort_unstable();
+                    }
+                    o.barrier_done(env.at, id, &released);
                 }
             };
             status[wi] = now;
@@ -729,6 +815,12 @@ impl Cta {
                 if let Status::Waiting { red: Some(r), .. } = st {
                     warps[slot[wi] as usize].bar_result = r.result(trues, threads);
                 }
+            }
+            if let Some(o) = observer {
+                let released: Vec<u32> = (0..nw as u32)
+                    .filter(|&v| status[v as usize] != Status::Done)
+                    .collect();
+                o.barrier_done(env.at, id0, &released);
             }
             for st in status.iter_mut().filter(|st| **st != Status::Done) {
                 *st = Status::Ready;
@@ -811,6 +903,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A program's registers read before written are worked out on its first launch and kept
+    /// with it for later launches; a clone of the program starts without them and still
+    /// compares equal.
+    #[test]
+    fn registers_to_clear_kept_with_the_program() {
+        let l = launch(2, "IADD R1, R7, R5;\nMOV R2, R1;\nEXIT;\n");
+        assert_eq!(l.program.entry_reads.get(), None);
+        let opts = RunOptions::default();
+        run_grid(&Machine::default(), &l, &opts, &|| Box::new(Interp)).expect("runs");
+        let first = l.program.entry_reads.get().expect("worked out").as_ptr();
+        assert_eq!(l.program.entry_reads.get(), Some(&vec![5, 7]));
+        run_grid(&Machine::default(), &l, &opts, &|| Box::new(Interp)).expect("runs");
+        let again = l.program.entry_reads.get().expect("kept").as_ptr();
+        assert_eq!(first, again, "the second launch reuses the first's");
+        let copy = (*l.program).clone();
+        assert_eq!(copy.entry_reads.get(), None);
+        assert_eq!(copy, *l.program);
     }
 
     /// The chunks threads take cover every CTA once, in order; they shrink as the CTAs left

@@ -18,7 +18,9 @@ pub mod warp;
 
 pub use env::CtaEnv;
 pub use grid::run_grid;
-pub use observe::{CheckFinding, CheckObserver, MemAccess, MemSpace, Observer, WarpAt};
+pub use observe::{
+    CheckFinding, CheckObserver, FindingKind, MemAccess, MemSpace, Observer, WarpAt,
+};
 pub use warp::{BodyRunner, Further};
 
 use crate::ir::Program;

@@ -223,6 +223,8 @@ impl<'m> WarpStepper<'m> {
             hint: 0,
             observer: None,
             check: false,
+            observe_mem: false,
+            observe_inst: false,
             at,
             pc: 0,
             findings: Vec::new(),

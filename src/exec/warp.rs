@@ -302,7 +302,7 @@ pub fn run_warp<const OBSERVE: bool>(
             r?;
             (&prog.blocks[f.last as usize], f.last)
         };
-        if let (Some(o), Some(pc)) = (obs, term_pc) {
+        if let (Some(o), Some(pc), true) = (obs, term_pc, env.observe_inst) {
             o.inst(env.at, pc, w.active, w.active);
         }
         if let Some(stop) = terminate(prog, block, id, w, ctl, env, obs)? {
@@ -492,12 +492,17 @@ pub fn terminate(
                         threads: arriving.count_ones(),
                     }
                 });
-                let idle = !w.exited & !w.active;
-                if w.active != (!w.exited) && env.check && idle != 0 {
+                // Live lanes that do not arrive: inactive (diverged) or guard false.
+                let idle = !w.exited & !arriving;
+                if env.check && idle != 0 {
                     let l = idle.trailing_zeros();
-                    env.finding(
+                    let kind = crate::exec::FindingKind::PartialWarp { barrier: bar, idle };
+                    env.finding_of(
                         l as usize,
-                        format!("barrier {bar} reached by a partial warp (lane {l} is not active)"),
+                        kind,
+                        format!(
+                            "barrier {bar} reached by a partial warp (lane {l} does not arrive)"
+                        ),
                     );
                     env.flush_findings(pc);
                 }

@@ -8,8 +8,10 @@
 //! [`Interp`], which runs a block's instructions one after the other
 //! ([`crate::reference::run_insts`]).
 //!
-//! **The boundary.** No other module of the library imports this one: the command line and the
-//! tests name [`Interpreter`] (and [`Interp`]) to choose the engine.
+//! **The boundary.** No other module of the library imports this one (`tests/layers.rs` checks
+//! it): the command line, the test harness (`testgen`) and the tests name [`Interpreter`] (and
+//! [`Interp`]) to choose the engine. What the JIT shares with the interpreter is
+//! [`crate::reference`], below both.
 
 use crate::exec::{grid::run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
 use crate::ir::{Block, BlockId};

@@ -406,6 +406,7 @@ pub fn assemble(
         registers,
         interface: crate::ir::Interface::default(),
         lines,
+        entry_reads: Default::default(),
         jump_tables,
     })
 }

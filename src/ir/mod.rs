@@ -342,6 +342,11 @@ pub struct Program {
     /// Where each guest instruction's text starts, by pc (sorted by pc): every per-lane and
     /// control instruction of a text program; empty for a binary. Fault reports name the line.
     pub lines: Vec<(u32, SrcLoc)>,
+    /// The registers a thread may read before writing them (live into the entry block), worked
+    /// out by `exec::grid::registers_to_clear` on the program's first launch and kept for the
+    /// later ones (a trace may launch one 4 MiB program many times). Not part of the program's
+    /// meaning: see [`Memo`]. Make it empty ([`Memo::default`]).
+    pub entry_reads: Memo<Vec<u8>>,
     /// The targets of each indirect branch ([`Terminator::Brx`]`::table` indexes it); empty
     /// for a program without one.
     pub jump_tables: Vec<JumpTable>,
@@ -377,6 +382,45 @@ impl Program {
     }
 }
 
+/// A value worked out from a [`Program`] on first use and kept with it. It is derived from the
+/// program, not part of it: programs compare equal whatever their memos hold, and a clone
+/// starts empty (a clone may be edited, and must not keep what was worked out from the
+/// original).
+#[derive(Debug)]
+pub struct Memo<T>(std::sync::OnceLock<T>);
+
+impl<T> Memo<T> {
+    /// The value, worked out by `f` on the first call (concurrent first calls run one `f`).
+    pub fn get_or_init(&self, f: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(f)
+    }
+
+    /// The value, if worked out already.
+    pub fn get(&self) -> Option<&T> {
+        self.0.get()
+    }
+}
+
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
+        Memo(std::sync::OnceLock::new())
+    }
+}
+
+impl<T> Clone for Memo<T> {
+    fn clone(&self) -> Self {
+        Memo::default()
+    }
+}
+
+impl<T> PartialEq for Memo<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<T> Eq for Memo<T> {}
+
 impl Program {
     /// Where the guest instruction at `pc` starts in the program's text, if known.
     pub fn line_of(&self, pc: u32) -> Option<SrcLoc> {
@@ -408,6 +452,10 @@ pub struct Interface {
     /// The special input and output registers the program declares (`vCoverage`, `oDepth`,
     /// ...), each a record slot after the numbered ones (counted in [`StageIo`]).
     pub named_io: Vec<NamedIo>,
+    /// The samplers it declares.
+    pub samplers: Vec<SamplerDecl>,
+    /// A pixel shader's declared inputs (empty for the other stages).
+    pub pixel_inputs: Vec<PixelInput>,
 }
 
 /// A special input or output register of a program run over invocations: which record slot
@@ -438,6 +486,23 @@ pub struct StageIo {
     /// Output records per invocation: 1 (the `o#` at its end), or a geometry shader's
     /// `dcl_maxout` (one per `emit`).
     pub vertices_out: u32,
+    /// A pixel shader's hidden input slot (the last of `inputs`): word 0 is 1 for a pixel and
+    /// 0 for a helper invocation of its 2x2 quad (docs/semantics.md §33). `None` for the other
+    /// stages.
+    pub live: Option<u32>,
+}
+
+/// How a pixel shader reads one of its `v#` registers, for filling the inputs of helper
+/// invocations and a position the trace does not give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PixelInput {
+    /// The register (`v#`).
+    pub reg: u32,
+    /// Declared `constant` (or an integer system value): a helper copies a pixel's value;
+    /// otherwise the value is interpolated, and a helper's is extrapolated.
+    pub constant: bool,
+    /// The `position` system value (`SV_Position`).
+    pub position: bool,
 }
 
 /// A declared `t#` or `u#` view, for checking what a launch binds to it.
@@ -470,6 +535,10 @@ pub enum ViewKind {
 /// A texture's dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureKind {
+    /// 1D.
+    Tex1d,
+    /// 1D array.
+    Tex1dArray,
     /// 2D.
     Tex2d,
     /// 2D array.
@@ -478,8 +547,43 @@ pub enum TextureKind {
     Tex2dMs,
     /// 2D multisampled array.
     Tex2dMsArray,
-    /// Any other (1D, 3D, cube): declared, but no instruction warpjit runs reads it.
-    Other,
+    /// 3D.
+    Tex3d,
+    /// Cube.
+    Cube,
+    /// Cube array.
+    CubeArray,
+}
+
+impl TextureKind {
+    /// Whether it is an array (its array index is an operand).
+    pub fn is_array(self) -> bool {
+        matches!(
+            self,
+            TextureKind::Tex1dArray
+                | TextureKind::Tex2dArray
+                | TextureKind::Tex2dMsArray
+                | TextureKind::CubeArray
+        )
+    }
+    /// Whether it is multisampled.
+    pub fn is_multisample(self) -> bool {
+        matches!(self, TextureKind::Tex2dMs | TextureKind::Tex2dMsArray)
+    }
+    /// Whether it is a cube or cube array.
+    pub fn is_cube(self) -> bool {
+        matches!(self, TextureKind::Cube | TextureKind::CubeArray)
+    }
+}
+
+/// A declared sampler (`dcl_sampler s#, mode`), for checking what a launch binds to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerDecl {
+    /// The `s#` slot.
+    pub slot: u8,
+    /// `mode_comparison`: the bound sampler must have a comparison filter (and `mode_default`:
+    /// must not).
+    pub comparison: bool,
 }
 
 impl Program {

@@ -115,6 +115,11 @@ pub enum Src {
     Const(ConstRef),
     /// An immediate, already sign- or zero-extended to 32 bits as the op's field defines.
     Imm(u32),
+    /// A full 32-bit immediate in the op's 32-bit-immediate form (SASS `MOV32I`, `IADD32I`,
+    /// `ISCADD32I`, `LOP32I`, `IMUL32I`, `FADD32I`, `FMUL32I`, `FFMA32I`): the same value to the
+    /// engines as [`Src::Imm`]; the front-ends read it from that form and print it in that form
+    /// (the form's modifiers are a subset of the op's, see each op).
+    Imm32(u32),
 }
 
 impl Src {
@@ -125,6 +130,14 @@ impl Src {
             _ => None,
         }
     }
+
+    /// The immediate's value, if this is an immediate of either form.
+    pub fn imm(self) -> Option<u32> {
+        match self {
+            Src::Imm(v) | Src::Imm32(v) => Some(v),
+            Src::Reg(_) | Src::Const(_) => None,
+        }
+    }
 }
 
 impl fmt::Display for Src {
@@ -132,7 +145,7 @@ impl fmt::Display for Src {
         match self {
             Src::Reg(r) => write!(f, "{r}"),
             Src::Const(c) => write!(f, "{c}"),
-            Src::Imm(v) => fmt_imm(f, *v),
+            Src::Imm(v) | Src::Imm32(v) => fmt_imm(f, *v),
         }
     }
 }

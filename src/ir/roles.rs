@@ -155,7 +155,7 @@ impl Roles<'_> {
         match s {
             Src::Reg(r) => self.read(r),
             Src::Const(c) => self.0.constant(c),
-            Src::Imm(_) => {}
+            Src::Imm(_) | Src::Imm32(_) => {}
         }
     }
     /// A predicate destination.

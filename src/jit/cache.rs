@@ -21,11 +21,14 @@ pub(super) struct Piece {
 pub(super) struct ProgCode {
     /// Keeps the program (and so the `Inst` addresses baked into code) alive.
     pub(super) prog: Arc<Program>,
-    /// What is live out of each block: only that is stored back at a block's end.
-    pub(super) live: Liveness,
+    /// What is live out of each block: only that is stored back at a block's end. Worked out
+    /// on the first compile ([`ProgCode::live`]): a program none of whose blocks gets hot costs
+    /// no analysis.
+    live: OnceLock<Liveness>,
     /// Which registers hold one value in every active lane, before each instruction: the
-    /// full-warp variant loads such a register as one word.
-    pub(super) uniform: crate::analysis::Uniformity,
+    /// full-warp variant loads such a register as one word (on the first compile too,
+    /// [`ProgCode::uniform`]).
+    uniform: OnceLock<crate::analysis::Uniformity>,
     /// Every block's pieces, block after block.
     pub(super) pieces: Vec<Piece>,
     /// Per block, its pieces' indices in `pieces`.
@@ -45,9 +48,24 @@ pub(super) struct ProgCode {
     /// out when first needed: by the compiler, and by the runner to push the entries a region
     /// block holds when its function returns there.
     pub(super) plans: Vec<OnceLock<Option<Arc<Plan>>>>,
+    /// Functions compiled for the program per tier (tier 1, tier 2), at most
+    /// [`Jit::max_functions`] each (counted under the tier's lock).
+    pub(super) functions: [AtomicU32; 2],
 }
 
 impl ProgCode {
+    /// The program's liveness.
+    pub(super) fn live(&self) -> &Liveness {
+        self.live
+            .get_or_init(|| crate::analysis::liveness(&self.prog))
+    }
+
+    /// The program's uniformity.
+    pub(super) fn uniform(&self) -> &crate::analysis::Uniformity {
+        self.uniform
+            .get_or_init(|| crate::analysis::uniformity(&self.prog))
+    }
+
     /// The region entered at block `id`, if it heads one.
     pub(super) fn plan(&self, id: BlockId) -> Option<Arc<Plan>> {
         self.plans[id as usize]
@@ -151,8 +169,8 @@ fn new_code(prog: &Arc<Program>) -> ProgCode {
     let slots = 2 * all.len();
     ProgCode {
         prog: prog.clone(),
-        live: crate::analysis::liveness(prog),
-        uniform: crate::analysis::uniformity(prog),
+        live: OnceLock::new(),
+        uniform: OnceLock::new(),
         pieces: all,
         block_pieces,
         fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),
@@ -160,5 +178,6 @@ fn new_code(prog: &Arc<Program>) -> ProgCode {
         tiers: (0..slots).map(|_| AtomicU8::new(0)).collect(),
         hot: (0..slots).map(|_| AtomicU32::new(0)).collect(),
         plans: (0..n).map(|_| OnceLock::new()).collect(),
+        functions: [AtomicU32::new(0), AtomicU32::new(0)],
     }
 }

@@ -36,19 +36,9 @@ use warpjit_runtime::WarpState;
 /// [`warpjit_jit_exec_inst`](super::abi::warpjit_jit_exec_inst) and counted as delegated in
 /// `--stats`). Every op of the table is lowered: only instances an impl declines are delegated.
 ///
-/// Each impl also states the op's compile [`weight`](Lower::weight) (no default: an op without
-/// one does not compile either).
+/// What the JIT knows of an op before lowering it (its compile weight, whether it may run in a
+/// strip loop) is its line of the lowering table, [`table`].
 pub(super) trait Lower {
-    /// What this instance costs to compile, for splitting long blocks into pieces (see
-    /// [`crate::jit::weight`] for the unit and how it was measured).
-    fn weight(&self) -> u32;
-
-    /// Whether tier 1 may run this instance in a strip loop ([`Tx::strip_run`]), four lanes at
-    /// a time: its lowering always succeeds, calls no routine, cannot fault, and treats every
-    /// vector of four lanes alike (each lane's result depends on that lane's operands only, and
-    /// no lane's position shapes the code).
-    fn strip(&self) -> bool;
-
     /// Lowers `inst` (whose op is `self`); `false` delegates it.
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool;
 }
@@ -61,20 +51,6 @@ macro_rules! lower_dispatch {
                 match &inst.op {
                     $(Op::$v(o) => Lower::lower(o, self, inst),)*
                 }
-            }
-        }
-
-        /// The op's compile weight, from its [`Lower`] impl.
-        pub(super) fn op_weight(op: &Op) -> u32 {
-            match op {
-                $(Op::$v(o) => Lower::weight(o),)*
-            }
-        }
-
-        /// Whether the op may run in a strip loop, from its [`Lower`] impl.
-        fn op_strip(op: &Op) -> bool {
-            match op {
-                $(Op::$v(o) => Lower::strip(o),)*
             }
         }
     };
@@ -91,8 +67,13 @@ mod int;
 mod lea;
 mod mem;
 mod resource;
+mod sample;
+mod table;
 mod view;
 mod warp;
+
+use table::op_strip;
+pub(super) use table::op_weight;
 
 /// A register row: 32 lanes as 8 vectors of 4.
 pub type Row = [Value; 8];
@@ -181,7 +162,23 @@ pub struct Member<'r> {
     /// function's entry loads them, and each region block going there passes its values
     /// (cached, else loaded) instead of storing them. Empty at tier 1, whose code keeps
     /// registers in the warp state between strip loops.
-    pub carried: &'r [(u8, bool)],
+    pub carried: &'r [Carried],
+}
+
+/// A register a region block receives as block parameters ([`Member::carried`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Carried {
+    /// The register.
+    pub reg: u8,
+    /// Whether the region writes it (then the warp state may not hold its value, and a way
+    /// out stores it if live).
+    pub written: bool,
+    /// Whether it is one parameter, not eight: in a `full` function (every lane active) where
+    /// [`crate::analysis::uniformity()`] finds the register uniform at the block's entry, all 32
+    /// lanes hold one value, so every way in passes its first vector and the block splats it.
+    /// A loop's uniform counter then costs one vector operation per instruction, not eight,
+    /// and seven fewer registers of the host.
+    pub uniform: bool,
 }
 
 /// What a [`Tx`] holds cached at a point of the code: saved at the end of a region block and
@@ -274,6 +271,9 @@ pub struct Tx<'a, 'b, 'p> {
     ended: bool,
     /// Instructions lowered by a call to the interpreter's code.
     pub delegated: u32,
+    /// Of those, the instructions whose op's `Lower` impl declined them (returned `false`;
+    /// the others are constant operands that would fault, and BPT).
+    pub declined: u32,
     /// Inline memory instructions so far (each gets its own segment hint).
     mem_ops: usize,
     /// Instructions of the piece translated so far: the clock of the next one is the warp's
@@ -336,6 +336,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             member: 0,
             ended: false,
             delegated: 0,
+            declined: 0,
             mem_ops: 0,
             index: 0,
             after: crate::analysis::LiveSet::FULL,
@@ -619,12 +620,12 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// [`Tx::flush`], but not the registers `kept` (an edge passes them on as parameters).
-    fn flush_except(&mut self, all: bool, kept: &[(u8, bool)]) {
+    fn flush_except(&mut self, all: bool, kept: &[Carried]) {
         let live = self.env.live_out;
         let mut regs: Vec<_> = self
             .regs
             .iter()
-            .filter(|(r, (_, d))| *d && !kept.iter().any(|k| k.0 == **r))
+            .filter(|(r, (_, d))| *d && !kept.iter().any(|k| k.reg == **r))
             .map(|(r, (row, _))| (*r, *row))
             .collect();
         regs.sort_by_key(|(r, _)| *r);
@@ -897,7 +898,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     pub(super) fn src(&mut self, s: Src) -> Row {
         match s {
             Src::Reg(r) => self.reg(r),
-            Src::Imm(v) => self.splat(v),
+            Src::Imm(v) | Src::Imm32(v) => self.splat(v),
             Src::Const(c) => {
                 let v = self.const_scalar(c);
                 self.splat_val(v)
@@ -1005,13 +1006,18 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// (a load is not cached: the edge's code does not dominate the other ways on).
     fn edge_args(&mut self, to: &Member<'_>) -> Vec<cranelift_codegen::ir::BlockArg> {
         let mut args = Vec::with_capacity(8 * to.carried.len());
-        for &(r, _) in to.carried {
-            let row = match self.regs.get(&r) {
+        for c in to.carried {
+            let base = offset_of!(WarpState, regs) as i32 + c.reg as i32 * 128;
+            let row = match self.regs.get(&c.reg) {
                 Some((row, _)) => *row,
-                None => self.state_row(offset_of!(WarpState, regs) as i32 + r as i32 * 128),
+                // A uniform register's first vector holds the value of every lane.
+                None if c.uniform => [self.b.ins().load(V, flags(), self.w, base); 8],
+                None => self.state_row(base),
             };
+            let n = if c.uniform { 1 } else { 8 };
             args.extend(
-                row.iter()
+                row[..n]
+                    .iter()
                     .map(|v| cranelift_codegen::ir::BlockArg::Value(*v)),
             );
         }
@@ -1029,7 +1035,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         at: cranelift_codegen::ir::Block,
         live_out: &'p dyn LiveOut,
         carried: Option<Cached>,
-        params: &[(u8, bool)],
+        params: &[Carried],
     ) {
         self.b.switch_to_block(at);
         match carried {
@@ -1041,9 +1047,14 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 // The carried registers, as the ways in passed them (dirty if the region
                 // writes them: a way in may have written one without storing it).
                 let vals = self.b.block_params(at).to_vec();
-                for (k, &(r, written)) in params.iter().enumerate() {
-                    let row: Row = std::array::from_fn(|j| vals[8 * k + j]);
-                    self.regs.insert(r, (row, written));
+                let mut next = 0;
+                for c in params {
+                    let row: Row = match c.uniform {
+                        true => [vals[next]; 8],
+                        false => std::array::from_fn(|j| vals[next + j]),
+                    };
+                    next += if c.uniform { 1 } else { 8 };
+                    self.regs.insert(c.reg, (row, c.written));
                 }
             }
         }
@@ -1249,11 +1260,16 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Inline lowering; false when the instruction must be delegated.
     fn lower(&mut self, inst: &Inst) -> bool {
         // Constant operands that would fault are delegated (the interpreter raises the fault).
-        !bad_const(inst) && self.lower_op(inst)
+        if bad_const(inst) {
+            return false;
+        }
+        let lowered = self.lower_op(inst);
+        self.declined += !lowered as u32;
+        lowered
     }
 
-    /// Whether `inst` may run in a strip loop ([`Tx::strip_run`]): its op's `Lower::strip`,
-    /// and it can neither fault nor be delegated.
+    /// Whether `inst` may run in a strip loop ([`Tx::strip_run`]): its op's line of the
+    /// lowering table says so, and it can neither fault nor be delegated.
     pub fn strippable(inst: &Inst) -> bool {
         op_strip(&inst.op) && !bad_const(inst) && !inst.effects().can_fault
     }
@@ -1397,7 +1413,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
-    /// Ends the function: store live-out state, return 0; the fault exit returns 1.
+    /// Ends the function: store live-out state, return 0; the fault exit returns 1. Returns
+    /// the instructions an op's `Lower` impl declined ([`Tx::declined`]).
     pub fn finish(mut self) -> u32 {
         if !self.ended {
             self.flush(false);
@@ -1414,6 +1431,6 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let one = self.b.ins().iconst(types::I32, 1);
         self.b.ins().return_(&[one]);
         self.b.seal_all_blocks();
-        self.delegated
+        self.declined
     }
 }

@@ -38,6 +38,10 @@ pub(super) struct Inner {
     pub(super) compile_nanos: u64,
     pub(super) longest_nanos: u64,
     pub(super) errors: Vec<String>,
+    /// Functions not compiled because their program reached [`super::Jit::max_functions`].
+    pub(super) limited: u64,
+    /// Instructions of the functions compiled whose op's `Lower` impl declined them.
+    pub(super) declined: u64,
 }
 
 // SAFETY: `JITModule` holds `RefCell`s and raw code pointers but no thread-bound state; it is
@@ -117,6 +121,8 @@ impl Inner {
             compile_nanos: 0,
             longest_nanos: 0,
             errors: Vec::new(),
+            limited: 0,
+            declined: 0,
         })
     }
 
@@ -145,10 +151,10 @@ impl Inner {
         };
         let live_after: Vec<_> = blocks
             .iter()
-            .map(|&b| code.live.live_after_each(prog, b))
+            .map(|&b| code.live().live_after_each(prog, b))
             .collect();
         let live_out = match insts.end {
-            end if end == block.insts.len() => &code.live.live_out[id as usize],
+            end if end == block.insts.len() => &code.live().live_out[id as usize],
             end => &live_after[0][end - 1],
         };
         let t0 = std::time::Instant::now();
@@ -173,6 +179,7 @@ impl Inner {
         self.module.clear_context(&mut self.ctx);
         let ptr = self.module.target_config().pointer_type();
         let comments;
+        let declined;
         {
             let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let env = codegen::Env {
@@ -190,7 +197,7 @@ impl Inner {
                     let chained = plan.as_ref().map_or(Vec::new(), |p| p.chained());
                     let carried = match self.tier {
                         Tier::One => vec![Vec::new(); members.len()],
-                        Tier::Two => carried_regs(code, members, &chained),
+                        Tier::Two => carried_regs(code, members, &chained, full),
                     };
                     let at: Vec<_> = members
                         .iter()
@@ -199,8 +206,13 @@ impl Inner {
                         .map(|((m, from), carried)| {
                             let blk = &prog.blocks[m.id as usize];
                             let at = tx.b.create_block();
-                            for _ in 0..8 * carried.len() {
-                                tx.b.append_block_param(at, cranelift_codegen::ir::types::I32X4);
+                            for c in carried {
+                                for _ in 0..if c.uniform { 1 } else { 8 } {
+                                    tx.b.append_block_param(
+                                        at,
+                                        cranelift_codegen::ir::types::I32X4,
+                                    );
+                                }
                             }
                             codegen::Member {
                                 id: m.id,
@@ -227,7 +239,7 @@ impl Inner {
                             done[k] = true;
                             let m = &at[k];
                             let blk = &prog.blocks[m.id as usize];
-                            let live_out = &code.live.live_out[m.id as usize];
+                            let live_out = &code.live().live_out[m.id as usize];
                             tx.begin_member(k, m.at, live_out, carried, m.carried);
                             translate(
                                 &mut tx,
@@ -250,7 +262,7 @@ impl Inner {
                 }
             }
             comments = std::mem::take(&mut tx.comments);
-            tx.finish();
+            declined = tx.finish();
             fb.finalize(self.module.target_config());
         }
         let fid = self
@@ -281,6 +293,7 @@ impl Inner {
         let addr = self.module.get_finalized_function(fid) as usize;
         let nanos = t0.elapsed().as_nanos() as u64;
         self.compiled += 1;
+        self.declined += declined as u64;
         self.compile_nanos += nanos;
         self.longest_nanos = self.longest_nanos.max(nanos);
         Ok(addr)
@@ -358,7 +371,7 @@ fn translate(
     strip: bool,
 ) {
     let block = &code.prog.blocks[id as usize];
-    let u = &code.uniform;
+    let u = code.uniform();
     let items: Vec<_> = insts
         .clone()
         .map(|k| {
@@ -404,13 +417,15 @@ const MAX_CARRIED: usize = 16;
 /// Per region block (`members`, with `chained` from [`super::region::Plan::chained`]): the
 /// registers its code receives as parameters, those live into it that the region's
 /// instructions read or write (at most [`MAX_CARRIED`], the lowest; each with whether the
-/// region writes it), none for a chained block. A register the region never touches stays in
-/// the warp state, where passing it on would change nothing.
+/// region writes it and, in a `full` function, whether it is uniform at the block's entry and
+/// so passed as one vector: [`codegen::Carried`]), none for a chained block. A register the
+/// region never touches stays in the warp state, where passing it on would change nothing.
 fn carried_regs(
     code: &ProgCode,
     members: &[super::region::Member],
     chained: &[Option<usize>],
-) -> Vec<Vec<(u8, bool)>> {
+    full: bool,
+) -> Vec<Vec<codegen::Carried>> {
     use crate::analysis::LiveSet;
     let (mut touched, mut written) = (LiveSet::EMPTY, LiveSet::EMPTY);
     for m in members {
@@ -426,12 +441,21 @@ fn carried_regs(
         .map(|(m, from)| match from {
             Some(_) => Vec::new(),
             None => {
-                let live = &code.live.live_in[m.id as usize];
+                let live = &code.live().live_in[m.id as usize];
+                let u = code.uniform();
+                let uniform = match full && u.is_reachable(m.id) {
+                    true => u.uniform_in(m.id),
+                    false => crate::analysis::uniformity::UniformSet::EMPTY,
+                };
                 (0..=254u8)
                     .map(crate::ir::Reg)
                     .filter(|&r| live.has_reg(r) && touched.has_reg(r))
                     .take(MAX_CARRIED)
-                    .map(|r| (r.0, written.has_reg(r)))
+                    .map(|r| codegen::Carried {
+                        reg: r.0,
+                        written: written.has_reg(r),
+                        uniform: uniform.has_reg(r),
+                    })
                     .collect()
             }
         })

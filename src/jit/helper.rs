@@ -7,7 +7,7 @@
 //! not, and importing all of them (sixteen, when it was measured) cost about a quarter of
 //! compiling a small block.
 
-use super::{abi, fp, lanes, view, warp};
+use super::{abi, fp, lanes, sample, view, warp};
 use cranelift_codegen::ir::{types, AbiParam, Signature, Type};
 
 /// The shape of a helper's signature (`ptr` is the host pointer type).
@@ -116,6 +116,10 @@ helpers! {
     Atom = "warpjit_jit_atom", warp::warpjit_jit_atom, ViewFault;
     /// The SHFL routine (`jit::warp`).
     Shfl = "warpjit_jit_shfl", warp::warpjit_jit_shfl, View;
+    /// The texture-sampling routine (`jit::sample`).
+    Sample = "warpjit_jit_sample", sample::warpjit_jit_sample, View;
+    /// The screen-space derivative routine (`jit::sample`).
+    Deriv = "warpjit_jit_deriv", sample::warpjit_jit_deriv, View;
 }
 
 /// A helper as a function imports it: its declaration's index in the module and signature.

@@ -35,6 +35,8 @@
 //!
 //! A function Cranelift rejects (a warpjit bug) leaves its piece interpreted: the failure is
 //! counted in [`CompileStats::failed`] (printed by `--stats`) and kept in [`Jit::errors`].
+//! Each tier compiles at most [`Jit::max_functions`] functions for one program (a bound on the code
+//! memory and compile time any program can take); blocks past it are interpreted.
 //!
 //! The files: this one holds the [`Jit`] engine; `cache.rs` the per-program code cache (a slot
 //! per piece and variant); `compile.rs` the [`Tier`]s, one tier's Cranelift module and the
@@ -56,6 +58,7 @@ pub mod lanes;
 pub mod memory;
 pub mod region;
 mod runner;
+pub mod sample;
 pub mod scalar;
 mod tier;
 pub mod view;
@@ -79,6 +82,17 @@ pub const DEFAULT_THRESHOLD: u32 = 2;
 /// Executions of a tier-1 block (on one host thread) before tier 2 recompiles it.
 pub const DEFAULT_HOT_THRESHOLD: u32 = 64;
 
+/// Most functions (pieces of blocks, in either variant) each tier compiles for one program, by
+/// default ([`Jit::max_functions`]): a
+/// block of a larger program that reaches the threshold after that is interpreted (tier 1) or
+/// keeps its tier-1 code (tier 2), counted in [`CompileStats::limited`]. Each function takes at
+/// least a page of code memory (Cranelift gives each its own pages, 4 to 8 KiB with its data)
+/// and, at tier 1, 50 to 100 µs to compile, so a program of 10^5 blocks that each run twice
+/// took 960 MB and 17 s: the limit bounds both, to about 100 MB and 2 s a tier, for any program.
+/// Real programs stay far below it (the largest DXBC shader of `tests/dxbc/` has about 200
+/// blocks).
+pub const MAX_FUNCTIONS: u32 = 16384;
+
 /// Why the JIT could not be set up or could not compile. A bug or an unsupported host, never a
 /// user error.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +107,15 @@ pub enum JitError {
         dir: String,
         /// What went wrong.
         msg: String,
+    },
+    /// The block's program already has [`Jit::max_functions`] functions at this tier: the block
+    /// is not compiled (its instructions are interpreted, or keep their tier-1 code).
+    #[error(
+        "block {block} not compiled: its program has as many compiled functions as a program may"
+    )]
+    Limit {
+        /// The block.
+        block: u32,
     },
     /// Cranelift rejected a function (a warpjit bug).
     #[error("compiling block {block} failed: {msg}")]
@@ -117,6 +140,8 @@ pub struct Jit {
     /// Executions of a tier-1 block on one host thread before tier 2 recompiles it
     /// (`u32::MAX`: never).
     pub hot_threshold: u32,
+    /// Most functions each tier compiles for one program (default [`MAX_FUNCTIONS`]).
+    pub max_functions: u32,
 }
 
 /// Compile statistics.
@@ -140,6 +165,13 @@ pub struct CompileStats {
     pub failed: u64,
     /// Functions tier 2 failed to recompile; their tier-1 code keeps running.
     pub tier2_failed: u64,
+    /// Functions not compiled because their program had [`Jit::max_functions`] at that tier
+    /// already (tier 1: interpreted; tier 2: their tier-1 code keeps running).
+    pub limited: u64,
+    /// Instructions of the functions compiled (both tiers) that an op's lowering declined, to
+    /// run the interpreter's code instead (constant operands that would fault and BPT, which
+    /// run it by design, are not counted). The differential checks require 0.
+    pub declined: u64,
 }
 
 impl Jit {
@@ -162,6 +194,7 @@ impl Jit {
             shutdown,
             threshold: DEFAULT_THRESHOLD,
             hot_threshold: DEFAULT_HOT_THRESHOLD,
+            max_functions: MAX_FUNCTIONS,
         })
     }
 
@@ -171,12 +204,20 @@ impl Jit {
             m.lock()
                 .map(|i| {
                     let failed = i.errors.len() as u64;
-                    (i.compiled, i.compile_nanos, i.longest_nanos, failed)
+                    (
+                        i.compiled,
+                        i.compile_nanos,
+                        i.longest_nanos,
+                        failed,
+                        i.limited,
+                        i.declined,
+                    )
                 })
                 .unwrap_or_default()
         };
-        let (blocks, nanos, longest_nanos, failed) = get(&self.tier1);
-        let (tier2_blocks, tier2_nanos, tier2_longest_nanos, tier2_failed) = get(&self.tier2);
+        let (blocks, nanos, longest_nanos, failed, limited1, declined1) = get(&self.tier1);
+        let (tier2_blocks, tier2_nanos, tier2_longest_nanos, tier2_failed, limited2, declined2) =
+            get(&self.tier2);
         CompileStats {
             blocks,
             nanos,
@@ -186,6 +227,8 @@ impl Jit {
             tier2_longest_nanos,
             failed,
             tier2_failed,
+            limited: limited1 + limited2,
+            declined: declined1 + declined2,
         }
     }
 

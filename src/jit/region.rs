@@ -20,7 +20,6 @@
 use super::codegen::MAX_PENDING;
 use super::weight::{weight, MAX_PIECE_WEIGHT};
 use crate::ir::{BlockId, Cond, PredSrc, Program, Region, Terminator};
-use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// One block of a region.
@@ -171,74 +170,138 @@ pub fn plan(prog: &Program, pieces: &[Range<u32>], entry: BlockId) -> Option<Pla
                 }],
             })
     };
-    // Forward from `entry`, each block with the entries it starts with. (State in maps: the
-    // work is bounded by the blocks visited, not the program's size.)
-    let mut pending: HashMap<BlockId, Vec<(Region, BlockId)>> = HashMap::new();
-    let mut preds: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
-    pending.insert(entry, Vec::new());
-    let mut stack = vec![entry];
-    while let Some(b) = stack.pop() {
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        search(prog, pieces, entry, &mut scratch).unwrap_or_else(alone)
+    })
+}
+
+/// Per host thread, the block-indexed state of [`plan`]'s search, kept from search to search so
+/// that a search costs what it visits, not the program's size: block `b` has been visited by
+/// the current search when `stamp[b]` is its number, and is then `visited[at[b]]`.
+#[derive(Default)]
+struct Scratch {
+    stamp: Vec<u32>,
+    at: Vec<u32>,
+    now: u32,
+}
+
+impl Scratch {
+    /// Starts a search over a program of `n` blocks.
+    fn begin(&mut self, n: usize) {
+        if self.stamp.len() < n {
+            self.stamp.resize(n, 0);
+            self.at.resize(n, 0);
+        }
+        self.now = self.now.wrapping_add(1);
+        if self.now == 0 {
+            self.stamp.fill(0);
+            self.now = 1;
+        }
+    }
+
+    /// Where block `b` is in the visited list, if the current search has visited it.
+    fn get(&self, b: BlockId) -> Option<usize> {
+        (self.stamp[b as usize] == self.now).then(|| self.at[b as usize] as usize)
+    }
+
+    fn set(&mut self, b: BlockId, at: usize) {
+        self.stamp[b as usize] = self.now;
+        self.at[b as usize] = at as u32;
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// The search of [`plan`] from a one-piece `entry`: `Some(result)`, or `None` when it visits
+/// more than [`MAX_VISIT`] blocks or the region weighs too much (then the entry alone, if it
+/// branches to itself, is the region).
+fn search(
+    prog: &Program,
+    pieces: &[Range<u32>],
+    entry: BlockId,
+    scratch: &mut Scratch,
+) -> Option<Option<Plan>> {
+    scratch.begin(prog.blocks.len());
+    // Forward from `entry`, each block with the entries it starts with, and the edges found
+    // (as places in `visited`).
+    let mut visited: Vec<(BlockId, Vec<(Region, BlockId)>)> = vec![(entry, Vec::new())];
+    scratch.set(entry, 0);
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut stack = vec![0usize];
+    while let Some(k) = stack.pop() {
+        let b = visited[k].0;
         if pieces[b as usize].len() > 1 {
             continue;
         }
-        let here = pending[&b].clone();
-        for (s, p) in continuations(&prog.blocks[b as usize].term, &here) {
+        for (s, p) in continuations(&prog.blocks[b as usize].term, &visited[k].1) {
             if s < entry {
                 continue;
             }
-            preds.entry(s).or_default().push(b);
-            match pending.get(&s) {
-                Some(q) if *q != p => {
+            match scratch.get(s) {
+                Some(j) if visited[j].1 != p => {
                     // Reached with different entries pending. (A block that is in the end not
                     // in the region only makes this give up early.)
-                    return None;
+                    return Some(None);
                 }
-                Some(_) => {}
-                None if pending.len() >= MAX_VISIT => return alone(),
+                Some(j) => edges.push((k as u32, j as u32)),
+                None if visited.len() >= MAX_VISIT => return None,
                 None => {
-                    pending.insert(s, p);
-                    stack.push(s);
+                    scratch.set(s, visited.len());
+                    edges.push((k as u32, visited.len() as u32));
+                    stack.push(visited.len());
+                    visited.push((s, p));
                 }
             }
         }
     }
     // Backward from `entry` along the edges found.
-    let mut member: HashSet<BlockId> = HashSet::new();
-    let mut stack = vec![entry];
-    while let Some(b) = stack.pop() {
-        for &p in preds.get(&b).map_or(&[][..], |v| v) {
-            if member.insert(p) {
-                stack.push(p);
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); visited.len()];
+    for &(from, to) in &edges {
+        preds[to as usize].push(from);
+    }
+    let mut member = vec![false; visited.len()];
+    let mut stack = vec![0usize];
+    while let Some(k) = stack.pop() {
+        for &q in &preds[k] {
+            if !member[q as usize] {
+                member[q as usize] = true;
+                stack.push(q as usize);
             }
         }
     }
-    if !member.contains(&entry) {
-        return None;
+    if !member[0] {
+        return Some(None);
     }
-    let mut ids: Vec<BlockId> = member.into_iter().collect();
+    let mut ids: Vec<(BlockId, usize)> = (0..visited.len())
+        .filter(|&k| member[k])
+        .map(|k| (visited[k].0, k))
+        .collect();
     ids.sort_unstable();
     let load: u32 = ids
         .iter()
-        .flat_map(|&b| prog.blocks[b as usize].insts.iter().map(weight))
+        .flat_map(|&(b, _)| prog.blocks[b as usize].insts.iter().map(weight))
         .sum();
     if load > MAX_PIECE_WEIGHT && ids.len() > 1 {
         // Too heavy together: the entry alone, if it branches to itself (an inner loop of one
         // block still runs in compiled code).
-        return alone();
+        return None;
     }
     let members = ids
         .iter()
-        .map(|&id| {
-            let pending = pending.remove(&id).unwrap_or_default();
+        .map(|&(id, k)| {
+            let pending = std::mem::take(&mut visited[k].1);
             let next = continuations(&prog.blocks[id as usize].term, &pending)
                 .into_iter()
                 .map(|(b, _)| b)
-                .filter(|b| ids.binary_search(b).is_ok())
+                .filter(|b| ids.binary_search_by_key(b, |m| m.0).is_ok())
                 .collect();
             Member { id, pending, next }
         })
         .collect();
-    Some(Plan { members })
+    Some(Some(Plan { members }))
 }
 
 /// Which blocks without instructions head a region, given the pieces of the blocks that have

@@ -59,7 +59,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// (`semantics::prmt`).
     pub(super) fn prmt(&mut self, inst: &Inst, o: &Prmt) {
         let m = self.guard_mask(inst.guard);
-        let r = if let Src::Imm(sel) = o.b {
+        let r = if let Some(sel) = o.b.imm() {
             let a = self.reg(o.a);
             let c = self.src(o.c);
             let sel = crate::semantics::prmt_selector(o.mode, sel);

@@ -647,7 +647,7 @@ fn weight_of_every_op_is_pinned() {
     }
     // Ops without a SASS spelling (DXBC's).
     let (r, s) = (Reg(1), Src::Reg(Reg(2)));
-    let unspelled: [Op; 10] = [
+    let unspelled: [Op; 12] = [
         Un {
             d: r,
             f: UnFn::Sqrt,
@@ -695,7 +695,7 @@ fn weight_of_every_op_is_pinned() {
             slice: s,
             sample: s,
             mip: Src::Imm(0),
-            offset: [0, 0],
+            offset: [0, 0, 0],
             comp: [0, 1, 2, 3],
         }
         .into(),
@@ -726,9 +726,33 @@ fn weight_of_every_op_is_pinned() {
         Info {
             d: [r; 4],
             view: View::Srv(0),
+            dim: None,
             kind: InfoKind::BufferLength,
             mip: Src::Imm(0),
             comp: [0, 1, 2, 3],
+        }
+        .into(),
+        Sample {
+            d: [r; 4],
+            view: View::Srv(0),
+            sampler: 0,
+            f: SampleFn::Grad,
+            compare: false,
+            coord: [s; 4],
+            ddx: [s; 3],
+            ddy: [s; 3],
+            lod: s,
+            reference: s,
+            offset: [0; 3],
+            po: None,
+            comp: [0, 1, 2, 3],
+        }
+        .into(),
+        Deriv {
+            d: r,
+            a: s,
+            y: false,
+            fine: true,
         }
         .into(),
     ];
@@ -743,7 +767,8 @@ fn weight_of_every_op_is_pinned() {
             Op::Tern(_) => 6,
             Op::LdBuf(_) | Op::StBuf(_) | Op::StTex(_) | Op::Atom(_) | Op::Table(_) => 12,
             Op::LdTex(_) => 16,
-            Op::Info(_) => 8,
+            Op::Info(_) | Op::Deriv(_) => 8,
+            Op::Sample(_) => 24,
             _ => 4,
         };
         assert_eq!(weight(&inst), want, "{:?}", inst.op);
@@ -846,7 +871,13 @@ fn a_shut_down_worker_leaves_its_queue() {
     let (tx, rx) = mpsc::channel();
     for full in [false, true] {
         let (code, piece) = (code.clone(), 0);
-        tx.send(Tier2Request { code, piece, full }).expect("queued");
+        tx.send(Tier2Request {
+            code,
+            piece,
+            full,
+            limit: crate::jit::MAX_FUNCTIONS,
+        })
+        .expect("queued");
     }
     let inner = Mutex::new(Inner::new(Tier::Two).expect("host supported"));
     tier2_worker(&rx, &inner, &AtomicBool::new(true));
@@ -1264,40 +1295,48 @@ fn float_ops_mirror_the_semantics() {
         let t = if ftz { ".FTZ" } else { "" };
         for sat in [false, true] {
             let s = if sat { ".SAT" } else { "" };
-            let o = Fmul32i {
+            let o = Fmul {
                 d: Reg(8),
                 ftz,
+                scale: 0,
                 sat,
+                rnd: FRnd::Rn,
                 a: Reg(4),
-                imm: 0x3f80_0001,
+                b: Src::Imm32(0x3f80_0001),
+                neg_b: false,
             };
             check(&format!("FMUL32I{t}{s} R8, R4, 1.0000001"), &|a, _, _| {
-                f::fmul32i(&o, a)
+                f::fmul(&o, a, 0x3f80_0001)
             });
-            let o = Ffma32i {
+            let o = Ffma {
                 d: Reg(8),
                 ftz,
                 sat,
+                rnd: FRnd::Rn,
                 a: Reg(4),
-                neg_a: true,
-                imm: 0xc000_0000,
+                b: Src::Imm32(0xc000_0000),
+                neg_b: true,
+                c: Src::Reg(Reg(8)),
                 neg_c: sat,
             };
             let nc = if sat { "-" } else { "" };
             check(
                 &format!("FFMA32I{t}{s} R8, -R4, -2.0, {nc}R8"),
-                &|a, _, c| f::ffma32i(&o, a, c),
+                &|a, _, c| f::ffma(&o, a, 0xc000_0000, c),
             );
         }
-        let o = Fadd32i {
+        let o = Fadd {
             d: Reg(8),
             ftz,
+            sat: false,
+            rnd: FRnd::Rn,
             a: Reg(4),
             am: FMod::neg(true),
-            imm: 0x0000_0003 | 0x0080_0000,
+            b: Src::Imm32(0x0000_0003 | 0x0080_0000),
+            bm: FMod::NONE,
         };
         check(&format!("FADD32I{t} R8, -R4, 0x800003"), &|a, _, _| {
-            f::fadd32i(&o, a)
+            f::fadd(&o, a, 0x0080_0003)
         });
         for (i, &(am, at)) in mods.iter().enumerate() {
             let (bm, bt) = mods[(i + 2) % 4];
@@ -1592,6 +1631,14 @@ fn a_loop_runs_in_compiled_code_and_stops_exactly() {
     };
     let pcnt_uniform = pcnt("LOP32I.AND R8, R3, 0x1;\nISETP.EQ.U32.AND P2, PT, R8, RZ, PT;\n");
     let pcnt_divergent = pcnt("ISETP.LT.U32.AND P2, PT, R0, 0x10, PT;\n");
+    // Every lane runs the same 7 iterations: the counter R3 and the bound R5 are uniform at
+    // the loop's entry, so tier 2 passes them around the loop as one vector each
+    // (`codegen::Carried::uniform`), beside the per-lane R2 that mixes them in.
+    let uniform_trip = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nMOV32I R5, 0x7;\nMOV R2, R0;\n\
+                        MOV R3, RZ;\nLOOP:\nIADD32I R3, R3, 0x1;\nIMUL R2, R2, R3;\n\
+                        IADD R2, R2, R3;\nISETP.LT.U32.AND P0, PT, R3, R5, PT;\n@P0 BRA LOOP;\n\
+                        IADD R2, R2, R3;\nSTG [R1+0x10000], R2;\nEXIT;\n"
+        .to_string();
     let endless = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nSTG [R1+0x10000], R0;\nSPIN:\n\
                    IADD32I R2, R2, 0x1;\nSTG [R1+0x10000], R2;\nBRA SPIN;\n"
         .to_string();
@@ -1606,6 +1653,7 @@ fn a_loop_runs_in_compiled_code_and_stops_exactly() {
         (pbk, 6..70, 6),
         (pcnt_uniform, 6..140, 6),
         (pcnt_divergent, 6..160, 2),
+        (uniform_trip, 6..46, 3),
         // (Every run of the endless loop ends in the budget fault, which carries no statistics.)
         (endless, 3..30, 0),
     ] {

@@ -13,6 +13,8 @@ pub(super) struct Tier2Request {
     pub(super) code: Arc<ProgCode>,
     pub(super) piece: u32,
     pub(super) full: bool,
+    /// The Jit's [`Jit::max_functions`].
+    pub(super) limit: u32,
 }
 
 impl Jit {
@@ -35,9 +37,17 @@ impl Jit {
             }
             addr => return Ok(addr),
         }
+        if code.functions[0].load(Ordering::Relaxed) >= self.max_functions {
+            // The program's share of code is used up: the piece stays interpreted.
+            code.fns[i].store(usize::MAX, Ordering::Release);
+            inner.limited += 1;
+            let block = code.pieces[piece as usize].block;
+            return Err(JitError::Limit { block });
+        }
         let r = inner.compile_piece(code, piece, full);
         match &r {
             Ok(addr) => {
+                code.functions[0].fetch_add(1, Ordering::Relaxed);
                 code.tiers[i].store(1, Ordering::Relaxed);
                 code.fns[i].store(*addr, Ordering::Release);
             }
@@ -94,6 +104,7 @@ impl Jit {
                         code: code.clone(),
                         piece,
                         full,
+                        limit: self.max_functions,
                     });
                 }
             }
@@ -118,8 +129,16 @@ pub(super) fn tier2_worker(
         if shutdown.load(Ordering::Acquire) {
             return;
         }
+        if req.code.functions[1].load(Ordering::Relaxed) >= req.limit {
+            // The program's share of tier-2 code is used up: the tier-1 code keeps running.
+            inner.limited += 1;
+            continue;
+        }
         match inner.compile_piece(&req.code, req.piece, req.full) {
-            Ok(addr) => req.code.fns[slot(req.piece, req.full)].store(addr, Ordering::Release),
+            Ok(addr) => {
+                req.code.functions[1].fetch_add(1, Ordering::Relaxed);
+                req.code.fns[slot(req.piece, req.full)].store(addr, Ordering::Release)
+            }
             Err(e) => inner.errors.push(e.to_string()),
         }
     }

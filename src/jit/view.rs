@@ -215,11 +215,19 @@ fn ld_texels(op: &LdTex, t: &Texture, mask: u32, area: &mut TexArea) {
     while m != 0 {
         let l = m.trailing_zeros() as usize;
         m &= m - 1;
-        let s = if dim.is_array() { slice[l] } else { 0 };
+        let s = if dim.is_layered() { slice[l] } else { 0 };
         let q = if dim.is_multisample() { sample[l] } else { 0 };
         let cx = x[l].wrapping_add(op.offset[0] as i32 as u32);
         let cy = y[l].wrapping_add(op.offset[1] as i32 as u32);
-        let texel = match (mip[l], t.texel_offset(cx, cy, s, q)) {
+        let cs = s.wrapping_add(op.offset[2] as i32 as u32);
+        if mip[l] != 0 {
+            let texel = t.load_at(mip[l], cx, cy, cs, q);
+            for c in 0..4 {
+                vals[c][l] = texel[op.comp[c] as usize & 3];
+            }
+            continue;
+        }
+        let texel = match (mip[l], t.texel_offset(cx, cy, cs, q)) {
             (0, Some(off)) if bytes8 => {
                 let w = words[(off / 4) as usize].load(Relaxed);
                 let mut v = format.defaults();
@@ -228,7 +236,7 @@ fn ld_texels(op: &LdTex, t: &Texture, mask: u32, area: &mut TexArea) {
                 }
                 v
             }
-            (0, Some(_)) => t.load(cx, cy, s, q),
+            (0, Some(_)) => t.load(cx, cy, cs, q),
             _ => empty,
         };
         for c in 0..4 {
@@ -294,32 +302,48 @@ pub unsafe extern "C" fn warpjit_jit_view_atom(
     area.out = view_atom_lanes(op, env, mask, &area.rows);
 }
 
-/// What the view-query routine hands back: the four words at mip level 0 and at any other.
+/// What compiled code hands the view-query routine: each lane's mip level, and on return the
+/// four words per lane.
 #[repr(C, align(16))]
 pub struct InfoArea {
-    /// [`info_words`] at mip level 0, then at another level.
-    pub words: [[u32; 4]; 2],
+    /// The mip level per lane (`resinfo`; 0 for the other queries).
+    pub mip: [u32; 32],
+    /// The words each destination component receives, per lane (word `c` in row `c`).
+    pub out: [[u32; 32]; 4],
 }
 
-/// A view query (`bufinfo`, `resinfo`, `sampleinfo`): the view's binding read at run time (it
-/// may change between launches of the same compiled code), [`info_words`] at mip level 0 and
-/// at another; compiled code picks per lane.
+/// A view query (`bufinfo`, `resinfo`, `sampleinfo`) for the lanes of `mask`: the view's
+/// binding read at run time (it may change between launches of the same compiled code),
+/// [`info_words`] per lane at its mip level.
 ///
 /// # Safety
 /// As [`warpjit_jit_ld_buf`].
 pub unsafe extern "C" fn warpjit_jit_info(
     jcx: *mut JitCx,
     op: *const Info,
-    _mask: u32,
+    mask: u32,
     area: *mut InfoArea,
 ) {
     // SAFETY: as in `warpjit_jit_ld_buf`.
     let (jcx, op, area) = unsafe { (&mut *jcx, &*op, &mut *area) };
     let env = unsafe { &*(jcx.env as *const CtaEnv<'_>) };
-    area.words = [
-        info_words(env.resources, op, true),
-        info_words(env.resources, op, false),
-    ];
+    let mut out = [[0u32; 32]; 4];
+    let mut last: Option<(u32, [u32; 4])> = None;
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let mip = area.mip[l];
+        let v = match last {
+            Some((at, v)) if at == mip => v,
+            _ => info_words(env.resources, op, mip),
+        };
+        last = Some((mip, v));
+        for c in 0..4 {
+            out[c][l] = v[c];
+        }
+    }
+    area.out = out;
 }
 
 /// What compiled code hands the function routines ([`warpjit_jit_un`], [`warpjit_jit_bin`],
@@ -387,7 +411,7 @@ pub unsafe extern "C" fn warpjit_jit_tern(
 /// float ops in a directed rounding mode and MUFU, and the integer ops whose per-lane controls
 /// SIMD has no instruction for (SHL/SHR/SHF by a register amount, BFE/BFI by a register
 /// control, PRMT by a register selector) or that gather bits across lanes (P2R), and the rare
-/// lane-wise ops ptxas writes outside inner loops (IADD.SAT, IADD32I.SAT, the video instructions). `a`, `b` and
+/// lane-wise ops ptxas writes outside inner loops (IADD.SAT and IADD32I.SAT, the video instructions). `a`, `b` and
 /// `c` hold the raw sources (Ra, Sb, Sc; MUFU reads only `a`; P2R reads the seven predicate
 /// masks or the four CC masks, by flag index, from `a`, Ra from `b` and its mask from `c`).
 /// Scalar code of a few instructions a lane would be 32 copies in the compiled block; one call
@@ -433,10 +457,77 @@ pub unsafe extern "C" fn warpjit_jit_lane_op(
         Op::Iadd(o) => {
             std::array::from_fn(|l| crate::semantics::iadd_sat(o.neg_a, a[l], o.neg_b, b[l]))
         }
-        Op::Iadd32i(o) => {
-            std::array::from_fn(|l| crate::semantics::iadd_sat(o.neg_a, a[l], false, o.imm))
-        }
-        // Compiled code calls this routine only for the ops above.
-        _ => area.out,
+        // Compiled code calls this routine only for the ops above: the others leave the area
+        // as it is (listed one by one, so that an op added to the table must be placed here).
+        Op::Mov(_)
+        | Op::S2r(_)
+        | Op::Iadd3(_)
+        | Op::Iscadd(_)
+        | Op::Xmad(_)
+        | Op::Lop(_)
+        | Op::Lop3(_)
+        | Op::Popc(_)
+        | Op::Flo(_)
+        | Op::Sel(_)
+        | Op::Isetp(_)
+        | Op::Psetp(_)
+        | Op::Imnmx(_)
+        | Op::Icmp(_)
+        | Op::Fmnmx(_)
+        | Op::Fset(_)
+        | Op::Fsetp(_)
+        | Op::Fcmp(_)
+        | Op::Rro(_)
+        | Op::Fchk(_)
+        | Op::Iset(_)
+        | Op::Pset(_)
+        | Op::Csetp(_)
+        | Op::R2p(_)
+        | Op::Imul(_)
+        | Op::Imad(_)
+        | Op::Imadsp(_)
+        | Op::Lea(_)
+        | Op::Ldc(_)
+        | Op::Ldg(_)
+        | Op::Stg(_)
+        | Op::Ld(_)
+        | Op::St(_)
+        | Op::Lds(_)
+        | Op::Sts(_)
+        | Op::Ldl(_)
+        | Op::Stl(_)
+        | Op::Membar(_)
+        | Op::Nop(_)
+        | Op::Bpt(_)
+        | Op::Depbar(_)
+        | Op::Atomg(_)
+        | Op::Red(_)
+        | Op::Atoms(_)
+        | Op::Shfl(_)
+        | Op::Vote(_)
+        | Op::Cs2r(_)
+        | Op::Un(_)
+        | Op::Bin(_)
+        | Op::Tern(_)
+        | Op::LdBuf(_)
+        | Op::StBuf(_)
+        | Op::LdTex(_)
+        | Op::Sample(_)
+        | Op::Deriv(_)
+        | Op::StTex(_)
+        | Op::Atom(_)
+        | Op::Info(_)
+        | Op::Table(_)
+        | Op::I2f(_)
+        | Op::F2i(_)
+        | Op::F2f(_)
+        | Op::I2i(_)
+        | Op::Dadd(_)
+        | Op::Dmul(_)
+        | Op::Dfma(_)
+        | Op::Dmnmx(_)
+        | Op::Dsetp(_)
+        | Op::Dset(_)
+        | Op::B2r(_) => area.out,
     };
 }

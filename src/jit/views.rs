@@ -109,6 +109,10 @@ impl ViewDesc {
 
     /// The entry of a texture: [`ViewDesc::ROUTINE`] unless [`inline_class`] knows its format.
     fn texture(t: &Texture) -> ViewDesc {
+        // Mip levels past the first, and a 3D texture's depth offsets, are the routine's.
+        if t.mips() > 1 || t.dim() == warpjit_runtime::resource::TextureDim::Tex3d {
+            return Self::EMPTY;
+        }
         let Some((kind, fill)) = inline_class(t.format()) else {
             return Self::EMPTY;
         };
@@ -128,7 +132,7 @@ impl ViewDesc {
             height: t.height(),
             array: t.array_size(),
             samples: t.samples(),
-            slice_mask: if t.dim().is_array() { u32::MAX } else { 0 },
+            slice_mask: if t.dim().is_layered() { u32::MAX } else { 0 },
             sample_mask: if t.dim().is_multisample() {
                 u32::MAX
             } else {

@@ -17,9 +17,8 @@ pub const MAX_PIECE_WEIGHT: u32 = 512;
 /// access size, generic `LD`/`ST` (a global and a shared path) the most. A piece of
 /// [`MAX_PIECE_WEIGHT`] then compiles in about 50 ms at tier 1 and 200 ms at tier 2 at most.
 ///
-/// Each op states its weight next to its lowering (`Lower::weight` in `codegen/alu.rs`,
-/// `codegen/lea.rs` and `codegen/mem.rs`): an op added to the table without one does not
-/// compile.
+/// Each op states its weight in its line of the JIT's lowering table (`codegen/table.rs`): an
+/// op added to the IR table without one does not compile.
 pub fn weight(inst: &Inst) -> u32 {
     op_weight(&inst.op)
 }

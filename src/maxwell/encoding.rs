@@ -100,6 +100,8 @@ pub enum B {
     U16,
     /// A 20-bit float immediate: the top 20 bits of a binary32 (19 at 20, the sign at 56).
     F20,
+    /// A 32-bit immediate at 20: the `*32I` forms, read as [`Src::Imm32`].
+    Imm32,
 }
 
 impl B {
@@ -112,6 +114,7 @@ impl B {
             B::Imm => Src::Imm(w.imm20()),
             B::U16 => Src::Imm(w.field(20, 16) as u32),
             B::F20 => Src::Imm(w.fimm20()),
+            B::Imm32 => Src::Imm32(w.field(20, 32) as u32),
         }
     }
 }
@@ -188,7 +191,7 @@ const M6: u64 = 0xfc00 << 48;
 /// `reg` (register form), `reg - 0x1000` (constant form) and `reg - 0x2400` (immediate form)
 /// as Maxwell lays them out, with the given masks.
 macro_rules! rci {
-    ($name:literal, $reg:expr, $cb:expr, $imm:expr, $m:expr, $mi:expr, $f:expr) => {
+    ($name:literal, $reg:expr, $cb:expr, $imm:expr, $m:expr, $mi:expr, $f:expr $(; $extra:expr)*) => {
         &[
             Form {
                 mnemonic: $name,
@@ -211,6 +214,7 @@ macro_rules! rci {
                 b: B::Imm,
                 decode: $f,
             },
+            $($extra,)*
         ]
     };
 }
@@ -218,11 +222,12 @@ macro_rules! rci {
 /// One form.
 /// A float op's register, constant and 20-bit float immediate forms.
 macro_rules! rcf {
-    ($name:literal, $reg:expr, $cb:expr, $imm:expr, $m:expr, $mi:expr, $f:expr) => {
+    ($name:literal, $reg:expr, $cb:expr, $imm:expr, $m:expr, $mi:expr, $f:expr $(; $extra:expr)*) => {
         &[
             form!($name, op($reg), $m, Reg, $f),
             form!($name, op($cb), $m, Const, $f),
             form!($name, op($imm), $mi, F20, $f),
+            $($extra,)*
         ]
     };
 }
@@ -439,11 +444,10 @@ maxwell_table! {
     Mov => rci!("MOV", 0x5c98, 0x4c98, 0x3898, M13, M13I, |w, _, b| {
         only(w, 39, 4, 0xf, "MOV lane mask")?;
         ok(Mov { d: w.reg(0), b })
-    }),
-    Mov32i => &[form!("MOV32I", op(0x0100), M12, None, |w, _, _| {
+    }; form!("MOV32I", op(0x0100), M12, Imm32, |w, _, b| {
         only(w, 12, 4, 0xf, "MOV32I lane mask")?;
-        ok(Mov32i { d: w.reg(0), imm: w.field(20, 32) as u32 })
-    })],
+        ok(Mov { d: w.reg(0), b })
+    })),
     S2r => &[form!("S2R", op(0xf0c8), M13, None, |w, _, _| {
         let sr = match w.field(20, 8) {
             0x00 => SpecialReg::LaneId,
@@ -511,27 +515,24 @@ maxwell_table! {
             return Err("IADD.SAT with .CC, .X or .PO is not supported".into());
         }
         ok(Iadd { d: w.reg(0), sat, cc, x, po, neg_a, a: w.reg(8), neg_b, b })
-    }),
-    // .SAT at 54 (ptxas writes it for add.sat.s32 with an immediate), .CC 52, .X 53.
-    Iadd32i => &[
-        form!("IADD32I", op(0x1c00), 0xfe80 << 48, None, |w, _, _| {
-            let (sat, cc, x) = (w.bit(54), w.bit(52), w.bit(53));
-            if sat && (cc || x) {
-                return Err("IADD32I.SAT with .CC or .X is not supported".into());
-            }
-            ok(Iadd32i {
-                d: w.reg(0), sat, cc, x, po: false, neg_a: w.bit(56),
-                a: w.reg(8), imm: w.field(20, 32) as u32,
-            })
-        }),
-        form!("IADD32I", op(0x1d80), 0xff80 << 48, None, |w, _, _| {
-            no(w, 54, "IADD32I.SAT.PO")?;
-            ok(Iadd32i {
-                d: w.reg(0), sat: false, cc: w.bit(52), x: w.bit(53), po: true, neg_a: false,
-                a: w.reg(8), imm: w.field(20, 32) as u32,
-            })
-        }),
-    ],
+    };
+    // IADD32I: .SAT at 54 (ptxas writes it for add.sat.s32 with an immediate), .CC 52, .X 53.
+    form!("IADD32I", op(0x1c00), 0xfe80 << 48, Imm32, |w, _, b| {
+        let (sat, cc, x) = (w.bit(54), w.bit(52), w.bit(53));
+        if sat && (cc || x) {
+            return Err("IADD32I.SAT with .CC or .X is not supported".into());
+        }
+        ok(Iadd {
+            d: w.reg(0), sat, cc, x, po: false, neg_a: w.bit(56), a: w.reg(8), neg_b: false, b,
+        })
+    });
+    form!("IADD32I", op(0x1d80), 0xff80 << 48, Imm32, |w, _, b| {
+        no(w, 54, "IADD32I.SAT.PO")?;
+        ok(Iadd {
+            d: w.reg(0), sat: false, cc: w.bit(52), x: w.bit(53), po: true, neg_a: false,
+            a: w.reg(8), neg_b: false, b,
+        })
+    })),
     Iadd3 => &[
         form!("IADD3", op(0x5cc0), M12, Reg, |w, _, b| {
             let shift = match w.field(37, 2) {
@@ -568,13 +569,12 @@ maxwell_table! {
             d: w.reg(0), cc: w.bit(47), po, neg_a, a: w.reg(8), neg_b, b,
             shift: w.field(39, 5) as u8,
         })
-    }),
-    Iscadd32i => &[form!("ISCADD32I", op(0x1400), 0xfc00 << 48, None, |w, _, _| {
-        ok(Iscadd32i {
-            d: w.reg(0), cc: w.bit(52), a: w.reg(8), imm: w.field(20, 32) as u32,
+    }; form!("ISCADD32I", op(0x1400), 0xfc00 << 48, Imm32, |w, _, b| {
+        ok(Iscadd {
+            d: w.reg(0), cc: w.bit(52), po: false, neg_a: false, a: w.reg(8), neg_b: false, b,
             shift: w.field(53, 5) as u8,
         })
-    })],
+    })),
     Xmad => &[
         form!("XMAD", op(0x5b00), 0xffc0 << 48, Reg, |w, _, b| {
             xmad(w, b, Src::Reg(w.reg(39)), w.bit(36), w.bit(37), w.field(50, 3), 38, w.bit(35))
@@ -611,13 +611,12 @@ maxwell_table! {
             p: w.opt_pred(48),
             d: w.reg(0), not_a: w.bit(39), a: w.reg(8), not_b: w.bit(40), b,
         })
-    }),
-    Lop32i => &[form!("LOP32I", op(0x0400), 0xfc00 << 48, None, |w, _, _| {
-        ok(Lop32i {
-            func: lop_fn(w.field(53, 2)), f: logic_cc(w, 52, 57), d: w.reg(0), not_a: w.bit(55), a: w.reg(8),
-            not_b: w.bit(56), imm: w.field(20, 32) as u32,
+    }; form!("LOP32I", op(0x0400), 0xfc00 << 48, Imm32, |w, _, b| {
+        ok(Lop {
+            func: lop_fn(w.field(53, 2)), f: logic_cc(w, 52, 57), pout: PredOut::None, p: None,
+            d: w.reg(0), not_a: w.bit(55), a: w.reg(8), not_b: w.bit(56), b,
         })
-    })],
+    })),
     Lop3 => &[
         form!("LOP3", op(0x5be0), M13, Reg, |w, _, b| {
             ok(Lop3 {
@@ -699,15 +698,14 @@ maxwell_table! {
             d: w.reg(0), ftz: w.bit(44), sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
             a: w.reg(8), am: fmod(w, 48, 46), b, bm: fmod_b(w, b, 45, 49)?,
         })
-    }),
-    Fadd32i => &[form!("FADD32I", op(0x0800), M6, None, |w, _, _| {
+    }; form!("FADD32I", op(0x0800), M6, Imm32, |w, _, b| {
         no(w, 52, "FADD32I with .CC")?;
         fmod_b(w, Src::Imm(0), 53, 57)?;
-        ok(Fadd32i {
-            d: w.reg(0), ftz: w.bit(55), a: w.reg(8), am: fmod(w, 56, 54),
-            imm: w.field(20, 32) as u32,
+        ok(Fadd {
+            d: w.reg(0), ftz: w.bit(55), sat: false, rnd: FRnd::Rn, a: w.reg(8),
+            am: fmod(w, 56, 54), b, bm: FMod::NONE,
         })
-    })],
+    })),
     Fmul => rcf!("FMUL", 0x5c68, 0x4c68, 0x3868, M13, M13I, |w, _, b| {
         no(w, 47, "FMUL with .CC")?;
         // The scale (envytools' gm107): 1-3 .D2 .D4 .D8, 4-6 .M8 .M4 .M2.
@@ -723,12 +721,14 @@ maxwell_table! {
             d: w.reg(0), ftz: w.bit(44), scale, sat: w.bit(50), rnd: FRnd::ALL[w.field(39, 2) as usize],
             a: w.reg(8), b, neg_b,
         })
-    }),
-    Fmul32i => &[form!("FMUL32I", op(0x1e00), M8, None, |w, _, _| {
+    }; form!("FMUL32I", op(0x1e00), M8, Imm32, |w, _, b| {
         no(w, 52, "FMUL32I with .CC")?;
         no(w, 54, "FMUL32I.FMZ")?;
-        ok(Fmul32i { d: w.reg(0), ftz: w.bit(53), sat: w.bit(55), a: w.reg(8), imm: w.field(20, 32) as u32 })
-    })],
+        ok(Fmul {
+            d: w.reg(0), ftz: w.bit(53), scale: 0, sat: w.bit(55), rnd: FRnd::Rn, a: w.reg(8), b,
+            neg_b: false,
+        })
+    })),
     Ffma => &[
         form!("FFMA", op(0x5980), M9, Reg, |w, _, b| ffma(w, b, Src::Reg(w.reg(39)))),
         form!("FFMA", op(0x4980), M9, Const, |w, _, b| ffma(w, b, Src::Reg(w.reg(39)))),
@@ -736,15 +736,17 @@ maxwell_table! {
         form!("FFMA", op(0x5180), M9, None, |w, _, _| {
             ffma(w, Src::Reg(w.reg(39)), Src::Const(w.cbuf()))
         }),
+        // FFMA32I: the destination is the addend; `-Ra` (56) negates the product (`neg_b`).
+        form!("FFMA32I", op(0x0c00), M6, Imm32, |w, _, b| {
+            no(w, 52, "FFMA32I with .CC")?;
+            no(w, 54, "FFMA32I.FMZ")?;
+            let d = w.reg(0);
+            ok(Ffma {
+                d, ftz: w.bit(53), sat: w.bit(55), rnd: FRnd::Rn, a: w.reg(8), b,
+                neg_b: w.bit(56), c: Src::Reg(d), neg_c: w.bit(57),
+            })
+        }),
     ],
-    Ffma32i => &[form!("FFMA32I", op(0x0c00), M6, None, |w, _, _| {
-        no(w, 52, "FFMA32I with .CC")?;
-        no(w, 54, "FFMA32I.FMZ")?;
-        ok(Ffma32i {
-            d: w.reg(0), ftz: w.bit(53), sat: w.bit(55), a: w.reg(8), neg_a: w.bit(56),
-            imm: w.field(20, 32) as u32, neg_c: w.bit(57),
-        })
-    })],
     Fmnmx => rcf!("FMNMX", 0x5c60, 0x4c60, 0x3860, M13, M13I, |w, _, b| {
         no(w, 47, "FMNMX with .CC")?;
         ok(Fmnmx {
@@ -824,13 +826,12 @@ maxwell_table! {
             d: w.reg(0), cc: w.bit(47), hi: w.bit(39), a_signed: w.bit(40), b_signed: w.bit(41),
             a: w.reg(8), b,
         })
-    }),
-    Imul32i => &[form!("IMUL32I", op(0x1f00), 0xff00 << 48, None, |w, _, _| {
-        ok(Imul32i {
+    }; form!("IMUL32I", op(0x1f00), 0xff00 << 48, Imm32, |w, _, b| {
+        ok(Imul {
             d: w.reg(0), cc: w.bit(52), hi: w.bit(53), a_signed: w.bit(54), b_signed: w.bit(55),
-            a: w.reg(8), imm: w.field(20, 32) as u32,
+            a: w.reg(8), b,
         })
-    })],
+    })),
     Imad => &[
         form!("IMAD", op(0x5a00), 0xff80 << 48, Reg, |w, _, b| imad(w, b, Src::Reg(w.reg(39)))),
         form!("IMAD", op(0x4a00), 0xff80 << 48, Const, |w, _, b| imad(w, b, Src::Reg(w.reg(39)))),
@@ -1037,6 +1038,8 @@ maxwell_table! {
     Atom => &[],
     Info => &[],
     Table => &[],
+    Sample => &[],
+    Deriv => &[],
     I2f => rci!("I2F", 0x5cb8, 0x4cb8, 0x38b8, M13, M13I, convert::i2f),
     F2i => &[
         form!("F2I", op(0x5cb0), M13, Reg, convert::f2i),

@@ -274,6 +274,13 @@ pub fn decode(code: &[u8], opts: &DecodeOptions) -> Result<Program, DecodeError>
 /// address at a multiple of 0x20 (a group's scheduling word) means the instruction after it.
 /// A `BRX` the list does not give targets for is an error.
 fn brx_targets(decoded: &mut [Decoded1], branches: &[IndirectBranch]) -> Result<(), DecodeError> {
+    // Each BRX's entry through a map (the first entry of an offset, as a search finds it): a
+    // search through the entries per BRX was quadratic in a kernel of many BRXs.
+    let mut by_offset: std::collections::HashMap<u32, &IndirectBranch> =
+        std::collections::HashMap::new();
+    for b in branches {
+        by_offset.entry(b.offset).or_insert(b);
+    }
     for d in decoded {
         let ParsedInst::Control(c) = &mut d.inst else {
             continue;
@@ -286,7 +293,7 @@ fn brx_targets(decoded: &mut [Decoded1], branches: &[IndirectBranch]) -> Result<
             word: d.word,
             message: format!("BRX: {message}"),
         };
-        let Some(entry) = branches.iter().find(|b| b.offset == d.pc) else {
+        let Some(&entry) = by_offset.get(&d.pc) else {
             return Err(err(
                 "the cubin lists no targets for it (EIATTR_INDIRECT_BRANCH_TARGETS)",
             ));
@@ -349,9 +356,11 @@ pub fn decode_with(
             Target::Label(_) => None,
         })
         .collect();
+    // `decoded` is in pc order: a target is found by a binary search (a search through the
+    // code per target was quadratic in a 4 MiB kernel).
     let mut labels: Vec<Label> = Vec::new();
     for (n, t) in targets.iter().enumerate() {
-        let index = decoded.iter().position(|d| d.pc == *t).ok_or_else(|| {
+        let index = decoded.binary_search_by_key(t, |d| d.pc).ok().ok_or_else(|| {
             let from = decoded
                 .iter()
                 .find(|d| matches!(&d.inst, ParsedInst::Control(c) if c.targets().contains(&Target::Addr(*t))));
@@ -363,7 +372,9 @@ pub fn decode_with(
         })?;
         labels.push((label_name(n), SrcLoc::default(), index));
     }
-    let label_of = |a: u32| targets.iter().position(|t| *t == a).map(label_name);
+    let numbers: std::collections::HashMap<u32, usize> =
+        targets.iter().enumerate().map(|(n, &t)| (t, n)).collect();
+    let label_of = |a: u32| numbers.get(&a).map(|&n| label_name(n));
     let items: Vec<Item> = decoded
         .iter()
         .map(|d| {

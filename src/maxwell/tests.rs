@@ -783,3 +783,65 @@ fn words_of(code: &[u8]) -> String {
         .map(|(pc, w)| format!("{pc:04x}: {w:#018x}\n"))
         .collect()
 }
+
+/// Each `*32I` form decodes to its op with `Sb` the form's 32-bit immediate as `Src::Imm32`
+/// (bits 20..52 of the word), spelled and printed with the form's mnemonic, and reads back as
+/// the same op.
+#[test]
+fn imm32_forms_decode_to_their_op_with_an_imm32_operand() {
+    use crate::ir::{Op, Src};
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let forms: Vec<_> = all_forms().filter(|f| f.b == B::Imm32).collect();
+    let mut names: Vec<_> = forms.iter().map(|f| f.mnemonic).collect();
+    names.dedup();
+    assert_eq!(
+        names,
+        [
+            "MOV32I",
+            "IADD32I",
+            "ISCADD32I",
+            "LOP32I",
+            "FADD32I",
+            "FMUL32I",
+            "FFMA32I",
+            "IMUL32I"
+        ]
+    );
+    for f in forms {
+        let mut good = 0;
+        for _ in 0..200 {
+            let w = rng.word(f);
+            if !form_of(Word(w)).is_some_and(|found| std::ptr::eq(found, f)) {
+                continue;
+            }
+            let Ok(d) = decode_words(&code_with(&[(8, w)])) else {
+                continue;
+            };
+            let ParsedInst::Op(i) = &d[0].inst else {
+                panic!("{f:?}: {w:#018x} is not an op");
+            };
+            let imm = Src::Imm32(Word(w).field(20, 32) as u32);
+            let b = match &i.op {
+                Op::Mov(o) => o.b,
+                Op::Iadd(o) => o.b,
+                Op::Iscadd(o) => o.b,
+                Op::Lop(o) => o.b,
+                Op::Imul(o) => o.b,
+                Op::Fadd(o) => o.b,
+                Op::Fmul(o) => o.b,
+                Op::Ffma(o) => o.b,
+                op => panic!("{f:?}: {w:#018x} decodes to {op:?}"),
+            };
+            assert_eq!(b, imm, "{f:?}: {w:#018x}");
+            assert_eq!(crate::sass::mnemonic(&i.op), Some(f.mnemonic));
+            let text = crate::sass::Sass(&i.op).to_string();
+            assert!(text.starts_with(f.mnemonic), "{text}");
+            match single(&text, &AsmOptions::default()) {
+                Ok(ParsedInst::Op(back)) => assert_eq!(back.op, i.op, "{text}"),
+                r => panic!("{f:?}: `{text}` reads back as {r:?}"),
+            }
+            good += 1;
+        }
+        assert!(good >= 10, "{f:?}: only {good} of 200 random words decoded");
+    }
+}

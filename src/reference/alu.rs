@@ -78,13 +78,6 @@ impl Exec for Mov {
     }
 }
 
-impl Exec for Mov32i {
-    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
-        put(w, self.d.0, &splat(self.imm), mask);
-        Ok(())
-    }
-}
-
 impl Exec for S2r {
     fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
         let v = match self.sr {
@@ -123,22 +116,6 @@ impl Exec for Iadd {
     }
 }
 
-impl Exec for Iadd32i {
-    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
-        if self.sat {
-            let r = map(&reg(w, self.a), |a| {
-                crate::semantics::iadd_sat(self.neg_a, a, false, self.imm)
-            });
-            put(w, self.d.0, &r, mask);
-            return Ok(());
-        }
-        let a = not_if(reg(w, self.a), self.neg_a);
-        let plus = plus_row(w, self.neg_a as u32, self.x, self.po);
-        add(w, self.d, mask, self.cc, &a, &splat(self.imm), &plus);
-        Ok(())
-    }
-}
-
 impl Exec for Iscadd {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let s = self.shift as u32;
@@ -146,16 +123,6 @@ impl Exec for Iscadd {
         let b = not_if(src(w, self.b, mask, env)?, self.neg_b);
         let plus = plus_row(w, self.neg_a as u32 + self.neg_b as u32, false, self.po);
         add(w, self.d, mask, self.cc, &a, &b, &plus);
-        Ok(())
-    }
-}
-
-impl Exec for Iscadd32i {
-    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
-        let s = self.shift as u32;
-        let a = map(&reg(w, self.a), |v| v << s);
-        let plus = plus_row(w, 0, false, false);
-        add(w, self.d, mask, self.cc, &a, &splat(self.imm), &plus);
         Ok(())
     }
 }
@@ -345,18 +312,6 @@ impl Exec for Lop {
         let r = map2(&a, &b, |a, b| lop(f, a, b));
         put(w, self.d.0, &r, mask);
         logic_out(w, mask, &r, self.f, self.p, self.pout);
-        Ok(())
-    }
-}
-
-impl Exec for Lop32i {
-    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
-        let a = not_if(reg(w, self.a), self.not_a);
-        let b = if self.not_b { !self.imm } else { self.imm };
-        let f = self.func;
-        let r = map(&a, |a| lop(f, a, b));
-        put(w, self.d.0, &r, mask);
-        logic_out(w, mask, &r, self.f, None, PredOut::None);
         Ok(())
     }
 }

@@ -20,7 +20,7 @@ pub(super) fn wide_src(
 ) -> Result<[u64; LANES], Fault> {
     let lo = src(w, s, mask, env)?;
     let hi = match (s, regs) {
-        (_, 1) | (Src::Imm(_), _) => None,
+        (_, 1) | (Src::Imm(_) | Src::Imm32(_), _) => None,
         (Src::Reg(r), _) => Some(reg(w, r.offset(1))),
         (Src::Const(c), _) => {
             let c = ConstRef {
@@ -31,7 +31,7 @@ pub(super) fn wide_src(
         }
     };
     Ok(std::array::from_fn(|l| match (s, hi) {
-        (Src::Imm(v), _) => imm_value(v, regs, kind),
+        (Src::Imm(v) | Src::Imm32(v), _) => imm_value(v, regs, kind),
         (_, Some(h)) => (h[l] as u64) << 32 | lo[l] as u64,
         (_, None) => lo[l] as u64,
     }))

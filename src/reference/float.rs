@@ -22,18 +22,6 @@ impl Exec for Fadd {
     }
 }
 
-impl Exec for Fadd32i {
-    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
-        put(
-            w,
-            self.d.0,
-            &map(&reg(w, self.a), |a| f::fadd32i(self, a)),
-            mask,
-        );
-        Ok(())
-    }
-}
-
 impl Exec for Fmul {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -47,33 +35,11 @@ impl Exec for Fmul {
     }
 }
 
-impl Exec for Fmul32i {
-    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
-        put(
-            w,
-            self.d.0,
-            &map(&reg(w, self.a), |a| f::fmul32i(self, a)),
-            mask,
-        );
-        Ok(())
-    }
-}
-
 impl Exec for Ffma {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
         let c = src(w, self.c, mask, env)?;
         let r = map3(&reg(w, self.a), &b, &c, |a, b, c| f::ffma(self, a, b, c));
-        put(w, self.d.0, &r, mask);
-        Ok(())
-    }
-}
-
-impl Exec for Ffma32i {
-    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
-        let r = map2(&reg(w, self.a), &reg(w, self.d), |a, c| {
-            f::ffma32i(self, a, c)
-        });
         put(w, self.d.0, &r, mask);
         Ok(())
     }

@@ -128,24 +128,6 @@ impl Exec for Imul {
     }
 }
 
-impl Exec for Imul32i {
-    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
-        let a = reg(w, self.a);
-        let s = (self.hi, self.a_signed, self.b_signed);
-        mul_add(
-            w,
-            mask,
-            self.d,
-            (self.cc, false),
-            s,
-            &a,
-            &splat(self.imm),
-            None,
-        );
-        Ok(())
-    }
-}
-
 impl Exec for Imad {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;

@@ -5,7 +5,7 @@
 
 use super::lanes::*;
 use super::ops::*;
-use crate::exec::{CtaEnv, MemSpace};
+use crate::exec::{CtaEnv, FindingKind, MemSpace};
 use crate::ir::*;
 use crate::semantics::{effective, ldc_address, ldc_readable};
 use warpjit_runtime::memory::{load_sized, load_u32, store_sized, store_u32, Access};
@@ -71,10 +71,11 @@ impl Exec for Ldc {
             }
             put_words(w, self.d, self.size.regs(), &words, mask);
         }
-        if env.observer.is_some() {
+        if env.observe_mem {
             for l in lanes(mask) {
                 let space = MemSpace::Const { bank: bank[l] };
-                env.access(l, space, addr[l] as u64, size, false);
+                let data = get_words(w, self.d, self.size.regs(), l);
+                env.access(l, space, addr[l] as u64, size, false, false, data);
             }
         }
         Ok(())
@@ -82,20 +83,62 @@ impl Exec for Ldc {
 }
 
 /// Aligns an address down to the access size, counting the lane in
-/// [`CtaEnv::misaligned`] when it had to (and a diagnostic in checking mode).
+/// [`CtaEnv::misaligned`] when it had to (and a finding in checking mode: `space` is where the
+/// access goes, `what` how the message names it, `store`/`atomic` its direction).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) fn align_down(env: &mut CtaEnv<'_>, ea: u64, size: u32, l: usize, what: &str) -> u64 {
+pub(super) fn align_down(
+    env: &mut CtaEnv<'_>,
+    ea: u64,
+    size: u32,
+    l: usize,
+    space: MemSpace,
+    what: &str,
+    store: bool,
+    atomic: bool,
+) -> u64 {
     let a = ea & !(size as u64 - 1);
     if a != ea {
         env.misaligned += 1;
         if env.check {
-            env.finding(
-                l,
-                format!("misaligned {size}-byte {what} access at {ea:#x} aligned down to {a:#x}"),
-            );
+            misaligned_finding(env, ea, size, l, space, what, store, atomic);
         }
     }
     a
+}
+
+/// The finding of an address `ea` aligned down to `size` (only in checking mode).
+#[allow(clippy::too_many_arguments)]
+#[cold]
+fn misaligned_finding(
+    env: &mut CtaEnv<'_>,
+    ea: u64,
+    size: u32,
+    l: usize,
+    space: MemSpace,
+    what: &str,
+    store: bool,
+    atomic: bool,
+) {
+    let a = ea & !(size as u64 - 1);
+    // Shared and local accesses report their offset (a generic one: its offset in the window).
+    let addr = match space {
+        MemSpace::Shared if what == "generic" => ea.wrapping_sub(env.shared_window),
+        MemSpace::Local if what == "generic" => ea.wrapping_sub(env.local_window),
+        _ => ea,
+    };
+    let kind = FindingKind::Misaligned {
+        space,
+        size,
+        addr,
+        store,
+        atomic,
+    };
+    env.finding_of(
+        l,
+        kind,
+        format!("misaligned {size}-byte {what} access at {ea:#x} aligned down to {a:#x}"),
+    );
 }
 
 /// Loads from global memory: `Ok(None)` for a non-resident tile (data 0).
@@ -217,16 +260,18 @@ fn lane_addrs(w: &WarpState, addr: Addr, e: bool, bytes: u32) -> ([u64; LANES], 
 }
 
 /// The fast path of a global access: when every executing lane's access lies in one segment
-/// without sparse tiles, its (base, host base). With an observer (checking mode is one) the
-/// per-lane path always runs, which reports misaligned addresses and each lane's access.
+/// without sparse tiles, its (base, host base). With an observer that wants each lane's access,
+/// or in checking mode when some lane's address is `misaligned`, the per-lane path runs, which
+/// reports them.
 #[inline(always)]
 fn one_segment(
     env: &mut CtaEnv<'_>,
     ea: &[u64; LANES],
     mask: u32,
     bytes: u32,
+    misaligned: u32,
 ) -> Option<(u64, *mut u8)> {
-    if env.observer.is_some() {
+    if env.observer.is_some() && (env.observe_mem || env.check && misaligned & mask != 0) {
         return None;
     }
     let seg = env.mem.find(
@@ -249,7 +294,7 @@ impl Exec for Ldg {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let (ea, misaligned) = lane_addrs(w, self.addr, self.e, bytes);
-        if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
+        if let Some((base, host)) = one_segment(env, &ea, mask, bytes, misaligned) {
             // (The per-lane path counts in `align_down`.)
             env.misaligned += u64::from((misaligned & mask).count_ones());
             if self.size == MemSize::B32 {
@@ -282,15 +327,15 @@ impl Exec for Ldg {
         let mut words = [[0u32; 4]; LANES];
         let mut sparse = 0u32;
         for l in lanes(mask) {
-            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "global");
+            let raw = effective(w, self.addr, self.e, l);
+            let ea = align_down(env, raw, bytes, l, MemSpace::Global, "global", false, false);
             match global_load(env, ea, self.size, l)? {
                 Some(v) => words[l] = v,
                 None => sparse |= 1 << l,
             }
         }
-        report(env, mask, 0, 0, bytes, false, |l| {
-            effective(w, self.addr, self.e, l)
-        });
+        let ea = |l| effective(w, self.addr, self.e, l);
+        report(env, mask, 0, 0, bytes, false, ea, |l| words[l]);
         put_words(w, self.d, self.size.regs(), &words, mask);
         if let Some(p) = self.ps {
             w.set_pred(p.0, mask, sparse);
@@ -304,6 +349,7 @@ impl Exec for Ldg {
 /// a shared-memory access at that address minus `base` (0 for LDS/STS, the window for generic
 /// LD/ST), for the others a global access.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn report(
     env: &CtaEnv<'_>,
     mask: u32,
@@ -312,12 +358,14 @@ fn report(
     bytes: u32,
     store: bool,
     ea: impl Fn(usize) -> u64,
+    data: impl Fn(usize) -> [u32; 4],
 ) {
-    report_spaces(env, mask, shared, base, 0, bytes, store, ea);
+    report_spaces(env, mask, shared, base, 0, bytes, store, ea, data);
 }
 
 /// [`report`] with local lanes too: for the lanes in `local` (not in `shared`), a local-memory
-/// access at the address minus `local_base` (0 for LDL/STL, the local window for generic LD/ST).
+/// access at the address minus the local window (LDL/STL pass their offset plus the window).
+/// `data(l)` is what lane `l` read or wrote.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn report_spaces(
@@ -329,20 +377,21 @@ fn report_spaces(
     bytes: u32,
     store: bool,
     ea: impl Fn(usize) -> u64,
+    data: impl Fn(usize) -> [u32; 4],
 ) {
-    if env.observer.is_none() {
+    if !env.observe_mem {
         return;
     }
     for l in lanes(mask) {
         let a = ea(l) & !(bytes as u64 - 1);
-        if lane_on(shared, l) {
-            env.access(l, MemSpace::Shared, a.wrapping_sub(base), bytes, store);
+        let (space, at) = if lane_on(shared, l) {
+            (MemSpace::Shared, a.wrapping_sub(base))
         } else if lane_on(local, l) {
-            let off = a.wrapping_sub(env.local_window);
-            env.access(l, MemSpace::Local, off, bytes, store);
+            (MemSpace::Local, a.wrapping_sub(env.local_window))
         } else {
-            env.access(l, MemSpace::Global, a, bytes, store);
-        }
+            (MemSpace::Global, a)
+        };
+        env.access(l, space, at, bytes, store, false, data(l));
     }
 }
 
@@ -395,7 +444,7 @@ impl Exec for Stg {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let bytes = self.size.bytes();
         let (ea, misaligned) = lane_addrs(w, self.addr, self.e, bytes);
-        if let Some((base, host)) = one_segment(env, &ea, mask, bytes) {
+        if let Some((base, host)) = one_segment(env, &ea, mask, bytes, misaligned) {
             // (The per-lane path counts in `align_down`.)
             env.misaligned += u64::from((misaligned & mask).count_ones());
             if self.size == MemSize::B32 {
@@ -415,13 +464,14 @@ impl Exec for Stg {
         }
         let mut to = [StoreTo::Nowhere; LANES];
         for l in lanes(mask) {
-            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "global");
+            let raw = effective(w, self.addr, self.e, l);
+            let ea = align_down(env, raw, bytes, l, MemSpace::Global, "global", true, false);
             to[l] = locate_store(env, ea, bytes, l)?;
         }
         commit_stores(w, env, &to, self.v, self.size, mask);
-        report(env, mask, 0, 0, bytes, true, |l| {
-            effective(w, self.addr, self.e, l)
-        });
+        let ea = |l| effective(w, self.addr, self.e, l);
+        let data = |l| get_words(w, self.v, self.size.regs(), l);
+        report(env, mask, 0, 0, bytes, true, ea, data);
         Ok(())
     }
 }
@@ -433,31 +483,46 @@ impl Exec for Ld {
         let mut words = [[0u32; 4]; LANES];
         let mut local = 0u32;
         for l in lanes(mask) {
-            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "generic");
-            if lane_on(global, l) && env.in_local_window(ea) {
-                local |= 1 << l;
-                let at = env.local_range(ea.wrapping_sub(env.local_window), bytes, l)?;
-                words[l] = local_load(env, at, self.size);
-            } else if lane_on(global, l) {
-                words[l] = global_load(env, ea, self.size, l)?.unwrap_or([0; 4]);
-            } else {
-                let at = shared_range(env, ea.wrapping_sub(env.shared_window), bytes, l)?;
-                words[l] = shared_load(env, at, self.size);
+            let raw = effective(w, self.addr, self.e, l);
+            let ea = raw & !(bytes as u64 - 1);
+            let space = generic_space(env, global, ea, l);
+            align_down(env, raw, bytes, l, space, "generic", false, false);
+            match space {
+                MemSpace::Local => {
+                    local |= 1 << l;
+                    let at = env.local_range(ea.wrapping_sub(env.local_window), bytes, l)?;
+                    words[l] = local_load(env, at, self.size);
+                }
+                MemSpace::Global => {
+                    words[l] = global_load(env, ea, self.size, l)?.unwrap_or([0; 4]);
+                }
+                _ => {
+                    let at = shared_range(env, ea.wrapping_sub(env.shared_window), bytes, l)?;
+                    words[l] = shared_load(env, at, self.size);
+                }
             }
         }
         let shared = !global;
-        report_spaces(
-            env,
-            mask,
-            shared,
-            env.shared_window,
-            local,
-            bytes,
-            false,
-            |l| effective(w, self.addr, self.e, l),
-        );
+        let ea = |l| effective(w, self.addr, self.e, l);
+        let window = env.shared_window;
+        report_spaces(env, mask, shared, window, local, bytes, false, ea, |l| {
+            words[l]
+        });
         put_words(w, self.d, self.size.regs(), &words, mask);
         Ok(())
+    }
+}
+
+/// Where lane `l`'s generic access at the aligned address `ea` goes: shared memory unless the
+/// steering predicate (`global`) holds, then local memory in the local window, else global.
+#[inline(always)]
+fn generic_space(env: &CtaEnv<'_>, global: u32, ea: u64, l: usize) -> MemSpace {
+    if !lane_on(global, l) {
+        MemSpace::Shared
+    } else if env.in_local_window(ea) {
+        MemSpace::Local
+    } else {
+        MemSpace::Global
     }
 }
 
@@ -468,33 +533,30 @@ impl Exec for St {
         let mut to = [StoreTo::Nowhere; LANES];
         let mut local = 0u32;
         for l in lanes(mask) {
-            let ea = align_down(env, effective(w, self.addr, self.e, l), bytes, l, "generic");
-            to[l] = if lane_on(global, l) && env.in_local_window(ea) {
-                local |= 1 << l;
-                StoreTo::Local(env.local_range(ea.wrapping_sub(env.local_window), bytes, l)?)
-            } else if lane_on(global, l) {
-                locate_store(env, ea, bytes, l)?
-            } else {
-                StoreTo::Shared(shared_range(
+            let raw = effective(w, self.addr, self.e, l);
+            let ea = raw & !(bytes as u64 - 1);
+            let space = generic_space(env, global, ea, l);
+            align_down(env, raw, bytes, l, space, "generic", true, false);
+            to[l] = match space {
+                MemSpace::Local => {
+                    local |= 1 << l;
+                    StoreTo::Local(env.local_range(ea.wrapping_sub(env.local_window), bytes, l)?)
+                }
+                MemSpace::Global => locate_store(env, ea, bytes, l)?,
+                _ => StoreTo::Shared(shared_range(
                     env,
                     ea.wrapping_sub(env.shared_window),
                     bytes,
                     l,
-                )?)
+                )?),
             };
         }
         commit_stores(w, env, &to, self.v, self.size, mask);
         let shared = !global;
-        report_spaces(
-            env,
-            mask,
-            shared,
-            env.shared_window,
-            local,
-            bytes,
-            true,
-            |l| effective(w, self.addr, self.e, l),
-        );
+        let ea = |l| effective(w, self.addr, self.e, l);
+        let data = |l| get_words(w, self.v, self.size.regs(), l);
+        let window = env.shared_window;
+        report_spaces(env, mask, shared, window, local, bytes, true, ea, data);
         Ok(())
     }
 }
@@ -504,13 +566,13 @@ impl Exec for Lds {
         let bytes = self.size.bytes();
         let mut words = [[0u32; 4]; LANES];
         for l in lanes(mask) {
-            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "shared");
+            let raw = effective(w, self.addr, false, l);
+            let off = align_down(env, raw, bytes, l, MemSpace::Shared, "shared", false, false);
             let at = shared_range(env, off, bytes, l)?;
             words[l] = shared_load(env, at, self.size);
         }
-        report(env, mask, u32::MAX, 0, bytes, false, |l| {
-            effective(w, self.addr, false, l)
-        });
+        let ea = |l| effective(w, self.addr, false, l);
+        report(env, mask, u32::MAX, 0, bytes, false, ea, |l| words[l]);
         put_words(w, self.d, self.size.regs(), &words, mask);
         Ok(())
     }
@@ -521,13 +583,14 @@ impl Exec for Sts {
         let bytes = self.size.bytes();
         let mut to = [StoreTo::Nowhere; LANES];
         for l in lanes(mask) {
-            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "shared");
+            let raw = effective(w, self.addr, false, l);
+            let off = align_down(env, raw, bytes, l, MemSpace::Shared, "shared", true, false);
             to[l] = StoreTo::Shared(shared_range(env, off, bytes, l)?);
         }
         commit_stores(w, env, &to, self.v, self.size, mask);
-        report(env, mask, u32::MAX, 0, bytes, true, |l| {
-            effective(w, self.addr, false, l)
-        });
+        let ea = |l| effective(w, self.addr, false, l);
+        let data = |l| get_words(w, self.v, self.size.regs(), l);
+        report(env, mask, u32::MAX, 0, bytes, true, ea, data);
         Ok(())
     }
 }
@@ -537,12 +600,13 @@ impl Exec for Ldl {
         let bytes = self.size.bytes();
         let mut words = [[0u32; 4]; LANES];
         for l in lanes(mask) {
-            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "local");
+            let raw = effective(w, self.addr, false, l);
+            let off = align_down(env, raw, bytes, l, MemSpace::Local, "local", false, false);
             let at = env.local_range(off, bytes, l)?;
             words[l] = local_load(env, at, self.size);
         }
         let ea = |l| effective(w, self.addr, false, l).wrapping_add(env.local_window);
-        report_spaces(env, mask, 0, 0, u32::MAX, bytes, false, ea);
+        report_spaces(env, mask, 0, 0, u32::MAX, bytes, false, ea, |l| words[l]);
         put_words(w, self.d, self.size.regs(), &words, mask);
         Ok(())
     }
@@ -553,12 +617,14 @@ impl Exec for Stl {
         let bytes = self.size.bytes();
         let mut to = [StoreTo::Nowhere; LANES];
         for l in lanes(mask) {
-            let off = align_down(env, effective(w, self.addr, false, l), bytes, l, "local");
+            let raw = effective(w, self.addr, false, l);
+            let off = align_down(env, raw, bytes, l, MemSpace::Local, "local", true, false);
             to[l] = StoreTo::Local(env.local_range(off, bytes, l)?);
         }
         commit_stores(w, env, &to, self.v, self.size, mask);
         let ea = |l| effective(w, self.addr, false, l).wrapping_add(env.local_window);
-        report_spaces(env, mask, 0, 0, u32::MAX, bytes, true, ea);
+        let data = |l| get_words(w, self.v, self.size.regs(), l);
+        report_spaces(env, mask, 0, 0, u32::MAX, bytes, true, ea, data);
         Ok(())
     }
 }

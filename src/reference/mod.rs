@@ -4,7 +4,7 @@
 //! Ops outside, lanes inside: each instruction is dispatched once per warp ([`exec_inst`]) and
 //! runs a 32-lane loop over the register-major file (`ops` holds the [`Exec`] trait, its
 //! dispatcher and what the ops share; `alu`, `int`, `float`, `convert`, `func`, `memory`,
-//! `resource`, `warp` and `barrier` hold the ops; `lanes` the row helpers). The per-lane rules
+//! `resource`, `sample`, `warp` and `barrier` hold the ops; `lanes` the row helpers). The per-lane rules
 //! the ops apply are pure functions in [`crate::semantics`]; what is here is their application to
 //! a warp: masks, operand rows, memory, resource views, atomics in lane order, shuffles, votes,
 //! faults at the lowest lane and the observer's events.
@@ -14,7 +14,8 @@
 //! instances its compiled code delegates ([`exec_inst`]) and through its shared routines (the
 //! lane routines below: [`atom_lanes`], [`shfl_rows`], and the resource-view accesses and
 //! queries [`ld_buf_lanes`], [`st_buf_lanes`], [`ld_tex_lanes`], [`st_tex_lanes`],
-//! [`view_atom_lanes`], [`info_words`]). The step-by-step runner
+//! [`view_atom_lanes`], [`info_words`], and texture sampling [`sample_lanes`] with the derivative
+//! rows [`deriv_row`]). The step-by-step runner
 //! ([`crate::exec::step::WarpStepper`]) is handed [`exec_inst`]. Nothing here knows either
 //! engine.
 
@@ -30,6 +31,7 @@ mod lanes;
 mod memory;
 mod ops;
 mod resource;
+mod sample;
 mod warp;
 
 pub use ops::{Exec, OpResult};
@@ -38,6 +40,7 @@ pub use resource::{
     info_words, ld_buf_lanes, ld_tex_lanes, st_buf_lanes, st_tex_lanes, view_atom_lanes, AtomRows,
     TexCoords,
 };
+pub use sample::{deriv_row, sample_lanes, sample_sources, SampleRows};
 pub use warp::{atom_lanes, shfl_rows, AtomLanes};
 
 use crate::exec::warp::exec_mask;
@@ -67,7 +70,7 @@ pub fn exec_inst(
 /// in the warp's clock. With an observer attached, each instruction issued is reported to it.
 #[inline]
 pub fn run_insts(insts: &[Inst], w: &mut WarpState, env: &mut CtaEnv<'_>) -> Result<(), Fault> {
-    if let Some(o) = env.observer {
+    if let Some(o) = env.observer.filter(|_| env.observe_inst) {
         for inst in insts {
             let mask = exec_mask(w, inst.guard);
             o.inst(env.at, inst.pc, w.active, mask);

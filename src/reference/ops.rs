@@ -62,7 +62,7 @@ pub(super) fn read_const(
 pub(super) fn src(w: &WarpState, s: Src, mask: u32, env: &mut CtaEnv<'_>) -> Result<Row, Fault> {
     Ok(match s {
         Src::Reg(r) => w.regs[r.index()],
-        Src::Imm(v) => splat(v),
+        Src::Imm(v) | Src::Imm32(v) => splat(v),
         Src::Const(c) => splat(const_operand(c, mask, env)?),
     })
 }

@@ -4,7 +4,7 @@
 
 use super::lanes::*;
 use super::ops::*;
-use crate::exec::CtaEnv;
+use crate::exec::{CtaEnv, MemSpace};
 use crate::ir::*;
 use std::sync::atomic::Ordering;
 use warpjit_runtime::resource::{AtomicOp, Buffer, BufferKind, Resource, Resources};
@@ -48,10 +48,20 @@ fn read_word(env: &mut CtaEnv<'_>, view: View, addr: u64, lane: usize) -> u32 {
             let a = addr & !3;
             if a + 4 <= size as u64 {
                 let at = base as usize + a as usize;
-                match env.shared.get(at..at + 4) {
+                let v = match env.shared.get(at..at + 4) {
                     Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
                     None => 0,
-                }
+                };
+                env.access(
+                    lane,
+                    MemSpace::Shared,
+                    at as u64,
+                    4,
+                    false,
+                    false,
+                    [v, 0, 0, 0],
+                );
+                v
             } else {
                 env.finding(
                     lane,
@@ -138,6 +148,8 @@ fn write_word(env: &mut CtaEnv<'_>, view: View, addr: u64, value: u32, lane: usi
                 if let Some(b) = env.shared.get_mut(at..at + 4) {
                     b.copy_from_slice(&value.to_le_bytes());
                 }
+                let data = [value, 0, 0, 0];
+                env.access(lane, MemSpace::Shared, at as u64, 4, true, false, data);
             } else {
                 env.finding(
                     lane,
@@ -291,7 +303,7 @@ pub fn ld_tex_lanes(
         let texel = match bound(res, op.view) {
             Some(Resource::Texture(t)) => {
                 let d = t.dim();
-                let s = if d.is_array() { slice[l] } else { 0 };
+                let s = if d.is_layered() { slice[l] } else { 0 };
                 let q = if d.is_multisample() { sample[l] } else { 0 };
                 if env.check && d.is_multisample() && q >= t.samples() {
                     env.finding(
@@ -305,11 +317,8 @@ pub fn ld_tex_lanes(
                 // Offsets are added with wrap-around: below zero is far out of range.
                 let cx = x[l].wrapping_add(op.offset[0] as i32 as u32);
                 let cy = y[l].wrapping_add(op.offset[1] as i32 as u32);
-                if mip[l] != 0 {
-                    t.load(u32::MAX, u32::MAX, 0, 0)
-                } else {
-                    t.load(cx, cy, s, q)
-                }
+                let cs = s.wrapping_add(op.offset[2] as i32 as u32);
+                t.load_at(mip[l], cx, cy, cs, q)
             }
             // A typed buffer: element `x`.
             Some(Resource::Buffer(b)) => b.load_typed(x[l]),
@@ -361,7 +370,7 @@ pub fn st_tex_lanes(
         let value = [v[0][l], v[1][l], v[2][l], v[3][l]];
         match bound(res, op.view) {
             Some(Resource::Texture(t)) => {
-                let s = if t.dim().is_array() { slice[l] } else { 0 };
+                let s = if t.dim().is_layered() { slice[l] } else { 0 };
                 t.store(x[l], y[l], s, 0, value);
             }
             Some(Resource::Buffer(b)) => {
@@ -453,7 +462,9 @@ pub fn view_atom_lanes(op: &Atom, env: &mut CtaEnv<'_>, mask: u32, rows: &AtomRo
                     match env.shared.get_mut(i..i + 4) {
                         Some(bytes) => {
                             let o = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-                            bytes.copy_from_slice(&f.combine(o).to_le_bytes());
+                            let v = f.combine(o);
+                            bytes.copy_from_slice(&v.to_le_bytes());
+                            env.access(l, MemSpace::Shared, i as u64, 4, true, true, [v, 0, 0, 0]);
                             o
                         }
                         None => 0,
@@ -478,7 +489,7 @@ pub fn view_atom_lanes(op: &Atom, env: &mut CtaEnv<'_>, mask: u32, rows: &AtomRo
                             .and_then(|off| buf.atomic_word(off)),
                     },
                     Some(Resource::Texture(t)) => {
-                        let s = if t.dim().is_array() { addr[2][l] } else { 0 };
+                        let s = if t.dim().is_layered() { addr[2][l] } else { 0 };
                         t.atomic_word(addr[0][l], addr[1][l], s)
                     }
                     None => None,
@@ -515,39 +526,67 @@ fn info_number(n: u32, f: InfoFormat, reciprocal: bool) -> u32 {
     }
 }
 
-/// The four words [`Info`] gives for view binding `res`, at mip level 0 (`mip0`) or another
-/// (the result depends on nothing else). The one definition the interpreter runs and the JIT
-/// calls.
-pub fn info_words(res: &Resources, op: &Info, mip0: bool) -> [u32; 4] {
-    match (op.kind, bound(res, op.view)) {
-        (_, None) => [0; 4],
-        (InfoKind::BufferLength, Some(Resource::Buffer(b))) => {
-            let n = match b.kind() {
-                BufferKind::Raw => b.size(),
-                BufferKind::Structured { stride } => b.size() / stride as u64,
-                BufferKind::Typed(f) => b.size() / f.element_bytes() as u64,
+/// The four words [`Info`] gives for view binding `res` at mip level `mip` (only
+/// `resinfo` reads it). The one definition the interpreter runs and the JIT calls.
+///
+/// `resinfo` (the Direct3D 11.3 page): by the dimension, the level's width, height, depth or
+/// array size in `x`, `y`, `z` (1D: `w, 0, 0`; 1D array: `w, slices, 0`; 2D: `w, h, 0`; 2D
+/// array: `w, h, slices`; 3D: `w, h, d`; cube: `w, h, 0`; cube array: `w, h, cubes`), and the
+/// mip count in `w`; past the last level, or unbound, the sizes are 0 (the mip count is 0
+/// unbound). `_rcpFloat` returns the width, height and (3D) depth as reciprocals, including
+/// infinity for 0, and the rest as floats.
+pub fn info_words(res: &Resources, op: &Info, mip: u32) -> [u32; 4] {
+    let b = bound(res, op.view);
+    match op.kind {
+        InfoKind::BufferLength => match b {
+            Some(Resource::Buffer(b)) => {
+                let n = match b.kind() {
+                    BufferKind::Raw => b.size(),
+                    BufferKind::Structured { stride } => b.size() / stride as u64,
+                    BufferKind::Typed(f) => b.size() / f.element_bytes() as u64,
+                };
+                [n.min(u32::MAX as u64) as u32; 4]
+            }
+            _ => [0; 4],
+        },
+        InfoKind::Samples(f) => match b {
+            Some(Resource::Texture(t)) => [info_number(t.samples(), f, false), 0, 0, 0],
+            _ => [0; 4],
+        },
+        InfoKind::Dimensions(f) => {
+            let t = b.and_then(Resource::texture);
+            let Some(dim) = op.dim else {
+                return [0; 4];
             };
-            [n.min(u32::MAX as u64) as u32; 4]
-        }
-        (InfoKind::Dimensions(f), Some(Resource::Texture(t))) => {
-            // One mip level: a query of another gives 0 but the mip count.
-            let (wd, ht, sl) = if mip0 {
-                (t.width(), t.height(), t.array_size())
-            } else {
-                (0, 0, 0)
+            let mips = t.map_or(0, |t| t.mips());
+            let [w, h, d] = match t {
+                Some(t) if mip < mips => t.shape().level_size(mip),
+                _ => [0; 3],
             };
-            [
-                info_number(wd, f, true),
-                info_number(ht, f, true),
-                info_number(sl, f, !t.dim().is_array()),
-                info_number(1, f, false),
-            ]
+            let slices = t.map_or(0, |t| t.array_size());
+            let slices = if mip < mips { slices } else { 0 };
+            // (value, is a width/height/depth): zeros that are not returned stay zeros.
+            let (x, y, z): ((u32, bool), (u32, bool), (u32, bool)) = match dim {
+                TextureKind::Tex1d => ((w, true), (0, false), (0, false)),
+                TextureKind::Tex1dArray => ((w, true), (slices, false), (0, false)),
+                TextureKind::Tex2d | TextureKind::Tex2dMs | TextureKind::Cube => {
+                    ((w, true), (h, true), (0, false))
+                }
+                TextureKind::Tex2dArray | TextureKind::Tex2dMsArray => {
+                    ((w, true), (h, true), (slices, false))
+                }
+                TextureKind::Tex3d => ((w, true), (h, true), (d, true)),
+                TextureKind::CubeArray => ((w, true), (h, true), (slices / 6, false)),
+            };
+            let word = |(v, size): (u32, bool)| {
+                if size || v != 0 {
+                    info_number(v, f, size)
+                } else {
+                    0
+                }
+            };
+            [word(x), word(y), word(z), info_number(mips, f, false)]
         }
-        (InfoKind::Samples(f), Some(Resource::Texture(t))) => {
-            [info_number(t.samples(), f, false), 0, 0, 0]
-        }
-        // A query of the wrong kind of resource (the loader refuses such bindings).
-        (_, Some(_)) => [0; 4],
     }
 }
 
@@ -557,7 +596,7 @@ impl Exec for Info {
         let res = env.resources;
         let mut out = [[0u32; 32]; 4];
         for l in lanes(mask) {
-            let v = info_words(res, self, mip[l] == 0);
+            let v = info_words(res, self, mip[l]);
             for c in 0..4 {
                 out[c][l] = v[self.comp[c] as usize & 3];
             }

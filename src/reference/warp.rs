@@ -9,7 +9,7 @@
 use super::lanes::*;
 use super::memory::{align_down, shared_range};
 use super::ops::*;
-use crate::exec::{CtaEnv, MemSpace};
+use crate::exec::{CtaEnv, FindingKind, MemSpace};
 use crate::ir::*;
 use crate::semantics::warp::{atom_apply, shfl_source, vote};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
@@ -68,7 +68,8 @@ pub fn atom_lanes(
     for l in lanes(mask) {
         match a.space {
             AtomSpace::Global(_) => {
-                ea[l] = align_down(env, lane_address(a, x, l), bytes, l, "global");
+                let raw = lane_address(a, x, l);
+                ea[l] = align_down(env, raw, bytes, l, MemSpace::Global, "global", true, true);
                 to[l] = match env.mem.locate(ea[l], bytes, &mut env.hint) {
                     Access::Host(p) => Target::Host(p),
                     Access::Sparse => Target::Nowhere,
@@ -82,13 +83,17 @@ pub fn atom_lanes(
                 };
             }
             AtomSpace::Shared => {
-                ea[l] = align_down(env, lane_address(a, x, l), bytes, l, "shared");
+                let raw = lane_address(a, x, l);
+                ea[l] = align_down(env, raw, bytes, l, MemSpace::Shared, "shared", true, true);
                 to[l] = Target::Shared(shared_range(env, ea[l], bytes, l)?);
             }
         }
     }
     let (op, ty) = (a.op, a.ty);
     x.out = [[0; LANES]; 2];
+    // The value each lane's update left (for the observer only).
+    let observed = env.observe_mem;
+    let mut new = [0u64; LANES];
     for l in lanes(mask) {
         let b = (x.b[1][l] as u64) << 32 | x.b[0][l] as u64;
         let c = (x.c[1][l] as u64) << 32 | x.c[0][l] as u64;
@@ -114,21 +119,25 @@ pub fn atom_lanes(
                 let mut raw = [0u8; 8];
                 raw[..bytes as usize].copy_from_slice(cell);
                 let old = u64::from_le_bytes(raw);
-                let new = f(old).to_le_bytes();
-                cell.copy_from_slice(&new[..bytes as usize]);
+                let left = f(old).to_le_bytes();
+                cell.copy_from_slice(&left[..bytes as usize]);
                 old
             }
         };
         x.out[0][l] = old as u32;
         x.out[1][l] = (old >> 32) as u32;
+        if observed && !matches!(to[l], Target::Nowhere) {
+            new[l] = f(old);
+        }
     }
-    if env.observer.is_some() {
+    if observed {
         let space = match a.space {
             AtomSpace::Global(_) => MemSpace::Global,
             AtomSpace::Shared => MemSpace::Shared,
         };
         for l in lanes(mask) {
-            env.access(l, space, ea[l], bytes, true);
+            let data = [new[l] as u32, (new[l] >> 32) as u32, 0, 0];
+            env.access(l, space, ea[l], bytes, true, true, data);
         }
     }
     Ok(())
@@ -212,8 +221,22 @@ pub fn shfl_rows(mode: ShflMode, a: &Row, b: &Row, c: &Row, mask: u32) -> (Row, 
 }
 
 impl Exec for Shfl {
-    fn exec(&self, w: &mut WarpState, mask: u32, _: &mut CtaEnv<'_>) -> OpResult {
+    fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let (a, b, c) = (reg(w, self.a), reg_imm(w, self.b), reg_imm(w, self.c));
+        if env.check {
+            // A source lane in range that does not execute the SHFL (inactive, exited or its
+            // guard false): PTX leaves the value undefined (docs/semantics.md §22c).
+            for l in lanes(mask) {
+                let (j, ok) = shfl_source(self.mode, l as u32, b[l], c[l]);
+                if ok && !lane_on(mask, j as usize) {
+                    env.finding_of(
+                        l,
+                        FindingKind::ShflInactive { src: j },
+                        format!("SHFL reads lane {j}, which does not execute it (its register's last value)"),
+                    );
+                }
+            }
+        }
         let (out, ok) = shfl_rows(self.mode, &a, &b, &c, mask);
         put(w, self.d.0, &out, mask);
         w.set_pred(self.p.0, mask, ok);

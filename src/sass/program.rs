@@ -90,7 +90,10 @@ pub fn build(text: &str, opts: &AsmOptions) -> Result<Program, AsmError> {
     let mut labels: Vec<Label> = Vec::new();
     // Each label's line, to find a duplicate without a search per label.
     let mut lines: HashMap<String, u32> = HashMap::new();
-    for s in statements(&lex(text)?)? {
+    // The tokens go as soon as the statements are made (a `for` over `statements(&lex(..))`
+    // would keep them to the end of the loop), and each statement as it becomes an item.
+    let stmts = statements(&lex(text)?)?;
+    for s in stmts {
         match s {
             Stmt::Label((name, loc)) => {
                 if let Some(&first) = lines.get(&name) {

@@ -2,14 +2,16 @@
 //!
 //! The IR's op table ([`for_each_op!`](crate::for_each_op)) carries no text. Here, one line per op
 //! gives it a SASS mnemonic (the op struct then implements [`SassSyntax`]: parse and canonical
-//! print), or declares that it has none (an op another front-end introduced); the printer
+//! print), with `| "FOO32I"` its 32-bit-immediate form's mnemonic too (the op struct then also
+//! implements [`SassImm32Form`]: that form's parse and print, for a value whose `Sb` is
+//! [`Src::Imm32`]), or declares that it has none (an op another front-end introduced); the printer
 //! returns [`Unspelled`](super::print::Unspelled) for such an op. An op of the IR table missing
 //! from this table is a compile error ([`Spelling`] not implemented), in the expansion of
 //! [`mnemonic`] below. The text of modifier values is in [`super::words`].
 
 use std::fmt;
 
-use super::syntax::SassSyntax;
+use super::syntax::{SassImm32Form, SassSyntax};
 use super::validate::Args;
 use super::AsmError;
 use crate::ir::*;
@@ -18,39 +20,76 @@ use crate::ir::*;
 pub trait Spelling {
     /// The mnemonic, or `None` when the op has no SASS form.
     const MNEMONIC: Option<&'static str>;
+    /// The mnemonic this value prints with: [`Spelling::MNEMONIC`], or the op's 32-bit-immediate
+    /// mnemonic (`MOV32I`, ...) when the value is in that form ([`SassImm32Form::is_imm32`]).
+    fn mnemonic_of(&self) -> Option<&'static str>;
     /// Prints the op's canonical SASS text; `None` when it has no SASS form.
     fn print_sass(&self, f: &mut fmt::Formatter<'_>) -> Option<fmt::Result>;
 }
 
+/// The impl of [`Spelling`] for one line of the table.
+macro_rules! spelling_impl {
+    ($s:ident $name:literal) => {
+        impl Spelling for $s {
+            const MNEMONIC: Option<&'static str> = Some($name);
+            fn mnemonic_of(&self) -> Option<&'static str> {
+                Some($name)
+            }
+            fn print_sass(&self, f: &mut fmt::Formatter<'_>) -> Option<fmt::Result> {
+                Some(SassSyntax::print(self, f))
+            }
+        }
+    };
+    ($s:ident $name:literal $imm32:literal) => {
+        impl Spelling for $s {
+            const MNEMONIC: Option<&'static str> = Some($name);
+            fn mnemonic_of(&self) -> Option<&'static str> {
+                Some(if SassImm32Form::is_imm32(self) {
+                    $imm32
+                } else {
+                    $name
+                })
+            }
+            fn print_sass(&self, f: &mut fmt::Formatter<'_>) -> Option<fmt::Result> {
+                Some(if SassImm32Form::is_imm32(self) {
+                    SassImm32Form::print_imm32(self, f)
+                } else {
+                    SassSyntax::print(self, f)
+                })
+            }
+        }
+    };
+}
+
 macro_rules! sass_table {
     (
-        spelled { $($s:ident $name:literal,)* }
+        spelled { $($s:ident $name:literal $(| $imm32:literal)?,)* }
         unspelled { $($u:ident,)* }
     ) => {
-        $(
-            impl Spelling for $s {
-                const MNEMONIC: Option<&'static str> = Some($name);
-                fn print_sass(&self, f: &mut fmt::Formatter<'_>) -> Option<fmt::Result> {
-                    Some(SassSyntax::print(self, f))
-                }
-            }
-        )*
+        $(spelling_impl!($s $name $($imm32)?);)*
         $(
             impl Spelling for $u {
                 const MNEMONIC: Option<&'static str> = None;
+                fn mnemonic_of(&self) -> Option<&'static str> {
+                    None
+                }
                 fn print_sass(&self, _: &mut fmt::Formatter<'_>) -> Option<fmt::Result> {
                     None
                 }
             }
         )*
 
-        /// Every SASS mnemonic of an op (control instructions aside), in table order.
-        pub const MNEMONICS: &[&str] = &[$($name,)*];
+        /// Every SASS mnemonic of an op (control instructions aside), in table order (an op's
+        /// 32-bit-immediate form right after it).
+        pub const MNEMONICS: &[&str] = &[$($name, $($imm32,)?)*];
 
         /// Parses the op named by the instruction's mnemonic; `None` if no op has that mnemonic.
         pub fn parse_op(a: &mut Args<'_>) -> Option<Result<Op, AsmError>> {
             let r = match a.raw().mnemonic.as_str() {
-                $($name => <$s as SassSyntax>::parse(a).map(Op::from),)*
+                $(
+                    $name => <$s as SassSyntax>::parse(a).map(Op::from),
+                    $($imm32 => <$s as SassImm32Form>::parse_imm32(a).map(Op::from),)?
+                )*
                 _ => return None,
             };
             Some(r.and_then(|op| a.done().map(|()| op)))
@@ -60,20 +99,16 @@ macro_rules! sass_table {
 
 sass_table! {
     spelled {
-        Mov "MOV",
-        Mov32i "MOV32I",
+        Mov "MOV" | "MOV32I",
         S2r "S2R",
-        Iadd "IADD",
-        Iadd32i "IADD32I",
+        Iadd "IADD" | "IADD32I",
         Iadd3 "IADD3",
-        Iscadd "ISCADD",
-        Iscadd32i "ISCADD32I",
+        Iscadd "ISCADD" | "ISCADD32I",
         Xmad "XMAD",
         Shl "SHL",
         Shr "SHR",
         Shf "SHF",
-        Lop "LOP",
-        Lop32i "LOP32I",
+        Lop "LOP" | "LOP32I",
         Lop3 "LOP3",
         Bfe "BFE",
         Bfi "BFI",
@@ -89,12 +124,9 @@ sass_table! {
         Vabsdiff4 "VABSDIFF4",
         Icmp "ICMP",
         Prmt "PRMT",
-        Fadd "FADD",
-        Fadd32i "FADD32I",
-        Fmul "FMUL",
-        Fmul32i "FMUL32I",
-        Ffma "FFMA",
-        Ffma32i "FFMA32I",
+        Fadd "FADD" | "FADD32I",
+        Fmul "FMUL" | "FMUL32I",
+        Ffma "FFMA" | "FFMA32I",
         Fmnmx "FMNMX",
         Fset "FSET",
         Fsetp "FSETP",
@@ -106,8 +138,7 @@ sass_table! {
         Pset "PSET",
         Csetp "CSETP",
         R2p "R2P",
-        Imul "IMUL",
-        Imul32i "IMUL32I",
+        Imul "IMUL" | "IMUL32I",
         Imad "IMAD",
         Imadsp "IMADSP",
         Lea "LEA",
@@ -153,6 +184,8 @@ sass_table! {
         Atom,
         Info,
         Table,
+        Sample,
+        Deriv,
     }
 }
 
@@ -161,7 +194,7 @@ macro_rules! by_op {
         /// The op's SASS mnemonic, or `None` when it has no SASS form.
         pub fn mnemonic(op: &Op) -> Option<&'static str> {
             match op {
-                $(Op::$v(_) => <$s as Spelling>::MNEMONIC,)*
+                $(Op::$v(o) => o.mnemonic_of(),)*
             }
         }
 

@@ -24,6 +24,26 @@ pub trait SassSyntax: Sized {
     fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 }
 
+/// The 32-bit-immediate form of an op (`MOV32I`, `IADD32I`, `ISCADD32I`, `LOP32I`, `IMUL32I`,
+/// `FADD32I`, `FMUL32I`, `FFMA32I`): one op of the IR whose `Sb` is then [`Src::Imm32`]. The SASS table names the form's mnemonic beside the op's.
+pub trait SassImm32Form: Sized {
+    /// Parses the op from the form's modifiers and operands (the mnemonic is already matched):
+    /// `Sb` becomes [`Src::Imm32`], the fields the form lacks their
+    /// defaults.
+    fn parse_imm32(a: &mut Args<'_>) -> Result<Self, AsmError>;
+    /// Whether the value prints in the form: its `Sb` is [`Src::Imm32`]
+    /// and every other field is one the form can write (else it prints in the op's own form).
+    fn is_imm32(&self) -> bool;
+    /// Prints the value in the form (only when [`SassImm32Form::is_imm32`]).
+    fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+/// The value of an `Sb` printed in a 32-bit-immediate form (an immediate there, see
+/// [`SassImm32Form::is_imm32`]).
+fn imm32(b: Src) -> u32 {
+    b.imm().unwrap_or_default()
+}
+
 mod alu;
 mod barrier;
 mod convert;

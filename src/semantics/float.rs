@@ -10,7 +10,7 @@
 //! [+0, 1] (NaN and every negative value, -0 included, give +0).
 
 use super::ieee::{add32, f64_to_f32, flush32, fma32, is_nan32, mul32, Rounding, CANONICAL_NAN32};
-use crate::ir::{FCmp, FMod, FRnd, Fadd, Fadd32i, Ffma, Ffma32i, Fmul, Fmul32i, MufuFn, Rro};
+use crate::ir::{FCmp, FMod, FRnd, Fadd, Ffma, Fmul, MufuFn, Rro};
 
 /// 1.0 in binary32.
 pub const ONE32: u32 = 0x3f80_0000;
@@ -66,12 +66,6 @@ pub fn fadd(o: &Fadd, a: u32, b: u32) -> u32 {
     fout(add32(a, b, rounding(o.rnd)), o.ftz, o.sat)
 }
 
-/// FADD32I on one lane.
-pub fn fadd32i(o: &Fadd32i, a: u32) -> u32 {
-    let (a, b) = (fin(a, o.am, o.ftz), fin(o.imm, FMod::NONE, o.ftz));
-    fout(add32(a, b, Rounding::Nearest), o.ftz, false)
-}
-
 /// FMUL on one lane.
 pub fn fmul(o: &Fmul, a: u32, b: u32) -> u32 {
     let (a, b) = (fin(a, FMod::NONE, o.ftz), fin(b, FMod::neg(o.neg_b), o.ftz));
@@ -87,26 +81,12 @@ pub fn fmul(o: &Fmul, a: u32, b: u32) -> u32 {
     fout(r, o.ftz, o.sat)
 }
 
-/// FMUL32I on one lane.
-pub fn fmul32i(o: &Fmul32i, a: u32) -> u32 {
-    let (a, b) = (fin(a, FMod::NONE, o.ftz), fin(o.imm, FMod::NONE, o.ftz));
-    fout(mul32(a, b, Rounding::Nearest), o.ftz, o.sat)
-}
-
 /// FFMA on one lane.
 pub fn ffma(o: &Ffma, a: u32, b: u32, c: u32) -> u32 {
     let a = fin(a, FMod::NONE, o.ftz);
     let b = fin(b, FMod::neg(o.neg_b), o.ftz);
     let c = fin(c, FMod::neg(o.neg_c), o.ftz);
     fout(fma32(a, b, c, rounding(o.rnd)), o.ftz, o.sat)
-}
-
-/// FFMA32I on one lane: `c` is the destination's old value.
-pub fn ffma32i(o: &Ffma32i, a: u32, c: u32) -> u32 {
-    let a = fin(a, FMod::neg(o.neg_a), o.ftz);
-    let b = fin(o.imm, FMod::NONE, o.ftz);
-    let c = fin(c, FMod::neg(o.neg_c), o.ftz);
-    fout(fma32(a, b, c, Rounding::Nearest), o.ftz, o.sat)
 }
 
 /// The order of two non-NaN binary32 values as a signed key (-0 below +0).

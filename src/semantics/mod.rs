@@ -23,6 +23,7 @@
 //! | IEEE binary32/binary64 add, mul, fma and conversions in every rounding mode | [`ieee`] | §28 |
 //! | conversions (I2F, F2I, F2F, I2I) and the binary64 instructions | [`convert`] | §29 |
 //! | a `BRX` lane's target and the block it goes to | [`brx_target`], [`brx_block`] | §31 |
+//! | texture sampling (`sample*`, `gather4*`, `lod`) and screen-space derivatives | [`sample`] | §32, §33 |
 
 pub mod bits;
 pub mod cc;
@@ -31,6 +32,7 @@ pub mod d3d;
 pub mod float;
 pub mod func;
 pub mod ieee;
+pub mod sample;
 pub mod warp;
 
 pub use bits::{bfe, bfi, lut3, p2r_bits, p2r_merge, prmt, shl, shr};

@@ -18,7 +18,12 @@
 //! lanes collide), typed stores (`store_uav_typed`) to a typed buffer and a 2D array texture in
 //! a format the seed picks (integer, normalized and float formats, in and out of range) and
 //! their loads back (`ld_uav_typed`), atomics on a structured UAV, a typed buffer and TGSM,
-//! append/consume counters, view queries (`bufinfo`, `resinfo`, `sampleinfo`), TGSM with a
+//! append/consume counters, view queries (`bufinfo`, `resinfo`, `sampleinfo`; also of a
+//! mipmapped texture, a cube and a 3D texture), texture sampling (`sample_l`, `sample_d`,
+//! `sample_c_lz`, `gather4`, `gather4_c`, `gather4_po` with and without offsets, on a mipmapped
+//! 2D texture, a cube, a 3D texture and a 1D array, through samplers of every kind: trilinear
+//! wrap, point border, comparison, anisotropic mirror, minimum reduction; coordinates, LODs and
+//! derivatives from edge values and small floats), `ld` of mip levels, TGSM with a
 //! barrier, and
 //! structured control flow (`if`/`else`, bounded `loop`s with `breakc`/`continuec`, `switch`),
 //! divergent on the thread id. `r6` and `r7` are the loops' counters: the random code never
@@ -105,6 +110,17 @@ const MS_FORMATS: [&str; 6] = [
     "R32G32B32_SINT",
 ];
 
+/// The formats of the sampled textures `t7` to `t10`, one picked per texture and case.
+const SAMPLED_FORMATS: [&str; 7] = [
+    "R8G8B8A8_UNORM",
+    "R32_FLOAT",
+    "R16G16B16A16_FLOAT",
+    "R16_UNORM",
+    "R32G32B32A32_FLOAT",
+    "R32_UINT",
+    "R8G8_SNORM",
+];
+
 /// UAV slots the programs declare (all compared after a run).
 const UAVS: u32 = 5;
 
@@ -145,6 +161,8 @@ struct Gen<'a, 'b> {
     depth: usize,
     loops: usize,
     budget: usize,
+    /// Whether the statements include the hostile shapes ([`DxbcCase::generate_hostile`]).
+    hostile: bool,
 }
 
 const COMPS: [char; 4] = ['x', 'y', 'z', 'w'];
@@ -567,7 +585,7 @@ impl Gen<'_, '_> {
                         // The mip level 0 or 1.
                         self.line(&format!("and r6.x, r{r}.{c}, l(1)"));
                         let f = self.pick(&["", "_uint", "_rcpFloat"])?;
-                        let v = self.pick(&["t2", "t3", "u3"])?;
+                        let v = self.pick(&["t2", "t3", "u3", "t7", "t8", "t9", "t10"])?;
                         format!("resinfo{f} {d}, r6.x, {v}.{sw}")
                     }
                     _ => {
@@ -576,6 +594,88 @@ impl Gen<'_, '_> {
                         format!("sampleinfo{f} {d}, {v}.{c}")
                     }
                 }
+            }
+        };
+        self.line(&line);
+        Ok(())
+    }
+
+    /// A float source for sampling: mostly a small value in [-1.5, 2.5) a temp's bits give, else
+    /// a random source (edge values: NaN, infinities, denormals, huge).
+    /// Written to `dst` (a component of `r8` or `r9`, which only sampling uses).
+    fn coord(&mut self, dst: &str) -> Result<()> {
+        if self.u.ratio(3, 4)? {
+            let r = self.u.int_in_range(0..=5u8)?;
+            let c = self.pick(&COMPS)?;
+            // (r & 0xfff) / 1024 - 1.5.
+            self.line(&format!("and {dst}, r{r}.{c}, l(4095)"));
+            self.line(&format!("utof {dst}, {dst}"));
+            self.line(&format!("mad {dst}, {dst}, l(0.0009765625), l(-1.5)"));
+        } else {
+            let s = self.src(true)?;
+            self.line(&format!("mov {dst}, {s}"));
+        }
+        Ok(())
+    }
+
+    /// One sampling instruction: `d = op(coordinates, texture, sampler[, extra])`.
+    fn sample(&mut self) -> Result<()> {
+        // The coordinates in r8 (x, y, z, w), built per component; the LOD or reference in r9.x.
+        for k in ["x", "y", "z", "w"] {
+            self.coord(&format!("r8.{k}"))?;
+        }
+        let d = self.dest()?;
+        let sw = self.swizzle()?;
+        let (tex, dim) = self.pick(&[
+            ("t7", "texture2d"),
+            ("t8", "texturecube"),
+            ("t9", "texture3d"),
+            ("t10", "texture1darray"),
+        ])?;
+        let two_d = dim == "texture2d";
+        let off = if !matches!(dim, "texturecube") && self.u.ratio(1, 3)? {
+            let o: Vec<i8> = (0..3)
+                .map(|_| self.u.int_in_range(-8..=7i8))
+                .collect::<Result<_>>()?;
+            format!("_aoffimmi({},{},{})", o[0], o[1], o[2])
+        } else {
+            String::new()
+        };
+        let kind = self.u.int_in_range(0..=6u8)?;
+        let line = match kind {
+            0 | 1 => {
+                let s = self.pick(&["s0", "s1", "s3", "s4"])?;
+                self.coord("r9.x")?;
+                format!("sample_l{off}_indexable({dim})(float,float,float,float) {d}, r8.xyzw, {tex}.{sw}, {s}, r9.x")
+            }
+            2 => {
+                let s = self.pick(&["s0", "s1", "s3", "s4"])?;
+                let (a, b) = (self.src(true)?, self.src(true)?);
+                format!("sample_d{off}_indexable({dim})(float,float,float,float) {d}, r8.xyzw, {tex}.{sw}, {s}, {a}, {b}")
+            }
+            3 => {
+                self.coord("r9.x")?;
+                format!("sample_c_lz{off}_indexable({dim})(float,float,float,float) {d}, r8.xyzw, {tex}.xxxx, s2, r9.x")
+            }
+            4 if two_d || dim == "texturecube" => {
+                let c = self.pick(&COMPS)?;
+                let s = self.pick(&["s0", "s1", "s4"])?;
+                format!("gather4{off}_indexable({dim})(float,float,float,float) {d}, r8.xyzw, {tex}.{sw}, {s}.{c}")
+            }
+            5 if two_d || dim == "texturecube" => {
+                self.coord("r9.x")?;
+                format!("gather4_c{off}_indexable({dim})(float,float,float,float) {d}, r8.xyzw, {tex}.{sw}, s2.x, r9.x")
+            }
+            6 if two_d => {
+                let o = self.src(false)?;
+                let c = self.pick(&COMPS)?;
+                format!("gather4_po_indexable({dim})(float,float,float,float) {d}, r8.xyzw, {o}, {tex}.{sw}, s1.{c}")
+            }
+            _ => {
+                // `ld` of a mip level of t7 (4x4, 3 levels): coordinates and level masked.
+                let r = self.u.int_in_range(0..=5u8)?;
+                self.line(&format!("and r9.xyzw, r{r}.xyzw, l(7, 7, 0, 3)"));
+                format!("ld_indexable(texture2d)(float,float,float,float) {d}, r9.xyzw, t7.{sw}")
             }
         };
         self.line(&line);
@@ -661,9 +761,101 @@ impl Gen<'_, '_> {
                     self.line(&format!("ld_structured {d}, r6.z, l(0), g0.xyzw"));
                     self.line("sync_g_t");
                 }
+                19 if self.hostile && self.depth < 3 => self.hostile()?,
+                19 => self.sample()?,
                 _ => self.alu()?,
             }
         }
+        Ok(())
+    }
+
+    /// One of the shapes that made loading slow ([`super::hostile`]), small, with statements
+    /// inside: nests of up to 24 `loop`s (each left by a lane-varying `breakc` or at its end),
+    /// `if`s or `switch`es, a `switch` of up to 40 cases, loops in a row, lane-varying `retc`s.
+    /// `r6.x` is set to 1 for the loops' final `breakc` (the random code never writes `r6`).
+    fn hostile(&mut self) -> Result<()> {
+        let levels = self.u.int_in_range(2..=24usize)?;
+        let outer = self.depth;
+        match self.u.int_in_range(0..=5u8)? {
+            0 => {
+                self.line("mov r6.x, l(1)");
+                for _ in 0..levels {
+                    self.line("loop");
+                    self.depth += 1;
+                    if self.u.arbitrary()? {
+                        let r = self.u.int_in_range(0..=5u8)?;
+                        let c = self.pick(&COMPS)?;
+                        let op = self.pick(&["breakc_nz", "breakc_z"])?;
+                        self.line(&format!("{op} r{r}.{c}"));
+                    }
+                    self.block_some()?;
+                }
+                for _ in 0..levels {
+                    self.line("breakc_nz r6.x\nendloop");
+                }
+            }
+            1 => {
+                for _ in 0..levels {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    let c = self.pick(&COMPS)?;
+                    let z = self.pick(&["if_nz", "if_z"])?;
+                    self.line(&format!("{z} r{r}.{c}"));
+                    self.depth += 1;
+                    self.block_some()?;
+                }
+                for _ in 0..levels {
+                    if self.u.arbitrary()? {
+                        self.line("else");
+                        self.block_some()?;
+                    }
+                    self.line("endif");
+                }
+            }
+            2 => {
+                for _ in 0..levels {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    self.line(&format!("and r6.y, r{r}.x, l(3)\nswitch r6.y\ncase l(1)"));
+                    self.depth += 1;
+                    self.block_some()?;
+                }
+                for _ in 0..levels {
+                    self.line("break\ndefault");
+                    self.block_some()?;
+                    self.line("break\nendswitch");
+                }
+            }
+            3 => {
+                let r = self.u.int_in_range(0..=5u8)?;
+                let cases = self.u.int_in_range(4..=40u32)?;
+                self.line(&format!("and r6.y, r{r}.x, l(63)\nswitch r6.y"));
+                self.depth += 1;
+                for k in 0..cases {
+                    self.line(&format!("case l({k})"));
+                    self.block_some()?;
+                    if self.u.arbitrary()? {
+                        self.line("break");
+                    }
+                }
+                self.line("break\nendswitch");
+            }
+            4 => {
+                self.depth += 1;
+                for _ in 0..levels.min(10) {
+                    self.line("loop");
+                    self.block_some()?;
+                    self.line("break\nendloop");
+                }
+            }
+            _ => {
+                for _ in 0..levels.min(6) {
+                    let r = self.u.int_in_range(0..=5u8)?;
+                    let c = self.pick(&COMPS)?;
+                    self.line(&format!("retc_z r{r}.{c}"));
+                    self.block_some()?;
+                }
+            }
+        }
+        self.depth = outer;
         Ok(())
     }
 
@@ -681,6 +873,17 @@ impl Gen<'_, '_> {
 impl DxbcCase {
     /// A case from `u`.
     pub fn generate(u: &mut Unstructured<'_>) -> Result<DxbcCase> {
+        Self::generate_with(u, false)
+    }
+
+    /// A case from `u` whose statements also include the shapes that made loading slow
+    /// ([`super::hostile`]), small: deep nests of `loop`, `if` and `switch`, many cases, loops in
+    /// a row, lane-varying `retc`s.
+    pub fn generate_hostile(u: &mut Unstructured<'_>) -> Result<DxbcCase> {
+        Self::generate_with(u, true)
+    }
+
+    fn generate_with(u: &mut Unstructured<'_>, hostile: bool) -> Result<DxbcCase> {
         let group = GROUPS[u.choose_index(GROUPS.len())?];
         let grid = u.int_in_range(1..=2u32)?;
         let seed: u32 = u.arbitrary()?;
@@ -691,6 +894,7 @@ impl DxbcCase {
             depth: 0,
             loops: 0,
             budget,
+            hostile,
         };
         g.line("cs_5_0");
         g.line("dcl_globalFlags refactoringAllowed");
@@ -719,6 +923,15 @@ impl DxbcCase {
         g.line("dcl_resource_structured t4, 16");
         g.line("dcl_resource_texture2dmsarray(2) (float,float,float,float) t5");
         g.line("dcl_resource_texture2d (float,float,float,float) t6");
+        g.line("dcl_resource_texture2d (float,float,float,float) t7");
+        g.line("dcl_resource_texturecube (float,float,float,float) t8");
+        g.line("dcl_resource_texture3d (float,float,float,float) t9");
+        g.line("dcl_resource_texture1darray (float,float,float,float) t10");
+        g.line("dcl_sampler s0, mode_default");
+        g.line("dcl_sampler s1, mode_default");
+        g.line("dcl_sampler s2, mode_comparison");
+        g.line("dcl_sampler s3, mode_default");
+        g.line("dcl_sampler s4, mode_default");
         g.line("dcl_uav_structured u0, 96");
         g.line("dcl_uav_raw u1");
         g.line("dcl_uav_typed_buffer (uint,uint,uint,uint) u2");
@@ -726,7 +939,7 @@ impl DxbcCase {
         g.line("dcl_uav_structured u4, 16");
         g.line("dcl_input vThreadIDInGroupFlattened");
         g.line("dcl_input vThreadID.x");
-        g.line("dcl_temps 8");
+        g.line("dcl_temps 10");
         g.line("dcl_indexableTemp x0[5], 4");
         g.line("dcl_tgsm_structured g0, 16, 64");
         g.line("dcl_tgsm_raw g1, 8");
@@ -818,7 +1031,76 @@ impl DxbcCase {
         let n3 = 12 * f3.element_bytes() as usize;
         let u3 = Texture::new(TextureDim::Tex2dArray, f3, 3, 2, 1, 2, &bytes(n3)).map_err(e)?;
         let u4 = Buffer::new(BufferKind::Structured { stride: 16 }, 40, &bytes(40)).map_err(e)?;
+        // Sampled textures: t7 4x4 with 3 levels, t8 a cube of 2x2 faces with 2 levels, t9 a
+        // 2x2x2 volume with 2 levels, t10 a 1D array of 4 texels, 3 slices; their formats the
+        // seed picks among filterable and integer ones.
+        use warpjit_runtime::resource::TextureShape;
+        let mut sampled = |dim, w, h, depth, layers, mips, k| -> Result<Texture, String> {
+            let f = format(&SAMPLED_FORMATS, k)?;
+            let shape = TextureShape {
+                depth,
+                mips,
+                ..TextureShape::new(dim, w, h, 1, layers)
+            };
+            let n = (0..mips).map(|l| shape.level_texels(l)).sum::<u64>() as usize
+                * f.element_bytes() as usize;
+            Texture::with_shape(shape, f, &bytes(n)).map_err(e)
+        };
+        let t7 = sampled(TextureDim::Tex2d, 4, 4, 1, 1, 3, 3)?;
+        let t8 = sampled(TextureDim::TexCube, 2, 2, 1, 6, 2, 6)?;
+        let t9 = sampled(TextureDim::Tex3d, 2, 2, 2, 1, 2, 9)?;
+        let t10 = sampled(TextureDim::Tex1dArray, 4, 1, 1, 3, 1, 12)?;
         let r = &mut m.resources;
+        r.bind_srv(7, Resource::Texture(t7)).map_err(e)?;
+        r.bind_srv(8, Resource::Texture(t8)).map_err(e)?;
+        r.bind_srv(9, Resource::Texture(t9)).map_err(e)?;
+        r.bind_srv(10, Resource::Texture(t10)).map_err(e)?;
+        use warpjit_runtime::sampler::{
+            AddressMode, ComparisonFunc, Filter, Reduction, SamplerState,
+        };
+        let d = SamplerState::DEFAULT;
+        let states = [
+            SamplerState {
+                address: [AddressMode::Wrap; 3],
+                ..d
+            },
+            SamplerState {
+                min: Filter::Point,
+                mag: Filter::Point,
+                mip: Filter::Point,
+                address: [
+                    AddressMode::Border,
+                    AddressMode::Mirror,
+                    AddressMode::Border,
+                ],
+                border_color: [0.25, -1.0, 7.5, f32::INFINITY],
+                ..d
+            },
+            SamplerState {
+                reduction: Reduction::Comparison,
+                comparison: ComparisonFunc::LessEqual,
+                address: [AddressMode::Border; 3],
+                border_color: [0.5, 0.0, 0.0, 0.0],
+                ..d
+            },
+            SamplerState {
+                anisotropic: true,
+                max_anisotropy: 4,
+                address: [AddressMode::Mirror; 3],
+                mip_lod_bias: 0.5,
+                ..d
+            },
+            SamplerState {
+                reduction: Reduction::Minimum,
+                address: [AddressMode::MirrorOnce; 3],
+                min_lod: 0.5,
+                max_lod: 1.25,
+                ..d
+            },
+        ];
+        for (k, st) in states.into_iter().enumerate() {
+            r.bind_sampler(k as u32, st).map_err(e)?;
+        }
         r.bind_srv(0, Resource::Buffer(t0)).map_err(e)?;
         r.bind_srv(1, Resource::Buffer(t1)).map_err(e)?;
         r.bind_srv(2, Resource::Texture(t2)).map_err(e)?;

@@ -26,6 +26,7 @@
 
 pub mod dxbc;
 mod gen;
+pub mod hostile;
 
 use crate::exec::{Engine, Launch, Machine, RunOptions, Stats};
 use crate::interp::Interpreter;
@@ -134,16 +135,22 @@ pub enum Profile {
     /// and off them (several blocks per loop body), accesses straddling them, at address 0, at
     /// the top of the 64-bit space and wrapping around it (see [`layout`]).
     Edges,
+    /// The control-flow shapes that made loading slow ([`hostile`]), small and with random code
+    /// inside: subroutines (called from several places, nested, recursive), nests of up to 24
+    /// `SSY`s, `PBK`s or `PCNT`s, chains of backward jumps, a block per statement, fans of
+    /// branches on the lane id, chains of divergent regions.
+    Hostile,
 }
 
 impl Profile {
     /// Every profile.
-    pub const ALL: [Profile; 5] = [
+    pub const ALL: [Profile; 6] = [
         Profile::Alu,
         Profile::Control,
         Profile::Memory,
         Profile::Mixed,
         Profile::Edges,
+        Profile::Hostile,
     ];
 }
 
@@ -631,7 +638,10 @@ fn agree(
 /// 2. every block compiled by tier 1 in both variants (any active mask and full warp): a block
 ///    Cranelift rejects would otherwise run interpreted without notice;
 /// 3. when `case.tier2` is set: every block recompiled by tier 2 in both variants, and one more
-///    run on that code.
+///    run on that code;
+/// 4. no instruction of any block compiled declined by its op's lowering (`Lower` returning
+///    `false`, which would run the interpreter's code and so agree with it by construction;
+///    [`CompileStats::declined`](crate::jit::CompileStats::declined)).
 pub fn check(case: &Case) -> Result<Checked, String> {
     let mut jit = Jit::new().map_err(|e| e.to_string())?;
     jit.threshold = case.threshold;
@@ -650,6 +660,14 @@ pub fn check(case: &Case) -> Result<Checked, String> {
     }
     if case.tier2 {
         agree(case, &launch, &jit, "the JIT (tier 2, every block)", 1)?;
+    }
+    // Every block is compiled now: an instance some op's lowering declined (to run the
+    // interpreter's code instead) would have passed the comparisons unnoticed.
+    let declined = jit.compile_stats().declined;
+    if declined != 0 {
+        return Err(format!(
+            "the JIT's lowerings declined {declined} instructions (run by the interpreter's code)\n{case:?}"
+        ));
     }
     Ok(Checked {
         outcome,

@@ -180,13 +180,19 @@ impl Loader {
         let (consts, base_consts, bank0_covered) = self.consts(&raw)?;
         let textures = self.textures(&raw)?;
         let buffers = self.buffers(&raw, &textures)?;
+        let samplers = self.samplers(&raw)?;
 
-        let resources = self.resources(&raw, &textures, &buffers)?;
+        let resources = self.resources(&raw, &textures, &buffers, &samplers)?;
 
         let mut launches = Vec::new();
         let mut programs = Programs::default();
         for (i, l) in raw.launch.iter().enumerate() {
-            launches.push(self.launch(i as u32, l, &mut programs, &textures, &buffers)?);
+            let bound = launch::Bound {
+                textures: &textures,
+                buffers: &buffers,
+                samplers: &samplers,
+            };
+            launches.push(self.launch(i as u32, l, &mut programs, bound)?);
         }
 
         for (spec, l) in launches.iter().zip(&raw.launch) {
@@ -228,6 +234,7 @@ impl Loader {
             consts,
             textures,
             buffers,
+            samplers,
             launches,
             expects,
             expect_buffers,

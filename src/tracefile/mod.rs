@@ -191,33 +191,87 @@ pub struct GlobalSegment {
     pub size: u64,
     /// Initial contents at the start of the segment (zeros after); `None`: zero-filled.
     pub data: Option<Data>,
+    /// `uninitialized = true` (a size-only segment): it reads as zeros, but its contents are
+    /// undefined until written, like a fresh `cudaMalloc` (the sanitizer's initcheck reports
+    /// reads of bytes never written).
+    pub uninitialized: bool,
     /// Line of the table in the trace.
     pub line: u32,
 }
 
 /// Where each guest instruction of a launch's program is written, by pc: the line a fault
 /// report shows under the fault.
+///
+/// Each distinct text is held once, however many instructions share it (a line may hold any
+/// number of instructions): the size is linear in the program's.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceLines {
     /// The file the text is in: the trace (inline `code`) or the `code_file`.
     pub path: PathBuf,
     /// Sorted by pc: the pc, then the line and column (1-based; line 0 for an instruction of a
-    /// binary, which has no line) and the text shown (the line, or the binary's instruction as
-    /// its disassembler prints it).
-    pub lines: Vec<(u32, u32, u32, String)>,
+    /// binary, which has no line) and the index in [`texts`](Self::texts) of the text shown.
+    pub lines: Vec<(u32, u32, u32, u32)>,
+    /// The texts shown: source lines, or a binary's instructions as its disassembler prints
+    /// them.
+    pub texts: Vec<String>,
 }
 
 impl SourceLines {
+    /// Source lines of the instructions `(pc, line, col)` of `lines`, the text of line `l`
+    /// (1-based) being `text_of(l)`: each line's text is taken once.
+    pub fn from_text_lines<'a>(
+        path: PathBuf,
+        lines: impl IntoIterator<Item = (u32, u32, u32)>,
+        mut text_of: impl FnMut(u32) -> &'a str,
+    ) -> SourceLines {
+        let mut index: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let mut texts = Vec::new();
+        let lines = lines
+            .into_iter()
+            .map(|(pc, line, col)| {
+                let k = *index.entry(line).or_insert_with(|| {
+                    texts.push(text_of(line).to_string());
+                    texts.len() as u32 - 1
+                });
+                (pc, line, col, k)
+            })
+            .collect();
+        SourceLines { path, lines, texts }
+    }
+
+    /// Source lines of a binary's instructions `(pc, text)` (no line or column).
+    pub fn from_instructions(
+        path: PathBuf,
+        insts: impl IntoIterator<Item = (u32, String)>,
+    ) -> Self {
+        let mut texts = Vec::new();
+        let lines = insts
+            .into_iter()
+            .map(|(pc, text)| {
+                texts.push(text);
+                (pc, 0, 0, texts.len() as u32 - 1)
+            })
+            .collect();
+        SourceLines { path, lines, texts }
+    }
+
     /// `path:line:col: text` (or `path: instruction pc: text` in a binary) for the guest
-    /// instruction at `pc`, if known.
+    /// instruction at `pc`, if known. A line longer than 2 × [`EXCERPT_CONTEXT`] characters is
+    /// cut to that many on each side of the column, as in a diagnostic.
+    ///
+    /// [`EXCERPT_CONTEXT`]: crate::diag::EXCERPT_CONTEXT
     pub fn at(&self, pc: u32) -> Option<String> {
         let i = self.lines.binary_search_by_key(&pc, |l| l.0).ok()?;
-        let (pc, line, col, text) = &self.lines[i];
+        let (pc, line, col, k) = self.lines[i];
+        let text = self.texts.get(k as usize).map_or("", String::as_str);
         let path = self.path.display();
-        Some(if *line == 0 {
+        Some(if line == 0 {
             format!("{path}: instruction {pc}: {text}")
         } else {
-            format!("{path}:{line}:{col}: {}", text.trim())
+            format!(
+                "{path}:{line}:{col}: {}",
+                crate::diag::line_excerpt(text, col).trim()
+            )
         })
     }
 }
@@ -250,6 +304,10 @@ pub struct ConstData {
 /// `[[texture]] dim`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TextureDim {
+    /// `"1d"`: a 1D texture (`Texture1D`, `RWTexture1D`).
+    Tex1d,
+    /// `"1darray"`: a 1D texture array (`Texture1DArray`, `RWTexture1DArray`).
+    Tex1dArray,
     /// `"2d"`: a 2D texture (`Texture2D`, or `RWTexture2D` as a `uav`).
     Tex2d,
     /// `"2darray"`: a 2D texture array (`Texture2DArray`, `RWTexture2DArray`).
@@ -258,24 +316,40 @@ pub enum TextureDim {
     Ms2d,
     /// `"2dmsarray"`: a 2D multisample texture array (`Texture2DMSArray`).
     Ms2dArray,
+    /// `"3d"`: a volume texture (`Texture3D`, `RWTexture3D`).
+    Tex3d,
+    /// `"cube"`: a cube of six square faces (`TextureCube`).
+    Cube,
+    /// `"cubearray"`: an array of cubes (`TextureCubeArray`).
+    CubeArray,
 }
 
 impl TextureDim {
     /// Every dimension, in the order the trace format lists them.
-    pub const ALL: [TextureDim; 4] = [
+    pub const ALL: [TextureDim; 9] = [
+        TextureDim::Tex1d,
+        TextureDim::Tex1dArray,
         TextureDim::Tex2d,
         TextureDim::Tex2dArray,
         TextureDim::Ms2d,
         TextureDim::Ms2dArray,
+        TextureDim::Tex3d,
+        TextureDim::Cube,
+        TextureDim::CubeArray,
     ];
 
     /// The `dim` value naming it.
     pub fn name(self) -> &'static str {
         match self {
+            TextureDim::Tex1d => "1d",
+            TextureDim::Tex1dArray => "1darray",
             TextureDim::Tex2d => "2d",
             TextureDim::Tex2dArray => "2darray",
             TextureDim::Ms2d => "2dms",
             TextureDim::Ms2dArray => "2dmsarray",
+            TextureDim::Tex3d => "3d",
+            TextureDim::Cube => "cube",
+            TextureDim::CubeArray => "cubearray",
         }
     }
 
@@ -289,9 +363,31 @@ impl TextureDim {
         matches!(self, TextureDim::Ms2d | TextureDim::Ms2dArray)
     }
 
-    /// An array dimension (`array_size` applies).
+    /// An array dimension (`array_size` applies: slices, or cubes of a cube array).
     pub fn is_array(self) -> bool {
-        matches!(self, TextureDim::Tex2dArray | TextureDim::Ms2dArray)
+        matches!(
+            self,
+            TextureDim::Tex1dArray
+                | TextureDim::Tex2dArray
+                | TextureDim::Ms2dArray
+                | TextureDim::CubeArray
+        )
+    }
+
+    /// The runtime's dimension.
+    pub fn runtime(self) -> warpjit_runtime::resource::TextureDim {
+        use warpjit_runtime::resource::TextureDim as R;
+        match self {
+            TextureDim::Tex1d => R::Tex1d,
+            TextureDim::Tex1dArray => R::Tex1dArray,
+            TextureDim::Tex2d => R::Tex2d,
+            TextureDim::Tex2dArray => R::Tex2dArray,
+            TextureDim::Ms2d => R::Tex2dMs,
+            TextureDim::Ms2dArray => R::Tex2dMsArray,
+            TextureDim::Tex3d => R::Tex3d,
+            TextureDim::Cube => R::TexCube,
+            TextureDim::CubeArray => R::TexCubeArray,
+        }
     }
 }
 
@@ -338,13 +434,16 @@ pub const MAX_RESOURCE_BYTES: u64 = 1 << 32;
 /// A `[[texture]]` (DXBC `t#`, or `u#` with `view = "uav"`), validated; not used by SASS
 /// launches.
 ///
-/// Decisions: `view` defaults to `"srv"` (as the format says); a `"uav"` texture is `"2d"` or
-/// `"2darray"` (Direct3D has no multisample UAVs); `slot` 0..=127 for `srv`, 0..=63 for `uav`,
-/// unique per view among textures and buffers; `format` a DXGI format name (uncompressed; the
-/// `DXGI_FORMAT_` prefix is optional); `width` and `height` 1..=16384; `samples` a power of two
-/// 1..=32 (default 1), above 1 only for `"2dms"`/`"2dmsarray"`; `array_size` 1..=2048 (default
-/// 1), above 1 only for `"2darray"`/`"2dmsarray"` (Direct3D's description always carries both,
-/// 1 for a single-sample, single-slice texture); at most [`MAX_RESOURCE_BYTES`] in all; the
+/// Decisions: `view` defaults to `"srv"` (as the format says); a `"uav"` texture is `"1d"`,
+/// `"1darray"`, `"2d"`, `"2darray"` or `"3d"` (Direct3D has no multisample or cube UAVs), with
+/// one mip level; `slot` 0..=127 for `srv`, 0..=63 for `uav`, unique per view among textures
+/// and buffers; `format` a DXGI format name (uncompressed; the `DXGI_FORMAT_` prefix is
+/// optional); `width` 1..=16384, `height` 1..=16384 (not for 1D; a cube's equals its width),
+/// `depth` 1..=2048 (only 3D); `samples` a power of two 1..=32 (default 1), above 1 only for
+/// `"2dms"`/`"2dmsarray"`; `array_size` 1..=2048 slices (1..=341 cubes of a `"cubearray"`;
+/// default 1), above 1 only for arrays (Direct3D's description always carries both, 1 for a
+/// single-sample, single-slice texture); `mip_levels` 1 to the full chain, 0 meaning the full
+/// chain (default 1; multisample textures have 1); at most [`MAX_RESOURCE_BYTES`] in all; the
 /// data at most the texture's bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Texture {
@@ -358,50 +457,84 @@ pub struct Texture {
     pub format: String,
     /// Bytes per element (one sample of one texel) of the format.
     pub element_bytes: u32,
-    /// Width in texels.
+    /// Width of mip level 0 in texels.
     pub width: u32,
-    /// Height in texels.
+    /// Height of mip level 0 in texels (1 for 1D textures).
     pub height: u32,
+    /// Depth of mip level 0 (1 unless 3D).
+    pub depth: u32,
     /// Samples per texel (1 unless multisample).
     pub samples: u32,
-    /// Array slices (1 unless an array).
+    /// Array slices, or cubes of a cube array (1 unless an array).
     pub array_size: u32,
-    /// Texel bytes, ordered slice, row, column, sample (zeros past the end); `None`: zero-filled.
+    /// Mip levels (at least 1).
+    pub mips: u32,
+    /// Texel bytes, in the order of [`Texture::offset`] (zeros past the end); `None`:
+    /// zero-filled.
     pub data: Option<Data>,
     /// Line of the table in the trace.
     pub line: u32,
 }
 
 impl Texture {
-    /// Size in bytes: width × height × samples × array_size × element_bytes.
-    pub fn byte_len(&self) -> u64 {
-        self.width as u64
-            * self.height as u64
-            * self.samples as u64
-            * self.array_size as u64
-            * self.element_bytes as u64
+    /// The runtime's shape of the texture.
+    pub fn shape(&self) -> warpjit_runtime::resource::TextureShape {
+        let layers = match self.dim {
+            TextureDim::Cube => 6,
+            TextureDim::CubeArray => 6 * self.array_size,
+            _ => self.array_size,
+        };
+        warpjit_runtime::resource::TextureShape {
+            dim: self.dim.runtime(),
+            width: self.width,
+            height: self.height,
+            depth: self.depth,
+            layers,
+            samples: self.samples,
+            mips: self.mips,
+        }
     }
 
-    /// Byte offset of an element: `((slice × height + row) × width + column) × samples + sample`
-    /// elements in (the data's order).
-    pub fn offset(&self, slice: u32, row: u32, column: u32, sample: u32) -> u64 {
-        let e = ((slice as u64 * self.height as u64 + row as u64) * self.width as u64
-            + column as u64)
+    /// Size in bytes: the elements of every mip level × element_bytes.
+    pub fn byte_len(&self) -> u64 {
+        let shape = self.shape();
+        (0..self.mips)
+            .map(|l| shape.level_texels(l))
+            .sum::<u64>()
+            .saturating_mul(self.element_bytes as u64)
+    }
+
+    /// Byte offset of an element: mip level 0 of every slice, then level 1, ...; within a
+    /// level, `((slice × height + row) × width + column) × samples + sample` elements in (the
+    /// data's order), where `slice` is the array slice (a cube's face, `6 × cube + face`) or a
+    /// 3D texture's depth slice and the sizes are the level's.
+    pub fn offset(&self, mip: u32, slice: u32, row: u32, column: u32, sample: u32) -> u64 {
+        let shape = self.shape();
+        let before: u64 = (0..mip).map(|l| shape.level_texels(l)).sum();
+        let [w, h, _] = shape.level_size(mip);
+        let e = ((slice as u64 * h as u64 + row as u64) * w as u64 + column as u64)
             * self.samples as u64
             + sample as u64;
-        e * self.element_bytes as u64
+        (before + e) * self.element_bytes as u64
     }
 
-    /// The element a byte offset falls in, as (slice, row, column, sample); the inverse of
-    /// [`Texture::offset`].
-    pub fn element_at(&self, byte: u64) -> (u64, u64, u64, u64) {
-        let e = byte / self.element_bytes as u64;
+    /// The element a byte offset falls in, as (mip, slice, row, column, sample); the inverse
+    /// of [`Texture::offset`].
+    pub fn element_at(&self, byte: u64) -> (u64, u64, u64, u64, u64) {
+        let shape = self.shape();
+        let mut e = byte / self.element_bytes as u64;
+        let mut mip = 0;
+        while mip + 1 < self.mips && e >= shape.level_texels(mip) {
+            e -= shape.level_texels(mip);
+            mip += 1;
+        }
+        let [w, h, _] = shape.level_size(mip);
         let sample = e % self.samples as u64;
         let texel = e / self.samples as u64;
-        let column = texel % self.width as u64;
-        let row = texel / self.width as u64 % self.height as u64;
-        let slice = texel / self.width as u64 / self.height as u64;
-        (slice, row, column, sample)
+        let column = texel % w as u64;
+        let row = texel / w as u64 % h as u64;
+        let slice = texel / w as u64 / h as u64;
+        (mip as u64, slice, row, column, sample)
     }
 
     /// The first `len` bytes of its initial contents: the data, then zeros (a copy of `len` bytes:
@@ -409,6 +542,25 @@ impl Texture {
     pub fn initial_bytes(&self, len: u64) -> std::io::Result<Vec<u8>> {
         initial_bytes(&self.data, len)
     }
+}
+
+/// A `[[sampler]]` (DXBC `s#`), validated: its slot (0..=15, unique) and state.
+///
+/// Decisions: the defaults are Direct3D 11's default sampler state
+/// ([`SamplerState::DEFAULT`](warpjit_runtime::sampler::SamplerState::DEFAULT)); `filter` is a
+/// `D3D11_FILTER` name (the `D3D11_FILTER_` prefix optional) or `"point"`, `"linear"`,
+/// `"anisotropic"`; `address` sets all three address modes and excludes `address_u`/`_v`/`_w`;
+/// `border_color` only with a `"border"` address mode; `max_anisotropy` (1..=16) only with an
+/// anisotropic filter; `comparison_func` exactly with a `COMPARISON_` filter; `mip_lod_bias` in
+/// [-16, 15.99]; `min_lod` and `max_lod` not NaN.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sampler {
+    /// Slot (`s#`).
+    pub slot: u32,
+    /// The state.
+    pub state: warpjit_runtime::sampler::SamplerState,
+    /// Line of the table in the trace.
+    pub line: u32,
 }
 
 /// What kind of `[[buffer]]`: by its `stride` and `format` keys.
@@ -560,8 +712,11 @@ pub struct LaunchSpec {
     /// Whether the trace gave `block` (a DXBC cs takes it from `dcl_thread_group` otherwise).
     pub block_given: bool,
     /// `invocations`: DXBC vs/gs/ps invocations to run (only with `isa = "dxbc"`, not with
-    /// `grid` or `block`).
+    /// `grid` or `block`); with `pixels`, width × height.
     pub invocations: Option<u32>,
+    /// `pixels = [width, height]`: a pixel shader's rectangle of pixels (invocation `i` is
+    /// pixel `(i % width, i / width)`).
+    pub pixels: Option<[u32; 2]>,
     /// Constant-bank mode.
     pub mode: BankMode,
     /// Registers given to the program (1..=255).
@@ -593,6 +748,88 @@ pub struct LaunchSpec {
     /// `params = [...]`: a cubin kernel's arguments, laid out by its parameter table as the
     /// bytes of its parameter block in bank 0 (padding zero), for this launch only.
     pub params: Option<ConstData>,
+}
+
+impl LaunchSpec {
+    /// How a pixel shader launch's invocations sit in 2x2 quads (`None` for other launches).
+    pub fn quads(&self) -> Option<QuadLayout> {
+        let io = self.program.interface.invocations?;
+        io.live?;
+        Some(QuadLayout {
+            pixels: self.pixels,
+            invocations: self.invocations?,
+        })
+    }
+
+    /// The lanes a launch run over invocations runs: its invocations, and a pixel shader's
+    /// helper invocations filling its quads (docs/semantics.md §33).
+    pub fn lanes(&self) -> Option<u32> {
+        match self.quads() {
+            Some(q) => Some(q.slots()),
+            None => self.invocations,
+        }
+    }
+}
+
+/// How a pixel shader launch's invocations sit in 2x2 quads of lanes (docs/semantics.md §33):
+/// lanes `4q` to `4q + 3` are quad `q`'s top-left, top-right, bottom-left and bottom-right
+/// pixels. With `pixels = [w, h]` the quads tile the rectangle from (0, 0), row by row of
+/// quads, pixel `(x, y)` being invocation `y × w + x`; without, invocation `i` is lane `i` (quad
+/// `i / 4`, at pixel `(2 (i / 4) + i % 2, i % 4 / 2)`). The lanes of a quad outside the pixels
+/// are helper invocations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuadLayout {
+    /// The rectangle, if the launch gives one.
+    pub pixels: Option<[u32; 2]>,
+    /// The invocations (pixels).
+    pub invocations: u32,
+}
+
+impl QuadLayout {
+    /// Quads per row of the rectangle (1-quad-high rows without one).
+    fn quads_wide(&self) -> u32 {
+        match self.pixels {
+            Some([w, _]) => w.div_ceil(2),
+            None => self.invocations.div_ceil(4).max(1),
+        }
+    }
+
+    /// Lanes in all: 4 per quad.
+    pub fn slots(&self) -> u32 {
+        match self.pixels {
+            Some([w, h]) => 4 * w.div_ceil(2) * h.div_ceil(2),
+            None => 4 * self.invocations.div_ceil(4),
+        }
+    }
+
+    /// The pixel lane `s` stands at.
+    pub fn pixel(&self, s: u32) -> [u32; 2] {
+        let (q, k) = (s / 4, s % 4);
+        let qw = self.quads_wide();
+        [2 * (q % qw) + (k & 1), 2 * (q / qw) + (k >> 1)]
+    }
+
+    /// The invocation lane `s` runs, or `None` for a helper.
+    pub fn invocation(&self, s: u32) -> Option<u32> {
+        match self.pixels {
+            Some([w, h]) => {
+                let [x, y] = self.pixel(s);
+                (x < w && y < h).then_some(y * w + x)
+            }
+            None => (s < self.invocations).then_some(s),
+        }
+    }
+
+    /// The lane invocation `i` runs on.
+    pub fn slot(&self, i: u32) -> u32 {
+        match self.pixels {
+            Some([w, _]) => {
+                let (x, y) = (i % w, i / w);
+                4 * ((y / 2) * self.quads_wide() + x / 2) + 2 * (y % 2) + x % 2
+            }
+            None => i,
+        }
+    }
 }
 
 /// Where the loader maps the first cubin's `__device__` data (`.nv.global.init`, then
@@ -669,6 +906,8 @@ pub struct Trace {
     pub textures: Vec<Texture>,
     /// `[[buffer]]` tables, in file order.
     pub buffers: Vec<Buffer>,
+    /// `[[sampler]]` tables, in file order.
+    pub samplers: Vec<Sampler>,
     /// `[[launch]]` tables, in file order.
     pub launches: Vec<LaunchSpec>,
     /// `[[expect]]` tables, in file order.
@@ -714,7 +953,7 @@ impl Trace {
             // A DXBC program's banks are its constant buffers: no SASS launch constants; a
             // vertex or pixel shader finds its invocation count in its own bank.
             own(&mut banks);
-            if let Some(n) = spec.invocations {
+            if let Some(n) = spec.lanes() {
                 let bank = crate::ir::INVOCATIONS_BANK as u32;
                 let _ = banks.write(bank, 0, &n.to_le_bytes());
             }

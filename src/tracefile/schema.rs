@@ -232,6 +232,8 @@ pub(crate) struct RawTrace {
     #[serde(default)]
     pub(crate) buffer: Vec<Spanned<RawBuffer>>,
     #[serde(default)]
+    pub(crate) sampler: Vec<Spanned<RawSampler>>,
+    #[serde(default)]
     pub(crate) launch: Vec<Spanned<RawLaunch>>,
     #[serde(default)]
     pub(crate) expect: Vec<Spanned<RawExpect>>,
@@ -263,6 +265,8 @@ with_data! {
         pub(crate) addr: Spanned<U64>,
         #[serde(default)]
         pub(crate) size: Option<Spanned<U64>>,
+        #[serde(default)]
+        pub(crate) uninitialized: Option<Spanned<bool>>,
     }
 }
 
@@ -296,12 +300,46 @@ with_data! {
         pub(crate) dim: Spanned<String>,
         pub(crate) format: Spanned<String>,
         pub(crate) width: Spanned<u32>,
-        pub(crate) height: Spanned<u32>,
+        #[serde(default)]
+        pub(crate) height: Option<Spanned<u32>>,
+        #[serde(default)]
+        pub(crate) depth: Option<Spanned<u32>>,
         #[serde(default)]
         pub(crate) samples: Option<Spanned<u32>>,
         #[serde(default)]
         pub(crate) array_size: Option<Spanned<u32>>,
+        #[serde(default)]
+        pub(crate) mip_levels: Option<Spanned<u32>>,
     }
+}
+
+/// `[[sampler]]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSampler {
+    pub(crate) slot: Spanned<u32>,
+    #[serde(default)]
+    pub(crate) filter: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(crate) address: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(crate) address_u: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(crate) address_v: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(crate) address_w: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(crate) border_color: Option<Spanned<Vec<Spanned<f64>>>>,
+    #[serde(default)]
+    pub(crate) mip_lod_bias: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub(crate) min_lod: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub(crate) max_lod: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub(crate) max_anisotropy: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub(crate) comparison_func: Option<Spanned<String>>,
 }
 
 with_data! {
@@ -341,6 +379,8 @@ pub(crate) struct RawLaunch {
     pub(crate) block: Option<Spanned<Vec<Spanned<u32>>>>,
     #[serde(default)]
     pub(crate) invocations: Option<Spanned<u32>>,
+    #[serde(default)]
+    pub(crate) pixels: Option<Spanned<Vec<Spanned<u32>>>>,
     #[serde(default)]
     pub(crate) mode: Option<Spanned<String>>,
     #[serde(default)]

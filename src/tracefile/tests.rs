@@ -944,8 +944,8 @@ fn textures_are_kept() {
     // 2 slices x 2 rows x 2 columns x 4 samples x 4 bytes.
     assert_eq!(x.byte_len(), 2 * 2 * 2 * 4 * 4);
     // Element order: slice, row, column, sample.
-    assert_eq!(x.offset(1, 0, 1, 3), ((4 + 1) * 4 + 3) * 4);
-    assert_eq!(x.element_at(((4 + 1) * 4 + 3) * 4 + 2), (1, 0, 1, 3));
+    assert_eq!(x.offset(0, 1, 0, 1, 3), ((4 + 1) * 4 + 3) * 4);
+    assert_eq!(x.element_at(((4 + 1) * 4 + 3) * 4 + 2), (0, 1, 0, 1, 3));
     assert_eq!(x.initial_bytes(5).ok(), Some(vec![1, 2, 3, 0, 0]));
 
     for (dim, want) in [
@@ -983,8 +983,9 @@ fn textures_are_kept() {
 #[test]
 fn texture_errors() {
     assert_eq!(
-        err(&TEX.replace("\"2dms\"", "\"3d\"")),
-        "4:7: unknown dim \"3d\": expected \"2d\", \"2darray\", \"2dms\" or \"2dmsarray\""
+        err(&TEX.replace("\"2dms\"", "\"4d\"")),
+        "4:7: unknown dim \"4d\": expected \"1d\", \"1darray\", \"2d\", \"2darray\", \"2dms\", \
+         \"2dmsarray\", \"3d\", \"cube\" or \"cubearray\""
     );
     assert!(err(&TEX.replace("R32_UINT", "BC1_UNORM"))
         .starts_with("5:10: unknown format \"BC1_UNORM\""));
@@ -1080,8 +1081,8 @@ fn texture_errors() {
     );
     assert_eq!(
         err(&TEX.replace("slot = 0", "slot = 0\nview = \"uav\"")),
-        "5:7: a \"2dms\" texture cannot be a \"uav\": Direct3D has no multisample UAVs (a uav texture \
-         is \"2d\" or \"2darray\")"
+        "5:7: a \"2dms\" texture cannot be a \"uav\": Direct3D has no multisample or cube UAVs (a \
+         uav texture is \"1d\", \"1darray\", \"2d\", \"2darray\" or \"3d\")"
     );
     assert_eq!(
         err(&format!("{arr}array_size = 2048\n")
@@ -1089,15 +1090,199 @@ fn texture_errors() {
             .replace("R32_UINT", "R32G32B32A32_UINT")
             .replace("width = 2", "width = 16384")
             .replace("height = 2", "height = 16384")),
-        "6:9: the texture is 281474976710656 bytes (width × height × samples × array_size × \
-         16-byte R32G32B32A32_UINT): a resource is at most 0x100000000 bytes (4 GiB)"
+        "6:9: the texture is 281474976710656 bytes (every mip level's width × height × depth × \
+         samples × slices × 16-byte R32G32B32A32_UINT): a resource is at most 0x100000000 bytes \
+         (4 GiB)"
     );
-    assert!(err(&format!("{TEX}depth = 1\n")).starts_with("9:1: unknown field `depth`"));
+    assert_eq!(
+        err(&format!("{TEX}depth = 1\n")),
+        "9:9: `depth` is for \"3d\" textures; use `array_size` for the slices of an array (this \
+         texture is \"2dms\")"
+    );
+    assert!(err(&format!("{TEX}levels = 1\n")).starts_with("9:1: unknown field `levels`"));
     assert!(
         err(&TEX.replace("width = 2\n", "")).starts_with("2:1: missing field `width`"),
         "{}",
         err(&TEX.replace("width = 2\n", ""))
     );
+}
+
+/// A texture of `dim` at t0 (`R8_UNORM`, lines 2 to 5) followed by `rest`.
+fn tex(dim: &str, rest: &str) -> String {
+    format!("[[texture]]\nslot = 0\ndim = \"{dim}\"\nformat = \"R8_UNORM\"\n{rest}")
+}
+
+#[test]
+fn textures_of_every_dimension_and_mip_chains() {
+    // 1D: one texel high; `height` is an error.
+    let t = ok(&tex("1d", "width = 8\nmip_levels = 0\n"));
+    let x = &t.textures[0];
+    assert_eq!((x.width, x.height, x.depth, x.mips), (8, 1, 1, 4));
+    assert_eq!(x.byte_len(), 8 + 4 + 2 + 1);
+    assert_eq!(x.offset(2, 0, 0, 1, 0), 12 + 1);
+    assert_eq!(x.element_at(13), (2, 0, 0, 1, 0));
+    assert_eq!(
+        err(&tex("1d", "width = 8\nheight = 2\n")),
+        "7:10: `height` is for 2D, 3D and cube textures; a \"1d\" texture is one texel high"
+    );
+    let t = ok(&tex(
+        "1darray",
+        "width = 4\narray_size = 3\nmip_levels = 2\n",
+    ));
+    // Level 0 of the three slices (12 texels), then level 1 (6).
+    assert_eq!(t.textures[0].byte_len(), 18);
+    assert_eq!(t.textures[0].offset(1, 2, 0, 1, 0), 12 + 4 + 1);
+    // 3D: `depth` required; mips shrink in depth too.
+    let t = ok(&tex(
+        "3d",
+        "width = 4\nheight = 2\ndepth = 8\nmip_levels = 0\n",
+    ));
+    let x = &t.textures[0];
+    assert_eq!((x.depth, x.mips), (8, 4));
+    // Levels 4x2x8, 2x1x4, 1x1x2 and 1x1x1 of one byte each.
+    assert_eq!(x.byte_len(), 64 + 8 + 2 + 1);
+    assert_eq!(x.element_at(64 + 2 + 1), (1, 1, 0, 1, 0));
+    assert_eq!(
+        err(&tex("3d", "width = 4\nheight = 2\n")),
+        "2:1: a \"3d\" texture needs `depth`"
+    );
+    assert_eq!(
+        err(&tex("3d", "width = 4\nheight = 2\ndepth = 2\narray_size = 2\n")),
+        "9:14: array_size 2: `array_size` above 1 is for texture arrays; a \"3d\" texture has `depth` slices, not an array"
+    );
+    // Cubes: six square faces (`height` optional, equal to `width`); a cube array counts cubes.
+    let t = ok(&tex("cube", "width = 4\nmip_levels = 3\n"));
+    let x = &t.textures[0];
+    assert_eq!((x.height, x.array_size), (4, 1));
+    assert_eq!(x.byte_len(), 6 * (16 + 4 + 1));
+    assert_eq!(x.offset(1, 5, 1, 1, 0), 6 * 16 + 5 * 4 + 3);
+    assert_eq!(
+        err(&tex("cube", "width = 4\nheight = 2\n")),
+        "7:10: a cube's faces are square: height 2 differs from width 4 (leave `height` out)"
+    );
+    let t = ok(&tex("cubearray", "width = 2\narray_size = 2\n"));
+    assert_eq!(t.textures[0].byte_len(), 2 * 6 * 4);
+    assert_eq!(
+        err(&tex("cubearray", "width = 2\narray_size = 342\n")),
+        "7:14: array_size 342 is out of range 1 to 341 (cubes: 6 faces each, 2048 faces at most)"
+    );
+    // Mip chains: at most the full chain; multisample textures and UAVs have one level.
+    assert_eq!(
+        err(&tex("2d", "width = 8\nheight = 4\nmip_levels = 5\n")),
+        "8:14: mip_levels 5: a 8x4 texture has at most 4 (0 means all of them)"
+    );
+    assert_eq!(
+        err(&tex("2dms", "width = 8\nheight = 4\nmip_levels = 2\n")),
+        "8:14: a multisample texture has one mip level, not 2"
+    );
+    assert!(err(&tex(
+        "2d",
+        "view = \"uav\"\nwidth = 8\nheight = 4\nmip_levels = 2\n"
+    ))
+    .starts_with("9:14: a \"uav\" texture has one mip level"));
+    assert_eq!(
+        err(&tex("cube", "view = \"uav\"\nwidth = 8\n")),
+        "4:7: a \"cube\" texture cannot be a \"uav\": Direct3D has no multisample or cube UAVs (a \
+         uav texture is \"1d\", \"1darray\", \"2d\", \"2darray\" or \"3d\")"
+    );
+    assert_eq!(
+        err(&tex("2d", "width = 8\n")),
+        "2:1: a \"2d\" texture needs `height`"
+    );
+}
+
+#[test]
+fn samplers_are_kept_and_checked() {
+    use warpjit_runtime::sampler::{AddressMode, ComparisonFunc, Filter, Reduction, SamplerState};
+    let t = ok("[[sampler]]\nslot = 3\nfilter = \"D3D11_FILTER_COMPARISON_MIN_MAG_LINEAR_MIP_POINT\"\n\
+                comparison_func = \"less_equal\"\naddress_u = \"border\"\nborder_color = [0.5, 0, 1, 1]\n\
+                mip_lod_bias = -1.5\nmin_lod = 1\nmax_lod = 3.25\n\
+                [[sampler]]\nslot = 0\n\
+                [[sampler]]\nslot = 1\nfilter = \"anisotropic\"\nmax_anisotropy = 8\naddress = \"mirror_once\"\n");
+    let s = &t.samplers;
+    assert_eq!((s[0].slot, s[0].line), (3, 2));
+    let st = s[0].state;
+    assert_eq!(
+        (st.min, st.mag, st.mip, st.anisotropic, st.reduction),
+        (
+            Filter::Linear,
+            Filter::Linear,
+            Filter::Point,
+            false,
+            Reduction::Comparison
+        )
+    );
+    assert_eq!(st.comparison, ComparisonFunc::LessEqual);
+    assert_eq!(
+        st.address,
+        [AddressMode::Border, AddressMode::Clamp, AddressMode::Clamp]
+    );
+    assert_eq!(st.border_color, [0.5, 0.0, 1.0, 1.0]);
+    assert_eq!((st.mip_lod_bias, st.min_lod, st.max_lod), (-1.5, 1.0, 3.25));
+    assert_eq!(s[1].state, SamplerState::DEFAULT);
+    assert!(s[2].state.anisotropic);
+    assert_eq!(s[2].state.max_anisotropy, 8);
+    assert_eq!(s[2].state.address, [AddressMode::MirrorOnce; 3]);
+    assert_eq!(t.machine.resources.sampler(3), &st);
+    assert_eq!(t.machine.resources.sampler(5), &SamplerState::DEFAULT);
+
+    let e = |body: &str| err(&format!("[[sampler]]\nslot = 0\n{body}"));
+    assert_eq!(
+        err("[[sampler]]\nslot = 16\n"),
+        "3:8: slot 16 is out of range: s# slots are 0 to 15"
+    );
+    assert_eq!(
+        err("[[sampler]]\nslot = 1\n[[sampler]]\nslot = 1\n"),
+        "5:8: s1 is already bound by the [[sampler]] at line 2"
+    );
+    assert!(e("filter = \"MIN_MAG_MIP_LINEAER\"\n")
+        .starts_with("4:10: unknown filter \"MIN_MAG_MIP_LINEAER\""));
+    assert_eq!(
+        e("filter = \"COMPARISON_MIN_MAG_MIP_POINT\"\n"),
+        "4:10: a comparison filter needs `comparison_func` (\"less\", \"less_equal\", ...)"
+    );
+    assert_eq!(
+        e("comparison_func = \"less\"\n"),
+        "4:19: `comparison_func` is used only by a comparison filter (filter = \"COMPARISON_...\")"
+    );
+    assert_eq!(
+        e("filter = \"COMPARISON_ANISOTROPIC\"\ncomparison_func = \"lesser\"\n"),
+        "5:19: unknown comparison_func \"lesser\": expected \"never\", \"less\", \"equal\", \
+         \"less_equal\", \"greater\", \"not_equal\", \"greater_equal\" or \"always\""
+    );
+    assert_eq!(
+        e("max_anisotropy = 4\n"),
+        "4:18: `max_anisotropy` is used only by an anisotropic filter (filter = \"ANISOTROPIC\")"
+    );
+    assert_eq!(
+        e("filter = \"ANISOTROPIC\"\nmax_anisotropy = 17\n"),
+        "5:18: max_anisotropy 17 is out of range 1 to 16"
+    );
+    assert_eq!(
+        e("border_color = [0, 0, 0, 1]\n"),
+        "4:16: `border_color` is used only where an address mode is \"border\", and none is"
+    );
+    assert_eq!(
+        e("address = \"border\"\nborder_color = [0, 0, 1]\n"),
+        "5:16: border_color has 3 values: expected 4 (red, green, blue, alpha)"
+    );
+    assert_eq!(
+        e("address = \"wrap\"\naddress_v = \"clamp\"\n"),
+        "5:13: `address` sets u, v and w: give either it or `address_u`, `address_v`, `address_w`"
+    );
+    let full = load_text(&format!(
+        "{HEAD}[[sampler]]\nslot = 0\naddress_w = \"mirroronce\"\n"
+    ))
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(full.contains("did you mean `mirror_once`?"), "{full}");
+    assert_eq!(
+        e("mip_lod_bias = 16\n"),
+        "4:16: mip_lod_bias 16 is out of range -16 to 15.99"
+    );
+    assert_eq!(e("min_lod = nan\n"), "4:11: min_lod is NaN");
+    assert!(e("mag = \"point\"\n").starts_with("4:1: unknown field `mag`"));
 }
 
 /// A structured buffer at u0, 12-byte stride, 24 bytes (lines 2 to 5).
@@ -2057,7 +2242,7 @@ fn inline_code_notes_count_trace_lines() {
     assert!(shown.ends_with("= help: did you mean `IADD`?"), "{shown}");
     assert_eq!(
         err("[[global]]\nsize = 16\nadress = 0x1000\n"),
-        "4:1: unknown field `adress`, expected one of `addr`, `size`, `u32`, `i32`, `f32`, `u8`, `file`"
+        "4:1: unknown field `adress`, expected one of `addr`, `size`, `uninitialized`, `u32`, `i32`, `f32`, `u8`, `file`"
     );
     let shown = load_text(&format!("{HEAD}[[global]]\nsize = 16\nadress = 0x1000\n"))
         .err()

@@ -2,8 +2,8 @@
 # Rebuild every tests/cubin/*.cubin from its .ptx with NVIDIA's ptxas for sm_50 (-O3; -O0 for
 # files named *_O0.ptx).
 # ptxas is taken from $PTXAS, else from PATH. Prints the ptxas version that made the files.
-# params.ptx is itself made from the CUDA C source params.cu by NVRTC (compute_50):
-#   python3 nvrtc_ptx.py params.cu params.ptx   (needs cuda-python's NVRTC bindings)
+# The .ptx of each CUDA C++ source (*.cu) is itself NVRTC's (compute_50): python3 nvrtc.py
+# (needs cuda-python's NVRTC bindings; its SOURCES table gives each source's options).
 set -euo pipefail
 cd "$(dirname "$0")"
 PTXAS="${PTXAS:-$(command -v ptxas || true)}"

@@ -1,7 +1,7 @@
 // Cooperative groups' grid-wide barrier, grid.sync(): it needs a cooperative launch (the CUDA
 // driver gives such a launch a workspace whose address the kernel reads as %envreg1:%envreg2;
 // without one that address is 0, and the barrier's atomic on it faults). Compiled by NVRTC for
-// compute_50 (tests/cubin/cuda_ptx.py), then by ptxas for sm_50 (build.sh).
+// compute_50 (tests/cubin/nvrtc.py), then by ptxas for sm_50 (build.sh).
 #include <cooperative_groups.h>
 
 namespace cg = cooperative_groups;

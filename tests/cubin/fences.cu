@@ -1,5 +1,5 @@
 // Memory fences, for warpjit's cubin fixtures: NVRTC 12.9 compiles this file for compute_50
-// (cu2ptx.py writes fences.ptx), ptxas 12.9 makes fences.cubin for sm_50 (build.sh), where
+// (nvrtc.py writes fences.ptx), ptxas 12.9 makes fences.cubin for sm_50 (build.sh), where
 // __threadfence_block(), __threadfence() and __threadfence_system() are MEMBAR.CTA,
 // MEMBAR.GL.IVALLD and MEMBAR.SYS.IVALLD. Expected values: expect/fences.py.
 //

@@ -2,7 +2,7 @@
 // (an arrival counter and a generation word; the last CTA to arrive resets the counter and bumps
 // the generation, the others spin until it changes), which completes only if every CTA of the
 // grid runs while the others wait: a cooperative launch (docs/semantics.md §9). Compiled by NVRTC
-// for compute_50 (tests/cubin/cuda_ptx.py), then by ptxas for sm_50 (build.sh).
+// for compute_50 (tests/cubin/nvrtc.py), then by ptxas for sm_50 (build.sh).
 
 // bar[0]: CTAs arrived; bar[1]: the generation. Every thread of the CTA calls it.
 __device__ void grid_barrier(unsigned *bar) {

@@ -1,7 +1,7 @@
 // Kernel parameters for warpjit's per-launch `params` (docs/trace-format.md §7.2): a two-pass
 // scan, whose launches pass different arguments to the same kernels, and a kernel that takes a
 // parameter of every kind and writes each back, so that a trace checks where the parameters lie.
-// Compiled by NVRTC to PTX for compute_50 (nvrtc_ptx.py), then by ptxas for sm_50 (build.sh).
+// Compiled by NVRTC to PTX for compute_50 (nvrtc.py), then by ptxas for sm_50 (build.sh).
 
 extern "C" {
 

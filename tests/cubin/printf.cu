@@ -1,7 +1,7 @@
 // printf_k(out): device printf, which the CUDA driver supplies as `vprintf`: every thread prints
 // one line with most conversions (and a string through %s), and stores what printf returned (the
 // number of arguments) in out[t]. printf_none(): no arguments. Compiled to printf.ptx by
-// make_printf.py (NVRTC, compute_50); build.sh makes printf.cubin (ptxas: the call through
+// nvrtc.py (NVRTC, compute_50); build.sh makes printf.cubin (ptxas: the call through
 // `JMX c[0x4][0x0]` after a PRET, the address relocated in .rel.nv.constant4) and
 // make_jitlink.py printf_jl.cubin (nvJitLink: `JCAL` with a .rel.text relocation).
 extern "C" __device__ int printf(const char *, ...);

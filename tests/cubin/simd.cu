@@ -1,5 +1,5 @@
 // Every SIMD intrinsic of CUDA's math API (CUDA 12.9, "SIMD Intrinsics"), for warpjit's cubin
-// fixtures: NVRTC 12.9 compiles this file for compute_50 (cu2ptx.py writes simd.ptx and its
+// fixtures: NVRTC 12.9 compiles this file for compute_50 (nvrtc.py writes simd.ptx and its
 // copy simd_O0.ptx), ptxas 12.9 makes simd.cubin (-O3) and simd_O0.cubin (-O0) for sm_50
 // (build.sh). NVVM writes most intrinsics as integer code; what reaches ptxas as video
 // instructions is vabsdiff4 (VABSDIFF4) and add.sat/sub.sat.s32 (IADD.SAT).

@@ -1,6 +1,6 @@
 // Kernels whose warps wait for each other by spinning on memory (no __syncthreads between them),
 // for warpjit's forward-progress rule (docs/semantics.md §9). Compiled by NVRTC for compute_50
-// (tests/cubin/cuda_ptx.py), then by ptxas for sm_50 (build.sh).
+// (tests/cubin/nvrtc.py), then by ptxas for sm_50 (build.sh).
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 

@@ -101,6 +101,58 @@ pub fn fault_error(kind: &FaultKind) -> i32 {
 
 /// The fault report on stderr: kernel, block and thread, pc, instruction and the registers it
 /// read.
+/// Writes what the sanitizer found in launch `launch` of `kernel` to stderr, in
+/// `warpjit run --check`'s words (each instruction's text in place of a source line), and
+/// appends its count of errors and warnings to `WARPJIT_CUDA_CHECK_OUT`.
+fn check_report(
+    d: &state::Driver,
+    check: &warpjit::sanitizer::Sanitizer,
+    kernel: &Kernel,
+    launch: u64,
+) {
+    let mut found = check.take();
+    if found.is_empty() {
+        return;
+    }
+    let program = kernel.program();
+    let source = |_: u32, pc: u32| {
+        program
+            .blocks
+            .iter()
+            .flat_map(|b| b.insts.iter())
+            .find(|i| i.pc == pc)
+            .and_then(|i| warpjit::sass::print::print_inst(i).ok())
+            .map(|t| format!("{}: pc {pc:#06x}: {}", kernel.name(), t.trim()))
+    };
+    let name = |_: u32| Some(kernel.name().to_string());
+    let mut s = String::new();
+    for r in found.reports.iter_mut() {
+        r.launch = launch as u32;
+        s.push_str(&r.render(&source, &name));
+    }
+    for u in &found.ub {
+        s.push_str(&format!("{u}\n"));
+    }
+    let summary = found.summary();
+    if !summary.is_empty() {
+        s.push_str(&format!(
+            "{summary} in kernel {} (launch {launch})\n",
+            kernel.name()
+        ));
+    }
+    eprint!("{s}");
+    if let Some(path) = &d.check_out {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+        {
+            let _ = writeln!(f, "{} {}", found.errors(), found.warnings());
+        }
+    }
+}
+
 fn report(kernel: &Kernel, cfg: &LaunchConfig, f: &Fault, launch: u64) {
     let b = cfg.block;
     let t = f.warp as u64 * 32 + f.lane as u64;
@@ -203,8 +255,18 @@ pub unsafe fn launch(
     }
     let opts = warpjit::exec::RunOptions {
         threads: d.threads,
+        observer: d
+            .check
+            .clone()
+            .map(|c| c as Arc<dyn warpjit::exec::Observer>),
         ..Default::default()
     };
+    // Under the sanitizer, one launch at a time: what it finds is taken after each.
+    static CHECKED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = d
+        .check
+        .as_ref()
+        .map(|_| CHECKED.lock().unwrap_or_else(|p| p.into_inner()));
     let machine = d.machine.read().unwrap_or_else(|p| p.into_inner());
     let before = d.record.as_ref().map(|_| crate::record::snapshot(&machine));
     let r = warpjit::device::launch(
@@ -248,6 +310,9 @@ pub unsafe fn launch(
         }
     }
     drop(machine);
+    if let Some(check) = &d.check {
+        check_report(d, check, &kernel, launch_no);
+    }
     match r {
         Ok(_) => Ok(()),
         Err(LaunchError::Invalid(m)) => {

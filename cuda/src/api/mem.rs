@@ -8,6 +8,7 @@ use crate::error::{self, Res};
 use crate::memory::Kind;
 use crate::state::{self, Driver};
 use std::ffi::c_void;
+use warpjit::exec::Observer;
 
 /// Whether every byte of `[addr, addr + len)` is mapped guest memory (device, page-locked,
 /// managed or registered).
@@ -61,6 +62,9 @@ unsafe fn copy(d: &Driver, dst: u64, src: u64, len: usize) {
     }
     let _m = d.machine.read().unwrap_or_else(|p| p.into_inner());
     std::ptr::copy(src as *const u8, dst as *mut u8, len);
+    if let Some(s) = &d.check {
+        s.host_write(dst, len as u64);
+    }
 }
 
 /// The current context (or the stream's), checked.
@@ -129,6 +133,9 @@ unsafe fn set(
         .and_then(|s| s.checked_add(row))
         .ok_or(error::INVALID_VALUE)?;
     device_range(d, dst, span as u64)?;
+    if let Some(s) = &d.check {
+        s.host_write(dst, span as u64);
+    }
     let _m = d.machine.read().unwrap_or_else(|p| p.into_inner());
     for r in 0..height {
         let p = (dst as usize + r * pitch) as *mut u8;

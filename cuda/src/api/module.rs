@@ -9,6 +9,7 @@ use crate::state::{self, handle, serial, Function, HandleKind, Inner, LoadedModu
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Arc;
+use warpjit::exec::Observer;
 
 /// Loads a cubin, fatbin or PTX image into the current context: its data image is allocated
 /// as device memory. `log` receives the JIT's messages.
@@ -46,6 +47,10 @@ pub fn load_image(bytes: &[u8], log: &mut String) -> Res<u64> {
         let image = module.data_image();
         // SAFETY: the allocation is `data_bytes` long, readable and writable.
         unsafe { std::ptr::copy_nonoverlapping(image.as_ptr(), base as *mut u8, image.len()) };
+        if let Some(s) = &d.check {
+            // The data image (zeros past its initialised part) is defined.
+            s.host_write(base, data_bytes);
+        }
         base
     } else {
         0

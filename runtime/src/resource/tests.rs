@@ -300,6 +300,67 @@ fn storage_reads_and_writes_across_words() {
 }
 
 #[test]
+fn mip_levels_follow_level_zero_of_every_layer() {
+    // A 2D array of 2 slices, 4x2 texels, 3 levels (4x2, 2x1, 1x1), R8_UNORM.
+    let shape = TextureShape {
+        mips: 3,
+        ..TextureShape::new(TextureDim::Tex2dArray, 4, 2, 1, 2)
+    };
+    let t = Texture::with_shape(shape, Format::R8_UNORM, &[]).unwrap();
+    assert_eq!(t.storage().len(), 2 * (8 + 2 + 1));
+    assert_eq!(
+        (0..=3)
+            .map(|l| t.level_offset(l).unwrap())
+            .collect::<Vec<_>>(),
+        [0, 16, 20, 22]
+    );
+    // Level 0 is laid out as a one-level texture.
+    assert_eq!(t.texel_offset(3, 1, 1, 0), Some(8 + 4 + 3));
+    assert_eq!(t.texel_offset_at(1, 1, 0, 1, 0), Some(16 + 2 + 1));
+    assert_eq!(t.texel_offset_at(2, 0, 0, 1, 0), Some(20 + 1));
+    assert_eq!(t.texel_offset_at(1, 2, 0, 0, 0), None, "level 1 is 2 wide");
+    assert_eq!(t.texel_offset_at(3, 0, 0, 0, 0), None, "no level 3");
+}
+
+#[test]
+fn three_d_levels_shrink_in_depth_and_cubes_have_six_square_faces() {
+    let shape = TextureShape {
+        depth: 4,
+        mips: 3,
+        ..TextureShape::new(TextureDim::Tex3d, 4, 4, 1, 1)
+    };
+    let t = Texture::with_shape(shape, Format::R32_UINT, &[]).unwrap();
+    assert_eq!(shape.level_size(1), [2, 2, 2]);
+    assert_eq!(t.storage().len(), 4 * (64 + 8 + 1));
+    assert_eq!(t.texel_offset_at(1, 1, 1, 1, 0), Some(4 * (64 + 7)));
+    assert_eq!(shape.full_chain(), 3);
+    let too_many = TextureShape { mips: 4, ..shape };
+    assert!(Texture::with_shape(too_many, Format::R32_UINT, &[]).is_err());
+    let cube = |w, h, layers| {
+        Texture::with_shape(
+            TextureShape::new(TextureDim::TexCube, w, h, 1, layers),
+            Format::R8_UNORM,
+            &[],
+        )
+    };
+    assert!(cube(4, 4, 6).is_ok());
+    assert!(cube(4, 2, 6).is_err(), "faces are square");
+    assert!(cube(4, 4, 12).is_err(), "a cube has six faces");
+    let cubes = TextureShape::new(TextureDim::TexCubeArray, 2, 2, 1, 12);
+    assert!(Texture::with_shape(cubes, Format::R8_UNORM, &[]).is_ok());
+    let one_d = TextureShape::new(TextureDim::Tex1d, 8, 2, 1, 1);
+    assert!(
+        Texture::with_shape(one_d, Format::R8_UNORM, &[]).is_err(),
+        "1D has height 1"
+    );
+    let ms_mips = TextureShape {
+        mips: 2,
+        ..TextureShape::new(TextureDim::Tex2dMs, 4, 4, 4, 1)
+    };
+    assert!(Texture::with_shape(ms_mips, Format::R8_UNORM, &[]).is_err());
+}
+
+#[test]
 fn storage_of_four_gib_is_committed_lazily() {
     // A resource as large as a trace may have: a mapping, not an allocation of 4 GiB.
     let s = Storage::zeroed(1 << 32).unwrap();

@@ -4,6 +4,8 @@ use crate::ir::operand::*;
 use crate::ir::roles::*;
 
 /// `MOV Rd, Sb`: copy a register, constant or 32-bit immediate.
+///
+/// With `Sb` a [`Src::Imm32`], its SASS form is `MOV32I Rd, imm32`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mov {
     /// Destination.
@@ -17,22 +19,6 @@ impl Operands for Mov {
         let Mov { d, b } = *self;
         o.def(d);
         o.src(b);
-    }
-}
-
-/// `MOV32I Rd, imm32`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Mov32i {
-    /// Destination.
-    pub d: Reg,
-    /// The 32-bit immediate.
-    pub imm: u32,
-}
-
-impl Operands for Mov32i {
-    fn operands(&self, o: &mut Roles<'_>) {
-        let Mov32i { d, imm: _ } = *self;
-        o.def(d);
     }
 }
 
@@ -135,6 +121,9 @@ impl Operands for S2r {
 }
 
 /// `IADD[.SAT][.PO][.X] Rd[.CC], [-]Ra, [-]Sb` (immediate: signed 20-bit).
+///
+/// With `Sb` a [`Src::Imm32`], its SASS form is `IADD32I[.SAT][.PO][.X] Rd[.CC], [-]Ra, imm32`
+/// (every modifier of IADD but `-Sb`; ptxas writes `.SAT` for `add.sat.s32` with an immediate).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Iadd {
     /// Destination.
@@ -174,47 +163,6 @@ impl Operands for Iadd {
         o.def(d);
         o.read(a);
         o.src(b);
-        o.cc_write(cc);
-        o.cf_read(x);
-    }
-}
-
-/// `IADD32I[.SAT][.PO][.X] Rd[.CC], [-]Ra, imm32`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Iadd32i {
-    /// Destination.
-    pub d: Reg,
-    /// `.SAT`: as IADD's (docs/semantics.md §21; not with `.CC`, `.X` or `.PO`). ptxas writes it
-    /// for `add.sat.s32` with an immediate.
-    pub sat: bool,
-    /// `.CC`.
-    pub cc: bool,
-    /// `.X`.
-    pub x: bool,
-    /// `.PO`.
-    pub po: bool,
-    /// `-Ra`.
-    pub neg_a: bool,
-    /// First source.
-    pub a: Reg,
-    /// The 32-bit immediate.
-    pub imm: u32,
-}
-
-impl Operands for Iadd32i {
-    fn operands(&self, o: &mut Roles<'_>) {
-        let Iadd32i {
-            d,
-            sat: _,
-            cc,
-            x,
-            po: _,
-            neg_a: _,
-            a,
-            imm: _,
-        } = *self;
-        o.def(d);
-        o.read(a);
         o.cc_write(cc);
         o.cf_read(x);
     }
@@ -288,6 +236,9 @@ impl Operands for Iadd3 {
 }
 
 /// `ISCADD[.PO] Rd[.CC], [-]Ra, [-]Sb, s`: Rd = (Ra << s) + Sb.
+///
+/// With `Sb` a [`Src::Imm32`], its SASS form is `ISCADD32I Rd[.CC], Ra, imm32, s` (no `.PO`, no
+/// `-`; ptxas writes it in the slow paths of division and square root).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Iscadd {
     /// Destination.
@@ -323,37 +274,6 @@ impl Operands for Iscadd {
         o.def(d);
         o.read(a);
         o.src(b);
-        o.cc_write(cc);
-    }
-}
-
-/// `ISCADD32I Rd[.CC], Ra, imm32, s`: Rd = (Ra << s) + imm32 (ptxas writes it in the slow
-/// paths of division and square root).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Iscadd32i {
-    /// Destination.
-    pub d: Reg,
-    /// `.CC`.
-    pub cc: bool,
-    /// Shifted source.
-    pub a: Reg,
-    /// Added 32-bit immediate.
-    pub imm: u32,
-    /// Shift amount, 0..=31.
-    pub shift: u8,
-}
-
-impl Operands for Iscadd32i {
-    fn operands(&self, o: &mut Roles<'_>) {
-        let Iscadd32i {
-            d,
-            cc,
-            a,
-            imm: _,
-            shift: _,
-        } = *self;
-        o.def(d);
-        o.read(a);
         o.cc_write(cc);
     }
 }
@@ -612,6 +532,9 @@ pub enum PredOut {
 }
 
 /// `LOP.fn[.X][.Z|.NZ|.T|.F] [Pd,] Rd[.CC], [~]Ra, [~]Sb`.
+///
+/// With `Sb` a [`Src::Imm32`], its SASS form is `LOP32I.fn[.X] Rd[.CC], [~]Ra, [~]imm32` (no
+/// predicate output: `p` is `None`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lop {
     /// Bitwise function.
@@ -651,42 +574,6 @@ impl Operands for Lop {
         o.def(d);
         o.read(a);
         o.src(b);
-        f.roles(o);
-    }
-}
-
-/// `LOP32I.fn[.X] Rd[.CC], [~]Ra, [~]imm32`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lop32i {
-    /// Bitwise function.
-    pub func: LopFn,
-    /// `.CC` and `.X` ([`LogicCc`]).
-    pub f: LogicCc,
-    /// Destination.
-    pub d: Reg,
-    /// `~Ra`.
-    pub not_a: bool,
-    /// First source.
-    pub a: Reg,
-    /// `~imm`: the immediate is inverted.
-    pub not_b: bool,
-    /// The immediate as written (before `~`).
-    pub imm: u32,
-}
-
-impl Operands for Lop32i {
-    fn operands(&self, o: &mut Roles<'_>) {
-        let Lop32i {
-            func: _,
-            f,
-            d,
-            not_a: _,
-            a,
-            not_b: _,
-            imm: _,
-        } = *self;
-        o.def(d);
-        o.read(a);
         f.roles(o);
     }
 }
@@ -1059,7 +946,7 @@ impl Operands for P2r {
         o.src(mask);
         // The bits of the 8-bit mask that may be set: exact for an immediate, all otherwise.
         let bits = match mask {
-            Src::Imm(m) => m as u8,
+            Src::Imm(m) | Src::Imm32(m) => m as u8,
             Src::Reg(r) if r.is_rz() => 0,
             _ => 0xff,
         };

@@ -122,6 +122,9 @@ impl FCmp {
 }
 
 /// `FADD[.FTZ][.RM|.RP|.RZ][.SAT] Rd, [-][|]Ra[|], [-][|]Sb[|]`: Ra + Sb.
+///
+/// With `Sb` a [`Src::Imm32`] (any binary32), its SASS form is `FADD32I[.FTZ] Rd, [-][|]Ra[|],
+/// imm32`: to nearest, no `.SAT`, no modifier on the immediate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fadd {
     /// Destination.
@@ -160,37 +163,11 @@ impl Operands for Fadd {
     }
 }
 
-/// `FADD32I[.FTZ] Rd, [-][|]Ra[|], imm32`: Ra + a full binary32 immediate, to nearest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fadd32i {
-    /// Destination.
-    pub d: Reg,
-    /// `.FTZ`.
-    pub ftz: bool,
-    /// First source.
-    pub a: Reg,
-    /// Its modifier.
-    pub am: FMod,
-    /// The binary32 immediate.
-    pub imm: u32,
-}
-
-impl Operands for Fadd32i {
-    fn operands(&self, o: &mut Roles<'_>) {
-        let Fadd32i {
-            d,
-            ftz: _,
-            a,
-            am: _,
-            imm: _,
-        } = *self;
-        o.def(d);
-        o.read(a);
-    }
-}
-
 /// `FMUL[.FTZ][.D2|.D4|.D8|.M2|.M4|.M8][.RM|.RP|.RZ][.SAT] Rd, Ra, [-]Sb`: Ra × Sb, scaled
 /// by 2^scale before its one rounding.
+///
+/// With `Sb` a [`Src::Imm32`] (any binary32), its SASS form is `FMUL32I[.FTZ][.SAT] Rd, Ra,
+/// imm32`: to nearest, no scale, no `-`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fmul {
     /// Destination.
@@ -230,38 +207,14 @@ impl Operands for Fmul {
     }
 }
 
-/// `FMUL32I[.FTZ][.SAT] Rd, Ra, imm32`: Ra × a binary32 immediate, to nearest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fmul32i {
-    /// Destination.
-    pub d: Reg,
-    /// `.FTZ`.
-    pub ftz: bool,
-    /// `.SAT`.
-    pub sat: bool,
-    /// First source.
-    pub a: Reg,
-    /// The binary32 immediate.
-    pub imm: u32,
-}
-
-impl Operands for Fmul32i {
-    fn operands(&self, o: &mut Roles<'_>) {
-        let Fmul32i {
-            d,
-            ftz: _,
-            sat: _,
-            a,
-            imm: _,
-        } = *self;
-        o.def(d);
-        o.read(a);
-    }
-}
-
 /// `FFMA[.FTZ][.RM|.RP|.RZ][.SAT] Rd, Ra, [-]Sb, [-]Sc`: Ra × Sb + Sc with one rounding.
 ///
 /// Sb and Sc: both registers, or one of them a constant (or Sb a 20-bit float immediate).
+///
+/// With `Sb` a [`Src::Imm32`] (any binary32), its SASS form is `FFMA32I[.FTZ][.SAT] Rd, [-]Ra,
+/// imm32, [-]Rd`: to nearest, `Sc` the destination register, and the product's negation
+/// (`neg_b`) written on Ra, which negates the same product (bit for bit: a sign flip commutes
+/// with `.FTZ`'s flush and every NaN result is the canonical one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ffma {
     /// Destination.
@@ -301,43 +254,6 @@ impl Operands for Ffma {
         o.read(a);
         o.src(b);
         o.src(c);
-    }
-}
-
-/// `FFMA32I[.FTZ][.SAT] Rd, [-]Ra, imm32, [-]Rd`: Ra × imm + Rd (the destination is the addend),
-/// to nearest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ffma32i {
-    /// Destination and addend.
-    pub d: Reg,
-    /// `.FTZ`.
-    pub ftz: bool,
-    /// `.SAT`.
-    pub sat: bool,
-    /// First factor.
-    pub a: Reg,
-    /// `-Ra` (the product negated).
-    pub neg_a: bool,
-    /// The binary32 immediate factor.
-    pub imm: u32,
-    /// `-Rd` as the addend.
-    pub neg_c: bool,
-}
-
-impl Operands for Ffma32i {
-    fn operands(&self, o: &mut Roles<'_>) {
-        let Ffma32i {
-            d,
-            ftz: _,
-            sat: _,
-            a,
-            neg_a: _,
-            imm: _,
-            neg_c: _,
-        } = *self;
-        o.def(d);
-        o.read(a);
-        o.read(d);
     }
 }
 

@@ -1,5 +1,5 @@
 //! Integer, predicate and condition-code ops added for ptxas output (docs/semantics.md §22a):
-//! ISET, PSET, CSETP, R2P, IMUL, IMUL32I, IMAD.
+//! ISET, PSET, CSETP, R2P, IMUL (with its 32-bit-immediate form), IMAD.
 
 use super::super::roles::{Flag, Operands, Roles};
 use super::super::*;
@@ -179,7 +179,7 @@ impl Operands for R2p {
         // An immediate mask writes exactly its targets; any other mask may write each target
         // or leave it, so each is both read (kept) and written.
         let (bits, exact) = match mask {
-            Src::Imm(m) => (m as u8, true),
+            Src::Imm(m) | Src::Imm32(m) => (m as u8, true),
             Src::Reg(r) if r.is_rz() => (0, true),
             _ => (0xff, false),
         };
@@ -210,6 +210,8 @@ impl Operands for R2p {
 /// `IMUL[.U32|.S32][.U32|.S32][.HI] Rd[.CC], Ra, Sb`: the 64-bit product of Ra and Sb, each
 /// read signed or unsigned (the first modifier for Ra, the second for Sb; unsigned by default);
 /// Rd = its low word, or its high word with `.HI`.
+///
+/// With `Sb` a [`Src::Imm32`], its SASS form is `IMUL32I` with the same modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Imul {
     /// Destination.
@@ -242,42 +244,6 @@ impl Operands for Imul {
         o.def(d);
         o.read(a);
         o.src(b);
-        o.cc_write(cc);
-    }
-}
-
-/// `IMUL32I[.U32|.S32][.U32|.S32][.HI] Rd[.CC], Ra, imm32`: IMUL with a 32-bit immediate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Imul32i {
-    /// Destination.
-    pub d: Reg,
-    /// `.CC` on the destination.
-    pub cc: bool,
-    /// `.HI`: the high word.
-    pub hi: bool,
-    /// Ra is signed.
-    pub a_signed: bool,
-    /// The immediate is signed.
-    pub b_signed: bool,
-    /// First source.
-    pub a: Reg,
-    /// The immediate.
-    pub imm: u32,
-}
-
-impl Operands for Imul32i {
-    fn operands(&self, o: &mut Roles<'_>) {
-        let Imul32i {
-            d,
-            cc,
-            hi: _,
-            a_signed: _,
-            b_signed: _,
-            a,
-            imm: _,
-        } = *self;
-        o.def(d);
-        o.read(a);
         o.cc_write(cc);
     }
 }

@@ -119,9 +119,10 @@ impl Operands for StBuf {
     }
 }
 
-/// Loads one texel of a texture (`ld`, `ldms`, `ld2dms`): integer coordinates `x`, `y`, array
-/// `slice` and `sample`, each plus an immediate offset where given (`_aoffimmi`), converted from
-/// the texture's format to four words; `d[c]` (unless `RZ`) receives word `comp[c]`.
+/// Loads one texel of a texture (`ld`, `ldms`, `ld2dms`, `ld_uav_typed`): integer coordinates
+/// `x`, `y`, `slice` (an array's slice, or a 3D texture's depth) and `sample` at mip level
+/// `mip`, the texel axes plus an immediate offset where given (`_aoffimmi`), converted from the
+/// texture's format to four words; `d[c]` (unless `RZ`) receives word `comp[c]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LdTex {
     /// Destination per component (`RZ`: not written).
@@ -132,14 +133,15 @@ pub struct LdTex {
     pub x: Src,
     /// Row.
     pub y: Src,
-    /// Array slice (ignored by a texture that is not an array).
+    /// Array slice, or depth of a 3D texture (ignored by a texture that is neither).
     pub slice: Src,
     /// Sample (0 for a texture that is not multisampled).
     pub sample: Src,
-    /// Mip level (a texture has one: any other level is out of range).
+    /// Mip level (at or past the texture's mip count: out of range).
     pub mip: Src,
-    /// Immediate offsets added to `x` and `y` (`_aoffimmi(u,v)`).
-    pub offset: [i8; 2],
+    /// Immediate offsets added to `x`, `y` and a 3D texture's depth (`_aoffimmi(u,v,w)`;
+    /// the front-end leaves 0 where the dimension has no such axis).
+    pub offset: [i8; 3],
     /// Which converted word each destination component receives.
     pub comp: [u8; 4],
 }
@@ -303,13 +305,16 @@ pub enum InfoFormat {
 }
 
 /// Queries the size of a view: four words, of which `d[c]` (unless `RZ`) receives word
-/// `comp[c]`. An unbound view gives 0 in all four.
+/// `comp[c]`. An unbound view gives 0 in all four (but the reciprocals of `_rcpFloat`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Info {
     /// Destination per component (`RZ`: not written).
     pub d: [Reg; 4],
     /// The `t#` or `u#` view.
     pub view: View,
+    /// The dimension the program declares the view with (`None` for a buffer): which words
+    /// `resinfo` fills, also for an unbound view.
+    pub dim: Option<crate::ir::TextureKind>,
     /// What is asked.
     pub kind: InfoKind,
     /// The mip level (`resinfo`).
@@ -323,6 +328,7 @@ impl Operands for Info {
         let Info {
             d,
             view: _,
+            dim: _,
             kind: _,
             mip,
             comp: _,
@@ -332,5 +338,124 @@ impl Operands for Info {
         for r in d {
             o.def(r);
         }
+    }
+}
+
+/// What a [`Sample`] computes (docs/semantics.md §32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SampleFn {
+    /// A filtered sample whose LOD comes from the derivatives `ddx` and `ddy` of the
+    /// coordinates, plus the bias `lod` (`sample`, `sample_b`, `sample_d`, `sample_c`: the
+    /// front-end computes the implicit derivatives of `sample` with [`Deriv`]).
+    Grad,
+    /// A filtered sample at the LOD `lod` (`sample_l`; `sample_c_lz` with 0).
+    Level,
+    /// The four texels of the bilinear footprint at mip level 0, channel `0..4` of each
+    /// (`gather4*`).
+    Gather(u8),
+    /// The LOD a [`SampleFn::Grad`] sample would use: (clamped, unclamped, 0, 0) (`lod`).
+    Lod,
+}
+
+/// Samples a texture `t#` through sampler `s#` (`sample*`, `gather4*`, `lod`): per lane, the
+/// coordinates (floats), the derivatives or LOD, a comparison reference and offsets, in the
+/// texture's dimension's interpretation; `d[c]` (unless `RZ`) receives word `comp[c]` of the
+/// result. An unbound texture gives 0 in all four words. Never faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// Destination per component (`RZ`: not written).
+    pub d: [Reg; 4],
+    /// The `t#` view.
+    pub view: View,
+    /// The `s#` slot (0 to 15).
+    pub sampler: u8,
+    /// What is computed.
+    pub f: SampleFn,
+    /// A comparison (`sample_c`, `sample_c_lz`, `gather4_c`, `gather4_po_c`): texels are
+    /// compared with `reference` first.
+    pub compare: bool,
+    /// The coordinates: u, v, w (or a cube direction x, y, z), and the array index where the
+    /// dimension has one (1D arrays: the second; 2D arrays: the third; cube arrays: the fourth).
+    pub coord: [Src; 4],
+    /// Derivatives of u, v, w along x ([`SampleFn::Grad`], [`SampleFn::Lod`]).
+    pub ddx: [Src; 3],
+    /// Derivatives of u, v, w along y.
+    pub ddy: [Src; 3],
+    /// The LOD of [`SampleFn::Level`], the bias of [`SampleFn::Grad`] (0 but for `sample_b`).
+    pub lod: Src,
+    /// The comparison reference.
+    pub reference: Src,
+    /// Immediate texel offsets (`_aoffimmi(u,v,w)`), 0 where the dimension has no such axis.
+    pub offset: [i8; 3],
+    /// Programmable offsets (`gather4_po`): u and v from these operands' low 6 bits, replacing
+    /// `offset`.
+    pub po: Option<[Src; 2]>,
+    /// Which result word each destination component receives.
+    pub comp: [u8; 4],
+}
+
+impl Operands for Sample {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Sample {
+            d,
+            view: _,
+            sampler: _,
+            f: _,
+            compare: _,
+            coord,
+            ddx,
+            ddy,
+            lod,
+            reference,
+            offset: _,
+            po,
+            comp: _,
+        } = *self;
+        for s in coord.into_iter().chain(ddx).chain(ddy) {
+            o.src(s);
+        }
+        o.src(lod);
+        o.src(reference);
+        if let Some(p) = po {
+            for s in p {
+                o.src(s);
+            }
+        }
+        o.view_access(Dir::Use, 16);
+        for r in d {
+            o.def(r);
+        }
+    }
+}
+
+/// A screen-space derivative of a pixel shader (`deriv_rtx_coarse`, `deriv_rty_fine`, ...):
+/// the difference of `a` between two lanes of the lane's 2x2 quad (lanes `4q` to `4q + 3` are
+/// its top-left, top-right, bottom-left and bottom-right pixels), as the registers hold it in
+/// those lanes (docs/semantics.md §33), with Direct3D's float subtraction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deriv {
+    /// Destination.
+    pub d: Reg,
+    /// The value differentiated.
+    pub a: Src,
+    /// Along y (`rty`), else along x (`rtx`).
+    pub y: bool,
+    /// Per pixel (`_fine`: the lane's own row or column), else per quad (`_coarse`: the top row
+    /// or left column).
+    pub fine: bool,
+}
+
+impl Operands for Deriv {
+    fn operands(&self, o: &mut Roles<'_>) {
+        let Deriv {
+            d,
+            a,
+            y: _,
+            fine: _,
+        } = *self;
+        o.src(a);
+        o.def(d);
+        // A lane's result comes from other lanes' registers.
+        o.lane_varying(true);
     }
 }

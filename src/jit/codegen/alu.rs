@@ -11,20 +11,12 @@ use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::WarpState;
 
 /// A source in a register or constant (not an immediate): its lowering works lane by lane or
-/// with a variable amount, and weighs more (see [`Lower::weight`]).
-fn reg_src(s: &Src) -> bool {
-    !matches!(s, Src::Imm(_))
+/// with a variable amount, and weighs more (see [`super::table`]).
+pub(super) fn reg_src(s: &Src) -> bool {
+    s.imm().is_none()
 }
 
 impl Lower for Mov {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -35,42 +27,7 @@ impl Lower for Mov {
     }
 }
 
-impl Lower for Mov32i {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
-    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let g = inst.guard;
-        let m = tx.guard_mask(g);
-        let v = tx.splat(o.imm);
-        tx.set_reg(o.d, v, m);
-        true
-    }
-}
-
 impl Lower for S2r {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        matches!(
-            self.sr,
-            SpecialReg::TidX
-                | SpecialReg::TidY
-                | SpecialReg::TidZ
-                | SpecialReg::CtaidX
-                | SpecialReg::CtaidY
-                | SpecialReg::CtaidZ
-        )
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -118,18 +75,6 @@ impl Lower for S2r {
 }
 
 impl Lower for Iadd {
-    fn weight(&self) -> u32 {
-        if self.sat {
-            12
-        } else {
-            4
-        }
-    }
-
-    fn strip(&self) -> bool {
-        !self.sat
-    }
-
     /// `.SAT` (rare: ptxas writes it for `add.sat.s32`) through the lane routine
     /// (`semantics::iadd_sat`).
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
@@ -151,47 +96,7 @@ impl Lower for Iadd {
     }
 }
 
-impl Lower for Iadd32i {
-    fn weight(&self) -> u32 {
-        if self.sat {
-            12
-        } else {
-            4
-        }
-    }
-
-    fn strip(&self) -> bool {
-        !self.sat
-    }
-
-    /// `.SAT` through the lane routine (`semantics::iadd_sat`), as IADD's.
-    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let g = inst.guard;
-        let m = tx.guard_mask(g);
-        if o.sat {
-            let r = tx.lane_routine(inst, &[Src::Reg(o.a)], m);
-            tx.set_reg(o.d, r, m);
-            return true;
-        }
-        let a = tx.reg(o.a);
-        let a = tx.not_if(a, o.neg_a);
-        let b = tx.splat(o.imm);
-        let plus = tx.plus(o.neg_a as u32, o.x, o.po);
-        tx.finish_add(m, o.d, o.cc, &a, &b, plus);
-        true
-    }
-}
-
 impl Lower for Iscadd {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -207,36 +112,7 @@ impl Lower for Iscadd {
     }
 }
 
-impl Lower for Iscadd32i {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
-    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let m = tx.guard_mask(inst.guard);
-        let a = tx.reg(o.a);
-        let a = tx.shl_c(&a, o.shift as u32);
-        let b = tx.splat(o.imm);
-        let plus = tx.plus(0, false, false);
-        tx.finish_add(m, o.d, o.cc, &a, &b, plus);
-        true
-    }
-}
-
 impl Lower for Iadd3 {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -245,14 +121,6 @@ impl Lower for Iadd3 {
 }
 
 impl Lower for Xmad {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -262,24 +130,12 @@ impl Lower for Xmad {
 }
 
 impl Lower for Shl {
-    fn weight(&self) -> u32 {
-        if reg_src(&self.b) {
-            8
-        } else {
-            4
-        }
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         // A register or constant shift amount varies by lane: the lane routine.
         let m = tx.guard_mask(g);
-        let r = if let Src::Imm(s) = o.b {
+        let r = if let Some(s) = o.b.imm() {
             let s = if o.w { s & 31 } else { s };
             let a = tx.reg(o.a);
             tx.shl_c(&a, s)
@@ -293,24 +149,12 @@ impl Lower for Shl {
 }
 
 impl Lower for Shr {
-    fn weight(&self) -> u32 {
-        if self.brev || reg_src(&self.b) {
-            8
-        } else {
-            4
-        }
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         let m = tx.guard_mask(g);
         let r = match (o.b, o.brev) {
-            (Src::Imm(s), false) => {
+            (Src::Imm(s) | Src::Imm32(s), false) => {
                 let s = if o.w { s & 31 } else { s };
                 let a = tx.reg(o.a);
                 if o.unsigned {
@@ -328,24 +172,12 @@ impl Lower for Shr {
 }
 
 impl Lower for Shf {
-    fn weight(&self) -> u32 {
-        if reg_src(&self.b) {
-            12
-        } else {
-            4
-        }
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         // A register amount varies by lane: the lane routine.
         let m = tx.guard_mask(g);
-        let r = if let Src::Imm(s) = o.b {
+        let r = if let Some(s) = o.b.imm() {
             let a = tx.reg(o.a);
             let c = tx.reg(o.c);
             tx.shf_c(o, &a, &c, s)
@@ -358,22 +190,20 @@ impl Lower for Shf {
 }
 
 impl Lower for Lop {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         let m = tx.guard_mask(g);
         let a = tx.reg(o.a);
         let a = tx.not_if(a, o.not_a);
-        let b = tx.src(o.b);
-        let b = tx.not_if(b, o.not_b);
+        // An immediate is inverted here, as LOP32I's `~imm` always was.
+        let b = match o.b.imm() {
+            Some(v) => tx.splat(if o.not_b { !v } else { v }),
+            None => {
+                let b = tx.src(o.b);
+                tx.not_if(b, o.not_b)
+            }
+        };
         let r = match o.func {
             LopFn::And => tx.bin(&a, &b, |b, x, y| b.ins().band(x, y)),
             LopFn::Or => tx.bin(&a, &b, |b, x, y| b.ins().bor(x, y)),
@@ -386,43 +216,7 @@ impl Lower for Lop {
     }
 }
 
-impl Lower for Lop32i {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
-    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let g = inst.guard;
-        let m = tx.guard_mask(g);
-        let a = tx.reg(o.a);
-        let a = tx.not_if(a, o.not_a);
-        let b = tx.splat(if o.not_b { !o.imm } else { o.imm });
-        let r = match o.func {
-            LopFn::And => tx.bin(&a, &b, |b, x, y| b.ins().band(x, y)),
-            LopFn::Or => tx.bin(&a, &b, |b, x, y| b.ins().bor(x, y)),
-            LopFn::Xor => tx.bin(&a, &b, |b, x, y| b.ins().bxor(x, y)),
-            LopFn::PassB => b,
-        };
-        tx.set_reg(o.d, r, m);
-        tx.logic_out(m, &r, o.f, None, PredOut::None);
-        true
-    }
-}
-
 impl Lower for Lop3 {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -438,23 +232,11 @@ impl Lower for Lop3 {
 }
 
 impl Lower for Bfe {
-    fn weight(&self) -> u32 {
-        if self.brev || reg_src(&self.b) {
-            12
-        } else {
-            4
-        }
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         let m = tx.guard_mask(g);
-        let (Src::Imm(ctl), false) = (o.b, o.brev) else {
+        let (Some(ctl), false) = (o.b.imm(), o.brev) else {
             // A per-lane control (or `.BREV`): the lane routine.
             let r = tx.lane_routine(inst, &[Src::Reg(o.a), o.b], m);
             tx.set_reg_cc(m, o.d, o.cc, &r);
@@ -491,23 +273,11 @@ impl Lower for Bfe {
 }
 
 impl Lower for Bfi {
-    fn weight(&self) -> u32 {
-        if reg_src(&self.b) {
-            12
-        } else {
-            4
-        }
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
         let m = tx.guard_mask(g);
-        let Src::Imm(ctl) = o.b else {
+        let Some(ctl) = o.b.imm() else {
             // A per-lane control: the lane routine.
             let r = tx.lane_routine(inst, &[Src::Reg(o.a), o.b, o.c], m);
             tx.set_reg_cc(m, o.d, o.cc, &r);
@@ -531,14 +301,6 @@ impl Lower for Bfi {
 }
 
 impl Lower for Popc {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -551,14 +313,6 @@ impl Lower for Popc {
 }
 
 impl Lower for Flo {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -593,14 +347,6 @@ impl Lower for Flo {
 }
 
 impl Lower for Sel {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -616,14 +362,6 @@ impl Lower for Sel {
 }
 
 impl Lower for Isetp {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -672,14 +410,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for Psetp {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -699,14 +429,6 @@ impl Lower for Psetp {
 }
 
 impl Lower for P2r {
-    fn weight(&self) -> u32 {
-        16
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.p2r(inst, self);
         true
@@ -714,14 +436,6 @@ impl Lower for P2r {
 }
 
 impl Lower for Imnmx {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -776,14 +490,6 @@ impl Lower for Imnmx {
 }
 
 impl Lower for Icmp {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -815,16 +521,6 @@ impl Lower for Icmp {
 }
 
 impl Lower for Prmt {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        // An immediate selector is a byte shuffle within each vector; a register one calls
-        // the lane routine.
-        matches!(self.b, Src::Imm(_))
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.prmt(inst, self);
         true
@@ -1342,28 +1038,12 @@ fn lower_video(tx: &mut Tx<'_, '_, '_>, inst: &Inst, v: &Video) -> bool {
 }
 
 impl Lower for Vmnmx {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         lower_video(tx, inst, &self.v)
     }
 }
 
 impl Lower for Vabsdiff {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         lower_video(tx, inst, &self.v)
     }
@@ -1371,14 +1051,6 @@ impl Lower for Vabsdiff {
 
 /// VABSDIFF4: per lane through the lane routine (`semantics::vabsdiff4`), like VABSDIFF.
 impl Lower for Vabsdiff4 {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let srcs = [self.a, self.b, self.c].map(Src::Reg);

@@ -7,14 +7,6 @@ use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder};
 use std::mem::offset_of;
 
 impl Lower for B2r {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let at = offset_of!(warpjit_runtime::WarpState, bar_result) as i32;

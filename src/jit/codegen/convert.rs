@@ -21,13 +21,13 @@ use cranelift_codegen::ir::{
 use std::mem::offset_of;
 
 /// The compile weight of a form through the routine (operand stores, a call, result loads).
-const ROUTINE_WEIGHT: u32 = 10;
+pub(super) const ROUTINE_WEIGHT: u32 = 10;
 
 impl Tx<'_, '_, '_> {
     /// A source of `regs` registers as (low row, high row).
     pub(super) fn wide_rows(&mut self, s: Src, regs: u8, kind: Imm64) -> (Row, Row) {
         match (s, regs) {
-            (Src::Imm(v), 2) => match kind {
+            (Src::Imm(v) | Src::Imm32(v), 2) => match kind {
                 Imm64::High => (self.splat(0), self.splat(v)),
                 Imm64::Sext => (self.splat(v), self.splat(((v as i32) >> 31) as u32)),
             },
@@ -219,14 +219,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for I2f {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         if self.dst == FloatType::F32
@@ -253,14 +245,6 @@ impl Lower for I2f {
 }
 
 impl Lower for F2i {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         if self.src == FloatType::F32 && self.dst == IntType::S32 {
@@ -295,14 +279,6 @@ impl Lower for F2i {
 }
 
 impl Lower for F2f {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let b = tx.wide_rows(self.b, self.src.regs(), Imm64::High);
@@ -313,14 +289,6 @@ impl Lower for F2f {
 }
 
 impl Lower for I2i {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let b = tx.wide_rows(self.b, 1, Imm64::Sext);
@@ -336,14 +304,6 @@ impl Lower for I2i {
 }
 
 impl Lower for Dadd {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let a = tx.wide_rows(Src::Reg(self.a), 2, Imm64::High);
@@ -361,14 +321,6 @@ impl Lower for Dadd {
 }
 
 impl Lower for Dmul {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let a = tx.wide_rows(Src::Reg(self.a), 2, Imm64::High);
@@ -385,14 +337,6 @@ impl Lower for Dmul {
 }
 
 impl Lower for Dfma {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let a = tx.wide_rows(Src::Reg(self.a), 2, Imm64::High);
@@ -405,14 +349,6 @@ impl Lower for Dfma {
 }
 
 impl Lower for Dmnmx {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let a = tx.wide_rows(Src::Reg(self.a), 2, Imm64::High);
@@ -434,14 +370,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for Dsetp {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let t = tx.d_test(inst, self.a, self.b);
@@ -456,14 +384,6 @@ impl Lower for Dsetp {
 }
 
 impl Lower for Dset {
-    fn weight(&self) -> u32 {
-        ROUTINE_WEIGHT
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let t = tx.d_test(inst, self.a, self.b);

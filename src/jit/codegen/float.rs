@@ -182,19 +182,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for Fadd {
-    fn weight(&self) -> u32 {
-        if self.rnd == FRnd::Rn {
-            6
-        } else {
-            12
-        }
-    }
-
-    fn strip(&self) -> bool {
-        // Directed rounding calls the lane routine.
-        self.rnd == FRnd::Rn
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         if o.rnd != FRnd::Rn {
@@ -213,42 +200,7 @@ impl Lower for Fadd {
     }
 }
 
-impl Lower for Fadd32i {
-    fn weight(&self) -> u32 {
-        6
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
-    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let m = tx.guard_mask(inst.guard);
-        let a = tx.reg(o.a);
-        let b = tx.splat(o.imm);
-        let a = tx.fin_row(a, o.am, o.ftz);
-        let b = tx.fin_row(b, FMod::NONE, o.ftz);
-        let r = tx.fop2(&a, &b, |b, x, y| b.ins().fadd(x, y));
-        let r = tx.fout_row(&r, o.ftz, false);
-        tx.set_reg(o.d, r, m);
-        true
-    }
-}
-
 impl Lower for Fmul {
-    fn weight(&self) -> u32 {
-        if self.rnd == FRnd::Rn && self.scale == 0 {
-            6
-        } else {
-            12
-        }
-    }
-
-    fn strip(&self) -> bool {
-        self.rnd == FRnd::Rn && self.scale == 0
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         // Directed rounding and the scaled product (`.D2` .. `.M8`, one rounding) go through
@@ -269,42 +221,7 @@ impl Lower for Fmul {
     }
 }
 
-impl Lower for Fmul32i {
-    fn weight(&self) -> u32 {
-        6
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
-    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let m = tx.guard_mask(inst.guard);
-        let a = tx.reg(o.a);
-        let b = tx.splat(o.imm);
-        let a = tx.fin_row(a, FMod::NONE, o.ftz);
-        let b = tx.fin_row(b, FMod::NONE, o.ftz);
-        let r = tx.fop2(&a, &b, |b, x, y| b.ins().fmul(x, y));
-        let r = tx.fout_row(&r, o.ftz, o.sat);
-        tx.set_reg(o.d, r, m);
-        true
-    }
-}
-
 impl Lower for Ffma {
-    fn weight(&self) -> u32 {
-        if self.rnd == FRnd::Rn {
-            8
-        } else {
-            14
-        }
-    }
-
-    fn strip(&self) -> bool {
-        self.rnd == FRnd::Rn
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         if o.rnd != FRnd::Rn {
@@ -325,40 +242,7 @@ impl Lower for Ffma {
     }
 }
 
-impl Lower for Ffma32i {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
-    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let m = tx.guard_mask(inst.guard);
-        let a = tx.reg(o.a);
-        let c = tx.reg(o.d);
-        let b = tx.splat(o.imm);
-        let a = tx.fin_row(a, FMod::neg(o.neg_a), o.ftz);
-        let b = tx.fin_row(b, FMod::NONE, o.ftz);
-        let c = tx.fin_row(c, FMod::neg(o.neg_c), o.ftz);
-        let r = tx.ffma_rows(&a, &b, &c);
-        let r = tx.fout_row(&r, o.ftz, o.sat);
-        tx.set_reg(o.d, r, m);
-        true
-    }
-}
-
 impl Lower for Fmnmx {
-    fn weight(&self) -> u32 {
-        10
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -399,14 +283,6 @@ impl Lower for Fmnmx {
 }
 
 impl Lower for Fsetp {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -427,14 +303,6 @@ impl Lower for Fsetp {
 }
 
 impl Lower for Fset {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -462,14 +330,6 @@ impl Lower for Fset {
 }
 
 impl Lower for Fcmp {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -486,14 +346,6 @@ impl Lower for Fcmp {
 }
 
 impl Lower for Mufu {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.float_routine(inst, &[Src::Reg(self.a)], self.d);
         true
@@ -501,14 +353,6 @@ impl Lower for Mufu {
 }
 
 impl Lower for Rro {
-    fn weight(&self) -> u32 {
-        6
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -521,14 +365,6 @@ impl Lower for Rro {
 }
 
 impl Lower for Fchk {
-    fn weight(&self) -> u32 {
-        10
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);

@@ -73,7 +73,7 @@ impl Tx<'_, '_, '_> {
 }
 
 /// Whether the JIT lowers `f` inline (a shift only by a constant amount).
-fn bin_inline(f: BinFn, b: Src) -> bool {
+pub(super) fn bin_inline(f: BinFn, b: Src) -> bool {
     match f {
         BinFn::Iadd
         | BinFn::Isub
@@ -98,7 +98,7 @@ fn bin_inline(f: BinFn, b: Src) -> bool {
         | BinFn::Ne
         | BinFn::Lt
         | BinFn::Ge => true,
-        BinFn::Ishl | BinFn::Ishr | BinFn::Ushr => matches!(b, Src::Imm(_)),
+        BinFn::Ishl | BinFn::Ishr | BinFn::Ushr => b.imm().is_some(),
         BinFn::ImulHi
         | BinFn::UmulHi
         | BinFn::Udiv
@@ -112,14 +112,6 @@ fn bin_inline(f: BinFn, b: Src) -> bool {
 }
 
 impl Lower for Bin {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        bin_inline(self.f, self.b)
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         if !bin_inline(self.f, self.b) {
             let f = tx.helper(Helper::Bin);
@@ -135,9 +127,9 @@ impl Lower for Bin {
         let m = tx.guard_mask(inst.guard);
         let a = tx.src(self.a);
         let r: Row = match (self.f, self.b) {
-            (BinFn::Ishl, Src::Imm(s)) => tx.shl_c(&a, s & 31),
-            (BinFn::Ushr, Src::Imm(s)) => tx.ushr_c(&a, s & 31),
-            (BinFn::Ishr, Src::Imm(s)) => tx.sshr_c(&a, s & 31),
+            (BinFn::Ishl, Src::Imm(s) | Src::Imm32(s)) => tx.shl_c(&a, s & 31),
+            (BinFn::Ushr, Src::Imm(s) | Src::Imm32(s)) => tx.ushr_c(&a, s & 31),
+            (BinFn::Ishr, Src::Imm(s) | Src::Imm32(s)) => tx.sshr_c(&a, s & 31),
             (f, b) => {
                 let b = tx.src(b);
                 let cmp = |tx: &mut Tx<'_, '_, '_>, cc| tx.cmp(cc, &a, &b);
@@ -188,15 +180,6 @@ impl Lower for Bin {
 }
 
 impl Lower for Un {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        // The others call the routine.
-        matches!(self.f, UnFn::Ineg | UnFn::Not | UnFn::FNeg | UnFn::FAbs)
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let bits = match self.f {
             UnFn::Ineg | UnFn::Not => None,
@@ -253,17 +236,6 @@ impl Lower for Un {
 }
 
 impl Lower for Tern {
-    fn weight(&self) -> u32 {
-        6
-    }
-
-    fn strip(&self) -> bool {
-        matches!(
-            self.f,
-            TernFn::Imad | TernFn::Movc | TernFn::BitSelect | TernFn::Mad
-        )
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         match self.f {
             TernFn::Imad | TernFn::Movc | TernFn::BitSelect | TernFn::Mad => {}

@@ -49,14 +49,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for Iset {
-    fn weight(&self) -> u32 {
-        6
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -71,14 +63,6 @@ impl Lower for Iset {
 }
 
 impl Lower for Pset {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -93,14 +77,6 @@ impl Lower for Pset {
 }
 
 impl Lower for Csetp {
-    fn weight(&self) -> u32 {
-        2
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -116,14 +92,6 @@ impl Lower for Csetp {
 }
 
 impl Lower for R2p {
-    fn weight(&self) -> u32 {
-        16
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -213,18 +181,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for Imul {
-    fn weight(&self) -> u32 {
-        if self.hi {
-            24
-        } else {
-            4
-        }
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -243,50 +199,7 @@ impl Lower for Imul {
     }
 }
 
-impl Lower for Imul32i {
-    fn weight(&self) -> u32 {
-        if self.hi {
-            24
-        } else {
-            4
-        }
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
-    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
-        let o = self;
-        let m = tx.guard_mask(inst.guard);
-        let a = tx.reg(o.a);
-        let b = tx.splat(o.imm);
-        tx.mul_add(
-            m,
-            o.d,
-            (o.cc, false),
-            (o.hi, o.a_signed, o.b_signed),
-            &a,
-            &b,
-            None,
-        );
-        true
-    }
-}
-
 impl Lower for Imad {
-    fn weight(&self) -> u32 {
-        if self.hi {
-            24
-        } else {
-            6
-        }
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let m = tx.guard_mask(inst.guard);
@@ -332,14 +245,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for Imadsp {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     /// `semantics::imadsp` in vector code: the parts, then a wrapping multiply and add.
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;

@@ -10,14 +10,6 @@ use warpjit_runtime::warp::{CF, OF};
 use warpjit_runtime::SHARED_WINDOW_SIZE;
 
 impl Lower for Lea {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        true
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.lea(inst.guard, self);
         true

@@ -9,8 +9,8 @@ use crate::jit::helper::Helper;
 use cranelift_codegen::ir::InstBuilder;
 
 /// The weight of an inline access of `size` (a fast path and a cold slow path; see
-/// [`Lower::weight`]).
-fn access_weight(size: MemSize) -> u32 {
+/// [`super::table`]).
+pub(super) fn access_weight(size: MemSize) -> u32 {
     match size {
         MemSize::B128 => 24,
         MemSize::B64 => 16,
@@ -22,18 +22,6 @@ fn access_weight(size: MemSize) -> u32 {
 }
 
 impl Lower for Ldc {
-    fn weight(&self) -> u32 {
-        if self.a.is_rz() {
-            4
-        } else {
-            12
-        }
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let g = inst.guard;
@@ -61,14 +49,6 @@ impl Lower for Ldc {
 }
 
 impl Lower for Ldg {
-    fn weight(&self) -> u32 {
-        access_weight(self.size)
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
@@ -79,14 +59,6 @@ impl Lower for Ldg {
 }
 
 impl Lower for Stg {
-    fn weight(&self) -> u32 {
-        access_weight(self.size)
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
@@ -97,14 +69,6 @@ impl Lower for Stg {
 }
 
 impl Lower for Ld {
-    fn weight(&self) -> u32 {
-        access_weight(self.size) + 8
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
@@ -115,14 +79,6 @@ impl Lower for Ld {
 }
 
 impl Lower for St {
-    fn weight(&self) -> u32 {
-        access_weight(self.size) + 8
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let (h, slot) = (tx.helper(Helper::MemSlow), tx.mem_ops);
@@ -133,14 +89,6 @@ impl Lower for St {
 }
 
 impl Lower for Lds {
-    fn weight(&self) -> u32 {
-        access_weight(self.size)
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let h = tx.helper(Helper::MemSlow);
@@ -150,14 +98,6 @@ impl Lower for Lds {
 }
 
 impl Lower for Sts {
-    fn weight(&self) -> u32 {
-        access_weight(self.size)
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let o = self;
         let h = tx.helper(Helper::MemSlow);
@@ -167,14 +107,6 @@ impl Lower for Sts {
 }
 
 impl Lower for Ldl {
-    fn weight(&self) -> u32 {
-        access_weight(self.size)
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let h = tx.helper(Helper::MemSlow);
         tx.ldl(inst, self, h);
@@ -183,14 +115,6 @@ impl Lower for Ldl {
 }
 
 impl Lower for Stl {
-    fn weight(&self) -> u32 {
-        access_weight(self.size)
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let h = tx.helper(Helper::MemSlow);
         tx.stl(inst, self, h);
@@ -203,15 +127,6 @@ macro_rules! no_code {
     ($($s:ident),*) => {
         $(
             impl Lower for $s {
-                fn weight(&self) -> u32 {
-                    1
-                }
-
-                fn strip(&self) -> bool {
-                    // Nothing to run.
-                                true
-                }
-
                 fn lower(&self, _: &mut Tx<'_, '_, '_>, _: &Inst) -> bool {
                     true
                 }
@@ -222,15 +137,6 @@ macro_rules! no_code {
 no_code!(Nop, Depbar);
 
 impl Lower for Membar {
-    fn weight(&self) -> u32 {
-        1
-    }
-
-    /// A CTA-scope fence is no code; a wider one is a fence instruction, emitted once.
-    fn strip(&self) -> bool {
-        !self.host_fence()
-    }
-
     /// A scope beyond the CTA: a host memory fence (docs/semantics.md §22f), emitted whatever
     /// the guard (a fence no lane asked for changes no result).
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, _: &Inst) -> bool {
@@ -242,16 +148,10 @@ impl Lower for Membar {
 }
 
 impl Lower for Bpt {
-    fn weight(&self) -> u32 {
-        1
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
-    /// Delegated: the interpreter's code faults (a trap ends the launch, so it is never hot).
-    fn lower(&self, _: &mut Tx<'_, '_, '_>, _: &Inst) -> bool {
-        false
+    /// The interpreter's code, called here, faults (a trap ends the launch, so it is never
+    /// hot).
+    fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
+        tx.delegate(inst);
+        true
     }
 }

@@ -7,8 +7,8 @@
 //!   compiled code lives no longer than the program), and the compare's mask zeroes the lanes
 //!   out of range: exact for every `u32` index.
 //! - `Info`: the view's binding may change between launches of the same compiled code, so the
-//!   routine reads it at run time and returns the four words at mip level 0 and at any other
-//!   level ([`crate::reference::info_words`]); vector code selects per lane on `mip == 0`.
+//!   routine reads it at run time and returns each lane's four words at its mip level
+//!   ([`crate::reference::info_words`]).
 //! - `StTex` and `Atom`: the operand rows go to an area on the stack and the routine runs
 //!   [`crate::reference::st_tex_lanes`] / [`crate::reference::view_atom_lanes`] (lanes in ascending
 //!   order, the runtime's format conversion; a view access never faults). No register is
@@ -38,14 +38,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for Table {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let len = self.table.len();
@@ -81,46 +73,20 @@ impl Lower for Table {
 }
 
 impl Lower for Info {
-    fn weight(&self) -> u32 {
-        8
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.area_of::<InfoArea>();
+        let mip = tx.src(self.mip);
+        tx.store_row(area, offset_of!(InfoArea, mip), &mip);
         let op = tx.b.ins().iconst(tx.env.ptr, self as *const Info as i64);
         let f = tx.helper(Helper::Info);
         tx.b.ins().call(f, &[tx.jcx, op, m, area]);
-        // Only a texture's dimensions depend on the mip level.
-        let mip0 = match self.kind {
-            InfoKind::Dimensions(_) => {
-                let mip = tx.src(self.mip);
-                let zero = tx.splat(0);
-                Some(tx.cmp(IntCC::Equal, &mip, &zero))
-            }
-            InfoKind::BufferLength | InfoKind::Samples(_) => None,
-        };
-        let word = |tx: &mut Tx<'_, '_, '_>, level: usize, c: u8| {
-            let at = offset_of!(InfoArea, words) + 16 * level + 4 * (c as usize & 3);
-            let v = tx.b.ins().load(types::I32, super::flags(), area, at as i32);
-            tx.splat_val(v)
-        };
         for (c, d) in self.d.iter().enumerate() {
             if d.is_rz() {
                 continue;
             }
-            let at0 = word(tx, 0, self.comp[c]);
-            let row = match mip0 {
-                Some(z) => {
-                    let other = word(tx, 1, self.comp[c]);
-                    std::array::from_fn(|k| tx.b.ins().bitselect(z[k], at0[k], other[k]))
-                }
-                None => at0,
-            };
+            let at = offset_of!(InfoArea, out) + 128 * (self.comp[c] as usize & 3);
+            let row = tx.load_row(area, at);
             tx.set_reg(*d, row, m);
         }
         true
@@ -128,14 +94,6 @@ impl Lower for Info {
 }
 
 impl Lower for StTex {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.area_of::<StTexArea>();
@@ -155,14 +113,6 @@ impl Lower for StTex {
 }
 
 impl Lower for Atom {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.area_of::<AtomArea>();

@@ -108,14 +108,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for LdBuf {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.view_area();
@@ -124,7 +116,7 @@ impl Lower for LdBuf {
         // An immediate offset is folded into the fast path's addresses; only the routine reads
         // its row.
         let imm = match self.offset {
-            Src::Imm(v) => Some(v),
+            Src::Imm(v) | Src::Imm32(v) => Some(v),
             _ => None,
         };
         let offset = tx.src(self.offset);
@@ -168,14 +160,6 @@ impl Lower for LdBuf {
 }
 
 impl Lower for StBuf {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let area = tx.view_operands(self.index, self.offset);
@@ -193,14 +177,6 @@ impl Lower for StBuf {
 }
 
 impl Lower for LdTex {
-    fn weight(&self) -> u32 {
-        16
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let slot = tx.b.create_sized_stack_slot(StackSlotData::new(
@@ -225,7 +201,7 @@ impl Lower for LdTex {
         match tx.texture_binding(self.view) {
             Some((ok, desc)) if !comps.is_empty() => {
                 tx.split_view(ok, f, op, m, area, &[], &mut |tx| {
-                    tx.texel_loop(area, desc, self.offset, &comps)
+                    tx.texel_loop(area, desc, [self.offset[0], self.offset[1]], &comps)
                 })
             }
             _ => tx.view_call(f, op, m, area),

@@ -90,14 +90,6 @@ impl Tx<'_, '_, '_> {
 }
 
 impl Lower for Atomg {
-    fn weight(&self) -> u32 {
-        16
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.atomic(inst, self.access(), self.b, Some(self.d));
         true
@@ -105,14 +97,6 @@ impl Lower for Atomg {
 }
 
 impl Lower for Red {
-    fn weight(&self) -> u32 {
-        12
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.atomic(inst, self.access(), self.b, None);
         true
@@ -120,14 +104,6 @@ impl Lower for Red {
 }
 
 impl Lower for Atoms {
-    fn weight(&self) -> u32 {
-        16
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         tx.atomic(inst, self.access(), self.b, Some(self.d));
         true
@@ -135,14 +111,6 @@ impl Lower for Atoms {
 }
 
 impl Lower for Shfl {
-    fn weight(&self) -> u32 {
-        16
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let slot = tx.b.create_sized_stack_slot(StackSlotData::new(
@@ -173,14 +141,6 @@ impl Lower for Shfl {
 }
 
 impl Lower for Cs2r {
-    fn weight(&self) -> u32 {
-        4
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let s = tx.clock_word(self.hi);
@@ -191,14 +151,6 @@ impl Lower for Cs2r {
 }
 
 impl Lower for Vote {
-    fn weight(&self) -> u32 {
-        6
-    }
-
-    fn strip(&self) -> bool {
-        false
-    }
-
     fn lower(&self, tx: &mut Tx<'_, '_, '_>, inst: &Inst) -> bool {
         let m = tx.guard_mask(inst.guard);
         let p = tx.pred_src(self.a);

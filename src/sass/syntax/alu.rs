@@ -15,15 +15,18 @@ impl SassSyntax for Mov {
     }
 }
 
-impl SassSyntax for Mov32i {
-    fn parse(a: &mut Args<'_>) -> R<Self> {
-        Ok(Mov32i {
+impl SassImm32Form for Mov {
+    fn parse_imm32(a: &mut Args<'_>) -> R<Self> {
+        Ok(Mov {
             d: a.reg()?,
-            imm: a.imm_x(ImmRule::Any32, 0)?.0,
+            b: Src::Imm32(a.imm_x(ImmRule::Any32, 0)?.0),
         })
     }
-    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "MOV32I {}, {:#x}", self.d, self.imm)
+    fn is_imm32(&self) -> bool {
+        matches!(self.b, Src::Imm32(_))
+    }
+    fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MOV32I {}, {:#x}", self.d, imm32(self.b))
     }
 }
 
@@ -89,8 +92,9 @@ impl SassSyntax for Iadd {
     }
 }
 
-impl SassSyntax for Iadd32i {
-    fn parse(a: &mut Args<'_>) -> R<Self> {
+/// IADD32I: no `-` on the immediate.
+impl SassImm32Form for Iadd {
+    fn parse_imm32(a: &mut Args<'_>) -> R<Self> {
         let sat = a.flag_loc("SAT")?;
         let (po, x, ccm) = (a.flag("PO")?, a.flag("X")?, cc_mod(a)?);
         let (d, cc) = a.dst_cc(ccm)?;
@@ -99,7 +103,7 @@ impl SassSyntax for Iadd32i {
         }
         let (ra, fa) = a.reg_x(NEG)?;
         let imm = a.imm_x(ImmRule::Any32, 0)?.0;
-        Ok(Iadd32i {
+        Ok(Iadd {
             d,
             sat: sat.is_some(),
             cc: cc.is_some(),
@@ -107,10 +111,14 @@ impl SassSyntax for Iadd32i {
             po,
             neg_a: fa.neg,
             a: ra,
-            imm,
+            neg_b: false,
+            b: Src::Imm32(imm),
         })
     }
-    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn is_imm32(&self) -> bool {
+        matches!(self.b, Src::Imm32(_)) && !self.neg_b
+    }
+    fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "IADD32I{}{}{} {}{}, {}{}, {}",
@@ -121,7 +129,7 @@ impl SassSyntax for Iadd32i {
             m(self.cc, ".CC"),
             m(self.neg_a, "-"),
             self.a,
-            Si(self.imm)
+            Si(imm32(self.b))
         )
     }
 }
@@ -179,34 +187,6 @@ impl SassSyntax for Iadd3 {
     }
 }
 
-impl SassSyntax for Iscadd32i {
-    fn parse(a: &mut Args<'_>) -> R<Self> {
-        let ccm = cc_mod(a)?;
-        let (d, cc) = a.dst_cc(ccm)?;
-        let ra = a.reg()?;
-        let imm = a.imm_x(ImmRule::Any32, 0)?.0;
-        let shift = a.imm(0, 31, "shift amount")? as u8;
-        Ok(Iscadd32i {
-            d,
-            cc: cc.is_some(),
-            a: ra,
-            imm,
-            shift,
-        })
-    }
-    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "ISCADD32I {}{}, {}, {:#x}, {:#x}",
-            self.d,
-            m(self.cc, ".CC"),
-            self.a,
-            self.imm,
-            self.shift
-        )
-    }
-}
-
 impl SassSyntax for Iscadd {
     fn parse(a: &mut Args<'_>) -> R<Self> {
         let (po, ccm) = (a.flag("PO")?, cc_mod(a)?);
@@ -236,6 +216,41 @@ impl SassSyntax for Iscadd {
             self.a,
             m(self.neg_b, "-"),
             self.b,
+            self.shift
+        )
+    }
+}
+
+/// ISCADD32I: no `.PO`, no `-` on either source.
+impl SassImm32Form for Iscadd {
+    fn parse_imm32(a: &mut Args<'_>) -> R<Self> {
+        let ccm = cc_mod(a)?;
+        let (d, cc) = a.dst_cc(ccm)?;
+        let ra = a.reg()?;
+        let imm = a.imm_x(ImmRule::Any32, 0)?.0;
+        let shift = a.imm(0, 31, "shift amount")? as u8;
+        Ok(Iscadd {
+            d,
+            cc: cc.is_some(),
+            po: false,
+            neg_a: false,
+            a: ra,
+            neg_b: false,
+            b: Src::Imm32(imm),
+            shift,
+        })
+    }
+    fn is_imm32(&self) -> bool {
+        matches!(self.b, Src::Imm32(_)) && !self.po && !self.neg_a && !self.neg_b
+    }
+    fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ISCADD32I {}{}, {}, {:#x}, {:#x}",
+            self.d,
+            m(self.cc, ".CC"),
+            self.a,
+            imm32(self.b),
             self.shift
         )
     }
@@ -474,24 +489,30 @@ impl SassSyntax for Lop {
     }
 }
 
-impl SassSyntax for Lop32i {
-    fn parse(a: &mut Args<'_>) -> R<Self> {
+/// LOP32I: no predicate output.
+impl SassImm32Form for Lop {
+    fn parse_imm32(a: &mut Args<'_>) -> R<Self> {
         let func = a.require(LOP_FNS)?;
         let lm = logic_mods(a)?;
         let (f, d) = logic_dst(a, lm)?;
         let (ra, fa) = a.reg_x(NOT)?;
         let (imm, fb) = a.imm_x(ImmRule::Any32, NOT)?;
-        Ok(Lop32i {
+        Ok(Lop {
             func,
             f,
+            pout: PredOut::None,
+            p: None,
             d,
             not_a: fa.not,
             a: ra,
             not_b: fb.not,
-            imm,
+            b: Src::Imm32(imm),
         })
     }
-    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn is_imm32(&self) -> bool {
+        matches!(self.b, Src::Imm32(_)) && self.p.is_none() && self.pout == PredOut::None
+    }
+    fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "LOP32I.{}{} {}{}, {}{}, {}{:#x}",
@@ -502,7 +523,7 @@ impl SassSyntax for Lop32i {
             m(self.not_a, "~"),
             self.a,
             m(self.not_b, "~"),
-            self.imm
+            imm32(self.b)
         )
     }
 }
@@ -1002,18 +1023,18 @@ fn parse_video(a: &mut Args<'_>, minmax: bool) -> R<(Video, bool)> {
     let (b, fb) = a.src(ImmRule::U16, HALF | BYTE)?;
     // Without types an immediate is `.S16` (nvdisasm's `VMNMX.MX.MIN R30, R9, 0x1, R30`).
     let b_bits = match b {
-        Src::Imm(_) if types.is_empty() => 16,
+        Src::Imm(_) | Src::Imm32(_) if types.is_empty() => 16,
         _ => b_bits,
     };
     let b_part = match b {
         Src::Const(_) => return a.err(b_loc, "a video instruction reads no constant"),
-        Src::Imm(_) if b_bits != 16 || fb != Flags::default() => {
+        Src::Imm(_) | Src::Imm32(_) if b_bits != 16 || fb != Flags::default() => {
             return a.err(
                 b_loc,
                 "an immediate operand is 16 bits: it needs the type .U16 or .S16 and no select",
             )
         }
-        Src::Imm(_) => VideoPart::Half(0),
+        Src::Imm(_) | Src::Imm32(_) => VideoPart::Half(0),
         Src::Reg(_) => part(a, b_bits, fb, b_loc)?,
     };
     let c = a.reg()?;
@@ -1055,7 +1076,7 @@ fn print_video(f: &mut fmt::Formatter<'_>, mnemonic: &str, minmax: &str, v: &Vid
         .find(|(_, s)| *s == v.second)
         .map_or(String::new(), |(n, _)| format!(".{n}"));
     let b = match v.b {
-        Src::Imm(i) => format!("{i:#x}"),
+        Src::Imm(i) | Src::Imm32(i) => format!("{i:#x}"),
         b => format!("{b}{}", sel(v.b_part)),
     };
     write!(

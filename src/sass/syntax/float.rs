@@ -16,7 +16,7 @@ impl fmt::Display for F {
         f.write_str(m(md.neg, "-"))?;
         f.write_str(m(md.abs, "|"))?;
         match s {
-            Src::Imm(bits) => fimm(f, bits)?,
+            Src::Imm(bits) | Src::Imm32(bits) => fimm(f, bits)?,
             s => write!(f, "{s}")?,
         }
         f.write_str(m(md.abs, "|"))
@@ -153,31 +153,41 @@ impl SassSyntax for Fadd {
     }
 }
 
-impl SassSyntax for Fadd32i {
-    fn parse(a: &mut Args<'_>) -> R<Self> {
+/// FADD32I: round to nearest, no `.SAT`, no modifier on the immediate.
+impl SassImm32Form for Fadd {
+    fn parse_imm32(a: &mut Args<'_>) -> R<Self> {
         let ftz = a.flag("FTZ")?;
         let d = a.reg()?;
         let (ra, am) = freg(a, NEG | ABS)?;
         let (b, _) = fsb(a, FImm::F32, 0)?;
-        let Src::Imm(imm) = b else {
+        let Some(imm) = b.imm() else {
             return a.err(a.raw().mn_loc, "FADD32I takes an immediate second source");
         };
-        Ok(Fadd32i {
+        Ok(Fadd {
             d,
             ftz,
+            sat: false,
+            rnd: FRnd::Rn,
             a: ra,
             am,
-            imm,
+            b: Src::Imm32(imm),
+            bm: FMod::NONE,
         })
     }
-    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn is_imm32(&self) -> bool {
+        matches!(self.b, Src::Imm32(_))
+            && !self.sat
+            && self.rnd == FRnd::Rn
+            && self.bm == FMod::NONE
+    }
+    fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "FADD32I{} {}, {}, {}",
             m(self.ftz, ".FTZ"),
             self.d,
             F(Src::Reg(self.a), self.am),
-            F(Src::Imm(self.imm), FMod::NONE)
+            F(self.b, FMod::NONE)
         )
     }
 }
@@ -228,25 +238,32 @@ impl SassSyntax for Fmul {
     }
 }
 
-impl SassSyntax for Fmul32i {
-    fn parse(a: &mut Args<'_>) -> R<Self> {
+/// FMUL32I: round to nearest, no scale, no `-` on the immediate.
+impl SassImm32Form for Fmul {
+    fn parse_imm32(a: &mut Args<'_>) -> R<Self> {
         let ftz = a.flag("FTZ")?;
         let sat = a.flag("SAT")?;
         let d = a.reg()?;
         let ra = a.reg()?;
         let (b, _) = fsb(a, FImm::F32, 0)?;
-        let Src::Imm(imm) = b else {
+        let Some(imm) = b.imm() else {
             return a.err(a.raw().mn_loc, "FMUL32I takes an immediate second source");
         };
-        Ok(Fmul32i {
+        Ok(Fmul {
             d,
             ftz,
+            scale: 0,
             sat,
+            rnd: FRnd::Rn,
             a: ra,
-            imm,
+            b: Src::Imm32(imm),
+            neg_b: false,
         })
     }
-    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn is_imm32(&self) -> bool {
+        matches!(self.b, Src::Imm32(_)) && self.scale == 0 && self.rnd == FRnd::Rn && !self.neg_b
+    }
+    fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "FMUL32I{}{} {}, {}, {}",
@@ -254,7 +271,7 @@ impl SassSyntax for Fmul32i {
             m(self.sat, ".SAT"),
             self.d,
             self.a,
-            F(Src::Imm(self.imm), FMod::NONE)
+            F(self.b, FMod::NONE)
         )
     }
 }
@@ -297,14 +314,16 @@ impl SassSyntax for Ffma {
     }
 }
 
-impl SassSyntax for Ffma32i {
-    fn parse(a: &mut Args<'_>) -> R<Self> {
+/// FFMA32I: round to nearest, the destination as the addend, the product's negation written on
+/// Ra (`-Ra`: `neg_b`, which negates the same product).
+impl SassImm32Form for Ffma {
+    fn parse_imm32(a: &mut Args<'_>) -> R<Self> {
         let ftz = a.flag("FTZ")?;
         let sat = a.flag("SAT")?;
         let d = a.reg()?;
         let (ra, am) = freg(a, NEG)?;
         let (b, _) = fsb(a, FImm::F32, 0)?;
-        let Src::Imm(imm) = b else {
+        let Some(imm) = b.imm() else {
             return a.err(a.raw().mn_loc, "FFMA32I takes an immediate second source");
         };
         let loc = a.peek().map(|o| o.atom_loc);
@@ -315,25 +334,30 @@ impl SassSyntax for Ffma32i {
                 "FFMA32I adds its destination: the third source must be Rd",
             );
         }
-        Ok(Ffma32i {
+        Ok(Ffma {
             d,
             ftz,
             sat,
+            rnd: FRnd::Rn,
             a: ra,
-            neg_a: am.neg,
-            imm,
+            b: Src::Imm32(imm),
+            neg_b: am.neg,
+            c: Src::Reg(d),
             neg_c: cm.neg,
         })
     }
-    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn is_imm32(&self) -> bool {
+        matches!(self.b, Src::Imm32(_)) && self.rnd == FRnd::Rn && self.c == Src::Reg(self.d)
+    }
+    fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "FFMA32I{}{} {}, {}, {}, {}",
             m(self.ftz, ".FTZ"),
             m(self.sat, ".SAT"),
             self.d,
-            F(Src::Reg(self.a), FMod::neg(self.neg_a)),
-            F(Src::Imm(self.imm), FMod::NONE),
+            F(Src::Reg(self.a), FMod::neg(self.neg_b)),
+            F(self.b, FMod::NONE),
             F(Src::Reg(self.d), FMod::neg(self.neg_c))
         )
     }

@@ -1,4 +1,4 @@
-//! The syntax of ISET, PSET, CSETP, R2P, IMUL, IMUL32I and IMAD.
+//! The syntax of ISET, PSET, CSETP, R2P, IMUL (and its form IMUL32I) and IMAD.
 
 use super::*;
 
@@ -198,23 +198,26 @@ impl SassSyntax for Imul {
     }
 }
 
-impl SassSyntax for Imul32i {
-    fn parse(a: &mut Args<'_>) -> R<Self> {
+impl SassImm32Form for Imul {
+    fn parse_imm32(a: &mut Args<'_>) -> R<Self> {
         let (a_signed, b_signed) = mul_signs(a, "IMUL32I")?;
         let hi = a.flag("HI")?;
         let ccm = cc_mod(a)?;
         let (d, cc) = a.dst_cc(ccm)?;
-        Ok(Imul32i {
+        Ok(Imul {
             d,
             cc: cc.is_some(),
             hi,
             a_signed,
             b_signed,
             a: a.reg()?,
-            imm: a.imm_x(ImmRule::Any32, 0)?.0,
+            b: Src::Imm32(a.imm_x(ImmRule::Any32, 0)?.0),
         })
     }
-    fn print(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    fn is_imm32(&self) -> bool {
+        matches!(self.b, Src::Imm32(_))
+    }
+    fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "IMUL32I{}{} {}{}, {}, {:#x}",
@@ -223,7 +226,7 @@ impl SassSyntax for Imul32i {
             self.d,
             m(self.cc, ".CC"),
             self.a,
-            self.imm
+            imm32(self.b)
         )
     }
 }

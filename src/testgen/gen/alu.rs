@@ -14,9 +14,10 @@ impl Gen<'_, '_> {
                 b: self.src(Rule::Any32),
             }
             .into(),
-            1 => Mov32i {
+            // MOV32I.
+            1 => Mov {
                 d,
-                imm: self.imm32(),
+                b: Src::Imm32(self.imm32()),
             }
             .into(),
             2 => S2r {
@@ -43,7 +44,8 @@ impl Gen<'_, '_> {
             }
             4 => {
                 let sat = self.chance(15);
-                Iadd32i {
+                // IADD32I.
+                Iadd {
                     d,
                     sat,
                     cc: !sat && self.chance(40),
@@ -51,7 +53,8 @@ impl Gen<'_, '_> {
                     po: !sat && self.chance(15),
                     neg_a: self.chance(25),
                     a: self.sreg(),
-                    imm: self.imm32(),
+                    neg_b: false,
+                    b: Src::Imm32(self.imm32()),
                 }
                 .into()
             }
@@ -114,14 +117,17 @@ impl Gen<'_, '_> {
                 }
                 .into()
             }
-            11 => Lop32i {
+            // LOP32I.
+            11 => Lop {
                 func: self.pick(&[LopFn::And, LopFn::Or, LopFn::Xor, LopFn::PassB]),
                 f: self.logic_cc(),
+                pout: PredOut::None,
+                p: None,
                 d,
                 not_a: self.chance(25),
                 a: self.sreg(),
                 not_b: self.chance(25),
-                imm: self.imm32(),
+                b: Src::Imm32(self.imm32()),
             }
             .into(),
             12 => {
@@ -417,7 +423,7 @@ impl Gen<'_, '_> {
                     let imm = self.imm32();
                     self.op(
                         g,
-                        Iadd32i {
+                        Iadd {
                             d: hi,
                             sat: false,
                             cc,
@@ -425,7 +431,8 @@ impl Gen<'_, '_> {
                             po: false,
                             neg_a: false,
                             a,
-                            imm,
+                            neg_b: false,
+                            b: Src::Imm32(imm),
                         },
                     );
                 } else {

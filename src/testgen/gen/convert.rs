@@ -92,14 +92,20 @@ impl Gen<'_, '_> {
             if regs == 2 || float64 {
                 let lo = self.pick(&EDGE64_LO);
                 let hi = self.pick(&EDGE64_HI);
-                self.op0(Mov32i { d: r, imm: lo });
-                self.op0(Mov32i {
+                self.op0(Mov {
+                    d: r,
+                    b: Src::Imm32(lo),
+                });
+                self.op0(Mov {
                     d: r.offset(1),
-                    imm: hi,
+                    b: Src::Imm32(hi),
                 });
             } else {
                 let v = self.pick(&EDGE32);
-                self.op0(Mov32i { d: r, imm: v });
+                self.op0(Mov {
+                    d: r,
+                    b: Src::Imm32(v),
+                });
             }
         }
         r

@@ -93,7 +93,10 @@ impl Gen<'_, '_> {
         if self.chance(60) {
             let r = Reg(self.below(20) as u8);
             let imm = self.fedge();
-            self.op0(Mov32i { d: r, imm });
+            self.op0(Mov {
+                d: r,
+                b: Src::Imm32(imm),
+            });
         }
         let d = self.dst();
         let ftz = self.chance(30);
@@ -113,12 +116,16 @@ impl Gen<'_, '_> {
                 }
                 .into()
             }
-            1 => Fadd32i {
+            // FADD32I.
+            1 => Fadd {
                 d,
                 ftz,
+                sat: false,
+                rnd: FRnd::Rn,
                 a: self.sreg(),
                 am: self.fmod(),
-                imm: self.fedge(),
+                b: Src::Imm32(self.fedge()),
+                bm: FMod::NONE,
             }
             .into(),
             2 => {
@@ -139,12 +146,16 @@ impl Gen<'_, '_> {
                 }
                 .into()
             }
-            3 => Fmul32i {
+            // FMUL32I.
+            3 => Fmul {
                 d,
                 ftz,
+                scale: 0,
                 sat,
+                rnd: FRnd::Rn,
                 a: self.sreg(),
-                imm: self.fedge(),
+                b: Src::Imm32(self.fedge()),
+                neg_b: false,
             }
             .into(),
             4 => {
@@ -167,13 +178,16 @@ impl Gen<'_, '_> {
                 }
                 .into()
             }
-            5 => Ffma32i {
+            // FFMA32I: the destination is the addend, `-Ra` negates the product.
+            5 => Ffma {
                 d,
                 ftz,
                 sat,
+                rnd: FRnd::Rn,
                 a: self.sreg(),
-                neg_a: self.chance(30),
-                imm: self.fedge(),
+                neg_b: self.chance(30),
+                b: Src::Imm32(self.fedge()),
+                c: Src::Reg(d),
                 neg_c: self.chance(30),
             }
             .into(),

@@ -88,22 +88,27 @@ impl Gen<'_, '_> {
                 b: self.src(Rule::S20),
             }
             .into(),
-            6 if self.chance(50) => Iscadd32i {
+            // ISCADD32I.
+            6 if self.chance(50) => Iscadd {
                 d,
                 cc: self.chance(20),
+                po: false,
+                neg_a: false,
                 a: self.sreg(),
-                imm: self.imm32(),
+                neg_b: false,
+                b: Src::Imm32(self.imm32()),
                 shift: self.below(32) as u8,
             }
             .into(),
-            8 => Imul32i {
+            // IMUL32I.
+            8 => Imul {
                 d,
                 cc: self.chance(20),
                 hi: self.chance(50),
                 a_signed: self.chance(50),
                 b_signed: self.chance(50),
                 a: self.sreg(),
-                imm: self.imm32(),
+                b: Src::Imm32(self.imm32()),
             }
             .into(),
             9 => {

@@ -33,14 +33,17 @@ impl Gen<'_, '_> {
                 b: self.src(Rule::S20),
             }
             .into(),
-            1 => Lop32i {
+            // LOP32I.
+            1 => Lop {
                 func: self.pick(&[LopFn::And, LopFn::Or, LopFn::Xor]),
                 f: cc,
+                pout: PredOut::None,
+                p: None,
                 d: Reg::RZ,
                 not_a: false,
                 a: self.sreg(),
                 not_b: self.chance(20),
-                imm: self.imm32(),
+                b: Src::Imm32(self.imm32()),
             }
             .into(),
             2 => Lop3 {

@@ -13,7 +13,8 @@
 //!
 //! This module holds the generator's state, its choices (each reads bytes from the input),
 //! operands and the statement dispatch; the statements themselves are by concern: [`frame`]
-//! (prologue and epilogue), [`alu`], [`control`], [`memory`] and [`edges`] (segment ends).
+//! (prologue and epilogue), [`alu`], [`control`], [`memory`], [`edges`] (segment ends) and
+//! [`hostile`] (the control-flow shapes that made loading slow, small).
 
 mod alu;
 mod control;
@@ -21,6 +22,7 @@ mod convert;
 mod edges;
 mod float;
 mod frame;
+mod hostile;
 mod imadsp;
 mod int;
 mod logic;
@@ -175,6 +177,7 @@ pub(super) fn generate(u: &mut Unstructured<'_>, profile: Profile, frame: Frame)
         Profile::Memory => g.range(3, 30),
         Profile::Mixed => g.range(3, 24),
         Profile::Edges => g.range(2, 10),
+        Profile::Hostile => g.range(2, 12),
     };
     g.stmts(n as usize, 0);
     // Drawn after the random statements, so that the bytes before give the same code as before
@@ -470,13 +473,14 @@ impl Gen<'_, '_> {
     }
 
     fn stmt(&mut self, depth: u32) {
-        // Alu, Chain, Mem, If, Loop, InfLoop, Exit, Barrier, Misc, Edge, Switch
-        let mut w: [u32; 11] = match self.profile {
-            Profile::Alu => [80, 15, 0, 0, 0, 0, 0, 0, 5, 0, 0],
-            Profile::Control => [35, 5, 6, 16, 12, 2, 6, 12, 6, 3, 8],
-            Profile::Memory => [25, 5, 60, 4, 3, 0, 1, 2, 0, 5, 1],
-            Profile::Mixed => [35, 8, 20, 10, 8, 1, 4, 6, 8, 8, 4],
-            Profile::Edges => [15, 3, 10, 4, 4, 0, 1, 1, 2, 60, 1],
+        // Alu, Chain, Mem, If, Loop, InfLoop, Exit, Barrier, Misc, Edge, Switch, Hostile
+        let mut w: [u32; 12] = match self.profile {
+            Profile::Alu => [80, 15, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0],
+            Profile::Control => [35, 5, 6, 16, 12, 2, 6, 12, 6, 3, 8, 0],
+            Profile::Memory => [25, 5, 60, 4, 3, 0, 1, 2, 0, 5, 1, 0],
+            Profile::Mixed => [35, 8, 20, 10, 8, 1, 4, 6, 8, 8, 4, 0],
+            Profile::Edges => [15, 3, 10, 4, 4, 0, 1, 1, 2, 60, 1, 0],
+            Profile::Hostile => [25, 3, 8, 5, 5, 1, 3, 3, 3, 2, 3, 45],
         };
         if depth >= 3 {
             w[3] = 0;
@@ -487,6 +491,9 @@ impl Gen<'_, '_> {
         }
         if depth > 0 || self.inf_loop {
             w[5] = 0;
+        }
+        if depth >= 3 {
+            w[11] = 0;
         }
         match self.weighted(&w) {
             0 if self.chance(12) => self.convert(),
@@ -508,7 +515,8 @@ impl Gen<'_, '_> {
             7 => self.barrier(),
             8 => self.misc(),
             9 => self.edge(depth),
-            _ => self.switch_stmt(depth),
+            10 => self.switch_stmt(depth),
+            _ => self.hostile(depth),
         }
     }
 }

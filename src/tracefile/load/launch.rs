@@ -7,7 +7,7 @@ use crate::diag::{Diagnostic, Location};
 use crate::exec::device::CtaShape;
 use crate::exec::{DEFAULT_BUDGET, MAX_LAUNCH_THREADS};
 use crate::frontend::{self, Content};
-use crate::ir::{Isa, Program, TextureKind, ViewKind};
+use crate::ir::{Isa, Program, SrcLoc, TextureKind, ViewKind};
 use crate::tracefile::code::{value_offset, StringMap};
 use crate::tracefile::files::{self, MAX_PROGRAM_BYTES};
 use crate::tracefile::schema::{HasData, RawLaunch, RawParam, RawRegData, RegName};
@@ -27,6 +27,18 @@ use warpjit_runtime::BankMode;
 /// What makes two launches' programs the same: from a `code_file`, the `code` text or
 /// `code_file` value, `isa`, `registers`, `kernel`, `module_data`.
 pub(super) type ProgramKey = (bool, String, Isa, u32, Option<String>, Option<u64>);
+
+/// What the trace binds: the resources and samplers a program's declarations are checked
+/// against.
+#[derive(Clone, Copy)]
+pub(super) struct Bound<'a> {
+    /// `[[texture]]` tables.
+    pub(super) textures: &'a [Texture],
+    /// `[[buffer]]` tables.
+    pub(super) buffers: &'a [Buffer],
+    /// `[[sampler]]` tables.
+    pub(super) samplers: &'a [crate::tracefile::Sampler],
+}
 
 /// The special input registers a `[[launch.input]]` may name.
 const SPECIAL_INPUTS: &[&str] = &["vPrim", "vCoverage", "vInnerCoverage"];
@@ -49,6 +61,7 @@ pub(super) struct LaunchKeys {
     pub(super) block: [u32; 3],
     pub(super) block_given: bool,
     pub(super) invocations: Option<u32>,
+    pub(super) pixels: Option<[u32; 2]>,
     pub(super) mode: BankMode,
     pub(super) registers: u32,
     pub(super) shared_bytes: u32,
@@ -116,8 +129,7 @@ impl Loader {
         index: u32,
         l: &Spanned<RawLaunch>,
         programs: &mut Programs,
-        textures: &[Texture],
-        buffers: &[Buffer],
+        bound: Bound<'_>,
     ) -> Result<LaunchSpec, TraceError> {
         let table = l.span();
         let mut k = self.launch_keys(l)?;
@@ -136,7 +148,7 @@ impl Loader {
         let params = self.params(l, binary.as_deref(), &consts)?;
         let (program, program_path, source) =
             self.program(l, &table, k.isa, k.registers, k.kernel.as_deref(), programs)?;
-        self.apply_interface(l, &table, &program, &mut k, textures, buffers)?;
+        self.apply_interface(l, &table, &program, &mut k, bound)?;
         self.check_cooperative(l, &program, &k)?;
         Ok(LaunchSpec {
             consts,
@@ -150,6 +162,7 @@ impl Loader {
             block: k.block,
             block_given: k.block_given,
             invocations: k.invocations,
+            pixels: k.pixels,
             mode: k.mode,
             registers: k.registers,
             shared_bytes: k.shared_bytes,
@@ -473,9 +486,13 @@ impl Loader {
         table: &Range<usize>,
         program: &Program,
         k: &mut LaunchKeys,
-        textures: &[Texture],
-        buffers: &[Buffer],
+        bound: Bound<'_>,
     ) -> Result<(), TraceError> {
+        let Bound {
+            textures,
+            buffers,
+            samplers,
+        } = bound;
         let code_span = l
             .code
             .as_ref()
@@ -489,7 +506,24 @@ impl Loader {
         }
         match (iface.invocations, k.invocations) {
             (Some(io), Some(n)) => {
-                k.grid = [n.div_ceil(32).max(1), 1, 1];
+                if let (Some(_), None) = (k.pixels, io.live) {
+                    let span = l.pixels.as_ref().map_or(table.clone(), |s| s.span());
+                    return Err(self.invalid(
+                        &span,
+                        "`pixels` is a pixel shader's rectangle; a vertex or geometry shader runs \
+                         `invocations`",
+                    ));
+                }
+                // A pixel shader's quads add helper lanes.
+                let lanes = match io.live {
+                    Some(_) => crate::tracefile::QuadLayout {
+                        pixels: k.pixels,
+                        invocations: n,
+                    }
+                    .slots(),
+                    None => n,
+                };
+                k.grid = [lanes.div_ceil(32).max(1), 1, 1];
                 k.block = [32, 1, 1];
                 let tables = k
                     .inputs
@@ -523,7 +557,9 @@ impl Loader {
                     }
                     let output = reg == "o";
                     let named = iface.named_io.iter().filter(|x| x.output == output).count();
-                    let have = have - named as u32;
+                    // A pixel shader's hidden input slot is no register.
+                    let hidden = u32::from(!output && io.live.is_some());
+                    let have = have - named as u32 - hidden;
                     match r.name {
                         Some(name) if !iface.named_io.iter().any(|x| x.name == name) => {
                             return Err(self.invalid(
@@ -554,13 +590,21 @@ impl Loader {
             }
             (Some(_), None) => return Err(self.invalid(
                 table,
-                "a vertex, geometry or pixel shader launch needs `invocations` (how many to run)",
+                "a vertex, geometry or pixel shader launch needs `invocations` (how many to run; \
+                 a pixel shader may give `pixels = [width, height]` instead)",
             )),
             (None, Some(_)) => {
-                let span = l.invocations.as_ref().map_or(table.clone(), |s| s.span());
+                let (span, key) = match (&l.invocations, &l.pixels) {
+                    (Some(s), _) => (s.span(), "invocations"),
+                    (None, Some(s)) => (s.span(), "pixels"),
+                    (None, None) => (table.clone(), "invocations"),
+                };
                 return Err(self.invalid(
                     &span,
-                    "`invocations` is for vertex, geometry and pixel shaders; a compute shader runs `grid` thread groups",
+                    format!(
+                        "`{key}` is for vertex, geometry and pixel shaders; a compute shader runs \
+                         `grid` thread groups"
+                    ),
                 ));
             }
             (None, None) => {}
@@ -663,16 +707,22 @@ impl Loader {
                 },
                 (ViewKind::Texture { dim, samples }, Some(t), _) => {
                     let want = match dim {
-                        TextureKind::Tex2d => Some(TextureDim::Tex2d),
-                        TextureKind::Tex2dArray => Some(TextureDim::Tex2dArray),
-                        TextureKind::Tex2dMs => Some(TextureDim::Ms2d),
-                        TextureKind::Tex2dMsArray => Some(TextureDim::Ms2dArray),
-                        TextureKind::Other => None,
+                        TextureKind::Tex1d => TextureDim::Tex1d,
+                        TextureKind::Tex1dArray => TextureDim::Tex1dArray,
+                        TextureKind::Tex2d => TextureDim::Tex2d,
+                        TextureKind::Tex2dArray => TextureDim::Tex2dArray,
+                        TextureKind::Tex2dMs => TextureDim::Ms2d,
+                        TextureKind::Tex2dMsArray => TextureDim::Ms2dArray,
+                        TextureKind::Tex3d => TextureDim::Tex3d,
+                        TextureKind::Cube => TextureDim::Cube,
+                        TextureKind::CubeArray => TextureDim::CubeArray,
                     };
-                    if want != Some(t.dim) {
+                    if want != t.dim {
                         Some(format!(
-                            "is declared as a {dim:?} texture, but the [[texture]] at line {} is {:?}",
-                            t.line, t.dim
+                            "is declared as a \"{}\" texture, but the [[texture]] at line {} is \"{}\"",
+                            want.name(),
+                            t.line,
+                            t.dim.name()
                         ))
                     } else if samples != 0 && samples != t.samples {
                         Some(format!(
@@ -694,6 +744,27 @@ impl Loader {
             };
             if let Some(p) = problem {
                 return Err(self.invalid(&code_span, format!("the program's {reg}{slot} {p}")));
+            }
+        }
+        for decl in &iface.samplers {
+            let Some(s) = samplers.iter().find(|s| s.slot == decl.slot as u32) else {
+                continue;
+            };
+            let comparison = s.state.reduction == warpjit_runtime::sampler::Reduction::Comparison;
+            if comparison != decl.comparison {
+                let (declared, bound) = if decl.comparison {
+                    ("mode_comparison", "has no COMPARISON_ filter")
+                } else {
+                    ("mode_default", "has a COMPARISON_ filter")
+                };
+                return Err(self.invalid(
+                    &code_span,
+                    format!(
+                        "the program's s{} is declared {declared}, but the [[sampler]] at line {} \
+                         {bound}",
+                        decl.slot, s.line
+                    ),
+                ));
             }
         }
         Ok(())
@@ -723,7 +794,7 @@ impl Loader {
                 format!("grid × block is {total} threads: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
             ));
         }
-        let invocations = self.invocations(l, isa)?;
+        let (invocations, pixels) = self.invocations(l, isa)?;
         let inputs = self.reg_tables(&l.input, isa, invocations, RegTable::Input)?;
         let expect_outputs =
             self.reg_tables(&l.expect_output, isa, invocations, RegTable::ExpectOutput)?;
@@ -810,6 +881,7 @@ impl Loader {
             block,
             block_given: l.block.is_some(),
             invocations,
+            pixels,
             mode,
             registers,
             shared_bytes,
@@ -893,10 +965,64 @@ impl Loader {
         Ok(Some(name.clone()))
     }
 
-    /// `invocations`: only for DXBC, and not with `grid` or `block`.
-    fn invocations(&self, l: &RawLaunch, isa: Isa) -> Result<Option<u32>, TraceError> {
+    /// `invocations` or `pixels` (a pixel shader's rectangle, giving width × height
+    /// invocations): only for DXBC, not together, and not with `grid` or `block`.
+    fn invocations(
+        &self,
+        l: &RawLaunch,
+        isa: Isa,
+    ) -> Result<(Option<u32>, Option<[u32; 2]>), TraceError> {
+        if let Some(p) = &l.pixels {
+            if let Some(inv) = &l.invocations {
+                return Err(self.invalid(
+                    &inv.span(),
+                    "`invocations` conflicts with `pixels` (a pixel shader's rectangle of \
+                     width × height invocations): give one or the other",
+                ));
+            }
+            if isa != Isa::Dxbc {
+                return Err(self.invalid(
+                    &p.span(),
+                    "`pixels` is a DXBC pixel shader's rectangle; a SASS launch runs grid × block \
+                     threads",
+                ));
+            }
+            for (key, given) in [("grid", &l.grid), ("block", &l.block)] {
+                if given.is_some() {
+                    return Err(self.invalid(
+                        &p.span(),
+                        format!(
+                            "`pixels` (a pixel shader launch) conflicts with `{key}` (a cs \
+                             launch's thread groups): give one or the other"
+                        ),
+                    ));
+                }
+            }
+            let v = p.get_ref();
+            if v.len() != 2 {
+                return Err(self.invalid(
+                    &p.span(),
+                    format!("pixels has {} values: expected [width, height]", v.len()),
+                ));
+            }
+            let mut wh = [0; 2];
+            for (k, x) in v.iter().enumerate() {
+                let (n, span) = sp(x);
+                if !(1..=16384).contains(&n) {
+                    return Err(self.invalid(
+                        &span,
+                        format!(
+                            "a pixel rectangle's {} is 1 to 16384, not {n}",
+                            ["width", "height"][k]
+                        ),
+                    ));
+                }
+                wh[k] = n;
+            }
+            return Ok((Some(wh[0] * wh[1]), Some(wh)));
+        }
         let Some(inv) = &l.invocations else {
-            return Ok(None);
+            return Ok((None, None));
         };
         let (n, span) = sp(inv);
         if isa != Isa::Dxbc {
@@ -922,7 +1048,7 @@ impl Loader {
                 format!("invocations = {n}: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
             ));
         }
-        Ok(Some(n))
+        Ok((Some(n), None))
     }
 
     /// `[[launch.input]]` or `[[launch.expect_output]]` tables: DXBC only, with `invocations`;
@@ -1186,24 +1312,30 @@ impl Loader {
         let (span, value) = (code.span(), code.get_ref());
         let map = StringMap::new(&self.src.text, &span, value);
         let first = self.code_first_line(&span);
-        let lines = p
-            .lines
+        // In source order, so that each position is found by walking on from the last one
+        // (linear in the text however many instructions share a line).
+        let mut order: Vec<(u32, SrcLoc)> = p.lines.clone();
+        order.sort_by_key(|&(_, loc)| (loc.line, loc.col));
+        let mut in_value = TextCursor::new(value, 0, (1, 1));
+        let mut in_trace =
+            TextCursor::new(&self.src.text, span.start, self.src.line_col(span.start));
+        let mut at: Vec<(u32, u32, u32)> = order
             .iter()
             .map(|&(pc, loc)| {
                 let (line, col) = match &map {
-                    Some(m) => self
-                        .src
-                        .line_col(m.trace_offset(value_offset(value, loc.line, loc.col))),
+                    Some(m) => {
+                        let v = in_value.offset_of(loc.line, loc.col);
+                        in_trace.line_col(m.trace_offset(v))
+                    }
                     None => (loc.line.saturating_add(first), loc.col),
                 };
-                let text = self.src.line_text(line as usize - 1).to_string();
-                (pc, line, col, text)
+                (pc, line, col)
             })
             .collect();
-        SourceLines {
-            path: self.src.path.clone(),
-            lines,
-        }
+        at.sort_by_key(|l| l.0);
+        SourceLines::from_text_lines(self.src.path.clone(), at, |line| {
+            self.src.line_text(line as usize - 1)
+        })
     }
 
     /// Lines before the first line of an inline `code` value whose string form the decoder does
@@ -1265,6 +1397,71 @@ impl Loader {
     }
 }
 
+/// Positions in a text visited in increasing order, each found by walking on from the last:
+/// byte offsets of 1-based (line, character column) pairs, or the reverse.
+struct TextCursor<'a> {
+    text: &'a str,
+    /// The byte offset reached, and its line and column.
+    at: usize,
+    line: u32,
+    col: u32,
+}
+
+impl<'a> TextCursor<'a> {
+    /// A cursor at byte `at` of `text`, which is at (line, column) `pos`.
+    fn new(text: &'a str, at: usize, pos: (u32, u32)) -> Self {
+        TextCursor {
+            text,
+            at: at.min(text.len()),
+            line: pos.0,
+            col: pos.1,
+        }
+    }
+
+    /// Steps over one character (false at the end of the text).
+    fn step(&mut self) -> bool {
+        let Some(c) = self.text.get(self.at..).and_then(|r| r.chars().next()) else {
+            return false;
+        };
+        self.at += c.len_utf8();
+        if c == '\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        true
+    }
+
+    /// The byte offset of 1-based `line` and character `col` (clamped to the line's end; past
+    /// the last line, the text's end), as `code::value_offset` gives it; at or after the last
+    /// position asked.
+    fn offset_of(&mut self, line: u32, col: u32) -> usize {
+        if (line, col) < (self.line, self.col) {
+            return value_offset(self.text, line, col);
+        }
+        while self.line < line {
+            if !self.step() {
+                return self.text.len();
+            }
+        }
+        while self.col < col && !self.text[self.at..].starts_with('\n') && self.step() {}
+        self.at
+    }
+
+    /// The 1-based line and character column of byte offset `to`, at or after the last one
+    /// asked (else counted from the start of its line).
+    fn line_col(&mut self, to: usize) -> (u32, u32) {
+        if to < self.at {
+            let start = self.text[..to].rfind('\n').map_or(0, |i| i + 1);
+            let line = self.text[..to].matches('\n').count() as u32 + 1;
+            return (line, self.text[start..to].chars().count() as u32 + 1);
+        }
+        while self.at < to && self.step() {}
+        (self.line, self.col)
+    }
+}
+
 /// Where the instructions of a program from a `code_file` are: its lines for a text; for a
 /// binary, each instruction as `warpjit disasm` prints it (as the front-end handed it back).
 fn file_lines(
@@ -1272,26 +1469,20 @@ fn file_lines(
     bytes: &[u8],
     c: frontend::Compiled,
 ) -> (Program, SourceLines) {
-    let lines = if Content::of(bytes) == Content::Text {
+    let path = path.to_path_buf();
+    let source = if Content::of(bytes) == Content::Text {
         let text = String::from_utf8_lossy(bytes);
         let text_lines: Vec<&str> = text.lines().collect();
-        c.program
+        let at = c
+            .program
             .lines
             .iter()
-            .map(|&(pc, loc)| {
-                let t = text_lines.get(loc.line as usize - 1).unwrap_or(&"");
-                (pc, loc.line, loc.col, t.to_string())
-            })
-            .collect()
+            .map(|&(pc, loc)| (pc, loc.line, loc.col));
+        SourceLines::from_text_lines(path, at, |line| {
+            text_lines.get(line as usize - 1).copied().unwrap_or("")
+        })
     } else {
-        c.texts
-            .into_iter()
-            .map(|(pc, text)| (pc, 0, 0, text))
-            .collect()
-    };
-    let source = SourceLines {
-        path: path.to_path_buf(),
-        lines,
+        SourceLines::from_instructions(path, c.texts)
     };
     (c.program, source)
 }

@@ -33,10 +33,21 @@ impl Loader {
                 let e = MemError::FileUnaligned { base: addr, size };
                 return Err(self.invalid(&addr_span, e.to_string()));
             }
+            let uninitialized = match &g.get_ref().uninitialized {
+                Some(u) if *u.get_ref() && data.is_some() => {
+                    return Err(self.invalid(
+                        &u.span(),
+                        "an `uninitialized` segment holds no data: give it a `size` only",
+                    ))
+                }
+                Some(u) => *u.get_ref(),
+                None => false,
+            };
             globals.push(GlobalSegment {
                 addr,
                 size,
                 data: data.map(|(d, _)| d),
+                uninitialized,
                 line: self.line(&g.span()),
             });
             spans.push(addr_span);

@@ -5,8 +5,8 @@ use super::{sp, sp64, Loader};
 use crate::tracefile::files;
 use crate::tracefile::schema::{HasData, RawExpectResource, RawTrace};
 use crate::tracefile::{
-    formats, Buffer, BufferKind, Data, ExpectResource, Texture, TextureDim, TraceError, View,
-    MAX_RESOURCE_BYTES,
+    formats, Buffer, BufferKind, Data, ExpectResource, Sampler, Texture, TextureDim, TraceError,
+    View, MAX_RESOURCE_BYTES,
 };
 use std::ops::Range;
 use toml::Spanned;
@@ -124,7 +124,8 @@ impl Loader {
     pub(super) fn textures(&self, raw: &RawTrace) -> Result<Vec<Texture>, TraceError> {
         let mut out: Vec<Texture> = Vec::new();
         for t in &raw.texture {
-            let line = self.line(&t.span());
+            let tspan = t.span();
+            let line = self.line(&tspan);
             let t = t.get_ref();
             let view = self.view(&t.view, View::Srv)?;
             let slot = self.slot(&t.slot, view)?;
@@ -138,33 +139,110 @@ impl Loader {
                 ));
             }
             let Some(dim) = TextureDim::named(t.dim.get_ref()) else {
-                return Err(self.invalid(
+                let mut d = self.src.at(
                     &t.dim.span(),
                     format!(
-                        "unknown dim {:?}: expected \"2d\", \"2darray\", \"2dms\" or \"2dmsarray\"",
+                        "unknown dim {:?}: expected \"1d\", \"1darray\", \"2d\", \"2darray\", \
+                         \"2dms\", \"2dmsarray\", \"3d\", \"cube\" or \"cubearray\"",
                         t.dim.get_ref()
                     ),
+                );
+                d.notes.extend(crate::diag::did_you_mean(
+                    t.dim.get_ref(),
+                    TextureDim::ALL.iter().map(|d| d.name()),
                 ));
+                return Err(TraceError::Invalid(d));
             };
-            if view == View::Uav && dim.is_ms() {
+            let uav_dim = matches!(
+                dim,
+                TextureDim::Tex1d
+                    | TextureDim::Tex1dArray
+                    | TextureDim::Tex2d
+                    | TextureDim::Tex2dArray
+                    | TextureDim::Tex3d
+            );
+            if view == View::Uav && !uav_dim {
                 return Err(self.invalid(
                     &t.dim.span(),
                     format!(
-                        "a \"{}\" texture cannot be a \"uav\": Direct3D has no multisample UAVs \
-                         (a uav texture is \"2d\" or \"2darray\")",
+                        "a \"{}\" texture cannot be a \"uav\": Direct3D has no multisample or cube \
+                         UAVs (a uav texture is \"1d\", \"1darray\", \"2d\", \"2darray\" or \"3d\")",
                         dim.name()
                     ),
                 ));
             }
             let (format, element_bytes) = self.format(&t.format)?;
-            for (v, key) in [(&t.width, "width"), (&t.height, "height")] {
-                let (n, span) = sp(v);
-                if !(1..=16384).contains(&n) {
-                    return Err(
-                        self.invalid(&span, format!("{key} {n} is out of range 1 to 16384"))
-                    );
-                }
+            let (width, span) = sp(&t.width);
+            if !(1..=16384).contains(&width) {
+                return Err(
+                    self.invalid(&span, format!("width {width} is out of range 1 to 16384"))
+                );
             }
+            let one_d = matches!(dim, TextureDim::Tex1d | TextureDim::Tex1dArray);
+            let cube = matches!(dim, TextureDim::Cube | TextureDim::CubeArray);
+            let height = match &t.height {
+                None if one_d => 1,
+                None if cube => width,
+                None => {
+                    return Err(self.invalid(
+                        &tspan,
+                        format!("a \"{}\" texture needs `height`", dim.name()),
+                    ))
+                }
+                Some(h) => {
+                    let (n, span) = sp(h);
+                    if one_d {
+                        return Err(self.invalid(
+                            &span,
+                            format!(
+                                "`height` is for 2D, 3D and cube textures; a \"{}\" texture is one \
+                                 texel high",
+                                dim.name()
+                            ),
+                        ));
+                    }
+                    if !(1..=16384).contains(&n) {
+                        return Err(
+                            self.invalid(&span, format!("height {n} is out of range 1 to 16384"))
+                        );
+                    }
+                    if cube && n != width {
+                        return Err(self.invalid(
+                            &span,
+                            format!(
+                                "a cube's faces are square: height {n} differs from width {width} \
+                                 (leave `height` out)"
+                            ),
+                        ));
+                    }
+                    n
+                }
+            };
+            let depth = match &t.depth {
+                None if dim == TextureDim::Tex3d => {
+                    return Err(self.invalid(&tspan, "a \"3d\" texture needs `depth`"))
+                }
+                None => 1,
+                Some(d) => {
+                    let (n, span) = sp(d);
+                    if dim != TextureDim::Tex3d {
+                        return Err(self.invalid(
+                            &span,
+                            format!(
+                                "`depth` is for \"3d\" textures; use `array_size` for the slices of \
+                                 an array (this texture is \"{}\")",
+                                dim.name()
+                            ),
+                        ));
+                    }
+                    if !(1..=2048).contains(&n) {
+                        return Err(
+                            self.invalid(&span, format!("depth {n} is out of range 1 to 2048"))
+                        );
+                    }
+                    n
+                }
+            };
             let samples = match &t.samples {
                 None => 1,
                 Some(s) => {
@@ -196,21 +274,89 @@ impl Loader {
                     // Direct3D's description always carries an array size, 1 for a single
                     // texture: 1 fits every dim.
                     if !dim.is_array() && n != 1 {
-                        let array = if dim.is_ms() { "2dmsarray" } else { "2darray" };
+                        let array = match dim {
+                            TextureDim::Tex1d => "1darray",
+                            TextureDim::Ms2d => "2dmsarray",
+                            TextureDim::Cube => "cubearray",
+                            _ => "2darray",
+                        };
+                        let what = if dim == TextureDim::Tex3d {
+                            "a \"3d\" texture has `depth` slices, not an array".to_string()
+                        } else {
+                            format!(
+                                "a \"{}\" texture has one slice (use dim = \"{array}\")",
+                                dim.name()
+                            )
+                        };
                         return Err(self.invalid(
                             &span,
                             format!(
-                                "array_size {n}: `array_size` above 1 is for texture arrays; a \
-                                 \"{}\" texture has one slice (use dim = \"{array}\")",
-                                dim.name()
+                                "array_size {n}: `array_size` above 1 is for texture arrays; {what}"
                             ),
                         ));
                     }
-                    if !(1..=2048).contains(&n) {
-                        return Err(self
-                            .invalid(&span, format!("array_size {n} is out of range 1 to 2048")));
+                    let max = if dim == TextureDim::CubeArray {
+                        341
+                    } else {
+                        2048
+                    };
+                    if !(1..=max).contains(&n) {
+                        let unit = if dim == TextureDim::CubeArray {
+                            " (cubes: 6 faces each, 2048 faces at most)"
+                        } else {
+                            ""
+                        };
+                        return Err(self.invalid(
+                            &span,
+                            format!("array_size {n} is out of range 1 to {max}{unit}"),
+                        ));
                     }
                     n
+                }
+            };
+            let chain = warpjit_runtime::resource::TextureShape {
+                depth,
+                ..warpjit_runtime::resource::TextureShape::new(dim.runtime(), width, height, 1, 1)
+            }
+            .full_chain();
+            let mips = match &t.mip_levels {
+                None => 1,
+                Some(m) => {
+                    let (n, span) = sp(m);
+                    if dim.is_ms() && n != 1 {
+                        return Err(self.invalid(
+                            &span,
+                            format!("a multisample texture has one mip level, not {n}"),
+                        ));
+                    }
+                    if view == View::Uav && n != 1 {
+                        return Err(self.invalid(
+                            &span,
+                            format!(
+                                "a \"uav\" texture has one mip level here, not {n} (a UAV views one \
+                                 level)"
+                            ),
+                        ));
+                    }
+                    if n > chain {
+                        return Err(self.invalid(
+                            &span,
+                            format!(
+                                "mip_levels {n}: a {width}x{height}{} texture has at most {chain} \
+                                 (0 means all of them)",
+                                if dim == TextureDim::Tex3d {
+                                    format!("x{depth}")
+                                } else {
+                                    String::new()
+                                }
+                            ),
+                        ));
+                    }
+                    if n == 0 && !dim.is_ms() && view != View::Uav {
+                        chain
+                    } else {
+                        n.max(1)
+                    }
                 }
             };
             let texture = Texture {
@@ -219,10 +365,12 @@ impl Loader {
                 dim,
                 format: format.to_string(),
                 element_bytes,
-                width: *t.width.get_ref(),
-                height: *t.height.get_ref(),
+                width,
+                height,
+                depth,
                 samples,
                 array_size,
+                mips,
                 data: None,
                 line,
             };
@@ -231,9 +379,9 @@ impl Loader {
                 return Err(self.invalid(
                     &t.width.span(),
                     format!(
-                        "the texture is {capacity} bytes (width × height × samples × array_size \
-                         × {element_bytes}-byte {format}): a resource is at most \
-                         {MAX_RESOURCE_BYTES:#x} bytes (4 GiB)"
+                        "the texture is {capacity} bytes (every mip level's width × height × \
+                         depth × samples × slices × {element_bytes}-byte {format}): a resource \
+                         is at most {MAX_RESOURCE_BYTES:#x} bytes (4 GiB)"
                     ),
                 ));
             }
@@ -500,32 +648,23 @@ impl Loader {
         raw: &RawTrace,
         textures: &[Texture],
         buffers: &[Buffer],
+        samplers: &[Sampler],
     ) -> Result<Resources, TraceError> {
         use warpjit_runtime::resource as rt;
         let mut r = Resources::new();
+        for (s, raws) in samplers.iter().zip(&raw.sampler) {
+            r.bind_sampler(s.slot, s.state)
+                .map_err(|e| self.invalid(&raws.span(), e.to_string()))?;
+        }
         let format = |name: &str, span: &std::ops::Range<usize>| {
             rt_format(name)
                 .ok_or_else(|| self.invalid(span, format!("format {name} cannot be converted")))
         };
         for (t, rawt) in textures.iter().zip(&raw.texture) {
             let span = rawt.span();
-            let dim = match t.dim {
-                TextureDim::Tex2d => rt::TextureDim::Tex2d,
-                TextureDim::Tex2dArray => rt::TextureDim::Tex2dArray,
-                TextureDim::Ms2d => rt::TextureDim::Tex2dMs,
-                TextureDim::Ms2dArray => rt::TextureDim::Tex2dMsArray,
-            };
-            // Zero-filled, lazily committed; then the data, if any.
-            let tex = rt::Texture::new(
-                dim,
-                format(&t.format, &span)?,
-                t.width,
-                t.height,
-                t.samples,
-                t.array_size,
-                &[],
-            )
-            .map_err(|e| self.invalid(&span, format!("the texture: {e}")))?;
+            // Zero-filled, lazily committed; then the data, if any (level after level).
+            let tex = rt::Texture::with_shape(t.shape(), format(&t.format, &span)?, &[])
+                .map_err(|e| self.invalid(&span, format!("the texture: {e}")))?;
             self.fill(tex.storage(), &t.data, &span)?;
             self.bind(&mut r, t.view, t.slot, rt::Resource::Texture(tex), &span)?;
         }
@@ -606,4 +745,214 @@ impl Loader {
 /// The runtime's format for a canonical DXGI name.
 fn rt_format(name: &str) -> Option<warpjit_runtime::format::Format> {
     warpjit_runtime::format::Format::from_name(name)
+}
+
+/// Sampler slots (`s0` to `s15`).
+pub(crate) const SAMPLER_SLOTS: u32 = 16;
+
+impl Loader {
+    /// `[[sampler]]`.
+    pub(super) fn samplers(&self, raw: &RawTrace) -> Result<Vec<Sampler>, TraceError> {
+        use warpjit_runtime::sampler::{AddressMode, ComparisonFunc, Reduction, SamplerState};
+        let mut out: Vec<Sampler> = Vec::new();
+        for t in &raw.sampler {
+            let line = self.line(&t.span());
+            let t = t.get_ref();
+            let (slot, span) = sp(&t.slot);
+            if slot >= SAMPLER_SLOTS {
+                return Err(self.invalid(
+                    &span,
+                    format!("slot {slot} is out of range: s# slots are 0 to 15"),
+                ));
+            }
+            if let Some(o) = out.iter().find(|o| o.slot == slot) {
+                return Err(self.invalid(
+                    &span,
+                    format!(
+                        "s{slot} is already bound by the [[sampler]] at line {}",
+                        o.line
+                    ),
+                ));
+            }
+            let mut st = SamplerState::DEFAULT;
+            if let Some(f) = &t.filter {
+                let name = f.get_ref();
+                let upper = name.to_ascii_uppercase();
+                let bare = upper.strip_prefix("D3D11_FILTER_").unwrap_or(&upper);
+                let names = SamplerState::filter_names();
+                let code = match bare {
+                    "POINT" => Some(0x00),
+                    "LINEAR" => Some(0x15),
+                    _ => names.iter().find(|(n, _)| n == bare).map(|&(_, c)| c),
+                };
+                let Some((min, mag, mip, aniso, reduction)) =
+                    code.and_then(SamplerState::filter_from_code)
+                else {
+                    let mut d = self.src.at(
+                        &f.span(),
+                        format!(
+                            "unknown filter {name:?}: expected a D3D11_FILTER name such as \
+                             \"MIN_MAG_MIP_LINEAR\" or \"COMPARISON_MIN_MAG_LINEAR_MIP_POINT\", \
+                             or \"point\", \"linear\", \"anisotropic\""
+                        ),
+                    );
+                    let all: Vec<String> = names
+                        .into_iter()
+                        .map(|(n, _)| n)
+                        .chain(["point", "linear", "anisotropic"].map(String::from))
+                        .collect();
+                    d.notes.extend(crate::diag::did_you_mean(
+                        bare,
+                        all.iter().map(|s| s.as_str()),
+                    ));
+                    return Err(TraceError::Invalid(d));
+                };
+                (st.min, st.mag, st.mip, st.anisotropic, st.reduction) =
+                    (min, mag, mip, aniso, reduction);
+            }
+            let mode = |s: &Spanned<String>| {
+                AddressMode::NAMES
+                    .iter()
+                    .find(|(n, _)| *n == s.get_ref().as_str())
+                    .map(|&(_, m)| m)
+                    .ok_or_else(|| {
+                        let mut d = self.src.at(
+                            &s.span(),
+                            format!(
+                                "unknown address mode {:?}: expected \"wrap\", \"mirror\", \
+                                 \"clamp\", \"border\" or \"mirror_once\"",
+                                s.get_ref()
+                            ),
+                        );
+                        d.notes.extend(crate::diag::did_you_mean(
+                            s.get_ref(),
+                            AddressMode::NAMES.iter().map(|(n, _)| *n),
+                        ));
+                        TraceError::Invalid(d)
+                    })
+            };
+            let each = [&t.address_u, &t.address_v, &t.address_w];
+            if let Some(a) = &t.address {
+                if let Some(other) = each.iter().copied().flatten().next() {
+                    return Err(self.invalid(
+                        &other.span(),
+                        "`address` sets u, v and w: give either it or `address_u`, `address_v`, \
+                         `address_w`",
+                    ));
+                }
+                st.address = [mode(a)?; 3];
+            }
+            for (k, a) in each.into_iter().enumerate() {
+                if let Some(a) = a {
+                    st.address[k] = mode(a)?;
+                }
+            }
+            if let Some(b) = &t.border_color {
+                if !st.address.contains(&AddressMode::Border) {
+                    return Err(self.invalid(
+                        &b.span(),
+                        "`border_color` is used only where an address mode is \"border\", and \
+                         none is",
+                    ));
+                }
+                if b.get_ref().len() != 4 {
+                    return Err(self.invalid(
+                        &b.span(),
+                        format!(
+                            "border_color has {} values: expected 4 (red, green, blue, alpha)",
+                            b.get_ref().len()
+                        ),
+                    ));
+                }
+                for (k, v) in b.get_ref().iter().enumerate() {
+                    st.border_color[k] = self.float(v);
+                }
+            }
+            if let Some(b) = &t.mip_lod_bias {
+                let v = self.float(b);
+                if !(-16.0..=15.99).contains(&v) {
+                    return Err(self.invalid(
+                        &b.span(),
+                        format!("mip_lod_bias {v} is out of range -16 to 15.99"),
+                    ));
+                }
+                st.mip_lod_bias = v;
+            }
+            for (key, v, dst) in [
+                ("min_lod", &t.min_lod, &mut st.min_lod),
+                ("max_lod", &t.max_lod, &mut st.max_lod),
+            ] {
+                if let Some(v) = v {
+                    let x = self.float(v);
+                    if x.is_nan() {
+                        return Err(self.invalid(&v.span(), format!("{key} is NaN")));
+                    }
+                    *dst = x;
+                }
+            }
+            if let Some(m) = &t.max_anisotropy {
+                let (n, span) = sp(m);
+                if !st.anisotropic {
+                    return Err(self.invalid(
+                        &span,
+                        "`max_anisotropy` is used only by an anisotropic filter (filter = \
+                         \"ANISOTROPIC\")",
+                    ));
+                }
+                if !(1..=16).contains(&n) {
+                    return Err(
+                        self.invalid(&span, format!("max_anisotropy {n} is out of range 1 to 16"))
+                    );
+                }
+                st.max_anisotropy = n;
+            }
+            let comparison = st.reduction == Reduction::Comparison;
+            match (&t.comparison_func, comparison) {
+                (Some(c), true) => {
+                    st.comparison = ComparisonFunc::NAMES
+                        .iter()
+                        .find(|(n, _)| *n == c.get_ref().as_str())
+                        .map(|&(_, f)| f)
+                        .ok_or_else(|| {
+                            let mut d = self.src.at(
+                                &c.span(),
+                                format!(
+                                    "unknown comparison_func {:?}: expected \"never\", \"less\", \
+                                     \"equal\", \"less_equal\", \"greater\", \"not_equal\", \
+                                     \"greater_equal\" or \"always\"",
+                                    c.get_ref()
+                                ),
+                            );
+                            d.notes.extend(crate::diag::did_you_mean(
+                                c.get_ref(),
+                                ComparisonFunc::NAMES.iter().map(|(n, _)| *n),
+                            ));
+                            TraceError::Invalid(d)
+                        })?;
+                }
+                (Some(c), false) => {
+                    return Err(self.invalid(
+                        &c.span(),
+                        "`comparison_func` is used only by a comparison filter (filter = \
+                         \"COMPARISON_...\")",
+                    ))
+                }
+                (None, true) => {
+                    let at = t.filter.as_ref().map_or(span.clone(), |f| f.span());
+                    return Err(self.invalid(
+                        &at,
+                        "a comparison filter needs `comparison_func` (\"less\", \"less_equal\", \
+                         ...)",
+                    ));
+                }
+                (None, false) => {}
+            }
+            out.push(Sampler {
+                slot,
+                state: st,
+                line,
+            });
+        }
+        Ok(out)
+    }
 }

@@ -4,7 +4,7 @@ bar.red.and.pred, bar.red.or.pred over the threads of the CTA; bar.arrive / bar.
 thread count), standard library only. Writes tests/traces/cubin_barred.toml and
 tests/traces/cubin_named_bars.toml (run from this directory: python3 expect/barred.py).
 
-Threads that exited before a barrier take no part in its reduction (docs/semantics.md §31).
+Threads that exited before a barrier take no part in its reduction (docs/semantics.md §30).
 """
 import os
 

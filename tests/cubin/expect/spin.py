@@ -55,7 +55,7 @@ def write(name, text):
 
 def header(source, kernel, about):
     return (f"# {kernel} from a real cubin: NVRTC 12.9 compiled tests/cubin/{source}.cu for "
-            f"compute_50 (tests/cubin/cuda_ptx.py),\n# then ptxas 12.9 -arch=sm_50 -O3 "
+            f"compute_50 (tests/cubin/nvrtc.py),\n# then ptxas 12.9 -arch=sm_50 -O3 "
             f"(tests/cubin/build.sh)\n#\n{about}"
             f"# Expectations: tests/cubin/expect/spin.py, from what the source says it computes."
             f"\n\nformat = \"warpjit-trace/1\"\n\n")
