@@ -16,6 +16,7 @@
 use std::sync::Arc;
 use warpjit::exec::step::{Step, WarpStepper};
 use warpjit::exec::{Launch, Machine};
+use warpjit::reference::exec_inst;
 use warpjit::runtime::memory::Init;
 use warpjit::sass::{parse_program, AsmOptions};
 use warpjit::ConstBanks;
@@ -42,7 +43,8 @@ fn main() {
         .expect("A maps");
     let launch = Launch::new(Arc::new(prog), ConstBanks::new());
 
-    let mut warp = WarpStepper::new(&machine, &launch, [0, 0, 0], 0).expect("warp 0 of CTA 0");
+    let mut warp =
+        WarpStepper::new(&machine, &launch, [0, 0, 0], 0, exec_inst).expect("warp 0 of CTA 0");
     for lane in 0..32 {
         warp.set_reg(lane, 4, A as u32); // R4: &A[0], low word
         warp.set_reg(lane, 5, (A >> 32) as u32); // R5: high word

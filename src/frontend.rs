@@ -215,17 +215,30 @@ pub fn binary_kernel(
 
 /// Turns a program's bytes into IR: chooses the front-end by `opts.isa` and the bytes' content.
 pub fn compile(bytes: &[u8], opts: &Options) -> Result<ir::Program, Diagnostic> {
-    compile_placed(bytes, opts, None)
+    compile_placed(bytes, opts, None).map(|c| c.program)
+}
+
+/// A program as [`compile_placed`] hands it back: the IR, and what a caller shows of a binary's
+/// instructions (which have no source line).
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The program.
+    pub program: ir::Program,
+    /// For a binary (a cubin, a DXBC container): each instruction's pc and its text as `warpjit
+    /// disasm` prints it, sorted by pc. Empty for program text, whose instructions are found by
+    /// [`ir::Program::lines`].
+    pub texts: Vec<(u32, String)>,
 }
 
 /// [`compile`], with a cubin's `__device__` data placed at `module_data` (its data image as
 /// [`crate::device::Module`] lays it out): the addresses nvJitLink's code holds are relocated
-/// there. Without a placement, such code is a located error.
+/// there. Without a placement, such code is a located error. A binary's instructions come back
+/// with their text ([`Compiled::texts`]), so that the caller need not read the binary again.
 pub fn compile_placed(
     bytes: &[u8],
     opts: &Options,
     module_data: Option<u64>,
-) -> Result<ir::Program, Diagnostic> {
+) -> Result<Compiled, Diagnostic> {
     let path = &opts.path;
     let content = Content::of(bytes);
     if opts.kernel.is_some() && (opts.isa == Isa::Dxbc || content == Content::DxbcContainer) {
@@ -251,25 +264,37 @@ pub fn compile_placed(
             let linked = cubin
                 .link(k, place)
                 .map_err(|e| e.diagnostic(path, bytes))?;
-            return crate::maxwell::decode_linked(
-                &linked,
-                &cubin.module,
-                &dopts,
-                &k.indirect_branches,
-            )
-            .map_err(|e| {
-                Diagnostic::byte(
-                    path,
-                    bytes,
-                    linked.file_offset(e.offset),
-                    format!("kernel `{}`: {e}", k.name),
-                )
-            });
+            let program =
+                crate::maxwell::decode_linked(&linked, &cubin.module, &dopts, &k.indirect_branches)
+                    .map_err(|e| {
+                        Diagnostic::byte(
+                            path,
+                            bytes,
+                            linked.file_offset(e.offset),
+                            format!("kernel `{}`: {e}", k.name),
+                        )
+                    })?;
+            let texts = crate::maxwell::instruction_texts(&program);
+            return Ok(Compiled { program, texts });
         }
         Content::DxbcContainer => {
             let prog =
                 dxbc::container::read_program(bytes).map_err(|e| e.to_diagnostic(path, bytes))?;
-            return lower_dxbc(path, &prog, &[], None);
+            let program = lower_dxbc(path, &prog, &[], None)?;
+            // An instruction's pc is its index among the program's instructions.
+            let texts = prog
+                .statements
+                .iter()
+                .filter_map(|s| match s {
+                    dxbc::ast::Statement::Inst(i) => {
+                        Some(dxbc::text::print_inst(i).trim().to_string())
+                    }
+                    dxbc::ast::Statement::Decl(_) => None,
+                })
+                .enumerate()
+                .map(|(pc, text)| (pc as u32, text))
+                .collect();
+            return Ok(Compiled { program, texts });
         }
         Content::Text => {}
     }
@@ -281,19 +306,24 @@ pub fn compile_placed(
             "the program is neither UTF-8 text nor a known binary format (an ELF cubin, a DXBC container)",
         )
     })?;
-    match opts.isa {
+    let program = match opts.isa {
         Isa::Sass => {
             let asm = sass::AsmOptions {
                 registers: opts.registers,
             };
-            sass::parse_listing(text, opts.kernel.as_deref(), &asm).map_err(|e| e.diagnostic(path))
+            sass::parse_listing(text, opts.kernel.as_deref(), &asm)
+                .map_err(|e| e.diagnostic(path))?
         }
         Isa::Dxbc => {
             let (prog, locs) =
                 dxbc::text::parse_located(text).map_err(|e| e.to_diagnostic(path, text))?;
-            lower_dxbc(path, &prog, &locs, Some(text))
+            lower_dxbc(path, &prog, &locs, Some(text))?
         }
-    }
+    };
+    Ok(Compiled {
+        program,
+        texts: Vec::new(),
+    })
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ pub mod ir;
 pub mod jit;
 pub mod maxwell;
 pub mod params;
+pub mod reference;
 pub mod runner;
 pub mod sanitizer;
 pub mod sass;

@@ -21,8 +21,8 @@ use warpjit::analysis::uniformity::{uniformity, Uniformity};
 use warpjit::analysis::StateSet;
 use warpjit::exec::warp::cond_mask;
 use warpjit::exec::{run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
-use warpjit::interp::Interp;
 use warpjit::ir::*;
+use warpjit::reference::run_insts;
 use warpjit::testgen::{Case, Frame, Outcome, Profile};
 use warpjit_runtime::{Fault, WarpState, LANES};
 
@@ -139,7 +139,7 @@ impl BodyRunner for Checker<'_> {
     ) -> Result<(), Fault> {
         let p = self.p;
         match &mut self.mode {
-            Mode::Plain => Interp::run_insts(&block.insts, w, env),
+            Mode::Plain => run_insts(&block.insts, w, env),
             Mode::Uniform(u, live) => {
                 let what = |at: &str| format!("B{id} {at} (active {:#x})\n{}", w.active, show(p));
                 if u.is_converged(id) {
@@ -156,7 +156,7 @@ impl BodyRunner for Checker<'_> {
                 at_entry.intersect_with(&live.live_in[id as usize]);
                 check_uniform(w, &at_entry, &|| what("entry"));
                 for (k, i) in block.insts.iter().enumerate() {
-                    Interp::run_insts(std::slice::from_ref(i), w, env)?;
+                    run_insts(std::slice::from_ref(i), w, env)?;
                     let what =
                         |at: &str| format!("B{id} {at} (active {:#x})\n{}", w.active, show(p));
                     let mut after = u.uniform_after(id, k);
@@ -188,7 +188,7 @@ impl BodyRunner for Checker<'_> {
                 perturb(w, &l.live_in[id as usize], g);
                 let after = l.live_after_each(p, id);
                 for (i, live) in block.insts.iter().zip(&after) {
-                    Interp::run_insts(std::slice::from_ref(i), w, env)?;
+                    run_insts(std::slice::from_ref(i), w, env)?;
                     perturb(w, live, g);
                 }
                 Ok(())
@@ -204,7 +204,7 @@ impl BodyRunner for Checker<'_> {
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault> {
-        Interp::run_insts(&block.insts[..n], w, env)
+        run_insts(&block.insts[..n], w, env)
     }
 }
 

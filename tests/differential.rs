@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use warpjit::exec::Engine;
 use warpjit::interp::Interpreter;
 use warpjit::ir::Op;
-use warpjit::sass::spelling::Suffix;
+use warpjit::sass::words::Suffix;
 use warpjit::sass::{mnemonic, MNEMONICS};
 use warpjit::testgen::layout::{ODD, SEG1, SEG2, TOP, ZERO};
 use warpjit::testgen::{check, Case, Frame, Profile};

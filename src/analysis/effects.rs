@@ -3,7 +3,7 @@
 //!
 //! An op's effects are derived from its operand roles ([`crate::ir::roles`]), declared once per
 //! op beside its struct in `src/ir/ops/`; this module only reads them. The reference is the
-//! interpreter's op semantics (`src/interp/alu.rs` and `src/interp/memory.rs`) and, for
+//! reference op semantics (`src/reference/`, which both engines run) and, for
 //! terminators, the shared dispatcher (`src/exec/warp.rs`, barriers in `src/exec/grid.rs`); the
 //! roles follow what that code reads and writes, per executing lane:
 //!

@@ -12,12 +12,8 @@
 use super::CtaEnv;
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES, SHARED_WINDOW_SIZE};
 
-/// The `BPT.TRAP` code of a call to `vprintf(const char *format, void *args)`.
-pub const VPRINTF_CODE: u32 = 0xf_0001;
-
-/// The `BPT.TRAP` code of a call to `__assertfail(const char *message, const char *file,
-/// unsigned line, const char *function, size_t charSize)`.
-pub const ASSERTFAIL_CODE: u32 = 0xf_0002;
+/// The host calls' `BPT.TRAP` codes, defined with the op in the IR.
+pub use crate::ir::{ASSERTFAIL_CODE, VPRINTF_CODE};
 
 /// Whether `BPT.TRAP code` is a host call (rather than a trap).
 pub fn is_host_call(code: u32) -> bool {

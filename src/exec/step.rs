@@ -3,10 +3,11 @@
 //! launch.
 //!
 //! A [`WarpStepper`] sets one warp of one CTA up exactly as a launch does
-//! ([`super::grid::init_warp`]) and runs it with the interpreter's definition of each
-//! instruction ([`crate::interp::exec_inst`]) and the dispatcher's handling of terminators and
-//! the reconvergence stack ([`super::warp::terminate`]): stepping a warp to its end leaves the
-//! same state and memory as running it.
+//! ([`super::grid::init_warp`]) and runs it with the definition of an instruction it is handed
+//! (an [`InstFn`]: [`crate::reference::exec_inst`], the reference definition both engines run)
+//! and the dispatcher's handling of terminators and the reconvergence stack
+//! ([`super::warp::terminate`]): stepping a warp to its end leaves the same state and memory as
+//! running it. The core names no engine and no definition: the caller chooses.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -19,7 +20,8 @@
 //!     .expect("the program assembles");
 //! let machine = Machine::default();
 //! let launch = Launch::new(Arc::new(prog), ConstBanks::new());
-//! let mut s = WarpStepper::new(&machine, &launch, [0, 0, 0], 0).expect("warp 0 of CTA 0");
+//! let mut s = WarpStepper::new(&machine, &launch, [0, 0, 0], 0, warpjit::reference::exec_inst)
+//!     .expect("warp 0 of CTA 0");
 //! assert_eq!(s.next_pc(), Some(0x8));
 //! s.step().expect("S2R");
 //! assert_eq!(s.reg(5, 0), 5); // lane 5's R0 is its thread id
@@ -33,9 +35,14 @@
 use super::grid::init_warp;
 use super::warp::{exec_mask, resume, terminate, Stop, WarpCtl};
 use super::{CtaEnv, Launch, Machine, Stats, WarpAt};
-use crate::ir::{Block, Reg};
+use crate::ir::{Block, Inst, Reg};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
+
+/// One instruction for the lanes in a mask (the lanes that execute it: active and guard true;
+/// non-zero), a fault with its lane and pc: what a [`WarpStepper`] runs for each instruction
+/// ([`crate::reference::exec_inst`]).
+pub type InstFn = fn(&Inst, &mut WarpState, u32, &mut CtaEnv<'_>) -> Result<(), Fault>;
 
 /// What a step did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +93,7 @@ pub struct WarpStepper<'m> {
     /// The CTA's local memory (only this warp's threads' part is ever touched).
     local: Vec<u8>,
     w: Box<WarpState>,
+    exec: InstFn,
     ctl: WarpCtl,
     at: WarpAt,
     next: usize,
@@ -95,13 +103,14 @@ pub struct WarpStepper<'m> {
 
 impl<'m> WarpStepper<'m> {
     /// Warp `warp` of the CTA at `cta` of `launch` on `machine`, set up as the launch starts it
-    /// (every register 0, its shared memory zeroed). An error names a CTA outside the grid or a
-    /// warp outside the CTA.
+    /// (every register 0, its shared memory zeroed), to run each instruction with `exec`. An
+    /// error names a CTA outside the grid or a warp outside the CTA.
     pub fn new(
         machine: &'m Machine,
         launch: &Launch,
         cta: [u32; 3],
         warp: u32,
+        exec: InstFn,
     ) -> Result<WarpStepper<'m>, String> {
         if (0..3).any(|i| cta[i] >= launch.grid[i]) {
             return Err(format!(
@@ -124,6 +133,7 @@ impl<'m> WarpStepper<'m> {
             shared: vec![0; launch.shared_bytes as usize],
             local: vec![0; launch.cta_local_bytes() as usize],
             w,
+            exec,
             ctl,
             at: WarpAt {
                 launch: launch.index,
@@ -227,7 +237,7 @@ impl<'m> WarpStepper<'m> {
             // The clock of this instruction: the instructions issued before it.
             self.w.clock = self.ctl.issued - 1;
             if mask != 0 {
-                crate::interp::exec_inst(inst, &mut self.w, mask, &mut env)
+                (self.exec)(inst, &mut self.w, mask, &mut env)
                     .map_err(|f| in_warp(super::grid::note_reads(&prog, &self.w, f)))?;
             }
             self.next += 1;
@@ -344,6 +354,7 @@ impl<'m> WarpStepper<'m> {
 mod tests {
     use super::*;
     use crate::exec::Engine;
+    use crate::reference::exec_inst;
     use crate::sass::{parse_program, AsmOptions};
     use std::sync::Arc;
     use warpjit_runtime::memory::Init;
@@ -381,7 +392,7 @@ mod tests {
             .run(&ran, &launch, &Default::default())
             .expect("runs");
         let stepped = fresh();
-        let mut s = WarpStepper::new(&stepped, &launch, [0, 0, 0], 0).expect("the warp");
+        let mut s = WarpStepper::new(&stepped, &launch, [0, 0, 0], 0, exec_inst).expect("the warp");
         let mut steps = 0;
         while s.step().expect("steps") != Step::Exited {
             steps += 1;
@@ -407,7 +418,7 @@ mod tests {
         let prog = Arc::new(parse_program("EXIT;", &AsmOptions::default()).expect("assembles"));
         let launch = Launch::new(prog, ConstBanks::new());
         let m = Machine::default();
-        assert!(WarpStepper::new(&m, &launch, [1, 0, 0], 0).is_err());
-        assert!(WarpStepper::new(&m, &launch, [0, 0, 0], 1).is_err());
+        assert!(WarpStepper::new(&m, &launch, [1, 0, 0], 0, exec_inst).is_err());
+        assert!(WarpStepper::new(&m, &launch, [0, 0, 0], 1, exec_inst).is_err());
     }
 }

@@ -155,8 +155,8 @@ impl Further {
 }
 
 /// Runs the instructions of a block (not its terminator) for the warp's active mask: what an
-/// engine supplies to the dispatcher. The interpreter runs every block itself
-/// (`interp::Interp`); the JIT runs compiled code where it has some. Either way the dispatcher
+/// engine supplies to the dispatcher. The interpreter runs every block with the reference
+/// definitions (`interp::Interp`); the JIT runs compiled code where it has some. Either way the dispatcher
 /// counts the block's instructions into [`Stats`]; a fault comes back with its lane and pc set.
 pub trait BodyRunner {
     /// Runs block `id` (which is `block`) once.

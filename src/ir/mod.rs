@@ -9,6 +9,7 @@
 //! that. The IR holds no front-end spelling: SASS mnemonics and modifier names are in
 //! `crate::sass::spelling`.
 
+pub mod build;
 pub mod cc;
 pub mod operand;
 pub mod ops;

@@ -5,12 +5,13 @@
 //! block's instructions for the warp's active mask and returns 0, or returns 1 after a helper
 //! recorded the fault in `jcx.fault`.
 //!
-//! The helpers run instructions with the interpreter's one public entry,
-//! [`crate::interp::exec_inst`], against the dispatcher's [`CtaEnv`].
+//! The helpers run instructions with the reference definitions' entry for one instruction,
+//! [`crate::reference::exec_inst`] (what the interpreter runs), against the dispatcher's
+//! [`CtaEnv`].
 
 use crate::exec::CtaEnv;
-use crate::interp::exec_inst;
 use crate::ir::{Inst, MemRole, Space};
+use crate::reference::exec_inst;
 use std::ffi::c_void;
 use warpjit_runtime::{Fault, GlobalMemory, WarpState};
 

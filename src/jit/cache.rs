@@ -1,13 +1,12 @@
 //! The per-program code cache: every block's pieces, one slot per piece and variant (any
-//! active mask, full warp) holding its compiled address and tier, and tier-1 compilation into it.
+//! active mask, full warp) holding its compiled address and tier (filled by `tier.rs`).
 
 use super::region::Plan;
-use super::tier::Tier;
-use super::{pieces, Jit, JitError};
+use super::{pieces, Jit};
 use crate::analysis::Liveness;
 use crate::ir::{BlockId, Program};
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize};
 use std::sync::{Arc, OnceLock};
 
 /// A run of a block's instructions compiled as one function.
@@ -112,79 +111,6 @@ impl Jit {
         // The entry holds `prog`, so that its address is not reused while the entry lives.
         progs.by_addr.insert(key, (prog.clone(), code.clone()));
         code
-    }
-
-    /// Compiles piece `piece` of `code` (the full-warp variant with `full`) with tier 1 now, if
-    /// not already compiled, and returns its address.
-    pub(super) fn compile(
-        &self,
-        code: &ProgCode,
-        piece: u32,
-        full: bool,
-    ) -> Result<usize, JitError> {
-        let mut inner = self.tier1.lock().unwrap_or_else(|e| e.into_inner());
-        let i = slot(piece, full);
-        match code.fns[i].load(Ordering::Acquire) {
-            0 => {}
-            usize::MAX => {
-                let msg = "an earlier attempt failed".to_string();
-                let block = code.pieces[piece as usize].block;
-                return Err(JitError::Compile { block, msg });
-            }
-            addr => return Ok(addr),
-        }
-        if code.functions[0].load(Ordering::Relaxed) >= self.max_functions {
-            // The program's share of code is used up: the piece stays interpreted.
-            code.fns[i].store(usize::MAX, Ordering::Release);
-            inner.limited += 1;
-            let block = code.pieces[piece as usize].block;
-            return Err(JitError::Limit { block });
-        }
-        let r = inner.compile_piece(code, piece, full);
-        match &r {
-            Ok(addr) => {
-                code.functions[0].fetch_add(1, Ordering::Relaxed);
-                code.tiers[i].store(1, Ordering::Relaxed);
-                code.fns[i].store(*addr, Ordering::Release);
-            }
-            Err(e) => {
-                // A block Cranelift rejects is a warpjit bug: it stays interpreted (counted in
-                // --stats) and the error is kept for `Jit::errors`.
-                code.fns[i].store(usize::MAX, Ordering::Release);
-                inner.errors.push(e.to_string());
-            }
-        }
-        r
-    }
-
-    /// Compiles every block of a program with tier 1 now (see [`Jit::compile_all_tier`]).
-    pub fn compile_all(&self, prog: &Arc<Program>) -> Result<usize, JitError> {
-        self.compile_all_tier(prog, Tier::One)
-    }
-
-    /// Compiles every block of a program (every piece of it, see [`pieces`]) with `tier` now,
-    /// on this thread (for tests, benchmarks and compile-latency measurement); later runs use
-    /// that code. Returns how many functions were compiled.
-    pub fn compile_all_tier(&self, prog: &Arc<Program>, tier: Tier) -> Result<usize, JitError> {
-        let code = self.code_for(prog);
-        let mut n = 0;
-        for piece in 0..code.pieces.len() as u32 {
-            for full in [false, true] {
-                match tier {
-                    Tier::One => {
-                        self.compile(&code, piece, full)?;
-                    }
-                    Tier::Two => {
-                        let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
-                        let addr = inner.compile_piece(&code, piece, full)?;
-                        code.tiers[slot(piece, full)].store(2, Ordering::Relaxed);
-                        code.fns[slot(piece, full)].store(addr, Ordering::Release);
-                    }
-                }
-                n += 1;
-            }
-        }
-        Ok(n)
     }
 }
 

@@ -132,6 +132,10 @@ pub struct Env<'p> {
     pub whole_warp: bool,
 }
 
+/// Most reconvergence-stack entries a region's code keeps pushed (a deeper nest is left to the
+/// dispatcher): [`crate::jit::region`] plans no region deeper.
+pub const MAX_PENDING: usize = 8;
+
 /// A block of a region function ([`crate::jit::region`]), as [`Tx::end_member`] needs it.
 #[derive(Clone, Copy, Debug)]
 pub struct Member<'r> {
@@ -170,7 +174,7 @@ pub struct Carried {
     /// out stores it if live).
     pub written: bool,
     /// Whether it is one parameter, not eight: in a `full` function (every lane active) where
-    /// [`crate::analysis::uniformity`] finds the register uniform at the block's entry, all 32
+    /// [`crate::analysis::uniformity()`] finds the register uniform at the block's entry, all 32
     /// lanes hold one value, so every way in passes its first vector and the block splats it.
     /// A loop's uniform counter then costs one vector operation per instruction, not eight,
     /// and seven fewer registers of the host.
@@ -267,7 +271,7 @@ pub struct Tx<'a, 'b, 'p> {
     ended: bool,
     /// Instructions lowered by a call to the interpreter's code.
     pub delegated: u32,
-    /// Of those, the instructions whose op's [`Lower`] impl declined them (returned `false`;
+    /// Of those, the instructions whose op's `Lower` impl declined them (returned `false`;
     /// the others are constant operands that would fault, and BPT).
     pub declined: u32,
     /// Inline memory instructions so far (each gets its own segment hint).
@@ -1128,7 +1132,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 target,
                 next,
                 ..
-            } if me.pending.len() < crate::jit::region::MAX_PENDING => {
+            } if me.pending.len() < MAX_PENDING => {
                 // The entry is kept in the code's knowledge: it must fit on the real stack
                 // when the function returns (the dispatcher's push faults when it would not).
                 let depth_at = offset_of!(JitCx, depth) as i32;
@@ -1410,7 +1414,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// Ends the function: store live-out state, return 0; the fault exit returns 1. Returns
-    /// the instructions an op's [`Lower`] impl declined ([`Tx::declined`]).
+    /// the instructions an op's `Lower` impl declined ([`Tx::declined`]).
     pub fn finish(mut self) -> u32 {
         if !self.ended {
             self.flush(false);

@@ -3,7 +3,6 @@
 
 use super::cache::{Piece, ProgCode};
 use super::helper::{Declared, Helper};
-use super::tier::Tier;
 use super::{codegen, JitError};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::settings::{self, Configurable};
@@ -12,6 +11,15 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module};
 use std::collections::HashMap;
+
+/// Which compiler tier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Fast compile (single-pass register allocation).
+    One,
+    /// Better code (backtracking register allocation).
+    Two,
+}
 
 /// One tier's compiler: its JIT module (which owns the code), a reused Cranelift context, and
 /// its counters.

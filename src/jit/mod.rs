@@ -4,10 +4,11 @@
 //! (`codegen`). Compiled blocks are cached per program and block and run by the engine-neutral
 //! dispatcher both engines share ([`crate::exec::warp::run_warp`]): terminators, divergence,
 //! barriers and the instruction budget are shared code, so both engines agree by construction
-//! there. From the interpreter the JIT uses only its boundary: [`crate::interp::Interp`] for
-//! blocks not compiled (yet), [`crate::interp::exec_inst`] for the few instances compiled code
-//! delegates (a constant operand that faults, a memory access's slow path), and the per-lane
-//! definitions its shared routines run (the atomics, the DXBC view accesses and queries).
+//! there. The JIT does not use the interpreter: it runs the reference definitions both engines
+//! share ([`crate::reference`]): [`crate::reference::run_insts`] for blocks not compiled (yet),
+//! [`crate::reference::exec_inst`] for the few instances compiled code delegates (a constant
+//! operand that faults, a memory access's slow path), and the lane routines its shared routines
+//! run (the atomics, SHFL, the DXBC view accesses and queries).
 //!
 //! Tiering: a block is interpreted until it has run [`Jit::threshold`] times (default
 //! [`DEFAULT_THRESHOLD`]) on any warp, then compiled by tier 1 (Cranelift with its single-pass
@@ -38,10 +39,12 @@
 //! memory and compile time any program can take); blocks past it are interpreted.
 //!
 //! The files: this one holds the [`Jit`] engine; `cache.rs` the per-program code cache (a slot
-//! per piece and variant) and tier-1 compilation into it; `tier.rs` the [`Tier`]s and the tier-2
-//! thread; `compile.rs` one tier's Cranelift module and the compilation of one piece (and the
-//! CLIF dump); `weight.rs` [`weight`] and [`pieces`]; `runner.rs` the [`BodyRunner`]
-//! (`JitRunner`) the dispatcher calls per block.
+//! per piece and variant); `compile.rs` the [`Tier`]s, one tier's Cranelift module and the
+//! compilation of one piece (and the CLIF dump); `tier.rs` tier-1 compilation into the cache and
+//! the tier-2 thread; `weight.rs` [`weight`] and [`pieces`]; `region.rs` the regions compiled as
+//! one function; `runner.rs` the [`BodyRunner`] (`JitRunner`) the dispatcher calls per block.
+//! Their imports form no cycle (`tests/layers.rs`): `weight` and `region` stand on `codegen`,
+//! `cache` on `region`, `compile` on `cache` and `codegen`, `tier` on `cache` and `compile`.
 //!
 //! [`BodyRunner`]: crate::exec::BodyRunner
 
@@ -63,13 +66,12 @@ pub(crate) mod views;
 pub(crate) mod warp;
 mod weight;
 
-pub use tier::Tier;
+pub use compile::Tier;
 pub use weight::{pieces, weight, MAX_PIECE_WEIGHT};
 
 use crate::exec::{run_grid, Engine, Launch, Machine, RunOptions, Stats};
-use crate::interp::Interp;
 use compile::Inner;
-use runner::JitRunner;
+use runner::{Interpreted, JitRunner};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use tier::{tier2_worker, Tier2Request};
@@ -268,7 +270,7 @@ impl Engine for Jit {
 
     fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault> {
         if opts.observer.is_some() {
-            return run_grid(machine, launch, opts, &|| Box::new(Interp));
+            return run_grid(machine, launch, opts, &|| Box::new(Interpreted));
         }
         let code = self.code_for(&launch.program);
         run_grid(machine, launch, opts, &|| {

@@ -17,12 +17,10 @@
 //! on to the next block. When the function returns, the runner pushes the block's entries onto
 //! the real stack, with the active mask (which never changes inside a region).
 
+use super::codegen::MAX_PENDING;
 use super::weight::{weight, MAX_PIECE_WEIGHT};
 use crate::ir::{BlockId, Cond, PredSrc, Program, Region, Terminator};
 use std::ops::Range;
-
-/// Most entries a region keeps pushed (a deeper nest is left to the dispatcher).
-pub const MAX_PENDING: usize = 8;
 
 /// One block of a region.
 #[derive(Clone, Debug, PartialEq, Eq)]

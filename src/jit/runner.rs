@@ -7,12 +7,40 @@ use super::views::ViewTable;
 use super::Jit;
 use crate::exec::warp::{Entry, EntryKind};
 use crate::exec::{BodyRunner, CtaEnv, Further, Machine, Stats};
-use crate::interp::Interp;
 use crate::ir::{Block, BlockId};
+use crate::reference::run_insts;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use warpjit_runtime::resource::Resources;
 use warpjit_runtime::{Fault, FaultKind, WarpState};
+
+/// The body runner of a JIT run with an observer attached: every block through the reference
+/// definitions, an instruction at a time (events are per lane).
+pub(super) struct Interpreted;
+
+impl BodyRunner for Interpreted {
+    fn run_body(
+        &mut self,
+        _: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+        _: &mut Stats,
+    ) -> Result<(), Fault> {
+        run_insts(&block.insts, w, env)
+    }
+
+    fn run_prefix(
+        &mut self,
+        _: BlockId,
+        block: &Block,
+        n: usize,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
+        run_insts(&block.insts[..n], w, env)
+    }
+}
 
 /// The JIT's body runner for one host thread.
 pub(super) struct JitRunner<'j> {
@@ -140,7 +168,7 @@ impl BodyRunner for JitRunner<'_> {
             if f == 0 || f == usize::MAX {
                 interpreted = true;
                 let range = self.code.pieces[piece as usize].insts.clone();
-                Interp::run_insts(&block.insts[range], w, env)?;
+                run_insts(&block.insts[range], w, env)?;
                 continue;
             }
             self.call(f, w, env, stats)?;
@@ -198,7 +226,7 @@ impl BodyRunner for JitRunner<'_> {
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault> {
-        Interp::run_insts(&block.insts[..n], w, env)
+        run_insts(&block.insts[..n], w, env)
     }
 }
 

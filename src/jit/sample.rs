@@ -1,15 +1,15 @@
 //! The routines compiled code calls for texture sampling (`Sample`) and screen-space
 //! derivatives (`Deriv`): the lanes' operand rows go through an area on the compiled function's
-//! stack, and the interpreter's definition ([`crate::interp::sample_lanes`],
-//! [`crate::interp::deriv_row`], both [`crate::semantics::sample`]) computes the results. No
+//! stack, and the reference definition ([`crate::reference::sample_lanes`],
+//! [`crate::reference::deriv_row`], both [`crate::semantics::sample`]) computes the results. No
 //! register goes back to the warp state and nothing faults, so compiled code keeps its
 //! registers in SSA values around the call.
 
 use super::abi::JitCx;
 use super::view::FuncArea;
 use crate::exec::CtaEnv;
-use crate::interp::{deriv_row, sample_lanes, SampleRows};
 use crate::ir::{Deriv, Sample};
+use crate::reference::{deriv_row, sample_lanes, SampleRows};
 
 /// What compiled code hands the sampling routine: the operand rows, and on return the four
 /// result components per lane.

@@ -47,8 +47,8 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// The op of `inst` on every lane through the lane routine
-    /// ([`warpjit_jit_lane_op`](super::view::warpjit_jit_lane_op), the interpreter's per-lane
-    /// definition), its sources' rows from `srcs`; returns the result row.
+    /// ([`warpjit_jit_lane_op`](super::view::warpjit_jit_lane_op), the per-lane
+    /// definitions of `semantics`), its sources' rows from `srcs`; returns the result row.
     pub(super) fn lane_routine(&mut self, inst: &Inst, srcs: &[Src], m: Value) -> Row {
         let rows: Vec<Row> = srcs.iter().map(|s| self.src(*s)).collect();
         let f = self.helper(Helper::LaneOp);
@@ -56,7 +56,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// PRMT: with an immediate selector a byte shuffle of {Rc, Ra}; otherwise the lane routine
-    /// (`interp::prmt`).
+    /// (`semantics::prmt`).
     pub(super) fn prmt(&mut self, inst: &Inst, o: &Prmt) {
         let m = self.guard_mask(inst.guard);
         let r = if let Some(sel) = o.b.imm() {
@@ -106,7 +106,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// P2R: the lane routine gathers the predicate (or CC) masks' bits into each lane's byte
-    /// and merges them into Ra under the mask (`interp::{p2r_bits, p2r_merge}`): the masks go
+    /// and merges them into Ra under the mask (`semantics::{p2r_bits, p2r_merge}`): the masks go
     /// in as words of `a` (the CC masks at their flag indices), Ra as `b`, the mask as `c`.
     pub(super) fn p2r(&mut self, inst: &Inst, o: &P2r) {
         let m = self.guard_mask(inst.guard);

@@ -1723,7 +1723,7 @@ fn a_region_pushes_only_what_the_stack_holds() {
 /// immediate, agrees with the interpreter's definition of the table.
 #[test]
 fn every_lop3_table_agrees_with_its_definition() {
-    use crate::interp::alu::lut3;
+    use crate::semantics::lut3;
     let jit = Jit::new().expect("host supported");
     for lut in 0..=255u8 {
         let text = format!(

@@ -1,20 +1,12 @@
-//! Tiering: which compiler tier, and the tier-2 compiler thread that recompiles blocks hot at
-//! tier 1 in the background.
+//! Tiering: tier-1 compilation into the code cache when a block is reached again, and the
+//! tier-2 compiler thread that recompiles blocks hot at tier 1 in the background.
 
 use super::cache::{slot, ProgCode};
-use super::compile::Inner;
-use super::Jit;
+use super::compile::{Inner, Tier};
+use super::{Jit, JitError};
+use crate::ir::Program;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
-
-/// Which compiler tier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tier {
-    /// Fast compile (single-pass register allocation).
-    One,
-    /// Better code (backtracking register allocation).
-    Two,
-}
 
 /// A request to the tier-2 compiler thread.
 pub(super) struct Tier2Request {
@@ -26,6 +18,79 @@ pub(super) struct Tier2Request {
 }
 
 impl Jit {
+    /// Compiles piece `piece` of `code` (the full-warp variant with `full`) with tier 1 now, if
+    /// not already compiled, and returns its address.
+    pub(super) fn compile(
+        &self,
+        code: &ProgCode,
+        piece: u32,
+        full: bool,
+    ) -> Result<usize, JitError> {
+        let mut inner = self.tier1.lock().unwrap_or_else(|e| e.into_inner());
+        let i = slot(piece, full);
+        match code.fns[i].load(Ordering::Acquire) {
+            0 => {}
+            usize::MAX => {
+                let msg = "an earlier attempt failed".to_string();
+                let block = code.pieces[piece as usize].block;
+                return Err(JitError::Compile { block, msg });
+            }
+            addr => return Ok(addr),
+        }
+        if code.functions[0].load(Ordering::Relaxed) >= self.max_functions {
+            // The program's share of code is used up: the piece stays interpreted.
+            code.fns[i].store(usize::MAX, Ordering::Release);
+            inner.limited += 1;
+            let block = code.pieces[piece as usize].block;
+            return Err(JitError::Limit { block });
+        }
+        let r = inner.compile_piece(code, piece, full);
+        match &r {
+            Ok(addr) => {
+                code.functions[0].fetch_add(1, Ordering::Relaxed);
+                code.tiers[i].store(1, Ordering::Relaxed);
+                code.fns[i].store(*addr, Ordering::Release);
+            }
+            Err(e) => {
+                // A block Cranelift rejects is a warpjit bug: it stays interpreted (counted in
+                // --stats) and the error is kept for `Jit::errors`.
+                code.fns[i].store(usize::MAX, Ordering::Release);
+                inner.errors.push(e.to_string());
+            }
+        }
+        r
+    }
+
+    /// Compiles every block of a program with tier 1 now (see [`Jit::compile_all_tier`]).
+    pub fn compile_all(&self, prog: &Arc<Program>) -> Result<usize, JitError> {
+        self.compile_all_tier(prog, Tier::One)
+    }
+
+    /// Compiles every block of a program (every piece of it, see [`pieces`](super::pieces)) with `tier` now,
+    /// on this thread (for tests, benchmarks and compile-latency measurement); later runs use
+    /// that code. Returns how many functions were compiled.
+    pub fn compile_all_tier(&self, prog: &Arc<Program>, tier: Tier) -> Result<usize, JitError> {
+        let code = self.code_for(prog);
+        let mut n = 0;
+        for piece in 0..code.pieces.len() as u32 {
+            for full in [false, true] {
+                match tier {
+                    Tier::One => {
+                        self.compile(&code, piece, full)?;
+                    }
+                    Tier::Two => {
+                        let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
+                        let addr = inner.compile_piece(&code, piece, full)?;
+                        code.tiers[slot(piece, full)].store(2, Ordering::Relaxed);
+                        code.fns[slot(piece, full)].store(addr, Ordering::Release);
+                    }
+                }
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
     /// Asks the tier-2 thread to recompile a piece (once).
     pub(super) fn promote(&self, code: &Arc<ProgCode>, piece: u32, full: bool) {
         let i = slot(piece, full);

@@ -2,8 +2,8 @@
 //! texture loads and typed stores (`LdTex`, `StTex`), view atomics (`Atom`) and view queries
 //! (`Info`):
 //! the lanes' indices, offsets and values go through a [`ViewArea`] on the compiled function's
-//! stack, and the interpreter's own per-lane definition
-//! ([`crate::interp::ld_buf_lanes`], [`crate::interp::st_buf_lanes`]) does the access. No
+//! stack, and the reference definition the interpreter runs too
+//! ([`crate::reference::ld_buf_lanes`], [`crate::reference::st_buf_lanes`]) does the access. No
 //! register goes back to the warp state and nothing faults, so the compiled code keeps its
 //! registers in SSA values around the call.
 //!
@@ -15,12 +15,12 @@
 
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
-use crate::interp as alu;
-use crate::interp::{
+use crate::ir::{Atom, Bin, Info, LdBuf, LdTex, Op, StBuf, StTex, Tern, Un, View};
+use crate::reference::{
     info_words, ld_buf_lanes, ld_tex_lanes, st_buf_lanes, st_tex_lanes, view_atom_lanes,
     view_buffer, AtomRows, TexCoords,
 };
-use crate::ir::{Atom, Bin, Info, LdBuf, LdTex, Op, StBuf, StTex, Tern, Un, View};
+use crate::semantics as alu;
 use crate::semantics::float as fl;
 use crate::semantics::func::{bin, tern, un};
 use crate::semantics::{prmt_selector, shf};
@@ -407,7 +407,7 @@ pub unsafe extern "C" fn warpjit_jit_tern(
 }
 
 /// The lane routine of the ops the JIT does not write as vector code, on all 32 lanes with the
-/// interpreter's definitions (`crate::semantics`, `crate::interp`'s per-lane functions): the
+/// interpreter's definitions (the per-lane functions of `crate::semantics`): the
 /// float ops in a directed rounding mode and MUFU, and the integer ops whose per-lane controls
 /// SIMD has no instruction for (SHL/SHR/SHF by a register amount, BFE/BFI by a register
 /// control, PRMT by a register selector) or that gather bits across lanes (P2R), and the rare

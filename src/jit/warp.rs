@@ -1,15 +1,15 @@
 //! The shared routines compiled code calls for the atomics (`ATOM`, `RED`, `ATOMS`) and `SHFL`.
 //!
 //! An atomic's operand rows go through an [`AtomLanes`] on the compiled function's stack, and
-//! [`crate::interp::atom_lanes`], the one definition the interpreter also runs, performs the
+//! [`crate::reference::atom_lanes`], the one definition the interpreter also runs, performs the
 //! lanes' updates in order. No register is flushed around the call: the routine touches only
-//! the area, memory and, on a fault, `JitCx::fault`. `SHFL` runs [`crate::interp::shfl_rows`]
+//! the area, memory and, on a fault, `JitCx::fault`. `SHFL` runs [`crate::reference::shfl_rows`]
 //! on the rows in a [`ShflArea`].
 
 use super::abi::JitCx;
 use crate::exec::CtaEnv;
-use crate::interp::{atom_lanes, shfl_rows, AtomLanes};
 use crate::ir::{Inst, Op, Shfl};
+use crate::reference::{atom_lanes, shfl_rows, AtomLanes};
 
 /// Runs the atomic `inst` for the lanes of `mask` on the operand rows in `area`; the old values
 /// come back in `area.out`. Returns 0, or 1 after recording a fault (nothing changed).

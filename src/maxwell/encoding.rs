@@ -18,9 +18,9 @@
 //! table is written from those descriptions, and its tests check it against what NVIDIA's
 //! `ptxas` writes (tests/cubin).
 
+use crate::ir::build::ControlKind;
+use crate::ir::build::Target;
 use crate::ir::*;
-use crate::sass::ControlKind;
-use crate::sass::Target;
 
 mod convert;
 

@@ -21,9 +21,10 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use crate::cubin::IndirectBranch;
+use crate::ir::build::{assemble, Control, Item, Label, ParsedInst, Target};
 use crate::ir::{Program, SrcLoc};
-use crate::sass::program::{assemble, single, Item, Label};
-use crate::sass::{AsmOptions, Control, ParsedInst, Target};
+use crate::sass::program::single;
+use crate::sass::AsmOptions;
 use encoding::{form_of, Decoded, Word};
 
 /// A word that does not decode, or code that does not assemble: where (byte offset from the
@@ -135,7 +136,7 @@ pub fn decode_words(code: &[u8]) -> Result<Vec<Decoded1>, DecodeError> {
         // SSY, PBK, PCNT and CAL have no guard field (those bits are not a predicate there).
         let unguarded = matches!(
             &decoded,
-            Decoded::Control(crate::sass::ControlKind::Push { .. })
+            Decoded::Control(crate::ir::build::ControlKind::Push { .. })
         );
         let guard = if unguarded {
             crate::ir::Guard::ALWAYS
@@ -168,7 +169,7 @@ fn label_name(n: usize) -> String {
 /// The `BPT.TRAP` codes of the host calls (docs/semantics.md §22g): the calls to functions the
 /// CUDA driver supplies, which [`decode_linked`] turns into `BPT.TRAP` with the function's code
 /// and the engines run as the driver's function ([`crate::exec::hostcall`]).
-pub use crate::exec::hostcall::{ASSERTFAIL_CODE, VPRINTF_CODE};
+pub use crate::ir::{ASSERTFAIL_CODE, VPRINTF_CODE};
 
 /// The functions the driver supplies that kernels may call, with their host-call codes.
 pub const DRIVER_FUNCTIONS: &[(&str, u32)] =
@@ -352,7 +353,7 @@ fn brx_targets(decoded: &mut [Decoded1], branches: &[IndirectBranch]) -> Result<
         let ParsedInst::Control(c) = &mut d.inst else {
             continue;
         };
-        let crate::sass::ControlKind::Brx { targets, .. } = &mut c.kind else {
+        let crate::ir::build::ControlKind::Brx { targets, .. } = &mut c.kind else {
             continue;
         };
         let err = |message: &str| DecodeError {
@@ -462,8 +463,8 @@ pub fn decode_with(
             }
         })
         .collect();
-    assemble(items, labels, &asm).map_err(|e| {
-        let d = decoded.get(e.line.saturating_sub(1) as usize);
+    assemble(items, labels, asm.registers).map_err(|e| {
+        let d = decoded.get(e.loc.line.saturating_sub(1) as usize);
         DecodeError {
             offset: d.map_or(0, |d| d.pc),
             word: d.map_or(0, |d| d.word),

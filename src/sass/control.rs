@@ -8,7 +8,8 @@ use std::fmt;
 use super::parser::RawKind;
 use super::validate::Args;
 use super::AsmError;
-use crate::ir::{BarRed, BarRedOp, CcTest, Guard, Reg, Region, SrcLoc};
+pub use crate::ir::build::{Control, ControlKind, Target};
+use crate::ir::{BarRed, BarRedOp, CcTest, Reg, Region, SrcLoc};
 
 /// `BAR.RED`'s reductions by modifier.
 const BAR_RED_OPS: &[(&str, BarRedOp)] = &[
@@ -40,117 +41,11 @@ pub fn bar_red_name(op: BarRedOp) -> &'static str {
         .map_or("POPC", |(n, _)| n)
 }
 
-/// A branch target as written.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Target {
-    /// A label: `.L_1`, `` `(.L_1) ``, `loop`.
-    Label(String),
-    /// An absolute byte address (`BRA 0x60`).
-    Addr(u32),
-}
-
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Target::Label(l) => write!(f, "`({l})"),
             Target::Addr(a) => write!(f, "{a:#x}"),
-        }
-    }
-}
-
-/// Which control instruction, with its operands.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ControlKind {
-    /// `BRA [CC.EQ|CC.NE,] target` (`.U` accepted and dropped).
-    Bra {
-        /// Condition-code test.
-        cc: Option<CcTest>,
-        /// Where to go.
-        target: Target,
-    },
-    /// `BRX [CC.EQ|CC.NE,] Ra offset (*"BRANCH_TARGETS t1,t2,..."*)`: an indirect branch to
-    /// `pc + 8 + Ra + offset` per lane, which must be one of the targets of the note (labels
-    /// or addresses, as nvdisasm prints them from the cubin's `EIATTR_INDIRECT_BRANCH_TARGETS`).
-    Brx {
-        /// Condition-code test.
-        cc: Option<CcTest>,
-        /// The register holding each lane's offset.
-        reg: Reg,
-        /// The immediate (24-bit signed).
-        offset: i32,
-        /// The targets, as written (at least one).
-        targets: Vec<Target>,
-    },
-    /// `SSY target`, `PBK target`, `PCNT target`, `CAL target` (never guarded).
-    Push {
-        /// Which one.
-        region: Region,
-        /// Where the region's lanes continue (the reconvergence point, the loop exit, the loop
-        /// continue point); for `CAL`, the subroutine called.
-        target: Target,
-    },
-    /// `SYNC`, `BRK`, `CONT`, `RET`, each `[CC.EQ|CC.NE]`.
-    Wait {
-        /// Which one.
-        region: Region,
-        /// Condition-code test.
-        cc: Option<CcTest>,
-    },
-    /// `EXIT [CC.EQ|CC.NE]`.
-    Exit {
-        /// Condition-code test.
-        cc: Option<CcTest>,
-    },
-    /// `BAR.SYNC [id[, count]]` (id 0..=15, default 0), `BAR.ARV id, count`, or
-    /// `BAR.RED.POPC|AND|OR id[, count], Pp`.
-    Bar {
-        /// Barrier index.
-        id: u8,
-        /// The reduction of `BAR.RED`.
-        red: Option<BarRed>,
-        /// Thread count (0: every thread of the CTA).
-        count: u32,
-        /// `BAR.ARV`.
-        arrive: bool,
-    },
-}
-
-/// A parsed control instruction.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Control {
-    /// The `@P` guard.
-    pub guard: Guard,
-    /// The instruction.
-    pub kind: ControlKind,
-    /// Guest pc (byte address).
-    pub pc: u32,
-    /// Where the instruction's text starts.
-    pub loc: SrcLoc,
-}
-
-impl Control {
-    /// The branch targets of the instruction: one for BRA, SSY, PBK, PCNT and CAL, those of
-    /// its note for BRX, none for the others.
-    pub fn targets(&self) -> &[Target] {
-        match &self.kind {
-            ControlKind::Bra { target, .. } | ControlKind::Push { target, .. } => {
-                std::slice::from_ref(target)
-            }
-            ControlKind::Brx { targets, .. } => targets,
-            ControlKind::Wait { .. } | ControlKind::Exit { .. } | ControlKind::Bar { .. } => &[],
-        }
-    }
-
-    /// The branch targets, to replace them in place (as [`Control::targets`]).
-    pub fn targets_mut(&mut self) -> &mut [Target] {
-        match &mut self.kind {
-            ControlKind::Bra { target, .. } | ControlKind::Push { target, .. } => {
-                std::slice::from_mut(target)
-            }
-            ControlKind::Brx { targets, .. } => targets,
-            ControlKind::Wait { .. } | ControlKind::Exit { .. } | ControlKind::Bar { .. } => {
-                &mut []
-            }
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod program;
 pub mod spelling;
 pub mod syntax;
 pub mod validate;
+pub mod words;
 
 use crate::diag::{Diagnostic, Note};
 use crate::ir::{self, SrcLoc};
@@ -319,32 +320,7 @@ pub(crate) fn unknown_mnemonic(mnemonic: &str, loc: SrcLoc) -> AsmError {
         .maybe_note(crate::diag::did_you_mean(mnemonic, mnemonics()))
 }
 
-/// One parsed instruction line: a per-lane op, or a control instruction (a block terminator).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ParsedInst {
-    /// A per-lane instruction.
-    Op(ir::Inst),
-    /// BRA, SSY, SYNC, EXIT or BAR.SYNC.
-    Control(Control),
-}
-
-impl ParsedInst {
-    /// The guest pc (byte address).
-    pub fn pc(&self) -> u32 {
-        match self {
-            ParsedInst::Op(i) => i.pc,
-            ParsedInst::Control(c) => c.pc,
-        }
-    }
-
-    /// Where the instruction's text starts.
-    pub fn loc(&self) -> SrcLoc {
-        match self {
-            ParsedInst::Op(i) => i.loc,
-            ParsedInst::Control(c) => c.loc,
-        }
-    }
-}
+pub use crate::ir::build::ParsedInst;
 
 impl std::fmt::Display for ParsedInst {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -2,7 +2,8 @@
 //! [`RawInst`](super::parser::RawInst) (through [`Args`]) and prints it back as canonical
 //! nvdisasm-style text: the register and predicate ops in `alu`, the memory and barrier ops in
 //! `memory`, the shared operand and modifier helpers here. Which mnemonic names which op is the
-//! spelling table's business ([`super::spelling`], which also holds [`parse_op`]).
+//! spelling table's business ([`super::spelling`], which also holds
+//! [`parse_op`](super::spelling::parse_op)); the text of modifier values is [`super::words`]'s.
 //!
 //! Modifiers are accepted in any order (except where order is meaning: XMAD's two sign modifiers,
 //! PSETP's two boolean operators); printing uses one canonical order and omits defaults.
@@ -10,8 +11,8 @@
 use std::fmt;
 
 use super::parser::RawKind;
-use super::spelling::{Name, Suffix};
 use super::validate::{AddrRule, Args, ImmRule, HALF, NEG, NOT};
+use super::words::{Name, Suffix};
 use super::AsmError;
 use crate::ir::*;
 
@@ -36,8 +37,6 @@ pub trait SassImm32Form: Sized {
     /// Prints the value in the form (only when [`SassImm32Form::is_imm32`]).
     fn print_imm32(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 }
-
-pub use super::spelling::parse_op;
 
 /// The value of an `Sb` printed in a 32-bit-immediate form (an immediate there, see
 /// [`SassImm32Form::is_imm32`]).

@@ -13,6 +13,7 @@
 //! | LDC bank and address per mode, and which reads are in range | [`ldc_address`], [`ldc_readable`] | §17 |
 //! | LEA's window predicate (Plg and CC.OF) | [`lea_outside_window`] | §15, §19 |
 //! | SHF's funnel shift, FLO's leading one, ICMP's test of Rc | [`shf`], [`flo`], [`icmp_zero`] | §22 |
+//! | SHL, SHR, LOP3's table, BFE, BFI, PRMT's default mode, P2R | [`bits`] | §22 |
 //! | IMADSP's parts and multiply-add | [`imadsp`] | §22a |
 //! | the zero test of LOP, LOP32I, LOP3, SHL, SHR and I2I (`.X`, `.CC`, `.Z`/`.NZ`) | [`logic_zero`] | §21 |
 //! | IADD.SAT's and IADD32I.SAT's clamped sum (through the JIT's lane routine) | [`iadd_sat`] | §21 |
@@ -24,6 +25,7 @@
 //! | a `BRX` lane's target and the block it goes to | [`brx_target`], [`brx_block`] | §31 |
 //! | texture sampling (`sample*`, `gather4*`, `lod`) and screen-space derivatives | [`sample`] | §32, §33 |
 
+pub mod bits;
 pub mod cc;
 pub mod convert;
 pub mod d3d;
@@ -32,6 +34,8 @@ pub mod func;
 pub mod ieee;
 pub mod sample;
 pub mod warp;
+
+pub use bits::{bfe, bfi, lut3, p2r_bits, p2r_merge, prmt, shl, shr};
 
 use crate::ir::{
     Addr, Cmp, Iadd3, ImnmxMode, LdcMode, PrmtMode, ShfType, Video, VideoPart, VideoSecond,

@@ -355,6 +355,14 @@ impl Operands for Nop {
     }
 }
 
+/// The `BPT.TRAP` code of a call to `vprintf(const char *format, void *args)`, a host call
+/// (docs/semantics.md §22g).
+pub const VPRINTF_CODE: u32 = 0xf_0001;
+
+/// The `BPT.TRAP` code of a call to `__assertfail(const char *message, const char *file,
+/// unsigned line, const char *function, size_t charSize)`, a host call (docs/semantics.md §22g).
+pub const ASSERTFAIL_CODE: u32 = 0xf_0002;
+
 /// `BPT.TRAP code`: stops the launch with a trap fault in the first active lane
 /// (docs/semantics.md §22e); ptxas writes it behind a branch, for a check that failed. The codes
 /// of the host calls ([`crate::exec::hostcall`], docs/semantics.md §22g) run a function the CUDA
@@ -369,7 +377,6 @@ pub struct Bpt {
 impl Operands for Bpt {
     fn operands(&self, o: &mut Roles<'_>) {
         let Bpt { code } = *self;
-        use crate::exec::hostcall::{ASSERTFAIL_CODE, VPRINTF_CODE};
         match code {
             VPRINTF_CODE => {
                 o.read_n(Reg(4), 4);

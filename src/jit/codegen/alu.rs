@@ -797,7 +797,7 @@ impl Tx<'_, '_, '_> {
     }
 
     /// `LOP3.LUT`: bit `i` of `lut` is the result for input bits `a`, `b`, `c` = bits 2, 1, 0
-    /// of `i` (as `interp::alu::lut3`). A table that ignores an input is a two-input function,
+    /// of `i` (as `semantics::lut3`). A table that ignores an input is a two-input function,
     /// one or two ops ([`Tx::lut2`]); one that reads all three is `a ? f1(b, c) : f0(b, c)`, a
     /// `bitselect` of two such (xor3 and its complement directly).
     pub(in crate::jit) fn lut3(&mut self, lut: u8, a: &Row, b: &Row, c: &Row) -> Row {

@@ -1,6 +1,6 @@
 //! The DXBC ops that were last to be lowered: the immediate constant buffer lookup (`Table`)
 //! and view queries (`Info`) inline, typed stores (`StTex`) and view atomics (`Atom`) through
-//! one shared lane routine each (`jit::view`) that applies the interpreter's definition.
+//! one shared lane routine each (`jit::view`) that applies the reference definition (`crate::reference`).
 //!
 //! - `Table`: vector code. The bounds test `index < len` is one vector compare; each lane then
 //!   loads `table[in range ? index : 0]` from the op's own words (the program owns them, and
@@ -8,9 +8,9 @@
 //!   out of range: exact for every `u32` index.
 //! - `Info`: the view's binding may change between launches of the same compiled code, so the
 //!   routine reads it at run time and returns each lane's four words at its mip level
-//!   ([`crate::interp::info_words`]).
+//!   ([`crate::reference::info_words`]).
 //! - `StTex` and `Atom`: the operand rows go to an area on the stack and the routine runs
-//!   [`crate::interp::st_tex_lanes`] / [`crate::interp::view_atom_lanes`] (lanes in ascending
+//!   [`crate::reference::st_tex_lanes`] / [`crate::reference::view_atom_lanes`] (lanes in ascending
 //!   order, the runtime's format conversion; a view access never faults). No register is
 //!   flushed around the call: the routines touch only the area, the resources and shared
 //!   memory.

@@ -5,9 +5,9 @@
 
 use super::super::sample::SampleArea;
 use super::{Lower, Tx};
-use crate::interp::sample_sources;
 use crate::ir::*;
 use crate::jit::helper::Helper;
+use crate::reference::sample_sources;
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind};
 use std::mem::offset_of;
 

@@ -1,13 +1,13 @@
 //! Atomics and warp ops. The atomics call one routine (`jit::warp::warpjit_jit_atom`, the
-//! interpreter's [`crate::interp::atom_lanes`]) with their operand rows in an `AtomLanes` on
+//! reference definition [`crate::reference::atom_lanes`]) with their operand rows in an `AtomLanes` on
 //! the stack, and branch to the fault exit when it reports a fault; SHFL calls its routine with
 //! its rows in a `ShflArea`; VOTE is scalar mask arithmetic.
 
 use super::super::warp::ShflArea;
 use super::{flags, Lower, Tx};
-use crate::interp::AtomLanes;
 use crate::ir::*;
 use crate::jit::helper::Helper;
+use crate::reference::AtomLanes;
 use cranelift_codegen::ir::{condcodes::IntCC, types, InstBuilder, StackSlotData, StackSlotKind};
 use std::mem::offset_of;
 

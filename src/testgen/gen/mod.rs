@@ -227,7 +227,7 @@ impl Gen<'_, '_> {
     /// holds the target, as ptxas writes it) and the words of the jump tables, as `(offset in
     /// bank 2, value)`, from the pcs the listing's layout gives every instruction and label.
     fn resolve_switches(&mut self) -> Vec<(u32, u32)> {
-        use crate::sass::program::{next_slot, FIRST_PC};
+        use crate::ir::build::{next_slot, FIRST_PC};
         let mut labels = std::collections::HashMap::new();
         let mut pc = FIRST_PC;
         for line in &mut self.lines {

@@ -1290,8 +1290,8 @@ impl Loader {
                     ));
                 }
                 match frontend::compile_placed(&bytes, &opts, module_data) {
-                    Ok(p) => {
-                        let source = file_lines(&path, &bytes, &p);
+                    Ok(c) => {
+                        let (p, source) = file_lines(&path, &bytes, c);
                         Ok((Arc::new(p), path, Arc::new(source)))
                     }
                     Err(d) => Err(self.kernel_error(l, &d).unwrap_or(TraceError::Program(d))),
@@ -1463,39 +1463,28 @@ impl<'a> TextCursor<'a> {
 }
 
 /// Where the instructions of a program from a `code_file` are: its lines for a text; for a
-/// DXBC container, each instruction as `warpjit disasm` prints it.
-fn file_lines(path: &std::path::Path, bytes: &[u8], p: &Program) -> SourceLines {
+/// binary, each instruction as `warpjit disasm` prints it (as the front-end handed it back).
+fn file_lines(
+    path: &std::path::Path,
+    bytes: &[u8],
+    c: frontend::Compiled,
+) -> (Program, SourceLines) {
     let path = path.to_path_buf();
-    match Content::of(bytes) {
-        Content::Text => {
-            let text = String::from_utf8_lossy(bytes);
-            let text_lines: Vec<&str> = text.lines().collect();
-            let at = p.lines.iter().map(|&(pc, loc)| (pc, loc.line, loc.col));
-            SourceLines::from_text_lines(path, at, |line| {
-                text_lines.get(line as usize - 1).copied().unwrap_or("")
-            })
-        }
-        Content::DxbcContainer => match crate::dxbc::container::read_program(bytes) {
-            Ok(prog) => SourceLines::from_instructions(
-                path,
-                prog.statements
-                    .iter()
-                    .filter_map(|s| match s {
-                        crate::dxbc::ast::Statement::Inst(i) => {
-                            Some(crate::dxbc::text::print_inst(i).trim().to_string())
-                        }
-                        crate::dxbc::ast::Statement::Decl(_) => None,
-                    })
-                    .enumerate()
-                    .map(|(pc, text)| (pc as u32, text)),
-            ),
-            Err(_) => SourceLines {
-                path,
-                ..SourceLines::default()
-            },
-        },
-        Content::Elf => SourceLines::from_instructions(path, crate::maxwell::instruction_texts(p)),
-    }
+    let source = if Content::of(bytes) == Content::Text {
+        let text = String::from_utf8_lossy(bytes);
+        let text_lines: Vec<&str> = text.lines().collect();
+        let at = c
+            .program
+            .lines
+            .iter()
+            .map(|&(pc, loc)| (pc, loc.line, loc.col));
+        SourceLines::from_text_lines(path, at, |line| {
+            text_lines.get(line as usize - 1).copied().unwrap_or("")
+        })
+    } else {
+        SourceLines::from_instructions(path, c.texts)
+    };
+    (c.program, source)
 }
 
 #[cfg(test)]

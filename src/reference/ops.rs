@@ -1,4 +1,4 @@
-//! The interpreter's op semantics: the `Exec` trait, its dispatcher (expanded from the op table
+//! The reference op semantics: the `Exec` trait, its dispatcher (expanded from the op table
 //! by `for_each_op!`), and what the ops share (source operands, constant reads, CC flags, multi-
 //! register writes). The ops themselves are in [`super::alu`] (integer, logic, predicate and
 //! address arithmetic) and [`super::memory`] (loads and stores of every space). Together they are

@@ -6,8 +6,8 @@ use super::ops::*;
 use crate::exec::CtaEnv;
 use crate::ir::*;
 use crate::semantics::{
-    add_ones, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, logic_zero, prmt_selector,
-    shf, xmad_csfu,
+    add_ones, bfe, bfi, flo, iadd3_ones, icmp_zero, imnmx, lea_outside_window, logic_zero, lut3,
+    p2r_bits, p2r_merge, prmt, prmt_selector, shf, shl, shr, xmad_csfu,
 };
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{WarpState, LANES};
@@ -240,32 +240,6 @@ impl Exec for Shl {
     }
 }
 
-/// SHL on one value: `a` shifted left by `s` (`s & 31` with `.W`; 0 from 32 on).
-pub fn shl(o: &Shl, a: u32, s: u32) -> u32 {
-    let s = if o.w { s & 31 } else { s };
-    if s >= 32 {
-        0
-    } else {
-        a << s
-    }
-}
-
-/// SHR on one value: `a` (bit-reversed first with `.BREV`) shifted right by `s` (`s & 31` with
-/// `.W`), logically (0 from 32 on) or arithmetically (the sign from 31 on).
-pub fn shr(o: &Shr, a: u32, s: u32) -> u32 {
-    let a = if o.brev { a.reverse_bits() } else { a };
-    let s = if o.w { s & 31 } else { s.min(32) };
-    if o.unsigned {
-        if s >= 32 {
-            0
-        } else {
-            a >> s
-        }
-    } else {
-        ((a as i32) >> s.min(31)) as u32
-    }
-}
-
 impl Exec for Shr {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -342,20 +316,6 @@ impl Exec for Lop {
     }
 }
 
-/// LOP3's truth table as a bitwise function.
-pub fn lut3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
-    let mut r = 0;
-    for i in 0..8 {
-        if lut >> i & 1 != 0 {
-            let pa = if i & 4 != 0 { a } else { !a };
-            let pb = if i & 2 != 0 { b } else { !b };
-            let pc = if i & 1 != 0 { c } else { !c };
-            r |= pa & pb & pc;
-        }
-    }
-    r
-}
-
 impl Exec for Lop3 {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -367,43 +327,6 @@ impl Exec for Lop3 {
         logic_out(w, mask, &r, self.f, self.p, self.pout);
         Ok(())
     }
-}
-
-/// BFE on one value (docs/semantics.md §22).
-pub fn bfe(a: u32, ctl: u32, signed: bool, brev: bool) -> u32 {
-    let a = if brev { a.reverse_bits() } else { a };
-    let pos = ctl & 0xff;
-    let len = (ctl >> 8) & 0xff;
-    if len == 0 {
-        return 0;
-    }
-    if signed {
-        let v = (a as i32 as i64) >> pos.min(63);
-        if len >= 32 {
-            v as u32
-        } else {
-            ((v << (64 - len)) >> (64 - len)) as u32
-        }
-    } else {
-        let v = if pos >= 32 { 0 } else { a >> pos };
-        if len >= 32 {
-            v
-        } else {
-            v & ((1u32 << len) - 1)
-        }
-    }
-}
-
-/// BFI on one value.
-pub fn bfi(a: u32, ctl: u32, c: u32) -> u32 {
-    let pos = ctl & 0xff;
-    let len = (ctl >> 8) & 0xff;
-    if pos >= 32 || len == 0 {
-        return c;
-    }
-    let len = len.min(32 - pos);
-    let m = (((1u64 << len) - 1) << pos) as u32;
-    (c & !m) | ((a << pos) & m)
 }
 
 impl Exec for Bfe {
@@ -552,27 +475,6 @@ impl Exec for P2r {
     }
 }
 
-/// The bits P2R gathers in each lane: predicates P0..P6 as bits 0..6 (`PR`), or ZF, SF, CF, OF
-/// as bits 0..3 (`CC`), from the warp's predicate and CC masks.
-pub fn p2r_bits(src: P2rSrc, preds: &[u32], cc: &[u32; 4]) -> Row {
-    match src {
-        P2rSrc::Pr => std::array::from_fn(|l| (0..7).map(|p| (preds[p] >> l & 1) << p).sum()),
-        P2rSrc::Cc => std::array::from_fn(|l| {
-            (cc[ZF] >> l & 1)
-                | (cc[SF] >> l & 1) << 1
-                | (cc[CF] >> l & 1) << 2
-                | (cc[OF] >> l & 1) << 3
-        }),
-    }
-}
-
-/// P2R's result in one lane: byte `sh / 8` of `a` replaced by `bits` where the mask `m` has a
-/// bit.
-pub fn p2r_merge(sh: u32, a: u32, bits: u32, m: u32) -> u32 {
-    let (bits, m) = ((bits & 0xff) << sh, (m & 0xff) << sh);
-    (a & !m) | (bits & m)
-}
-
 impl Exec for Imnmx {
     fn exec(&self, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> OpResult {
         let b = src(w, self.b, mask, env)?;
@@ -616,23 +518,6 @@ impl Exec for Icmp {
         put(w, self.d.0, &r, mask);
         Ok(())
     }
-}
-
-/// PRMT's default mode on one value.
-pub fn prmt(a: u32, sel: u32, c: u32) -> u32 {
-    let src = (c as u64) << 32 | a as u64;
-    let mut r = 0u32;
-    for i in 0..4 {
-        let n = sel >> (4 * i) & 0xf;
-        let byte = (src >> (8 * (n & 7))) as u8;
-        let out = if n & 8 != 0 {
-            ((byte as i8) >> 7) as u8
-        } else {
-            byte
-        };
-        r |= (out as u32) << (8 * i);
-    }
-    r
 }
 
 impl Exec for Prmt {
