@@ -356,6 +356,11 @@ pub enum LaunchError {
     Fault(Box<Fault>),
 }
 
+/// Where a launch of a module with `__constant__` data finds the 64-bit global address of bank 3's
+/// backing in bank 0 (`c[0x0][0xd0]`, low word first), as ptxas's code for PTX's `cvta.const`
+/// reads it ([`launch`] writes it).
+pub const CONST3_ADDRESS: u32 = 0xd0;
+
 /// The constant-bank-0 words a launch sets (docs/trace-format.md §7.1), as (offset, value): the
 /// shared window (0x0), the local window (0x4, 0 without local memory), the block (0x8..0x14),
 /// the grid (0x14..0x20), the local bytes per thread (0x20), the shared bytes per CTA (0xfc)
@@ -514,6 +519,10 @@ pub fn launch(
             .read_bytes(addr, u64::from(len))
             .unwrap_or_else(|_| vec![0; len as usize]);
         let _ = banks.write(3, 0, &bytes);
+        // The generic address of bank 3's first byte, which PTX's `cvta.const` reads from
+        // `c[0x0][0xd0]` (low word) and `c[0x0][0xd4]` (high word): Numba keeps `print`'s format
+        // strings in bank 3 and hands `vprintf` such an address.
+        let _ = banks.write(0, CONST3_ADDRESS, &addr.to_le_bytes());
     }
     let consts = Arc::new(banks);
     let launch = Launch {

@@ -297,6 +297,40 @@ fn device_printf_runs_on_both_engines() {
     }
 }
 
+/// Numba's `print` (tests/cubin/numba_print.py, the module Numba handed the driver): its format
+/// string lives in constant bank 3, and the kernel reads the string's generic address from
+/// `c[0x0][0xd0]`, which a launch of a module with `__constant__` data sets to bank 3's backing
+/// (`device::CONST3_ADDRESS`). Each of the 3 threads prints its line as the source says: the
+/// values separated by spaces, the float as `%f` does.
+#[test]
+fn numba_print_finds_its_format_string_in_bank_3() {
+    let m = Module::from_cubin(&cubin("numba_print.cubin")).unwrap();
+    let name = m.kernel_names().next().unwrap().to_string();
+    let base = 0x6_0000_0000u64;
+    for engine in engines() {
+        let mut machine = Machine::default();
+        m.map_data(&mut machine.global, base).unwrap();
+        let k = m.kernel(&name, base).unwrap();
+        launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &config(1, 3),
+            &[],
+            &RunOptions::default(),
+        )
+        .unwrap();
+        let (records, _) = machine.host_output.take();
+        let text: Vec<u8> = records.iter().flat_map(|r| r.text.clone()).collect();
+        assert_eq!(
+            String::from_utf8(text).unwrap(),
+            "hello 0 2.500000\nhello 1 2.500000\nhello 2 2.500000\n",
+            "{}",
+            engine.name()
+        );
+    }
+}
+
 /// The printf buffer keeps what fits in its capacity and counts the records it drops.
 #[test]
 fn device_printf_drops_what_overflows_the_buffer() {
