@@ -393,30 +393,7 @@ impl Cta {
         }
         let bit = |w: &[u64], i: usize| w[i / 64] >> (i % 64) & 1 == 1;
         if (!a.store || a.atomic) && (start..end).any(|i| !bit(&self.written, i)) {
-            {
-                let kind = if a.atomic {
-                    AccessKind::Atomic
-                } else {
-                    AccessKind::Read
-                };
-                let key = SiteKey::new(self.info.index, Tool::Initcheck, 1, a.pc, 0, 0);
-                let at = self.place(warp, a.lane, a.pc);
-                let launch = self.info.index;
-                self.hit(key, 1, || Report {
-                    tool: Tool::Initcheck,
-                    severity: Severity::Error,
-                    launch,
-                    at,
-                    what: What::Uninit {
-                        space: Space::Shared,
-                        kind,
-                        size: a.size,
-                        addr: a.addr,
-                        alloc: None,
-                    },
-                    count: 0,
-                });
-            }
+            self.uninit(warp, a, Space::Shared, 1, None);
         }
         if a.store {
             for i in start..end {
@@ -437,31 +414,42 @@ impl Cta {
             t.set(off, a.size as usize);
         }
         if unwritten {
-            {
-                let kind = if a.atomic {
-                    AccessKind::Atomic
-                } else {
-                    AccessKind::Read
-                };
-                let key = SiteKey::new(self.info.index, Tool::Initcheck, 0, a.pc, 0, 0);
-                let at = self.place(warp, a.lane, a.pc);
-                let launch = self.info.index;
-                self.hit(key, 1, || Report {
-                    tool: Tool::Initcheck,
-                    severity: Severity::Error,
-                    launch,
-                    at,
-                    what: What::Uninit {
-                        space: Space::Global,
-                        kind,
-                        size: a.size,
-                        addr: a.addr,
-                        alloc: Some(alloc),
-                    },
-                    count: 0,
-                });
-            }
+            self.uninit(warp, a, Space::Global, 0, Some(alloc));
         }
+    }
+
+    /// An initcheck report of access `a` (a read or atomic of bytes never written) in `space`,
+    /// merged by site (`sub`: 0 for global, 1 for shared).
+    fn uninit(
+        &mut self,
+        warp: u32,
+        a: &MemAccess,
+        space: Space,
+        sub: u8,
+        alloc: Option<Allocation>,
+    ) {
+        let kind = if a.atomic {
+            AccessKind::Atomic
+        } else {
+            AccessKind::Read
+        };
+        let key = SiteKey::new(self.info.index, Tool::Initcheck, sub, a.pc, 0, 0);
+        let at = self.place(warp, a.lane, a.pc);
+        let launch = self.info.index;
+        self.hit(key, 1, || Report {
+            tool: Tool::Initcheck,
+            severity: Severity::Error,
+            launch,
+            at,
+            what: What::Uninit {
+                space,
+                kind,
+                size: a.size,
+                addr: a.addr,
+                alloc,
+            },
+            count: 0,
+        });
     }
 
     /// How the current access of warp `v` relates to the earlier access `e`.
