@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use warpjit::exec::step::{Step, WarpStepper};
 use warpjit::exec::{Launch, Machine};
-use warpjit::reference::exec_inst;
+use warpjit::interp::Interpreter;
 use warpjit::runtime::memory::Init;
 use warpjit::sass::{parse_program, AsmOptions};
 use warpjit::ConstBanks;
@@ -44,7 +44,7 @@ fn main() {
     let launch = Launch::new(Arc::new(prog), ConstBanks::new());
 
     let mut warp =
-        WarpStepper::new(&machine, &launch, [0, 0, 0], 0, exec_inst).expect("warp 0 of CTA 0");
+        WarpStepper::new(&machine, &launch, [0, 0, 0], 0, &Interpreter).expect("warp 0 of CTA 0");
     for lane in 0..32 {
         warp.set_reg(lane, 4, A as u32); // R4: &A[0], low word
         warp.set_reg(lane, 5, (A >> 32) as u32); // R5: high word

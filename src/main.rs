@@ -613,7 +613,7 @@ fn run_one(
         out += &String::from_utf8_lossy(&buf);
         if let Some(jit) = jit {
             let c = jit.compile_stats();
-            let t = &report.total;
+            let t = jit.take_counters();
             let ms = c.nanos as f64 / 1e6;
             let share = if report.seconds > 0.0 {
                 100.0 * ms / 1e3 / report.seconds
@@ -920,14 +920,6 @@ fn print_launches(out: &mut impl Write, r: &TraceReport) {
             l.seconds,
             runner::rate(l.stats.lane_insts, l.seconds)
         );
-        if l.stats.interp_blocks > 0 {
-            let _ = writeln!(
-                out,
-                "launch {}: {} ran in the interpreter",
-                l.index,
-                count(l.stats.interp_blocks, "block")
-            );
-        }
         if l.stats.yields > 0 {
             let _ = writeln!(
                 out,

@@ -19,7 +19,7 @@ use proptest::test_runner::{RngAlgorithm, TestRng};
 use warpjit::analysis::liveness::{liveness, Liveness};
 use warpjit::analysis::uniformity::{uniformity, Uniformity};
 use warpjit::analysis::StateSet;
-use warpjit::exec::warp::cond_mask;
+use warpjit::exec::cond_mask;
 use warpjit::exec::{run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
 use warpjit::ir::*;
 use warpjit::reference::run_insts;
@@ -135,7 +135,6 @@ impl BodyRunner for Checker<'_> {
         block: &Block,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
-        _: &mut Stats,
     ) -> Result<(), Fault> {
         let p = self.p;
         match &mut self.mode {
@@ -196,15 +195,15 @@ impl BodyRunner for Checker<'_> {
         }
     }
 
-    fn run_prefix(
+    fn run_part(
         &mut self,
         _: BlockId,
         block: &Block,
-        n: usize,
+        part: std::ops::Range<usize>,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault> {
-        run_insts(&block.insts[..n], w, env)
+        run_insts(&block.insts[part], w, env)
     }
 }
 
@@ -225,6 +224,18 @@ impl Engine for Checking<'_> {
                 p,
                 mode: (self.mode)(),
             })
+        })
+    }
+
+    fn body_runner<'a>(
+        &'a self,
+        _: &'a Machine,
+        launch: &'a Launch,
+        _: bool,
+    ) -> Box<dyn BodyRunner + 'a> {
+        Box::new(Checker {
+            p: &launch.program,
+            mode: (self.mode)(),
         })
     }
 }

@@ -528,6 +528,14 @@ impl Engine for Mutant {
         l.program = std::sync::Arc::new(prog);
         Interpreter.run(machine, &l, opts)
     }
+    fn body_runner<'a>(
+        &'a self,
+        _: &'a warpjit::exec::Machine,
+        _: &'a warpjit::exec::Launch,
+        _: bool,
+    ) -> Box<dyn warpjit::exec::BodyRunner + 'a> {
+        unreachable!("the differential check runs whole launches, never a body runner alone")
+    }
 }
 
 /// The comparison is sharp: small semantic changes to one op (in registers, predicates, CC,

@@ -974,12 +974,14 @@ ret
             threads: 1,
             ..RunOptions::default()
         };
-        let stats = engine
+        jit.take_counters();
+        engine
             .run(&m, &launch, &ro)
             .unwrap_or_else(|f| panic!("{}: fault {f}", engine.name()));
         if engine.name() != "interp" {
+            let c = jit.take_counters();
             assert_eq!(
-                (stats.interp_blocks, stats.delegated),
+                (c.interp_blocks, c.delegated),
                 (0, 0),
                 "every block compiled, no instruction delegated"
             );

@@ -6,7 +6,7 @@ use warpjit_runtime::{ConstBanks, GlobalMemory};
 
 /// Everything an instruction may touch besides the warp's registers: global memory, the constant
 /// banks, the CTA's shared memory, and where events go. Built by the dispatcher for each CTA
-/// ([`super::grid::run_cta`]) and handed to the engine's body runner with every block. (The
+/// (the private `grid::run_cta`) and handed to the engine's body runner with every block. (The
 /// JIT's compiled code receives its own context, `jit::abi::JitCx`, filled from this one.)
 pub struct CtaEnv<'a> {
     /// Global memory.

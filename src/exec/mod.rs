@@ -3,26 +3,26 @@
 //!
 //! Engines (the interpreter in [`crate::interp`], the JIT in [`crate::jit`]) implement [`Engine`]; the
 //! runner builds a [`Machine`] and [`Launch`]es from a trace file and hands them to one. Both
-//! engines run a launch with [`grid::run_grid`]: CTAs on a rayon pool, the warps of a CTA in turn,
-//! barriers and fault selection ([`grid`]); blocks, terminators, the reconvergence stack and the
-//! instruction budgets per warp ([`warp`]). An engine supplies only a [`BodyRunner`], which runs
+//! engines run a launch with [`run_grid`]: CTAs on a rayon pool, the warps of a CTA in turn,
+//! barriers and fault selection (the private `grid` module); blocks, terminators, the
+//! reconvergence stack and the instruction budgets per warp (`warp`). An engine supplies only a [`BodyRunner`], which runs
 //! the instructions of one block for a warp, against the CTA's [`CtaEnv`]. Execution events go to
 //! an [`Observer`] ([`observe`]).
 
 pub mod device;
 pub mod env;
-pub mod grid;
+pub(crate) mod grid;
 pub mod hostcall;
 pub mod observe;
 pub mod step;
-pub mod warp;
+pub(crate) mod warp;
 
 pub use env::CtaEnv;
-pub use grid::run_grid;
+pub use grid::{run_grid, RunnerFactory};
 pub use observe::{
     CheckFinding, CheckObserver, FindingKind, MemAccess, MemSpace, Observer, WarpAt,
 };
-pub use warp::{BodyRunner, Further};
+pub use warp::{cond_mask, BodyRunner, Entry, EntryKind, Further, MAX_STACK};
 
 use crate::ir::Program;
 use std::sync::Arc;
@@ -238,18 +238,6 @@ pub struct Stats {
     /// Lane accesses to global, shared or local memory whose address was not a multiple of the
     /// access size and was aligned down (docs/semantics.md §16): legal, but usually a bug.
     pub misaligned: u64,
-    /// Blocks run by the interpreter where a JIT engine fell back to it.
-    pub interp_blocks: u64,
-    /// Instruction executions inside compiled blocks that were delegated to the interpreter's
-    /// code (instructions without an inline lowering).
-    pub delegated: u64,
-    /// Slow-path runs of inline memory instructions in compiled blocks (an address outside the
-    /// instruction's cached segment, a sparse tile, or a fault).
-    pub slow_paths: u64,
-    /// Block runs that compiled code started itself, carrying out the terminator before them
-    /// without returning to the dispatcher (a compiled loop's blocks after the first of each
-    /// call: [`BodyRunner::run_from`]).
-    pub looped: u64,
     /// Warp turns that ended at the quantum while another warp could run
     /// ([`Machine::quantum`], docs/semantics.md §9).
     pub yields: u64,
@@ -261,10 +249,6 @@ impl std::ops::AddAssign for Stats {
         self.warp_insts += o.warp_insts;
         self.lane_insts += o.lane_insts;
         self.misaligned += o.misaligned;
-        self.interp_blocks += o.interp_blocks;
-        self.delegated += o.delegated;
-        self.slow_paths += o.slow_paths;
-        self.looped += o.looped;
         self.yields += o.yields;
     }
 }
@@ -276,4 +260,14 @@ pub trait Engine: Sync {
     /// Runs every CTA of a launch over the machine. On a fault, the fault of the lowest-numbered
     /// CTA (x fastest) that faulted is returned, whatever the thread count.
     fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault>;
+    /// The body runner this engine runs `launch`'s blocks with on `machine` (one per host
+    /// thread; [`step::WarpStepper`] steps a warp with one). `observed`: an observer is
+    /// attached, and the runner must report per-lane events (the JIT then runs every block
+    /// through the reference definitions).
+    fn body_runner<'a>(
+        &'a self,
+        machine: &'a Machine,
+        launch: &'a Launch,
+        observed: bool,
+    ) -> Box<dyn BodyRunner + 'a>;
 }

@@ -7,7 +7,7 @@
 //! (undefined or suspicious behaviour that got a defined result). `--check` is one observer,
 //! [`CheckObserver`]; an execution-trace writer would be another.
 //!
-//! Events are reported by the engine-neutral dispatcher ([`super::warp`]) and the interpreter's
+//! Events are reported by the engine-neutral dispatcher (the private `exec::warp`) and the interpreter's
 //! op code. An engine may run every block through the interpreter while an observer is attached
 //! (the JIT does), so that events are exact per lane; without an observer nothing is reported and
 //! nothing is slowed down.

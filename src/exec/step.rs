@@ -2,25 +2,30 @@
 //! condition code and active mask readable and writable between steps: a debugger's view of a
 //! launch.
 //!
-//! A [`WarpStepper`] sets one warp of one CTA up exactly as a launch does
-//! ([`super::grid::init_warp`]) and runs it with the definition of an instruction it is handed
-//! (an [`InstFn`]: [`crate::reference::exec_inst`], the reference definition both engines run)
-//! and the dispatcher's handling of terminators and the reconvergence stack
-//! ([`super::warp::terminate`]): stepping a warp to its end leaves the same state and memory as
-//! running it. The core names no engine and no definition: the caller chooses.
+//! A [`WarpStepper`] sets one warp of one CTA up exactly as a launch does and runs it with the
+//! body runner of the engine it is handed ([`Engine::body_runner`]) and the dispatcher's
+//! handling of terminators and the reconvergence stack: stepping a warp to its end leaves the
+//! same state and memory as running it. [`WarpStepper::step`] runs one instruction (through
+//! [`BodyRunner::run_part`]: every engine runs a part of a block with the reference
+//! definitions); [`WarpStepper::step_block`] runs the rest of a block, and from a block's start
+//! the whole block as the engine runs it (the JIT's compiled code, once the block is hot).
+//! [`WarpStepper::observe`] attaches an [`Observer`], which then sees the warp's instructions,
+//! memory accesses, blocks and `--check` findings as in a launch. The core names no engine: the
+//! caller chooses.
 //!
 //! ```
 //! use std::sync::Arc;
-//! use warpjit::exec::step::{Step, WarpStepper};
+//! use warpjit::exec::step::{Step, StepperError, WarpStepper};
 //! use warpjit::exec::{Launch, Machine};
+//! use warpjit::interp::Interpreter;
 //! use warpjit::sass::{parse_program, AsmOptions};
-//! use warpjit_runtime::ConstBanks;
+//! use warpjit::ConstBanks;
 //!
 //! let prog = parse_program("S2R R0, SR_TID.X;\nIADD32I R1, R0, 0x10;\nEXIT;\n", &AsmOptions::default())
 //!     .expect("the program assembles");
 //! let machine = Machine::default();
 //! let launch = Launch::new(Arc::new(prog), ConstBanks::new());
-//! let mut s = WarpStepper::new(&machine, &launch, [0, 0, 0], 0, warpjit::reference::exec_inst)
+//! let mut s = WarpStepper::new(&machine, &launch, [0, 0, 0], 0, &Interpreter)
 //!     .expect("warp 0 of CTA 0");
 //! assert_eq!(s.next_pc(), Some(0x8));
 //! s.step().expect("S2R");
@@ -30,19 +35,55 @@
 //! assert_eq!(s.reg(5, 1), 0x74);
 //! assert_eq!(s.step().expect("EXIT"), Step::Ran);
 //! assert_eq!(s.step().expect("the end"), Step::Exited);
+//!
+//! // A warp the launch does not have is a typed error.
+//! let e = WarpStepper::new(&machine, &launch, [0, 0, 0], 1, &Interpreter).err();
+//! assert_eq!(e, Some(StepperError::WarpOutsideCta { warp: 1, warps: 1 }));
 //! ```
 
 use super::grid::init_warp;
-use super::warp::{exec_mask, resume, terminate, Stop, WarpCtl};
-use super::{CtaEnv, Launch, Machine, Stats, WarpAt};
-use crate::ir::{Block, Inst, Reg};
+use super::warp::{resume, terminate, BodyRunner, Stop, WarpCtl};
+use super::{CtaEnv, Engine, Launch, Machine, Observer, Stats, WarpAt};
+use crate::ir::{Block, Reg};
 use warpjit_runtime::warp::{CF, OF, SF, ZF};
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES};
 
-/// One instruction for the lanes in a mask (the lanes that execute it: active and guard true;
-/// non-zero), a fault with its lane and pc: what a [`WarpStepper`] runs for each instruction
-/// ([`crate::reference::exec_inst`]).
-pub type InstFn = fn(&Inst, &mut WarpState, u32, &mut CtaEnv<'_>) -> Result<(), Fault>;
+/// Why a [`WarpStepper`] could not be made: the caller asked for a warp the launch does not
+/// have (a user error, never a warpjit bug).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StepperError {
+    /// The CTA is outside the launch's grid.
+    CtaOutsideGrid {
+        /// The CTA asked for.
+        cta: [u32; 3],
+        /// The launch's grid.
+        grid: [u32; 3],
+    },
+    /// The warp is outside the CTA (a CTA of `block` threads has `ceil(threads / 32)` warps).
+    WarpOutsideCta {
+        /// The warp asked for.
+        warp: u32,
+        /// The CTA's warps.
+        warps: u64,
+    },
+}
+
+impl std::fmt::Display for StepperError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepperError::CtaOutsideGrid { cta, grid } => write!(
+                f,
+                "CTA ({}, {}, {}) is outside the grid ({}, {}, {})",
+                cta[0], cta[1], cta[2], grid[0], grid[1], grid[2]
+            ),
+            StepperError::WarpOutsideCta { warp, warps } => {
+                write!(f, "warp {warp} is outside the CTA's {warps} warps")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StepperError {}
 
 /// What a step did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,12 +129,14 @@ pub struct Position {
 /// One warp of one CTA of a launch, run step by step (see the module docs).
 pub struct WarpStepper<'m> {
     machine: &'m Machine,
-    launch: Launch,
+    launch: &'m Launch,
     shared: Vec<u8>,
     /// The CTA's local memory (only this warp's threads' part is ever touched).
     local: Vec<u8>,
     w: Box<WarpState>,
-    exec: InstFn,
+    engine: &'m dyn Engine,
+    runner: Box<dyn BodyRunner + 'm>,
+    observer: Option<&'m dyn Observer>,
     ctl: WarpCtl,
     at: WarpAt,
     next: usize,
@@ -103,37 +146,38 @@ pub struct WarpStepper<'m> {
 
 impl<'m> WarpStepper<'m> {
     /// Warp `warp` of the CTA at `cta` of `launch` on `machine`, set up as the launch starts it
-    /// (every register 0, its shared memory zeroed), to run each instruction with `exec`. An
-    /// error names a CTA outside the grid or a warp outside the CTA.
+    /// (every register 0, its shared memory zeroed), to run with `engine`'s body runner.
     pub fn new(
         machine: &'m Machine,
-        launch: &Launch,
+        launch: &'m Launch,
         cta: [u32; 3],
         warp: u32,
-        exec: InstFn,
-    ) -> Result<WarpStepper<'m>, String> {
+        engine: &'m dyn Engine,
+    ) -> Result<WarpStepper<'m>, StepperError> {
         if (0..3).any(|i| cta[i] >= launch.grid[i]) {
-            return Err(format!(
-                "CTA ({}, {}, {}) is outside the grid {:?}",
-                cta[0], cta[1], cta[2], launch.grid
-            ));
+            return Err(StepperError::CtaOutsideGrid {
+                cta,
+                grid: launch.grid,
+            });
         }
         if warp as u64 >= launch.warps_per_cta() {
-            return Err(format!(
-                "warp {warp} is outside the CTA's {} warps",
-                launch.warps_per_cta()
-            ));
+            return Err(StepperError::WarpOutsideCta {
+                warp,
+                warps: launch.warps_per_cta(),
+            });
         }
         let mut w = WarpState::new_boxed(0);
         let mut ctl = WarpCtl::default();
         init_warp(&mut w, &mut ctl, launch, cta, warp, &[]);
         Ok(WarpStepper {
             machine,
-            launch: launch.clone(),
+            launch,
             shared: vec![0; launch.shared_bytes as usize],
             local: vec![0; launch.cta_local_bytes() as usize],
             w,
-            exec,
+            engine,
+            runner: engine.body_runner(machine, launch, false),
+            observer: None,
             ctl,
             at: WarpAt {
                 launch: launch.index,
@@ -147,6 +191,17 @@ impl<'m> WarpStepper<'m> {
                 ..Stats::default()
             },
         })
+    }
+
+    /// Attaches `observer` for the steps from now on: it sees the warp's blocks entered and
+    /// left, its instructions and memory accesses where it wants them
+    /// ([`Observer::wants_inst`], [`Observer::wants_mem`]) and `--check` findings
+    /// ([`Observer::checks`]), as in a launch; there are no launch or CTA events. The engine
+    /// runs its observed form (the JIT runs every block through the reference definitions while
+    /// an observer is attached, as in a launch).
+    pub fn observe(&mut self, observer: &'m dyn Observer) {
+        self.observer = Some(observer);
+        self.runner = self.engine.body_runner(self.machine, self.launch, true);
     }
 
     fn block(&self) -> &Block {
@@ -178,38 +233,103 @@ impl<'m> WarpStepper<'m> {
     /// Runs the next instruction for the lanes that execute it (active, guard true), or the
     /// block's terminator. A fault comes back as the launch would report it.
     pub fn step(&mut self) -> Result<Step, Fault> {
-        if self.exited {
+        if !self.enter() {
             return Ok(Step::Exited);
+        }
+        let prog = self.launch.program.clone();
+        let block = &prog.blocks[self.ctl.block as usize];
+        if self.next < block.insts.len() {
+            self.issue(1, block)?;
+            let part = self.next..self.next + 1;
+            self.exec(&prog, |r, id, w, env| r.run_part(id, block, part, w, env))?;
+            self.next += 1;
+            return Ok(Step::Ran);
+        }
+        self.finish(&prog)
+    }
+
+    /// Runs the rest of the current block, its terminator included; stops early at a barrier.
+    /// From the start of a block whose instructions the budget holds, the engine runs them all
+    /// as in a launch ([`BodyRunner::run_body`]: the JIT's compiled code once the block is hot);
+    /// otherwise an instruction at a time.
+    pub fn step_block(&mut self) -> Result<Step, Fault> {
+        if !self.enter() {
+            return Ok(Step::Exited);
+        }
+        let prog = self.launch.program.clone();
+        let id = self.ctl.block;
+        let block = &prog.blocks[id as usize];
+        let n = block.insts.len();
+        if self.next == 0 && n > 0 && self.ctl.issued + n as u64 <= self.launch.budget {
+            self.issue(n as u64, block)?;
+            self.exec(&prog, |r, id, w, env| r.run_body(id, block, w, env))?;
+            self.next = n;
+        }
+        loop {
+            let s = self.step()?;
+            if s != Step::Ran || self.next == 0 || self.ctl.block != id {
+                return Ok(s);
+            }
+        }
+    }
+
+    /// Readies the next step: false once every lane has exited. After an empty active mask,
+    /// resumes the reconvergence stack's next entry; reports entering a block.
+    fn enter(&mut self) -> bool {
+        if self.exited {
+            return false;
         }
         if self.w.active == 0 {
             if !resume(&mut self.w, &mut self.ctl) {
                 self.exited = true;
-                return Ok(Step::Exited);
+                return false;
             }
             self.next = 0;
         }
-        let prog = self.launch.program.clone();
-        let block = &prog.blocks[self.ctl.block as usize];
-        let counted = self.next < block.insts.len() || block.term.pc().is_some();
-        if counted {
-            if self.ctl.issued >= self.launch.budget {
-                let pc = self.next_pc().unwrap_or(block.pc);
+        if self.next == 0 {
+            if let Some(o) = self.observer {
+                let b = &self.launch.program.blocks[self.ctl.block as usize];
+                o.block_enter(self.at, self.ctl.block, b.pc, self.w.active);
+            }
+        }
+        true
+    }
+
+    /// Counts `n` instructions of `block` from the next one as issued, with the clock set for
+    /// the first; the budget fault at the first that does not fit (nothing runs then).
+    fn issue(&mut self, n: u64, block: &Block) -> Result<(), Fault> {
+        for k in 0..n {
+            if self.ctl.issued + k >= self.launch.budget {
+                let pc = block
+                    .insts
+                    .get(self.next + k as usize)
+                    .map(|i| i.pc)
+                    .or(block.term.pc())
+                    .unwrap_or(block.pc);
                 let kind = FaultKind::BudgetExhausted {
                     budget: self.launch.budget,
                     ctas: None,
                 };
                 let lane = self.w.active.trailing_zeros() % 32;
-                return Err(Fault::new(kind, lane).at_pc(pc).in_warp(
-                    self.at.launch,
-                    self.at.cta,
-                    self.at.warp,
-                ));
+                let f = Fault::new(kind, lane).at_pc(pc);
+                return Err(f.in_warp(self.at.launch, self.at.cta, self.at.warp));
             }
-            self.ctl.issued += 1;
-            self.stats.warp_insts += 1;
-            self.stats.lane_insts += self.w.active.count_ones() as u64;
         }
-        let at = self.at;
+        // The clock of the first instruction: the instructions issued before it.
+        self.w.clock = self.ctl.issued;
+        self.ctl.issued += n;
+        self.stats.warp_insts += n;
+        self.stats.lane_insts += n * self.w.active.count_ones() as u64;
+        Ok(())
+    }
+
+    /// The CTA environment of a step: this warp's memory, the launch's banks, the observer.
+    fn with_env<T>(
+        &mut self,
+        f: impl FnOnce(&mut dyn BodyRunner, &mut WarpState, &mut WarpCtl, &mut CtaEnv<'_>) -> T,
+    ) -> T {
+        let o = self.observer;
+        let index = self.launch.index;
         let mut env = CtaEnv {
             mem: &self.machine.global,
             consts: &self.launch.consts,
@@ -221,32 +341,53 @@ impl<'m> WarpStepper<'m> {
             local_bytes: self.launch.local_bytes,
             local_window: self.machine.local_window,
             hint: 0,
-            observer: None,
-            check: false,
-            observe_mem: false,
-            observe_inst: false,
-            at,
+            observer: o,
+            check: o.is_some_and(|o| o.checks()),
+            observe_mem: o.is_some_and(|o| o.wants_mem(index)),
+            observe_inst: o.is_some_and(|o| o.wants_inst(index)),
+            at: self.at,
             pc: 0,
             findings: Vec::new(),
             host: &self.machine.host_output,
             misaligned: 0,
         };
-        let in_warp = |f: Fault| f.in_warp(at.launch, at.cta, at.warp);
-        if let Some(inst) = block.insts.get(self.next) {
-            let mask = exec_mask(&self.w, inst.guard);
-            // The clock of this instruction: the instructions issued before it.
-            self.w.clock = self.ctl.issued - 1;
-            if mask != 0 {
-                (self.exec)(inst, &mut self.w, mask, &mut env)
-                    .map_err(|f| in_warp(super::grid::note_reads(&prog, &self.w, f)))?;
-            }
-            self.next += 1;
-            return Ok(Step::Ran);
-        }
+        let r = f(&mut *self.runner, &mut self.w, &mut self.ctl, &mut env);
+        self.stats.misaligned += env.misaligned;
+        r
+    }
+
+    /// Runs instructions of the current block with the engine's runner (`go`); a fault as the
+    /// launch reports it.
+    fn exec(
+        &mut self,
+        prog: &crate::ir::Program,
+        go: impl FnOnce(&mut dyn BodyRunner, u32, &mut WarpState, &mut CtaEnv<'_>) -> Result<(), Fault>,
+    ) -> Result<(), Fault> {
+        let (id, at) = (self.ctl.block, self.at);
+        let r = self.with_env(|runner, w, _, env| go(runner, id, w, env));
+        r.map_err(|f| super::grid::note_reads(prog, &self.w, f).in_warp(at.launch, at.cta, at.warp))
+    }
+
+    /// Carries out the current block's terminator (counted when it is written in the program).
+    fn finish(&mut self, prog: &crate::ir::Program) -> Result<Step, Fault> {
         let id = self.ctl.block;
-        let stop = terminate(&prog, block, id, &mut self.w, &mut self.ctl, &mut env, None)
-            .map_err(|f| in_warp(super::grid::note_reads(&prog, &self.w, f)))?;
+        let block = &prog.blocks[id as usize];
+        if let Some(pc) = block.term.pc() {
+            self.issue(1, block)?;
+            if let Some(o) = self.observer.filter(|o| o.wants_inst(self.launch.index)) {
+                o.inst(self.at, pc, self.w.active, self.w.active);
+            }
+        }
+        let (obs, at) = (self.observer, self.at);
+        let stop = self
+            .with_env(|_, w, ctl, env| terminate(prog, block, id, w, ctl, env, obs))
+            .map_err(|f| {
+                super::grid::note_reads(prog, &self.w, f).in_warp(at.launch, at.cta, at.warp)
+            })?;
         self.next = 0;
+        if let (Some(o), None) = (obs, &stop) {
+            o.block_exit(at, id);
+        }
         Ok(match stop {
             Some(Stop::Barrier { id, pc, red, .. }) => {
                 // Alone at the barrier: the reduction is over this warp's threads.
@@ -260,20 +401,9 @@ impl<'m> WarpStepper<'m> {
         })
     }
 
-    /// Runs the rest of the current block, its terminator included; stops early at a barrier.
-    pub fn step_block(&mut self) -> Result<Step, Fault> {
-        let block = self.ctl.block;
-        loop {
-            let s = self.step()?;
-            if s != Step::Ran || self.next == 0 || self.ctl.block != block {
-                return Ok(s);
-            }
-        }
-    }
-
     /// Runs until the warp exits (barriers pass, as in [`Step::Barrier`]).
     pub fn run(&mut self) -> Result<Stats, Fault> {
-        while self.step()? != Step::Exited {}
+        while self.step_block()? != Step::Exited {}
         Ok(self.stats)
     }
 
@@ -354,7 +484,6 @@ impl<'m> WarpStepper<'m> {
 mod tests {
     use super::*;
     use crate::exec::Engine;
-    use crate::reference::exec_inst;
     use crate::sass::{parse_program, AsmOptions};
     use std::sync::Arc;
     use warpjit_runtime::memory::Init;
@@ -392,7 +521,8 @@ mod tests {
             .run(&ran, &launch, &Default::default())
             .expect("runs");
         let stepped = fresh();
-        let mut s = WarpStepper::new(&stepped, &launch, [0, 0, 0], 0, exec_inst).expect("the warp");
+        let mut s = WarpStepper::new(&stepped, &launch, [0, 0, 0], 0, &crate::interp::Interpreter)
+            .expect("the warp");
         let mut steps = 0;
         while s.step().expect("steps") != Step::Exited {
             steps += 1;
@@ -413,12 +543,102 @@ mod tests {
         assert_eq!((word(0), word(31)), (3, 96));
     }
 
+    /// What an observer of a stepped warp saw.
+    #[derive(Default)]
+    struct Seen {
+        insts: std::sync::Mutex<Vec<u32>>,
+        stores: std::sync::atomic::AtomicU32,
+        blocks: std::sync::atomic::AtomicU32,
+    }
+
+    impl Observer for Seen {
+        fn inst(&self, _: WarpAt, pc: u32, _: u32, _: u32) {
+            self.insts.lock().unwrap().push(pc);
+        }
+        fn mem(&self, _: WarpAt, a: crate::exec::MemAccess) {
+            if a.store {
+                self.stores
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        fn block_enter(&self, _: WarpAt, _: u32, _: u32, _: u32) {
+            self.blocks
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The JIT steps a warp block by block with its compiled code (the block compiled on its
+    /// first run: no block interpreted) and leaves what the interpreter's run leaves; with an
+    /// observer attached, stepping reports every issued instruction in order, each lane's store
+    /// and each block entered.
+    #[test]
+    fn the_jit_steps_blocks_in_compiled_code_and_an_observer_sees_each_step() {
+        let src = "
+            S2R R0, SR_TID.X;
+            SHL R2, R0, 0x2;
+            IADD32I R1, R0, 0x7;
+            STG [R2+0x1000], R1;
+            EXIT;
+        ";
+        let prog = Arc::new(parse_program(src, &AsmOptions::default()).expect("assembles"));
+        let fresh = || {
+            let mut m = Machine::default();
+            m.global.map(0x1000, 128, Init::Zero).expect("maps");
+            m
+        };
+        let launch = Launch::new(prog, ConstBanks::new());
+        let ran = fresh();
+        let want = crate::interp::Interpreter
+            .run(&ran, &launch, &Default::default())
+            .expect("runs");
+        let bytes = |m: &Machine| m.global.read_bytes(0x1000, 128).expect("reads");
+
+        let mut jit = crate::jit::Jit::new().expect("a host the JIT supports");
+        jit.threshold = 1;
+        let stepped = fresh();
+        let mut s = WarpStepper::new(&stepped, &launch, [0, 0, 0], 0, &jit).expect("the warp");
+        let got = s.run().expect("runs");
+        assert_eq!(
+            (got.warp_insts, got.lane_insts),
+            (want.warp_insts, want.lane_insts)
+        );
+        assert_eq!(bytes(&stepped), bytes(&ran));
+        let c = jit.take_counters();
+        assert_eq!(c.interp_blocks, 0, "the block ran compiled: {c:?}");
+        assert_eq!(
+            jit.compile_stats().blocks,
+            1,
+            "the block was compiled to run"
+        );
+
+        let seen = Seen::default();
+        let observed = fresh();
+        let mut s = WarpStepper::new(&observed, &launch, [0, 0, 0], 0, &jit).expect("the warp");
+        s.observe(&seen);
+        while s.step().expect("steps") != Step::Exited {}
+        assert_eq!(bytes(&observed), bytes(&ran));
+        assert_eq!(*seen.insts.lock().unwrap(), [0x8, 0x10, 0x18, 0x28, 0x30]);
+        assert_eq!(seen.stores.load(std::sync::atomic::Ordering::Relaxed), 32);
+        assert_eq!(seen.blocks.load(std::sync::atomic::Ordering::Relaxed), 1);
+    }
+
     #[test]
     fn a_warp_outside_the_launch_is_an_error() {
         let prog = Arc::new(parse_program("EXIT;", &AsmOptions::default()).expect("assembles"));
         let launch = Launch::new(prog, ConstBanks::new());
         let m = Machine::default();
-        assert!(WarpStepper::new(&m, &launch, [1, 0, 0], 0, exec_inst).is_err());
-        assert!(WarpStepper::new(&m, &launch, [0, 0, 0], 1, exec_inst).is_err());
+        let e =
+            |cta, warp| WarpStepper::new(&m, &launch, cta, warp, &crate::interp::Interpreter).err();
+        let grid = [1, 1, 1];
+        let cta = [1, 0, 0];
+        assert_eq!(e(cta, 0), Some(StepperError::CtaOutsideGrid { cta, grid }));
+        assert_eq!(
+            e([0, 0, 0], 1),
+            Some(StepperError::WarpOutsideCta { warp: 1, warps: 1 })
+        );
+        assert_eq!(
+            e(cta, 0).expect("an error").to_string(),
+            "CTA (1, 0, 0) is outside the grid (1, 1, 1)"
+        );
     }
 }

@@ -135,7 +135,7 @@ impl RedArrival {
 /// What [`BodyRunner::run_from`] ran beyond the block it was asked to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Further {
-    /// Further block runs (each a whole block; counted in [`Stats::looped`]).
+    /// Further block runs (each a whole block; counted by the JIT in `jit::RunCounters::looped`).
     pub runs: u64,
     /// The warp instructions they issued: their instructions and written terminators.
     pub issued: u64,
@@ -166,7 +166,6 @@ pub trait BodyRunner {
         block: &Block,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
-        stats: &mut Stats,
     ) -> Result<(), Fault>;
 
     /// Runs block `id` (which is `block`) once, like [`BodyRunner::run_body`], and then may go
@@ -178,7 +177,7 @@ pub trait BodyRunner {
     /// written terminator fit in `room` (the warp instructions the budgets and the warp's turn
     /// leave after the first block), setting `w.clock` before each block as the dispatcher does. Returns what
     /// it ran beyond the first block (the dispatcher counts it) and how the last block ended (a
-    /// fault boxed: see [`run_warp`]); the warp is left after the instructions of
+    /// fault boxed: see `run_warp`); the warp is left after the instructions of
     /// [`Further::last`], before its terminator, which the dispatcher then carries out.
     /// Reconvergence-stack entries pushed on the way that are still there by then are on
     /// `stack` (the warp's) when it returns. The default runs the block once.
@@ -189,22 +188,23 @@ pub trait BodyRunner {
         block: &Block,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
-        stats: &mut Stats,
         room: u64,
         stack: &mut Vec<Entry>,
     ) -> (Further, Result<(), Box<Fault>>) {
         let _ = (room, stack);
-        let r = self.run_body(id, block, w, env, stats).map_err(Box::new);
+        let r = self.run_body(id, block, w, env).map_err(Box::new);
         (Further::none(id), r)
     }
 
-    /// Runs only the first `n` instructions of block `id` (`n` at most their count): where an
-    /// instruction budget ends inside the block, before instruction `n` or its terminator.
-    fn run_prefix(
+    /// Runs only instructions `part` of block `id` (a range within their count), for the lanes
+    /// that execute each, adding 1 to `w.clock` after each: the dispatcher runs the first `n`
+    /// where an instruction budget ends inside the block, before instruction `n` or its
+    /// terminator; a [`WarpStepper`](super::step::WarpStepper) runs one at a time.
+    fn run_part(
         &mut self,
         id: BlockId,
         block: &Block,
-        n: usize,
+        part: std::ops::Range<usize>,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault>;
@@ -288,12 +288,12 @@ pub fn run_warp<const OBSERVE: bool>(
         budget.turn_left = budget.turn_left.saturating_sub(total);
         count(stats, total, w.active);
         let (block, id) = if OBSERVE {
-            runner.run_body(ctl.block, block, w, env, stats)?;
+            runner.run_body(ctl.block, block, w, env)?;
             (block, ctl.block)
         } else {
             // Further blocks must fit in both budgets and in the turn.
             let room = (left - total).min(budget.turn_left);
-            let (f, r) = runner.run_from(ctl.block, block, w, env, stats, room, &mut ctl.stack);
+            let (f, r) = runner.run_from(ctl.block, block, w, env, room, &mut ctl.stack);
             // The further blocks, counted as the one above (with the same active mask).
             ctl.issued += f.issued;
             budget.cta_left -= f.issued;
@@ -351,7 +351,7 @@ fn exhausted(
     let done = left.min(block.insts.len());
     count(stats, done as u64, w.active);
     w.clock = ctl.issued;
-    if let Err(f) = runner.run_prefix(ctl.block, block, done, w, env) {
+    if let Err(f) = runner.run_part(ctl.block, block, 0..done, w, env) {
         return Box::new(f);
     }
     Box::new(Fault::new(kind, first_active(w)).at_pc(pc))

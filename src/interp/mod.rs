@@ -30,6 +30,15 @@ impl Engine for Interpreter {
     fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault> {
         run_grid(machine, launch, opts, &|| Box::new(Interp))
     }
+
+    fn body_runner<'a>(
+        &'a self,
+        _: &'a Machine,
+        _: &'a Launch,
+        _: bool,
+    ) -> Box<dyn BodyRunner + 'a> {
+        Box::new(Interp)
+    }
 }
 
 /// The interpreter's body runner: every instruction of a block, in order, for the lanes that
@@ -44,19 +53,18 @@ impl BodyRunner for Interp {
         block: &Block,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
-        _: &mut Stats,
     ) -> Result<(), Fault> {
         run_insts(&block.insts, w, env)
     }
 
-    fn run_prefix(
+    fn run_part(
         &mut self,
         _: BlockId,
         block: &Block,
-        n: usize,
+        part: std::ops::Range<usize>,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault> {
-        run_insts(&block.insts[..n], w, env)
+        run_insts(&block.insts[part], w, env)
     }
 }

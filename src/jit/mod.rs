@@ -2,7 +2,7 @@
 //!
 //! Each IR block of a program is translated, for a whole warp, into one native function
 //! (`codegen`). Compiled blocks are cached per program and block and run by the engine-neutral
-//! dispatcher both engines share ([`crate::exec::warp::run_warp`]): terminators, divergence,
+//! dispatcher both engines share (`exec::warp::run_warp`, private): terminators, divergence,
 //! barriers and the instruction budget are shared code, so both engines agree by construction
 //! there. The JIT does not use the interpreter: it runs the reference definitions both engines
 //! share ([`crate::reference`]): [`crate::reference::run_insts`] for blocks not compiled (yet),
@@ -69,7 +69,7 @@ mod weight;
 pub use compile::Tier;
 pub use weight::{pieces, weight, MAX_PIECE_WEIGHT};
 
-use crate::exec::{run_grid, Engine, Launch, Machine, RunOptions, Stats};
+use crate::exec::{run_grid, BodyRunner, Engine, Launch, Machine, RunOptions, Stats};
 use compile::Inner;
 use runner::{Interpreted, JitRunner};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -142,6 +142,39 @@ pub struct Jit {
     pub hot_threshold: u32,
     /// Most functions each tier compiles for one program (default [`MAX_FUNCTIONS`]).
     pub max_functions: u32,
+    /// What the launches' runners counted since the last [`Jit::take_counters`].
+    counters: Mutex<RunCounters>,
+}
+
+/// What the JIT's runners count while running launches, beyond the engine-neutral
+/// [`Stats`]: how much of the work ran in compiled code. None of it is part
+/// of a launch's result (the interpreter has no such counts), so two engines agree on `Stats`
+/// and these are only this engine's report ([`Jit::take_counters`], `warpjit run --stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunCounters {
+    /// Blocks run through the reference definitions because none of their code was compiled
+    /// yet (a block is compiled the [`Jit::threshold`]th time a warp reaches it), or could
+    /// not be.
+    pub interp_blocks: u64,
+    /// Instruction executions inside compiled blocks delegated to the reference definition
+    /// (instructions whose lowering declined: 0 unless a lowering is missing).
+    pub delegated: u64,
+    /// Slow-path runs of inline memory instructions in compiled blocks (an address outside the
+    /// instruction's cached segment, a sparse tile, or a fault).
+    pub slow_paths: u64,
+    /// Block runs that compiled code started itself, carrying out the terminator before them
+    /// without returning to the dispatcher (a compiled loop's blocks after the first of each
+    /// call: [`BodyRunner::run_from`]).
+    pub looped: u64,
+}
+
+impl std::ops::AddAssign<&RunCounters> for RunCounters {
+    fn add_assign(&mut self, o: &RunCounters) {
+        self.interp_blocks += o.interp_blocks;
+        self.delegated += o.delegated;
+        self.slow_paths += o.slow_paths;
+        self.looped += o.looped;
+    }
 }
 
 /// Compile statistics.
@@ -195,7 +228,25 @@ impl Jit {
             threshold: DEFAULT_THRESHOLD,
             hot_threshold: DEFAULT_HOT_THRESHOLD,
             max_functions: MAX_FUNCTIONS,
+            counters: Mutex::new(RunCounters::default()),
         })
+    }
+
+    /// What the launches run since the last call counted ([`RunCounters`]), resetting them.
+    /// A launch's runners add their counts when it ends, so after [`Engine::run`] returns, its
+    /// counts are in; launches running at once on one `Jit` add into the same counters.
+    pub fn take_counters(&self) -> RunCounters {
+        self.counters
+            .lock()
+            .map(|mut c| std::mem::take(&mut *c))
+            .unwrap_or_default()
+    }
+
+    /// Adds a runner's counts ([`Jit::take_counters`]).
+    fn add_counters(&self, c: &RunCounters) {
+        if let Ok(mut all) = self.counters.lock() {
+            *all += c;
+        }
     }
 
     /// Blocks compiled so far, the time it took, and the failures, per tier.
@@ -276,6 +327,22 @@ impl Engine for Jit {
         run_grid(machine, launch, opts, &|| {
             Box::new(JitRunner::new(self, code.clone(), machine))
         })
+    }
+
+    fn body_runner<'a>(
+        &'a self,
+        machine: &'a Machine,
+        launch: &'a Launch,
+        observed: bool,
+    ) -> Box<dyn BodyRunner + 'a> {
+        if observed {
+            return Box::new(Interpreted);
+        }
+        Box::new(JitRunner::new(
+            self,
+            self.code_for(&launch.program),
+            machine,
+        ))
     }
 }
 

@@ -4,9 +4,9 @@
 use super::abi::{self, BlockFn, JitCx};
 use super::cache::{slot, slot_piece, ProgCode};
 use super::views::ViewTable;
-use super::Jit;
+use super::{Jit, RunCounters};
 use crate::exec::warp::{Entry, EntryKind};
-use crate::exec::{BodyRunner, CtaEnv, Further, Machine, Stats};
+use crate::exec::{BodyRunner, CtaEnv, Further, Machine};
 use crate::ir::{Block, BlockId};
 use crate::reference::run_insts;
 use std::sync::atomic::Ordering;
@@ -25,20 +25,19 @@ impl BodyRunner for Interpreted {
         block: &Block,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
-        _: &mut Stats,
     ) -> Result<(), Fault> {
         run_insts(&block.insts, w, env)
     }
 
-    fn run_prefix(
+    fn run_part(
         &mut self,
         _: BlockId,
         block: &Block,
-        n: usize,
+        part: std::ops::Range<usize>,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault> {
-        run_insts(&block.insts[..n], w, env)
+        run_insts(&block.insts[part], w, env)
     }
 }
 
@@ -55,6 +54,8 @@ pub(super) struct JitRunner<'j> {
     /// call), and the resources and `--check` it was filled for (`None`: not yet filled).
     views: Option<Box<ViewTable>>,
     views_for: Option<(*const Resources, bool)>,
+    /// This runner's share of [`Jit::take_counters`] (added to the Jit's when it is dropped).
+    counters: RunCounters,
 }
 
 impl<'j> JitRunner<'j> {
@@ -91,6 +92,7 @@ impl<'j> JitRunner<'j> {
             hot,
             views: SPARE_VIEWS.try_with(|v| v.take()).ok().flatten(),
             views_for: None,
+            counters: RunCounters::default(),
         }
     }
 }
@@ -118,6 +120,7 @@ impl Drop for JitRunner<'_> {
                 self.jit.promote(&self.code, piece, full);
             }
         }
+        self.jit.add_counters(&self.counters);
         let views = self.views.take();
         let _ = SPARE_VIEWS.try_with(|v| v.set(views));
     }
@@ -130,7 +133,6 @@ impl BodyRunner for JitRunner<'_> {
         block: &Block,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
-        stats: &mut Stats,
     ) -> Result<(), Fault> {
         // The active mask only changes at terminators: one variant serves the whole block.
         let full = w.active == u32::MAX;
@@ -141,7 +143,7 @@ impl BodyRunner for JitRunner<'_> {
             let i = slot(pieces.start, full);
             let f = self.code.fns[i].load(Ordering::Acquire);
             if f != 0 && f != usize::MAX && self.code.tiers[i].load(Ordering::Relaxed) != 1 {
-                return self.call(f, w, env, stats);
+                return self.call(f, w, env);
             }
         }
         let mut runs = None;
@@ -171,9 +173,9 @@ impl BodyRunner for JitRunner<'_> {
                 run_insts(&block.insts[range], w, env)?;
                 continue;
             }
-            self.call(f, w, env, stats)?;
+            self.call(f, w, env)?;
         }
-        stats.interp_blocks += interpreted as u64;
+        self.counters.interp_blocks += interpreted as u64;
         Ok(())
     }
 
@@ -183,7 +185,6 @@ impl BodyRunner for JitRunner<'_> {
         block: &Block,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
-        stats: &mut Stats,
         room: u64,
         stack: &mut Vec<Entry>,
     ) -> (Further, Result<(), Box<Fault>>) {
@@ -195,7 +196,7 @@ impl BodyRunner for JitRunner<'_> {
         self.jcx.issued = 0;
         self.jcx.last = id;
         self.jcx.depth = stack.len() as u32;
-        let r = self.run_body(id, block, w, env, stats).map_err(Box::new);
+        let r = self.run_body(id, block, w, env).map_err(Box::new);
         self.jcx.room = 0;
         if self.jcx.last != id {
             // The entries the region pushed and still holds at its last block (the code
@@ -209,7 +210,7 @@ impl BodyRunner for JitRunner<'_> {
                 }));
             }
         }
-        stats.looped += self.jcx.runs;
+        self.counters.looped += self.jcx.runs;
         let f = Further {
             runs: self.jcx.runs,
             issued: self.jcx.issued,
@@ -218,28 +219,22 @@ impl BodyRunner for JitRunner<'_> {
         (f, r)
     }
 
-    fn run_prefix(
+    fn run_part(
         &mut self,
         _: BlockId,
         block: &Block,
-        n: usize,
+        part: std::ops::Range<usize>,
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault> {
-        run_insts(&block.insts[..n], w, env)
+        run_insts(&block.insts[part], w, env)
     }
 }
 
 impl JitRunner<'_> {
     /// Runs compiled function `f` on the warp.
     #[inline]
-    fn call(
-        &mut self,
-        f: usize,
-        w: &mut WarpState,
-        env: &mut CtaEnv<'_>,
-        stats: &mut Stats,
-    ) -> Result<(), Fault> {
+    fn call(&mut self, f: usize, w: &mut WarpState, env: &mut CtaEnv<'_>) -> Result<(), Fault> {
         // SAFETY: `f` is a finalized function of one of our modules with the `BlockFn`
         // signature; module code is never freed (Cranelift leaks finalized code on drop).
         let func: BlockFn = unsafe { std::mem::transmute::<usize, BlockFn>(f) };
@@ -270,8 +265,8 @@ impl JitRunner<'_> {
         // resources in the view table (which `env.resources` keeps alive for the launch) inside
         // each entry's bounds, and (through helpers) the interpreter context.
         let r = unsafe { func(w, jcx) };
-        stats.delegated += jcx.delegated;
-        stats.slow_paths += jcx.slow;
+        self.counters.delegated += jcx.delegated;
+        self.counters.slow_paths += jcx.slow;
         if r != 0 {
             // Compiled code returns 1 only after a helper recorded the fault.
             let kind = FaultKind::BudgetExhausted {

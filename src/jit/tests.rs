@@ -64,8 +64,9 @@ fn run_compiled_at(
         threads: 1,
         ..RunOptions::default()
     };
-    let stats = jit.run(&machine, &launch, &opts).expect("runs");
-    assert_eq!((stats.interp_blocks, stats.delegated), (0, 0), "{text}");
+    jit.run(&machine, &launch, &opts).expect("runs");
+    let c = jit.take_counters();
+    assert_eq!((c.interp_blocks, c.delegated), (0, 0), "{text}");
     machine.global.read_bytes(0x10000, 0x100).expect("mapped")
 }
 
@@ -346,10 +347,11 @@ fn effective_address_mirror_at(tier: Tier) {
             ..RunOptions::default()
         };
         let stats = jit.run(&machine, &launch, &opts).expect("runs");
-        assert_eq!((stats.interp_blocks, stats.delegated), (0, 0));
+        let c = jit.take_counters();
+        assert_eq!((c.interp_blocks, c.delegated), (0, 0));
         if all_fast {
             // Only the first warp misses each instruction's hint; seven take the fast path.
-            assert!(stats.slow_paths <= 4, "{stats:?}");
+            assert!(c.slow_paths <= 4, "{c:?}");
         }
         // Each thread's two loads, counted where misaligned (their offsets are multiples of 4).
         let misaligned = (0..256)
@@ -918,8 +920,9 @@ fn a_block_that_fails_to_compile_is_interpreted_and_counted() {
         ..RunOptions::default()
     };
     for run in 1..=2u32 {
-        let stats = jit.run(&machine, &launch, &opts).expect("runs");
-        assert_eq!(stats.interp_blocks, 1, "run {run}: {stats:?}");
+        jit.run(&machine, &launch, &opts).expect("runs");
+        let c = jit.take_counters();
+        assert_eq!(c.interp_blocks, 1, "run {run}: {c:?}");
         let c = jit.compile_stats();
         assert_eq!((c.blocks, c.failed, c.tier2_failed), (0, 1, 0), "run {run}");
         let errors = jit.errors();
@@ -1532,8 +1535,8 @@ fn table_lookup_is_bounds_checked_for_every_index() {
 }
 
 /// What a launch did: its counts (warps, warp and lane instructions) or its fault, the 256
-/// bytes at 0x10000, and the statistics of a run that ended well.
-type Outcome = (Result<(u64, u64, u64), String>, Vec<u8>, Option<Stats>);
+/// bytes at 0x10000, and a JIT's own counts ([`RunCounters`]; zero for the interpreter).
+type Outcome = (Result<(u64, u64, u64), String>, Vec<u8>, RunCounters);
 
 /// Runs `launch` on one host thread, on a machine with 256 zeroed bytes at 0x10000, under a JIT
 /// that compiles every block on its first run and under the interpreter: (JIT, interpreter).
@@ -1542,7 +1545,7 @@ fn interpreter_and_jit(launch: &Launch) -> (Outcome, Outcome) {
     jit.threshold = 1;
     jit.hot_threshold = u32::MAX;
     (
-        run_outcome(&jit, launch),
+        jit_outcome(&jit, launch),
         run_outcome(&crate::interp::Interpreter, launch),
     )
 }
@@ -1571,11 +1574,18 @@ fn run_outcome(engine: &dyn Engine, launch: &Launch) -> Outcome {
         Ok(s) => Ok((s.warps, s.warp_insts, s.lane_insts)),
         Err(f) => Err(format!("{f:?}")),
     };
-    (counts, mem, r.ok())
+    (counts, mem, RunCounters::default())
+}
+
+/// [`run_outcome`] under `jit`, with what its runners counted in the launch.
+fn jit_outcome(jit: &Jit, launch: &Launch) -> Outcome {
+    jit.take_counters();
+    let (counts, mem, _) = run_outcome(jit, launch);
+    (counts, mem, jit.take_counters())
 }
 
 /// A loop is compiled as a region (`jit::region`): its further blocks run in compiled code
-/// (counted in `Stats::looped`) and agree with the interpreter in everything, at every budget:
+/// (counted in [`RunCounters::looped`]) and agree with the interpreter in everything, at every budget:
 /// a per-lane trip count (the loop diverges at its end or at its head and runs on for fewer
 /// lanes), the clock read inside it, an `if` inside the loop (uniform, and divergent), and the
 /// budget fault at each instruction of an iteration (the compiled code never starts a block
@@ -1667,16 +1677,14 @@ fn a_loop_runs_in_compiled_code_and_stops_exactly() {
                 ..Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new())
             };
             let (got, want) = interpreter_and_jit(&launch);
-            let got2 = run_outcome(&two, &launch);
+            let got2 = jit_outcome(&two, &launch);
             for (tier, got) in [(1, &got), (2, &got2)] {
                 assert_eq!(got.0, want.0, "tier {tier}, budget {budget}:\n{text}");
                 assert_eq!(got.1, want.1, "tier {tier}, budget {budget}:\n{text}");
-                if let Some(s) = &got.2 {
-                    assert_eq!(s.interp_blocks, 0, "{text}");
-                }
+                assert_eq!(got.2.interp_blocks, 0, "{text}");
             }
-            looped += got.2.as_ref().map_or(0, |s| s.looped);
-            looped2 += got2.2.as_ref().map_or(0, |s| s.looped);
+            looped += got.2.looped;
+            looped2 += got2.2.looped;
         }
         assert!(looped >= least, "ran in compiled code: {looped}\n{text}");
         assert!(looped2 >= least, "ran in tier 2's code: {looped2}\n{text}");
@@ -1704,14 +1712,14 @@ fn a_region_pushes_only_what_the_stack_holds() {
         let (got, want) = interpreter_and_jit(&launch);
         assert_eq!(got.0, want.0, "depth {depth}");
         assert_eq!(got.1, want.1, "depth {depth}");
-        let got2 = run_outcome(&tier2_jit(&prog), &launch);
+        let got2 = jit_outcome(&tier2_jit(&prog), &launch);
         assert_eq!(
             (&got2.0, &got2.1),
             (&want.0, &want.1),
             "depth {depth}, tier 2"
         );
         match (depth, &got.0, &got.2) {
-            (1022, Ok(_), Some(s)) => assert!(s.looped > 0, "the loop ran in compiled code"),
+            (1022, Ok(_), s) => assert!(s.looped > 0, "the loop ran in compiled code"),
             (1023, Err(f), _) => assert!(f.contains("StackOverflow"), "{f}"),
             (_, r, _) => panic!("depth {depth}: {r:?}"),
         }
@@ -1824,8 +1832,8 @@ fn a_register_a_routine_overwrites_is_read_back_per_lane() {
         threads: 1,
         ..RunOptions::default()
     };
-    let stats = jit.run(&machine, &launch, &opts).expect("runs");
-    assert_eq!(stats.interp_blocks, 0);
+    jit.run(&machine, &launch, &opts).expect("runs");
+    assert_eq!(jit.take_counters().interp_blocks, 0);
     let mem = machine.global.read_bytes(0x10000, 0x100).expect("mapped");
     for lane in 0..32 {
         let want = 0x100 + 31 - lane as u32;
@@ -2071,7 +2079,7 @@ fn run_with_host_calls(
             (r.warp, r.lane, r.stream, text)
         })
         .collect();
-    ((counts, mem, r.ok()), records)
+    ((counts, mem, RunCounters::default()), records)
 }
 
 /// Host calls (docs/semantics.md §22g) run for exactly the lanes that execute them, in lane

@@ -15,9 +15,9 @@
 //! lane routines below: [`atom_lanes`], [`shfl_rows`], and the resource-view accesses and
 //! queries [`ld_buf_lanes`], [`st_buf_lanes`], [`ld_tex_lanes`], [`st_tex_lanes`],
 //! [`view_atom_lanes`], [`info_words`], and texture sampling [`sample_lanes`] with the derivative
-//! rows [`deriv_row`]). The step-by-step runner
-//! ([`crate::exec::step::WarpStepper`]) is handed [`exec_inst`]. Nothing here knows either
-//! engine.
+//! rows [`deriv_row`]). The step-by-step runner ([`crate::exec::step::WarpStepper`]) runs
+//! single instructions through its engine's body runner, which both engines implement with
+//! [`run_insts`]. Nothing here knows either engine.
 
 #![allow(clippy::needless_range_loop)] // lane loops index several rows at once
 

@@ -1,7 +1,7 @@
 //! Control instructions: BRA, BRX, SSY, SYNC, PBK, BRK, PCNT, CONT, CAL, RET, EXIT, BAR.SYNC.
 //! They end blocks (see
 //! [`Terminator`](crate::ir::Terminator)); here they are parsed and printed as written, with
-//! symbolic or absolute targets that [`program`](super::program) resolves.
+//! symbolic or absolute targets that the private `program` resolves.
 
 use std::fmt;
 

@@ -4,7 +4,7 @@
 //! comments kept) → [`parser`] (one generic [`parser::RawInst`] per statement) → per-op syntax in
 //! [`syntax`] (one [`syntax::SassSyntax`] impl per op struct, dispatched by the mnemonic table in
 //! [`spelling`]) and [`control`] (BRA, SSY, SYNC, EXIT, BAR.SYNC) →
-//! [`program`] (pcs, labels, blocks). [`print`](mod@print) is the inverse: [`print_op`],
+//! `program` (pcs, labels, blocks; private). [`print`](mod@print) is the inverse: [`print_op`],
 //! [`print_inst`] and [`print_program`].
 //!
 //! Every error is an [`AsmError`] pointing at the offending token; no input panics.
@@ -14,7 +14,7 @@ pub mod lexer;
 pub mod listing;
 pub mod parser;
 pub mod print;
-pub mod program;
+pub(crate) mod program;
 pub mod spelling;
 pub mod syntax;
 pub mod validate;

@@ -1145,20 +1145,14 @@ pub struct DxbcOutcome {
     pub uavs: Vec<Vec<u8>>,
 }
 
-/// One run's outcome, and the instruction executions the engine delegated to the
-/// interpreter's code (a JIT's; 0 for the interpreter).
-fn run(
-    case: &DxbcCase,
-    engine: &dyn Engine,
-    launch: &Launch,
-) -> Result<(DxbcOutcome, u64), String> {
+/// One run's outcome.
+fn run(case: &DxbcCase, engine: &dyn Engine, launch: &Launch) -> Result<DxbcOutcome, String> {
     let m = case.machine()?;
     let opts = RunOptions {
         threads: 1,
         ..RunOptions::default()
     };
     let stats = engine.run(&m, launch, &opts);
-    let delegated = stats.as_ref().map_or(0, |s| s.delegated);
     let result = stats.map(|s: Stats| (s.warps, s.warp_insts, s.lane_insts));
     let uavs = (0..UAVS)
         .map(|s| {
@@ -1168,7 +1162,7 @@ fn run(
                 .unwrap_or_default()
         })
         .collect();
-    Ok((DxbcOutcome { result, uavs }, delegated))
+    Ok(DxbcOutcome { result, uavs })
 }
 
 /// Runs `case` under the interpreter and the JIT (every block compiled by tier 1 on its first
@@ -1176,7 +1170,7 @@ fn run(
 /// block compiled by tier 2) and requires identical outcomes.
 pub fn check_dxbc(case: &DxbcCase) -> std::result::Result<DxbcOutcome, String> {
     let launch = case.launch()?;
-    let (want, _) = run(case, &Interpreter, &launch)?;
+    let want = run(case, &Interpreter, &launch)?;
     let mut jit = Jit::new().map_err(|e| e.to_string())?;
     jit.threshold = 1;
     jit.hot_threshold = u32::MAX;
@@ -1185,7 +1179,9 @@ pub fn check_dxbc(case: &DxbcCase) -> std::result::Result<DxbcOutcome, String> {
             jit.compile_all_tier(&launch.program, crate::jit::Tier::Two)
                 .map_err(|e| format!("the JIT cannot compile a block at tier 2: {e}\n{case:?}"))?;
         }
-        let (got, delegated) = run(case, &jit, &launch)?;
+        jit.take_counters();
+        let got = run(case, &jit, &launch)?;
+        let delegated = jit.take_counters().delegated;
         if delegated != 0 {
             return Err(format!(
                 "the JIT delegated {delegated} instruction executions to the interpreter's code\n{case:?}"
