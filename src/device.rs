@@ -52,6 +52,26 @@ use warpjit_runtime::{BankMode, ConstBanks, Fault, GlobalMemory, MemError};
 pub const MAX_BLOCK_THREADS: u64 = 1024;
 /// Most shared memory one CTA may use, static and dynamic together (48 KiB on sm_52).
 pub const MAX_SHARED_BYTES: u32 = 48 * 1024;
+/// The unit a CTA's shared memory is allocated in (Maxwell's shared memory allocation unit, the
+/// `sharedMemAllocationUnitSize` of CUDA's occupancy rules): a launch's static and dynamic
+/// shared memory, added, is rounded up to a multiple of it ([`shared_allocation`]).
+pub const SHARED_ALLOCATION_UNIT: u32 = 256;
+
+/// The shared memory a CTA of a launch asking for `bytes` (static plus dynamic, at most
+/// [`MAX_SHARED_BYTES`]) has: `bytes` rounded up to [`SHARED_ALLOCATION_UNIT`], as the GPU
+/// allocates it. An access past `bytes` but inside the allocation reads and writes memory of
+/// the CTA's, as on the GPU (ptxas's vector loads of a dynamic array's tail rely on it), and the
+/// size `c[0x0][0xfc]` reports is this one (docs/semantics.md §15).
+///
+/// ```
+/// use warpjit::device::shared_allocation;
+/// assert_eq!(shared_allocation(0), 0);
+/// assert_eq!(shared_allocation(0x1c), 0x100);
+/// assert_eq!(shared_allocation(0x100), 0x100);
+/// ```
+pub fn shared_allocation(bytes: u32) -> u32 {
+    bytes.div_ceil(SHARED_ALLOCATION_UNIT) * SHARED_ALLOCATION_UNIT
+}
 /// Largest grid dimensions (x, y, z).
 pub const MAX_GRID: [u32; 3] = [0x7fff_ffff, 0xffff, 0xffff];
 /// Largest block dimensions (x, y, z).
@@ -490,7 +510,7 @@ pub fn launch(
             params.len()
         )));
     }
-    let shared_bytes = kernel.shared_bytes + config.dynamic_shared_bytes;
+    let shared_bytes = shared_allocation(kernel.shared_bytes + config.dynamic_shared_bytes);
     let spare = kernel.banks.lock().unwrap_or_else(|p| p.into_inner()).pop();
     let mut banks = spare.unwrap_or_else(|| {
         let mut b = ConstBanks::new();

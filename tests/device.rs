@@ -447,3 +447,42 @@ fn device_assert_prints_cuda_s_message_and_stops_the_launch() {
         }
     }
 }
+
+/// Numba's dynamic shared memory slices (tests/cubin/numba_dynshared.py, numba-cuda's
+/// test_dynshared_slice_gaps): the kernel asks for 28 bytes of dynamic shared memory and reads
+/// them back with two 128-bit LDS, the second at offset 0x10, past the 28 bytes. The GPU
+/// allocates shared memory in 256-byte units, so that read is inside the CTA's memory; the
+/// launch runs and writes [99, 1, 2, 99, 3, 4, 99] (the test's expectation) on both engines.
+#[test]
+fn a_vector_read_past_the_dynamic_shared_size_stays_inside_the_allocation_unit() {
+    let m = Module::from_cubin(&cubin("numba_dynshared.cubin")).unwrap();
+    let name = m.kernel_names().next().unwrap().to_string();
+    let k = m.kernel(&name, 0).unwrap();
+    let x = 0x2000_0000_0000u64;
+    // Numba's array argument: meminfo, parent, nitems, itemsize, data, shape, strides.
+    let mut params = Vec::new();
+    for v in [0u64, 0, 7, 4, x, 7, 4] {
+        params.extend_from_slice(&v.to_le_bytes());
+    }
+    assert_eq!(params.len(), k.params().size as usize);
+    let cfg = LaunchConfig {
+        dynamic_shared_bytes: 7 * 4,
+        ..config(1, 1)
+    };
+    for engine in engines() {
+        let mut machine = Machine::default();
+        machine.global.map(x, 0x100, Init::Zero).unwrap();
+        launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &cfg,
+            &params,
+            &RunOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e:?}", engine.name()));
+        let got = words(&machine.global.read_bytes(x, 28).unwrap());
+        assert_eq!(got, [99, 1, 2, 99, 3, 4, 99], "{}", engine.name());
+    }
+    assert_eq!(warpjit::device::shared_allocation(28), 256);
+}

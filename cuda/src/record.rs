@@ -151,7 +151,7 @@ fn try_write(
     let _ = writeln!(
         t,
         "shared_bytes = {:#x}",
-        l.kernel.shared_bytes() + c.dynamic_shared_bytes
+        warpjit::device::shared_allocation(l.kernel.shared_bytes() + c.dynamic_shared_bytes)
     );
     let _ = writeln!(t, "budget = \"{:#x}\"", u64::MAX);
     if l.data_base != 0 {
