@@ -524,6 +524,7 @@ impl Cubin {
             if (kind == elf::SHT_REL || kind == elf::SHT_RELA)
                 && !relocates_const4(section)
                 && relocated_text(section).is_none()
+                && !relocates_unloaded(section, &sections)
             {
                 return Err(CubinError::new(
                     section.offset,
@@ -987,6 +988,16 @@ fn relocates_const4(section: &Section<'_>) -> bool {
         section.name.as_str(),
         ".rel.nv.constant4" | ".rela.nv.constant4"
     )
+}
+
+/// Whether a relocation section applies to debug information (`sh_info` names one of the DWARF
+/// sections `.debug_*` or `.nv_debug_*` of a module compiled with `-G` or `-lineinfo`, which
+/// warpjit does not read): its relocations are ignored.
+fn relocates_unloaded(section: &Section<'_>, sections: &[Section<'_>]) -> bool {
+    let target = section.header.sh_info(LittleEndian) as usize;
+    sections
+        .get(target)
+        .is_some_and(|t| t.name.starts_with(".debug_") || t.name.starts_with(".nv_debug"))
 }
 
 /// For `.rel.text.NAME` / `.rela.text.NAME`: `NAME`, the kernel whose code it relocates.

@@ -486,3 +486,41 @@ fn a_vector_read_past_the_dynamic_shared_size_stays_inside_the_allocation_unit()
     }
     assert_eq!(warpjit::device::shared_allocation(28), 256);
 }
+
+/// A Numba kernel compiled with `debug=True` (tests/cubin/numba_debug.py): its DWARF sections
+/// carry relocations (`.rel.debug_line`, ...), which the loader leaves alone; the module loads
+/// and the kernel writes x[t] = 1.5 t on both engines.
+#[test]
+fn a_module_with_debug_information_loads_and_runs() {
+    let bytes = cubin("numba_debug.cubin");
+    let m = Module::from_cubin(&bytes).unwrap();
+    let name = m.kernel_names().next().unwrap().to_string();
+    let k = m.kernel(&name, 0).unwrap();
+    let x = 0x2000_0000_0000u64;
+    let mut params = Vec::new();
+    for v in [0u64, 0, 4, 8, x, 4, 8] {
+        params.extend_from_slice(&v.to_le_bytes());
+    }
+    assert_eq!(params.len(), k.params().size as usize);
+    for engine in engines() {
+        let mut machine = Machine::default();
+        machine.global.map(x, 0x100, Init::Zero).unwrap();
+        launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &config(1, 4),
+            &params,
+            &RunOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e:?}", engine.name()));
+        let got: Vec<f64> = machine
+            .global
+            .read_bytes(x, 32)
+            .unwrap()
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, [0.0, 1.5, 3.0, 4.5], "{}", engine.name());
+    }
+}
