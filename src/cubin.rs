@@ -205,6 +205,12 @@ impl ModuleData {
         self.zeroed_offset() + self.zeroed
     }
 
+    /// Where `.nv.constant3` (bank 3's backing) starts in the module's data image as warpjit's
+    /// CUDA driver maps it: after the `__device__` data, at the next multiple of 256.
+    pub fn const3_offset(&self) -> u64 {
+        self.mapped_size().next_multiple_of(256)
+    }
+
     /// Where `.nv.global` starts, from the base of the module's data: `.nv.global.init`'s size
     /// rounded up to 256.
     pub fn zeroed_offset(&self) -> u64 {

@@ -124,7 +124,7 @@ impl Module {
     /// Parses a cubin for sm_50, sm_52 or sm_53 (see [`Cubin::parse`]).
     pub fn from_cubin(bytes: &[u8]) -> Result<Module, ModuleError> {
         let cubin = Cubin::parse(bytes)?;
-        let const3_offset = cubin.module.mapped_size().next_multiple_of(256);
+        let const3_offset = cubin.module.const3_offset();
         Ok(Module {
             cubin,
             const3_offset,

@@ -144,6 +144,11 @@ pub struct BinaryKernel {
     /// The module's `__device__` data and the bank-4 words that hold its addresses (mapped and
     /// relocated by the trace loader: `tracefile`'s `MODULE_DATA_BASE`).
     pub module: crate::cubin::ModuleData,
+    /// Where bank 3's backing lies in global memory, when the trace maps the module's data
+    /// image itself (`module_data`, a recording of warpjit's CUDA driver): the image's
+    /// `.nv.constant3`, which each launch reads into bank 3 (the host may have written it) and
+    /// whose address it finds in `c[0x0][0xd0]` (docs/semantics.md §22g). `None` otherwise.
+    pub const3_at: Option<u64>,
 }
 
 /// Reads a cubin, with its errors located at their byte.
@@ -210,6 +215,7 @@ pub fn binary_kernel(
         param_offset: k.param_offset,
         param_table: k.param_table(),
         module: cubin.module.clone(),
+        const3_at: None,
     }))
 }
 

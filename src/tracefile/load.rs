@@ -271,17 +271,22 @@ impl Loader {
             let Some(b) = spec.binary.clone() else {
                 continue;
             };
-            if b.module.is_empty() {
-                continue;
-            }
             let span = l.get_ref().code_file.as_ref().map_or(0..0, |f| f.span());
             if let Some(m) = &l.get_ref().module_data {
                 // The trace maps the data image itself (a recording of warpjit's CUDA driver):
-                // only bank 4 is made, for its address.
-                let place = crate::cubin::DataPlacement::at(sp64(m).0, &b.module);
+                // only bank 4 is made, for its address, and bank 3 is read from the image's
+                // `.nv.constant3` at each launch.
+                let base = sp64(m).0;
+                let place = crate::cubin::DataPlacement::at(base, &b.module);
                 let mut k = (*b).clone();
                 k.banks.push((4, b.module.bank4(place.init, place.zeroed)));
+                if k.banks.iter().any(|(bank, _)| *bank == 3) {
+                    k.const3_at = base.checked_add(b.module.const3_offset());
+                }
                 spec.binary = Some(std::sync::Arc::new(k));
+                continue;
+            }
+            if b.module.is_empty() {
                 continue;
             }
             let found = modules.iter().find(|(p, _, _)| *p == spec.program_path);

@@ -973,7 +973,27 @@ impl Trace {
                 }
             }
         }
-        let words = crate::device::launch_constants(
+        // A recording's bank 3: its backing in the mapped data image, as the host left it, and
+        // its address in c[0x0][0xd0..0xd8] (where ptxas's code for `cvta.const` reads it).
+        let const3 = spec.binary.as_ref().and_then(|b| {
+            let at = b.const3_at?;
+            let len = b.banks.iter().find(|(bank, _)| *bank == 3)?.1.len();
+            Some((at, len))
+        });
+        if let Some((at, len)) = const3 {
+            if let Ok(bytes) = self.machine.global.read_bytes(at, len as u64) {
+                for (i, &byte) in bytes.iter().enumerate() {
+                    let a = i as u32;
+                    let covered = self.consts.iter().any(|c| {
+                        c.bank == 3 && c.offset <= a && a - c.offset < c.bytes.len() as u32
+                    });
+                    if !covered {
+                        let _ = banks.write(3, a, &[byte]);
+                    }
+                }
+            }
+        }
+        let mut words = crate::device::launch_constants(
             self.shared_window,
             self.local_window,
             spec.grid,
@@ -982,6 +1002,10 @@ impl Trace {
             spec.shared_bytes,
             spec.cooperative.then_some(GRID_WORKSPACE),
         );
+        if let Some((at, _)) = const3 {
+            let c3 = crate::device::CONST3_ADDRESS;
+            words.extend([(c3, at as u32), (c3 + 4, (at >> 32) as u32)]);
+        }
         for (at, value) in words {
             for (i, byte) in value.to_le_bytes().into_iter().enumerate() {
                 let a = at + i as u32;
