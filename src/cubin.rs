@@ -255,7 +255,8 @@ pub struct Kernel {
     pub shared_bytes: u32,
     /// Bytes of local memory (stack) per thread: the largest of `EIATTR_FRAME_SIZE`,
     /// `EIATTR_MIN_STACK_SIZE` and `EIATTR_MAX_STACK_SIZE` given for this kernel's symbol in
-    /// `.nv.info` or `.nv.info.NAME`; 0 if none is given.
+    /// `.nv.info` or `.nv.info.NAME`, except 0xffffffff (ptxas's "unbounded", a recursive
+    /// kernel's); 0 if none is given.
     pub local_bytes: u32,
     /// The contents of `.nv.constant2.NAME` (constant bank 2, the compiler's constants for this
     /// kernel); empty if absent.
@@ -1474,7 +1475,14 @@ fn stack_owner(
     };
     expect_payload(section, record, what, 8, false)?;
     let owner = u32_at(record.payload, 0);
-    Ok(Some((owner as usize, u32_at(record.payload, 4))))
+    let bytes = u32_at(record.payload, 4);
+    // ptxas writes 0xffffffff for a stack it cannot bound (a recursive function's): no size is
+    // known, and the driver gives such a kernel the context's stack limit (CUDA's default, 1
+    // KiB: `frontend::CALL_STACK_BYTES`).
+    if bytes == u32::MAX {
+        return Ok(None);
+    }
+    Ok(Some((owner as usize, bytes)))
 }
 
 /// Everything about one kernel, from its `.text.NAME` and the sections named after it.

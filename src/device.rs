@@ -52,6 +52,8 @@ use warpjit_runtime::{BankMode, ConstBanks, Fault, GlobalMemory, MemError};
 pub const MAX_BLOCK_THREADS: u64 = 1024;
 /// Most shared memory one CTA may use, static and dynamic together (48 KiB on sm_52).
 pub const MAX_SHARED_BYTES: u32 = 48 * 1024;
+/// The most local memory (stack) per thread: Maxwell's 512 KiB.
+pub const MAX_LOCAL_BYTES: u32 = 512 << 10;
 /// The unit a CTA's shared memory is allocated in (Maxwell's shared memory allocation unit, the
 /// `sharedMemAllocationUnitSize` of CUDA's occupancy rules): a launch's static and dynamic
 /// shared memory, added, is rounded up to a multiple of it ([`shared_allocation`]).
@@ -458,6 +460,13 @@ pub fn check_config(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
         return Err(format!(
             "grid × block is {total} threads: warpjit runs at most {} (2^30) in one launch",
             crate::exec::MAX_LAUNCH_THREADS
+        ));
+    }
+    if kernel.local_bytes > MAX_LOCAL_BYTES {
+        return Err(format!(
+            "kernel `{}` needs {:#x} bytes of local memory per thread: at most {:#x} (512 KiB, \
+             Maxwell's local memory per thread)",
+            kernel.name, kernel.local_bytes, MAX_LOCAL_BYTES
         ));
     }
     let shared = u64::from(kernel.shared_bytes) + u64::from(dynamic_shared_bytes);

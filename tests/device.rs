@@ -524,3 +524,18 @@ fn a_module_with_debug_information_loads_and_runs() {
         assert_eq!(got, [0.0, 1.5, 3.0, 4.5], "{}", engine.name());
     }
 }
+
+/// A recursive Numba kernel (tests/cubin/numba_recursion.py): ptxas writes 0xffffffff, "cannot
+/// bound", as its stack size; the kernel gets CUDA's default stack limit (1 KiB per thread)
+/// instead of 4 GiB per thread, which the host could never allocate.
+#[test]
+fn a_recursive_kernel_gets_the_default_stack() {
+    let m = Module::from_cubin(&cubin("numba_recursion.cubin")).unwrap();
+    let name = m
+        .kernel_names()
+        .find(|n| n.contains("raise_self_kernel"))
+        .unwrap()
+        .to_string();
+    let k = m.kernel(&name, 0).unwrap();
+    assert_eq!(k.local_bytes(), 1024);
+}

@@ -846,8 +846,8 @@ pub const GRID_WORKSPACE: u64 = 0x0000_7e00_0000_0000;
 /// +4 as its barrier, which it leaves ready for the next launch).
 pub const GRID_WORKSPACE_BYTES: u64 = crate::device::GRID_WORKSPACE_BYTES;
 
-/// Largest `local_bytes`: 512 KiB, Maxwell's local memory per thread.
-pub const MAX_LOCAL_BYTES: u32 = 512 << 10;
+/// The most local memory per thread a launch may have (512 KiB, Maxwell's).
+pub use crate::device::MAX_LOCAL_BYTES;
 
 /// One `[[expect]]`: global memory contents after all launches.
 #[derive(Clone, Debug, PartialEq)]
