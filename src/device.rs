@@ -62,8 +62,9 @@ pub const SHARED_ALLOCATION_UNIT: u32 = 256;
 /// The shared memory a CTA of a launch asking for `bytes` (static plus dynamic, at most
 /// [`MAX_SHARED_BYTES`]) has: `bytes` rounded up to [`SHARED_ALLOCATION_UNIT`], as the GPU
 /// allocates it. An access past `bytes` but inside the allocation reads and writes memory of
-/// the CTA's, as on the GPU (ptxas's vector loads of a dynamic array's tail rely on it), and the
-/// size `c[0x0][0xfc]` reports is this one (docs/semantics.md §15).
+/// the CTA's, as on the GPU (ptxas's vector loads of a dynamic array's tail rely on it). The
+/// size the kernel finds in `c[0x0][0xfc]` stays `bytes`, the size asked for (Numba sizes a
+/// dynamic shared array from it; docs/semantics.md §15).
 ///
 /// ```
 /// use warpjit::device::shared_allocation;
@@ -519,7 +520,7 @@ pub fn launch(
             params.len()
         )));
     }
-    let shared_bytes = shared_allocation(kernel.shared_bytes + config.dynamic_shared_bytes);
+    let shared_bytes = kernel.shared_bytes + config.dynamic_shared_bytes;
     let spare = kernel.banks.lock().unwrap_or_else(|p| p.into_inner()).pop();
     let mut banks = spare.unwrap_or_else(|| {
         let mut b = ConstBanks::new();
@@ -560,7 +561,7 @@ pub fn launch(
         grid: config.grid,
         block: config.block,
         mode: BankMode::Compute,
-        shared_bytes,
+        shared_bytes: shared_allocation(shared_bytes),
         local_bytes: kernel.local_bytes,
         consts,
         budget: config.budget,

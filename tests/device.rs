@@ -539,3 +539,39 @@ fn a_recursive_kernel_gets_the_default_stack() {
     let k = m.kernel(&name, 0).unwrap();
     assert_eq!(k.local_bytes(), 1024);
 }
+
+/// Numba's reverse-strided slice of a dynamic shared array (tests/cubin/numba_dynshared_reverse.py,
+/// numba-cuda's test_dynshared_slice_nonunit_reverse_stride): `dynsmem[-1::-2]` takes the array's
+/// length from the shared memory size in c[0x0][0xfc], which is the 24 bytes asked for, not the
+/// 256-byte allocation: [99, 3, 99, 2, 99, 1] (the test's expectation) on both engines.
+#[test]
+fn the_shared_size_a_kernel_reads_is_the_size_asked_for() {
+    let m = Module::from_cubin(&cubin("numba_dynshared_reverse.cubin")).unwrap();
+    let name = m.kernel_names().next().unwrap().to_string();
+    let k = m.kernel(&name, 0).unwrap();
+    let x = 0x2000_0000_0000u64;
+    let mut params = Vec::new();
+    for v in [0u64, 0, 6, 4, x, 6, 4] {
+        params.extend_from_slice(&v.to_le_bytes());
+    }
+    assert_eq!(params.len(), k.params().size as usize);
+    let cfg = LaunchConfig {
+        dynamic_shared_bytes: 6 * 4,
+        ..config(1, 1)
+    };
+    for engine in engines() {
+        let mut machine = Machine::default();
+        machine.global.map(x, 0x100, Init::Zero).unwrap();
+        launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &cfg,
+            &params,
+            &RunOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e:?}", engine.name()));
+        let got = words(&machine.global.read_bytes(x, 24).unwrap());
+        assert_eq!(got, [99, 3, 99, 2, 99, 1], "{}", engine.name());
+    }
+}

@@ -138,6 +138,15 @@ fn try_write(
         let _ = writeln!(t, "[[const]]                  # __constant__ data as the launch saw it\nbank = 3\noffset = 0\nu8 = [{}]\n", hex_list(l.bank3));
     }
     let c = l.config;
+    let asked = l.kernel.shared_bytes() + c.dynamic_shared_bytes;
+    if warpjit::device::shared_allocation(asked) != asked {
+        // The launch has the allocation unit's worth of shared memory, but the size the kernel
+        // reads in c[0x0][0xfc] is the one the program asked for (semantics §15).
+        let _ = writeln!(
+            t,
+            "[[const]]                  # shared memory asked for (the allocation is rounded up)\nbank = 0\noffset = 0xfc\nu32 = [{asked:#x}]\n"
+        );
+    }
     let _ = writeln!(
         t,
         "[[launch]]\ncode_file = \"{module}\"\nkernel = \"{}\"",
@@ -151,7 +160,7 @@ fn try_write(
     let _ = writeln!(
         t,
         "shared_bytes = {:#x}",
-        warpjit::device::shared_allocation(l.kernel.shared_bytes() + c.dynamic_shared_bytes)
+        warpjit::device::shared_allocation(asked)
     );
     let _ = writeln!(t, "budget = \"{:#x}\"", u64::MAX);
     if l.data_base != 0 {
