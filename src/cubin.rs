@@ -62,6 +62,9 @@ pub const EIATTR_PARAM_CBANK: u8 = 0x0a;
 /// frame size in bytes (256 for `stack`, whose 64-word local array is kept in local memory; 0 for
 /// the others).
 pub const EIATTR_FRAME_SIZE: u8 = 0x11;
+/// `EIATTR_MAX_THREADS` (`.nv.info.NAME`, `EIFMT_SVAL`, 12 bytes): the kernel's `.maxntid`
+/// (CUDA's `__launch_bounds__`, Numba's `launch_bounds`), three `u32` x, y, z.
+pub const EIATTR_MAX_THREADS: u8 = 0x05;
 /// `EIATTR_MIN_STACK_SIZE` (`.nv.info`, `EIFMT_SVAL`, 8 bytes): `u32` kernel symbol index, `u32`
 /// stack size in bytes (256 for `stack`, 0 for the others).
 pub const EIATTR_MIN_STACK_SIZE: u8 = 0x12;
@@ -278,6 +281,9 @@ pub struct Kernel {
     /// The indirect branches of the code and their targets, from
     /// [`EIATTR_INDIRECT_BRANCH_TARGETS`]; empty if the attribute is absent.
     pub indirect_branches: Vec<IndirectBranch>,
+    /// The most threads a block of this kernel may have: the product of its `.maxntid` x, y
+    /// and z ([`EIATTR_MAX_THREADS`]); `None` without launch bounds.
+    pub max_threads: Option<u64>,
     /// The relocations of `.rel.text.NAME` (what nvJitLink leaves for the loader: the addresses
     /// of the module's data in `MOV32I` immediates, and calls to functions the driver supplies),
     /// in file order.
@@ -1543,6 +1549,7 @@ fn read_kernel(
     let mut params = Vec::new();
     let mut exit_offsets = Vec::new();
     let mut indirect_branches = Vec::new();
+    let mut max_threads = None;
     if let Some(info) = find(&format!(".nv.info.{name}")) {
         for record in info_records(info)? {
             if let Some(bytes) = stack_size(info, &record, symbol)? {
@@ -1590,6 +1597,13 @@ fn read_kernel(
                     expect_payload(info, &record, "EIATTR_INDIRECT_BRANCH_TARGETS", 4, true)?;
                     indirect_branches.extend(branch_targets(info, &record)?);
                 }
+                EIATTR_MAX_THREADS => {
+                    expect_payload(info, &record, "EIATTR_MAX_THREADS", 12, false)?;
+                    let n = (0..3)
+                        .map(|i| u64::from(u32_at(record.payload, 4 * i)))
+                        .product();
+                    max_threads = Some(n);
+                }
                 _ => {}
             }
         }
@@ -1624,6 +1638,7 @@ fn read_kernel(
         params,
         exit_offsets,
         indirect_branches,
+        max_threads,
         code_relocs,
     })
 }

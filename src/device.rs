@@ -250,6 +250,7 @@ impl Module {
             bank2: k.const2.clone(),
             bank4,
             banks: Mutex::new(Vec::new()),
+            bound: k.max_threads,
         })
     }
 }
@@ -257,6 +258,8 @@ impl Module {
 /// A kernel ready to launch ([`Module::kernel`]).
 pub struct Kernel {
     name: String,
+    /// The launch bounds' most threads per block (`.maxntid`), if the kernel has them.
+    bound: Option<u64>,
     program: Arc<Program>,
     params: ParamTable,
     registers: u32,
@@ -322,11 +325,15 @@ impl Kernel {
         self.const3
     }
     /// The most threads per CTA it can run with: 1024, fewer when its registers do not fit
-    /// (64 K registers per SM, allocated per warp in units of 256).
+    /// (64 K registers per SM, allocated per warp in units of 256) or its launch bounds
+    /// (`__launch_bounds__`, PTX `.maxntid`: x × y × z) say fewer.
     pub fn max_threads_per_block(&self) -> u32 {
         let per_warp = (self.registers.max(1) * 32).next_multiple_of(256);
         let warps = (65536 / per_warp).min(32);
-        warps * 32
+        let bound = self
+            .bound
+            .map_or(u32::MAX, |b| b.min(u64::from(u32::MAX)) as u32);
+        (warps * 32).min(bound)
     }
 }
 
@@ -450,10 +457,15 @@ pub fn check_config(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
     let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
     if threads > u64::from(kernel.max_threads_per_block()) {
         return Err(format!(
-            "a block of {threads} threads: kernel `{}` runs at most {} ({} registers per thread)",
+            "a block of {threads} threads: kernel `{}` runs at most {} ({} registers per thread{})",
             kernel.name,
             kernel.max_threads_per_block(),
-            kernel.registers
+            kernel.registers,
+            if kernel.bound.is_some() {
+                ", launch bounds"
+            } else {
+                ""
+            }
         ));
     }
     let total = grid.iter().map(|&g| u128::from(g)).product::<u128>() * u128::from(threads);

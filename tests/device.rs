@@ -575,3 +575,29 @@ fn the_shared_size_a_kernel_reads_is_the_size_asked_for() {
         assert_eq!(got, [99, 3, 99, 2, 99, 1], "{}", engine.name());
     }
 }
+
+/// A kernel's launch bounds (tests/cubin/numba_launch_bounds.py: `.maxntid 128`, the cubin's
+/// EIATTR_MAX_THREADS): a block of 128 threads runs, one of 256 is refused before anything runs.
+#[test]
+fn launch_bounds_limit_the_block() {
+    let m = Module::from_cubin(&cubin("numba_launch_bounds.cubin")).unwrap();
+    let name = m.kernel_names().next().unwrap().to_string();
+    let k = m.kernel(&name, 0).unwrap();
+    assert_eq!(k.max_threads_per_block(), 128);
+    let machine = Machine::default();
+    let run = |block| {
+        launch(
+            &Interpreter,
+            &machine,
+            &k,
+            &config(1, block),
+            &[],
+            &RunOptions::default(),
+        )
+    };
+    assert!(run(128).is_ok());
+    match run(256) {
+        Err(LaunchError::Invalid(why)) => assert!(why.contains("at most 128"), "{why}"),
+        r => panic!("a block of 256 threads: {r:?}"),
+    }
+}
