@@ -41,6 +41,7 @@ pub mod runner;
 pub mod sanitizer;
 pub mod sass;
 pub mod semantics;
+pub mod stage;
 #[cfg(feature = "testgen")]
 pub mod testgen;
 pub mod tracefile;

@@ -533,27 +533,15 @@ fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<crate::ir::StageIo>, T
         return Ok(None);
     };
     let quads = spec.quads();
-    let lanes = n as u64;
     // One record of `v#` per lane and input vertex, of `o#` per lane and output vertex (a
-    // geometry shader's emits).
-    let records_in = lanes * io.vertices_in as u64;
-    use warpjit_runtime::resource::{Buffer, BufferKind};
-    // Zero-filled and lazily committed (a launch of many invocations may have large ones); the
-    // inputs written into it.
-    let make = |len: u64| {
-        Buffer::new(BufferKind::Raw, len.max(4), &[]).map_err(|err| {
-            trace.error_at(
-                &(0..0),
-                format!("launch {}: the invocations' registers: {err}", spec.index),
-            )
-        })
-    };
-    let inb = make(records_in * 16 * io.inputs as u64)?;
-    let per = io.inputs as u64;
+    // geometry shader's emits), zero-filled and lazily committed (a launch of many invocations
+    // may have large ones); the inputs written into it.
+    let records_in = n as u64 * io.vertices_in as u64;
+    let invocations = spec.invocations.unwrap_or(n);
+    let stage = crate::stage::Stage::bind_lanes(&mut trace.machine, io, invocations, n)
+        .map_err(|err| trace.error_at(&(0..0), format!("launch {}: {err}", spec.index)))?;
     let put = |record: u64, reg: u32, v: [u32; 4]| {
-        let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
-        inb.storage()
-            .write((record * per + reg as u64) * 16, &bytes);
+        stage.put(&trace.machine, record as u32, reg, v);
     };
     let mut given: Vec<(u32, Vec<[u32; 4]>)> = Vec::new();
     for r in &spec.inputs {
@@ -594,9 +582,6 @@ fn stage_io(trace: &mut Trace, i: usize) -> Result<Option<crate::ir::StageIo>, T
             }
         }
     }
-    let outb = make(lanes * io.vertices_out as u64 * 16 * io.outputs as u64)?;
-    trace.machine.resources.set_input(Some(inb));
-    trace.machine.resources.set_output(Some(outb));
     Ok(Some(io))
 }
 

@@ -1029,3 +1029,66 @@ ret
     );
     assert_eq!(words(&out[3]), [182, 196, 0, 0]);
 }
+
+/// `warpjit::stage` for a pixel shader run without a trace: three pixels make one quad whose
+/// fourth lane is a helper invocation; each pixel's output is its input plus one, on both
+/// engines. Asking
+/// for a register, an invocation or a compute shader the stage does not have is a typed error.
+#[test]
+fn a_pixel_shader_runs_through_the_stage_surface() {
+    use warpjit::stage::{Stage, StageError};
+    let listing = "ps_5_0
+dcl_input_ps linear v0.xyzw
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+add o0.xyzw, v0.xyzw, l(1.0, 1.0, 1.0, 1.0)
+mov o1.xyzw, l(7.0, 7.0, 7.0, 7.0)
+ret
+";
+    let (prog, locs) = parse_located(listing).expect("listing parses");
+    let program = Arc::new(lower(&prog, &locs).expect("program lowers"));
+    let mut jit = warpjit::jit::Jit::new().expect("jit");
+    jit.threshold = 1;
+    let engines: [&dyn Engine; 2] = [&warpjit::interp::Interpreter, &jit];
+    for engine in engines {
+        let mut m = Machine::default();
+        let stage = Stage::bind(&mut m, &program, 3).expect("a pixel shader");
+        assert_eq!((stage.invocations, stage.lanes), (3, 4));
+        for i in 0..3u32 {
+            let v = (10.0 * i as f32).to_bits();
+            stage.set_input(&m, i, 0, 0, [v; 4]).expect("v0");
+        }
+        engine
+            .run(&m, &stage.launch(program.clone()), &RunOptions::default())
+            .unwrap_or_else(|f| panic!("{}: {f}", engine.name()));
+        for i in 0..3u32 {
+            let o0 = stage.output(&m, i, 0, 0).expect("o0");
+            assert_eq!(
+                f32::from_bits(o0[0]),
+                10.0 * i as f32 + 1.0,
+                "{}",
+                engine.name()
+            );
+        }
+        assert_eq!(
+            stage.output(&m, 3, 0, 0),
+            Err(StageError::OutOfRange {
+                what: "invocation",
+                value: 3,
+                count: 3
+            })
+        );
+        assert_eq!(
+            stage.set_input(&m, 0, 0, 1, [0; 4]),
+            Err(StageError::OutOfRange {
+                what: "v#",
+                value: 1,
+                count: 1
+            })
+        );
+    }
+    let (cs, locs) = parse_located("cs_5_0\ndcl_thread_group 1, 1, 1\nret\n").expect("parses");
+    let cs = lower(&cs, &locs).expect("lowers");
+    let mut m = Machine::default();
+    assert_eq!(Stage::bind(&mut m, &cs, 1), Err(StageError::NotAStage));
+}
