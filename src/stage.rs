@@ -7,7 +7,7 @@
 //! [`Stage::bind`] makes zeroed input and output records for a number of invocations and binds
 //! them to the machine; [`Stage::set_input`] writes an input register of an invocation,
 //! [`Stage::launch`] makes the launch (32 invocations per warp, the invocation count in
-//! constant bank [`INVOCATIONS_BANK`](crate::ir::INVOCATIONS_BANK)), and after it
+//! constant bank [`INVOCATIONS_BANK`]), and after it
 //! [`Stage::output`] reads what an invocation wrote. A pixel shader's invocations run in 2x2
 //! quads (§33): invocation `i` is lane `i`, the lanes that round the count up to a whole quad are
 //! helper invocations (their inputs stay 0), and the hidden input slot marks the pixels. (The
