@@ -50,3 +50,41 @@ def pytest_runtest_call(item):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+# Test modules by their package names. The wheel installs numba-cuda's package `numba.cuda` as
+# numba_cuda/numba/cuda (found through a redirecting import hook), and numba_cuda/numba has no
+# __init__.py, so pytest (in every import mode) names a test module after its path below it,
+# `cuda.tests.cudapy.test_x`: a name that shadows NVIDIA's `cuda` package, which child processes
+# (multiprocessing's spawn, the suite's isolated subprocess tests) then cannot import, and which
+# tests that check `__module__` see. This collects each such module under its real name.
+import importlib
+import pathlib
+
+
+def _package_name(path):
+    parts = pathlib.Path(path).with_suffix("").parts
+    if "numba_cuda" not in parts:
+        return None
+    i = len(parts) - 1 - parts[::-1].index("numba_cuda")
+    name = ".".join(parts[i + 1 :])
+    return name if name.startswith("numba.cuda.tests.") else None
+
+
+class _NamedModule(pytest.Module):
+    def _getobj(self):
+        try:
+            return importlib.import_module(self._package_name)
+        except pytest.skip.Exception:
+            raise
+        except Exception as e:
+            raise self.CollectError(f"importing {self._package_name}: {e!r}") from e
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    name = _package_name(module_path)
+    if name is None:
+        return None
+    m = _NamedModule.from_parent(parent, path=module_path)
+    m._package_name = name
+    return m
