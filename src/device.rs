@@ -324,6 +324,12 @@ impl Kernel {
     pub fn const3(&self) -> Option<(u64, u32)> {
         self.const3
     }
+    /// The most threads per block its launch bounds allow (`__launch_bounds__`, PTX
+    /// `.maxntid`: x × y × z), if it has them. CUDA refuses a bigger block as an invalid value,
+    /// and one its registers do not fit as out of resources.
+    pub fn launch_bound(&self) -> Option<u64> {
+        self.bound
+    }
     /// The most threads per CTA it can run with: 1024, fewer when its registers do not fit
     /// (64 K registers per SM, allocated per warp in units of 256) or its launch bounds
     /// (`__launch_bounds__`, PTX `.maxntid`: x × y × z) say fewer.

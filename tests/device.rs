@@ -584,6 +584,7 @@ fn launch_bounds_limit_the_block() {
     let name = m.kernel_names().next().unwrap().to_string();
     let k = m.kernel(&name, 0).unwrap();
     assert_eq!(k.max_threads_per_block(), 128);
+    assert_eq!(k.launch_bound(), Some(128));
     let machine = Machine::default();
     let run = |block| {
         launch(

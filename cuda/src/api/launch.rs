@@ -229,6 +229,10 @@ pub unsafe fn launch(
     if threads > 1024 || block.contains(&0) || grid.contains(&0) {
         return Err(error::INVALID_VALUE);
     }
+    if kernel.launch_bound().is_some_and(|b| threads > b) {
+        // Beyond the kernel's launch bounds (`.maxntid`): CUDA calls it an invalid value.
+        return Err(error::INVALID_VALUE);
+    }
     if threads > u64::from(kernel.max_threads_per_block()) {
         return Err(error::LAUNCH_OUT_OF_RESOURCES);
     }
