@@ -12,6 +12,7 @@ use warpjit_runtime::LANES;
 type Row = [u32; LANES];
 
 /// SHL on one value: `a` shifted left by `s` (`s & 31` with `.W`; 0 from 32 on).
+#[inline]
 pub fn shl(o: &Shl, a: u32, s: u32) -> u32 {
     let s = if o.w { s & 31 } else { s };
     if s >= 32 {
@@ -23,6 +24,7 @@ pub fn shl(o: &Shl, a: u32, s: u32) -> u32 {
 
 /// SHR on one value: `a` (bit-reversed first with `.BREV`) shifted right by `s` (`s & 31` with
 /// `.W`), logically (0 from 32 on) or arithmetically (the sign from 31 on).
+#[inline]
 pub fn shr(o: &Shr, a: u32, s: u32) -> u32 {
     let a = if o.brev { a.reverse_bits() } else { a };
     let s = if o.w { s & 31 } else { s.min(32) };
@@ -38,6 +40,7 @@ pub fn shr(o: &Shr, a: u32, s: u32) -> u32 {
 }
 
 /// LOP3's truth table as a bitwise function.
+#[inline]
 pub fn lut3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
     let mut r = 0;
     for i in 0..8 {
@@ -52,6 +55,7 @@ pub fn lut3(lut: u8, a: u32, b: u32, c: u32) -> u32 {
 }
 
 /// BFE on one value (docs/semantics.md §22).
+#[inline]
 pub fn bfe(a: u32, ctl: u32, signed: bool, brev: bool) -> u32 {
     let a = if brev { a.reverse_bits() } else { a };
     let pos = ctl & 0xff;
@@ -77,6 +81,7 @@ pub fn bfe(a: u32, ctl: u32, signed: bool, brev: bool) -> u32 {
 }
 
 /// BFI on one value.
+#[inline]
 pub fn bfi(a: u32, ctl: u32, c: u32) -> u32 {
     let pos = ctl & 0xff;
     let len = (ctl >> 8) & 0xff;
@@ -90,6 +95,7 @@ pub fn bfi(a: u32, ctl: u32, c: u32) -> u32 {
 
 /// The bits P2R gathers in each lane: predicates P0..P6 as bits 0..6 (`PR`), or ZF, SF, CF, OF
 /// as bits 0..3 (`CC`), from the warp's predicate and CC masks.
+#[inline]
 pub fn p2r_bits(src: P2rSrc, preds: &[u32], cc: &[u32; 4]) -> Row {
     match src {
         P2rSrc::Pr => std::array::from_fn(|l| (0..7).map(|p| (preds[p] >> l & 1) << p).sum()),
@@ -104,12 +110,14 @@ pub fn p2r_bits(src: P2rSrc, preds: &[u32], cc: &[u32; 4]) -> Row {
 
 /// P2R's result in one lane: byte `sh / 8` of `a` replaced by `bits` where the mask `m` has a
 /// bit.
+#[inline]
 pub fn p2r_merge(sh: u32, a: u32, bits: u32, m: u32) -> u32 {
     let (bits, m) = ((bits & 0xff) << sh, (m & 0xff) << sh);
     (a & !m) | (bits & m)
 }
 
 /// PRMT's default mode on one value.
+#[inline]
 pub fn prmt(a: u32, sel: u32, c: u32) -> u32 {
     let src = (c as u64) << 32 | a as u64;
     let mut r = 0u32;
