@@ -448,6 +448,47 @@ fn device_assert_prints_cuda_s_message_and_stops_the_launch() {
     }
 }
 
+/// Runs the only kernel of a Numba module (`name` in tests/cubin) whose one parameter is an
+/// array of `n` elements of `itemsize` bytes at a fixed address, on both engines, with `cfg`;
+/// returns each engine's name and the array's bytes afterwards. Numba passes an array as
+/// meminfo, parent, nitems, itemsize, data, shape and strides (seven 64-bit words).
+fn run_numba_array_kernel(
+    name: &str,
+    n: u64,
+    itemsize: u64,
+    cfg: &LaunchConfig,
+) -> Vec<(&'static str, Vec<u8>)> {
+    let m = Module::from_cubin(&cubin(name)).unwrap();
+    let kernel = m.kernel_names().next().unwrap().to_string();
+    let k = m.kernel(&kernel, 0).unwrap();
+    let x = 0x2000_0000_0000u64;
+    let params: Vec<u8> = [0u64, 0, n, itemsize, x, n, itemsize]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    assert_eq!(params.len(), k.params().size as usize);
+    engines()
+        .into_iter()
+        .map(|engine| {
+            let mut machine = Machine::default();
+            machine.global.map(x, 0x100, Init::Zero).unwrap();
+            launch(
+                engine.as_ref(),
+                &machine,
+                &k,
+                cfg,
+                &params,
+                &RunOptions::default(),
+            )
+            .unwrap_or_else(|e| panic!("{}: {e:?}", engine.name()));
+            (
+                engine.name(),
+                machine.global.read_bytes(x, n * itemsize).unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// Numba's dynamic shared memory slices (tests/cubin/numba_dynshared.py, numba-cuda's
 /// test_dynshared_slice_gaps): the kernel asks for 28 bytes of dynamic shared memory and reads
 /// them back with two 128-bit LDS, the second at offset 0x10, past the 28 bytes. The GPU
@@ -455,34 +496,12 @@ fn device_assert_prints_cuda_s_message_and_stops_the_launch() {
 /// launch runs and writes [99, 1, 2, 99, 3, 4, 99] (the test's expectation) on both engines.
 #[test]
 fn a_vector_read_past_the_dynamic_shared_size_stays_inside_the_allocation_unit() {
-    let m = Module::from_cubin(&cubin("numba_dynshared.cubin")).unwrap();
-    let name = m.kernel_names().next().unwrap().to_string();
-    let k = m.kernel(&name, 0).unwrap();
-    let x = 0x2000_0000_0000u64;
-    // Numba's array argument: meminfo, parent, nitems, itemsize, data, shape, strides.
-    let mut params = Vec::new();
-    for v in [0u64, 0, 7, 4, x, 7, 4] {
-        params.extend_from_slice(&v.to_le_bytes());
-    }
-    assert_eq!(params.len(), k.params().size as usize);
     let cfg = LaunchConfig {
         dynamic_shared_bytes: 7 * 4,
         ..config(1, 1)
     };
-    for engine in engines() {
-        let mut machine = Machine::default();
-        machine.global.map(x, 0x100, Init::Zero).unwrap();
-        launch(
-            engine.as_ref(),
-            &machine,
-            &k,
-            &cfg,
-            &params,
-            &RunOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{}: {e:?}", engine.name()));
-        let got = words(&machine.global.read_bytes(x, 28).unwrap());
-        assert_eq!(got, [99, 1, 2, 99, 3, 4, 99], "{}", engine.name());
+    for (engine, got) in run_numba_array_kernel("numba_dynshared.cubin", 7, 4, &cfg) {
+        assert_eq!(words(&got), [99, 1, 2, 99, 3, 4, 99], "{engine}");
     }
     assert_eq!(warpjit::device::shared_allocation(28), 256);
 }
@@ -492,36 +511,12 @@ fn a_vector_read_past_the_dynamic_shared_size_stays_inside_the_allocation_unit()
 /// and the kernel writes x[t] = 1.5 t on both engines.
 #[test]
 fn a_module_with_debug_information_loads_and_runs() {
-    let bytes = cubin("numba_debug.cubin");
-    let m = Module::from_cubin(&bytes).unwrap();
-    let name = m.kernel_names().next().unwrap().to_string();
-    let k = m.kernel(&name, 0).unwrap();
-    let x = 0x2000_0000_0000u64;
-    let mut params = Vec::new();
-    for v in [0u64, 0, 4, 8, x, 4, 8] {
-        params.extend_from_slice(&v.to_le_bytes());
-    }
-    assert_eq!(params.len(), k.params().size as usize);
-    for engine in engines() {
-        let mut machine = Machine::default();
-        machine.global.map(x, 0x100, Init::Zero).unwrap();
-        launch(
-            engine.as_ref(),
-            &machine,
-            &k,
-            &config(1, 4),
-            &params,
-            &RunOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{}: {e:?}", engine.name()));
-        let got: Vec<f64> = machine
-            .global
-            .read_bytes(x, 32)
-            .unwrap()
+    for (engine, got) in run_numba_array_kernel("numba_debug.cubin", 4, 8, &config(1, 4)) {
+        let got: Vec<f64> = got
             .chunks_exact(8)
             .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        assert_eq!(got, [0.0, 1.5, 3.0, 4.5], "{}", engine.name());
+        assert_eq!(got, [0.0, 1.5, 3.0, 4.5], "{engine}");
     }
 }
 
@@ -546,33 +541,12 @@ fn a_recursive_kernel_gets_the_default_stack() {
 /// 256-byte allocation: [99, 3, 99, 2, 99, 1] (the test's expectation) on both engines.
 #[test]
 fn the_shared_size_a_kernel_reads_is_the_size_asked_for() {
-    let m = Module::from_cubin(&cubin("numba_dynshared_reverse.cubin")).unwrap();
-    let name = m.kernel_names().next().unwrap().to_string();
-    let k = m.kernel(&name, 0).unwrap();
-    let x = 0x2000_0000_0000u64;
-    let mut params = Vec::new();
-    for v in [0u64, 0, 6, 4, x, 6, 4] {
-        params.extend_from_slice(&v.to_le_bytes());
-    }
-    assert_eq!(params.len(), k.params().size as usize);
     let cfg = LaunchConfig {
         dynamic_shared_bytes: 6 * 4,
         ..config(1, 1)
     };
-    for engine in engines() {
-        let mut machine = Machine::default();
-        machine.global.map(x, 0x100, Init::Zero).unwrap();
-        launch(
-            engine.as_ref(),
-            &machine,
-            &k,
-            &cfg,
-            &params,
-            &RunOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{}: {e:?}", engine.name()));
-        let got = words(&machine.global.read_bytes(x, 24).unwrap());
-        assert_eq!(got, [99, 3, 99, 2, 99, 1], "{}", engine.name());
+    for (engine, got) in run_numba_array_kernel("numba_dynshared_reverse.cubin", 6, 4, &cfg) {
+        assert_eq!(words(&got), [99, 3, 99, 2, 99, 1], "{engine}");
     }
 }
 

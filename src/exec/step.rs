@@ -489,6 +489,25 @@ mod tests {
     use warpjit_runtime::memory::Init;
     use warpjit_runtime::ConstBanks;
 
+    /// A machine with 128 zeroed bytes at 0x1000.
+    fn fresh() -> Machine {
+        let mut m = Machine::default();
+        m.global.map(0x1000, 128, Init::Zero).expect("maps");
+        m
+    }
+
+    /// The launch of `src` (one warp), run by the interpreter on a [`fresh`] machine: the
+    /// launch, the machine afterwards and the run's statistics.
+    fn interpreted(src: &str) -> (Launch, Machine, Stats) {
+        let prog = Arc::new(parse_program(src, &AsmOptions::default()).expect("assembles"));
+        let launch = Launch::new(prog, ConstBanks::new());
+        let ran = fresh();
+        let stats = crate::interp::Interpreter
+            .run(&ran, &launch, &Default::default())
+            .expect("runs");
+        (launch, ran, stats)
+    }
+
     /// A divergent loop with a reconvergence point and a store per lane: stepping it to the end
     /// leaves the memory the interpreter's run leaves, with the same instruction counts.
     #[test]
@@ -509,17 +528,7 @@ mod tests {
             STG [R2+0x1000], R1;
             EXIT;
         ";
-        let prog = Arc::new(parse_program(src, &AsmOptions::default()).expect("assembles"));
-        let fresh = || {
-            let mut m = Machine::default();
-            m.global.map(0x1000, 128, Init::Zero).expect("maps");
-            m
-        };
-        let launch = Launch::new(prog, ConstBanks::new());
-        let ran = fresh();
-        let stats = crate::interp::Interpreter
-            .run(&ran, &launch, &Default::default())
-            .expect("runs");
+        let (launch, ran, stats) = interpreted(src);
         let stepped = fresh();
         let mut s = WarpStepper::new(&stepped, &launch, [0, 0, 0], 0, &crate::interp::Interpreter)
             .expect("the warp");
@@ -580,17 +589,7 @@ mod tests {
             STG [R2+0x1000], R1;
             EXIT;
         ";
-        let prog = Arc::new(parse_program(src, &AsmOptions::default()).expect("assembles"));
-        let fresh = || {
-            let mut m = Machine::default();
-            m.global.map(0x1000, 128, Init::Zero).expect("maps");
-            m
-        };
-        let launch = Launch::new(prog, ConstBanks::new());
-        let ran = fresh();
-        let want = crate::interp::Interpreter
-            .run(&ran, &launch, &Default::default())
-            .expect("runs");
+        let (launch, ran, want) = interpreted(src);
         let bytes = |m: &Machine| m.global.read_bytes(0x1000, 128).expect("reads");
 
         let mut jit = crate::jit::Jit::new().expect("a host the JIT supports");
