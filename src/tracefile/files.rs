@@ -186,6 +186,10 @@ pub(crate) struct Confinement {
     /// The directories side files may be in: the trace's, then the allowed ones, each absolute
     /// with its symbolic links resolved.
     roots: Vec<PathBuf>,
+    /// The trace's directory, absolute as written (its symbolic links kept): an absolute name
+    /// written through the same links (`/link/traces/x.bin` for a trace in `/link/traces`,
+    /// `/link` a link) is inside it as written; the real path is checked after.
+    lexical: PathBuf,
 }
 
 /// `p` with `.` and `..` taken out lexically (`..` at the root stays at the root), without
@@ -222,10 +226,12 @@ impl Confinement {
         let base = real_or_absolute(dir);
         let mut roots = vec![base.clone()];
         roots.extend(allow.iter().filter_map(|a| fs::canonicalize(a).ok()));
+        let lexical = normalize(&std::path::absolute(dir).unwrap_or_default());
         Confinement {
             dir: dir.to_path_buf(),
             base,
             roots,
+            lexical,
         }
     }
 
@@ -258,7 +264,8 @@ impl Confinement {
             return Err("the path holds a NUL character".into());
         }
         let written = normalize(&self.base.join(name));
-        if !self.allowed(&written) {
+        let as_given = normalize(&self.lexical.join(name));
+        if !self.allowed(&written) && !as_given.starts_with(&self.lexical) {
             return Err(format!(
                 "{name:?} is outside the trace's directory ({}): {HOW}",
                 self.shown_dir()

@@ -255,6 +255,17 @@ fn side_files_stay_inside_the_trace_directory() {
         })
     );
 
+    // A trace reached through a linked directory (`via` -> `inner`) may name its files by
+    // absolute paths through the link; `..` out of the link's target is still refused.
+    let via = top.join("via");
+    let _ = std::fs::remove_file(&via);
+    std::os::unix::fs::symlink(&inner, &via).expect("symlink");
+    let through = via.join("sub/data.bin").display().to_string();
+    assert_eq!(confined(&via, &seg(&through), &default), None, "{through}");
+    let escape = format!("{}/../outside/secret.bin", via.display());
+    let e = confined(&via, &seg(&escape), &default).expect("refused");
+    assert!(e.contains("is outside the trace's directory"), "{e}");
+
     // Outside as written: refused at the value, before the file is looked at (a name that does
     // not exist gives the same error).
     let outside_as_written = [
