@@ -4,19 +4,17 @@
 //! The op semantics are not here: they are [`crate::reference`] (warp level) and
 //! [`crate::semantics`] (per lane), below both engines. Control flow, warp and CTA scheduling,
 //! barriers and budgets are not here either: they are the engine-neutral dispatcher in
-//! [`crate::exec`], which both engines run under. The interpreter supplies its [`BodyRunner`],
-//! [`Interp`], which runs a block's instructions one after the other
-//! ([`crate::reference::run_insts`]).
+//! [`crate::exec`], which both engines run under. The interpreter's [`BodyRunner`], [`Interp`],
+//! is the reference definitions' own runner ([`crate::reference::Reference`]), which runs a
+//! block's instructions one after the other.
 //!
 //! **The boundary.** No other module of the library imports this one (`tests/layers.rs` checks
 //! it): the command line, the test harness (`testgen`) and the tests name [`Interpreter`] (and
 //! [`Interp`]) to choose the engine. What the JIT shares with the interpreter is
 //! [`crate::reference`], below both.
 
-use crate::exec::{grid::run_grid, BodyRunner, CtaEnv, Engine, Launch, Machine, RunOptions, Stats};
-use crate::ir::{Block, BlockId};
-use crate::reference::run_insts;
-use warpjit_runtime::{Fault, WarpState};
+use crate::exec::{grid::run_grid, BodyRunner, Engine, Launch, Machine, RunOptions, Stats};
+use warpjit_runtime::Fault;
 
 /// The reference interpreter engine.
 #[derive(Clone, Copy, Debug, Default)]
@@ -42,29 +40,5 @@ impl Engine for Interpreter {
 }
 
 /// The interpreter's body runner: every instruction of a block, in order, for the lanes that
-/// execute it.
-pub struct Interp;
-
-impl BodyRunner for Interp {
-    #[inline]
-    fn run_body(
-        &mut self,
-        _: BlockId,
-        block: &Block,
-        w: &mut WarpState,
-        env: &mut CtaEnv<'_>,
-    ) -> Result<(), Fault> {
-        run_insts(&block.insts, w, env)
-    }
-
-    fn run_part(
-        &mut self,
-        _: BlockId,
-        block: &Block,
-        part: std::ops::Range<usize>,
-        w: &mut WarpState,
-        env: &mut CtaEnv<'_>,
-    ) -> Result<(), Fault> {
-        run_insts(&block.insts[part], w, env)
-    }
-}
+/// execute it (the reference definitions' own runner).
+pub use crate::reference::Reference as Interp;

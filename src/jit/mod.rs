@@ -70,8 +70,9 @@ pub use compile::Tier;
 pub use weight::{pieces, weight, MAX_PIECE_WEIGHT};
 
 use crate::exec::{run_grid, BodyRunner, Engine, Launch, Machine, RunOptions, Stats};
+use crate::reference::Reference;
 use compile::Inner;
-use runner::{Interpreted, JitRunner};
+use runner::JitRunner;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use tier::{tier2_worker, Tier2Request};
@@ -321,7 +322,7 @@ impl Engine for Jit {
 
     fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault> {
         if opts.observer.is_some() {
-            return run_grid(machine, launch, opts, &|| Box::new(Interpreted));
+            return run_grid(machine, launch, opts, &|| Box::new(Reference));
         }
         let code = self.code_for(&launch.program);
         run_grid(machine, launch, opts, &|| {
@@ -336,7 +337,7 @@ impl Engine for Jit {
         observed: bool,
     ) -> Box<dyn BodyRunner + 'a> {
         if observed {
-            return Box::new(Interpreted);
+            return Box::new(Reference);
         }
         Box::new(JitRunner::new(
             self,

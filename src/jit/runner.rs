@@ -14,33 +14,6 @@ use std::sync::Arc;
 use warpjit_runtime::resource::Resources;
 use warpjit_runtime::{Fault, FaultKind, WarpState};
 
-/// The body runner of a JIT run with an observer attached: every block through the reference
-/// definitions, an instruction at a time (events are per lane).
-pub(super) struct Interpreted;
-
-impl BodyRunner for Interpreted {
-    fn run_body(
-        &mut self,
-        _: BlockId,
-        block: &Block,
-        w: &mut WarpState,
-        env: &mut CtaEnv<'_>,
-    ) -> Result<(), Fault> {
-        run_insts(&block.insts, w, env)
-    }
-
-    fn run_part(
-        &mut self,
-        _: BlockId,
-        block: &Block,
-        part: std::ops::Range<usize>,
-        w: &mut WarpState,
-        env: &mut CtaEnv<'_>,
-    ) -> Result<(), Fault> {
-        run_insts(&block.insts[part], w, env)
-    }
-}
-
 /// The JIT's body runner for one host thread.
 pub(super) struct JitRunner<'j> {
     jit: &'j Jit,

@@ -90,3 +90,33 @@ pub fn run_insts(insts: &[Inst], w: &mut WarpState, env: &mut CtaEnv<'_>) -> Res
     }
     Ok(())
 }
+
+/// The body runner that runs every block with these definitions, an instruction at a time:
+/// the interpreter's ([`crate::interp::Interp`] is this runner), and the JIT's while an observer
+/// is attached (events are then exact per lane).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reference;
+
+impl crate::exec::BodyRunner for Reference {
+    #[inline]
+    fn run_body(
+        &mut self,
+        _: crate::ir::BlockId,
+        block: &crate::ir::Block,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
+        run_insts(&block.insts, w, env)
+    }
+
+    fn run_part(
+        &mut self,
+        _: crate::ir::BlockId,
+        block: &crate::ir::Block,
+        part: std::ops::Range<usize>,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
+        run_insts(&block.insts[part], w, env)
+    }
+}
