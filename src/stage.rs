@@ -152,11 +152,8 @@ impl Stage {
     /// lane's input vertex: `lane × vertices_in + vertex`), unchecked (a write past the records
     /// is dropped).
     pub(crate) fn put(&self, machine: &Machine, lane: u32, reg: u32, value: [u32; 4]) {
-        if let Some(b) = machine.resources.input() {
-            let at = (u64::from(lane) * u64::from(self.io.inputs) + u64::from(reg)) * 16;
-            let bytes: Vec<u8> = value.iter().flat_map(|w| w.to_le_bytes()).collect();
-            b.storage().write(at, &bytes);
-        }
+        let at = (u64::from(lane) * u64::from(self.io.inputs) + u64::from(reg)) * 16;
+        write_input(machine, at, value);
     }
 
     /// The byte offset of record `(invocation, vertex)`'s register `reg`, checked against the
@@ -201,10 +198,7 @@ impl Stage {
         let regs = self.io.inputs - u32::from(self.io.live.is_some());
         let (vertices, stride) = (self.io.vertices_in, self.io.inputs);
         let at = self.at(invocation, vertex, vertices, reg, regs, stride, "v#")?;
-        let bytes: Vec<u8> = value.iter().flat_map(|w| w.to_le_bytes()).collect();
-        if let Some(b) = machine.resources.input() {
-            b.storage().write(at, &bytes);
-        }
+        write_input(machine, at, value);
         Ok(())
     }
 
@@ -248,5 +242,13 @@ impl Stage {
             mode: BankMode::Graphics,
             ..Launch::new(program, consts)
         }
+    }
+}
+
+/// Writes one input register's four words at byte `at` of the records bound to `machine`.
+fn write_input(machine: &Machine, at: u64, value: [u32; 4]) {
+    if let Some(b) = machine.resources.input() {
+        let bytes: Vec<u8> = value.iter().flat_map(|w| w.to_le_bytes()).collect();
+        b.storage().write(at, &bytes);
     }
 }

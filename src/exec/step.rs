@@ -298,22 +298,22 @@ impl<'m> WarpStepper<'m> {
     /// Counts `n` instructions of `block` from the next one as issued, with the clock set for
     /// the first; the budget fault at the first that does not fit (nothing runs then).
     fn issue(&mut self, n: u64, block: &Block) -> Result<(), Fault> {
-        for k in 0..n {
-            if self.ctl.issued + k >= self.launch.budget {
-                let pc = block
-                    .insts
-                    .get(self.next + k as usize)
-                    .map(|i| i.pc)
-                    .or(block.term.pc())
-                    .unwrap_or(block.pc);
-                let kind = FaultKind::BudgetExhausted {
-                    budget: self.launch.budget,
-                    ctas: None,
-                };
-                let lane = self.w.active.trailing_zeros() % 32;
-                let f = Fault::new(kind, lane).at_pc(pc);
-                return Err(f.in_warp(self.at.launch, self.at.cta, self.at.warp));
-            }
+        if self.ctl.issued + n > self.launch.budget {
+            // The first instruction past the budget.
+            let k = self.launch.budget.saturating_sub(self.ctl.issued) as usize;
+            let pc = block
+                .insts
+                .get(self.next + k)
+                .map(|i| i.pc)
+                .or(block.term.pc())
+                .unwrap_or(block.pc);
+            let kind = FaultKind::BudgetExhausted {
+                budget: self.launch.budget,
+                ctas: None,
+            };
+            let lane = self.w.active.trailing_zeros() % 32;
+            let f = Fault::new(kind, lane).at_pc(pc);
+            return Err(f.in_warp(self.at.launch, self.at.cta, self.at.warp));
         }
         // The clock of the first instruction: the instructions issued before it.
         self.w.clock = self.ctl.issued;

@@ -962,15 +962,7 @@ impl Trace {
         // A cubin's constant-bank images, under the trace's data (which wins byte by byte).
         if let Some(b) = &spec.binary {
             for (bank, image) in &b.banks {
-                for (i, &byte) in image.iter().enumerate() {
-                    let at = i as u32;
-                    let covered = self.consts.iter().any(|c| {
-                        c.bank == *bank && c.offset <= at && at - c.offset < c.bytes.len() as u32
-                    });
-                    if !covered {
-                        let _ = banks.write(*bank, at, &[byte]);
-                    }
-                }
+                self.write_uncovered(&mut banks, *bank, image);
             }
         }
         // A recording's bank 3: its backing in the mapped data image, as the host left it, and
@@ -982,15 +974,7 @@ impl Trace {
         });
         if let Some((at, len)) = const3 {
             if let Ok(bytes) = self.machine.global.read_bytes(at, len as u64) {
-                for (i, &byte) in bytes.iter().enumerate() {
-                    let a = i as u32;
-                    let covered = self.consts.iter().any(|c| {
-                        c.bank == 3 && c.offset <= a && a - c.offset < c.bytes.len() as u32
-                    });
-                    if !covered {
-                        let _ = banks.write(3, a, &[byte]);
-                    }
-                }
+                self.write_uncovered(&mut banks, 3, &bytes);
             }
         }
         let mut words = crate::device::launch_constants(
@@ -1017,6 +1001,21 @@ impl Trace {
         }
         own(&mut banks);
         banks
+    }
+
+    /// Writes `image` at offset 0 of `bank` in the bytes the trace's `[[const]]` data does not
+    /// cover (the trace's data wins byte by byte).
+    fn write_uncovered(&self, banks: &mut ConstBanks, bank: u32, image: &[u8]) {
+        for (i, &byte) in image.iter().enumerate() {
+            let at = i as u32;
+            let covered = self
+                .consts
+                .iter()
+                .any(|c| c.bank == bank && c.offset <= at && at - c.offset < c.bytes.len() as u32);
+            if !covered {
+                let _ = banks.write(bank, at, &[byte]);
+            }
+        }
     }
 
     /// The [`exec::Launch`] for launch `spec`, with its own constant banks.
