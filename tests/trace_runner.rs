@@ -23,11 +23,21 @@ use warpjit::tracefile::LoadOptions;
 
 /// The engines every trace runs on.
 /// Every engine; the JIT compiles every block on its first run (threshold 1), so compiled code,
-/// not the interpreter it tiers up from, is what the traces check.
-fn engines() -> Vec<Box<dyn Engine>> {
+/// not the interpreter it tiers up from, is what the traces check; a second JIT recompiles each
+/// block with tier 2 after its first compiled run (on the spot, not in the background), so
+/// tier 2's code (regions, whole-warp memory paths) runs from then on.
+fn engines() -> Vec<(&'static str, Box<dyn Engine>)> {
     let mut jit = warpjit::jit::Jit::new().expect("Cranelift supports this host");
     jit.threshold = 1;
-    vec![Box::new(Interpreter), Box::new(jit)]
+    let mut jit2 = warpjit::jit::Jit::new().expect("Cranelift supports this host");
+    jit2.threshold = 1;
+    jit2.hot_threshold = 1;
+    jit2.tier2_inline = true;
+    vec![
+        ("interp", Box::new(Interpreter)),
+        ("jit", Box::new(jit)),
+        ("jit at tier 2", Box::new(jit2)),
+    ]
 }
 
 fn root() -> PathBuf {
@@ -100,7 +110,7 @@ fn passing_traces_pass_on_every_engine() {
         paths.len() >= 12,
         "expected the examples and test traces, found {paths:?}"
     );
-    for engine in engines() {
+    for (name, engine) in engines() {
         for path in &paths {
             for threads in [1, 3] {
                 let (exit, text, report) = outcome(path, engine.as_ref(), threads);
@@ -109,7 +119,7 @@ fn passing_traces_pass_on_every_engine() {
                     0,
                     "{} on {} with {threads} threads:\n{text}",
                     path.display(),
-                    engine.name()
+                    name
                 );
                 let report = report.expect("a passing trace has a report");
                 assert!(
@@ -129,17 +139,11 @@ fn failing_traces_fail_as_their_headers_say() {
         paths.len() >= 10,
         "expected the failing traces, found {paths:?}"
     );
-    for engine in engines() {
+    for (name, engine) in engines() {
         for path in &paths {
             let want = header(path);
             let (exit, text, _) = outcome(path, engine.as_ref(), 0);
-            assert_eq!(
-                exit,
-                want.exit,
-                "{} on {}:\n{text}",
-                path.display(),
-                engine.name()
-            );
+            assert_eq!(exit, want.exit, "{} on {}:\n{text}", path.display(), name);
             for s in &want.stderr {
                 assert!(
                     text.contains(s.as_str()),

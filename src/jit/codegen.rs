@@ -65,6 +65,7 @@ mod float;
 mod func;
 mod int;
 mod lea;
+pub(in crate::jit) use lea::addr_pair_of;
 mod mem;
 mod resource;
 mod sample;
@@ -186,11 +187,34 @@ pub struct Carried {
 #[derive(Clone)]
 pub struct Cached {
     regs: HashMap<u8, (Row, bool)>,
+    deferred: HashMap<u8, Deferred>,
     preds: [Option<(Value, bool)>; 7],
     cc: [Option<(Value, bool)>; 4],
     lea: Option<(Row, bool)>,
     lane_bits: Option<Row>,
     mask_vecs: HashMap<Value, Row>,
+}
+
+/// A 64-bit address `{hi, lo} = b + (index << s)` that a pair `LEA lo.CC, a, b_lo, s;
+/// LEA.HI.X hi, a, b_hi, c, s` writes (the index is `{c, a}`, or `a` zero-extended when `c` is
+/// `RZ`), kept as its operands' rows rather than computed: a coalesced access through it tests
+/// the index instead of the address ([`Tx::addr_pair`]), and the two words are computed only
+/// where something reads them ([`Tx::reg`]) or the warp state must hold them (a slow path, the
+/// end of the block). Only made when the pair's flags and LEA.LO word are dead after it.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) struct AddrPair {
+    pub a: Row,
+    pub c: Option<Row>,
+    pub b_lo: Row,
+    pub b_hi: Row,
+    pub s: u32,
+}
+
+/// A register whose row is not computed yet: one word of an [`AddrPair`].
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Deferred {
+    Lo(AddrPair),
+    Hi(AddrPair),
 }
 
 /// The state `inst` reads or writes (registers, predicates including its guard, flags, the
@@ -258,6 +282,8 @@ pub struct Tx<'a, 'b, 'p> {
     /// Compiled for a full warp: `active` is all ones and unguarded writes need no blend.
     pub(super) full: bool,
     pub(super) regs: HashMap<u8, (Row, bool)>,
+    /// Registers written but not computed yet (never also in `regs`); always dirty.
+    pub(super) deferred: HashMap<u8, Deferred>,
     pub(super) preds: [Option<(Value, bool)>; 7],
     pub(super) cc: [Option<(Value, bool)>; 4],
     pub(super) lea: Option<(Row, bool)>,
@@ -327,6 +353,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             active,
             full,
             regs: HashMap::new(),
+            deferred: HashMap::new(),
             preds: [None; 7],
             cc: [None; 4],
             lea: None,
@@ -419,6 +446,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         if let Some((row, _)) = self.regs.get(&r.0) {
             return *row;
         }
+        if let Some(d) = self.deferred.remove(&r.0) {
+            let row = self.deferred_row(d);
+            self.regs.insert(r.0, (row, true));
+            return row;
+        }
         let base = offset_of!(WarpState, regs) as i32 + r.0 as i32 * 128;
         let row = if self.strip.is_some() {
             self.state_row(base)
@@ -499,6 +531,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             return;
         }
         if self.covers_all(mask) {
+            self.deferred.remove(&r.0);
             // Every lane is written: the old row is not read.
             self.regs.insert(r.0, (v, true));
             return;
@@ -506,6 +539,74 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let old = self.reg(r);
         let new = self.blend(mask, &v, &old);
         self.regs.insert(r.0, (new, true));
+    }
+
+    /// Caches `row` as register `r`'s (dirty or not), replacing a deferred one.
+    pub(super) fn put_row(&mut self, r: u8, row: Row, dirty: bool) {
+        self.deferred.remove(&r);
+        self.regs.insert(r, (row, dirty));
+    }
+
+    /// The row of a deferred register, computed here (not cached: see [`Tx::dirty_rows`]).
+    fn deferred_row(&mut self, d: Deferred) -> Row {
+        let (Deferred::Lo(p) | Deferred::Hi(p)) = d;
+        let shifted = self.shl_c(&p.a, p.s);
+        let lo = self.bin(&shifted, &p.b_lo, |b, x, y| b.ins().iadd(x, y));
+        if let Deferred::Lo(_) = d {
+            return lo;
+        }
+        // The high word: b_hi + ((c << s) | (a >> (32 - s))) + the low add's carry (a
+        // lane's carry mask is all ones: subtract it).
+        let carry = self.cmp(IntCC::UnsignedLessThan, &lo, &p.b_lo);
+        let top = match (p.c, p.s) {
+            (None, 0) => None,
+            (None, s) => Some(self.ushr_c(&p.a, 32 - s)),
+            (Some(c), 0) => Some(c),
+            (Some(c), s) => {
+                let h = self.shl_c(&c, s);
+                let l = self.ushr_c(&p.a, 32 - s);
+                Some(self.bin(&h, &l, |b, x, y| b.ins().bor(x, y)))
+            }
+        };
+        let hi = match top {
+            Some(t) => self.bin(&p.b_hi, &t, |b, x, y| b.ins().iadd(x, y)),
+            None => p.b_hi,
+        };
+        self.bin(&hi, &carry, |b, x, y| b.ins().isub(x, y))
+    }
+
+    /// The dirty registers `keep` selects, with their rows, in register order: the cached ones
+    /// and the deferred ones (computed here, and left deferred: the caller may be on a path
+    /// that joins others where they are not computed).
+    fn dirty_rows(&mut self, keep: &dyn Fn(&Self, u8) -> bool) -> Vec<(u8, Row)> {
+        let mut regs: Vec<_> = self
+            .regs
+            .iter()
+            .filter(|(r, (_, d))| *d && keep(self, **r))
+            .map(|(r, (row, _))| (*r, *row))
+            .collect();
+        let mut deferred: Vec<_> = self
+            .deferred
+            .iter()
+            .filter(|(r, _)| keep(self, **r))
+            .map(|(r, d)| (*r, *d))
+            .collect();
+        deferred.sort_by_key(|(r, _)| *r);
+        for (r, d) in deferred {
+            let row = self.deferred_row(d);
+            regs.push((r, row));
+        }
+        regs.sort_by_key(|(r, _)| *r);
+        regs
+    }
+
+    /// The [`AddrPair`] registers `lo` and `lo + 1` hold, deferred, if they do.
+    pub(super) fn addr_pair(&self, lo: Reg) -> Option<AddrPair> {
+        let hi = lo.offset(1);
+        match (self.deferred.get(&lo.0), self.deferred.get(&hi.0)) {
+            (Some(Deferred::Lo(p)), Some(Deferred::Hi(q))) if p == q && !lo.is_rz() => Some(*p),
+            _ => None,
+        }
     }
 
     pub(super) fn blend(&mut self, mask: Value, v: &Row, old: &Row) -> Row {
@@ -622,17 +723,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// [`Tx::flush`], but not the registers `kept` (an edge passes them on as parameters).
     fn flush_except(&mut self, all: bool, kept: &[Carried]) {
         let live = self.env.live_out;
-        let mut regs: Vec<_> = self
-            .regs
-            .iter()
-            .filter(|(r, (_, d))| *d && !kept.iter().any(|k| k.reg == **r))
-            .map(|(r, (row, _))| (*r, *row))
-            .collect();
-        regs.sort_by_key(|(r, _)| *r);
+        let regs =
+            self.dirty_rows(&|_, r| !kept.iter().any(|k| k.reg == r) && (all || live.reg(Reg(r))));
         for (r, row) in regs {
-            if all || live.reg(Reg(r)) {
-                self.store_reg_row(r, &row);
-            }
+            self.store_reg_row(r, &row);
         }
         for p in 0..7 {
             if let Some((v, true)) = self.preds[p] {
@@ -688,15 +782,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 touched.insert_reg(u.reg.offset(k));
             }
         });
-        let mut regs: Vec<_> = self
-            .regs
-            .iter()
-            .filter(|(r, (_, dirty))| {
-                *dirty && (touched.has_reg(Reg(**r)) || self.after.has_reg(Reg(**r)))
-            })
-            .map(|(r, (row, _))| (*r, *row))
-            .collect();
-        regs.sort_by_key(|(r, _)| *r);
+        let regs = self.dirty_rows(&|t, r| touched.has_reg(Reg(r)) || t.after.has_reg(Reg(r)));
         for (r, row) in regs {
             self.store_reg_row(r, &row);
         }
@@ -706,6 +792,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             }
         }
         self.regs.clear();
+        self.deferred.clear();
         self.lea = None;
         self.lane_bits = None;
         self.mask_vecs.clear();
@@ -714,6 +801,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Forgets every cached value (after a helper changed the warp state in memory).
     pub(super) fn invalidate(&mut self) {
         self.regs.clear();
+        self.deferred.clear();
         self.preds = [None; 7];
         self.cc = [None; 4];
         self.lea = None;
@@ -1008,8 +1096,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let mut args = Vec::with_capacity(8 * to.carried.len());
         for c in to.carried {
             let base = offset_of!(WarpState, regs) as i32 + c.reg as i32 * 128;
+            let deferred = self.deferred.get(&c.reg).copied();
             let row = match self.regs.get(&c.reg) {
                 Some((row, _)) => *row,
+                None if deferred.is_some() => self.deferred_row(deferred.expect("deferred")),
                 // A uniform register's first vector holds the value of every lane.
                 None if c.uniform => [self.b.ins().load(V, flags(), self.w, base); 8],
                 None => self.state_row(base),
@@ -1054,7 +1144,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                         false => std::array::from_fn(|j| vals[next + j]),
                     };
                     next += if c.uniform { 1 } else { 8 };
-                    self.regs.insert(c.reg, (row, c.written));
+                    self.put_row(c.reg, row, c.written);
                 }
             }
         }
@@ -1066,6 +1156,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// Makes `c` what is cached (values that dominate the code from here).
     fn restore(&mut self, c: Cached) {
         self.regs = c.regs;
+        self.deferred = c.deferred;
         self.preds = c.preds;
         self.cc = c.cc;
         self.lea = c.lea;
@@ -1077,6 +1168,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     pub fn cached(&self) -> Cached {
         Cached {
             regs: self.regs.clone(),
+            deferred: self.deferred.clone(),
             preds: self.preds,
             cc: self.cc,
             lea: self.lea,
@@ -1332,6 +1424,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             self.b.ins().band(active, chunk)
         };
         self.regs.clear();
+        self.deferred.clear();
         self.preds = [None; 7];
         self.cc = [None; 4];
         self.lea = None;
@@ -1351,6 +1444,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.restore(outer);
         // Forget what the run wrote: the warp state holds it now.
         self.regs.retain(|r, _| !written.has_reg(Reg(*r)));
+        self.deferred.retain(|r, _| !written.has_reg(Reg(*r)));
         for p in 0..7 {
             if written.has_pred(Pred(p as u8)) {
                 self.preds[p] = None;
@@ -1370,17 +1464,11 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// `clean`, they stay cached as clean (only where no other path joins this one with them
     /// still dirty).
     fn store_dirty(&mut self, set: &crate::analysis::LiveSet, clean: bool) {
-        let mut regs: Vec<_> = self
-            .regs
-            .iter()
-            .filter(|(r, (_, d))| *d && set.has_reg(Reg(**r)))
-            .map(|(r, (row, _))| (*r, *row))
-            .collect();
-        regs.sort_by_key(|(r, _)| *r);
+        let regs = self.dirty_rows(&|_, r| set.has_reg(Reg(r)));
         for (r, row) in regs {
             self.store_reg_row(r, &row);
             if clean {
-                self.regs.insert(r, (row, false));
+                self.put_row(r, row, false);
             }
         }
         for p in 0..7 {

@@ -287,6 +287,10 @@ impl Inner {
         self.module
             .define_function(fid, &mut self.ctx)
             .map_err(|e| err(format!("{e:?}")))?;
+        if let (Some(dir), Some(code)) = (&self.dump, self.ctx.compiled_code()) {
+            // The machine code as raw bytes: `objdump -D -b binary -m i386:x86-64 FILE.bin`.
+            let _ = std::fs::write(dir.join(format!("{name}.bin")), code.code_buffer());
+        }
         self.module
             .finalize_definitions()
             .map_err(|e| err(e.to_string()))?;
@@ -395,9 +399,17 @@ fn translate(
                 .count(),
             false => 0,
         };
+        let pair = match items.get(k..k + 2) {
+            Some([(lo, _, u), (hi, after, _)]) if run < MIN_STRIP => {
+                codegen::addr_pair_of(lo, hi, after).map(|p| (p, *after, *u))
+            }
+            _ => None,
+        };
         if run >= MIN_STRIP {
             tx.strip_run(&items[k..k + run]);
             k += run;
+        } else if pair.is_some_and(|(p, after, u)| tx.defer_addr_pair(p, &after, &u)) {
+            k += 2;
         } else {
             let (inst, after, both) = &items[k];
             tx.inst(inst, after, both);

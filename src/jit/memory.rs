@@ -12,7 +12,7 @@
 //! load) take a shortcut, every other load a compiled loop over the lanes.
 
 use super::abi::{JitCx, SegHint};
-use super::codegen::{Row, Tx};
+use super::codegen::{uniform, AddrPair, Row, Tx};
 use super::lanes::{LaneAccess, LaneSpace};
 use crate::ir::*;
 use crate::jit::helper::Helper;
@@ -338,7 +338,7 @@ impl Tx<'_, '_, '_> {
         let params = self.b.block_params(join).to_vec();
         for (i, d) in dests.iter().enumerate() {
             let row: Row = std::array::from_fn(|k| params[8 * i + k]);
-            self.regs.insert(d.0, (row, true));
+            self.put_row(d.0, row, true);
         }
         if let Some(p) = pred {
             self.preds[p.0 as usize] = Some((params[8 * dests.len()], true));
@@ -501,37 +501,17 @@ impl Tx<'_, '_, '_> {
         let words = size.regs() as usize;
         // From lane 0's address to lane 31's.
         let span = 31 * bytes as i64;
-        // Lane l's low word is lane 0's plus b * l without a carry, and (with .E) every high
-        // word is lane 0's: then a_l = a0 + b * l exactly, aligned down alike.
-        let lo = self.reg(base);
-        let lo0 = self.b.ins().extractlane(lo[0], 0);
-        let mut all = self.steps_from(&lo, lo0, bytes);
-        let mut a0 = self.b.ins().uextend(types::I64, lo0);
-        if e {
-            let hi = self.reg(base.offset(1));
-            let hi0 = self.b.ins().extractlane(hi[0], 0);
-            let same_hi = self.steps_from(&hi, hi0, 0);
-            all = self.b.ins().band(all, same_hi);
-            let h = self.b.ins().uextend(types::I64, hi0);
-            let h = self.b.ins().ishl_imm_u(h, 32);
-            a0 = self.b.ins().bor(a0, h);
-            a0 = self.b.ins().iadd_imm_s(a0, offset as i64);
-        } else {
-            // 32-bit addresses: lo + offset must not wrap across the warp either.
-            let lo_off = self.b.ins().iadd_imm_s(lo0, offset as i64);
-            let lo_off = self.b.ins().uextend(types::I64, lo_off);
-            a0 = lo_off;
-        }
+        let pair = self.addr_pair(base).filter(|_| e);
+        let (all, a0, nowrap) = match pair.and_then(|p| self.pair_steps(&p, bytes, offset)) {
+            Some(t) => t,
+            None => self.address_steps(base, offset, e, bytes),
+        };
         // A misaligned lane 0 (then every lane is) takes the lane path, whose routine sends it
         // to the slow path, which aligns it down and counts it (`Stats::misaligned`).
         let low = self.b.ins().band_imm_s(a0, bytes as i64 - 1);
         let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
         let a0 = self.b.ins().band_imm_s(a0, !(bytes as i64 - 1));
         let coalesced = self.b.ins().vall_true(all);
-        let nowrap =
-            self.b
-                .ins()
-                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, lo0, 0xffff_ffff - span);
         let mut ok = self.b.ins().band(coalesced, nowrap);
         ok = self.b.ins().band(ok, aligned);
         if !e {
@@ -554,6 +534,7 @@ impl Tx<'_, '_, '_> {
 
         let saved = (
             self.regs.clone(),
+            self.deferred.clone(),
             self.preds,
             self.cc,
             self.lea,
@@ -606,6 +587,7 @@ impl Tx<'_, '_, '_> {
         // was before the branch, then the loaded registers come from the join.
         (
             self.regs,
+            self.deferred,
             self.preds,
             self.cc,
             self.lea,
@@ -616,9 +598,94 @@ impl Tx<'_, '_, '_> {
             let params = self.b.block_params(join).to_vec();
             for k in 0..words {
                 let row: Row = std::array::from_fn(|j| params[8 * k + j]);
-                self.regs.insert(d.offset(k as u8).0, (row, true));
+                self.put_row(d.offset(k as u8).0, row, true);
             }
         }
+    }
+
+    /// Lane 0's address (plus `offset`, in 64 bits) of a whole-warp access of `bytes` per lane
+    /// through register `base` (a pair with `e`); a vector whose lanes are all true when lane
+    /// `l`'s address is that plus `bytes * l` as far as the low words show; and whether the
+    /// low words do not wrap across the warp.
+    fn address_steps(
+        &mut self,
+        base: Reg,
+        offset: i32,
+        e: bool,
+        bytes: u32,
+    ) -> (Value, Value, Value) {
+        let span = 31 * bytes as i64;
+        // Lane l's low word is lane 0's plus b * l without a carry, and (with .E) every high
+        // word is lane 0's: then a_l = a0 + b * l exactly, aligned down alike.
+        let lo = self.reg(base);
+        let lo0 = self.b.ins().extractlane(lo[0], 0);
+        let mut all = self.steps_from(&lo, lo0, bytes);
+        let mut a0 = self.b.ins().uextend(types::I64, lo0);
+        if e {
+            let hi = self.reg(base.offset(1));
+            let hi0 = self.b.ins().extractlane(hi[0], 0);
+            let same_hi = self.steps_from(&hi, hi0, 0);
+            all = self.b.ins().band(all, same_hi);
+            let h = self.b.ins().uextend(types::I64, hi0);
+            let h = self.b.ins().ishl_imm_u(h, 32);
+            a0 = self.b.ins().bor(a0, h);
+            a0 = self.b.ins().iadd_imm_s(a0, offset as i64);
+        } else {
+            // 32-bit addresses: lo + offset must not wrap across the warp either.
+            let lo_off = self.b.ins().iadd_imm_s(lo0, offset as i64);
+            let lo_off = self.b.ins().uextend(types::I64, lo_off);
+            a0 = lo_off;
+        }
+        let nowrap =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, lo0, 0xffff_ffff - span);
+        (all, a0, nowrap)
+    }
+
+    /// [`Tx::address_steps`] for an address held as an [`AddrPair`], `b + (index << s)`, from
+    /// its index: when the base is one value in every lane and lane `l`'s index is lane 0's
+    /// plus `k * l` without wrapping, where `k << s` is `bytes`, lane `l`'s address is lane
+    /// 0's plus `bytes * l`. None when the pair cannot step by `bytes` (the caller then tests
+    /// the address words, computing them).
+    fn pair_steps(
+        &mut self,
+        p: &AddrPair,
+        bytes: u32,
+        offset: i32,
+    ) -> Option<(Value, Value, Value)> {
+        if !(uniform(&p.b_lo) && uniform(&p.b_hi)) || p.s > 4 || !bytes.is_multiple_of(1 << p.s) {
+            return None;
+        }
+        let k = bytes >> p.s;
+        let a0 = self.b.ins().extractlane(p.a[0], 0);
+        let mut all = self.steps_from(&p.a, a0, k);
+        let mut index = self.b.ins().uextend(types::I64, a0);
+        if let Some(c) = p.c {
+            let c0 = self.b.ins().extractlane(c[0], 0);
+            if !uniform(&c) {
+                let same = self.steps_from(&c, c0, 0);
+                all = self.b.ins().band(all, same);
+            }
+            let c0 = self.b.ins().uextend(types::I64, c0);
+            let c0 = self.b.ins().ishl_imm_u(c0, 32);
+            index = self.b.ins().bor(index, c0);
+        }
+        let b_lo = self.b.ins().extractlane(p.b_lo[0], 0);
+        let b_hi = self.b.ins().extractlane(p.b_hi[0], 0);
+        let b_lo = self.b.ins().uextend(types::I64, b_lo);
+        let b_hi = self.b.ins().uextend(types::I64, b_hi);
+        let b_hi = self.b.ins().ishl_imm_u(b_hi, 32);
+        let base = self.b.ins().bor(b_lo, b_hi);
+        let scaled = self.b.ins().ishl_imm_u(index, p.s as i64);
+        let addr = self.b.ins().iadd(base, scaled);
+        let addr = self.b.ins().iadd_imm_s(addr, offset as i64);
+        let nowrap = self.b.ins().icmp_imm_u(
+            IntCC::UnsignedLessThanOrEqual,
+            a0,
+            0xffff_ffff - 31 * k as i64,
+        );
+        Some((all, addr, nowrap))
     }
 
     /// `i32x4` rows as `i8x16` (what `shuffle` takes), or back.

@@ -31,7 +31,8 @@
 //! One JIT module and one Cranelift context per tier are reused for every function.
 //! Runtime helpers are registered with `JITBuilder::symbol`; the warp state and the `abi::JitCx`
 //! are addressed with `offset_of!`. With `WARPJIT_DUMP_CLIF=DIR` each compiled block's CLIF is
-//! written to `DIR`, each guest instruction as a comment above the code it produced.
+//! written to `DIR`, each guest instruction as a comment above the code it produced, and its
+//! machine code as raw bytes beside it (`NAME.bin`).
 //!
 //! A function Cranelift rejects (a warpjit bug) leaves its piece interpreted: the failure is
 //! counted in [`CompileStats::failed`] (printed by `--stats`) and kept in [`Jit::errors`].
@@ -143,6 +144,10 @@ pub struct Jit {
     pub hot_threshold: u32,
     /// Most functions each tier compiles for one program (default [`MAX_FUNCTIONS`]).
     pub max_functions: u32,
+    /// Recompile a hot block with tier 2 on the thread that found it hot, before running it
+    /// again, instead of in the background (default false): which code runs is then the same
+    /// in every run, for tests that must check tier-2 code.
+    pub tier2_inline: bool,
     /// What the launches' runners counted since the last [`Jit::take_counters`].
     counters: Mutex<RunCounters>,
 }
@@ -229,6 +234,7 @@ impl Jit {
             threshold: DEFAULT_THRESHOLD,
             hot_threshold: DEFAULT_HOT_THRESHOLD,
             max_functions: MAX_FUNCTIONS,
+            tier2_inline: false,
             counters: Mutex::new(RunCounters::default()),
         })
     }

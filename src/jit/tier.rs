@@ -98,6 +98,21 @@ impl Jit {
             .compare_exchange(1, 2, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok()
         {
+            if self.tier2_inline {
+                let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
+                if code.functions[1].load(Ordering::Relaxed) >= self.max_functions {
+                    inner.limited += 1;
+                    return;
+                }
+                match inner.compile_piece(code, piece, full) {
+                    Ok(addr) => {
+                        code.functions[1].fetch_add(1, Ordering::Relaxed);
+                        code.fns[i].store(addr, Ordering::Release)
+                    }
+                    Err(e) => inner.errors.push(e.to_string()),
+                }
+                return;
+            }
             if let Ok(q) = self.queue.lock() {
                 if let Some(q) = q.as_ref() {
                     let _ = q.send(Tier2Request {

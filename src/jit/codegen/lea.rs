@@ -1,7 +1,9 @@
 //! Inline lowering of LEA: the 64-bit scaled add and the shared-window test of LEA.HI.
 
 use super::super::abi::JitCx;
-use super::{flags, Lower, Tx};
+use super::{flags, AddrPair, Deferred, Lower, Tx};
+use crate::analysis::uniformity::UniformSet;
+use crate::analysis::LiveSet;
 use crate::ir::*;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder};
@@ -16,7 +18,79 @@ impl Lower for Lea {
     }
 }
 
+/// Whether `lo; hi` is the pair `LEA d.CC, a, b, s; LEA.HI.X d', a, b', c, s` that writes one
+/// 64-bit address `b' : b + ({c, a} << s)` (see [`AddrPair`]), both unguarded, with no flag,
+/// predicate or LEA.LO word of theirs read after them (`after`), and `lo` not writing what
+/// `hi` reads.
+pub(in crate::jit) fn addr_pair_of(lo: &Inst, hi: &Inst, after: &LiveSet) -> Option<(Lea, Lea)> {
+    let (Op::Lea(l), Op::Lea(h)) = (&lo.op, &hi.op) else {
+        return None;
+    };
+    let reads_lo = |r: Reg| r == l.d;
+    let ok = lo.guard.is_always()
+        && hi.guard.is_always()
+        && !l.hi
+        && l.cc
+        && !l.x
+        && !l.neg_a
+        && l.p.is_none()
+        && h.hi
+        && h.x
+        && !h.cc
+        && !h.neg_a
+        && h.p.is_none()
+        && h.a == l.a
+        && h.shift == l.shift
+        && !l.d.is_rz()
+        && l.d != h.d
+        && !reads_lo(h.a)
+        && !reads_lo(h.c)
+        && !matches!(h.b, Src::Reg(r) if reads_lo(r))
+        && (0..4).all(|f| !after.has_flag(f))
+        && !after.lea_lo;
+    ok.then_some((*l, *h))
+}
+
 impl Tx<'_, '_, '_> {
+    /// Translates a pair [`addr_pair_of`] found (with what is live after the pair and what is
+    /// uniform around its first instruction) as two deferred registers: nothing is computed
+    /// until something reads them. False (nothing done) outside a full-warp function, where
+    /// the writes would need blends: translate the two one by one then.
+    pub fn defer_addr_pair(
+        &mut self,
+        (lo, hi): (Lea, Lea),
+        after: &LiveSet,
+        uniform: &UniformSet,
+    ) -> bool {
+        if !self.full || self.strip.is_some() {
+            return false;
+        }
+        self.after = *after;
+        self.uniform = *uniform;
+        let p = AddrPair {
+            a: self.reg(lo.a),
+            c: (!hi.c.is_rz()).then(|| self.reg(hi.c)),
+            b_lo: self.src(lo.b),
+            b_hi: self.src(hi.b),
+            s: lo.shift as u32,
+        };
+        for (d, v) in [(lo.d, Deferred::Lo(p)), (hi.d, Deferred::Hi(p))] {
+            self.regs.remove(&d.0);
+            self.deferred.remove(&d.0);
+            if !d.is_rz() && after.has_reg(d) {
+                self.deferred.insert(d.0, v);
+            }
+        }
+        // The pair's flags and LEA.LO word are dead: what the cache holds of them need not
+        // be stored.
+        for f in 0..4 {
+            self.cc[f] = None;
+        }
+        self.lea = None;
+        self.index += 2;
+        true
+    }
+
     fn lea(&mut self, g: Guard, o: &Lea) {
         let m = self.guard_mask(g);
         let s = o.shift as u32;
