@@ -856,6 +856,113 @@ impl Tx<'_, '_, '_> {
             self.call_exec(Helper::Ldc, inst, mask);
             return;
         }
+        if self.covers_all(mask)
+            && o.size == MemSize::B32
+            && matches!(o.mode, LdcMode::Ia | LdcMode::Il)
+            && !o.d.is_rz()
+        {
+            self.ldc_consecutive(inst, o, helper, mask);
+        } else {
+            self.ldc_lanes(inst, o, helper, mask);
+        }
+    }
+
+    /// An indexed 32-bit LDC (IA or IL) of a full warp, first tested as a whole: when lane
+    /// `l`'s address `Ra + imm` is lane 0's plus `4 l` without wrapping, lane 0's is aligned
+    /// (then every lane's is) and lane 31's read is in range (then every lane's is: with IL
+    /// the bank only grows from lane to lane), the 32 words lie one after another in the
+    /// banks' memory from bank `imm5`'s start plus lane 0's address (IL's bank carry is that
+    /// sum's): eight vector loads. Otherwise [`Tx::ldc_lanes`], lane by lane.
+    fn ldc_consecutive(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef, mask: Value) {
+        let a = self.reg(o.a);
+        let imm = self.splat(o.imm as u32);
+        let t = self.bin(&a, &imm, |b, x, y| b.ins().iadd(x, y));
+        let t0 = self.b.ins().extractlane(t[0], 0);
+        let steps = self.steps_from(&t, t0, 4);
+        let mut ok = self.b.ins().vall_true(steps);
+        let low = self.b.ins().band_imm_s(t0, 3);
+        let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+        ok = self.b.ins().band(ok, aligned);
+        let nowrap = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, t0, 0xffff_ffff - 124);
+        ok = self.b.ins().band(ok, nowrap);
+        let nb = self.b.ins().load(
+            types::I32,
+            MemFlagsData::trusted(),
+            self.jcx,
+            offset_of!(JitCx, nbanks) as i32,
+        );
+        let last = self.b.ins().iadd_imm_s(t0, 124);
+        let in_range = match o.mode {
+            LdcMode::Ia => {
+                let fits = self
+                    .b
+                    .ins()
+                    .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, last, 0xfffc);
+                let bank = self.iconst(o.bank as u32);
+                let has = self.b.ins().icmp(IntCC::UnsignedLessThan, bank, nb);
+                self.b.ins().band(fits, has)
+            }
+            _ => {
+                let hi = self.b.ins().ushr_imm_u(last, 16);
+                let bank = self.b.ins().iadd_imm_u(hi, o.bank as i64);
+                self.b.ins().icmp(IntCC::UnsignedLessThan, bank, nb)
+            }
+        };
+        ok = self.b.ins().band(ok, in_range);
+        let consts = self.consts_base();
+        let flat = self.b.ins().uextend(self.env.ptr, t0);
+        let flat = self.b.ins().iadd_imm_u(flat, (o.bank as i64) << 16);
+        let p0 = self.b.ins().iadd(consts, flat);
+
+        let saved = (
+            self.regs.clone(),
+            self.deferred.clone(),
+            self.preds,
+            self.cc,
+            self.lea,
+            self.lane_bits,
+            self.mask_vecs.clone(),
+        );
+        let (vec_b, lane_b, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for _ in 0..8 {
+            self.b.append_block_param(join, types::I32X4);
+        }
+        self.b.ins().brif(ok, vec_b, &[], lane_b, &[]);
+        self.b.switch_to_block(vec_b);
+        let args: Vec<BlockArg> = (0..8)
+            .map(|k| BlockArg::Value(self.b.ins().load(types::I32X4, guest(), p0, 16 * k)))
+            .collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(lane_b);
+        self.ldc_lanes(inst, o, helper, mask);
+        let row = self.reg(o.d);
+        let args: Vec<BlockArg> = row.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        // Values first made inside either path do not dominate the join (as in `coalesced`).
+        (
+            self.regs,
+            self.deferred,
+            self.preds,
+            self.cc,
+            self.lea,
+            self.lane_bits,
+            self.mask_vecs,
+        ) = saved;
+        let row: Row = std::array::from_fn(|k| self.b.block_params(join)[k]);
+        self.put_row(o.d.0, row, true);
+    }
+
+    /// An indexed LDC lane by lane: each lane's bank and address, misaligned lanes to the slow
+    /// path (which faults), out-of-range lanes reading 0.
+    fn ldc_lanes(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef, mask: Value) {
         let size = o.size.bytes();
         let a = self.reg(o.a);
         let imm = self.splat(o.imm as u32);
