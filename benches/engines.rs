@@ -1,4 +1,4 @@
-//! Engine throughput on the benchmark kernels (src/cli/kernels.rs): interpreter, JIT and native
+//! Engine throughput on the benchmark kernels (src/cli/kernels.rs): interpreter, JIT and plain
 //! Rust, in lane-instructions per second; and JIT compile latency per guest instruction.
 //!
 //! Run: `cargo bench --bench engines` (add `-- gather` to pick a kernel). `warpjit bench` prints
@@ -40,7 +40,7 @@ fn engines(c: &mut Criterion) {
             b.iter(|| p.run(&jit, &opts))
         });
         let mut out = vec![0u32; (THREADS * k.out_bytes / 4) as usize];
-        g.bench_function(BenchmarkId::new("engine", "native"), |b| {
+        g.bench_function(BenchmarkId::new("engine", "rust"), |b| {
             b.iter(|| p.run_native(&k, &mut out))
         });
         g.finish();

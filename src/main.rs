@@ -47,7 +47,7 @@ struct Cli {
 enum Command {
     /// Run a kernel trace: its launches in order, then its expectations.
     Run(RunArgs),
-    /// Measure the interpreter, the JIT and native Rust on the built-in benchmark kernels, in
+    /// Measure the interpreter, the JIT and plain Rust on the built-in benchmark kernels, in
     /// one run, and print their throughput and ratios, and how each engine scales from one
     /// host thread to `--threads`.
     Bench(cli::bench::BenchArgs),

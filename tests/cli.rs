@@ -734,7 +734,7 @@ fn bench_json_is_one_document_with_engines_ratios_and_scaling() {
         .iter()
         .map(|e| e["engine"].as_str().expect("name"))
         .collect();
-    assert_eq!(engines, ["interp", "jit", "native"]);
+    assert_eq!(engines, ["interp", "jit", "rust"]);
     for e in w["engines"].as_array().expect("engines") {
         assert!(e["run_seconds"].as_f64() > Some(0.0), "{e}");
         assert!(
@@ -767,16 +767,16 @@ fn bench_json_is_one_document_with_engines_ratios_and_scaling() {
             "{doc}"
         );
     }
-    for e in ["jit", "native"] {
+    for e in ["jit", "rust"] {
         assert!(
-            doc["geometric_mean_speedup_native_kernels"][e].as_f64() > Some(0.0),
+            doc["geometric_mean_speedup_rust_kernels"][e].as_f64() > Some(0.0),
             "{doc}"
         );
     }
     // --plot drew the chart: the workload and its three engines.
     let chart = std::fs::read_to_string(&svg).expect("--plot wrote the chart");
     let _ = std::fs::remove_file(&svg);
-    for word in ["<svg", "loop", "interp", "jit", "native"] {
+    for word in ["<svg", "loop", "interp", "jit", "rust"] {
         assert!(chart.contains(word), "{word} not in the chart");
     }
 }
@@ -908,7 +908,7 @@ fn bench_reports_scaling_beyond_one_host_thread() {
         "{text}"
     );
     assert!(
-        section.contains("on the kernels with a native version: jit "),
+        section.contains("on the kernels with a Rust version: jit "),
         "{text}"
     );
     assert!(!section.contains("CPU time"), "{text}");

@@ -107,7 +107,7 @@ struct Bench {
     status: u8,
 }
 
-/// `warpjit bench`: returns the exit status (1 if an engine's output differs from native).
+/// `warpjit bench`: returns the exit status (1 if an engine's output differs from the Rust version).
 pub fn run(args: &BenchArgs) -> u8 {
     let mut stdout = std::io::stdout();
     // Not held locked: the runs' host threads must stay free to write to it.
@@ -296,9 +296,9 @@ impl Bench {
             "workload",
             "interp",
             "jit",
-            "native",
+            "rust",
             "jit/interp",
-            "jit/native",
+            "jit/rust",
             "compile/inst"
         );
     }
@@ -369,7 +369,10 @@ impl Bench {
         // The check runs the JIT last: every engine writes the same output array.
         let _ = p.run(jit, &s.opts);
         if let Err(e) = p.check(k) {
-            let _ = writeln!(err, "warpjit: error: jit output differs from native: {e}");
+            let _ = writeln!(
+                err,
+                "warpjit: error: jit output differs from the Rust version: {e}"
+            );
             self.status = 1;
         }
         let (si, sj, sn) = (
@@ -394,11 +397,7 @@ impl Bench {
         self.ratios.push(gj / gi);
         self.bars.push(bar(
             k.name,
-            &[
-                ("interp", gi * 1e9),
-                ("jit", gj * 1e9),
-                ("native", gn * 1e9),
-            ],
+            &[("interp", gi * 1e9), ("jit", gj * 1e9), ("rust", gn * 1e9)],
         ));
         let compile = (after.nanos - before.nanos) as f64 / 1e9;
         let engine = |name: &str, t: Duration, compile: f64, s: Option<&Scaling>| {
@@ -416,10 +415,10 @@ impl Bench {
             "engines": [
                 engine("interp", ti, 0.0, si.as_ref()),
                 engine("jit", tj, compile, sj.as_ref()),
-                engine("native", tn, 0.0, sn.as_ref()),
+                engine("rust", tn, 0.0, sn.as_ref()),
             ],
             "jit_over_interp": gj / gi,
-            "jit_over_native": gj / gn,
+            "jit_over_rust": gj / gn,
             "tier1_compile_us_per_instruction": per_inst_us,
         }));
         let w = s.w;
@@ -574,7 +573,7 @@ impl Bench {
             format!("jit {threads}"),
             "speedup",
             "(ideal)",
-            "native"
+            "rust"
         );
         for (name, lanes, i, j, nat) in &self.scalings {
             let g = |t: f64| format!("{:.3}G", lanes / t.max(1e-12) / 1e9);
@@ -612,11 +611,11 @@ impl Bench {
                 100.0 * gj / ij
             );
         }
-        // What the host gives parallel code: native Rust's speedup on the same kernels.
+        // What the host gives parallel code: plain Rust's speedup on the same kernels.
         if let (Some(gn), Some(gjn)) = (geo_n, geo_jn) {
             let _ = writeln!(
                 out,
-                "  on the kernels with a native version: jit {gjn:.2}x, native Rust {gn:.2}x"
+                "  on the kernels with a Rust version: jit {gjn:.2}x, plain Rust {gn:.2}x"
             );
         }
         if let Some(l) = s.load.filter(|&l| l >= 0.5) {
@@ -648,9 +647,9 @@ impl Bench {
                 "interp": self.per_engine(0, false, &ideal),
                 "jit": self.per_engine(1, false, &ideal),
             })),
-            "geometric_mean_speedup_native_kernels": s.scale.then(|| json!({
+            "geometric_mean_speedup_rust_kernels": s.scale.then(|| json!({
                 "jit": self.per_engine(1, true, &speedup),
-                "native": self.per_engine(2, true, &speedup),
+                "rust": self.per_engine(2, true, &speedup),
             })),
         })
     }

@@ -19,7 +19,7 @@ fn colour(engine: &str) -> RGBColor {
     match engine {
         "interp" => RGBColor(0x9e, 0x9e, 0x9e),
         "jit" => RGBColor(0x1f, 0x77, 0xb4),
-        "native" => RGBColor(0xff, 0x7f, 0x0e),
+        "rust" => RGBColor(0xff, 0x7f, 0x0e),
         _ => RGBColor(0x2c, 0xa0, 0x2c),
     }
 }
