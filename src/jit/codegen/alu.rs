@@ -946,6 +946,20 @@ impl Tx<'_, '_, '_> {
         true
     }
 
+    /// `a * k` (wrapping) for a constant `k`: 0 or a shift for a power of two, else a vector
+    /// multiply (which on current cores costs about what two shifts and an add do, so only a
+    /// single shift is a sure gain).
+    pub(in crate::jit) fn mul_const(&mut self, a: &Row, k: u32) -> Row {
+        if k == 0 {
+            self.splat(0)
+        } else if k.is_power_of_two() {
+            self.shl_c(a, k.trailing_zeros())
+        } else {
+            let kv = self.splat(k);
+            self.bin(a, &kv, |b, x, y| b.ins().imul(x, y))
+        }
+    }
+
     pub(in crate::jit) fn xmad(&mut self, g: Guard, o: &Xmad) {
         let m = self.guard_mask(g);
         let sel = |t: &mut Self, v: Row, h1: bool, signed: bool| -> Row {
@@ -966,8 +980,22 @@ impl Tx<'_, '_, '_> {
         let rb = self.src(o.b);
         let rc = self.src(o.c);
         let a = sel(self, ra, o.a_h1, o.a_signed);
+        // An immediate multiplier's half is known here: a product by 0 or a power of two needs
+        // no multiply.
+        let known = match o.b {
+            Src::Imm(k) | Src::Imm32(k) => Some(match (o.b_h1, o.b_signed) {
+                (true, false) => k >> 16,
+                (true, true) => ((k as i32) >> 16) as u32,
+                (false, false) => k & 0xffff,
+                (false, true) => (k as u16 as i16) as i32 as u32,
+            }),
+            _ => None,
+        };
         let b = sel(self, rb, o.b_h1, o.b_signed);
-        let mut p = self.bin(&a, &b, |b, x, y| b.ins().imul(x, y));
+        let mut p = match known {
+            Some(k) => self.mul_const(&a, k),
+            None => self.bin(&a, &b, |b, x, y| b.ins().imul(x, y)),
+        };
         if o.psl {
             p = self.shl_c(&p, 16);
         }
