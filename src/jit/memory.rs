@@ -849,21 +849,27 @@ impl Tx<'_, '_, '_> {
     /// Indexed `LDC` inline (docs/semantics.md §17): misaligned lanes take the slow path (a fault).
     pub(super) fn ldc_indexed(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef) {
         let mask = self.guard_mask(inst.guard);
-        if !self.env.whole_warp {
-            // Tier 1: the LDC routine, with the warp state made current for it; the
-            // destinations are then read from there.
-            self.settle(inst);
-            self.call_exec(Helper::Ldc, inst, mask);
-            return;
-        }
         if self.covers_all(mask)
+            && self.strip.is_none()
             && o.size == MemSize::B32
             && matches!(o.mode, LdcMode::Ia | LdcMode::Il)
             && !o.d.is_rz()
         {
             self.ldc_consecutive(inst, o, helper, mask);
         } else {
+            self.ldc_any(inst, o, helper, mask);
+        }
+    }
+
+    /// An indexed LDC lane by lane: at tier 2 inline ([`Tx::ldc_lanes`]); at tier 1, which
+    /// compiles for latency, through the LDC routine, with the warp state made current for it
+    /// (the destinations are then read from there).
+    fn ldc_any(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef, mask: Value) {
+        if self.env.whole_warp {
             self.ldc_lanes(inst, o, helper, mask);
+        } else {
+            self.settle(inst);
+            self.call_exec(Helper::Ldc, inst, mask);
         }
     }
 
@@ -872,7 +878,8 @@ impl Tx<'_, '_, '_> {
     /// (then every lane's is) and lane 31's read is in range (then every lane's is: with IL
     /// the bank only grows from lane to lane), the 32 words lie one after another in the
     /// banks' memory from bank `imm5`'s start plus lane 0's address (IL's bank carry is that
-    /// sum's): eight vector loads. Otherwise [`Tx::ldc_lanes`], lane by lane.
+    /// sum's): eight vector loads (at both tiers: the test costs little to compile). Otherwise
+    /// [`Tx::ldc_any`], lane by lane.
     fn ldc_consecutive(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef, mask: Value) {
         let a = self.reg(o.a);
         let imm = self.splat(o.imm as u32);
@@ -941,7 +948,7 @@ impl Tx<'_, '_, '_> {
             .collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(lane_b);
-        self.ldc_lanes(inst, o, helper, mask);
+        self.ldc_any(inst, o, helper, mask);
         let row = self.reg(o.d);
         let args: Vec<BlockArg> = row.iter().map(|v| BlockArg::Value(*v)).collect();
         self.b.ins().jump(join, &args);
