@@ -420,6 +420,8 @@ const ON_PURPOSE: &[(&str, Tool, usize)] = &[
     ),
     // Misaligned accesses to sparse tiles.
     ("tests/traces/sparse_tiles.toml", Tool::Memcheck, 4),
+    // A load through a misaligned 64-bit address pair, aligned down (one site).
+    ("tests/traces/lea_pairs.toml", Tool::Memcheck, 1),
     // Warps that hand data over through shared memory by spinning on flags, with no barrier
     // (tests/cubin/spin.cu `handoff`): racecheck orders accesses by barriers and __syncwarp
     // only, never by a spin on memory (docs/semantics.md §24, what racecheck cannot do).

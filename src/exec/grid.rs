@@ -308,16 +308,23 @@ pub fn init_warp(
     w.bar_result = 0;
     w.ctaid = cta;
     w.warp_id = wi;
-    // Thread ids of lane 0, then counted up (no division per lane).
-    let (x, y, z) = (
-        (base % bx) as u32,
-        (base / bx % by) as u32,
-        (base / (bx * by)) as u32,
-    );
+    // Thread ids of lane 0, then counted up (no division per lane; none at all in the first
+    // row of the block, where every warp of a one-dimensional block is).
+    let (x, y, z) = if base < bx {
+        (base as u32, 0, 0)
+    } else {
+        (
+            (base % bx) as u32,
+            (base / bx % by) as u32,
+            (base / (bx * by)) as u32,
+        )
+    };
     if x as u64 + LANES as u64 <= bx {
         // The whole warp in one row of the block (any block at least 32 wide): x counts up,
         // y and z are the same for every lane.
-        w.tid[0] = std::array::from_fn(|l| x + l as u32);
+        for (t, l) in w.tid[0].iter_mut().zip(0u32..) {
+            *t = x + l;
+        }
         w.tid[1] = [y; LANES];
         w.tid[2] = [z; LANES];
     } else {
