@@ -477,13 +477,9 @@ pub fn check_config(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
             }
         ));
     }
-    let total = grid.iter().map(|&g| u128::from(g)).product::<u128>() * u128::from(threads);
-    if total > u128::from(crate::exec::MAX_LAUNCH_THREADS) {
-        return Err(format!(
-            "grid × block is {total} threads: warpjit runs at most {} (2^30) in one launch",
-            crate::exec::MAX_LAUNCH_THREADS
-        ));
-    }
+    // No limit on the grid's threads but CUDA's on its dimensions (up to 2^31-1 × 65535 ×
+    // 65535 CTAs): what a launch runs is bounded by the machine's launch budget, of which each
+    // CTA's start takes a share (docs/semantics.md §11).
     if kernel.local_bytes > MAX_LOCAL_BYTES {
         return Err(format!(
             "kernel `{}` needs {:#x} bytes of local memory per thread: at most {:#x} (512 KiB, \

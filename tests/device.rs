@@ -658,3 +658,59 @@ fn initialised_device_data_holding_addresses_is_relocated() {
         }
     }
 }
+
+/// A launch may have as many threads as CUDA allows (grid up to 2^31-1 × 65535 × 65535 CTAs;
+/// numba-cuda's test_issue_9229 launches 22,121,216 CTAs of 256 threads): the configuration is
+/// valid, and the launch budget bounds what it runs. vadd with n = 0 (every thread exits at
+/// once) over 2^30 + 2^10 threads runs to completion on both engines; the largest grid's CTAs
+/// each get a share of 0 of the launch budget, so the first faults before it starts, at once.
+#[test]
+fn launches_past_2_to_the_30_threads_run_and_stay_bounded() {
+    let m = Module::from_cubin(&cubin("vadd.cubin")).unwrap();
+    let k = m.kernel("vadd", 0).unwrap();
+    let largest = LaunchConfig::new([0x7fff_ffff, 0xffff, 0xffff], [1024, 1, 1]);
+    assert_eq!(warpjit::device::check_config(&k, &largest), Ok(()));
+    let params = k
+        .params()
+        .layout(&[
+            &0u64.to_le_bytes(),
+            &0u64.to_le_bytes(),
+            &0u64.to_le_bytes(),
+            &0u32.to_le_bytes(),
+        ])
+        .unwrap();
+    for engine in engines() {
+        let machine = Machine::default();
+        let t = std::time::Instant::now();
+        match launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &largest,
+            &params,
+            &RunOptions::default(),
+        ) {
+            Err(LaunchError::Fault(f)) => {
+                assert!(
+                    matches!(f.kind, FaultKind::BudgetExhausted { .. }),
+                    "{}: {f}",
+                    engine.name()
+                );
+                assert_eq!(f.cta, [0, 0, 0]);
+            }
+            r => panic!("{}: {r:?}", engine.name()),
+        }
+        assert!(t.elapsed().as_secs() < 5, "{}: at once", engine.name());
+    }
+    // 2^20 + 1 CTAs of 1024 threads: 2^30 + 2^10 threads, each exiting at its bounds check,
+    // under the CUDA driver's launch budget (2^36), on the JIT (the interpreter takes several
+    // times as long for these 2^25 warps).
+    let past = LaunchConfig::new([(1 << 20) + 1, 1, 1], [1024, 1, 1]);
+    let machine = Machine {
+        launch_budget: 1 << 36,
+        ..Machine::default()
+    };
+    let jit = Jit::new().unwrap();
+    let stats = launch(&jit, &machine, &k, &past, &params, &RunOptions::default()).unwrap();
+    assert_eq!(stats.warps, ((1 << 20) + 1) * 32);
+}
