@@ -170,7 +170,32 @@ pub struct ModuleData {
     /// does not define (`R_CUDA_32` to `vprintf`, which ptxas calls through `JMX c[0x4][..]`):
     /// (offset in the bank, the function's name). The driver supplies such functions.
     pub externs4: Vec<(u32, String)>,
+    /// The relocations of `.rel.nv.global.init`: initialised `__device__` data that holds
+    /// addresses of other data of the module (`R_CUDA_64`, `R_CUDA_G64`, `R_CUDA_32`,
+    /// `R_CUDA_G32`: strings of a debug module, a table of pointers), each an offset into
+    /// `.nv.global.init` where [`ModuleData::init_image`] writes the address.
+    pub init_relocs: Vec<Reloc>,
+    /// Words of `.nv.global.init` that hold a function descriptor (`R_CUDA_FUNC_DESC_64`: a
+    /// pointer to a device function, such as the device runtime's table of its memcpy and
+    /// memset functions in a module linked with it): (offset in `.nv.global.init`, the value
+    /// written, [`func_desc`] of the function).
+    pub init_func_descs: Vec<(u32, u64)>,
 }
+
+/// The value warpjit writes for a function descriptor (`R_CUDA_FUNC_DESC_64`) of the function
+/// at `offset` bytes into the code section with index `section`: [`FUNC_DESC_BASE`] +
+/// `section` × 2^32 + `offset`. Not an address of memory (a kernel that reads through it
+/// faults), never 0, and equal only for the same function; warpjit does not call through
+/// function pointers (the decoder refuses such calls), so no kernel it runs jumps to it.
+pub fn func_desc(section: u16, offset: u64) -> u64 {
+    FUNC_DESC_BASE
+        .wrapping_add(u64::from(section) << 32)
+        .wrapping_add(offset & 0xffff_ffff)
+}
+
+/// Where [`func_desc`]'s values start: 0xfd00_0000_0000_0000, in the upper half of the address
+/// space, where nothing is mapped.
+pub const FUNC_DESC_BASE: u64 = 0xfd00_0000_0000_0000;
 
 /// Which of the module's data sections a relocation's symbol lies in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,6 +224,30 @@ impl ModuleData {
     /// Whether the module has no `__device__` data and no relocations.
     pub fn is_empty(&self) -> bool {
         self.init.is_empty() && self.zeroed == 0 && self.relocs.is_empty()
+    }
+
+    /// `.nv.global.init` with its relocations applied ([`ModuleData::init_relocs`],
+    /// [`ModuleData::init_func_descs`]), for the module's data mapped as `place` says.
+    pub fn init_image(&self, place: DataPlacement) -> Vec<u8> {
+        let mut image = self.init.clone();
+        let mut put = |at: u32, n: u8, v: u64| {
+            let (at, n) = (at as usize, usize::from(n).min(8));
+            // (A parsed module's relocations lie inside the section; one built by hand may not.)
+            if let Some(dst) = image.get_mut(at..at.saturating_add(n)) {
+                dst.copy_from_slice(&v.to_le_bytes()[..n]);
+            }
+        };
+        for r in &self.init_relocs {
+            put(
+                r.offset,
+                r.bytes,
+                place.of(r.section).wrapping_add(r.offset_in),
+            );
+        }
+        for &(at, v) in &self.init_func_descs {
+            put(at, 8, v);
+        }
+        image
     }
 
     /// Bytes of global memory the module's `__device__` data takes when mapped as the trace
@@ -403,7 +452,8 @@ impl DataPlacement {
         }
     }
 
-    fn of(&self, section: ModuleSection) -> u64 {
+    /// The address of `section`.
+    pub fn of(&self, section: ModuleSection) -> u64 {
         match section {
             ModuleSection::Init => self.init,
             ModuleSection::Zeroed => self.zeroed,
@@ -536,14 +586,15 @@ impl Cubin {
             let kind = section.header.sh_type(endian);
             if (kind == elf::SHT_REL || kind == elf::SHT_RELA)
                 && !relocates_const4(section)
+                && !relocates_init(section)
                 && relocated_text(section).is_none()
                 && !relocates_unloaded(section, &sections)
             {
                 return Err(CubinError::new(
                     section.offset,
                     &section.name,
-                    "relocations are applied only to `.nv.constant4` and to kernel code \
-                     (`.rel.text.NAME`): load a linked cubin (ptxas without -c, or nvlink or \
+                    "relocations are applied only to `.nv.constant4`, `.nv.global.init` and \
+                     to kernel code (`.rel.text.NAME`): load a linked cubin (ptxas without -c, or nvlink or \
                      nvJitLink output)",
                 ));
             }
@@ -995,11 +1046,19 @@ fn read_sections<'data>(
     Ok(sections)
 }
 
-/// Whether `section` holds the relocations of `.nv.constant4` (the only ones applied).
+/// Whether `section` holds the relocations of `.nv.constant4`.
 fn relocates_const4(section: &Section<'_>) -> bool {
     matches!(
         section.name.as_str(),
         ".rel.nv.constant4" | ".rela.nv.constant4"
+    )
+}
+
+/// Whether `section` holds the relocations of `.nv.global.init`.
+fn relocates_init(section: &Section<'_>) -> bool {
+    matches!(
+        section.name.as_str(),
+        ".rel.nv.global.init" | ".rela.nv.global.init"
     )
 }
 
@@ -1305,13 +1364,106 @@ fn module_data(sections: &[Section<'_>], symtab: &Section<'_>) -> Result<ModuleD
             }
         }
     }
+    let (init_relocs, init_func_descs) = init_relocs(sections, symtab, init.len() as u64)?;
     Ok(ModuleData {
         init,
         zeroed,
         const4,
         relocs,
         externs4,
+        init_relocs,
+        init_func_descs,
     })
+}
+
+/// The relocations of `.nv.global.init` (see [`ModuleData::init_relocs`]): each checked to lie
+/// inside the section, and to be an address of the module's data (`R_CUDA_32`, 1, and
+/// `R_CUDA_G32`, 3: 4 bytes; `R_CUDA_64`, 2, and `R_CUDA_G64`, 4: 8 bytes; global addresses
+/// are generic addresses in warpjit) or a function descriptor of its code
+/// (`R_CUDA_FUNC_DESC_64`, 35). A `.rel` entry's addend is 0 (ptxas leaves the words zero).
+#[allow(clippy::type_complexity)]
+fn init_relocs(
+    sections: &[Section<'_>],
+    symtab: &Section<'_>,
+    init_len: u64,
+) -> Result<(Vec<Reloc>, Vec<(u32, u64)>), CubinError> {
+    let mut relocs = Vec::new();
+    let mut descs = Vec::new();
+    for rel in sections.iter().filter(|s| relocates_init(s)) {
+        let rela = rel.name.starts_with(".rela");
+        let entry = if rela { 24 } else { 16 };
+        if rel.data.len() % entry != 0 {
+            return Err(CubinError::new(
+                rel.offset,
+                &rel.name,
+                format!(
+                    "{} bytes: not a whole number of {entry}-byte entries",
+                    rel.data.len()
+                ),
+            ));
+        }
+        for (k, e) in rel.data.chunks_exact(entry).enumerate() {
+            let at = rel.offset + (k * entry) as u64;
+            let err = |m: String| CubinError::new(at, &rel.name, m);
+            let word = |i: usize| u64::from_le_bytes(e[i..i + 8].try_into().expect("8 bytes"));
+            let (offset, info) = (word(0), word(8));
+            let addend = if rela { word(16) } else { 0 };
+            let (kind, sym) = (info as u32, info >> 32);
+            let (width, desc): (u8, bool) = match kind {
+                1 | 3 => (4, false),
+                2 | 4 => (8, false),
+                35 => (8, true),
+                t => {
+                    return Err(err(format!(
+                        "relocation type {t} is not supported in `.nv.global.init` (only \
+                         R_CUDA_32, 1, R_CUDA_64, 2, R_CUDA_G32, 3, R_CUDA_G64, 4, and \
+                         R_CUDA_FUNC_DESC_64, 35)"
+                    )))
+                }
+            };
+            if offset.saturating_add(u64::from(width)) > init_len {
+                return Err(err(format!(
+                    "relocation at {offset:#x} of {width} bytes past the end of \
+                     `.nv.global.init` ({init_len:#x} bytes)"
+                )));
+            }
+            let target = reloc_target(sections, symtab, rel, at, sym, addend)?;
+            match (target, desc) {
+                (RelocTarget::Data { section, offset: o }, false) => relocs.push(Reloc {
+                    offset: offset as u32,
+                    bytes: width,
+                    section,
+                    offset_in: o,
+                }),
+                (RelocTarget::Code { .. }, true) => {
+                    // The section index and the offset, from the symbol again (the target
+                    // names the section by name).
+                    let entry = raw_sym(symtab, sym).ok_or_else(|| {
+                        err(format!("relocation names symbol {sym}, not in `.symtab`"))
+                    })?;
+                    descs.push((
+                        offset as u32,
+                        func_desc(entry.shndx, entry.value.wrapping_add(addend)),
+                    ));
+                }
+                (t, _) => {
+                    return Err(err(format!(
+                        "relocation type {kind} of `.nv.global.init` to {}: not supported \
+                         (addresses of the module's data, and function descriptors of its code)",
+                        match t {
+                            RelocTarget::Data { .. } =>
+                                "data, as a function descriptor".to_string(),
+                            RelocTarget::Extern(n) =>
+                                format!("function `{n}`, which the file does not define"),
+                            RelocTarget::Code { section, .. } =>
+                                format!("code of `.text.{section}` as a data address"),
+                        }
+                    )))
+                }
+            }
+        }
+    }
+    Ok((relocs, descs))
 }
 
 fn find<'a, 'data>(sections: &'a [Section<'data>], name: &str) -> Option<&'a Section<'data>> {

@@ -154,11 +154,14 @@ impl Module {
         }
     }
 
-    /// The data image's initial contents ([`Module::data_bytes`] long).
-    pub fn data_image(&self) -> Vec<u8> {
+    /// The data image's initial contents ([`Module::data_bytes`] long) for the image mapped at
+    /// `base`: initialised `__device__` data that holds addresses (the relocations of
+    /// `.nv.global.init`) holds them for that base.
+    pub fn data_image(&self, base: u64) -> Vec<u8> {
         let mut image = vec![0; self.data_bytes() as usize];
-        let init = &self.cubin.module.init;
-        image[..init.len()].copy_from_slice(init);
+        let m = &self.cubin.module;
+        let init = m.init_image(DataPlacement::at(base, m));
+        image[..init.len()].copy_from_slice(&init);
         let c3 = &self.cubin.const3;
         if !c3.is_empty() {
             let at = self.const3_offset as usize;
@@ -173,7 +176,7 @@ impl Module {
         if self.data_bytes() == 0 {
             return Ok(());
         }
-        let image = self.data_image();
+        let image = self.data_image(base);
         mem.map(
             base,
             image.len() as u64,
@@ -474,13 +477,9 @@ pub fn check_config(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
             }
         ));
     }
-    let total = grid.iter().map(|&g| u128::from(g)).product::<u128>() * u128::from(threads);
-    if total > u128::from(crate::exec::MAX_LAUNCH_THREADS) {
-        return Err(format!(
-            "grid × block is {total} threads: warpjit runs at most {} (2^30) in one launch",
-            crate::exec::MAX_LAUNCH_THREADS
-        ));
-    }
+    // No limit on the grid's threads but CUDA's on its dimensions (up to 2^31-1 × 65535 ×
+    // 65535 CTAs): what a launch runs is bounded by the machine's launch budget, of which each
+    // CTA's start takes a share (docs/semantics.md §11).
     if kernel.local_bytes > MAX_LOCAL_BYTES {
         return Err(format!(
             "kernel `{}` needs {:#x} bytes of local memory per thread: at most {:#x} (512 KiB, \

@@ -576,3 +576,141 @@ fn launch_bounds_limit_the_block() {
         r => panic!("a block of 256 threads: {r:?}"),
     }
 }
+
+/// A Numba kernel that takes cooperative groups' grid group, compiled with `debug=True`
+/// (tests/cubin/numba_grid_group.py, as numba-cuda's test_grid_group_type compiles it): its
+/// initialised `__device__` data holds the addresses of its debug strings (`R_CUDA_G64` in
+/// `.rel.nv.global.init`) and the device runtime's function descriptors (`R_CUDA_FUNC_DESC_64`).
+/// The module loads, the data image holds each address for the base it is mapped at (a
+/// pointer to a NUL-terminated string of the image), each function descriptor is warpjit's
+/// non-null value that is no address, and the kernel (which calls
+/// `__cuda_syscall_CGS_get_intrinsic_handle`, a host call) writes x[t] = 7 on both engines, in a
+/// cooperative launch and in a plain one.
+#[test]
+fn initialised_device_data_holding_addresses_is_relocated() {
+    let m = Module::from_cubin(&cubin("numba_grid_group.cubin")).unwrap();
+    let data = &m.cubin().module;
+    assert_eq!(data.init_relocs.len(), 270);
+    assert_eq!(data.init_func_descs.len(), 32);
+    let base = 0x2100_0000_0000u64;
+    let image = m.data_image(base);
+    let word = |at: usize| u64::from_le_bytes(image[at..at + 8].try_into().unwrap());
+    for r in &data.init_relocs {
+        assert_eq!(r.bytes, 8);
+        let p = word(r.offset as usize);
+        let (init, zeroed) = (base, base + data.zeroed_offset());
+        let want = match r.section {
+            warpjit::cubin::ModuleSection::Init => init,
+            warpjit::cubin::ModuleSection::Zeroed => zeroed,
+        } + r.offset_in;
+        assert_eq!(p, want, "the word at {:#x}", r.offset);
+        // A debug string: printable bytes up to a NUL inside the image.
+        let s = &image[(p - base) as usize..];
+        let end = s.iter().position(|&b| b == 0).unwrap();
+        assert!(s[..end].iter().all(|b| b.is_ascii_graphic() || *b == b' '));
+    }
+    // The same image for another base moves every pointer by the difference.
+    let moved = m.data_image(base + 0x1000);
+    let r = &data.init_relocs[0];
+    let at = r.offset as usize;
+    assert_eq!(
+        u64::from_le_bytes(moved[at..at + 8].try_into().unwrap()),
+        word(at) + 0x1000
+    );
+    let mut descs: Vec<u64> = data.init_func_descs.iter().map(|&(_, v)| v).collect();
+    for &(at, v) in &data.init_func_descs {
+        assert_eq!(word(at as usize), v);
+        assert!(v >= warpjit::cubin::FUNC_DESC_BASE);
+    }
+    descs.sort();
+    descs.dedup();
+    assert_eq!(descs.len(), 32, "one descriptor per function");
+
+    let name = m.kernel_names().next().unwrap().to_string();
+    let k = m.kernel(&name, base).unwrap();
+    let x = 0x2000_0000_0000u64;
+    let params: Vec<u8> = [0u64, 0, 4, 4, x, 4, 4]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let workspace = 0x2200_0000_0000u64;
+    for cooperative in [None, Some(workspace)] {
+        for engine in engines() {
+            let mut machine = Machine::default();
+            m.map_data(&mut machine.global, base).unwrap();
+            machine.global.map(x, 0x100, Init::Zero).unwrap();
+            machine.global.map(workspace, 0x100, Init::Zero).unwrap();
+            let cfg = LaunchConfig {
+                cooperative,
+                ..config(1, 4)
+            };
+            launch(
+                engine.as_ref(),
+                &machine,
+                &k,
+                &cfg,
+                &params,
+                &RunOptions::default(),
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", engine.name()));
+            let got = machine.global.read_bytes(x, 16).unwrap();
+            assert_eq!(words(&got), [7, 7, 7, 7], "{}", engine.name());
+        }
+    }
+}
+
+/// A launch may have as many threads as CUDA allows (grid up to 2^31-1 × 65535 × 65535 CTAs;
+/// numba-cuda's test_issue_9229 launches 22,121,216 CTAs of 256 threads): the configuration is
+/// valid, and the launch budget bounds what it runs. vadd with n = 0 (every thread exits at
+/// once) over 2^30 + 2^10 threads runs to completion on both engines; the largest grid's CTAs
+/// each get a share of 0 of the launch budget, so the first faults before it starts, at once.
+#[test]
+fn launches_past_2_to_the_30_threads_run_and_stay_bounded() {
+    let m = Module::from_cubin(&cubin("vadd.cubin")).unwrap();
+    let k = m.kernel("vadd", 0).unwrap();
+    let largest = LaunchConfig::new([0x7fff_ffff, 0xffff, 0xffff], [1024, 1, 1]);
+    assert_eq!(warpjit::device::check_config(&k, &largest), Ok(()));
+    let params = k
+        .params()
+        .layout(&[
+            &0u64.to_le_bytes(),
+            &0u64.to_le_bytes(),
+            &0u64.to_le_bytes(),
+            &0u32.to_le_bytes(),
+        ])
+        .unwrap();
+    for engine in engines() {
+        let machine = Machine::default();
+        let t = std::time::Instant::now();
+        match launch(
+            engine.as_ref(),
+            &machine,
+            &k,
+            &largest,
+            &params,
+            &RunOptions::default(),
+        ) {
+            Err(LaunchError::Fault(f)) => {
+                assert!(
+                    matches!(f.kind, FaultKind::BudgetExhausted { .. }),
+                    "{}: {f}",
+                    engine.name()
+                );
+                assert_eq!(f.cta, [0, 0, 0]);
+            }
+            r => panic!("{}: {r:?}", engine.name()),
+        }
+        assert!(t.elapsed().as_secs() < 5, "{}: at once", engine.name());
+    }
+    // 2^20 + 1 CTAs of 1024 threads: 2^30 + 2^10 threads, each exiting at its bounds check,
+    // under the CUDA driver's launch budget (2^36), on the JIT (the interpreter takes several
+    // times as long for these 2^25 warps).
+    let past = LaunchConfig::new([(1 << 20) + 1, 1, 1], [1024, 1, 1]);
+    let machine = Machine {
+        launch_budget: 1 << 36,
+        ..Machine::default()
+    };
+    let jit = Jit::new().unwrap();
+    let stats = launch(&jit, &machine, &k, &past, &params, &RunOptions::default()).unwrap();
+    assert_eq!(stats.warps, ((1 << 20) + 1) * 32);
+}

@@ -146,6 +146,8 @@ pub fn attribute(attr: i64) -> Option<i32> {
         c::CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID => -1,
         c::CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID => 0x13c0_10de,
         c::CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID => 0,
+        // CUDA IPC between processes of this host (`crate::ipc`).
+        c::CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED => 1,
         // Every other capability (newer GPUs' features, interop) is absent.
         a if (1..c::CU_DEVICE_ATTRIBUTE_MAX).contains(&a) => 0,
         _ => return None,

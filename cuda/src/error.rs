@@ -52,6 +52,7 @@ codes! {
     PEER_ACCESS_UNSUPPORTED = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
     INVALID_SOURCE = CUDA_ERROR_INVALID_SOURCE,
     UNSUPPORTED_LIMIT = CUDA_ERROR_UNSUPPORTED_LIMIT,
+    MAP_FAILED = CUDA_ERROR_MAP_FAILED,
 }
 
 /// The text `cuGetErrorString` gives for `code` (warpjit's own words), if it is a `CUresult`.

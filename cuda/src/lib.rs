@@ -30,6 +30,7 @@ pub mod device;
 pub mod entry;
 pub mod error;
 pub mod image;
+pub mod ipc;
 pub mod memory;
 pub mod printf;
 pub mod procaddr;

@@ -164,6 +164,86 @@ impl Va {
     }
 }
 
+/// Re-backs the `len` bytes at `start` (page-aligned, readable and writable pages of the
+/// reserved range, as [`Va::alloc`] made them) by a new memory file (`memfd_create`), mapped
+/// `MAP_SHARED` at the same address with the same contents, so that another process can map
+/// the same pages (CUDA IPC, [`crate::ipc`]). The caller holds the machine's write lock, so
+/// that nothing reads or writes the range meanwhile. The file, or the host's error.
+///
+/// # Safety
+/// `[start, start + len)` must be such a range, owned by the caller.
+pub unsafe fn share(start: u64, len: u64) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let fd = libc::memfd_create(c"warpjit-ipc".as_ptr(), libc::MFD_CLOEXEC);
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let fd = OwnedFd::from_raw_fd(fd);
+    if libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // The current contents into the file, then the file over them.
+    let mut done = 0u64;
+    while done < len {
+        let n = libc::pwrite(
+            fd.as_raw_fd(),
+            (start + done) as *const libc::c_void,
+            (len - done) as usize,
+            done as libc::off_t,
+        );
+        if n <= 0 {
+            let e = std::io::Error::last_os_error();
+            if n < 0 && e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        done += n as u64;
+    }
+    map_file(start, len, &fd)?;
+    Ok(fd)
+}
+
+/// Maps the first `len` bytes of the memory file `fd` at `start` (`MAP_SHARED | MAP_FIXED`,
+/// readable and writable), replacing the pages there.
+///
+/// # Safety
+/// `[start, start + len)` must be a page-aligned range of the reserved range owned by the
+/// caller.
+pub unsafe fn map_file(start: u64, len: u64, fd: &std::os::fd::OwnedFd) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let p = libc::mmap(
+        start as *mut libc::c_void,
+        len as usize,
+        libc::PROT_READ | libc::PROT_WRITE,
+        libc::MAP_SHARED | libc::MAP_FIXED,
+        fd.as_raw_fd(),
+        0,
+    );
+    if p == libc::MAP_FAILED || p as u64 != start {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Puts the reservation back over `len` bytes at `start` that [`share`] or [`map_file`] mapped
+/// to a file: private, inaccessible and uncommitted, as [`reserve`] made them (so that
+/// [`Va::free`] and a later [`Va::alloc`] find the range as they left it: zeros when allocated
+/// again).
+///
+/// # Safety
+/// As for [`map_file`]; nothing may use the range any more.
+pub unsafe fn unshare(start: u64, len: u64) {
+    libc::mmap(
+        start as *mut libc::c_void,
+        len as usize,
+        libc::PROT_NONE,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+        -1,
+        0,
+    );
+}
+
 /// What kind of memory an allocation is (`cuPointerGetAttribute`'s memory type and flags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -175,6 +255,9 @@ pub enum Kind {
     Managed(u32),
     /// `cuMemHostRegister` (host memory of the program's; the flags given).
     Registered(u32),
+    /// `cuIpcOpenMemHandle`: device memory of another process's, mapped here until
+    /// `cuIpcCloseMemHandle` ([`crate::ipc`]).
+    Imported,
 }
 
 /// One allocation.

@@ -162,6 +162,10 @@ pub struct Inner {
     pub va: Option<Va>,
     /// Launches so far (for recording and the fault report).
     pub launches: u64,
+    /// Allocations exported to other processes (`cuIpcGetMemHandle`), by base address.
+    pub exported: HashMap<u64, crate::ipc::Export>,
+    /// Memory of other processes opened here (`cuIpcOpenMemHandle`), by base address.
+    pub imported: HashMap<u64, crate::ipc::Import>,
 }
 
 impl Inner {
@@ -383,6 +387,15 @@ pub fn free_alloc(d: &Driver, inner: &mut Inner, base: u64) -> Res {
     let a = inner.allocs.remove(&base).ok_or(error::INVALID_VALUE)?;
     let mut m = d.machine.write().unwrap_or_else(|p| p.into_inner());
     let _ = m.global.unmap(base);
+    let shared = inner.exported.remove(&base).map(|e| e.handle.len);
+    let shared = shared.or_else(|| inner.imported.remove(&base).map(|i| i.handle.len));
+    if let Some(len) = shared {
+        // Pages of a memory file (exported, or another process's): the reservation goes back
+        // over them, so that the range reads zeros when allocated again; other processes keep
+        // the file's pages.
+        // SAFETY: the range is this allocation's, no longer mapped into the guest.
+        unsafe { crate::memory::unshare(base, len) };
+    }
     drop(m);
     if let Some(s) = &d.check {
         s.free(base, a.size);

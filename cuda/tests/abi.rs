@@ -698,3 +698,182 @@ fn device_printf_and_a_failed_assert() {
     assert_eq!(unsafe { alloc(&mut d, 16) }, 710, "sticky");
     destroy(ctx);
 }
+
+const INVALID_CONTEXT: R = 201;
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn unhex(s: &str) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    for (i, x) in b.iter_mut().enumerate() {
+        *x = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap();
+    }
+    b
+}
+
+/// `CUipcMemHandle` and `CUipcEventHandle`: 64 bytes passed by value.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct IpcHandle([u8; 64]);
+
+/// CUDA IPC between two processes: this test exports a device allocation
+/// (`cuIpcGetMemHandle`), and a second process (this test binary again, running only
+/// `ipc_child`) opens the handle, finds the bytes written here, and doubles them with a kernel
+/// (vadd of the memory with itself, in place); back here the allocation holds the doubled
+/// values: the memory is shared, not copied. The exporting process cannot open its own handle
+/// (`CUDA_ERROR_INVALID_CONTEXT`, as from CUDA), a handle that is not one is
+/// `CUDA_ERROR_INVALID_HANDLE`, and memory freed and allocated again reads zeros with a new
+/// handle. An interprocess event's handle opens in the other process too.
+#[test]
+fn ipc_memory_is_shared_with_another_process() {
+    let ctx = context();
+    let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
+    let free = f!("cuMemFree_v2", fn(u64));
+    let htod = f!("cuMemcpyHtoD_v2", fn(u64, *const c_void, usize));
+    let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
+    let get = f!("cuIpcGetMemHandle", fn(*mut IpcHandle, u64));
+    let open = f!("cuIpcOpenMemHandle_v2", fn(*mut u64, IpcHandle, u32));
+    let close = f!("cuIpcCloseMemHandle", fn(u64));
+    let event_create = f!("cuEventCreate", fn(*mut Handle, u32));
+    let get_event = f!("cuIpcGetEventHandle", fn(*mut IpcHandle, Handle));
+    let n = 250usize;
+    let mut a = 0u64;
+    assert_eq!(unsafe { alloc(&mut a, 4 * n) }, SUCCESS);
+    let data: Vec<u32> = (0..n as u32).map(|i| 3 * i).collect();
+    assert_eq!(unsafe { htod(a, data.as_ptr().cast(), 4 * n) }, SUCCESS);
+    let mut h = IpcHandle([0; 64]);
+    assert_eq!(unsafe { get(&mut h, a + 4) }, INVALID_VALUE, "not a base");
+    assert_eq!(unsafe { get(std::ptr::null_mut(), a) }, INVALID_VALUE);
+    assert_eq!(unsafe { get(&mut h, a) }, SUCCESS);
+    let mut again = IpcHandle([0; 64]);
+    assert_eq!(unsafe { get(&mut again, a) }, SUCCESS);
+    assert_eq!(h.0, again.0, "the same handle for the same allocation");
+    // Exporting kept the contents.
+    let mut back = vec![0u32; n];
+    assert_eq!(unsafe { dtoh(back.as_mut_ptr().cast(), a, 4 * n) }, SUCCESS);
+    assert_eq!(back, data);
+    // This process cannot open it; bad handles are errors.
+    let mut p = 0u64;
+    assert_eq!(unsafe { open(&mut p, h, 1) }, INVALID_CONTEXT);
+    assert_eq!(
+        unsafe { open(&mut p, IpcHandle([0; 64]), 1) },
+        INVALID_HANDLE
+    );
+    let mut damaged = h;
+    damaged.0[16] ^= 1;
+    assert_eq!(unsafe { open(&mut p, damaged, 1) }, INVALID_HANDLE);
+    assert_eq!(unsafe { open(&mut p, h, 6) }, INVALID_VALUE, "flags");
+    assert_eq!(unsafe { close(a) }, INVALID_VALUE, "not opened");
+    // An interprocess event (CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING).
+    let mut ev: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { event_create(&mut ev, 0) }, SUCCESS);
+    let mut eh = IpcHandle([0; 64]);
+    assert_eq!(
+        unsafe { get_event(&mut eh, ev) },
+        INVALID_VALUE,
+        "not interprocess"
+    );
+    assert_eq!(unsafe { event_create(&mut ev, 6) }, SUCCESS);
+    assert_eq!(unsafe { get_event(&mut eh, ev) }, SUCCESS);
+
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["ipc_child", "--exact", "--nocapture", "--test-threads=1"])
+        .env("WARPJIT_TEST_IPC_HANDLE", hex(&h.0))
+        .env("WARPJIT_TEST_IPC_EVENT", hex(&eh.0))
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the other process: {text}");
+    assert!(text.contains("1 passed"), "the child test ran: {text}");
+
+    assert_eq!(unsafe { dtoh(back.as_mut_ptr().cast(), a, 4 * n) }, SUCCESS);
+    let doubled: Vec<u32> = data.iter().map(|x| 2 * x).collect();
+    assert_eq!(
+        back, doubled,
+        "the other process's kernel wrote this memory"
+    );
+    // Freed and allocated again: zeros, and another handle.
+    assert_eq!(unsafe { free(a) }, SUCCESS);
+    let mut b = 0u64;
+    assert_eq!(unsafe { alloc(&mut b, 4 * n) }, SUCCESS);
+    assert_eq!(unsafe { dtoh(back.as_mut_ptr().cast(), b, 4 * n) }, SUCCESS);
+    assert!(back.iter().all(|&x| x == 0));
+    let mut hb = IpcHandle([0; 64]);
+    assert_eq!(unsafe { get(&mut hb, b) }, SUCCESS);
+    assert_ne!(hb.0, h.0);
+    assert_eq!(unsafe { free(b) }, SUCCESS);
+    destroy(ctx);
+}
+
+/// The other process of `ipc_memory_is_shared_with_another_process` (nothing unless
+/// `WARPJIT_TEST_IPC_HANDLE` is set): opens the handle (twice: the same address, counted), reads
+/// the exporter's values, doubles them with vadd in place, closes it (the second close unmaps),
+/// and opens the exporter's event.
+#[test]
+fn ipc_child() {
+    let Ok(handle) = std::env::var("WARPJIT_TEST_IPC_HANDLE") else {
+        return;
+    };
+    let ctx = context();
+    let open = f!("cuIpcOpenMemHandle_v2", fn(*mut u64, IpcHandle, u32));
+    let close = f!("cuIpcCloseMemHandle", fn(u64));
+    let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
+    let free = f!("cuMemFree_v2", fn(u64));
+    let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
+    let get_fn = f!(
+        "cuModuleGetFunction",
+        fn(*mut Handle, Handle, *const c_char)
+    );
+    let sync = f!("cuCtxSynchronize", fn());
+    let open_event = f!("cuIpcOpenEventHandle", fn(*mut Handle, IpcHandle));
+    let query = f!("cuEventQuery", fn(Handle));
+    let n = 250u32;
+    let h = IpcHandle(unhex(&handle));
+    let mut p = 0u64;
+    assert_eq!(unsafe { open(&mut p, h, 1) }, SUCCESS);
+    let mut q = 0u64;
+    assert_eq!(unsafe { open(&mut q, h, 0) }, SUCCESS);
+    assert_eq!(p, q, "opened again: the same address");
+    let mut back = vec![0u32; n as usize];
+    assert_eq!(
+        unsafe { dtoh(back.as_mut_ptr().cast(), p, 4 * n as usize) },
+        SUCCESS
+    );
+    assert_eq!(back, (0..n).map(|i| 3 * i).collect::<Vec<_>>());
+    assert_eq!(unsafe { free(p) }, INVALID_VALUE, "closed, not freed");
+    let image = cubin("vadd.cubin");
+    let mut m: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { load(&mut m, image.as_ptr().cast()) }, SUCCESS);
+    let mut func: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { get_fn(&mut func, m, c"vadd".as_ptr()) }, SUCCESS);
+    let (mut a, mut b, mut c) = (p, p, p);
+    let mut args: [*mut c_void; 4] = [
+        (&mut a as *mut u64).cast(),
+        (&mut b as *mut u64).cast(),
+        (&mut c as *mut u64).cast(),
+        (&n as *const u32).cast_mut().cast(),
+    ];
+    assert_eq!(launch_1d(func, 2, 128, &mut args, false), SUCCESS);
+    assert_eq!(unsafe { sync() }, SUCCESS);
+    assert_eq!(unsafe { close(p) }, SUCCESS);
+    assert_eq!(
+        unsafe { dtoh(back.as_mut_ptr().cast(), p, 4) },
+        SUCCESS,
+        "still open once"
+    );
+    assert_eq!(unsafe { close(p) }, SUCCESS);
+    assert_eq!(unsafe { close(p) }, INVALID_VALUE, "closed");
+    assert_eq!(
+        unsafe { dtoh(back.as_mut_ptr().cast(), p, 4) },
+        INVALID_VALUE,
+        "unmapped"
+    );
+    let event = IpcHandle(unhex(&std::env::var("WARPJIT_TEST_IPC_EVENT").unwrap()));
+    let mut ev: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { open_event(&mut ev, event) }, SUCCESS);
+    assert_eq!(unsafe { query(ev) }, SUCCESS);
+    destroy(ctx);
+}

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use warpjit::exec::{Engine, RunOptions};
 use warpjit::interp::Interpreter;
 
-/// Most threads a generated trace has (a launch's limit).
+/// Most threads a generated trace has (each has an output slot of its own).
 const MAX_THREADS: u64 = warpjit::exec::MAX_LAUNCH_THREADS;
 
 /// What [`generate`] wrote.
@@ -56,7 +56,7 @@ pub fn generate(kind: &str, lane_instructions: u64, dir: &Path) -> Result<Genera
     if threads > MAX_THREADS {
         return Err(format!(
             "{lane_instructions} lane-instructions of `{kind}` need {threads} threads, more than a \
-             launch's {MAX_THREADS}"
+             generated launch's {MAX_THREADS}"
         ));
     }
     let n = threads as u32;

@@ -1,5 +1,6 @@
 //! Host calls (docs/semantics.md §22g): the functions the CUDA driver supplies to kernels,
-//! `vprintf` (device `printf`, Numba's `print`) and `__assertfail` (CUDA's and Numba's `assert`).
+//! `vprintf` (device `printf`, Numba's `print`), `__assertfail` (CUDA's and Numba's `assert`)
+//! and `__cuda_syscall_CGS_get_intrinsic_handle` (cooperative groups' grid handle in debug code).
 //! The cubin loader turns a call to one into `BPT.TRAP code` with the function's code
 //! ([`crate::maxwell::decode_linked`]); the interpreter runs such a `BPT` as the function, lane
 //! by lane, with this module's code, and the JIT delegates the instruction to the interpreter's
@@ -13,12 +14,16 @@ use super::CtaEnv;
 use warpjit_runtime::{Fault, FaultKind, WarpState, LANES, SHARED_WINDOW_SIZE};
 
 /// The host calls' `BPT.TRAP` codes, defined with the op in the IR.
-pub use crate::ir::{ASSERTFAIL_CODE, VPRINTF_CODE};
+pub use crate::ir::{ASSERTFAIL_CODE, CGS_HANDLE_CODE, VPRINTF_CODE};
 
 /// Whether `BPT.TRAP code` is a host call (rather than a trap).
 pub fn is_host_call(code: u32) -> bool {
-    code == VPRINTF_CODE || code == ASSERTFAIL_CODE
+    code == VPRINTF_CODE || code == ASSERTFAIL_CODE || code == CGS_HANDLE_CODE
 }
+
+/// `cudaCGScopeGrid`, the scope of `__cuda_syscall_CGS_get_intrinsic_handle` whose handle is the
+/// grid workspace's address.
+const CG_SCOPE_GRID: u32 = 1;
 
 /// The default capacity of a machine's [`HostOutput`] in bytes of text: 1 MiB, CUDA's default
 /// `printf` FIFO size (`CU_LIMIT_PRINTF_FIFO_SIZE`).
@@ -130,6 +135,23 @@ pub fn run(code: u32, w: &mut WarpState, mask: u32, env: &mut CtaEnv<'_>) -> Res
     let pair = |w: &WarpState, r: usize, l: usize| {
         u64::from(w.regs[r][l]) | u64::from(w.regs[r + 1][l]) << 32
     };
+    if code == CGS_HANDLE_CODE {
+        // The grid's handle is the address of the cooperative launch's grid workspace, which
+        // `%envreg1:%envreg2` also give (c[0x0][0x34] high, c[0x0][0x38] low; 0 outside a
+        // cooperative launch); every other scope's is 0.
+        let grid = u64::from(env.consts.word(0, 0x34)) << 32 | u64::from(env.consts.word(0, 0x38));
+        for l in lanes {
+            let lu = l as usize;
+            let h = if w.regs[4][lu] == CG_SCOPE_GRID {
+                grid
+            } else {
+                0
+            };
+            w.regs[4][lu] = h as u32;
+            w.regs[5][lu] = (h >> 32) as u32;
+        }
+        return Ok(());
+    }
     if code == VPRINTF_CODE {
         for l in lanes {
             let lu = l as usize;

@@ -81,7 +81,11 @@ pub const DEFAULT_LAUNCH_BUDGET: u64 = 1 << 28;
 /// it past 4096 warp instructions, when another warp could run (docs/semantics.md §9).
 pub const DEFAULT_QUANTUM: u64 = 4096;
 
-/// Most threads (grid × block) one launch may have: 2^30, checked when a trace is loaded.
+/// Most invocations of a DXBC vertex, geometry or pixel shader launch (each has its own rows of
+/// inputs and outputs in the trace), and the largest launch `warpjit gen-trace` writes (each
+/// thread has its own output): 2^30. A grid of CTAs has no such limit: CUDA's grid dimensions
+/// bound it ([`crate::device::MAX_GRID`]) and the launch budget ([`Machine::launch_budget`])
+/// bounds the work it does (docs/semantics.md §11).
 pub const MAX_LAUNCH_THREADS: u64 = 1 << 30;
 
 /// What starting a CTA costs its share of the launch budget, besides one instruction per warp and

@@ -169,11 +169,14 @@ fn label_name(n: usize) -> String {
 /// The `BPT.TRAP` codes of the host calls (docs/semantics.md §22g): the calls to functions the
 /// CUDA driver supplies, which [`decode_linked`] turns into `BPT.TRAP` with the function's code
 /// and the engines run as the driver's function ([`crate::exec::hostcall`]).
-pub use crate::ir::{ASSERTFAIL_CODE, VPRINTF_CODE};
+pub use crate::ir::{ASSERTFAIL_CODE, CGS_HANDLE_CODE, VPRINTF_CODE};
 
 /// The functions the driver supplies that kernels may call, with their host-call codes.
-pub const DRIVER_FUNCTIONS: &[(&str, u32)] =
-    &[("vprintf", VPRINTF_CODE), ("__assertfail", ASSERTFAIL_CODE)];
+pub const DRIVER_FUNCTIONS: &[(&str, u32)] = &[
+    ("vprintf", VPRINTF_CODE),
+    ("__assertfail", ASSERTFAIL_CODE),
+    ("__cuda_syscall_CGS_get_intrinsic_handle", CGS_HANDLE_CODE),
+];
 
 /// The host-call code of the driver function `name`, if the driver supplies it.
 fn driver_code(name: &str) -> Option<u32> {

@@ -309,7 +309,8 @@ impl Loader {
                         })
                     };
                     let m = &b.module;
-                    map(init, m.init.len() as u64, Init::Bytes(&m.init))?;
+                    let image = m.init_image(crate::cubin::DataPlacement { init, zeroed });
+                    map(init, image.len() as u64, Init::Bytes(&image))?;
                     map(zeroed, m.zeroed, Init::Zero)?;
                     modules.push((spec.program_path.clone(), init, zeroed));
                     (init, zeroed)

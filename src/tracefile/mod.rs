@@ -19,7 +19,9 @@
 //!   and a cubin kernel's arguments laid out by its parameter table ([`crate::params`]); see
 //!   [`LaunchSpec::consts`] and [`LaunchSpec::params`].
 //!
-//! A launch may have at most [`exec::MAX_LAUNCH_THREADS`] threads (grid × block).
+//! A grid may have as many CTAs as CUDA allows ([`crate::device::MAX_GRID`]): the launch budget
+//! ([`exec::Machine::launch_budget`]) bounds what a launch runs. A DXBC vertex, geometry or pixel
+//! shader launch has at most [`exec::MAX_LAUNCH_THREADS`] invocations.
 //!
 //! Where the format leaves a detail open, this module decides (each is listed in the docs of the
 //! item it concerns): `isa` defaults to `"sass"` (or what a binary `code_file` is), `grid` to

@@ -170,3 +170,17 @@ pub fn error_name(code: CUresult) -> Option<&'static str> {
         .find(|(c, _)| *c == i64::from(code))
         .map(|(_, n)| n.trim_end_matches('\0'))
 }
+
+/// `CUipcMemHandle` (`CUipcMemHandle_v1`): 64 opaque bytes, passed by value.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUipcMemHandle {
+    pub reserved: [u8; 64],
+}
+
+/// `CUipcEventHandle` (`CUipcEventHandle_v1`): 64 opaque bytes, passed by value.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CUipcEventHandle {
+    pub reserved: [u8; 64],
+}

@@ -272,7 +272,7 @@ fn free(ptr: u64, host: bool) -> Res {
     match inner.allocs.get(&ptr) {
         Some(a)
             if matches!(a.kind, Kind::Host(_)) == host
-                && !matches!(a.kind, Kind::Registered(_)) => {}
+                && !matches!(a.kind, Kind::Registered(_) | Kind::Imported) => {}
         _ => return Err(error::INVALID_VALUE),
     }
     state::free_alloc(d, &mut inner, ptr)
@@ -302,14 +302,14 @@ unsafe fn pointer_attribute(attr: i64, ptr: u64, data: *mut c_void) -> Res {
         ),
         c::CU_POINTER_ATTRIBUTE_MEMORY_TYPE => {
             let t = match a.kind {
-                Kind::Device | Kind::Managed(_) => c::CU_MEMORYTYPE_DEVICE,
+                Kind::Device | Kind::Managed(_) | Kind::Imported => c::CU_MEMORYTYPE_DEVICE,
                 Kind::Host(_) | Kind::Registered(_) => c::CU_MEMORYTYPE_HOST,
             };
             out(data.cast::<u32>(), t as u32)
         }
         c::CU_POINTER_ATTRIBUTE_DEVICE_POINTER => out(data.cast::<u64>(), ptr),
         c::CU_POINTER_ATTRIBUTE_HOST_POINTER => match a.kind {
-            Kind::Device => Err(error::INVALID_VALUE),
+            Kind::Device | Kind::Imported => Err(error::INVALID_VALUE),
             _ => out(data.cast::<u64>(), ptr),
         },
         c::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS => out(data.cast::<u32>(), 1),
@@ -323,7 +323,9 @@ unsafe fn pointer_attribute(attr: i64, ptr: u64, data: *mut c_void) -> Res {
         c::CU_POINTER_ATTRIBUTE_RANGE_SIZE => out(data.cast::<usize>(), a.size as usize),
         c::CU_POINTER_ATTRIBUTE_MAPPED => out(data.cast::<u32>(), 1),
         c::CU_POINTER_ATTRIBUTE_ACCESS_FLAGS => out(data.cast::<u32>(), 0),
-        c::CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE => out(data.cast::<u32>(), 0),
+        c::CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE => {
+            out(data.cast::<u32>(), u32::from(a.kind == Kind::Device))
+        }
         c::CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES => out(data.cast::<u64>(), 0),
         c::CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE => out(data.cast::<u32>(), 0),
         c::CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE => out(data.cast::<Handle>(), std::ptr::null_mut()),
@@ -412,7 +414,7 @@ cuda_api! {
         let inner = state::inner()?;
         state::current_ctx(&inner)?;
         match inner.alloc_at(p as u64) {
-            Some((_, a)) if !matches!(a.kind, Kind::Device) => out(dptr, p as u64),
+            Some((_, a)) if !matches!(a.kind, Kind::Device | Kind::Imported) => out(dptr, p as u64),
             _ => Err(error::INVALID_VALUE),
         }
     }

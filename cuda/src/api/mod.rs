@@ -5,6 +5,7 @@
 pub mod ctx;
 pub mod device;
 pub mod init;
+pub mod ipc;
 pub mod launch;
 pub mod mem;
 pub mod module;

@@ -44,7 +44,7 @@ pub fn load_image(bytes: &[u8], log: &mut String) -> Res<u64> {
     let data_bytes = module.data_bytes();
     let data_base = if data_bytes > 0 {
         let base = state::alloc(d, &mut inner, ctx, data_bytes, Kind::Device)?;
-        let image = module.data_image();
+        let image = module.data_image(base);
         // SAFETY: the allocation is `data_bytes` long, readable and writable.
         unsafe { std::ptr::copy_nonoverlapping(image.as_ptr(), base as *mut u8, image.len()) };
         if let Some(s) = &d.check {

@@ -363,11 +363,17 @@ pub const VPRINTF_CODE: u32 = 0xf_0001;
 /// unsigned line, const char *function, size_t charSize)`, a host call (docs/semantics.md §22g).
 pub const ASSERTFAIL_CODE: u32 = 0xf_0002;
 
+/// The `BPT.TRAP` code of a call to `__cuda_syscall_CGS_get_intrinsic_handle(scope)` (the
+/// device runtime's `cudaCGGetIntrinsicHandle`, cooperative groups' grid handle in code
+/// compiled with `-G`), a host call (docs/semantics.md §22g).
+pub const CGS_HANDLE_CODE: u32 = 0xf_0003;
+
 /// `BPT.TRAP code`: stops the launch with a trap fault in the first active lane
 /// (docs/semantics.md §22e); ptxas writes it behind a branch, for a check that failed. The codes
 /// of the host calls ([`crate::exec::hostcall`], docs/semantics.md §22g) run a function the CUDA
 /// driver supplies instead: `vprintf` reads R4 to R7 and writes R4, `__assertfail` reads R4 to
-/// R11 (and then traps).
+/// R11 (and then traps), `__cuda_syscall_CGS_get_intrinsic_handle` reads R4 and writes R4 and
+/// R5.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bpt {
     /// The code (a 20-bit immediate).
@@ -386,6 +392,10 @@ impl Operands for Bpt {
                 o.lane_varying(true);
             }
             ASSERTFAIL_CODE => o.read_n(Reg(4), 8),
+            CGS_HANDLE_CODE => {
+                o.read(Reg(4));
+                o.def_n(Reg(4), 2);
+            }
             _ => {}
         }
         o.may_fault(true);

@@ -631,14 +631,6 @@ impl Loader {
                     format!("the program's dcl_thread_group {b:?} is not a valid thread group (at most {MAX_THREADS_PER_CTA} threads)"),
                 ));
             }
-            let total = k.grid.iter().map(|&g| g as u128).product::<u128>() * threads as u128;
-            if total > MAX_LAUNCH_THREADS as u128 {
-                let span = l.grid.as_ref().map_or(table.clone(), |g| g.span());
-                return Err(self.invalid(
-                    &span,
-                    format!("grid × thread group is {total} threads: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
-                ));
-            }
             k.block = b;
         }
         if iface.tgsm_bytes > k.shared_bytes {
@@ -786,14 +778,8 @@ impl Loader {
                 format!("block has {threads} threads: a CTA has at most {MAX_THREADS_PER_CTA}"),
             ));
         }
-        let total = grid.iter().map(|&g| g as u128).product::<u128>() * threads as u128;
-        if total > MAX_LAUNCH_THREADS as u128 {
-            let span = l.grid.as_ref().map_or(table.clone(), |g| g.span());
-            return Err(self.invalid(
-                &span,
-                format!("grid × block is {total} threads: a launch has at most {MAX_LAUNCH_THREADS} (2^30)"),
-            ));
-        }
+        // The grid is bounded by its dimensions alone (CUDA's): the launch budget bounds the
+        // work (semantics §11).
         let (invocations, pixels) = self.invocations(l, isa)?;
         let inputs = self.reg_tables(&l.input, isa, invocations, RegTable::Input)?;
         let expect_outputs =
