@@ -1,6 +1,6 @@
 //! Module images as programs hand them to the driver: cubins (ELF), fatbins (the container nvcc,
-//! NVRTC and nvJitLink write; the sm_5x cubin is taken, else the PTX), and PTX text, which is
-//! compiled for sm_52 by NVIDIA's ptxas.
+//! NVRTC and nvJitLink write; the sm_5x cubin is taken, else the PTX; an entry compressed with
+//! LZ4 or zstd is decompressed), and PTX text, which is compiled for sm_52 by NVIDIA's ptxas.
 
 use crate::error::{self, Res};
 use std::path::PathBuf;
@@ -13,6 +13,16 @@ pub const FATBIN_WRAPPER_MAGIC: u32 = 0x4662_43b1;
 
 /// The architectures whose cubins run, in order of preference for the sm_52 device.
 const ARCHS: [u32; 3] = [52, 50, 53];
+
+/// The largest entry a fatbin may decompress to (a bound on what a hostile image can make the
+/// driver allocate); real cubins and PTX are far smaller.
+pub const MAX_DECOMPRESSED: u64 = 256 << 20;
+
+/// A fatbin entry's flag: its payload is an LZ4 block (nvcc's `fatbinary --compress`, CUDA 11
+/// to 12.7).
+const FLAG_LZ4: u64 = 0x2000;
+/// A fatbin entry's flag: its payload is a zstd frame (CUDA 12.8 and later).
+const FLAG_ZSTD: u64 = 0x8000;
 
 /// What an image is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,14 +95,14 @@ pub fn classify(bytes: &[u8]) -> Res<Image> {
 
 /// The entry to load from a fatbin: a cubin for sm_52, sm_50 or sm_53 (in that order of
 /// preference), else the PTX of the highest version not above compute_52, else
-/// `CUDA_ERROR_NO_BINARY_FOR_GPU`. Compressed entries are refused.
+/// `CUDA_ERROR_NO_BINARY_FOR_GPU`. A compressed entry is decompressed ([`Entry::bytes`]).
 pub fn fatbin(bytes: &[u8]) -> Res<Image> {
     let total = u64_at(bytes, 8).ok_or(error::INVALID_IMAGE)?;
     let header = u16_at(bytes, 6).ok_or(error::INVALID_IMAGE)? as u64;
     let end = (header + total).min(bytes.len() as u64) as usize;
     let mut at = header as usize;
-    let mut cubins: Vec<(u32, &[u8], bool)> = Vec::new();
-    let mut ptx: Vec<(u32, &[u8], bool)> = Vec::new();
+    let mut cubins: Vec<(u32, Entry<'_>)> = Vec::new();
+    let mut ptx: Vec<(u32, Entry<'_>)> = Vec::new();
     while at + 64 <= end {
         let e = &bytes[at..];
         let kind = u16_at(e, 0).ok_or(error::INVALID_IMAGE)?;
@@ -108,36 +118,84 @@ pub fn fatbin(bytes: &[u8]) -> Res<Image> {
         let payload = bytes
             .get(start..stop.min(end))
             .ok_or(error::INVALID_IMAGE)?;
-        // Bit 13 (LZ4-style, CUDA 11-12) or 15 (zstd, CUDA 12.8+) marks a compressed payload.
-        let compressed = flags & 0xa000 != 0;
+        let entry = Entry {
+            payload,
+            flags,
+            packed: u32_at(e, 16).ok_or(error::INVALID_IMAGE)? as usize,
+            unpacked: u64_at(e, 56).ok_or(error::INVALID_IMAGE)?,
+        };
         match kind {
-            1 => ptx.push((arch, payload, compressed)),
-            2 | 0x10 => cubins.push((arch, payload, compressed)),
+            1 => ptx.push((arch, entry)),
+            2 | 0x10 => cubins.push((arch, entry)),
             _ => {}
         }
         at = stop;
     }
     for want in ARCHS {
-        if let Some(&(_, p, compressed)) = cubins.iter().find(|(a, _, _)| *a == want) {
-            if compressed {
-                crate::entry::log_line(&format!(
-                    "fatbin: the sm_{want} cubin is compressed, which warpjit does not read \
-                     (build with -Xfatbin -compress=false)"
-                ));
-                return Err(error::NOT_SUPPORTED);
-            }
-            return Ok(Image::Cubin(p.to_vec()));
+        if let Some((_, e)) = cubins.iter().find(|(a, _)| *a == want) {
+            return Ok(Image::Cubin(e.bytes()?));
         }
     }
-    let best = ptx
-        .iter()
-        .filter(|(a, _, c)| *a <= 52 && !c)
-        .max_by_key(|(a, _, _)| *a);
+    let best = ptx.iter().filter(|(a, _)| *a <= 52).max_by_key(|(a, _)| *a);
     match best {
-        Some(&(_, p, _)) => Ok(Image::Ptx(
-            p.split(|&b| b == 0).next().unwrap_or(&[]).to_vec(),
-        )),
+        Some((_, e)) => {
+            let text = e.bytes()?;
+            Ok(Image::Ptx(
+                text.split(|&b| b == 0).next().unwrap_or(&[]).to_vec(),
+            ))
+        }
         None => Err(error::NO_BINARY_FOR_GPU),
+    }
+}
+
+/// One entry of a fatbin: its payload as stored, its flags, and (when compressed) the
+/// compressed length (header offset 16) and the length it decompresses to (offset 56).
+struct Entry<'a> {
+    payload: &'a [u8],
+    flags: u64,
+    packed: usize,
+    unpacked: u64,
+}
+
+impl Entry<'_> {
+    /// The entry's bytes, decompressed if its flags say it is compressed: an LZ4 block or a
+    /// zstd frame, which must give exactly the length the header states (at most
+    /// [`MAX_DECOMPRESSED`]); anything else is `CUDA_ERROR_INVALID_IMAGE`.
+    fn bytes(&self) -> Res<Vec<u8>> {
+        if self.flags & (FLAG_LZ4 | FLAG_ZSTD) == 0 {
+            return Ok(self.payload.to_vec());
+        }
+        let bad = |why: &str| {
+            crate::entry::log_line(&format!("fatbin: a compressed entry is invalid: {why}"));
+            error::INVALID_IMAGE
+        };
+        if self.unpacked > MAX_DECOMPRESSED {
+            return Err(bad("it would decompress to more than 256 MiB"));
+        }
+        let want = self.unpacked as usize;
+        let input = self
+            .payload
+            .get(..self.packed)
+            .ok_or_else(|| bad("its compressed length runs past its payload"))?;
+        if self.flags & FLAG_ZSTD != 0 {
+            use std::io::Read;
+            let mut out = Vec::with_capacity(want);
+            let dec = ruzstd::decoding::StreamingDecoder::new(input)
+                .map_err(|e| bad(&format!("zstd: {e}")))?;
+            dec.take(want as u64 + 1)
+                .read_to_end(&mut out)
+                .map_err(|e| bad(&format!("zstd: {e}")))?;
+            if out.len() != want {
+                return Err(bad("zstd: not the length its header states"));
+            }
+            return Ok(out);
+        }
+        let mut out = vec![0u8; want];
+        match lz4_flex::block::decompress_into(input, &mut out) {
+            Ok(n) if n == want => Ok(out),
+            Ok(_) => Err(bad("LZ4: not the length its header states")),
+            Err(e) => Err(bad(&format!("LZ4: {e}"))),
+        }
     }
 }
 
@@ -231,5 +289,106 @@ pub fn cubin_of(bytes: &[u8], log: &mut String) -> Res<Vec<u8>> {
     match classify(bytes)? {
         Image::Cubin(c) => Ok(c),
         Image::Ptx(p) => compile_ptx(&p, log),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One fatbin entry to write: kind (1 PTX, 2 cubin), architecture, flags, the payload as
+    /// stored, and the length it decompresses to (0 when stored plain).
+    struct Put<'a>(u16, u32, u64, &'a [u8], u64);
+
+    /// A fatbin container as nvcc's fatbinary lays it out: a 16-byte header, then each entry's
+    /// 64-byte header and its payload padded to 8 bytes.
+    fn container(entries: &[Put<'_>]) -> Vec<u8> {
+        let mut body = Vec::new();
+        for Put(kind, arch, flags, payload, unpacked) in entries {
+            let padded = payload.len().div_ceil(8) * 8;
+            let mut h = [0u8; 64];
+            h[0..2].copy_from_slice(&kind.to_le_bytes());
+            h[2..4].copy_from_slice(&0x0101u16.to_le_bytes());
+            h[4..8].copy_from_slice(&64u32.to_le_bytes());
+            h[8..16].copy_from_slice(&(padded as u64).to_le_bytes());
+            h[16..20].copy_from_slice(&(payload.len() as u32).to_le_bytes());
+            h[28..32].copy_from_slice(&arch.to_le_bytes());
+            h[40..48].copy_from_slice(&flags.to_le_bytes());
+            h[56..64].copy_from_slice(&unpacked.to_le_bytes());
+            body.extend_from_slice(&h);
+            body.extend_from_slice(payload);
+            body.resize(body.len() + padded - payload.len(), 0);
+        }
+        let mut out = Vec::new();
+        out.extend_from_slice(&FATBIN_MAGIC.to_le_bytes());
+        out.extend_from_slice(&1u16.to_le_bytes());
+        out.extend_from_slice(&16u16.to_le_bytes());
+        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    fn cubin() -> Vec<u8> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/cubin/gather64.cubin");
+        std::fs::read(path).expect("fixture")
+    }
+
+    const PTX: &[u8] =
+        b"//\n.version 8.5\n.target sm_52\n.address_size 64\n.visible .entry k() { ret; }\n";
+
+    #[test]
+    fn the_sm52_cubin_is_taken_before_others_and_before_ptx() {
+        let c = cubin();
+        let f = container(&[
+            Put(1, 52, 0, PTX, 0),
+            Put(2, 61, 0, b"not this one", 0),
+            Put(2, 50, 0, b"nor this one", 0),
+            Put(2, 52, 0, &c, 0),
+        ]);
+        assert_eq!(classify(&f), Ok(Image::Cubin(c)));
+    }
+
+    #[test]
+    fn an_lz4_compressed_cubin_is_decompressed() {
+        let c = cubin();
+        let packed = lz4_flex::block::compress(&c);
+        assert!(packed.len() < c.len());
+        let f = container(&[Put(2, 52, FLAG_LZ4, &packed, c.len() as u64)]);
+        assert_eq!(classify(&f), Ok(Image::Cubin(c)));
+    }
+
+    #[test]
+    fn zstd_compressed_ptx_is_decompressed_when_no_cubin_runs() {
+        let packed =
+            ruzstd::encoding::compress_to_vec(PTX, ruzstd::encoding::CompressionLevel::Fastest);
+        let f = container(&[
+            Put(2, 61, 0, b"an sm_61 cubin", 0),
+            Put(1, 52, FLAG_ZSTD, &packed, PTX.len() as u64),
+        ]);
+        assert_eq!(classify(&f), Ok(Image::Ptx(PTX.to_vec())));
+    }
+
+    #[test]
+    fn bad_compressed_entries_are_invalid_images() {
+        let c = cubin();
+        let packed = lz4_flex::block::compress(&c);
+        let n = c.len() as u64;
+        // A stated length that is wrong, one past the bound, garbage, a truncated payload.
+        for (flags, payload, unpacked) in [
+            (FLAG_LZ4, &packed[..], n + 1),
+            (FLAG_LZ4, &packed[..], MAX_DECOMPRESSED + 1),
+            (FLAG_LZ4, &[0xffu8; 40][..], n),
+            (FLAG_LZ4, &packed[..packed.len() / 2], n),
+            (FLAG_ZSTD, &packed[..], n),
+        ] {
+            let f = container(&[Put(2, 52, flags, payload, unpacked)]);
+            assert_eq!(classify(&f), Err(error::INVALID_IMAGE));
+        }
+    }
+
+    #[test]
+    fn no_entry_for_sm52_is_no_binary_for_gpu() {
+        let f = container(&[Put(2, 61, 0, b"sm_61", 0), Put(1, 60, 0, PTX, 0)]);
+        assert_eq!(classify(&f), Err(error::NO_BINARY_FOR_GPU));
     }
 }
