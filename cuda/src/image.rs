@@ -95,7 +95,8 @@ pub fn classify(bytes: &[u8]) -> Res<Image> {
 
 /// The entry to load from a fatbin: a cubin for sm_52, sm_50 or sm_53 (in that order of
 /// preference), else the PTX of the highest version not above compute_52, else
-/// `CUDA_ERROR_NO_BINARY_FOR_GPU`. A compressed entry is decompressed ([`Entry::bytes`]).
+/// `CUDA_ERROR_NO_BINARY_FOR_GPU`. A compressed entry (LZ4 or zstd) is decompressed, to at most
+/// [`MAX_DECOMPRESSED`] bytes.
 pub fn fatbin(bytes: &[u8]) -> Res<Image> {
     let total = u64_at(bytes, 8).ok_or(error::INVALID_IMAGE)?;
     let header = u16_at(bytes, 6).ok_or(error::INVALID_IMAGE)? as u64;
@@ -214,6 +215,16 @@ pub fn find_ptxas() -> Option<PathBuf> {
             }
         }
     }
+    python_sites()
+        .into_iter()
+        .map(|s| s.join("nvidia/cuda_nvcc/bin/ptxas"))
+        .find(|p| p.is_file())
+}
+
+/// The `site-packages` folders of the Pythons this process has loaded libraries from (a Python
+/// program using `cuda-python` or Numba), and of one that sits beside the program's executable:
+/// where NVIDIA's wheels put ptxas and nvJitLink.
+pub fn python_sites() -> Vec<PathBuf> {
     let mut sites: Vec<PathBuf> = Vec::new();
     if let Ok(maps) = std::fs::read_to_string("/proc/self/maps") {
         for line in maps.lines() {
@@ -239,9 +250,6 @@ pub fn find_ptxas() -> Option<PathBuf> {
         }
     }
     sites
-        .into_iter()
-        .map(|s| s.join("nvidia/cuda_nvcc/bin/ptxas"))
-        .find(|p| p.is_file())
 }
 
 /// Compiles PTX text to an sm_52 cubin with ptxas. The error log goes to `log` (and to stderr

@@ -31,6 +31,7 @@ pub mod entry;
 pub mod error;
 pub mod image;
 pub mod ipc;
+pub mod link;
 pub mod memory;
 pub mod printf;
 pub mod procaddr;

@@ -877,3 +877,101 @@ fn ipc_child() {
     assert_eq!(unsafe { query(ev) }, SUCCESS);
     destroy(ctx);
 }
+
+/// Two PTX modules, a kernel and the device function it calls from the other, linked by
+/// `cuLink*` (NVIDIA's nvJitLink, which the driver loads: `WARPJIT_NVJITLINK` names it here)
+/// into one cubin that loads and runs. Without nvJitLink `cuLinkComplete` must say
+/// `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`, and the test says it skipped the rest, unless
+/// `WARPJIT_REQUIRE_NVJITLINK` is set (CI sets it when the wheel installed).
+#[test]
+fn several_inputs_link_with_nvjitlink() {
+    const JIT_COMPILER_NOT_FOUND: R = 221;
+    let ctx = context();
+    let create = f!(
+        "cuLinkCreate_v2",
+        fn(u32, *mut i32, *mut *mut c_void, *mut Handle)
+    );
+    let add = f!(
+        "cuLinkAddData_v2",
+        fn(Handle, i32, *mut c_void, usize, *const c_char, u32, *mut i32, *mut *mut c_void)
+    );
+    let complete = f!("cuLinkComplete", fn(Handle, *mut *mut c_void, *mut usize));
+    let destroy_link = f!("cuLinkDestroy", fn(Handle));
+    let mut link: Handle = std::ptr::null_mut();
+    let none: *mut c_void = std::ptr::null_mut();
+    assert_eq!(
+        unsafe { create(0, none.cast(), none.cast(), &mut link) },
+        SUCCESS
+    );
+    let dir = format!("{}/tests/link", env!("CARGO_MANIFEST_DIR"));
+    for (file, name) in [("kernel.ptx", c"kernel.ptx"), ("add3.ptx", c"add3.ptx")] {
+        let mut text = std::fs::read(format!("{dir}/{file}")).unwrap();
+        text.push(0);
+        let r = unsafe {
+            add(
+                link,
+                1,
+                text.as_mut_ptr().cast(),
+                text.len(),
+                name.as_ptr(),
+                0,
+                none.cast(),
+                none.cast(),
+            )
+        };
+        assert_eq!(r, SUCCESS);
+    }
+    let (mut image, mut size): (*mut c_void, usize) = (std::ptr::null_mut(), 0);
+    let r = unsafe { complete(link, &mut image, &mut size) };
+    if r == JIT_COMPILER_NOT_FOUND && std::env::var_os("WARPJIT_REQUIRE_NVJITLINK").is_none() {
+        eprintln!("skipped: no nvJitLink (set WARPJIT_NVJITLINK to libnvJitLink.so.12)");
+        assert_eq!(unsafe { destroy_link(link) }, SUCCESS);
+        destroy(ctx);
+        return;
+    }
+    assert_eq!(r, SUCCESS, "cuLinkComplete");
+    assert!(size > 0 && unsafe { *image.cast::<[u8; 4]>() } == *b"\x7fELF");
+    let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
+    let get_fn = f!(
+        "cuModuleGetFunction",
+        fn(*mut Handle, Handle, *const c_char)
+    );
+    let mut m: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { load(&mut m, image) }, SUCCESS);
+    // The linked cubin is the module's own copy: the link state may go.
+    assert_eq!(unsafe { destroy_link(link) }, SUCCESS);
+    let mut func: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { get_fn(&mut func, m, c"k".as_ptr()) }, SUCCESS);
+    let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
+    let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
+    let launch = f!(
+        "cuLaunchKernel",
+        fn(Handle, u32, u32, u32, u32, u32, u32, u32, Handle, *mut *mut c_void, *mut *mut c_void)
+    );
+    let mut out = 0u64;
+    assert_eq!(unsafe { alloc(&mut out, 4 * 32) }, SUCCESS);
+    let mut args: [*mut c_void; 1] = [(&mut out as *mut u64).cast()];
+    let r = unsafe {
+        launch(
+            func,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            none,
+            args.as_mut_ptr(),
+            none.cast(),
+        )
+    };
+    assert_eq!(r, SUCCESS);
+    let mut got = [0u32; 32];
+    assert_eq!(
+        unsafe { dtoh(got.as_mut_ptr().cast(), out, 4 * 32) },
+        SUCCESS
+    );
+    assert_eq!(got, std::array::from_fn(|i| i as u32 + 3));
+    destroy(ctx);
+}

@@ -357,8 +357,8 @@ cuda_api! {
         Ok(())
     }
 
-    /// `cuLinkComplete`: one input (PTX is compiled, a cubin or fatbin taken as it is);
-    /// linking several is not supported.
+    /// `cuLinkComplete`: one input (PTX is compiled, a cubin or fatbin taken as it is), or
+    /// several, linked by NVIDIA's nvJitLink ([`crate::link`]).
     fn cuLinkComplete(link: Handle, cubin: *mut *mut c_void, size: *mut usize) {
         let s = link_of(link)?;
         let (inputs, logs) = {
@@ -370,10 +370,7 @@ cuda_api! {
         let made = match inputs.as_slice() {
             [(_, bytes, _)] => crate::image::cubin_of(bytes, &mut log),
             [] => Err(error::INVALID_VALUE),
-            _ => {
-                log.push_str("warpjit: linking several inputs is not supported");
-                Err(error::NOT_SUPPORTED)
-            }
+            several => crate::link::link(several, &mut log),
         };
         fill_log(if made.is_ok() { logs[0] } else { logs[1] }, &log);
         let made = made?;
