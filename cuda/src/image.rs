@@ -252,13 +252,22 @@ pub fn python_sites() -> Vec<PathBuf> {
     sites
 }
 
-/// Compiles PTX text to an sm_52 cubin with ptxas. The error log goes to `log` (and to stderr
-/// with `WARPJIT_CUDA_LOG`): `CUDA_ERROR_JIT_COMPILER_NOT_FOUND` without ptxas,
-/// `CUDA_ERROR_INVALID_PTX` when it refuses the PTX.
+/// Compiles PTX text to an sm_52 cubin with ptxas, or without one with nvJitLink
+/// ([`crate::link`], which compiles PTX too). The error log goes to `log` (and to stderr with
+/// `WARPJIT_CUDA_LOG`): `CUDA_ERROR_JIT_COMPILER_NOT_FOUND` with neither,
+/// `CUDA_ERROR_INVALID_PTX` when the compiler refuses the PTX.
 pub fn compile_ptx(ptx: &[u8], log: &mut String) -> Res<Vec<u8>> {
     let Some(ptxas) = find_ptxas() else {
-        log.push_str("warpjit: no ptxas found (set WARPJIT_PTXAS, or put ptxas on PATH)");
-        return Err(error::JIT_COMPILER_NOT_FOUND);
+        let mut text = ptx.to_vec();
+        text.push(0);
+        let input = [(crate::abi::consts::CU_JIT_INPUT_PTX, text, String::new())];
+        let made = crate::link::link(&input, log);
+        if made == Err(error::JIT_COMPILER_NOT_FOUND) {
+            log.push_str(
+                "\nwarpjit: no ptxas found either (set WARPJIT_PTXAS, or put ptxas on PATH)",
+            );
+        }
+        return made;
     };
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -931,23 +931,31 @@ fn several_inputs_link_with_nvjitlink() {
     }
     assert_eq!(r, SUCCESS, "cuLinkComplete");
     assert!(size > 0 && unsafe { *image.cast::<[u8; 4]>() } == *b"\x7fELF");
+    let _module = run_add3(image);
+    // The module holds its own copy of the linked cubin: the link state may go.
+    assert_eq!(unsafe { destroy_link(link) }, SUCCESS);
+    destroy(ctx);
+}
+
+/// Loads `image` (kernel `k` of cuda/tests/link), runs it on one warp and checks that lane `i`
+/// wrote `i + 3`; returns the module.
+fn run_add3(image: *const c_void) -> Handle {
+    let none: *mut c_void = std::ptr::null_mut();
     let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
     let get_fn = f!(
         "cuModuleGetFunction",
         fn(*mut Handle, Handle, *const c_char)
     );
-    let mut m: Handle = std::ptr::null_mut();
-    assert_eq!(unsafe { load(&mut m, image) }, SUCCESS);
-    // The linked cubin is the module's own copy: the link state may go.
-    assert_eq!(unsafe { destroy_link(link) }, SUCCESS);
-    let mut func: Handle = std::ptr::null_mut();
-    assert_eq!(unsafe { get_fn(&mut func, m, c"k".as_ptr()) }, SUCCESS);
     let alloc = f!("cuMemAlloc_v2", fn(*mut u64, usize));
     let dtoh = f!("cuMemcpyDtoH_v2", fn(*mut c_void, u64, usize));
     let launch = f!(
         "cuLaunchKernel",
         fn(Handle, u32, u32, u32, u32, u32, u32, u32, Handle, *mut *mut c_void, *mut *mut c_void)
     );
+    let mut m: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { load(&mut m, image) }, SUCCESS);
+    let mut func: Handle = std::ptr::null_mut();
+    assert_eq!(unsafe { get_fn(&mut func, m, c"k".as_ptr()) }, SUCCESS);
     let mut out = 0u64;
     assert_eq!(unsafe { alloc(&mut out, 4 * 32) }, SUCCESS);
     let mut args: [*mut c_void; 1] = [(&mut out as *mut u64).cast()];
@@ -973,5 +981,32 @@ fn several_inputs_link_with_nvjitlink() {
         SUCCESS
     );
     assert_eq!(got, std::array::from_fn(|i| i as u32 + 3));
+    m
+}
+
+/// One PTX module (both halves of the link test in one) loads through `cuModuleLoadData`,
+/// compiled by ptxas or, without ptxas, by nvJitLink; with neither, the load must say
+/// `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`, and the test says it skipped the rest unless
+/// `WARPJIT_REQUIRE_NVJITLINK` is set (CI has nvJitLink and no ptxas: the fallback runs).
+#[test]
+fn one_ptx_module_compiles() {
+    const JIT_COMPILER_NOT_FOUND: R = 221;
+    let ctx = context();
+    let mut text = std::fs::read(format!(
+        "{}/tests/link/whole.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    text.push(0);
+    let load = f!("cuModuleLoadData", fn(*mut Handle, *const c_void));
+    let mut m: Handle = std::ptr::null_mut();
+    let r = unsafe { load(&mut m, text.as_ptr().cast()) };
+    if r == JIT_COMPILER_NOT_FOUND && std::env::var_os("WARPJIT_REQUIRE_NVJITLINK").is_none() {
+        eprintln!("skipped: neither ptxas nor nvJitLink (set WARPJIT_NVJITLINK)");
+        destroy(ctx);
+        return;
+    }
+    assert_eq!(r, SUCCESS, "cuModuleLoadData of PTX");
+    let _ = run_add3(text.as_ptr().cast());
     destroy(ctx);
 }

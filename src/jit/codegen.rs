@@ -1154,7 +1154,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// Makes `c` what is cached (values that dominate the code from here).
-    fn restore(&mut self, c: Cached) {
+    pub(super) fn restore(&mut self, c: Cached) {
         self.regs = c.regs;
         self.deferred = c.deferred;
         self.preds = c.preds;

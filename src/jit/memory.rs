@@ -532,15 +532,7 @@ impl Tx<'_, '_, '_> {
         let inr = self.b.ins().band(in0, in31);
         let ok = self.b.ins().band(ok, inr);
 
-        let saved = (
-            self.regs.clone(),
-            self.deferred.clone(),
-            self.preds,
-            self.cc,
-            self.lea,
-            self.lane_bits,
-            self.mask_vecs.clone(),
-        );
+        let saved = self.cached();
         let vec_b = self.b.create_block();
         let lane_b = self.b.create_block();
         let join = self.b.create_block();
@@ -585,15 +577,7 @@ impl Tx<'_, '_, '_> {
         self.b.switch_to_block(join);
         // Values first made inside either path do not dominate the join: restore the cache as it
         // was before the branch, then the loaded registers come from the join.
-        (
-            self.regs,
-            self.deferred,
-            self.preds,
-            self.cc,
-            self.lea,
-            self.lane_bits,
-            self.mask_vecs,
-        ) = saved;
+        self.restore(saved);
         if let Some(d) = dest {
             let params = self.b.block_params(join).to_vec();
             for k in 0..words {
@@ -924,15 +908,7 @@ impl Tx<'_, '_, '_> {
         let flat = self.b.ins().iadd_imm_u(flat, (o.bank as i64) << 16);
         let p0 = self.b.ins().iadd(consts, flat);
 
-        let saved = (
-            self.regs.clone(),
-            self.deferred.clone(),
-            self.preds,
-            self.cc,
-            self.lea,
-            self.lane_bits,
-            self.mask_vecs.clone(),
-        );
+        let saved = self.cached();
         let (vec_b, lane_b, join) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -954,15 +930,7 @@ impl Tx<'_, '_, '_> {
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(join);
         // Values first made inside either path do not dominate the join (as in `coalesced`).
-        (
-            self.regs,
-            self.deferred,
-            self.preds,
-            self.cc,
-            self.lea,
-            self.lane_bits,
-            self.mask_vecs,
-        ) = saved;
+        self.restore(saved);
         let row: Row = std::array::from_fn(|k| self.b.block_params(join)[k]);
         self.put_row(o.d.0, row, true);
     }
