@@ -131,7 +131,10 @@ impl BodyRunner for JitRunner<'_> {
                 if runs >= self.jit.threshold {
                     // A piece that fails to compile is interpreted; the failure is counted
                     // (`CompileStats::failed`, printed by `--stats`) and kept in `Jit::errors`.
-                    f = self.jit.compile(&self.code, piece, full).unwrap_or(0);
+                    f = self
+                        .jit
+                        .compile(&self.code, piece, full, false)
+                        .unwrap_or(0);
                 }
             } else if self.code.tiers[i].load(Ordering::Relaxed) == 1 {
                 // Hot at tier 1 (counted per host thread, no shared counter): ask for tier 2.

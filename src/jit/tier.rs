@@ -19,14 +19,25 @@ pub(super) struct Tier2Request {
 
 impl Jit {
     /// Compiles piece `piece` of `code` (the full-warp variant with `full`) with tier 1 now, if
-    /// not already compiled, and returns its address.
+    /// not already compiled, and returns its address. Without `wait`, when another host thread
+    /// is compiling with tier 1 at the moment, returns 0 at once (the caller runs the piece
+    /// through the reference definitions and asks again next time) instead of waiting idle
+    /// behind that compile.
     pub(super) fn compile(
         &self,
         code: &ProgCode,
         piece: u32,
         full: bool,
+        wait: bool,
     ) -> Result<usize, JitError> {
-        let mut inner = self.tier1.lock().unwrap_or_else(|e| e.into_inner());
+        let mut inner = match self.tier1.try_lock() {
+            Ok(inner) => inner,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) if !wait => return Ok(0),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                self.tier1.lock().unwrap_or_else(|e| e.into_inner())
+            }
+        };
         let i = slot(piece, full);
         match code.fns[i].load(Ordering::Acquire) {
             0 => {}
@@ -76,7 +87,7 @@ impl Jit {
             for full in [false, true] {
                 match tier {
                     Tier::One => {
-                        self.compile(&code, piece, full)?;
+                        self.compile(&code, piece, full, true)?;
                     }
                     Tier::Two => {
                         let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());

@@ -306,6 +306,17 @@ cuda_api! {
         state::driver().map(|_| ())
     }
 
+    /// `cuProfilerStart`: no profiler collects anything (NVIDIA's tools do not see warpjit);
+    /// accepted, as with the real driver when no profiler is attached.
+    fn cuProfilerStart() {
+        state::inner().and_then(|inner| state::current_ctx(&inner).map(|_| ()))
+    }
+
+    /// `cuProfilerStop`: as `cuProfilerStart`.
+    fn cuProfilerStop() {
+        state::inner().and_then(|inner| state::current_ctx(&inner).map(|_| ()))
+    }
+
     /// `cuCtxEnablePeerAccess`: there is no peer.
     fn cuCtxEnablePeerAccess(peer: Handle, flags: u32) {
         let _ = (peer, flags);
