@@ -20,12 +20,16 @@ impl Lower for Lea {
 
 /// Whether `lo; hi` is the pair `LEA d.CC, a, b, s; LEA.HI.X d', a, b', c, s` that writes one
 /// 64-bit address `b' : b + ({c, a} << s)` (see [`AddrPair`]), both unguarded, with no flag,
-/// predicate or LEA.LO word of theirs read after them (`after`), and `lo` not writing what
-/// `hi` reads.
+/// predicate or LEA.LO word of theirs read after them (`after`), `lo` not writing what `hi`
+/// reads, and no constant operand that would fault (those go to the interpreter, which raises
+/// the fault).
 pub(in crate::jit) fn addr_pair_of(lo: &Inst, hi: &Inst, after: &LiveSet) -> Option<(Lea, Lea)> {
     let (Op::Lea(l), Op::Lea(h)) = (&lo.op, &hi.op) else {
         return None;
     };
+    if super::bad_const(lo) || super::bad_const(hi) {
+        return None;
+    }
     let reads_lo = |r: Reg| r == l.d;
     let ok = lo.guard.is_always()
         && hi.guard.is_always()
