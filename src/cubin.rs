@@ -1228,25 +1228,16 @@ fn code_relocs(
 ) -> Result<Vec<CodeReloc>, CubinError> {
     let mut out = Vec::new();
     for rel in sections.iter().filter(|s| relocated_text(s) == Some(name)) {
-        let rela = rel.name.starts_with(".rela");
-        let entry = if rela { 24 } else { 16 };
-        if rel.data.len() % entry != 0 {
-            return Err(CubinError::new(
-                rel.offset,
-                &rel.name,
-                format!(
-                    "{} bytes: not a whole number of {entry}-byte entries",
-                    rel.data.len()
-                ),
-            ));
-        }
-        for (k, e) in rel.data.chunks_exact(entry).enumerate() {
-            let at = rel.offset + (k * entry) as u64;
+        for RelEntry {
+            at,
+            offset,
+            kind,
+            sym,
+            addend,
+        } in rel_entries(rel)?
+        {
             let err = |m: String| CubinError::new(at, &rel.name, m);
-            let word = |i: usize| u64::from_le_bytes(e[i..i + 8].try_into().expect("8 bytes"));
-            let (offset, info) = (word(0), word(8));
-            let addend = if rela { word(16) } else { 0 };
-            let kind = match info as u32 {
+            let kind = match kind {
                 42 => CodeRelocKind::Abs32,
                 43 => CodeRelocKind::Lo32,
                 44 => CodeRelocKind::Hi32,
@@ -1263,7 +1254,7 @@ fn code_relocs(
                      {code_len}-byte code"
                 )));
             }
-            let target = reloc_target(sections, symtab, rel, at, info >> 32, addend)?;
+            let target = reloc_target(sections, symtab, rel, at, sym, addend)?;
             out.push(CodeReloc {
                 offset: offset as u32,
                 kind,
@@ -1307,25 +1298,15 @@ fn module_data(sections: &[Section<'_>], symtab: &Section<'_>) -> Result<ModuleD
     };
     let mut relocs = Vec::new();
     for rel in sections.iter().filter(|s| relocates_const4(s)) {
-        let rela = rel.name.starts_with(".rela");
-        let entry = if rela { 24 } else { 16 };
-        if rel.data.len() % entry != 0 {
-            return Err(CubinError::new(
-                rel.offset,
-                &rel.name,
-                format!(
-                    "{} bytes: not a whole number of {entry}-byte entries",
-                    rel.data.len()
-                ),
-            ));
-        }
-        for (k, e) in rel.data.chunks_exact(entry).enumerate() {
-            let at = rel.offset + (k * entry) as u64;
+        for RelEntry {
+            at,
+            offset,
+            kind,
+            sym,
+            addend,
+        } in rel_entries(rel)?
+        {
             let err = |m: String| CubinError::new(at, &rel.name, m);
-            let word = |i: usize| u64::from_le_bytes(e[i..i + 8].try_into().expect("8 bytes"));
-            let (offset, info) = (word(0), word(8));
-            let addend = if rela { word(16) } else { 0 };
-            let (kind, sym) = (info as u32, info >> 32);
             let width: u8 = match kind {
                 2 => 8,
                 1 => 4,
@@ -1390,25 +1371,15 @@ fn init_relocs(
     let mut relocs = Vec::new();
     let mut descs = Vec::new();
     for rel in sections.iter().filter(|s| relocates_init(s)) {
-        let rela = rel.name.starts_with(".rela");
-        let entry = if rela { 24 } else { 16 };
-        if rel.data.len() % entry != 0 {
-            return Err(CubinError::new(
-                rel.offset,
-                &rel.name,
-                format!(
-                    "{} bytes: not a whole number of {entry}-byte entries",
-                    rel.data.len()
-                ),
-            ));
-        }
-        for (k, e) in rel.data.chunks_exact(entry).enumerate() {
-            let at = rel.offset + (k * entry) as u64;
+        for RelEntry {
+            at,
+            offset,
+            kind,
+            sym,
+            addend,
+        } in rel_entries(rel)?
+        {
             let err = |m: String| CubinError::new(at, &rel.name, m);
-            let word = |i: usize| u64::from_le_bytes(e[i..i + 8].try_into().expect("8 bytes"));
-            let (offset, info) = (word(0), word(8));
-            let addend = if rela { word(16) } else { 0 };
-            let (kind, sym) = (info as u32, info >> 32);
             let (width, desc): (u8, bool) = match kind {
                 1 | 3 => (4, false),
                 2 | 4 => (8, false),
@@ -1464,6 +1435,49 @@ fn init_relocs(
         }
     }
     Ok((relocs, descs))
+}
+
+/// One entry of a `.rel` (16 bytes) or `.rela` (24 bytes, with an addend) section: the file
+/// offset it was read at, and its fields.
+struct RelEntry {
+    at: u64,
+    offset: u64,
+    kind: u32,
+    sym: u64,
+    addend: u64,
+}
+
+/// The entries of relocation section `rel`, or an error if its size is not a whole number of
+/// them.
+fn rel_entries(rel: &Section<'_>) -> Result<Vec<RelEntry>, CubinError> {
+    let rela = rel.name.starts_with(".rela");
+    let entry = if rela { 24 } else { 16 };
+    if !rel.data.len().is_multiple_of(entry) {
+        return Err(CubinError::new(
+            rel.offset,
+            &rel.name,
+            format!(
+                "{} bytes: not a whole number of {entry}-byte entries",
+                rel.data.len()
+            ),
+        ));
+    }
+    Ok(rel
+        .data
+        .chunks_exact(entry)
+        .enumerate()
+        .map(|(k, e)| {
+            let word = |i: usize| u64::from_le_bytes(e[i..i + 8].try_into().expect("8 bytes"));
+            let info = word(8);
+            RelEntry {
+                at: rel.offset + (k * entry) as u64,
+                offset: word(0),
+                kind: info as u32,
+                sym: info >> 32,
+                addend: if rela { word(16) } else { 0 },
+            }
+        })
+        .collect())
 }
 
 fn find<'a, 'data>(sections: &'a [Section<'data>], name: &str) -> Option<&'a Section<'data>> {
