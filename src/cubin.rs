@@ -2192,6 +2192,24 @@ mod tests {
         copy
     }
 
+    /// A relocation section whose size is not a whole number of entries (16 bytes for `.rel`)
+    /// is an error at that section's header.
+    #[test]
+    fn relocation_sections_of_part_entries_are_errors() {
+        let devdata: &[u8] = include_bytes!("../tests/cubin/devdata.cubin");
+        let header = section_header_offset(devdata, ".rel.nv.constant4");
+        let size_at = header + 0x20;
+        let size = u64::from_le_bytes(devdata[size_at..size_at + 8].try_into().unwrap());
+        let bad = patched(devdata, size_at, &(size - 1).to_le_bytes());
+        let err = Cubin::parse(&bad).unwrap_err();
+        assert_eq!(err.section, ".rel.nv.constant4", "{err}");
+        assert!(
+            err.message
+                .contains("not a whole number of 16-byte entries"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn truncated_files_are_errors() {
         for len in [
