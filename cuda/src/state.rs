@@ -225,6 +225,10 @@ pub struct Driver {
     /// Where each launch's count of sanitizer errors and warnings is appended
     /// (`WARPJIT_CUDA_CHECK_OUT`: `warpjit cuda --check` sums them when the program ends).
     pub check_out: Option<std::path::PathBuf>,
+    /// The process that called `cuInit`. A child it forks has a copy of this state but not the
+    /// device: there, as with NVIDIA's driver (which is not fork-safe), every call returns
+    /// `CUDA_ERROR_NOT_INITIALIZED` (Numba's fork detection relies on it).
+    pub pid: u32,
 }
 
 /// The default launch budget of the driver: 2^36 warp instructions (about 2 * 10^12
@@ -315,22 +319,25 @@ fn make_driver() -> Result<Driver, CUresult> {
         launch_budget,
         check,
         check_out,
+        pid: std::process::id(),
     })
 }
 
 /// Initialises the driver (`cuInit`); later calls return the first outcome.
 pub fn init() -> Res {
     match DRIVER.get_or_init(make_driver) {
-        Ok(_) => Ok(()),
+        Ok(d) if d.pid == std::process::id() => Ok(()),
+        Ok(_) => Err(error::NOT_INITIALIZED),
         Err(e) => Err(*e),
     }
 }
 
-/// The driver, or `CUDA_ERROR_NOT_INITIALIZED` before `cuInit`.
+/// The driver, or `CUDA_ERROR_NOT_INITIALIZED` before `cuInit` and in a child forked after it
+/// ([`Driver::pid`]).
 pub fn driver() -> Res<&'static Driver> {
     match DRIVER.get() {
-        Some(Ok(d)) => Ok(d),
-        Some(Err(_)) | None => Err(error::NOT_INITIALIZED),
+        Some(Ok(d)) if d.pid == std::process::id() => Ok(d),
+        Some(Ok(_)) | Some(Err(_)) | None => Err(error::NOT_INITIALIZED),
     }
 }
 

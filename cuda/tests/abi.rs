@@ -1010,3 +1010,37 @@ fn one_ptx_module_compiles() {
     let _ = run_add3(text.as_ptr().cast());
     destroy(ctx);
 }
+
+/// A child forked after `cuInit` cannot use the driver, as with NVIDIA's (which is not
+/// fork-safe): its calls, `cuInit` included, return `CUDA_ERROR_NOT_INITIALIZED` (3), which is
+/// what Numba's fork detection looks for. The parent goes on unharmed.
+#[test]
+fn a_forked_child_is_not_initialized() {
+    const NOT_INITIALIZED: R = 3;
+    let ctx = context();
+    let init = f!("cuInit", fn(u32));
+    let count = f!("cuDeviceGetCount", fn(*mut i32));
+    let create = f!("cuCtxCreate_v2", fn(*mut Handle, u32, i32));
+    // SAFETY: the child calls only the driver's entry points (no allocation by this test's
+    // code) and leaves with _exit.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork");
+    if pid == 0 {
+        let mut n = 0;
+        let mut c: Handle = std::ptr::null_mut();
+        let ok = unsafe { init(0) } == NOT_INITIALIZED
+            && unsafe { count(&mut n) } == NOT_INITIALIZED
+            && unsafe { create(&mut c, 0, 0) } == NOT_INITIALIZED;
+        unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+    }
+    let mut status = 0;
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the forked child's calls did not all return CUDA_ERROR_NOT_INITIALIZED"
+    );
+    let mut n = 0;
+    assert_eq!(unsafe { count(&mut n) }, SUCCESS);
+    assert_eq!(n, 1);
+    destroy(ctx);
+}
