@@ -49,7 +49,10 @@ fn fnv(bytes: &[u8]) -> u64 {
     })
 }
 
-fn seal(mut b: [u8; 64]) -> [u8; 64] {
+/// `b` with the handle kind's magic, the version and the check word written in.
+fn seal(mut b: [u8; 64], magic: [u8; 8]) -> [u8; 64] {
+    b[..8].copy_from_slice(&magic);
+    b[8..12].copy_from_slice(&VERSION.to_le_bytes());
     let check = fnv(&b[..56]);
     b[56..].copy_from_slice(&check.to_le_bytes());
     b
@@ -76,15 +79,13 @@ impl MemHandle {
     /// The 64 bytes of the handle.
     pub fn to_bytes(&self) -> [u8; 64] {
         let mut b = [0u8; 64];
-        b[..8].copy_from_slice(&MEM_MAGIC);
-        b[8..12].copy_from_slice(&VERSION.to_le_bytes());
         b[12..16].copy_from_slice(&self.pid.to_le_bytes());
         b[16..20].copy_from_slice(&self.fd.to_le_bytes());
         b[24..32].copy_from_slice(&self.size.to_le_bytes());
         b[32..40].copy_from_slice(&self.len.to_le_bytes());
         b[40..48].copy_from_slice(&self.dev.to_le_bytes());
         b[48..56].copy_from_slice(&self.ino.to_le_bytes());
-        seal(b)
+        seal(b, MEM_MAGIC)
     }
 
     /// The handle in `b`, if it is one this driver made (magic, version and check word) and its
@@ -141,11 +142,9 @@ impl EventHandle {
     /// The 64 bytes of the handle.
     pub fn to_bytes(&self) -> [u8; 64] {
         let mut b = [0u8; 64];
-        b[..8].copy_from_slice(&EVENT_MAGIC);
-        b[8..12].copy_from_slice(&VERSION.to_le_bytes());
         b[12..16].copy_from_slice(&self.pid.to_le_bytes());
         b[16..24].copy_from_slice(&self.event.to_le_bytes());
-        seal(b)
+        seal(b, EVENT_MAGIC)
     }
 
     /// The handle in `b`, if it is one this driver made.

@@ -109,29 +109,19 @@ impl Jit {
             .compare_exchange(1, 2, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok()
         {
+            let req = Tier2Request {
+                code: code.clone(),
+                piece,
+                full,
+                limit: self.max_functions,
+            };
             if self.tier2_inline {
-                let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
-                if code.functions[1].load(Ordering::Relaxed) >= self.max_functions {
-                    inner.limited += 1;
-                    return;
-                }
-                match inner.compile_piece(code, piece, full) {
-                    Ok(addr) => {
-                        code.functions[1].fetch_add(1, Ordering::Relaxed);
-                        code.fns[i].store(addr, Ordering::Release)
-                    }
-                    Err(e) => inner.errors.push(e.to_string()),
-                }
+                req.run(&mut self.tier2.lock().unwrap_or_else(|e| e.into_inner()));
                 return;
             }
             if let Ok(q) = self.queue.lock() {
                 if let Some(q) = q.as_ref() {
-                    let _ = q.send(Tier2Request {
-                        code: code.clone(),
-                        piece,
-                        full,
-                        limit: self.max_functions,
-                    });
+                    let _ = q.send(req);
                 }
             }
         }
@@ -155,15 +145,23 @@ pub(super) fn tier2_worker(
         if shutdown.load(Ordering::Acquire) {
             return;
         }
-        if req.code.functions[1].load(Ordering::Relaxed) >= req.limit {
-            // The program's share of tier-2 code is used up: the tier-1 code keeps running.
+        req.run(&mut inner);
+    }
+}
+
+impl Tier2Request {
+    /// Compiles the requested piece with the tier-2 compiler `inner` and installs it, unless
+    /// the program's share of tier-2 code is used up (the tier-1 code then keeps running); a
+    /// failure is kept in `inner`'s errors.
+    fn run(&self, inner: &mut Inner) {
+        if self.code.functions[1].load(Ordering::Relaxed) >= self.limit {
             inner.limited += 1;
-            continue;
+            return;
         }
-        match inner.compile_piece(&req.code, req.piece, req.full) {
+        match inner.compile_piece(&self.code, self.piece, self.full) {
             Ok(addr) => {
-                req.code.functions[1].fetch_add(1, Ordering::Relaxed);
-                req.code.fns[slot(req.piece, req.full)].store(addr, Ordering::Release)
+                self.code.functions[1].fetch_add(1, Ordering::Relaxed);
+                self.code.fns[slot(self.piece, self.full)].store(addr, Ordering::Release)
             }
             Err(e) => inner.errors.push(e.to_string()),
         }

@@ -61,27 +61,7 @@ impl Lower<'_> {
         }
         let res = &inst.operands[n - 1];
         let (view, kind) = self.view(res)?;
-        let stride = match (kind, structured) {
-            (ViewKind::Structured(s), true) => s,
-            (ViewKind::Raw, false) => 0,
-            // A raw access of a structured view addresses its bytes.
-            (ViewKind::Structured(_), false) => 0,
-            _ => {
-                return Err(self.err(format!(
-                    "`{}` needs a {} view",
-                    inst.opcode.text(),
-                    if structured { "structured" } else { "raw" }
-                )))
-            }
-        };
-        let (index, offset) = if structured {
-            (
-                self.src(&inst.operands[1], 0, Ty::Int)?,
-                self.src(&inst.operands[2], 0, Ty::Int)?,
-            )
-        } else {
-            (Src::Imm(0), self.src(&inst.operands[1], 0, Ty::Int)?)
-        };
+        let (stride, index, offset) = self.buf_address(inst, kind, structured)?;
         let dests = self.dests(&inst.operands[0])?;
         let comp = std::array::from_fn(|c| source_component(res.components, c as u8));
         self.emit(LdBuf {
@@ -95,17 +75,15 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// `store_structured` and `store_raw`: `view.mask, [index,] offset, value`.
-    pub(super) fn st_buf(&mut self, inst: &ast::Inst, structured: bool) -> Result<(), LowerError> {
-        let n = if structured { 4 } else { 3 };
-        if inst.operands.len() != n {
-            return Err(self.err(format!("`{}` takes {n} operands", inst.opcode.text())));
-        }
-        let dst = &inst.operands[0];
-        let (view, kind) = self.view(dst)?;
-        if matches!(view, View::Srv(_)) {
-            return Err(self.err("a t# view is read only"));
-        }
+    /// A buffer access's stride, element index and byte offset (operands 1 and 2 of a
+    /// structured access; operand 1 of a raw one, index 0): a structured access needs a
+    /// structured view, a raw one addresses the bytes of a raw or a structured view.
+    fn buf_address(
+        &mut self,
+        inst: &ast::Inst,
+        kind: ViewKind,
+        structured: bool,
+    ) -> Result<(u32, Src, Src), LowerError> {
         let stride = match (kind, structured) {
             (ViewKind::Structured(s), true) => s,
             (ViewKind::Raw, false) | (ViewKind::Structured(_), false) => 0,
@@ -125,6 +103,21 @@ impl Lower<'_> {
         } else {
             (Src::Imm(0), self.src(&inst.operands[1], 0, Ty::Int)?)
         };
+        Ok((stride, index, offset))
+    }
+
+    /// `store_structured` and `store_raw`: `view.mask, [index,] offset, value`.
+    pub(super) fn st_buf(&mut self, inst: &ast::Inst, structured: bool) -> Result<(), LowerError> {
+        let n = if structured { 4 } else { 3 };
+        if inst.operands.len() != n {
+            return Err(self.err(format!("`{}` takes {n} operands", inst.opcode.text())));
+        }
+        let dst = &inst.operands[0];
+        let (view, kind) = self.view(dst)?;
+        if matches!(view, View::Srv(_)) {
+            return Err(self.err("a t# view is read only"));
+        }
+        let (stride, index, offset) = self.buf_address(inst, kind, structured)?;
         let mask = match dst.components {
             Components::Mask(m) => m,
             _ => 1,

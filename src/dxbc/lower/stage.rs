@@ -75,26 +75,7 @@ impl Lower<'_> {
                     a: v,
                     b: Src::Imm(n),
                 });
-                self.emit(Bin {
-                    d: ok,
-                    f: BinFn::Ult,
-                    a: Src::Reg(t),
-                    b: Src::Imm(nv),
-                });
-                self.emit(Tern {
-                    d: t,
-                    f: TernFn::Imad,
-                    a: inv,
-                    b: Src::Imm(nv),
-                    c: Src::Reg(t),
-                });
-                self.emit(Tern {
-                    d: t,
-                    f: TernFn::Movc,
-                    a: Src::Reg(ok),
-                    b: Src::Reg(t),
-                    c: Src::Imm(u32::MAX),
-                });
+                self.record_index(t, ok, Src::Reg(t), inv, nv);
             }
         }
         self.emit(LdBuf {
@@ -108,6 +89,32 @@ impl Lower<'_> {
         Ok(Src::Reg(t))
     }
 
+    /// Into `t`, the record `inv * count + i` of invocation `inv`'s `i`th of `count` (`ok`, a
+    /// scratch register, is whether `i < count`), or `u32::MAX`, past every record, when `i`
+    /// is out of range.
+    fn record_index(&mut self, t: Reg, ok: Reg, i: Src, inv: Src, count: u32) {
+        self.emit(Bin {
+            d: ok,
+            f: BinFn::Ult,
+            a: i,
+            b: Src::Imm(count),
+        });
+        self.emit(Tern {
+            d: t,
+            f: TernFn::Imad,
+            a: inv,
+            b: Src::Imm(count),
+            c: i,
+        });
+        self.emit(Tern {
+            d: t,
+            f: TernFn::Movc,
+            a: Src::Reg(ok),
+            b: Src::Reg(t),
+            c: Src::Imm(u32::MAX),
+        });
+    }
+
     /// `emit`: a geometry shader's `o#` registers become its next output record
     /// (`invocation * vertices_out + n` for its `n`th emit; dropped past `dcl_maxout`).
     pub(super) fn emit_vertex(&mut self) -> Result<(), LowerError> {
@@ -119,26 +126,7 @@ impl Lower<'_> {
         };
         let (n, inv) = (self.emit_counter(), self.invocation());
         let (t, ok) = (self.scratch()?, self.scratch()?);
-        self.emit(Bin {
-            d: ok,
-            f: BinFn::Ult,
-            a: Src::Reg(n),
-            b: Src::Imm(io.vertices_out),
-        });
-        self.emit(Tern {
-            d: t,
-            f: TernFn::Imad,
-            a: Src::Reg(inv),
-            b: Src::Imm(io.vertices_out),
-            c: Src::Reg(n),
-        });
-        self.emit(Tern {
-            d: t,
-            f: TernFn::Movc,
-            a: Src::Reg(ok),
-            b: Src::Reg(t),
-            c: Src::Imm(u32::MAX),
-        });
+        self.record_index(t, ok, Src::Reg(n), Src::Reg(inv), io.vertices_out);
         for i in 0..io.outputs {
             let base = self.io_base + 4 * (self.in_regs + i);
             self.emit(StBuf {
