@@ -18,6 +18,7 @@
 use std::path::{Path, PathBuf};
 use warpjit::exec::{Engine, RunOptions};
 use warpjit::interp::Interpreter;
+use warpjit::jit::Jit;
 use warpjit::runner::{self, TraceReport};
 use warpjit::tracefile::LoadOptions;
 
@@ -25,19 +26,41 @@ use warpjit::tracefile::LoadOptions;
 /// Every engine; the JIT compiles every block on its first run (threshold 1), so compiled code,
 /// not the interpreter it tiers up from, is what the traces check; a second JIT recompiles each
 /// block with tier 2 after its first compiled run (on the spot, not in the background), so
-/// tier 2's code (regions, whole-warp memory paths) runs from then on.
-fn engines() -> Vec<(&'static str, Box<dyn Engine>)> {
-    let mut jit = warpjit::jit::Jit::new().expect("Cranelift supports this host");
+/// tier 2's code (regions, whole-warp memory paths) runs from then on. The JITs come with
+/// themselves as `Jit`s, whose compile errors the tests check: a block Cranelift rejects would
+/// otherwise run through the interpreter's code and pass unnoticed.
+fn engines() -> Vec<(&'static str, Option<Jit>)> {
+    let mut jit = Jit::new().expect("Cranelift supports this host");
     jit.threshold = 1;
-    let mut jit2 = warpjit::jit::Jit::new().expect("Cranelift supports this host");
+    let mut jit2 = Jit::new().expect("Cranelift supports this host");
     jit2.threshold = 1;
     jit2.hot_threshold = 1;
     jit2.tier2_inline = true;
     vec![
-        ("interp", Box::new(Interpreter)),
-        ("jit", Box::new(jit)),
-        ("jit at tier 2", Box::new(jit2)),
+        ("interp", None),
+        ("jit", Some(jit)),
+        ("jit at tier 2", Some(jit2)),
     ]
+}
+
+/// The engine of an [`engines`] entry: the JIT, or else the interpreter.
+fn engine(jit: &Option<Jit>) -> &dyn Engine {
+    match jit {
+        Some(j) => j,
+        None => &Interpreter,
+    }
+}
+
+/// Panics when `jit` failed to compile a block (a warpjit bug), naming the trace.
+fn no_compile_errors(jit: &Option<Jit>, path: &Path, name: &str) {
+    if let Some(jit) = jit {
+        let errors = jit.errors();
+        assert!(
+            errors.is_empty(),
+            "{} on {name}: the JIT failed to compile: {errors:?}",
+            path.display()
+        );
+    }
 }
 
 fn root() -> PathBuf {
@@ -110,10 +133,10 @@ fn passing_traces_pass_on_every_engine() {
         paths.len() >= 12,
         "expected the examples and test traces, found {paths:?}"
     );
-    for (name, engine) in engines() {
+    for (name, jit) in engines() {
         for path in &paths {
             for threads in [1, 3] {
-                let (exit, text, report) = outcome(path, engine.as_ref(), threads);
+                let (exit, text, report) = outcome(path, engine(&jit), threads);
                 assert_eq!(
                     exit,
                     0,
@@ -127,6 +150,7 @@ fn passing_traces_pass_on_every_engine() {
                     "{}: no work counted",
                     path.display()
                 );
+                no_compile_errors(&jit, path, name);
             }
         }
     }
@@ -139,10 +163,11 @@ fn failing_traces_fail_as_their_headers_say() {
         paths.len() >= 10,
         "expected the failing traces, found {paths:?}"
     );
-    for (name, engine) in engines() {
+    for (name, jit) in engines() {
         for path in &paths {
             let want = header(path);
-            let (exit, text, _) = outcome(path, engine.as_ref(), 0);
+            let (exit, text, _) = outcome(path, engine(&jit), 0);
+            no_compile_errors(&jit, path, name);
             assert_eq!(exit, want.exit, "{} on {}:\n{text}", path.display(), name);
             for s in &want.stderr {
                 assert!(

@@ -863,7 +863,7 @@ impl Tx<'_, '_, '_> {
     /// the bank only grows from lane to lane), the 32 words lie one after another in the
     /// banks' memory from bank `imm5`'s start plus lane 0's address (IL's bank carry is that
     /// sum's): eight vector loads (at both tiers: the test costs little to compile). Otherwise
-    /// [`Tx::ldc_any`], lane by lane.
+    /// at tier 2 [`Tx::ldc_scattered`], at tier 1 [`Tx::ldc_any`] (the LDC routine).
     fn ldc_consecutive(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef, mask: Value) {
         let a = self.reg(o.a);
         let imm = self.splat(o.imm as u32);
@@ -924,15 +924,100 @@ impl Tx<'_, '_, '_> {
             .collect();
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(lane_b);
-        self.ldc_any(inst, o, helper, mask);
-        let row = self.reg(o.d);
-        let args: Vec<BlockArg> = row.iter().map(|v| BlockArg::Value(*v)).collect();
-        self.b.ins().jump(join, &args);
+        if self.env.whole_warp {
+            self.ldc_scattered(inst, o, mask, &t, t0, join);
+        } else {
+            self.ldc_any(inst, o, helper, mask);
+            let row = self.reg(o.d);
+            let args: Vec<BlockArg> = row.iter().map(|v| BlockArg::Value(*v)).collect();
+            self.b.ins().jump(join, &args);
+        }
         self.b.switch_to_block(join);
         // Values first made inside either path do not dominate the join (as in `coalesced`).
         self.restore(saved);
         let row: Row = std::array::from_fn(|k| self.b.block_params(join)[k]);
         self.put_row(o.d.0, row, true);
+    }
+
+    /// The rest of [`Tx::ldc_consecutive`] (`t` each lane's `Ra + imm`, `t0` lane 0's), ending
+    /// in a jump to `join` with the destination's row. A misaligned lane (`t & 3`, the
+    /// address's low bits in both modes) runs the instruction by the interpreter's code, which
+    /// faults, in a cold block; lanes reading one aligned word in range (a uniform index) load
+    /// it once; otherwise each lane's flat offset `(imm5 << 16) + t` (IL's bank carry is the
+    /// flat offset's) and whether its read is in range (`crate::semantics::ldc_readable`: IA
+    /// `t <= 0xfffc` in a bank the launch has, IL bank `imm5 + (t >> 16)` one it has) feed
+    /// the compiled lane loop ([`Tx::gather_consts`]). About 80 Cranelift instructions where
+    /// the general lane code ([`Tx::ldc_lanes`]) is about 250, for the same loop at run time.
+    fn ldc_scattered(
+        &mut self,
+        inst: &Inst,
+        o: &Ldc,
+        mask: Value,
+        t: &Row,
+        t0: Value,
+        join: cranelift_codegen::ir::Block,
+    ) {
+        let low = t[1..].iter().fold(t[0], |a, v| self.b.ins().bor(a, *v));
+        let three = self.splat(3);
+        let low = self.b.ins().band(low, three[0]);
+        let misaligned = self.b.ins().vany_true(low);
+        let (exec_b, aligned_b) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(exec_b);
+        self.b.ins().brif(misaligned, exec_b, &[], aligned_b, &[]);
+        self.b.switch_to_block(exec_b);
+        let saved = self.cached();
+        self.settle(inst);
+        self.call_exec(Helper::Ldc, inst, mask);
+        let row = self.reg(o.d);
+        let args: Vec<BlockArg> = row.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(join, &args);
+        self.restore(saved);
+
+        self.b.switch_to_block(aligned_b);
+        let nb = self.b.ins().load(
+            types::I32,
+            MemFlagsData::trusted(),
+            self.jcx,
+            offset_of!(JitCx, nbanks) as i32,
+        );
+        let nbv = self.splat_val(nb);
+        let imm5 = self.splat(o.bank as u32);
+        let ok = match o.mode {
+            LdcMode::Ia => {
+                let lim = self.splat(0xfffc);
+                let fits = self.cmp(IntCC::UnsignedLessThanOrEqual, t, &lim);
+                let has = self.cmp(IntCC::UnsignedLessThan, &imm5, &nbv);
+                self.bin(&fits, &has, |b, x, y| b.ins().band(x, y))
+            }
+            _ => {
+                let hi = self.ushr_c(t, 16);
+                let bank = self.bin(&imm5, &hi, |b, x, y| b.ins().iadd(x, y));
+                self.cmp(IntCC::UnsignedLessThan, &bank, &nbv)
+            }
+        };
+        let same = self.steps_from(t, t0, 0);
+        let ok0 = self.b.ins().extractlane(ok[0], 0);
+        let ok0 = self.b.ins().icmp_imm_s(IntCC::NotEqual, ok0, 0);
+        let same = self.b.ins().vall_true(same);
+        let one = self.b.ins().band(same, ok0);
+        let (one_b, lanes_b) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(one, one_b, &[], lanes_b, &[]);
+        self.b.switch_to_block(one_b);
+        let consts = self.consts_base();
+        let flat = self.b.ins().uextend(self.env.ptr, t0);
+        let flat = self.b.ins().iadd_imm_u(flat, (o.bank as i64) << 16);
+        let p = self.b.ins().iadd(consts, flat);
+        let word = self.b.ins().load(types::I32, guest(), p, 0);
+        let v = self.b.ins().splat(types::I32X4, word);
+        self.b.ins().jump(join, &[BlockArg::Value(v); 8]);
+
+        self.b.switch_to_block(lanes_b);
+        let base = self.splat((o.bank as u32) << 16);
+        let off = self.bin(t, &base, |b, x, y| b.ins().iadd(x, y));
+        let consts = self.consts_base();
+        let rows = self.gather_consts(consts, &ok, &off, MemSize::B32);
+        let args: Vec<BlockArg> = rows[0].iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(join, &args);
     }
 
     /// An indexed LDC lane by lane: each lane's bank and address, misaligned lanes to the slow
