@@ -133,6 +133,9 @@ pub struct Env<'p> {
     pub whole_warp: bool,
 }
 
+/// How many recipes deep [`Tx::remat`] computes a row again.
+const REMAT_DEPTH: u32 = 4;
+
 /// Most reconvergence-stack entries a region's code keeps pushed (a deeper nest is left to the
 /// dispatcher): [`crate::jit::region`] plans no region deeper.
 pub const MAX_PENDING: usize = 8;
@@ -208,6 +211,29 @@ pub(super) struct AddrPair {
     pub b_lo: Row,
     pub b_hi: Row,
     pub s: u32,
+}
+
+/// What is known of a row of a full warp at run time: when `flag` (an `i8`) is true, lane `l`
+/// holds lane 0's value plus `step * l` (32-bit, wrapping; `step` an `i32`). Made for a
+/// region's loop-invariant registers once at the function's entry (one test of their eight
+/// vectors, [`Tx::enter`]) and carried through the adds, constant left shifts and low-bit masks
+/// of rows that have one ([`Tx::add_steps`], [`Tx::shl_c`], [`Tx::mask_steps`]), so that a
+/// whole-warp access through such a row tests two scalars instead of its eight vectors
+/// (`Tx::steps_from` in `memory.rs`): a loop over `a[tid + i]` then tests its index once a
+/// call, not once an iteration. A fact is about an SSA value, true wherever the value is.
+#[derive(Clone, Copy)]
+pub(super) struct Steps {
+    pub flag: Value,
+    pub step: Value,
+}
+
+/// How a row of tier 2's code was computed from other rows ([`Tx::remat`]): an add without
+/// carry in, an AND with a constant, a left shift by a constant.
+#[derive(Clone, Copy)]
+pub(super) enum Recipe {
+    Add(Row, Row),
+    And(Row, u32),
+    Shl(Row, u32),
 }
 
 /// A register whose row is not computed yet: one word of an [`AddrPair`].
@@ -325,6 +351,13 @@ pub struct Tx<'a, 'b, 'p> {
     /// times, so that lane-wise code is emitted once), a lane mask's meaningful bits are the
     /// chunk's, and `active` is the chunk's active lanes.
     pub(super) strip: Option<Strip>,
+    /// The [`Steps`] facts known of rows (in a `full` function only).
+    steps: HashMap<Row, Steps>,
+    /// The facts of the region's loop-invariant carried registers, made at the function's
+    /// entry ([`Tx::enter`]) and given to the rows that carry them into each region block.
+    invariant: HashMap<u8, Steps>,
+    /// How rows were computed (tier 2 only), for [`Tx::remat`].
+    recipes: HashMap<Row, Recipe>,
 }
 
 impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
@@ -371,6 +404,9 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             comments: Vec::new(),
             imported: [None; Helper::ALL.len()],
             strip: None,
+            steps: HashMap::new(),
+            invariant: HashMap::new(),
+            recipes: HashMap::new(),
         }
     }
 
@@ -447,7 +483,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             return *row;
         }
         if let Some(d) = self.deferred.remove(&r.0) {
-            let row = self.deferred_row(d);
+            let row = self.deferred_row(d, false);
             self.regs.insert(r.0, (row, true));
             return row;
         }
@@ -548,8 +584,14 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     }
 
     /// The row of a deferred register, computed here (not cached: see [`Tx::dirty_rows`]).
-    fn deferred_row(&mut self, d: Deferred) -> Row {
-        let (Deferred::Lo(p) | Deferred::Hi(p)) = d;
+    /// With `remat`, on a slow path, the pair's index is computed again from how it was
+    /// computed ([`Tx::remat`]) rather than kept from where it was made.
+    fn deferred_row(&mut self, d: Deferred, remat: bool) -> Row {
+        let (Deferred::Lo(mut p) | Deferred::Hi(mut p)) = d;
+        if remat {
+            p.a = self.remat(&p.a, REMAT_DEPTH);
+            p.c = p.c.map(|c| self.remat(&c, REMAT_DEPTH));
+        }
         let shifted = self.shl_c(&p.a, p.s);
         let lo = self.bin(&shifted, &p.b_lo, |b, x, y| b.ins().iadd(x, y));
         if let Deferred::Lo(_) = d {
@@ -577,8 +619,9 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     /// The dirty registers `keep` selects, with their rows, in register order: the cached ones
     /// and the deferred ones (computed here, and left deferred: the caller may be on a path
-    /// that joins others where they are not computed).
-    fn dirty_rows(&mut self, keep: &dyn Fn(&Self, u8) -> bool) -> Vec<(u8, Row)> {
+    /// that joins others where they are not computed; with `remat`, from their index's
+    /// recipe, [`Tx::deferred_row`]).
+    fn dirty_rows(&mut self, keep: &dyn Fn(&Self, u8) -> bool, remat: bool) -> Vec<(u8, Row)> {
         let mut regs: Vec<_> = self
             .regs
             .iter()
@@ -593,7 +636,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             .collect();
         deferred.sort_by_key(|(r, _)| *r);
         for (r, d) in deferred {
-            let row = self.deferred_row(d);
+            let row = self.deferred_row(d, remat);
             regs.push((r, row));
         }
         regs.sort_by_key(|(r, _)| *r);
@@ -723,8 +766,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// [`Tx::flush`], but not the registers `kept` (an edge passes them on as parameters).
     fn flush_except(&mut self, all: bool, kept: &[Carried]) {
         let live = self.env.live_out;
-        let regs =
-            self.dirty_rows(&|_, r| !kept.iter().any(|k| k.reg == r) && (all || live.reg(Reg(r))));
+        let regs = self.dirty_rows(
+            &|_, r| !kept.iter().any(|k| k.reg == r) && (all || live.reg(Reg(r))),
+            false,
+        );
         for (r, row) in regs {
             self.store_reg_row(r, &row);
         }
@@ -782,7 +827,10 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                 touched.insert_reg(u.reg.offset(k));
             }
         });
-        let regs = self.dirty_rows(&|t, r| touched.has_reg(Reg(r)) || t.after.has_reg(Reg(r)));
+        let regs = self.dirty_rows(
+            &|t, r| touched.has_reg(Reg(r)) || t.after.has_reg(Reg(r)),
+            true,
+        );
         for (r, row) in regs {
             self.store_reg_row(r, &row);
         }
@@ -994,8 +1042,128 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         }
     }
 
+    /// `a << s`; a row with a [`Steps`] fact gives its shift one (`step << s`).
     pub(super) fn shl_c(&mut self, a: &Row, s: u32) -> Row {
-        self.logical_shift(a, s, true)
+        let r = self.logical_shift(a, s, true);
+        if (1..32).contains(&s) {
+            self.note_recipe(r, Recipe::Shl(*a, s));
+            if let Some(f) = self.steps_of(a) {
+                let step = self.b.ins().ishl_imm_u(f.step, s as i64);
+                self.note_steps(r, f.flag, step);
+            }
+        }
+        r
+    }
+
+    /// The [`Steps`] fact of `row`, if one is known: a uniform row's (step 0, always true), or
+    /// one noted. None outside `full` functions and in strip loops, whose rows are not a warp's.
+    pub(super) fn steps_of(&mut self, row: &Row) -> Option<Steps> {
+        if !self.full || self.strip.is_some() {
+            return None;
+        }
+        if uniform(row) {
+            let flag = self.b.ins().iconst(types::I8, 1);
+            let step = self.b.ins().iconst(types::I32, 0);
+            return Some(Steps { flag, step });
+        }
+        self.steps.get(row).copied()
+    }
+
+    /// Notes how `row` was computed (tier 2 only: tier 1 compiles for latency).
+    pub(super) fn note_recipe(&mut self, row: Row, r: Recipe) {
+        if self.env.whole_warp && self.strip.is_none() && !uniform(&row) {
+            self.recipes.insert(row, r);
+        }
+    }
+
+    /// `row` computed again here from its [`Recipe`] (and its sources', `depth` deep), or
+    /// `row` itself. A slow path that needs a row the fast path does not (a deferred address
+    /// pair's index) computes it there: the fast path's code for it is then unused, and
+    /// Cranelift emits none (the index of a loop's coalesced load, eight vector adds and
+    /// masks and their spills an iteration). The sources dominate `row`, which dominates
+    /// here, so they are available.
+    pub(super) fn remat(&mut self, row: &Row, depth: u32) -> Row {
+        if depth == 0 || uniform(row) {
+            return *row;
+        }
+        match self.recipes.get(row).copied() {
+            None => *row,
+            Some(Recipe::Add(a, b)) => {
+                let a = self.remat(&a, depth - 1);
+                let b = self.remat(&b, depth - 1);
+                self.bin(&a, &b, |b, x, y| b.ins().iadd(x, y))
+            }
+            Some(Recipe::And(a, m)) => {
+                let a = self.remat(&a, depth - 1);
+                let mv = self.splat(m);
+                self.bin(&a, &mv, |b, x, y| b.ins().band(x, y))
+            }
+            Some(Recipe::Shl(a, s)) => {
+                let a = self.remat(&a, depth - 1);
+                self.logical_shift(&a, s, true)
+            }
+        }
+    }
+
+    /// Notes the fact `flag => row[l] = row[0] + step * l` of `row` (a full function's).
+    fn note_steps(&mut self, row: Row, flag: Value, step: Value) {
+        if self.full && self.strip.is_none() && !uniform(&row) {
+            self.steps.insert(row, Steps { flag, step });
+        }
+    }
+
+    /// A fact for `row` from its values: its step is lane 1's value minus lane 0's, and the
+    /// flag whether every lane `l` holds lane 0's plus `step * l` (eight vector compares).
+    fn entry_steps(&mut self, row: &Row) -> Steps {
+        let l0 = self.b.ins().extractlane(row[0], 0);
+        let l1 = self.b.ins().extractlane(row[0], 1);
+        let step = self.b.ins().isub(l1, l0);
+        let first = self.splat_val(l0)[0];
+        let stepv = self.splat_val(step)[0];
+        let mut all = None;
+        for (k, v) in row.iter().enumerate() {
+            let k = k as u32;
+            let iota = self.vconst(std::array::from_fn(|j| 4 * k + j as u32));
+            let steps = self.b.ins().imul(stepv, iota);
+            let want = self.b.ins().iadd(first, steps);
+            let eq = self.b.ins().icmp(IntCC::Equal, *v, want);
+            all = Some(all.map_or(eq, |x| self.b.ins().band(x, eq)));
+        }
+        let flag = self.b.ins().vall_true(all.expect("eight vectors"));
+        Steps { flag, step }
+    }
+
+    /// Notes the fact of `r = a + b` (no carry in) from `a`'s and `b`'s: the flags together,
+    /// the steps added.
+    pub(super) fn add_steps(&mut self, a: &Row, b: &Row, r: Row) {
+        if let (Some(fa), Some(fb)) = (self.steps_of(a), self.steps_of(b)) {
+            let flag = self.b.ins().band(fa.flag, fb.flag);
+            let step = self.b.ins().iadd(fa.step, fb.step);
+            self.note_steps(r, flag, step);
+        }
+    }
+
+    /// Notes the fact of `r = a & mask` for a `mask` of the low `k` bits (`2^k - 1`): `a`'s,
+    /// while lane 0's masked value plus `31 * step` stays within the mask (then no lane's add
+    /// carries out of the low bits, and the lanes step alike after the mask).
+    pub(super) fn mask_steps(&mut self, a: &Row, mask: u32, r: Row) {
+        if mask == 0 || mask.wrapping_add(1) & mask != 0 {
+            return;
+        }
+        if let Some(fa) = self.steps_of(a) {
+            let l0 = self.b.ins().extractlane(a[0], 0);
+            let low = self.b.ins().band_imm_u(l0, mask as i64);
+            let low = self.b.ins().uextend(types::I64, low);
+            let step = self.b.ins().uextend(types::I64, fa.step);
+            let span = self.b.ins().imul_imm_u(step, 31);
+            let last = self.b.ins().iadd(low, span);
+            let fits = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, last, mask as i64);
+            let flag = self.b.ins().band(fa.flag, fits);
+            self.note_steps(r, flag, fa.step);
+        }
     }
 
     pub(super) fn ushr_c(&mut self, a: &Row, s: u32) -> Row {
@@ -1086,6 +1254,15 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
 
     /// Starts the code of a region function: the entry jumps to the first block's code.
     pub fn enter(&mut self, first: &Member<'_>) {
+        // A register the region never writes holds its entry value throughout: its fact,
+        // tested here once, holds for the rows every way into a block passes for it.
+        if self.full && self.strip.is_none() {
+            for c in first.carried.iter().filter(|c| !c.written && !c.uniform) {
+                let row = self.reg(Reg(c.reg));
+                let steps = self.entry_steps(&row);
+                self.invariant.insert(c.reg, steps);
+            }
+        }
         let args = self.edge_args(first);
         self.b.ins().jump(first.at, &args);
     }
@@ -1099,7 +1276,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             let deferred = self.deferred.get(&c.reg).copied();
             let row = match self.regs.get(&c.reg) {
                 Some((row, _)) => *row,
-                None if deferred.is_some() => self.deferred_row(deferred.expect("deferred")),
+                None if deferred.is_some() => self.deferred_row(deferred.expect("deferred"), false),
                 // A uniform register's first vector holds the value of every lane.
                 None if c.uniform => [self.b.ins().load(V, flags(), self.w, base); 8],
                 None => self.state_row(base),
@@ -1144,6 +1321,9 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
                         false => std::array::from_fn(|j| vals[next + j]),
                     };
                     next += if c.uniform { 1 } else { 8 };
+                    if let Some(&f) = self.invariant.get(&c.reg).filter(|_| !c.written) {
+                        self.steps.insert(row, f);
+                    }
                     self.put_row(c.reg, row, c.written);
                 }
             }
@@ -1464,7 +1644,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
     /// `clean`, they stay cached as clean (only where no other path joins this one with them
     /// still dirty).
     fn store_dirty(&mut self, set: &crate::analysis::LiveSet, clean: bool) {
-        let regs = self.dirty_rows(&|_, r| set.has_reg(Reg(r)));
+        let regs = self.dirty_rows(&|_, r| set.has_reg(Reg(r)), false);
         for (r, row) in regs {
             self.store_reg_row(r, &row);
             if clean {

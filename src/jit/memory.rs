@@ -142,9 +142,15 @@ impl Tx<'_, '_, '_> {
         )
     }
 
-    /// A vector whose four lanes are all true exactly when every lane `l` of `row` holds
-    /// `first + step * l` (32-bit, wrapping; with `step` 0, `first` in every lane).
+    /// Whether every lane `l` of `row` holds `first + step * l` (32-bit, wrapping; with `step`
+    /// 0, `first` in every lane), as an `i8`; `first` is lane 0's value. A row with a known
+    /// [`Steps`](super::codegen::Steps) fact is tested by its flag and step (two scalar
+    /// operations); any other by comparing its eight vectors.
     fn steps_from(&mut self, row: &Row, first: Value, step: u32) -> Value {
+        if let Some(f) = self.steps_of(row) {
+            let same = self.b.ins().icmp_imm_s(IntCC::Equal, f.step, step as i64);
+            return self.b.ins().band(f.flag, same);
+        }
         let firstv = self.splat_val(first)[0];
         let mut all = None;
         for (k, v) in row.iter().enumerate() {
@@ -158,7 +164,8 @@ impl Tx<'_, '_, '_> {
             let eq = self.b.ins().icmp(IntCC::Equal, *v, want);
             all = Some(all.map_or(eq, |x| self.b.ins().band(x, eq)));
         }
-        all.expect("eight vectors")
+        let all = all.expect("eight vectors");
+        self.b.ins().vall_true(all)
     }
 
     /// [`Tx::gather_consts`], with two shortcuts for 32-bit loads when every lane is in range:
@@ -174,9 +181,7 @@ impl Tx<'_, '_, '_> {
         let all_ok = ok[1..].iter().fold(ok[0], |a, v| self.b.ins().band(a, *v));
         let all_ok = self.b.ins().vall_true(all_ok);
         let next = self.steps_from(off, off0, 4);
-        let next = self.b.ins().vall_true(next);
         let same = self.steps_from(off, off0, 0);
-        let same = self.b.ins().vall_true(same);
         let (next, same) = (
             self.b.ins().band(next, all_ok),
             self.b.ins().band(same, all_ok),
@@ -511,8 +516,7 @@ impl Tx<'_, '_, '_> {
         let low = self.b.ins().band_imm_s(a0, bytes as i64 - 1);
         let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
         let a0 = self.b.ins().band_imm_s(a0, !(bytes as i64 - 1));
-        let coalesced = self.b.ins().vall_true(all);
-        let mut ok = self.b.ins().band(coalesced, nowrap);
+        let mut ok = self.b.ins().band(all, nowrap);
         ok = self.b.ins().band(ok, aligned);
         if !e {
             // With 32-bit addresses the offset add may wrap too.
@@ -588,8 +592,8 @@ impl Tx<'_, '_, '_> {
     }
 
     /// Lane 0's address (plus `offset`, in 64 bits) of a whole-warp access of `bytes` per lane
-    /// through register `base` (a pair with `e`); a vector whose lanes are all true when lane
-    /// `l`'s address is that plus `bytes * l` as far as the low words show; and whether the
+    /// through register `base` (a pair with `e`); whether (an `i8`) lane `l`'s address is that
+    /// plus `bytes * l` as far as the low words show; and whether the
     /// low words do not wrap across the warp.
     fn address_steps(
         &mut self,
@@ -869,8 +873,7 @@ impl Tx<'_, '_, '_> {
         let imm = self.splat(o.imm as u32);
         let t = self.bin(&a, &imm, |b, x, y| b.ins().iadd(x, y));
         let t0 = self.b.ins().extractlane(t[0], 0);
-        let steps = self.steps_from(&t, t0, 4);
-        let mut ok = self.b.ins().vall_true(steps);
+        let mut ok = self.steps_from(&t, t0, 4);
         let low = self.b.ins().band_imm_s(t0, 3);
         let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
         ok = self.b.ins().band(ok, aligned);
@@ -998,7 +1001,6 @@ impl Tx<'_, '_, '_> {
         let same = self.steps_from(t, t0, 0);
         let ok0 = self.b.ins().extractlane(ok[0], 0);
         let ok0 = self.b.ins().icmp_imm_s(IntCC::NotEqual, ok0, 0);
-        let same = self.b.ins().vall_true(same);
         let one = self.b.ins().band(same, ok0);
         let (one_b, lanes_b) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(one, one_b, &[], lanes_b, &[]);

@@ -205,7 +205,14 @@ impl Lower for Lop {
             }
         };
         let r = match o.func {
-            LopFn::And => tx.bin(&a, &b, |b, x, y| b.ins().band(x, y)),
+            LopFn::And => {
+                let r = tx.bin(&a, &b, |b, x, y| b.ins().band(x, y));
+                if let (Some(v), false, false) = (o.b.imm(), o.not_a, o.not_b) {
+                    tx.mask_steps(&a, v, r);
+                    tx.note_recipe(r, super::Recipe::And(a, v));
+                }
+                r
+            }
             LopFn::Or => tx.bin(&a, &b, |b, x, y| b.ins().bor(x, y)),
             LopFn::Xor => tx.bin(&a, &b, |b, x, y| b.ins().bxor(x, y)),
             LopFn::PassB => b,
@@ -749,8 +756,12 @@ impl Tx<'_, '_, '_> {
             self.write_cc(m, &s, &c.unwrap_or(s), o.as_ref());
         } else {
             let mut s = self.bin(a, b, |b, x, y| b.ins().iadd(x, y));
-            if let Some(p) = plus {
-                s = self.bin(&s, &p, |b, x, y| b.ins().iadd(x, y));
+            match plus {
+                Some(p) => s = self.bin(&s, &p, |b, x, y| b.ins().iadd(x, y)),
+                None => {
+                    self.add_steps(a, b, s);
+                    self.note_recipe(s, super::Recipe::Add(*a, *b));
+                }
             }
             self.set_reg(d, s, m);
         }
