@@ -165,6 +165,14 @@ fn run_ctas(
     // reused for the rest of the launch. A chunk is an eighth of each thread's share of the
     // CTAs left (`chunk_at`): large while much is left, single CTAs at the end, so the threads
     // finish close together with few trips to the counter.
+    //
+    // A small launch (at most `ALONE_WARPS` warps) first runs on the calling thread alone, one
+    // CTA at a time, for `ALONE`: waking a pool thread costs the waker about 10 us and the
+    // launch as much again before the woken thread starts (measured on a 2-core VM), more than
+    // such a launch's whole work usually is; one done within `ALONE` wakes nobody, and a longer
+    // one loses at most `ALONE` and a CTA of one thread. A larger launch wakes the others at
+    // once: its first CTAs are where blocks are compiled, which the others then do not wait
+    // for (they run those blocks through the reference definitions meanwhile).
     let threads = match opts.threads.min(max_threads()) {
         0 => rayon::current_num_threads().max(1),
         t => t,
@@ -173,11 +181,18 @@ fn run_ctas(
     let first_fault = AtomicU64::new(u64::MAX);
     let fault: Mutex<Option<(u64, Fault)>> = Mutex::new(None);
     let total = Mutex::new(Stats::default());
-    let worker = || {
-        let mut scratch: Option<Scratch<'_>> = None;
+    // Runs CTAs until none is left (or, with `until`, one at a time until that instant).
+    let worker = |scratch: &mut Option<_>, until: Option<std::time::Instant>| {
         let mut sum = Stats::default();
         'chunks: loop {
-            let (start, end) = take_chunk(&next, n, threads as u64);
+            let (start, end) = match until {
+                Some(t) if std::time::Instant::now() >= t => break,
+                Some(_) => {
+                    let start = next.fetch_add(1, Ordering::Relaxed);
+                    (start, start + 1)
+                }
+                None => take_chunk(&next, n, threads as u64),
+            };
             // Past the end, or past a faulting CTA (those after it need not run: the fault
             // reported is the lowest-numbered one's, and every CTA before it has been taken).
             if start >= n || start > first_fault.load(Ordering::Relaxed) {
@@ -185,7 +200,7 @@ fn run_ctas(
             }
             let scratch =
                 scratch.get_or_insert_with(|| Scratch::new(make_runner(), clear.to_vec()));
-            for i in start..end {
+            for i in start..end.min(n) {
                 if i > first_fault.load(Ordering::Relaxed) {
                     break 'chunks;
                 }
@@ -212,41 +227,57 @@ fn run_ctas(
             *t += sum;
         }
     };
-    // The spawned workers not yet finished. The launching thread, once out of CTAs, waits for
-    // them spinning a little (`JOIN_SPIN`) before the scope's wait puts it to sleep: the others
-    // are then on their last CTA, and waking a sleeping thread takes tens of microseconds.
-    let unfinished = AtomicUsize::new(threads - 1);
-    let spawned = || {
-        worker();
-        unfinished.fetch_sub(1, Ordering::Release);
-    };
-    let (worker, spawned) = (&worker, &spawned);
-    let launching = || {
-        worker();
-        let t = std::time::Instant::now();
-        while unfinished.load(Ordering::Acquire) > 0 && t.elapsed() < JOIN_SPIN {
-            std::hint::spin_loop();
+    let mut mine: Option<Scratch<'_>> = None;
+    if n.saturating_mul(launch.warps_per_cta()) <= ALONE_WARPS {
+        worker(&mut mine, Some(std::time::Instant::now() + ALONE));
+    }
+    let left = next.load(Ordering::Relaxed) < n && first_fault.load(Ordering::Relaxed) == u64::MAX;
+    if left {
+        // The spawned workers not yet finished. The launching thread, once out of CTAs, waits
+        // for them spinning a little (`JOIN_SPIN`) before the scope's wait puts it to sleep: the
+        // others are then on their last CTA, and waking a sleeping thread takes tens of
+        // microseconds.
+        let unfinished = AtomicUsize::new(threads - 1);
+        let spawned = || {
+            worker(&mut None, None);
+            unfinished.fetch_sub(1, Ordering::Release);
+        };
+        let (worker, spawned, unfinished) = (&worker, &spawned, &unfinished);
+        let mine = &mut mine;
+        let mut launching = move || {
+            worker(mine, None);
+            let t = std::time::Instant::now();
+            while unfinished.load(Ordering::Acquire) > 0 && t.elapsed() < JOIN_SPIN {
+                std::hint::spin_loop();
+            }
+        };
+        match pool(opts.threads) {
+            Some(pool) => pool.in_place_scope(|scope| {
+                for _ in 1..threads {
+                    scope.spawn(move |_| spawned());
+                }
+                launching();
+            }),
+            None => rayon::in_place_scope(|scope| {
+                for _ in 1..threads {
+                    scope.spawn(move |_| spawned());
+                }
+                launching();
+            }),
         }
-    };
-    match pool(opts.threads) {
-        Some(pool) => pool.in_place_scope(|scope| {
-            for _ in 1..threads {
-                scope.spawn(move |_| spawned());
-            }
-            launching();
-        }),
-        None => rayon::in_place_scope(|scope| {
-            for _ in 1..threads {
-                scope.spawn(move |_| spawned());
-            }
-            launching();
-        }),
     }
     match fault.into_inner().ok().flatten() {
         Some((_, f)) => Err(f),
         None => Ok(total.into_inner().unwrap_or_else(|e| e.into_inner())),
     }
 }
+
+/// How long the launching thread of a parallel launch runs CTAs alone before it wakes the
+/// other host threads (see `run_ctas`).
+const ALONE: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// The most warps a launch may have for its calling thread to start alone ([`ALONE`]).
+const ALONE_WARPS: u64 = 1024;
 
 /// How long the launching thread of a parallel launch spins for the other host threads to
 /// finish before it sleeps until they do.
@@ -987,6 +1018,46 @@ mod tests {
         assert!(Arc::ptr_eq(&pool(3).unwrap(), &pool(3).unwrap()));
         assert!(pool(0).is_none());
         assert!(pool(usize::MAX).unwrap().current_num_threads() < max_threads());
+    }
+
+    /// A small launch (at most `ALONE_WARPS` warps) starts on the calling thread alone and
+    /// wakes the others once `ALONE` has passed: whichever way its CTAs are split between the
+    /// two phases and the threads, it counts the same work, and a fault is the lowest-numbered
+    /// faulting CTA's, as on one thread. (300 CTAs of a 1,536-instruction loop: more than
+    /// `ALONE` on any host; faults in CTAs 150 and 200, both after the first CTAs.)
+    #[test]
+    fn small_launches_start_alone_and_give_the_same_result() {
+        let l = launch(300, LOOP);
+        assert!(300 * l.warps_per_cta() <= ALONE_WARPS);
+        let faulting = launch(
+            300,
+            "
+            S2R R0, SR_CTAID.X;
+            ISETP.EQ.AND P0, PT, R0, 0x96, PT;
+            ISETP.EQ.OR P0, PT, R0, 0xc8, P0;
+        @P0 STG [RZ], R0;
+            MOV32I R1, 0x200;
+        .L_loop:
+            IADD32I R1, R1, -0x1;
+            ISETP.NE.AND P0, PT, R1, RZ, PT;
+        @P0 BRA `(.L_loop);
+            EXIT;
+        ",
+        );
+        let machine = Machine::default();
+        let run = |l: &Launch, threads| {
+            let opts = RunOptions {
+                threads,
+                ..RunOptions::default()
+            };
+            run_grid(&machine, l, &opts, &|| Box::new(Interp))
+        };
+        let one = run(&l, 1).expect("runs");
+        for threads in [2, 3] {
+            assert_eq!(run(&l, threads).expect("runs"), one, "{threads} threads");
+            let f = run(&faulting, threads).expect_err("CTAs 150 and 200 fault");
+            assert_eq!((f.cta, f.warp), ([150, 0, 0], 0), "{threads} threads");
+        }
     }
 
     /// A CTA's warps draw on its share of the launch budget in the order they run; the share,
