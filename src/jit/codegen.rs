@@ -124,12 +124,13 @@ pub struct Env<'p> {
     pub more: bool,
     /// Live-out state of the block (what must be stored at the end).
     pub live_out: &'p dyn LiveOut,
-    /// Whether memory instructions get whole-warp code inline (tier 2 only): a full warp's
-    /// coalesced 32-, 64- and 128-bit global accesses their vector path, indexed LDC its
-    /// gather. That code costs 50 to 250 Cranelift instructions per access, which tier 1,
-    /// compiling for latency, does not spend: it calls the lane routine
-    /// ([`crate::jit::lanes`]) or, for indexed LDC, the LDC routine
-    /// ([`warpjit_jit_ldc`](crate::jit::abi::warpjit_jit_ldc)).
+    /// Whether memory instructions get whole-warp code inline (tier 2, and tier 1's regions):
+    /// a full warp's coalesced 32-, 64- and 128-bit global accesses their vector path, indexed
+    /// LDC its gather. That code costs 50 to 250 Cranelift instructions per access, which tier
+    /// 1, compiling for latency, does not spend on straight-line blocks: it calls the lane
+    /// routine ([`crate::jit::lanes`]) or, for indexed LDC, the LDC routine
+    /// ([`warpjit_jit_ldc`](crate::jit::abi::warpjit_jit_ldc)). A region, a loop, runs many
+    /// iterations a call until tier 2's code is ready: tier 1 lowers it as tier 2 does.
     pub whole_warp: bool,
 }
 
@@ -164,8 +165,8 @@ pub struct Member<'r> {
     /// order) from every way in, unless `chained`, each with whether the region writes it
     /// (then the warp state may not hold its value, and a way out stores it if live): the
     /// function's entry loads them, and each region block going there passes its values
-    /// (cached, else loaded) instead of storing them. Empty at tier 1, whose code keeps
-    /// registers in the warp state between strip loops.
+    /// (cached, else loaded) instead of storing them (at both tiers: tier 1 lowers a region
+    /// as tier 2 does, with its single-pass register allocator).
     pub carried: &'r [Carried],
 }
 
@@ -1069,7 +1070,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         self.steps.get(row).copied()
     }
 
-    /// Notes how `row` was computed (tier 2 only: tier 1 compiles for latency).
+    /// Notes how `row` was computed (where whole-warp paths are compiled, [`Env::whole_warp`]).
     pub(super) fn note_recipe(&mut self, row: Row, r: Recipe) {
         if self.env.whole_warp && self.strip.is_none() && !uniform(&row) {
             self.recipes.insert(row, r);

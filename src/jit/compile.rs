@@ -182,23 +182,26 @@ impl Inner {
         let declined;
         {
             let mut fb = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            // Tier 2 lowers whole rows into SSA values with the whole-warp memory paths; so
+            // does tier 1 for a region (a loop, whose code runs until tier 2's is ready, many
+            // iterations a call: about 3x faster there than strip loops for about 1.8x their
+            // compile time), with its single-pass register allocator. Tier 1's other blocks
+            // use strip loops ([`codegen::Tx::strip_run`]), for compile latency.
+            let rich = self.tier == Tier::Two || members.is_some();
             let env = codegen::Env {
                 helpers: &self.helpers,
                 ptr,
                 more: insts.end != block.insts.len(),
                 live_out,
-                whole_warp: self.tier == Tier::Two,
+                whole_warp: rich,
             };
-            let strip = self.tier == Tier::One;
+            let strip = !rich;
             let mut tx = codegen::Tx::new(&mut fb, env, full);
             match members {
                 None => translate(&mut tx, code, id, insts.clone(), &live_after[0], strip),
                 Some(members) => {
                     let chained = plan.as_ref().map_or(Vec::new(), |p| p.chained());
-                    let carried = match self.tier {
-                        Tier::One => vec![Vec::new(); members.len()],
-                        Tier::Two => carried_regs(code, members, &chained, full),
-                    };
+                    let carried = carried_regs(code, members, &chained, full);
                     let at: Vec<_> = members
                         .iter()
                         .zip(&chained)
@@ -363,7 +366,7 @@ fn dump_clif(
 
 /// Translates instructions `insts` of block `id`, each with what is live after it
 /// (`live_after`, per instruction of the block) and what is uniform both before and after it.
-/// With `strip` (tier 1), each run of at least [`MIN_STRIP`] instructions that may run four
+/// With `strip` (tier 1's straight-line blocks), each run of at least [`MIN_STRIP`] instructions that may run four
 /// lanes at a time ([`codegen::Tx::strippable`]) becomes one strip loop: its code is emitted
 /// once rather than once per vector of the row, for an eighth of the Cranelift work.
 fn translate(

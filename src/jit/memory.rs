@@ -849,8 +849,8 @@ impl Tx<'_, '_, '_> {
         }
     }
 
-    /// An indexed LDC lane by lane: at tier 2 inline ([`Tx::ldc_lanes`]); at tier 1, which
-    /// compiles for latency, through the LDC routine, with the warp state made current for it
+    /// An indexed LDC lane by lane: with whole-warp paths inline ([`Tx::ldc_lanes`]); at tier
+    /// 1 in straight-line blocks, which it compiles for latency, through the LDC routine, with the warp state made current for it
     /// (the destinations are then read from there).
     fn ldc_any(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef, mask: Value) {
         if self.env.whole_warp {
@@ -867,7 +867,7 @@ impl Tx<'_, '_, '_> {
     /// the bank only grows from lane to lane), the 32 words lie one after another in the
     /// banks' memory from bank `imm5`'s start plus lane 0's address (IL's bank carry is that
     /// sum's): eight vector loads (at both tiers: the test costs little to compile). Otherwise
-    /// at tier 2 [`Tx::ldc_scattered`], at tier 1 [`Tx::ldc_any`] (the LDC routine).
+    /// with whole-warp paths [`Tx::ldc_scattered`], else [`Tx::ldc_any`] (the LDC routine).
     fn ldc_consecutive(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef, mask: Value) {
         let a = self.reg(o.a);
         let imm = self.splat(o.imm as u32);
