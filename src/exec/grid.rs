@@ -1031,18 +1031,13 @@ mod tests {
         assert!(300 * l.warps_per_cta() <= ALONE_WARPS);
         let faulting = launch(
             300,
-            "
-            S2R R0, SR_CTAID.X;
-            ISETP.EQ.AND P0, PT, R0, 0x96, PT;
-            ISETP.EQ.OR P0, PT, R0, 0xc8, P0;
-        @P0 STG [RZ], R0;
-            MOV32I R1, 0x200;
-        .L_loop:
-            IADD32I R1, R1, -0x1;
-            ISETP.NE.AND P0, PT, R1, RZ, PT;
-        @P0 BRA `(.L_loop);
-            EXIT;
-        ",
+            &format!(
+                "S2R R0, SR_CTAID.X;
+                ISETP.EQ.AND P0, PT, R0, 0x96, PT;
+                ISETP.EQ.OR P0, PT, R0, 0xc8, P0;
+            @P0 STG [RZ], R0;
+            {LOOP}"
+            ),
         );
         let machine = Machine::default();
         let run = |l: &Launch, threads| {

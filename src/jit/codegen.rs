@@ -1018,12 +1018,7 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
             .b
             .ins()
             .load(types::I32, MemFlagsData::new().with_notrap(), base, off);
-        let nb = self.b.ins().load(
-            types::I32,
-            flags(),
-            self.jcx,
-            offset_of!(JitCx, nbanks) as i32,
-        );
+        let nb = self.nbanks();
         let ok = self
             .b
             .ins()

@@ -132,6 +132,16 @@ impl Tx<'_, '_, '_> {
             .collect()
     }
 
+    /// The number of constant banks the launch's mode has (`JitCx::nbanks`).
+    pub(super) fn nbanks(&mut self) -> Value {
+        self.b.ins().load(
+            types::I32,
+            MemFlagsData::trusted(),
+            self.jcx,
+            offset_of!(JitCx, nbanks) as i32,
+        )
+    }
+
     /// The host address of the launch's constant banks (bank `b` at `b << 16` from it).
     fn consts_base(&mut self) -> Value {
         self.b.ins().load(
@@ -882,12 +892,7 @@ impl Tx<'_, '_, '_> {
             .ins()
             .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, t0, 0xffff_ffff - 124);
         ok = self.b.ins().band(ok, nowrap);
-        let nb = self.b.ins().load(
-            types::I32,
-            MemFlagsData::trusted(),
-            self.jcx,
-            offset_of!(JitCx, nbanks) as i32,
-        );
+        let nb = self.nbanks();
         let last = self.b.ins().iadd_imm_s(t0, 124);
         let in_range = match o.mode {
             LdcMode::Ia => {
@@ -977,12 +982,7 @@ impl Tx<'_, '_, '_> {
         self.restore(saved);
 
         self.b.switch_to_block(aligned_b);
-        let nb = self.b.ins().load(
-            types::I32,
-            MemFlagsData::trusted(),
-            self.jcx,
-            offset_of!(JitCx, nbanks) as i32,
-        );
+        let nb = self.nbanks();
         let nbv = self.splat_val(nb);
         let imm5 = self.splat(o.bank as u32);
         let ok = match o.mode {
@@ -1062,12 +1062,7 @@ impl Tx<'_, '_, '_> {
         // bank < nbanks (which is <= 32), and for ISL bank <= 13.
         let lim = self.splat(0x1_0000 - size);
         let in_addr = self.cmp(IntCC::UnsignedLessThanOrEqual, &addr, &lim);
-        let nb = self.b.ins().load(
-            types::I32,
-            MemFlagsData::trusted(),
-            self.jcx,
-            offset_of!(JitCx, nbanks) as i32,
-        );
+        let nb = self.nbanks();
         let nbv = self.splat_val(nb);
         let mut ok = self.cmp(IntCC::UnsignedLessThan, &bank, &nbv);
         ok = self.bin(&ok, &in_addr, |b, x, y| b.ins().band(x, y));
