@@ -200,7 +200,7 @@ fn run_ctas(
             }
             let scratch =
                 scratch.get_or_insert_with(|| Scratch::new(make_runner(), clear.to_vec()));
-            for i in start..end.min(n) {
+            for i in start..end {
                 if i > first_fault.load(Ordering::Relaxed) {
                     break 'chunks;
                 }

@@ -1116,17 +1116,28 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let step = self.b.ins().isub(l1, l0);
         let first = self.splat_val(l0)[0];
         let stepv = self.splat_val(step)[0];
+        let flag = self.row_matches(row, &mut |t, k| {
+            let k = k as u32;
+            let iota = t.vconst(std::array::from_fn(|j| 4 * k + j as u32));
+            let steps = t.b.ins().imul(stepv, iota);
+            t.b.ins().iadd(first, steps)
+        });
+        Steps { flag, step }
+    }
+
+    /// Whether (an `i8`) every vector `k` of `row` equals `want(k)` in all four lanes.
+    pub(super) fn row_matches(
+        &mut self,
+        row: &Row,
+        want: &mut dyn FnMut(&mut Self, usize) -> Value,
+    ) -> Value {
         let mut all = None;
         for (k, v) in row.iter().enumerate() {
-            let k = k as u32;
-            let iota = self.vconst(std::array::from_fn(|j| 4 * k + j as u32));
-            let steps = self.b.ins().imul(stepv, iota);
-            let want = self.b.ins().iadd(first, steps);
-            let eq = self.b.ins().icmp(IntCC::Equal, *v, want);
+            let w = want(self, k);
+            let eq = self.b.ins().icmp(IntCC::Equal, *v, w);
             all = Some(all.map_or(eq, |x| self.b.ins().band(x, eq)));
         }
-        let flag = self.b.ins().vall_true(all.expect("eight vectors"));
-        Steps { flag, step }
+        self.b.ins().vall_true(all.expect("eight vectors"))
     }
 
     /// Notes the fact of `r = a + b` (no carry in) from `a`'s and `b`'s: the flags together,

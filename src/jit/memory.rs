@@ -142,6 +142,19 @@ impl Tx<'_, '_, '_> {
         )
     }
 
+    /// Jumps to `to`, passing `row`'s eight vectors.
+    fn jump_row(&mut self, to: cranelift_codegen::ir::Block, row: &Row) {
+        let args: Vec<BlockArg> = row.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(to, &args);
+    }
+
+    /// An indexed LDC through the LDC routine, on the warp state made current for it
+    /// ([`Tx::settle`]): its destinations are read from there afterwards.
+    fn ldc_routine(&mut self, inst: &Inst, mask: Value) {
+        self.settle(inst);
+        self.call_exec(Helper::Ldc, inst, mask);
+    }
+
     /// The host address of the launch's constant banks (bank `b` at `b << 16` from it).
     fn consts_base(&mut self) -> Value {
         self.b.ins().load(
@@ -162,27 +175,21 @@ impl Tx<'_, '_, '_> {
             return self.b.ins().band(f.flag, same);
         }
         let firstv = self.splat_val(first)[0];
-        let mut all = None;
-        for (k, v) in row.iter().enumerate() {
-            let want = if step == 0 {
-                firstv
-            } else {
+        self.row_matches(row, &mut |t, k| match step {
+            0 => firstv,
+            _ => {
                 let k = k as u32;
-                let steps = self.vconst(std::array::from_fn(|j| step * (4 * k + j as u32)));
-                self.b.ins().iadd(firstv, steps)
-            };
-            let eq = self.b.ins().icmp(IntCC::Equal, *v, want);
-            all = Some(all.map_or(eq, |x| self.b.ins().band(x, eq)));
-        }
-        let all = all.expect("eight vectors");
-        self.b.ins().vall_true(all)
+                let steps = t.vconst(std::array::from_fn(|j| step * (4 * k + j as u32)));
+                t.b.ins().iadd(firstv, steps)
+            }
+        })
     }
 
     /// [`Tx::gather_consts`], with two shortcuts for 32-bit loads when every lane is in range:
-    /// lanes reading consecutive words (`off[l] = off[0] + 4 * l`, a table indexed by the thread)
-    /// load them as eight vectors, and lanes reading one word (a uniform index) load it once.
-    /// Anything else takes the compiled loop.
-    fn consts_rows(&mut self, ok: &Row, off: &Row, size: MemSize) -> Vec<Row> {
+    /// with `consecutive`, lanes reading consecutive words (`off[l] = off[0] + 4 * l`, a table
+    /// indexed by the thread) load them as eight vectors; lanes reading one word (a uniform
+    /// index) load it once. Anything else takes the compiled loop.
+    fn consts_rows(&mut self, ok: &Row, off: &Row, size: MemSize, consecutive: bool) -> Vec<Row> {
         let consts = self.consts_base();
         if size != MemSize::B32 {
             return self.gather_consts(consts, ok, off, size);
@@ -190,15 +197,13 @@ impl Tx<'_, '_, '_> {
         let off0 = self.b.ins().extractlane(off[0], 0);
         let all_ok = ok[1..].iter().fold(ok[0], |a, v| self.b.ins().band(a, *v));
         let all_ok = self.b.ins().vall_true(all_ok);
-        let next = self.steps_from(off, off0, 4);
+        let next = match consecutive {
+            true => Some(self.steps_from(off, off0, 4)),
+            false => None,
+        };
         let same = self.steps_from(off, off0, 0);
-        let (next, same) = (
-            self.b.ins().band(next, all_ok),
-            self.b.ins().band(same, all_ok),
-        );
-        let (next_b, test_b, same_b, loop_b, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
+        let same = self.b.ins().band(same, all_ok);
+        let (same_b, loop_b, join) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
@@ -208,18 +213,18 @@ impl Tx<'_, '_, '_> {
         }
         let p0 = self.b.ins().uextend(self.env.ptr, off0);
         let p0 = self.b.ins().iadd(consts, p0);
-        self.b.ins().brif(next, next_b, &[], test_b, &[]);
-        self.b.switch_to_block(test_b);
+        if let Some(next) = next {
+            let next = self.b.ins().band(next, all_ok);
+            let (next_b, test_b) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(next, next_b, &[], test_b, &[]);
+            self.b.switch_to_block(next_b);
+            let row: Row = std::array::from_fn(|k| {
+                self.b.ins().load(types::I32X4, guest(), p0, 16 * k as i32)
+            });
+            self.jump_row(join, &row);
+            self.b.switch_to_block(test_b);
+        }
         self.b.ins().brif(same, same_b, &[], loop_b, &[]);
-
-        self.b.switch_to_block(next_b);
-        let args: Vec<BlockArg> = (0..8)
-            .map(|k| {
-                let v = self.b.ins().load(types::I32X4, guest(), p0, 16 * k);
-                BlockArg::Value(v)
-            })
-            .collect();
-        self.b.ins().jump(join, &args);
 
         self.b.switch_to_block(same_b);
         let v = self.b.ins().load(types::I32, guest(), p0, 0);
@@ -228,8 +233,7 @@ impl Tx<'_, '_, '_> {
 
         self.b.switch_to_block(loop_b);
         let rows = self.gather_consts(consts, ok, off, size);
-        let args: Vec<BlockArg> = rows[0].iter().map(|v| BlockArg::Value(*v)).collect();
-        self.b.ins().jump(join, &args);
+        self.jump_row(join, &rows[0]);
 
         self.b.switch_to_block(join);
         let row: Row = std::array::from_fn(|k| self.b.block_params(join)[k]);
@@ -860,14 +864,13 @@ impl Tx<'_, '_, '_> {
     }
 
     /// An indexed LDC lane by lane: with whole-warp paths inline ([`Tx::ldc_lanes`]); at tier
-    /// 1 in straight-line blocks, which it compiles for latency, through the LDC routine, with the warp state made current for it
-    /// (the destinations are then read from there).
+    /// 1 in straight-line blocks, which it compiles for latency, through the LDC routine
+    /// ([`Tx::ldc_routine`]).
     fn ldc_any(&mut self, inst: &Inst, o: &Ldc, helper: FuncRef, mask: Value) {
         if self.env.whole_warp {
             self.ldc_lanes(inst, o, helper, mask);
         } else {
-            self.settle(inst);
-            self.call_exec(Helper::Ldc, inst, mask);
+            self.ldc_routine(inst, mask);
         }
     }
 
@@ -933,12 +936,11 @@ impl Tx<'_, '_, '_> {
         self.b.ins().jump(join, &args);
         self.b.switch_to_block(lane_b);
         if self.env.whole_warp {
-            self.ldc_scattered(inst, o, mask, &t, t0, join);
+            self.ldc_scattered(inst, o, mask, &t, join);
         } else {
             self.ldc_any(inst, o, helper, mask);
             let row = self.reg(o.d);
-            let args: Vec<BlockArg> = row.iter().map(|v| BlockArg::Value(*v)).collect();
-            self.b.ins().jump(join, &args);
+            self.jump_row(join, &row);
         }
         self.b.switch_to_block(join);
         // Values first made inside either path do not dominate the join (as in `coalesced`).
@@ -947,14 +949,14 @@ impl Tx<'_, '_, '_> {
         self.put_row(o.d.0, row, true);
     }
 
-    /// The rest of [`Tx::ldc_consecutive`] (`t` each lane's `Ra + imm`, `t0` lane 0's), ending
-    /// in a jump to `join` with the destination's row. A misaligned lane (`t & 3`, the
-    /// address's low bits in both modes) runs the instruction by the interpreter's code, which
-    /// faults, in a cold block; lanes reading one aligned word in range (a uniform index) load
-    /// it once; otherwise each lane's flat offset `(imm5 << 16) + t` (IL's bank carry is the
+    /// The rest of [`Tx::ldc_consecutive`] (`t` each lane's `Ra + imm`), ending in a jump to
+    /// `join` with the destination's row. A misaligned lane (`t & 3`, the address's low bits
+    /// in both modes) runs the instruction by the interpreter's code, which faults, in a cold
+    /// block; otherwise each lane's flat offset `(imm5 << 16) + t` (IL's bank carry is the
     /// flat offset's) and whether its read is in range (`crate::semantics::ldc_readable`: IA
-    /// `t <= 0xfffc` in a bank the launch has, IL bank `imm5 + (t >> 16)` one it has) feed
-    /// the compiled lane loop ([`Tx::gather_consts`]). About 80 Cranelift instructions where
+    /// `t <= 0xfffc` in a bank the launch has, IL bank `imm5 + (t >> 16)` one it has) go to
+    /// [`Tx::consts_rows`] without its consecutive test (which failed): one load for lanes
+    /// reading one word, else the compiled lane loop. About 100 Cranelift instructions where
     /// the general lane code ([`Tx::ldc_lanes`]) is about 250, for the same loop at run time.
     fn ldc_scattered(
         &mut self,
@@ -962,7 +964,6 @@ impl Tx<'_, '_, '_> {
         o: &Ldc,
         mask: Value,
         t: &Row,
-        t0: Value,
         join: cranelift_codegen::ir::Block,
     ) {
         let low = t[1..].iter().fold(t[0], |a, v| self.b.ins().bor(a, *v));
@@ -974,11 +975,9 @@ impl Tx<'_, '_, '_> {
         self.b.ins().brif(misaligned, exec_b, &[], aligned_b, &[]);
         self.b.switch_to_block(exec_b);
         let saved = self.cached();
-        self.settle(inst);
-        self.call_exec(Helper::Ldc, inst, mask);
+        self.ldc_routine(inst, mask);
         let row = self.reg(o.d);
-        let args: Vec<BlockArg> = row.iter().map(|v| BlockArg::Value(*v)).collect();
-        self.b.ins().jump(join, &args);
+        self.jump_row(join, &row);
         self.restore(saved);
 
         self.b.switch_to_block(aligned_b);
@@ -998,28 +997,10 @@ impl Tx<'_, '_, '_> {
                 self.cmp(IntCC::UnsignedLessThan, &bank, &nbv)
             }
         };
-        let same = self.steps_from(t, t0, 0);
-        let ok0 = self.b.ins().extractlane(ok[0], 0);
-        let ok0 = self.b.ins().icmp_imm_s(IntCC::NotEqual, ok0, 0);
-        let one = self.b.ins().band(same, ok0);
-        let (one_b, lanes_b) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(one, one_b, &[], lanes_b, &[]);
-        self.b.switch_to_block(one_b);
-        let consts = self.consts_base();
-        let flat = self.b.ins().uextend(self.env.ptr, t0);
-        let flat = self.b.ins().iadd_imm_u(flat, (o.bank as i64) << 16);
-        let p = self.b.ins().iadd(consts, flat);
-        let word = self.b.ins().load(types::I32, guest(), p, 0);
-        let v = self.b.ins().splat(types::I32X4, word);
-        self.b.ins().jump(join, &[BlockArg::Value(v); 8]);
-
-        self.b.switch_to_block(lanes_b);
         let base = self.splat((o.bank as u32) << 16);
         let off = self.bin(t, &base, |b, x, y| b.ins().iadd(x, y));
-        let consts = self.consts_base();
-        let rows = self.gather_consts(consts, &ok, &off, MemSize::B32);
-        let args: Vec<BlockArg> = rows[0].iter().map(|v| BlockArg::Value(*v)).collect();
-        self.b.ins().jump(join, &args);
+        let rows = self.consts_rows(&ok, &off, MemSize::B32, false);
+        self.jump_row(join, &rows[0]);
     }
 
     /// An indexed LDC lane by lane: each lane's bank and address, misaligned lanes to the slow
@@ -1087,7 +1068,7 @@ impl Tx<'_, '_, '_> {
             &dests,
             None,
             &mut |t| {
-                let rows = t.consts_rows(&ok, &off, msize);
+                let rows = t.consts_rows(&ok, &off, msize, true);
                 // Out-of-range lanes read the zeroed sink: 0, as the interpreter.
                 (rows, None, None)
             },

@@ -181,14 +181,7 @@ impl Exec for Xmad {
         let ra = reg(w, self.a);
         let rb = src(w, self.b, mask, env)?;
         let rc = src(w, self.c, mask, env)?;
-        let sel = |v: u32, h1: bool, signed: bool| {
-            let h = if h1 { v >> 16 } else { v & 0xffff };
-            if signed {
-                h as u16 as i16 as i32 as u32
-            } else {
-                h
-            }
-        };
+        let sel = crate::semantics::xmad_half;
         let mut res = [0u32; LANES];
         let mut cf = 0u32;
         for l in 0..LANES {

@@ -256,6 +256,18 @@ pub fn imnmx(
     (if take_a { a } else { b }, a == b, lt)
 }
 
+/// An XMAD operand (docs/semantics.md §22, XMAD): the low half of `v`, or with `h1` the high
+/// half; sign-extended when `signed`.
+#[inline(always)]
+pub fn xmad_half(v: u32, h1: bool, signed: bool) -> u32 {
+    let h = if h1 { v >> 16 } else { v & 0xffff };
+    if signed {
+        h as u16 as i16 as i32 as u32
+    } else {
+        h
+    }
+}
+
 /// What XMAD `.CSFU` subtracts from its addend (docs/semantics.md §22a): 0x10000 for each
 /// operand half that is read signed and is negative while the *other* half of the other
 /// operand's 32-bit value is nonzero (a's high half and b's low half, and so on), that is, for

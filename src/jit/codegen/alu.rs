@@ -994,12 +994,7 @@ impl Tx<'_, '_, '_> {
         // An immediate multiplier's half is known here: a product by 0 or a power of two needs
         // no multiply.
         let known = match o.b {
-            Src::Imm(k) | Src::Imm32(k) => Some(match (o.b_h1, o.b_signed) {
-                (true, false) => k >> 16,
-                (true, true) => ((k as i32) >> 16) as u32,
-                (false, false) => k & 0xffff,
-                (false, true) => (k as u16 as i16) as i32 as u32,
-            }),
+            Src::Imm(k) | Src::Imm32(k) => Some(crate::semantics::xmad_half(k, o.b_h1, o.b_signed)),
             _ => None,
         };
         let b = sel(self, rb, o.b_h1, o.b_signed);
