@@ -73,6 +73,32 @@ fn stats_adds_a_line_per_launch() {
             .any(|l| l.starts_with("jit: ") && l.contains("compiled")),
         "the default engine is the JIT and --stats reports its compile work: {out}"
     );
+    // By default the JIT compiles the kernel's three blocks ahead (outside the launch's time);
+    // `--compile lazy` compiles none before the launch, with the same results.
+    let jit_line = |out: &str| {
+        out.lines()
+            .find(|l| l.starts_with("jit: "))
+            .map(str::to_owned)
+    };
+    let ahead = jit_line(&out).unwrap_or_default();
+    assert!(
+        ahead.starts_with("jit: 3 blocks compiled in ")
+            && ahead.contains(" ms before the launches"),
+        "{ahead}"
+    );
+    let o = warpjit(&[
+        "run",
+        "examples/gather.toml",
+        "--stats",
+        "--compile",
+        "lazy",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let lazy = jit_line(&stdout(&o)).unwrap_or_default();
+    assert!(
+        lazy.starts_with("jit: 0 blocks compiled in 0.000 ms before the launches "),
+        "{lazy}"
+    );
 
     let o = warpjit(&["run", "examples/const_table.toml", "--stats"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));

@@ -22,16 +22,19 @@ use warpjit::jit::Jit;
 use warpjit::runner::{self, TraceReport};
 use warpjit::tracefile::LoadOptions;
 
-/// The engines every trace runs on.
-/// Every engine; the JIT compiles every block on its first run (threshold 1), so compiled code,
-/// not the interpreter it tiers up from, is what the traces check; a second JIT recompiles each
-/// block with tier 2 after its first compiled run (on the spot, not in the background), so
-/// tier 2's code (regions, whole-warp memory paths) runs from then on. The JITs come with
-/// themselves as `Jit`s, whose compile errors the tests check: a block Cranelift rejects would
-/// otherwise run through the interpreter's code and pass unnoticed.
+/// The engines every trace runs on: the interpreter and two JITs. The first compiles every
+/// block on its first run (threshold 1) with tier 1, never ahead, so tier 1's code, not the
+/// interpreter it tiers up from, is what the traces check. The second compiles each kernel's
+/// full-warp code with tier 2 before its first launch (`Jit::compile_ahead`, as `warpjit run`
+/// does), and recompiles every other block with tier 2 after its first compiled run (on the
+/// spot, not in the background), so tier 2's code (regions, whole-warp memory paths) runs from
+/// the start. The JITs come with themselves as `Jit`s, whose compile errors the tests check: a
+/// block Cranelift rejects would otherwise run through the interpreter's code and pass
+/// unnoticed.
 fn engines() -> Vec<(&'static str, Option<Jit>)> {
     let mut jit = Jit::new().expect("Cranelift supports this host");
     jit.threshold = 1;
+    jit.ahead = false;
     let mut jit2 = Jit::new().expect("Cranelift supports this host");
     jit2.threshold = 1;
     jit2.hot_threshold = 1;

@@ -264,6 +264,13 @@ pub trait Engine: Sync {
     /// Runs every CTA of a launch over the machine. On a fault, the fault of the lowest-numbered
     /// CTA (x fastest) that faulted is returned, whatever the thread count.
     fn run(&self, machine: &Machine, launch: &Launch, opts: &RunOptions) -> Result<Stats, Fault>;
+    /// Gets ready to run `launch` with `opts`, before it is timed: the trace runner calls it
+    /// before each launch ([`crate::runner::run_in`]), as a graphics API builds a pipeline
+    /// before its dispatches. The JIT compiles the launch's program ahead there
+    /// ([`crate::jit::Jit::compile_ahead`]); by default, nothing. Results never depend on it.
+    fn prepare(&self, launch: &Launch, opts: &RunOptions) {
+        let _ = (launch, opts);
+    }
     /// The body runner this engine runs `launch`'s blocks with on `machine` (one per host
     /// thread; [`step::WarpStepper`] steps a warp with one). `observed`: an observer is
     /// attached, and the runner must report per-lane events (the JIT then runs every block

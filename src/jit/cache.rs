@@ -48,6 +48,8 @@ pub(super) struct ProgCode {
     /// out when first needed: by the compiler, and by the runner to push the entries a region
     /// block holds when its function returns there.
     pub(super) plans: Vec<OnceLock<Option<Arc<Plan>>>>,
+    /// Set once [`Jit::compile_ahead`] has run for the program (it runs once).
+    pub(super) ahead: OnceLock<()>,
     /// Functions compiled for the program per tier (tier 1, tier 2), at most
     /// [`Jit::max_functions`] each (counted under the tier's lock).
     pub(super) functions: [AtomicU32; 2],
@@ -171,6 +173,7 @@ fn new_code(prog: &Arc<Program>) -> ProgCode {
         prog: prog.clone(),
         live: OnceLock::new(),
         uniform: OnceLock::new(),
+        ahead: OnceLock::new(),
         pieces: all,
         block_pieces,
         fns: (0..slots).map(|_| AtomicUsize::new(0)).collect(),

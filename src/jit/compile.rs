@@ -34,9 +34,10 @@ pub(super) struct Inner {
     pub(super) next_name: u32,
     pub(super) dump: Option<std::path::PathBuf>,
     pub(super) tier: Tier,
-    pub(super) compiled: u64,
-    pub(super) compile_nanos: u64,
-    pub(super) longest_nanos: u64,
+    /// Functions compiled while launches run (when their blocks got hot), and their time.
+    pub(super) counts: Counts,
+    /// Functions compiled ahead of the launches that run them ([`super::Jit::compile_ahead`]).
+    pub(super) ahead: Counts,
     pub(super) errors: Vec<String>,
     /// Functions not compiled because their program reached [`super::Jit::max_functions`].
     pub(super) limited: u64,
@@ -117,9 +118,8 @@ impl Inner {
             next_name: 0,
             dump: dump_dir()?,
             tier,
-            compiled: 0,
-            compile_nanos: 0,
-            longest_nanos: 0,
+            counts: Counts::default(),
+            ahead: Counts::default(),
             errors: Vec::new(),
             limited: 0,
             declined: 0,
@@ -127,12 +127,14 @@ impl Inner {
     }
 
     /// Compiles one piece of a block: its instructions, then what is live after its last one
-    /// (the block's live-out for its last piece) stored back.
+    /// (the block's live-out for its last piece) stored back. Its time is counted in
+    /// [`Inner::ahead`] with `ahead`, else in [`Inner::counts`].
     pub(super) fn compile_piece(
         &mut self,
         code: &ProgCode,
         piece: u32,
         full: bool,
+        ahead: bool,
     ) -> Result<usize, JitError> {
         let Piece { block: id, insts } = &code.pieces[piece as usize];
         let (id, insts) = (*id, insts.clone());
@@ -298,12 +300,30 @@ impl Inner {
             .finalize_definitions()
             .map_err(|e| err(e.to_string()))?;
         let addr = self.module.get_finalized_function(fid) as usize;
-        let nanos = t0.elapsed().as_nanos() as u64;
-        self.compiled += 1;
         self.declined += declined as u64;
-        self.compile_nanos += nanos;
-        self.longest_nanos = self.longest_nanos.max(nanos);
+        let counts = match ahead {
+            true => &mut self.ahead,
+            false => &mut self.counts,
+        };
+        counts.add(t0.elapsed().as_nanos() as u64);
         Ok(addr)
+    }
+}
+
+/// Functions a tier compiled and the time it took.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Counts {
+    pub(super) functions: u64,
+    pub(super) nanos: u64,
+    /// The longest single compile.
+    pub(super) longest: u64,
+}
+
+impl Counts {
+    fn add(&mut self, nanos: u64) {
+        self.functions += 1;
+        self.nanos += nanos;
+        self.longest = self.longest.max(nanos);
     }
 }
 

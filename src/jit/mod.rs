@@ -19,6 +19,14 @@
 //! thread, off the critical path, and its address swapped in when ready. Both tiers produce the
 //! same results.
 //!
+//! Ahead of time: [`Jit::compile_ahead`] compiles a program's full-warp code with tier 2 before
+//! any launch runs it (the loops first, then the other blocks, within [`AHEAD_WEIGHT`]); the
+//! trace runner calls it before each launch through [`Engine::prepare`] when [`Jit::ahead`] is
+//! set (the default; `warpjit run --compile lazy` clears it). What it compiled never goes
+//! through the tiers; the rest (the variants for partial warps, a heavy program's other
+//! blocks) does. A short launch on several host threads no longer shares its cores with the
+//! tier-2 thread, and a launch's time is its kernel's.
+//!
 //! Compile time grows with a block's length and, much more, with its memory instructions (each
 //! has an inline fast path and a cold slow path; a 128-bit global load costs about 60 times an
 //! add). So that no compile takes long (about 50 ms at tier 1 and 200 ms at tier 2 on a slow
@@ -95,6 +103,12 @@ pub const DEFAULT_HOT_THRESHOLD: u32 = 64;
 /// blocks).
 pub const MAX_FUNCTIONS: u32 = 16384;
 
+/// Most total [`weight`] of the functions [`Jit::compile_ahead`] compiles for one program: a
+/// bound on the time it takes before a launch (at most about 0.4 s on a slow host by the
+/// weight's scale; the peers' three kernels, 72 to 80, compile ahead in 2-3 ms on a 2-core
+/// VM). A heavier program's other blocks are compiled when they get hot, by tiers.
+pub const AHEAD_WEIGHT: u32 = 2 * MAX_PIECE_WEIGHT;
+
 /// Why the JIT could not be set up or could not compile. A bug or an unsupported host, never a
 /// user error.
 #[derive(Debug, thiserror::Error)]
@@ -148,6 +162,10 @@ pub struct Jit {
     /// again, instead of in the background (default false): which code runs is then the same
     /// in every run, for tests that must check tier-2 code.
     pub tier2_inline: bool,
+    /// Compile a program's likely hot code with tier 2 when [`Engine::prepare`] is called for
+    /// a launch of it, before the launch runs (default true; see [`Jit::compile_ahead`]).
+    /// False: every block is compiled when it gets hot, by tiers, while launches run.
+    pub ahead: bool,
     /// What the launches' runners counted since the last [`Jit::take_counters`].
     counters: Mutex<RunCounters>,
 }
@@ -186,6 +204,10 @@ impl std::ops::AddAssign<&RunCounters> for RunCounters {
 /// Compile statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CompileStats {
+    /// Functions compiled by tier 2 before the launches that run them ([`Jit::compile_ahead`]).
+    pub ahead_blocks: u64,
+    /// The time that took, in nanoseconds.
+    pub ahead_nanos: u64,
     /// Functions (a variant of a block, or of a piece of one) compiled by tier 1 (on the
     /// critical path).
     pub blocks: u64,
@@ -235,6 +257,7 @@ impl Jit {
             hot_threshold: DEFAULT_HOT_THRESHOLD,
             max_functions: MAX_FUNCTIONS,
             tier2_inline: false,
+            ahead: true,
             counters: Mutex::new(RunCounters::default()),
         })
     }
@@ -262,27 +285,21 @@ impl Jit {
             m.lock()
                 .map(|i| {
                     let failed = i.errors.len() as u64;
-                    (
-                        i.compiled,
-                        i.compile_nanos,
-                        i.longest_nanos,
-                        failed,
-                        i.limited,
-                        i.declined,
-                    )
+                    (i.counts, i.ahead, failed, i.limited, i.declined)
                 })
                 .unwrap_or_default()
         };
-        let (blocks, nanos, longest_nanos, failed, limited1, declined1) = get(&self.tier1);
-        let (tier2_blocks, tier2_nanos, tier2_longest_nanos, tier2_failed, limited2, declined2) =
-            get(&self.tier2);
+        let (one, _, failed, limited1, declined1) = get(&self.tier1);
+        let (two, ahead, tier2_failed, limited2, declined2) = get(&self.tier2);
         CompileStats {
-            blocks,
-            nanos,
-            tier2_blocks,
-            tier2_nanos,
-            longest_nanos,
-            tier2_longest_nanos,
+            ahead_blocks: ahead.functions,
+            ahead_nanos: ahead.nanos,
+            blocks: one.functions,
+            nanos: one.nanos,
+            tier2_blocks: two.functions,
+            tier2_nanos: two.nanos,
+            longest_nanos: one.longest,
+            tier2_longest_nanos: two.longest,
             failed,
             tier2_failed,
             limited: limited1 + limited2,
@@ -334,6 +351,14 @@ impl Engine for Jit {
         run_grid(machine, launch, opts, &|| {
             Box::new(JitRunner::new(self, code.clone(), machine))
         })
+    }
+
+    /// With [`Jit::ahead`] and no observer (which makes every block interpreted), compiles
+    /// the launch's program ahead ([`Jit::compile_ahead`]).
+    fn prepare(&self, launch: &Launch, opts: &RunOptions) {
+        if self.ahead && opts.observer.is_none() {
+            self.compile_ahead(&launch.program);
+        }
     }
 
     fn body_runner<'a>(

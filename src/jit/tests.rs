@@ -860,7 +860,7 @@ fn dropping_the_jit_abandons_the_tier2_queue() {
         std::thread::sleep(Duration::from_millis(10));
     }
     assert_eq!(Arc::strong_count(&t2), 1, "the tier-2 thread did not end");
-    let compiled = t2.lock().map(|i| i.compiled).unwrap_or(u64::MAX);
+    let compiled = t2.lock().map(|i| i.counts.functions).unwrap_or(u64::MAX);
     assert_eq!(compiled, 0, "the tier-2 thread compiled abandoned requests");
 }
 
@@ -883,11 +883,11 @@ fn a_shut_down_worker_leaves_its_queue() {
     }
     let inner = Mutex::new(Inner::new(Tier::Two).expect("host supported"));
     tier2_worker(&rx, &inner, &AtomicBool::new(true));
-    assert_eq!(inner.lock().map(|i| i.compiled).ok(), Some(0));
+    assert_eq!(inner.lock().map(|i| i.counts.functions).ok(), Some(0));
     // It took one request and left the other; without the flag it compiles that one.
     drop(tx);
     tier2_worker(&rx, &inner, &AtomicBool::new(false));
-    assert_eq!(inner.lock().map(|i| i.compiled).ok(), Some(1));
+    assert_eq!(inner.lock().map(|i| i.counts.functions).ok(), Some(1));
 }
 
 /// A function Cranelift rejects (here its module refuses the function's name, declared before
@@ -2174,4 +2174,67 @@ fn host_calls_run_for_the_lanes_that_execute_them() {
             assert_eq!(second, want, "lane {l}");
         }
     }
+}
+
+/// `Jit::compile_ahead` compiles the full-warp code of a program's loop first, then its other
+/// pieces in order while their weight fits in `AHEAD_WEIGHT`, once: here block 0 is three
+/// pieces of 128 IADD32I (weight 512 each), so after the loop's region and block 0's first
+/// piece the next two no longer fit, while the small block after the loop does. A launch then
+/// runs that code from its first warp, compiles nothing, interprets only what was left out,
+/// and agrees with the interpreter; with `Jit::ahead` cleared, `prepare` compiles nothing.
+#[test]
+fn compiling_ahead_takes_loops_first_within_the_weight() {
+    let text = format!(
+        "{}LOOP:\nIADD32I R3, R3, 0x1;\nIADD R2, R2, R3;\n\
+         ISETP.LT.U32.AND P0, PT, R3, 0x10, PT;\n@P0 BRA LOOP;\n\
+         S2R R0, SR_TID.X;\nSHL R1, R0, 0x3;\nIADD R2, R2, R4;\nSTG [R1+0x10000], R2;\nEXIT;\n",
+        "IADD32I R4, R4, 0x1;\n".repeat(384)
+    );
+    let prog = program(&text);
+    let launch = Launch::new(prog.clone(), warpjit_runtime::ConstBanks::new());
+    let mut lazy = Jit::new().expect("host supported");
+    lazy.ahead = false;
+    lazy.prepare(&launch, &RunOptions::default());
+    assert_eq!(
+        lazy.compile_stats().ahead_blocks,
+        0,
+        "not ahead when cleared"
+    );
+
+    let jit = Jit::new().expect("host supported");
+    let code = jit.code_for(&prog);
+    let blocks: Vec<_> = code.pieces.iter().map(|p| p.block).collect();
+    assert_eq!(
+        blocks,
+        [0, 0, 0, 1, 2],
+        "three pieces of block 0, the loop, the end"
+    );
+    assert_eq!(jit.compile_ahead(&prog), 3);
+    let compiled =
+        |piece: u32, full: bool| code.fns[cache::slot(piece, full)].load(Ordering::Relaxed);
+    for (piece, want) in [(0, true), (1, false), (2, false), (3, true), (4, true)] {
+        assert_eq!(compiled(piece, true) != 0, want, "piece {piece}");
+        assert_eq!(
+            compiled(piece, false),
+            0,
+            "piece {piece}: only full warps ahead"
+        );
+        let tier = code.tiers[cache::slot(piece, true)].load(Ordering::Relaxed);
+        assert_eq!(tier, if want { 2 } else { 0 }, "piece {piece}");
+    }
+    assert_eq!(jit.compile_ahead(&prog), 0, "once per program");
+    let c = jit.compile_stats();
+    assert_eq!((c.ahead_blocks, c.blocks, c.tier2_blocks), (3, 0, 0));
+    assert!(c.ahead_nanos > 0);
+
+    let want = run_outcome(&crate::interp::Interpreter, &launch);
+    let (counts, mem, counters) = jit_outcome(&jit, &launch);
+    assert_eq!((counts, mem), (want.0, want.1));
+    assert_eq!(counters.interp_blocks, 1, "block 0's last two pieces, once");
+    assert!(counters.looped > 0, "the loop ran in its region's code");
+    assert_eq!(
+        jit.compile_stats().blocks,
+        0,
+        "nothing compiled during the launch"
+    );
 }

@@ -55,7 +55,7 @@ impl Jit {
             let block = code.pieces[piece as usize].block;
             return Err(JitError::Limit { block });
         }
-        let r = inner.compile_piece(code, piece, full);
+        let r = inner.compile_piece(code, piece, full, false);
         match &r {
             Ok(addr) => {
                 code.functions[0].fetch_add(1, Ordering::Relaxed);
@@ -91,7 +91,7 @@ impl Jit {
                     }
                     Tier::Two => {
                         let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
-                        let addr = inner.compile_piece(&code, piece, full)?;
+                        let addr = inner.compile_piece(&code, piece, full, false)?;
                         code.tiers[slot(piece, full)].store(2, Ordering::Relaxed);
                         code.fns[slot(piece, full)].store(addr, Ordering::Release);
                     }
@@ -100,6 +100,76 @@ impl Jit {
             }
         }
         Ok(n)
+    }
+
+    /// Compiles `prog`'s likely hot code now, with tier 2, so that launches run it from their
+    /// first warp: the full-warp variant of the pieces that head a region (a loop, compiled
+    /// with the blocks it runs: `region`), then of the other pieces in program order, while
+    /// their [`weight`](super::weight)s (a region's: all its blocks') add up to at most
+    /// [`AHEAD_WEIGHT`](super::AHEAD_WEIGHT); the rest is compiled when it gets hot, by tiers.
+    /// A piece already compiled keeps its code. Runs once per program (a later call returns
+    /// 0), on this thread; the time is counted in [`CompileStats::ahead_nanos`]. Returns the
+    /// functions compiled.
+    ///
+    /// This is what [`Engine::prepare`](crate::exec::Engine::prepare) does when [`Jit::ahead`]
+    /// is set: a short launch then runs tier 2's code, instead of the reference definitions
+    /// and tier 1's while tier 2 compiles beside it (on two host threads, that compile took a
+    /// core from the launch for as long as the launch ran).
+    ///
+    /// [`CompileStats::ahead_nanos`]: super::CompileStats::ahead_nanos
+    pub fn compile_ahead(&self, prog: &Arc<Program>) -> usize {
+        let code = self.code_for(prog);
+        let mut n = 0;
+        code.ahead.get_or_init(|| {
+            let weight = |b: usize, insts: std::ops::Range<usize>| -> u32 {
+                prog.blocks[b].insts[insts].iter().map(super::weight).sum()
+            };
+            // (region first, piece, weight) for every piece.
+            let mut order: Vec<(bool, u32, u32)> = (0..code.pieces.len() as u32)
+                .map(|piece| {
+                    let p = &code.pieces[piece as usize];
+                    let whole = p.insts == (0..prog.blocks[p.block as usize].insts.len());
+                    match code.plan(p.block).filter(|_| whole) {
+                        Some(plan) => {
+                            let w = plan.members.iter().map(|m| {
+                                weight(m.id as usize, 0..prog.blocks[m.id as usize].insts.len())
+                            });
+                            (false, piece, w.sum())
+                        }
+                        None => (true, piece, weight(p.block as usize, p.insts.clone())),
+                    }
+                })
+                .collect();
+            order.sort_by_key(|&(rest, piece, _)| (rest, piece));
+            let mut left = super::AHEAD_WEIGHT;
+            let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
+            for (_, piece, w) in order {
+                let i = slot(piece, true);
+                if w > left || code.fns[i].load(Ordering::Acquire) != 0 {
+                    continue;
+                }
+                if code.functions[1].load(Ordering::Relaxed) >= self.max_functions {
+                    inner.limited += 1;
+                    break;
+                }
+                left -= w;
+                match inner.compile_piece(&code, piece, true, true) {
+                    Ok(addr) => {
+                        code.functions[1].fetch_add(1, Ordering::Relaxed);
+                        code.tiers[i].store(2, Ordering::Relaxed);
+                        code.fns[i].store(addr, Ordering::Release);
+                        n += 1;
+                    }
+                    // Cranelift rejected it (a warpjit bug): interpreted, as a block tier 1
+                    // fails to compile is, and the error kept for `Jit::errors`.
+                    Err(e) => {
+                        code.fns[i].store(usize::MAX, Ordering::Release);
+                        inner.errors.push(e.to_string());
+                    }
+                }
+            }
+        });
+        n
     }
 
     /// Asks the tier-2 thread to recompile a piece (once).
@@ -158,7 +228,7 @@ impl Tier2Request {
             inner.limited += 1;
             return;
         }
-        match inner.compile_piece(&self.code, self.piece, self.full) {
+        match inner.compile_piece(&self.code, self.piece, self.full, false) {
             Ok(addr) => {
                 self.code.functions[1].fetch_add(1, Ordering::Relaxed);
                 self.code.fns[slot(self.piece, self.full)].store(addr, Ordering::Release)
