@@ -98,6 +98,7 @@ pub fn run_in(
         p.total
             .fetch_add(ctas, std::sync::atomic::Ordering::Relaxed);
     }
+    crate::exec::start_threads(opts.threads);
     for i in 0..trace.launches.len() {
         let io = stage_io(trace, i)?;
         let spec = &trace.launches[i];

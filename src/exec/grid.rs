@@ -414,6 +414,24 @@ pub fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
     Some(p)
 }
 
+/// Starts the host threads that launches on `threads` threads (as [`RunOptions::threads`])
+/// will use, and has each run once, so that the first launch does not pay for making them:
+/// the trace runner calls it before its first launch, outside the launch's time.
+pub fn start_threads(threads: usize) {
+    let work = |_: rayon::BroadcastContext<'_>| std::hint::black_box(0u8);
+    match threads.min(max_threads()) {
+        1 => {}
+        0 => {
+            rayon::broadcast(work);
+        }
+        t => {
+            if let Some(p) = pool(t) {
+                p.broadcast(work);
+            }
+        }
+    }
+}
+
 /// The registers a thread may read before writing them (live into the entry block): the only
 /// ones whose launch value, 0, is observable. A launch takes them from its program's
 /// [`entry_reads`](crate::ir::Program::entry_reads), worked out by this on its first launch.

@@ -18,7 +18,7 @@ pub mod step;
 pub(crate) mod warp;
 
 pub use env::CtaEnv;
-pub use grid::{run_grid, RunnerFactory};
+pub use grid::{run_grid, start_threads, RunnerFactory};
 pub use observe::{
     CheckFinding, CheckObserver, FindingKind, MemAccess, MemSpace, Observer, WarpAt,
 };

@@ -15,9 +15,18 @@ use crate::reference::exec_inst;
 use std::ffi::c_void;
 use warpjit_runtime::{Fault, GlobalMemory, WarpState};
 
-/// Segment hints per compiled block (the k-th memory instruction of a block uses hint
-/// `k % HINTS`).
+/// Segment hints a runner keeps (per host thread and launch): the k-th of a program's
+/// instructions that use one ([`uses_hint`]), in program order, uses hint `k % HINTS`. Numbered
+/// per program, not per compiled function: a loop's load and the store after the loop, each the
+/// first memory instruction of its own function, shared hint 0 and so took a slow path each per
+/// warp as they moved it between their segments (two per warp of the peers' gather).
 pub const HINTS: usize = 16;
+
+/// Whether `op`'s compiled code tests a segment hint: the global and generic loads and stores.
+pub(crate) fn uses_hint(op: &crate::ir::Op) -> bool {
+    use crate::ir::Op;
+    matches!(op, Op::Ldg(_) | Op::Stg(_) | Op::Ld(_) | Op::St(_))
+}
 
 /// A global-memory fast-path hint: one resident segment without sparse tiles, with the bound
 /// for every access size. An access of `bytes` bytes at `ea` (aligned down to `bytes`) lies

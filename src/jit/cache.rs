@@ -48,6 +48,9 @@ pub(super) struct ProgCode {
     /// out when first needed: by the compiler, and by the runner to push the entries a region
     /// block holds when its function returns there.
     pub(super) plans: Vec<OnceLock<Option<Arc<Plan>>>>,
+    /// Per block, how many instructions of the blocks before it use a segment hint
+    /// ([`super::abi::uses_hint`]): where its instructions' hint numbers start.
+    hint_base: Vec<u32>,
     /// Set once [`Jit::compile_ahead`] has run for the program (it runs once).
     pub(super) ahead: OnceLock<()>,
     /// Functions compiled for the program per tier (tier 1, tier 2), at most
@@ -66,6 +69,17 @@ impl ProgCode {
     pub(super) fn uniform(&self) -> &crate::analysis::Uniformity {
         self.uniform
             .get_or_init(|| crate::analysis::uniformity(&self.prog))
+    }
+
+    /// The segment hint number of the first instruction from `inst` on in block `id` that
+    /// uses one: how many before it in the program do (`abi::HINTS`).
+    pub(super) fn hint_at(&self, id: BlockId, inst: usize) -> usize {
+        let block = &self.prog.blocks[id as usize].insts[..inst];
+        let before = block
+            .iter()
+            .filter(|i| super::abi::uses_hint(&i.op))
+            .count();
+        self.hint_base[id as usize] as usize + before
     }
 
     /// The region entered at block `id`, if it heads one.
@@ -173,6 +187,19 @@ fn new_code(prog: &Arc<Program>) -> ProgCode {
         prog: prog.clone(),
         live: OnceLock::new(),
         uniform: OnceLock::new(),
+        hint_base: prog
+            .blocks
+            .iter()
+            .scan(0u32, |n, b| {
+                let base = *n;
+                *n += b
+                    .insts
+                    .iter()
+                    .filter(|i| super::abi::uses_hint(&i.op))
+                    .count() as u32;
+                Some(base)
+            })
+            .collect(),
         ahead: OnceLock::new(),
         pieces: all,
         block_pieces,

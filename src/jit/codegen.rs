@@ -327,7 +327,8 @@ pub struct Tx<'a, 'b, 'p> {
     /// Of those, the instructions whose op's `Lower` impl declined them (returned `false`;
     /// the others are constant operands that would fault, and BPT).
     pub declined: u32,
-    /// Inline memory instructions so far (each gets its own segment hint).
+    /// The hint of the next memory instruction that uses one (`abi::HINTS`): its index among
+    /// the program's ([`Tx::first_hint`]).
     mem_ops: usize,
     /// Instructions of the piece translated so far: the clock of the next one is the warp's
     /// `clock` plus this.
@@ -1545,6 +1546,12 @@ impl<'a, 'b, 'p> Tx<'a, 'b, 'p> {
         let lowered = self.lower_op(inst);
         self.declined += !lowered as u32;
         lowered
+    }
+
+    /// Numbers the next instructions that use a segment hint from `k` (the program-wide index
+    /// of the first of them: `ProgCode::hint_at`).
+    pub fn first_hint(&mut self, k: usize) {
+        self.mem_ops = k;
     }
 
     /// Whether `inst` may run in a strip loop ([`Tx::strip_run`]): its op's line of the

@@ -398,6 +398,7 @@ fn translate(
     strip: bool,
 ) {
     let block = &code.prog.blocks[id as usize];
+    tx.first_hint(code.hint_at(id, insts.start));
     let u = code.uniform();
     let items: Vec<_> = insts
         .clone()

@@ -2238,3 +2238,47 @@ fn compiling_ahead_takes_loops_first_within_the_weight() {
         "nothing compiled during the launch"
     );
 }
+
+/// Segment hints are numbered per program: a loop's load (the first memory instruction of the
+/// loop's function) and the store after the loop (the first of its own function) keep one hint
+/// each, so only the first warp of the runner takes their slow paths (which set the hints),
+/// and every later warp runs both from compiled code. When both used hint 0, each moved it to
+/// its own segment and every warp took two slow paths.
+#[test]
+fn a_loop_load_and_a_later_store_keep_a_hint_each() {
+    let text = "S2R R0, SR_TID.X;\nSHL R1, R0, 0x2;\nIADD32I R6, R1, 0x10000;\nMOV R2, RZ;\n\
+                MOV R3, RZ;\nLOOP:\nLDG R4, [R6];\nIADD R2, R2, R4;\nIADD32I R3, R3, 0x1;\n\
+                ISETP.LT.U32.AND P0, PT, R3, 0x4, PT;\n@P0 BRA LOOP;\n\
+                IADD32I R7, R1, 0x20000;\nSTG [R7], R2;\nEXIT;\n";
+    let launch = Launch {
+        block: [256, 1, 1],
+        ..Launch::new(program(text), warpjit_runtime::ConstBanks::new())
+    };
+    let jit = Jit::new().expect("host supported");
+    assert_eq!(
+        jit.compile_ahead(&launch.program),
+        3,
+        "every block of it, for full warps"
+    );
+    let mut machine = Machine::default();
+    let input: Vec<u8> = (0..256u32)
+        .flat_map(|i| (3 * i + 1).to_le_bytes())
+        .collect();
+    let init = warpjit_runtime::memory::Init::Bytes(&input);
+    machine.global.map(0x10000, 0x400, init).expect("maps");
+    let init = warpjit_runtime::memory::Init::Zero;
+    machine.global.map(0x20000, 0x400, init).expect("maps");
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    jit.take_counters();
+    jit.run(&machine, &launch, &opts).expect("runs");
+    let out = machine.global.read_bytes(0x20000, 0x400).expect("mapped");
+    for i in 0..256u32 {
+        let got = u32::from_le_bytes(out[4 * i as usize..][..4].try_into().unwrap());
+        assert_eq!(got, 4 * (3 * i + 1), "thread {i}");
+    }
+    let c = jit.take_counters();
+    assert_eq!((c.slow_paths, c.interp_blocks), (2, 0), "{c:?}");
+}
