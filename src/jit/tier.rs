@@ -124,7 +124,7 @@ impl Jit {
             let weight = |b: usize, insts: std::ops::Range<usize>| -> u32 {
                 prog.blocks[b].insts[insts].iter().map(super::weight).sum()
             };
-            // (region first, piece, weight) for every piece.
+            // (not a region head, piece, weight) for every piece: the region heads sort first.
             let mut order: Vec<(bool, u32, u32)> = (0..code.pieces.len() as u32)
                 .map(|piece| {
                     let p = &code.pieces[piece as usize];
