@@ -26,7 +26,8 @@
 //!   allocations, whose device address is their host address.
 //!
 //! A zero-filled or file-initialised segment's pages are populated when it is mapped (Linux's
-//! `MADV_POPULATE_WRITE`), up to [`POPULATE_MAX`] bytes per address space, so that a launch
+//! `MADV_POPULATE_READ` for a file's pages, which maps the page cache's without copying it, and
+//! `MADV_POPULATE_WRITE` for zero-filled ones), up to [`POPULATE_MAX`] bytes per address space, so that a launch
 //! does not take a page fault on each page it first touches (on a 2-core VM, 2 ms of the peers'
 //! 16 ms gather launch: 1,024 faults writing its 4 MiB output, more reading its input): a host
 //! API's buffer upload does the same, before the work is timed. Past the bound, or on a kernel
@@ -298,7 +299,15 @@ impl GlobalMemory {
             }
             Init::Zero | Init::File(_) if self.populated + size <= POPULATE_MAX => {
                 self.populated += size;
-                populate(host, len);
+                // A file's pages are mapped for reading (a kernel reads its inputs; a write
+                // still copies its page then), the zero-filled rest for writing.
+                let file = (data_len as usize).next_multiple_of(PAGE).min(len);
+                populate(host, file, libc::MADV_POPULATE_READ);
+                populate(
+                    host.wrapping_add(file),
+                    len - file,
+                    libc::MADV_POPULATE_WRITE,
+                );
             }
             Init::Zero | Init::File(_) => {}
         }
@@ -619,7 +628,6 @@ impl GlobalMemory {
 /// Gives the whole pages of `[host, host + len)` (in an arena) back to the kernel: they read 0
 /// again and cost no memory.
 fn release_pages(host: *mut u8, len: u64) {
-    const PAGE: usize = 4096;
     let start = (host as usize).next_multiple_of(PAGE);
     let end = (host as usize + len as usize) / PAGE * PAGE;
     if end > start {
@@ -630,24 +638,19 @@ fn release_pages(host: *mut u8, len: u64) {
     }
 }
 
-/// Makes the whole pages of `[host, host + len)` present and writable now, as a first write to
-/// each would (their contents do not change); a kernel that cannot (before Linux 5.14) leaves
-/// them to be made on first touch.
-fn populate(host: *mut u8, len: usize) {
-    const PAGE: usize = 4096;
+/// The host page size the populate and release rounding assumes.
+const PAGE: usize = 4096;
+
+/// Makes the whole pages of `[host, host + len)` present now, as a first read
+/// (`MADV_POPULATE_READ`) or write (`MADV_POPULATE_WRITE`) of each would (their contents do not
+/// change); a kernel that cannot (before Linux 5.14) leaves them to be made on first touch.
+fn populate(host: *mut u8, len: usize, how: libc::c_int) {
     let start = (host as usize).next_multiple_of(PAGE);
     let end = (host as usize + len) / PAGE * PAGE;
     if end > start {
         // SAFETY: the pages lie inside a private mapping this memory owns, in the range of a
-        // segment just mapped; populating for writing makes them present (a copy-on-write file
-        // page is copied) without changing what they hold.
-        unsafe {
-            libc::madvise(
-                start as *mut libc::c_void,
-                end - start,
-                libc::MADV_POPULATE_WRITE,
-            )
-        };
+        // segment just mapped; populating makes them present without changing what they hold.
+        unsafe { libc::madvise(start as *mut libc::c_void, end - start, how) };
     }
 }
 
