@@ -286,19 +286,21 @@ pub fn run_warp<const OBSERVE: bool>(
         ctl.issued += total;
         budget.cta_left -= total;
         budget.turn_left = budget.turn_left.saturating_sub(total);
-        count(stats, total, w.active);
         let (block, id) = if OBSERVE {
+            count(stats, total, w.active);
             runner.run_body(ctl.block, block, w, env)?;
             (block, ctl.block)
         } else {
             // Further blocks must fit in both budgets and in the turn.
             let room = (left - total).min(budget.turn_left);
+            let active = w.active;
             let (f, r) = runner.run_from(ctl.block, block, w, env, room, &mut ctl.stack);
-            // The further blocks, counted as the one above (with the same active mask).
+            // The further blocks, counted with the first (a region never changes the active
+            // mask, and a fault in it leaves the mask its block started with).
             ctl.issued += f.issued;
             budget.cta_left -= f.issued;
             budget.turn_left = budget.turn_left.saturating_sub(f.issued);
-            count(stats, f.issued, w.active);
+            count(stats, total + f.issued, active);
             r?;
             (&prog.blocks[f.last as usize], f.last)
         };

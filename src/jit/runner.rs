@@ -107,11 +107,76 @@ impl BodyRunner for JitRunner<'_> {
         w: &mut WarpState,
         env: &mut CtaEnv<'_>,
     ) -> Result<(), Fault> {
+        self.body(id, block, w, env)
+    }
+
+    fn run_from(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+        room: u64,
+        stack: &mut Vec<Entry>,
+    ) -> (Further, Result<(), Box<Fault>>) {
+        // A block compiled with its region (`jit::region`) runs further blocks while the
+        // active mask goes to one of them whole and `room` allows, counting them in `jcx`.
+        // Its other forms (interpreted, several pieces, no region) leave the counts at 0.
+        self.jcx.room = room;
+        self.jcx.runs = 0;
+        self.jcx.issued = 0;
+        self.jcx.last = id;
+        self.jcx.depth = stack.len() as u32;
+        let r = self.body(id, block, w, env).map_err(Box::new);
+        self.jcx.room = 0;
+        if self.jcx.last != id {
+            // The entries the region pushed and still holds at its last block (the code
+            // checked that they fit), with the active mask, which a region never changes.
+            if let Some(plan) = self.code.plan(id) {
+                let last = self.jcx.last;
+                stack.extend(plan.pending(last).iter().map(|&(region, block)| Entry {
+                    kind: EntryKind::Region(region),
+                    block,
+                    mask: w.active,
+                }));
+            }
+        }
+        self.counters.looped += self.jcx.runs;
+        let f = Further {
+            runs: self.jcx.runs,
+            issued: self.jcx.issued,
+            last: self.jcx.last,
+        };
+        (f, r)
+    }
+
+    fn run_part(
+        &mut self,
+        _: BlockId,
+        block: &Block,
+        part: std::ops::Range<usize>,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
+        run_insts(&block.insts[part], w, env)
+    }
+}
+
+impl JitRunner<'_> {
+    /// [`BodyRunner::run_body`], which [`BodyRunner::run_from`] runs too: inlined into both,
+    /// so that the common case, one piece already compiled at tier 2 (or at tier 1 and not yet
+    /// hot), costs no call but the compiled function's (the dispatcher's cost per warp).
+    #[inline(always)]
+    fn body(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+    ) -> Result<(), Fault> {
         // The active mask only changes at terminators: one variant serves the whole block.
         let full = w.active == u32::MAX;
         let pieces = self.code.block_pieces[id as usize].clone();
-        // The common case, one piece already compiled at tier 2 (or at tier 1 and not yet hot):
-        // straight to the call.
         if pieces.len() == 1 {
             let i = slot(pieces.start, full);
             let f = self.code.fns[i].load(Ordering::Acquire);
@@ -119,6 +184,21 @@ impl BodyRunner for JitRunner<'_> {
                 return self.call(f, w, env);
             }
         }
+        self.pieces(id, block, w, env, full, pieces)
+    }
+
+    /// The rest of [`JitRunner::body`]: each piece of the block in turn, compiled when it gets
+    /// hot (counting tier-1 runs, asking for tier 2), interpreted while it is not compiled.
+    #[inline(never)]
+    fn pieces(
+        &mut self,
+        id: BlockId,
+        block: &Block,
+        w: &mut WarpState,
+        env: &mut CtaEnv<'_>,
+        full: bool,
+        pieces: std::ops::Range<u32>,
+    ) -> Result<(), Fault> {
         let mut runs = None;
         let mut interpreted = false;
         for piece in pieces {
@@ -155,61 +235,8 @@ impl BodyRunner for JitRunner<'_> {
         Ok(())
     }
 
-    fn run_from(
-        &mut self,
-        id: BlockId,
-        block: &Block,
-        w: &mut WarpState,
-        env: &mut CtaEnv<'_>,
-        room: u64,
-        stack: &mut Vec<Entry>,
-    ) -> (Further, Result<(), Box<Fault>>) {
-        // A block compiled with its region (`jit::region`) runs further blocks while the
-        // active mask goes to one of them whole and `room` allows, counting them in `jcx`.
-        // Its other forms (interpreted, several pieces, no region) leave the counts at 0.
-        self.jcx.room = room;
-        self.jcx.runs = 0;
-        self.jcx.issued = 0;
-        self.jcx.last = id;
-        self.jcx.depth = stack.len() as u32;
-        let r = self.run_body(id, block, w, env).map_err(Box::new);
-        self.jcx.room = 0;
-        if self.jcx.last != id {
-            // The entries the region pushed and still holds at its last block (the code
-            // checked that they fit), with the active mask, which a region never changes.
-            if let Some(plan) = self.code.plan(id) {
-                let last = self.jcx.last;
-                stack.extend(plan.pending(last).iter().map(|&(region, block)| Entry {
-                    kind: EntryKind::Region(region),
-                    block,
-                    mask: w.active,
-                }));
-            }
-        }
-        self.counters.looped += self.jcx.runs;
-        let f = Further {
-            runs: self.jcx.runs,
-            issued: self.jcx.issued,
-            last: self.jcx.last,
-        };
-        (f, r)
-    }
-
-    fn run_part(
-        &mut self,
-        _: BlockId,
-        block: &Block,
-        part: std::ops::Range<usize>,
-        w: &mut WarpState,
-        env: &mut CtaEnv<'_>,
-    ) -> Result<(), Fault> {
-        run_insts(&block.insts[part], w, env)
-    }
-}
-
-impl JitRunner<'_> {
     /// Runs compiled function `f` on the warp.
-    #[inline]
+    #[inline(always)]
     fn call(&mut self, f: usize, w: &mut WarpState, env: &mut CtaEnv<'_>) -> Result<(), Fault> {
         // SAFETY: `f` is a finalized function of one of our modules with the `BlockFn`
         // signature; module code is never freed (Cranelift leaks finalized code on drop).
