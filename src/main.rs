@@ -262,7 +262,7 @@ fn load_options(allow: &[PathBuf]) -> Result<warpjit::tracefile::LoadOptions, St
 /// `warpjit run --compile`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum CompileWhen {
-    /// Before each kernel's first launch ([`Jit::compile_ahead`]).
+    /// Before each kernel's first launch, outside its time (`Jit::compile_ahead`).
     Ahead,
     /// When blocks get hot, while launches run.
     Lazy,

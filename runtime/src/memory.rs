@@ -302,12 +302,9 @@ impl GlobalMemory {
                 // A file's pages are mapped for reading (a kernel reads its inputs; a write
                 // still copies its page then), the zero-filled rest for writing.
                 let file = (data_len as usize).next_multiple_of(PAGE).min(len);
-                populate(host, file, libc::MADV_POPULATE_READ);
-                populate(
-                    host.wrapping_add(file),
-                    len - file,
-                    libc::MADV_POPULATE_WRITE,
-                );
+                advise_pages(host, file, libc::MADV_POPULATE_READ);
+                let rest = host.wrapping_add(file);
+                advise_pages(rest, len - file, libc::MADV_POPULATE_WRITE);
             }
             Init::Zero | Init::File(_) => {}
         }
@@ -365,7 +362,7 @@ impl GlobalMemory {
             .map_err(|_| MemError::NoSegment { base })?;
         let seg = self.segs.remove(i);
         if seg._map.is_none() && self.in_arena(seg.host) {
-            release_pages(seg.host, seg.size);
+            advise_pages(seg.host, seg.size as usize, libc::MADV_DONTNEED);
         }
         Ok(())
     }
@@ -625,32 +622,23 @@ impl GlobalMemory {
     }
 }
 
-/// Gives the whole pages of `[host, host + len)` (in an arena) back to the kernel: they read 0
-/// again and cost no memory.
-fn release_pages(host: *mut u8, len: u64) {
-    let start = (host as usize).next_multiple_of(PAGE);
-    let end = (host as usize + len as usize) / PAGE * PAGE;
-    if end > start {
-        // SAFETY: the pages lie inside an arena this memory owns, in the range of a segment
-        // just removed, which nothing else uses; MADV_DONTNEED on private anonymous memory
-        // only makes them read 0 again.
-        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
-    }
-}
-
-/// The host page size the populate and release rounding assumes.
+/// The host page size the page rounding of [`advise_pages`] assumes.
 const PAGE: usize = 4096;
 
-/// Makes the whole pages of `[host, host + len)` present now, as a first read
-/// (`MADV_POPULATE_READ`) or write (`MADV_POPULATE_WRITE`) of each would (their contents do not
-/// change); a kernel that cannot (before Linux 5.14) leaves them to be made on first touch.
-fn populate(host: *mut u8, len: usize, how: libc::c_int) {
+/// `madvise(advice)` on the whole pages of `[host, host + len)` (a range holding none is left
+/// alone): `MADV_DONTNEED` gives an arena segment's pages back to the kernel (they read 0 again
+/// and cost no memory), `MADV_POPULATE_READ` and `MADV_POPULATE_WRITE` make a segment's pages
+/// present now, as a first read or write of each would, their contents unchanged (a kernel
+/// before Linux 5.14 refuses: they are made on first touch).
+fn advise_pages(host: *mut u8, len: usize, advice: libc::c_int) {
     let start = (host as usize).next_multiple_of(PAGE);
     let end = (host as usize + len) / PAGE * PAGE;
     if end > start {
-        // SAFETY: the pages lie inside a private mapping this memory owns, in the range of a
-        // segment just mapped; populating makes them present without changing what they hold.
-        unsafe { libc::madvise(start as *mut libc::c_void, end - start, how) };
+        // SAFETY: callers pass a range of a private mapping this memory owns: a segment just
+        // mapped, whose bytes populating does not change, or an arena segment just removed,
+        // which nothing else uses (MADV_DONTNEED on private anonymous memory only makes its
+        // pages read 0 again).
+        unsafe { libc::madvise(start as *mut libc::c_void, end - start, advice) };
     }
 }
 

@@ -6,7 +6,7 @@ use super::{pieces, Jit};
 use crate::analysis::Liveness;
 use crate::ir::{BlockId, Program};
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize};
+use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// A run of a block's instructions compiled as one function.
@@ -80,6 +80,14 @@ impl ProgCode {
             .filter(|i| super::abi::uses_hint(&i.op))
             .count();
         self.hint_base[id as usize] as usize + before
+    }
+
+    /// Installs tier 2's function `addr` in slot `i` (callers run it from then on) and counts
+    /// it in the program's tier-2 functions.
+    pub(super) fn install_tier2(&self, i: usize, addr: usize) {
+        self.functions[1].fetch_add(1, Ordering::Relaxed);
+        self.tiers[i].store(2, Ordering::Relaxed);
+        self.fns[i].store(addr, Ordering::Release);
     }
 
     /// The region entered at block `id`, if it heads one.

@@ -142,6 +142,12 @@ impl Tx<'_, '_, '_> {
         )
     }
 
+    /// The 32 consecutive guest words at host address `p` as a row (eight vector loads, as
+    /// guest memory: [`Tx::load_row`] reads a routine's area).
+    fn guest_row(&mut self, p: Value) -> Row {
+        std::array::from_fn(|k| self.b.ins().load(types::I32X4, guest(), p, 16 * k as i32))
+    }
+
     /// Jumps to `to`, passing `row`'s eight vectors.
     fn jump_row(&mut self, to: cranelift_codegen::ir::Block, row: &Row) {
         let args: Vec<BlockArg> = row.iter().map(|v| BlockArg::Value(*v)).collect();
@@ -218,9 +224,7 @@ impl Tx<'_, '_, '_> {
             let (next_b, test_b) = (self.b.create_block(), self.b.create_block());
             self.b.ins().brif(next, next_b, &[], test_b, &[]);
             self.b.switch_to_block(next_b);
-            let row: Row = std::array::from_fn(|k| {
-                self.b.ins().load(types::I32X4, guest(), p0, 16 * k as i32)
-            });
+            let row = self.guest_row(p0);
             self.jump_row(join, &row);
             self.b.switch_to_block(test_b);
         }
@@ -930,10 +934,8 @@ impl Tx<'_, '_, '_> {
         }
         self.b.ins().brif(ok, vec_b, &[], lane_b, &[]);
         self.b.switch_to_block(vec_b);
-        let args: Vec<BlockArg> = (0..8)
-            .map(|k| BlockArg::Value(self.b.ins().load(types::I32X4, guest(), p0, 16 * k)))
-            .collect();
-        self.b.ins().jump(join, &args);
+        let row = self.guest_row(p0);
+        self.jump_row(join, &row);
         self.b.switch_to_block(lane_b);
         if self.env.whole_warp {
             self.ldc_scattered(inst, o, mask, &t, join);

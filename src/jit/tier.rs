@@ -92,8 +92,7 @@ impl Jit {
                     Tier::Two => {
                         let mut inner = self.tier2.lock().unwrap_or_else(|e| e.into_inner());
                         let addr = inner.compile_piece(&code, piece, full, false)?;
-                        code.tiers[slot(piece, full)].store(2, Ordering::Relaxed);
-                        code.fns[slot(piece, full)].store(addr, Ordering::Release);
+                        code.install_tier2(slot(piece, full), addr);
                     }
                 }
                 n += 1;
@@ -155,9 +154,7 @@ impl Jit {
                 left -= w;
                 match inner.compile_piece(&code, piece, true, true) {
                     Ok(addr) => {
-                        code.functions[1].fetch_add(1, Ordering::Relaxed);
-                        code.tiers[i].store(2, Ordering::Relaxed);
-                        code.fns[i].store(addr, Ordering::Release);
+                        code.install_tier2(i, addr);
                         n += 1;
                     }
                     // Cranelift rejected it (a warpjit bug): interpreted, as a block tier 1
@@ -229,10 +226,7 @@ impl Tier2Request {
             return;
         }
         match inner.compile_piece(&self.code, self.piece, self.full, false) {
-            Ok(addr) => {
-                self.code.functions[1].fetch_add(1, Ordering::Relaxed);
-                self.code.fns[slot(self.piece, self.full)].store(addr, Ordering::Release)
-            }
+            Ok(addr) => self.code.install_tier2(slot(self.piece, self.full), addr),
             Err(e) => inner.errors.push(e.to_string()),
         }
     }
